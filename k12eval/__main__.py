@@ -1,0 +1,3 @@
+from k12eval.cli import main
+
+main()

@@ -1,0 +1,39 @@
+"""The ``k12eval`` command line: one module per command group, each command calls one library function.
+
+Only light modules are imported here; anything that needs torch, transformers,
+sentence-transformers or vllm is imported inside the command that uses it.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from k12eval import __version__
+from k12eval.cli import kg as kg_cli
+
+app = typer.Typer(
+    name="k12eval",
+    help="Find where a language model's knowledge and reasoning break down, knowledge point by knowledge point.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(kg_cli.app, name="kg")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"k12eval {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Find where a language model's knowledge and reasoning break down."""
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,134 @@
+"""``k12eval kg``: import a question bank, count it, show its tree, export its graph."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from k12eval.cli._common import UserError, guarded
+
+app = typer.Typer(help="Build and inspect the knowledge graph of a question bank.", no_args_is_help=True)
+
+PathArg = Annotated[Path, typer.Argument(help="Question bank: a file or folder (CK12, CMMLU, C-Eval, Xiezhi, JSONL/CSV).")]
+FormatOpt = Annotated[
+    str | None, typer.Option("--format", "-f", help="ck12, cmmlu, ceval, xiezhi or mapped; detected if omitted.")
+]
+VariantOpt = Annotated[
+    str, typer.Option("--variant", help="CK12 release variant: original, shuffled or distractors.")
+]
+MappingOpt = Annotated[
+    Path | None, typer.Option("--mapping", help="Mapping file naming the columns of your own JSONL/CSV.")
+]
+SkipOpt = Annotated[
+    bool, typer.Option("--skip-invalid", help="Skip bad records and report them instead of stopping.")
+]
+
+
+def _load(path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool):  # type: ignore[no-untyped-def]
+    from kg.graph import build_graph
+    from kg.importers import load_questions
+
+    result = load_questions(path, fmt, variant=variant, mapping=mapping, skip_invalid=skip_invalid)
+    if result.problems:
+        typer.echo(f"skipped {len(result.problems)} invalid record(s):", err=True)
+        for reason, count in result.skipped_by_reason().most_common():
+            typer.echo(f"  {count:6d}  bad '{reason}'", err=True)
+        for problem in result.problems[:5]:
+            typer.echo(f"  e.g. {problem}", err=True)
+    return result, build_graph(result.questions)
+
+
+@app.command("stats")
+@guarded
+def stats(
+    path: PathArg,
+    fmt: FormatOpt = None,
+    variant: VariantOpt = "original",
+    mapping: MappingOpt = None,
+    skip_invalid: SkipOpt = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Count questions, subjects and knowledge points, by type, subject and stage."""
+    result, graph = _load(path, fmt, variant, mapping, skip_invalid)
+    overall = graph.stats()
+    summary: dict[str, Any] = {
+        "path": str(path),
+        "format": result.format,
+        "variant": variant,
+        "questions": overall.questions,
+        "subjects": len(graph.nodes_of_kind("subject")),
+        "level1": overall.level1,
+        "level2": overall.level2,
+        "by_type": overall.by_type,
+        "by_subject": overall.by_subject,
+        "by_stage": overall.by_stage,
+        "by_difficulty": overall.by_difficulty,
+        "invalid": len(result.problems),
+        "warnings": sum(1 for q in result.questions if q.extra.get("warnings")),
+        "invalid_by_field": dict(result.skipped_by_reason()),
+    }
+    if as_json:
+        typer.echo(json.dumps(summary, ensure_ascii=False))
+        return
+    typer.echo(f"{summary['questions']} questions ({result.format}, {variant}) from {path}")
+    typer.echo(f"{summary['subjects']} subjects, {summary['level1']} level-1 and {summary['level2']} level-2 points")
+    for key in ("by_type", "by_subject", "by_stage", "by_difficulty"):
+        counts = ", ".join(f"{k} {v}" for k, v in summary[key].items())
+        typer.echo(f"{key.removeprefix('by_')}: {counts}")
+    if summary["invalid"]:
+        typer.echo(f"invalid (skipped): {summary['invalid']}")
+
+
+@app.command("show")
+@guarded
+def show(
+    path: PathArg,
+    node: Annotated[
+        str | None, typer.Argument(help="Node id (subject:数学), path (数学/函数) or question id; all subjects if omitted.")
+    ] = None,
+    fmt: FormatOpt = None,
+    variant: VariantOpt = "original",
+    mapping: MappingOpt = None,
+    skip_invalid: SkipOpt = False,
+    depth: Annotated[int, typer.Option("--depth", help="Levels to show below the node (questions are level 3).")] = 2,
+) -> None:
+    """Print the tree under a node with the number of questions in each subtree."""
+    _, graph = _load(path, fmt, variant, mapping, skip_invalid)
+    try:
+        root = graph.resolve(node) if node else None
+    except KeyError as exc:
+        raise UserError(str(exc.args[0])) from None
+    for level, node_id in graph.walk(root):
+        if level > depth:
+            continue
+        data = graph.graph.nodes[node_id]
+        if data["kind"] == "question":
+            question = graph.questions[data["name"]]
+            typer.echo(f"{'  ' * level}{node_id}  [{question.type.value}] {question.stem[:50]!r}")
+        else:
+            count = len(graph.questions_under(node_id))
+            typer.echo(f"{'  ' * level}{data['name']}  ({count})  {node_id}")
+
+
+@app.command("export")
+@guarded
+def export(
+    path: PathArg,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output file: .json (node-link) or .graphml.")],
+    fmt: FormatOpt = None,
+    variant: VariantOpt = "original",
+    mapping: MappingOpt = None,
+    skip_invalid: SkipOpt = False,
+) -> None:
+    """Export the graph as node-link JSON or GraphML."""
+    if out.suffix not in (".json", ".graphml"):
+        raise UserError(f"{out}: the output must end in .json or .graphml")
+    _, graph = _load(path, fmt, variant, mapping, skip_invalid)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    graph.export(out)
+    stats = asdict(graph.stats())
+    typer.echo(f"wrote {out} ({graph.graph.number_of_nodes()} nodes, {stats['questions']} questions)")

@@ -1,0 +1,45 @@
+"""Errors that speak to the user: every one names the file, the line or record and the field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad input record: where it is and what is wrong with it."""
+
+    path: Path
+    """File the record came from."""
+    line: int | None
+    """1-based line (JSONL, CSV data row counted from the file's first line), or ``None``."""
+    field: str | None
+    """Name of the offending field in the source's own terms, if one is to blame."""
+    message: str
+    """What is wrong and what was expected."""
+    record: str | None = None
+    """The record's id, where it could be read."""
+
+    def __str__(self) -> str:
+        where = str(self.path)
+        if self.line is not None:
+            where += f", line {self.line}"
+        if self.record:
+            where += f" (record {self.record})"
+        if self.field:
+            where += f", field '{self.field}'"
+        return f"{where}: {self.message}"
+
+
+class InputError(Exception):
+    """Bad input that stops a command; its text is meant for the user, without a traceback."""
+
+    def __init__(self, message: str, problem: Problem | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+    @classmethod
+    def from_problem(cls, problem: Problem) -> InputError:
+        """Wrap a :class:`Problem` found while reading input."""
+        return cls(str(problem), problem)

@@ -1,0 +1,220 @@
+"""The knowledge graph: subject -> level-1 point -> level-2 point -> question.
+
+A ``networkx.DiGraph`` whose node ids are stable, readable strings::
+
+    subject:数学
+    l1:数学/函数
+    l2:数学/函数/一次函数
+    q:038c90a8f66b47ffaaee49484a283e85
+
+A ``/`` or ``%`` inside a name is percent-escaped so ids split unambiguously.
+Every node has ``kind`` (subject, level1, level2, question) and ``name``;
+question nodes also carry type, stage, difficulty, category, path, source and
+variant, so any aggregation can be sliced by them. Subjects carry ``group``
+(the CK12 paper's arts / science split, or the source's category).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from kg.records import Question
+
+KINDS = ("subject", "level1", "level2", "question")
+
+
+def _esc(name: str) -> str:
+    return name.replace("%", "%25").replace("/", "%2F")
+
+
+def subject_id(subject: str) -> str:
+    """Node id of a subject."""
+    return f"subject:{_esc(subject)}"
+
+
+def level1_id(subject: str, level1: str) -> str:
+    """Node id of a level-1 knowledge point within its subject."""
+    return f"l1:{_esc(subject)}/{_esc(level1)}"
+
+
+def level2_id(subject: str, level1: str, level2: str) -> str:
+    """Node id of a level-2 knowledge point within its level-1 point."""
+    return f"l2:{_esc(subject)}/{_esc(level1)}/{_esc(level2)}"
+
+
+def question_id(qid: str) -> str:
+    """Node id of a question."""
+    return f"q:{qid}"
+
+
+def node_ids(question: Question) -> dict[str, str]:
+    """The graph node ids of a question and its ancestors, keyed by kind."""
+    k = question.knowledge
+    return {
+        "subject": subject_id(question.subject),
+        "level1": level1_id(question.subject, k.level1),
+        "level2": level2_id(question.subject, k.level1, k.level2),
+        "question": question_id(question.id),
+    }
+
+
+@dataclass(frozen=True)
+class NodeStats:
+    """Counts over the questions under one node."""
+
+    node: str
+    kind: str
+    name: str
+    questions: int
+    level1: int
+    level2: int
+    by_type: dict[str, int]
+    by_stage: dict[str, int]
+    by_difficulty: dict[str, int]
+    by_subject: dict[str, int]
+
+
+class KnowledgeGraph:
+    """The graph plus the question records it was built from."""
+
+    def __init__(self, graph: nx.DiGraph, questions: dict[str, Question]) -> None:
+        self.graph = graph
+        self.questions = questions
+        """Question records by question id (not node id)."""
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def nodes_of_kind(self, kind: str) -> list[str]:
+        """All node ids of one kind, in insertion order."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown node kind {kind!r}; expected one of {KINDS}")
+        return [n for n, data in self.graph.nodes(data=True) if data["kind"] == kind]
+
+    def children(self, node: str) -> list[str]:
+        """Direct children of a node, sorted by name."""
+        return sorted(self.graph.successors(node), key=lambda n: self.graph.nodes[n]["name"])
+
+    def questions_under(self, node: str) -> list[Question]:
+        """Every question in the subtree of ``node`` (a question node gives itself)."""
+        self._check(node)
+        if self.graph.nodes[node]["kind"] == "question":
+            return [self.questions[node[2:]]]
+        return [self.questions[n[2:]] for n in nx.descendants(self.graph, node) if n.startswith("q:")]
+
+    def path_of(self, qid: str) -> list[str]:
+        """Node ids from the subject down to the question ``qid``."""
+        question = self.questions.get(qid)
+        if question is None:
+            raise KeyError(f"no question with id {qid!r}")
+        ids = node_ids(question)
+        return [ids[k] for k in KINDS]
+
+    def resolve(self, ref: str) -> str:
+        """A node id from an id, a question id or a readable path like ``数学/函数``."""
+        if ref in self.graph:
+            return ref
+        if question_id(ref) in self.graph:
+            return question_id(ref)
+        parts = [p for p in ref.split("/") if p]
+        candidates = {1: subject_id, 2: level1_id, 3: level2_id}
+        if len(parts) in candidates:
+            node = candidates[len(parts)](*parts)
+            if node in self.graph:
+                return node
+        raise KeyError(f"no node {ref!r}; give a node id (subject:数学), a question id or a path (数学/函数)")
+
+    def stats(self, node: str | None = None) -> NodeStats:
+        """Counts over the subtree of ``node``, or of the whole graph."""
+        if node is None:
+            questions = list(self.questions.values())
+            kind, name = "graph", "all"
+        else:
+            self._check(node)
+            questions = self.questions_under(node)
+            kind, name = self.graph.nodes[node]["kind"], self.graph.nodes[node]["name"]
+        l1 = {node_ids(q)["level1"] for q in questions}
+        l2 = {node_ids(q)["level2"] for q in questions}
+        return NodeStats(
+            node=node or "",
+            kind=kind,
+            name=name,
+            questions=len(questions),
+            level1=len(l1),
+            level2=len(l2),
+            by_type=_count(q.type.value for q in questions),
+            by_stage=_count(q.stage.value if q.stage else "unknown" for q in questions),
+            by_difficulty=_count(q.difficulty or "unknown" for q in questions),
+            by_subject=_count(q.subject for q in questions),
+        )
+
+    def walk(self, node: str | None = None, depth: int = 0) -> Iterator[tuple[int, str]]:
+        """``(depth, node id)`` pairs of the tree under ``node`` (or every subject), depth-first."""
+        roots = [node] if node else sorted(self.nodes_of_kind("subject"))
+        for root in roots:
+            self._check(root)
+            yield depth, root
+            for child in self.children(root):
+                yield from self.walk(child, depth + 1)
+
+    def export(self, out: Path) -> None:
+        """Write the graph as node-link JSON (``.json``) or GraphML (``.graphml``)."""
+        if out.suffix == ".json":
+            data = nx.node_link_data(self.graph, edges="edges")
+            out.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        elif out.suffix == ".graphml":
+            nx.write_graphml(self.graph, out, encoding="utf-8")
+        else:
+            raise ValueError(f"{out}: export to .json (node-link) or .graphml")
+
+    def _check(self, node: str) -> None:
+        if node not in self.graph:
+            raise KeyError(f"no node {node!r} in the graph")
+
+
+def _count(values: Iterable[str]) -> dict[str, int]:
+    return dict(Counter(values).most_common())
+
+
+def build_graph(questions: Iterable[Question]) -> KnowledgeGraph:
+    """Build the graph from question records. Attributes are scalars so GraphML can hold them."""
+    graph = nx.DiGraph()
+    records: dict[str, Question] = {}
+    for q in questions:
+        ids = node_ids(q)
+        k = q.knowledge
+        if ids["subject"] not in graph:
+            graph.add_node(ids["subject"], kind="subject", name=q.subject, group=q.group or "")
+        if ids["level1"] not in graph:
+            graph.add_node(ids["level1"], kind="level1", name=k.level1, subject=q.subject)
+            graph.add_edge(ids["subject"], ids["level1"])
+        if ids["level2"] not in graph:
+            graph.add_node(ids["level2"], kind="level2", name=k.level2, subject=q.subject, level1=k.level1)
+            graph.add_edge(ids["level1"], ids["level2"])
+        graph.add_node(ids["question"], **_question_attrs(q))
+        graph.add_edge(ids["level2"], ids["question"])
+        records[q.id] = q
+    return KnowledgeGraph(graph, records)
+
+
+def _question_attrs(q: Question) -> dict[str, Any]:
+    return {
+        "kind": "question",
+        "name": q.id,
+        "type": q.type.value,
+        "stage": q.stage.value if q.stage else "",
+        "difficulty": q.difficulty or "",
+        "category": q.knowledge.category or "",
+        "path": "-".join(q.knowledge.path),
+        "source": q.source,
+        "variant": q.variant,
+        "group": q.group or "",
+        "language": q.language,
+    }

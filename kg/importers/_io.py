@@ -1,0 +1,94 @@
+"""Line-numbered readers shared by the importers; bad lines become :class:`Problem` s, never tracebacks."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from kg.errors import Problem
+
+_OPTION_LABEL = re.compile(r"^\s*([A-Za-z]|\d{1,2})\s*[.．、:：)）]\s*", re.S)
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
+    """Yield ``(line_number, object)`` for every non-blank line; malformed lines yield a Problem."""
+    try:
+        handle = path.open(encoding="utf-8-sig")
+    except OSError as exc:
+        yield 0, Problem(path, None, None, f"cannot read file: {exc.strerror}")
+        return
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    yield number, Problem(path, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
+                    continue
+                if not isinstance(obj, dict):
+                    yield number, Problem(path, number, None, f"expected a JSON object, got {type(obj).__name__}")
+                    continue
+                yield number, obj
+        except UnicodeDecodeError as exc:
+            yield 0, Problem(path, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+
+
+def iter_csv(path: Path) -> Iterator[tuple[int, dict[str, str] | Problem]]:
+    """Yield ``(line_number, row)`` for every data row of a CSV with a header line.
+
+    The line number is the row's first physical line, so quoted multi-line cells
+    still point the user at the right place.
+    """
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        yield 0, Problem(path, None, None, f"cannot read file: {exc.strerror}")
+        return
+    with handle:
+        reader = csv.reader(handle)
+        try:
+            header = next(reader, None)
+            if header is None:
+                return
+            header = [h.strip() for h in header]
+            start = reader.line_num + 1
+            for row in reader:
+                if not any(cell.strip() for cell in row):
+                    start = reader.line_num + 1
+                    continue
+                if len(row) != len(header):
+                    yield start, Problem(path, start, None, f"expected {len(header)} columns, found {len(row)}")
+                else:
+                    yield start, dict(zip(header, row, strict=True))
+                start = reader.line_num + 1
+        except UnicodeDecodeError as exc:
+            yield 0, Problem(path, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+        except csv.Error as exc:
+            yield reader.line_num, Problem(path, reader.line_num, None, f"malformed CSV: {exc}")
+
+
+def split_option(text: str) -> tuple[str, str] | None:
+    """Split ``"A.text"`` / ``"1.text"`` into label and text; ``None`` if it has no label."""
+    match = _OPTION_LABEL.match(text)
+    if not match:
+        return None
+    return match.group(1).upper(), text[match.end() :].strip()
+
+
+def first_record(path: Path) -> dict[str, Any] | None:
+    """The first JSON object of a JSONL file (or of the first JSONL file in a folder tree), if any."""
+    files = [path] if path.is_file() else sorted(path.rglob("*.jsonl"))[:3]
+    for file in files:
+        if file.suffix != ".jsonl":
+            continue
+        for _, obj in iter_jsonl(file):
+            if isinstance(obj, dict):
+                return obj
+            break
+    return None

@@ -1,0 +1,241 @@
+"""The CK12 release (chinese-k12-evaluation): ``<variant>/<stage>/<subject>/<type>.jsonl``.
+
+Point it at the release root, at a variant folder, at any folder below, or at
+one file. At a folder that holds variant folders, ``original_data`` is read
+unless another variant is asked for. Records have exactly 12 keys; see
+``../shared/data/README.md`` for their meaning.
+
+Graph coordinates: level 1 is ``knowledge_domain[3]``, level 2 is
+``knowledge_domain[4]``; ``knowledge_domain[2]`` is the category and
+``knowledge_tree`` (joined by ``-``) the full path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from kg.errors import Problem
+from kg.importers import ImportOptions
+from kg.importers._io import first_record, iter_jsonl, split_option
+from kg.records import (
+    AnswerError,
+    Knowledge,
+    Option,
+    Question,
+    QuestionType,
+    Stage,
+    check_answer,
+    detect_language,
+    subject_group,
+)
+
+VARIANT_DIRS = {
+    "original": "original_data",
+    "shuffled": "shuffle_options",
+    "distractors": "adding_10_distractor_options",
+}
+_DIR_VARIANTS = {folder: variant for variant, folder in VARIANT_DIRS.items()}
+KEYS = (
+    "id",
+    "prompt",
+    "answer_option",
+    "answer",
+    "analysis",
+    "task_type",
+    "task_subject",
+    "task_grade",
+    "task_semester",
+    "difficulty",
+    "knowledge_tree",
+    "knowledge_domain",
+)
+_TRUE = {"T", "√", "对", "正确", "TRUE", "Y"}
+_FALSE = {"F", "×", "X", "错", "错误", "FALSE", "N"}
+
+
+def detect(path: Path) -> bool:
+    """A folder with CK12 variant folders, or JSONL whose records have CK12's keys."""
+    if path.is_dir() and any((path / d).is_dir() for d in VARIANT_DIRS.values()):
+        return True
+    record = first_record(path)
+    return record is not None and {"task_type", "knowledge_domain", "answer_option"} <= record.keys()
+
+
+def files_to_read(path: Path, variant: str) -> tuple[list[Path], str]:
+    """The JSONL files under ``path`` for ``variant``, and the variant they hold."""
+    if path.is_file():
+        return [path], _variant_of(path, variant)
+    if any((path / d).is_dir() for d in VARIANT_DIRS.values()):
+        path = path / VARIANT_DIRS[variant]
+        if not path.is_dir():
+            return [], variant
+    return sorted(path.rglob("*.jsonl")), _variant_of(path, variant)
+
+
+def _variant_of(path: Path, default: str) -> str:
+    for part in reversed(path.resolve().parts):
+        if part in _DIR_VARIANTS:
+            return _DIR_VARIANTS[part]
+    return default
+
+
+def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
+    """Yield the questions (and problems) of every CK12 JSONL file under ``path``."""
+    files, variant = files_to_read(path, options.variant)
+    if not files:
+        yield Problem(path, None, None, f"no CK12 JSONL files for variant {options.variant!r} here")
+        return
+    for file in files:
+        for number, obj in iter_jsonl(file):
+            if isinstance(obj, Problem):
+                yield obj
+            else:
+                yield parse_record(obj, file, number, variant)
+
+
+def parse_record(obj: dict[str, Any], file: Path, line: int, variant: str = "original") -> Question | Problem:
+    """One CK12 record as a :class:`Question`, or the :class:`Problem` that stops it."""
+    rid = str(obj.get("id") or "") or None
+
+    def problem(field: str | None, message: str) -> Problem:
+        return Problem(file, line, field, message, record=rid)
+
+    for key in KEYS:
+        if key not in obj:
+            return problem(key, "missing field")
+    for key in ("id", "prompt", "answer", "task_type", "task_subject", "task_grade"):
+        if not isinstance(obj[key], str) or (key != "prompt" and not obj[key].strip()):
+            return problem(key, f"expected a non-empty string, got {obj[key]!r:.60}")
+    for key in ("answer_option", "knowledge_domain"):
+        if not isinstance(obj[key], list) or not all(isinstance(x, str) for x in obj[key]):
+            return problem(key, "expected a list of strings")
+    try:
+        qtype = QuestionType.parse(obj["task_type"])
+    except ValueError as exc:
+        return problem("task_type", str(exc))
+    try:
+        stage = Stage.parse(obj["task_grade"])
+    except ValueError as exc:
+        return problem("task_grade", str(exc))
+    domain = obj["knowledge_domain"]
+    if len(domain) < 5:
+        return problem(
+            "knowledge_domain", f"expected [grade, subject, category, level-1, level-2], got {domain}"
+        )
+
+    try:
+        options = parse_options(obj["answer_option"], qtype)
+    except ValueError as exc:
+        return problem("answer_option", str(exc))
+    try:
+        answer = parse_answer(obj["answer"], qtype)
+    except ValueError as exc:
+        return problem("answer", str(exc))
+
+    warnings: list[str] = []
+    if qtype is QuestionType.SINGLE and len(set(answer)) > 1:
+        # The release labels a few "choose the two correct ones" questions 单选.
+        warnings.append(f"labelled 单选 but the answer has {len(answer)} letters: imported as multiple choice")
+        qtype, answer = QuestionType.MULTIPLE, sorted(set(answer))
+    if qtype.has_options and not options:
+        warnings.append("the source gives no options; the answer letters cannot be checked")
+    try:
+        check_answer(qtype, options, answer)
+    except AnswerError as exc:
+        return problem("answer_option" if exc.field == "options" else exc.field, str(exc))
+    subject = obj["task_subject"].strip()
+    tree = obj.get("knowledge_tree") or ""
+    try:
+        return Question(
+            id=obj["id"].strip(),
+            source="ck12",
+            stage=stage,
+            subject=subject,
+            group=subject_group(subject),
+            type=qtype,
+            stem=obj["prompt"].strip(),
+            options=options,
+            answer=answer,
+            analysis=(obj.get("analysis") or "").strip(),
+            knowledge=Knowledge(
+                category=domain[2] or None,
+                level1=domain[3],
+                level2=domain[4],
+                path=[p for p in str(tree).split("-") if p],
+            ),
+            difficulty=obj.get("difficulty") or None,
+            semester=obj.get("task_semester") or None,
+            variant=variant,
+            language=detect_language(obj["prompt"] + " ".join(obj["answer_option"])),
+            extra={"warnings": warnings} if warnings else {},
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        return problem(".".join(map(str, error["loc"])) or None, error["msg"])
+
+
+def parse_options(raw: list[str], qtype: QuestionType) -> list[Option]:
+    """``["A.text", ...]`` as options; cloze options restart at ``A`` for every blank."""
+    options: list[Option] = []
+    blank = 0
+    for i, text in enumerate(raw):
+        split = split_option(text)
+        if split is None:
+            if qtype is QuestionType.JUDGMENT:
+                split = (str(i + 1), text.strip())
+            else:
+                raise ValueError(f"option {i + 1} {text[:40]!r} does not start with a label like 'A.'")
+        label, body = split
+        if qtype is QuestionType.CLOZE:
+            if label == "A":
+                blank += 1
+            options.append(Option(label=label, text=body, blank=max(blank, 1)))
+        else:
+            options.append(Option(label=label, text=body))
+    return options
+
+
+def parse_answer(raw: str, qtype: QuestionType) -> list[str] | list[bool]:
+    """CK12's answer string normalised for ``qtype`` (see :mod:`kg.records`)."""
+    text = raw.strip()
+    if qtype is QuestionType.FILL:
+        blanks = [b.strip() for b in text.split(";")]
+        if not any(blanks):
+            raise ValueError("empty fill-in answer")
+        return blanks
+    if qtype is QuestionType.JUDGMENT:
+        return parse_judgments(text)
+    letters = [c.upper() for c in text if not c.isspace() and c not in ",，、;；"]
+    if not all("A" <= c <= "Z" for c in letters):
+        raise ValueError(f"expected option letters, got {raw!r}")
+    if qtype is QuestionType.MULTIPLE:
+        return sorted(set(letters))
+    return letters
+
+
+def parse_judgments(text: str) -> list[bool]:
+    """``"FFTF"``, ``"√×"``, ``"对,错"`` ... as one bool per statement."""
+    tokens = [t for t in _split_judgments(text) if t]
+    values: list[bool] = []
+    for token in tokens:
+        upper = token.upper()
+        if upper in _TRUE:
+            values.append(True)
+        elif upper in _FALSE:
+            values.append(False)
+        else:
+            raise ValueError(f"expected T/F (or √/×, 对/错) per statement, got {token!r}")
+    return values
+
+
+def _split_judgments(text: str) -> list[str]:
+    for sep in (",", "，", ";", "；", " ", "、"):
+        if sep in text:
+            return [t.strip() for t in text.split(sep)]
+    if text.upper() in _TRUE | _FALSE and len(text) > 1:
+        return [text]
+    return list(text)
