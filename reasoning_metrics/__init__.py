@@ -1,0 +1,1 @@
+"""ROSCOE-style step scores for Chinese and English reasoning chains."""

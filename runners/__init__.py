@@ -1,0 +1,1 @@
+"""Prompting, backends, answer extraction and resumable runs."""

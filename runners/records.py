@@ -1,0 +1,99 @@
+"""What a run writes: one header and one record per question, both typed and versioned.
+
+A run folder holds::
+
+    RUN_DIR/run.json        RunHeader: how the run was made
+    RUN_DIR/records.jsonl   one RunRecord per question, appended as answers arrive
+
+Records are append-only and keyed by ``question_id``, so a killed run resumes by
+skipping the ids already present, and shards of one run merge by concatenation.
+Later stages (scoring, reports) read these records only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RUN_VERSION = 1
+HEADER_FILE = "run.json"
+RECORDS_FILE = "records.jsonl"
+
+Mode = Literal["zero-shot", "few-shot", "zero-shot-cot", "few-shot-cot"]
+Strategy = Literal["generate", "next-token", "rank-options"]
+ParseStatus = Literal["ok", "unparsed", "failed", "skipped"]
+"""``ok``: an answer was extracted; ``unparsed``: the output held no answer we could read;
+``failed``: the backend gave no output (the error says why); ``skipped``: not scored (e.g. cloze in CK12's protocol)."""
+
+
+class RunHeader(BaseModel):
+    """How a run was made; written once when the run starts and checked when it resumes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = RUN_VERSION
+    model: str
+    """Model id, local path or name from ``k12eval models list``."""
+    backend: str
+    """Backend name: vllm, transformers, openai or replay."""
+    mode: Mode
+    strategy: Strategy = "generate"
+    variant: str = "original"
+    """original, shuffled, distractors or options-N."""
+    language: Literal["zh", "en"] = "zh"
+    """Language of the prompt templates."""
+    sampling: dict[str, Any] = Field(default_factory=dict)
+    """Sampling parameters as given to the backend (temperature, top_p, max_tokens, n, seed...)."""
+    seed: int = 0
+    template_hash: str = ""
+    """Hash of the prompt templates and exemplars used."""
+    data: dict[str, Any] = Field(default_factory=dict)
+    """The question bank: path, format, CK12 variant, number of questions selected, filters."""
+    shard: str | None = None
+    """``i/n`` when this run is one shard of a larger one."""
+    packages: dict[str, str] = Field(default_factory=dict)
+    """Versions of k12eval and the model libraries used."""
+    started_at: str = ""
+    """ISO 8601 time the run was first started."""
+
+
+class RunRecord(BaseModel):
+    """One question answered by one model in one mode."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = RUN_VERSION
+    question_id: str
+    nodes: dict[str, str]
+    """Graph node ids keyed by kind: subject, level1, level2, question."""
+    subject: str
+    type: str
+    """Question type value (single_choice, ...)."""
+    stage: str | None = None
+    variant: str = "original"
+    prompt: str | list[dict[str, str]]
+    """The prompt text, or the chat messages sent."""
+    prompt_hash: str = ""
+    output: str | None = None
+    """Raw model output (the first sample when n > 1); untrusted text."""
+    outputs: list[str] = Field(default_factory=list)
+    """All samples when n > 1."""
+    extracted: list[str] | list[bool] | None = None
+    """The answer read from the output, in the gold answer's normal form."""
+    gold: list[str] | list[bool]
+    """The gold answer, in the form of the question record (after re-lettering for variants)."""
+    parse_status: ParseStatus = "ok"
+    correct: bool | None = None
+    """Exact correctness under the question type's rule; ``None`` when not scored."""
+    partial: float | None = None
+    """Share of statements / blanks right, for judgment and fill-in questions."""
+    option_scores: dict[str, float] | None = None
+    """Log-probability of each option label or text (next-token and rank-options strategies)."""
+    gold_rank: int | None = None
+    """Rank of the gold option, 1 = most probable (rank-options)."""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float | None = None
+    error: str | None = None
+    """Why the backend gave no output, when it did not."""
