@@ -1,0 +1,94 @@
+"""The backend protocol: one class per backend, each capability one batched method.
+
+Callers hand a backend the *whole* batch (vLLM wants it that way); a backend
+never loses a request: every request gets a result, with ``error`` set when
+the backend could not answer it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+ChatMessages = list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """Sampling options; backends map them onto their own names and ignore none silently."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 512
+    n: int = 1
+    seed: int | None = 0
+    stop: tuple[str, ...] = ()
+    logprobs: int | None = None
+    """Number of top log-probabilities to return per generated token, if any."""
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """One prompt to complete. ``prompt`` is plain text (base models) or chat messages (chat models)."""
+
+    id: str
+    prompt: str | ChatMessages
+    params: SamplingParams = field(default_factory=SamplingParams)
+
+
+@dataclass
+class GenerationResult:
+    """A backend's answer to one :class:`GenerationRequest`."""
+
+    id: str
+    texts: list[str] = field(default_factory=list)
+    """One text per sample (``n`` of them); empty when ``error`` is set."""
+    finish_reasons: list[str] = field(default_factory=list)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float | None = None
+    error: str | None = None
+    """Why no output came back (after retries), or ``None``."""
+    top_logprobs: list[dict[str, float]] | None = None
+    """Per generated token of the first sample, the top tokens and their log-probabilities."""
+
+
+@dataclass(frozen=True)
+class LoglikelihoodRequest:
+    """Score each continuation as the text that follows ``prompt``."""
+
+    id: str
+    prompt: str | ChatMessages
+    continuations: tuple[str, ...]
+
+
+@dataclass
+class LoglikelihoodResult:
+    """Sum of token log-probabilities of each continuation given the prompt."""
+
+    id: str
+    logprobs: list[float] = field(default_factory=list)
+    """One per continuation, in request order."""
+    token_counts: list[int] = field(default_factory=list)
+    error: str | None = None
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What every backend (vllm, transformers, openai, replay) implements."""
+
+    name: str
+    model: str
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        """Complete every request; results in request order."""
+        ...
+
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
+        """Log-probability of each continuation; backends that cannot (replay) set ``error``."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in ``text`` by the model's own tokenizer (for the few-shot budget)."""
+        ...
