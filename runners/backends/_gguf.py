@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 MARKER = "k12eval-gguf.json"
 """Written last into a converted folder: which GGUF file it came from."""
@@ -67,9 +68,28 @@ def convert_gguf(gguf_path: Path, cache_root: Path | None = None) -> Path:
     folder, name = str(gguf_path.parent), gguf_path.name
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
     model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name)
+    _forget_gguf_origin(model)
     model.save_pretrained(partial)
     tokenizer.save_pretrained(partial)
     (partial / MARKER).write_text(json.dumps(_source_stamp(gguf_path)), encoding="utf-8")
     shutil.rmtree(target, ignore_errors=True)
     os.replace(partial, target)
     return target
+
+
+def _forget_gguf_origin(model: Any) -> None:
+    """Let a dequantized GGUF model save as a plain checkpoint.
+
+    Recent transformers keep a GGUF "quantizer" on the model, which refuses to save even when
+    every weight was dequantized to floats (as on a CPU without GGUF kernels). Weights still
+    packed in GGUF blocks cannot be saved as safetensors: that is an error.
+    """
+    packed = [name for name, module in model.named_modules() if "gguf" in type(module).__name__.lower()]
+    if packed:
+        raise ValueError(f"GGUF weights are still packed (e.g. {packed[0]}); cannot convert to safetensors")
+    if getattr(model, "hf_quantizer", None) is not None:
+        model.hf_quantizer = None
+    if getattr(model.config, "quantization_config", None) is not None:
+        del model.config.quantization_config
+    if getattr(model, "is_quantized", False):
+        model.is_quantized = False
