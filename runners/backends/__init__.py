@@ -44,7 +44,7 @@ def backend_class(name: str) -> type:
 
 def backend_options(name: str) -> dict[str, Any]:
     """The options ``name`` takes, with their defaults (``inspect.Parameter.empty`` when required)."""
-    parameters = inspect.signature(backend_class(name).__init__).parameters
+    parameters = inspect.signature(backend_class(name)).parameters
     return {p.name: p.default for p in parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY}
 
 

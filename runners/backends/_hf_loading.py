@@ -58,7 +58,7 @@ def load_causal_lm(
     path = resolve_model_path(model, gguf_file, gguf_cache)
     device = pick_device(device)
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code)
-    lm = AutoModelForCausalLM.from_pretrained(
+    lm: Any = AutoModelForCausalLM.from_pretrained(
         path, dtype=pick_dtype(dtype, device), trust_remote_code=trust_remote_code
     )
     lm.to(device).eval()

@@ -126,7 +126,9 @@ class OpenAIBackend:
                 continue
             done = [o for o in outcomes if not isinstance(o, str)]
             results.append(
-                LoglikelihoodResult(request.id, logprobs=[s for s, _ in done], token_counts=[n for _, n in done])
+                LoglikelihoodResult(
+                    request.id, logprobs=[s for s, _ in done], token_counts=[n for _, n in done]
+                )
             )
         return results
 
@@ -134,7 +136,9 @@ class OpenAIBackend:
         """``(sum, tokens)`` for one continuation, or the error text."""
         request, which = pair
         if not isinstance(request.prompt, str):
-            return "chat prompts cannot be scored over the OpenAI API (only completions echo log-probabilities)"
+            return (
+                "chat prompts cannot be scored over the OpenAI API (only completions echo log-probabilities)"
+            )
         prompt, continuation = request.prompt, request.continuations[which]
         body = {
             "model": self.model,
@@ -151,7 +155,7 @@ class OpenAIBackend:
             return str(exc)
 
     def count_tokens(self, text: str) -> int:
-        """Exact with a local tokenizer or the server's ``/tokenize``; otherwise an estimate that errs long."""
+        """Exact with a local tokenizer or the server's ``/tokenize``; else an estimate that errs long."""
         if self._tokenizer_name is not None:
             if self._tokenizer is None:
                 from transformers import AutoTokenizer
@@ -186,7 +190,9 @@ def _sampling_body(params: SamplingParams, chat: bool) -> dict[str, Any]:
     if params.stop:
         body["stop"] = list(params.stop)
     if params.logprobs is not None:
-        body.update({"logprobs": True, "top_logprobs": params.logprobs} if chat else {"logprobs": params.logprobs})
+        body.update(
+            {"logprobs": True, "top_logprobs": params.logprobs} if chat else {"logprobs": params.logprobs}
+        )
     return body
 
 
@@ -227,7 +233,9 @@ def _sum_echoed(answer: dict[str, Any], start: int, end: int) -> tuple[float, in
         logprobs = answer["choices"][0]["logprobs"]
         offsets, values = logprobs["text_offset"], logprobs["token_logprobs"]
     except (KeyError, IndexError, TypeError) as exc:
-        raise RequestFailed("the server returned no echoed log-probabilities; it cannot score continuations") from exc
+        raise RequestFailed(
+            "the server returned no echoed log-probabilities; it cannot score continuations"
+        ) from exc
     total, count = 0.0, 0
     for offset, value in zip(offsets, values, strict=False):
         if start <= offset < end:

@@ -42,7 +42,9 @@ class ReplayBackend:
 
     name = "replay"
 
-    def __init__(self, model: str, *, path: str | None = None, chat: bool = True, tokenizer: str | None = None):
+    def __init__(
+        self, model: str, *, path: str | None = None, chat: bool = True, tokenizer: str | None = None
+    ):
         """``model`` is the recorded file (or run folder) unless ``path`` names it; then ``model`` is a label.
 
         ``tokenizer`` (hub id or folder) makes ``count_tokens`` exact; otherwise it estimates.
@@ -63,7 +65,11 @@ class ReplayBackend:
         for request in requests:
             found = self.recorded.get(request.id)
             if found is None:
-                results.append(GenerationResult(request.id, error=f"no recorded output for id {request.id!r} in {self.path}"))
+                results.append(
+                    GenerationResult(
+                        request.id, error=f"no recorded output for id {request.id!r} in {self.path}"
+                    )
+                )
                 continue
             results.append(
                 GenerationResult(
@@ -81,7 +87,8 @@ class ReplayBackend:
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
         """Recorded text has no log-probabilities: every request gets ``error``."""
         return [
-            LoglikelihoodResult(request.id, error="the replay backend has no log-probabilities") for request in requests
+            LoglikelihoodResult(request.id, error="the replay backend has no log-probabilities")
+            for request in requests
         ]
 
     def count_tokens(self, text: str) -> int:
@@ -124,7 +131,9 @@ def _parse(item: dict[str, Any], path: Path, line: int) -> tuple[str, Recorded]:
     else:
         raise problem("id", "missing; expected 'id' (with 'response') or 'question_id' (a run record)")
     if not isinstance(key, str | int) or isinstance(key, bool):
-        raise problem("question_id" if field == "output" else "id", f"expected text, got {type(key).__name__}")
+        raise problem(
+            "question_id" if field == "output" else "id", f"expected text, got {type(key).__name__}"
+        )
     if texts is None:
         texts = []
     elif isinstance(texts, str):

@@ -78,7 +78,8 @@ class TransformersBackend:
                 continue
             if len(ids) >= self.max_length:
                 results[index] = GenerationResult(
-                    request.id, error=f"prompt has {len(ids)} tokens; the model's context is {self.max_length}"
+                    request.id,
+                    error=f"prompt has {len(ids)} tokens; the model's context is {self.max_length}",
                 )
                 continue
             groups[request.params].append((index, ids))
@@ -169,7 +170,10 @@ class TransformersBackend:
         values, ids = logprobs.topk(k, dim=-1) if k > 0 else (logprobs[:, :0], logprobs[:, :0].long())
         table = []
         for t in range(steps):
-            entry = {self.tokenizer.decode([i]): v for i, v in zip(ids[t].tolist(), values[t].tolist(), strict=True)}
+            entry = {
+                self.tokenizer.decode([i]): v
+                for i, v in zip(ids[t].tolist(), values[t].tolist(), strict=True)
+            }
             entry.setdefault(self.tokenizer.decode([tokens[t]]), float(logprobs[t, tokens[t]]))
             table.append(entry)
         return table
@@ -183,7 +187,9 @@ class TransformersBackend:
                 for which, continuation in enumerate(request.continuations):
                     ids, n = scoring_ids(self.tokenizer, request.prompt, continuation)
                     if n >= self.max_length:
-                        raise PromptError(f"continuation {which} alone exceeds the context ({self.max_length})")
+                        raise PromptError(
+                            f"continuation {which} alone exceeds the context ({self.max_length})"
+                        )
                     pairs.append((index, which, ids[-self.max_length :], n))
             except PromptError as exc:
                 errors[index] = str(exc)
@@ -208,7 +214,9 @@ class TransformersBackend:
             keys = [(index, which) for which in range(len(request.continuations))]
             results.append(
                 LoglikelihoodResult(
-                    request.id, logprobs=[scores[key] for key in keys], token_counts=[counts[key] for key in keys]
+                    request.id,
+                    logprobs=[scores[key] for key in keys],
+                    token_counts=[counts[key] for key in keys],
                 )
             )
         return results
@@ -253,10 +261,10 @@ def _context_length(lm: Any, tokenizer: Any) -> int:
 
 
 def _eos_ids(lm: Any, tokenizer: Any) -> list[int]:
-    """The ids that end generation: the generation config's (Qwen chat models have two), else the tokenizer's."""
+    """The ids that end generation: the generation config's (Qwen chat has two), else the tokenizer's."""
     configured = getattr(lm.generation_config, "eos_token_id", None)
-    ids = configured if isinstance(configured, list) else [configured]
-    ids = [int(i) for i in ids if i is not None]
+    listed = configured if isinstance(configured, list) else [configured]
+    ids = [int(i) for i in listed if i is not None]
     if not ids and tokenizer.eos_token_id is not None:
         ids = [int(tokenizer.eos_token_id)]
     if not ids:

@@ -88,7 +88,7 @@ class VLLMBackend:
             params = [self._sampling(requests[index].params, len(ids)) for index, ids in accepted]
             start = time.perf_counter()
             try:
-                outputs = self.llm.generate(prompts, params, use_tqdm=False)  # type: ignore[arg-type]
+                outputs = self.llm.generate(prompts, params, use_tqdm=False)
             except (RuntimeError, ValueError) as exc:
                 outputs = [exc] * len(accepted)
             latency = (time.perf_counter() - start) / len(accepted)
@@ -115,7 +115,9 @@ class VLLMBackend:
             logprobs=params.logprobs,
         )
 
-    def _result(self, request: GenerationRequest, ids: list[int], output: Any, latency: float) -> GenerationResult:
+    def _result(
+        self, request: GenerationRequest, ids: list[int], output: Any, latency: float
+    ) -> GenerationResult:
         if isinstance(output, Exception):
             return GenerationResult(request.id, error=f"{type(output).__name__}: {output}")
         samples = sorted(output.outputs, key=lambda sample: sample.index)
@@ -162,11 +164,14 @@ class VLLMBackend:
             params = VLLMSamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0)
             try:
                 outputs = self.llm.generate(
-                    [{"prompt_token_ids": ids} for _, ids, _ in pairs],  # type: ignore[misc]
+                    [{"prompt_token_ids": ids} for _, ids, _ in pairs],
                     params,
                     use_tqdm=False,
                 )
-                sums = [_continuation_sum(out.prompt_logprobs, ids, n) for out, (_, ids, n) in zip(outputs, pairs, strict=True)]
+                sums = [
+                    _continuation_sum(out.prompt_logprobs, ids, n)
+                    for out, (_, ids, n) in zip(outputs, pairs, strict=True)
+                ]
             except (RuntimeError, ValueError) as exc:
                 for index, _, _ in pairs:
                     errors.setdefault(index, f"{type(exc).__name__}: {exc}")
@@ -180,7 +185,9 @@ class VLLMBackend:
                 continue
             scores = by_request.get(index, [])
             results.append(
-                LoglikelihoodResult(request.id, logprobs=[s for s, _ in scores], token_counts=[n for _, n in scores])
+                LoglikelihoodResult(
+                    request.id, logprobs=[s for s, _ in scores], token_counts=[n for _, n in scores]
+                )
             )
         return results
 

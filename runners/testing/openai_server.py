@@ -68,7 +68,9 @@ class OpenAIServer:
 
     def start(self) -> OpenAIServer:
         """Serve on a daemon thread."""
-        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -100,10 +102,12 @@ class OpenAIServer:
         """Answer a completions or chat/completions body."""
         params = _sampling(body)
         prompt = body["messages"] if chat else body["prompt"]
-        if not isinstance(prompt, str if not chat else list):
-            raise ValueError("prompt must be one string" if not chat else "messages must be a list")
-        if not chat and body.get("echo"):
-            return self._echo(prompt, params)
+        if chat and not isinstance(prompt, list):
+            raise ValueError("messages must be a list")
+        if not chat and not isinstance(prompt, str):
+            raise ValueError("prompt must be one string")
+        if isinstance(prompt, str) and body.get("echo"):
+            return self._echo(prompt)
         with self._model_lock:
             result = self.backend.generate([GenerationRequest("0", prompt, params)])[0]
         if result.error:
@@ -125,8 +129,11 @@ class OpenAIServer:
             "usage": {"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens},
         }
 
-    def _echo(self, prompt: str, params: SamplingParams) -> dict[str, Any]:
-        """The prompt's own token log-probabilities (the first token has none), as completions do."""
+    def _echo(self, prompt: str) -> dict[str, Any]:
+        """The prompt's own token log-probabilities (the first token has none), as completions do.
+
+        Simplified: an echo request gets the prompt back and no new tokens (``max_tokens`` is ignored).
+        """
         if self.faults.no_echo:
             raise ValueError("echo is not supported")
         import torch
@@ -176,7 +183,11 @@ def _logprobs_payload(table: list[dict[str, float]], chat: bool) -> dict[str, An
     for entry in table:
         token, value = max(entry.items(), key=lambda item: item[1])
         content.append(
-            {"token": token, "logprob": value, "top_logprobs": [{"token": t, "logprob": v} for t, v in entry.items()]}
+            {
+                "token": token,
+                "logprob": value,
+                "top_logprobs": [{"token": t, "logprob": v} for t, v in entry.items()],
+            }
         )
     return {"content": content}
 
@@ -199,7 +210,9 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-            self._send(status, {"error": {"message": message, "type": "test_server", "code": status}}, headers)
+            self._send(
+                status, {"error": {"message": message, "type": "test_server", "code": status}}, headers
+            )
 
         def do_GET(self) -> None:
             if self.path.rstrip("/") == "/v1/models":

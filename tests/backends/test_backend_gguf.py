@@ -73,7 +73,10 @@ def test_read_only_folders_convert_into_the_cache(tmp_path: Path, monkeypatch: p
 
 def test_split_gguf_accepts_a_file_or_a_folder_and_name(tiny_gguf: Path) -> None:
     assert split_gguf(str(tiny_gguf), None) == (str(tiny_gguf.parent), "tiny.gguf")
-    assert split_gguf("Qwen/Qwen2.5-0.5B-Instruct-GGUF", "q4.gguf") == ("Qwen/Qwen2.5-0.5B-Instruct-GGUF", "q4.gguf")
+    assert split_gguf("Qwen/Qwen2.5-0.5B-Instruct-GGUF", "q4.gguf") == (
+        "Qwen/Qwen2.5-0.5B-Instruct-GGUF",
+        "q4.gguf",
+    )
     assert split_gguf("Qwen/Qwen2.5-0.5B", None) == ("Qwen/Qwen2.5-0.5B", None)
 
 

@@ -36,9 +36,9 @@ def serve(tiny_backend: Any) -> Iterator[Any]:
     servers: list[OpenAIServer] = []
     clients: list[OpenAIBackend] = []
 
-    def start(faults: Faults = Faults(), **options: Any) -> tuple[OpenAIServer, OpenAIBackend]:
+    def start(faults: Faults | None = None, **options: Any) -> tuple[OpenAIServer, OpenAIBackend]:
         sleep = options.pop("sleep", None)
-        server = OpenAIServer(tiny_backend, faults).start()
+        server = OpenAIServer(tiny_backend, faults or Faults()).start()
         client = OpenAIBackend("tiny", base_url=server.base_url, api_key="test", backoff_s=0.01, **options)
         if sleep is not None:
             client.sleep = sleep
@@ -78,7 +78,9 @@ def test_text_and_chat_prompts_match_the_model_run_locally(serve: Any, tiny_back
 def test_sampling_parameters_travel(serve: Any) -> None:
     _, client = serve()
     params = SamplingParams(temperature=1.0, n=3, max_tokens=6, seed=5, logprobs=2)
-    [first, chat] = client.generate([GenerationRequest("a", "下列说法", params), GenerationRequest("b", MESSAGES, params)])
+    [first, chat] = client.generate(
+        [GenerationRequest("a", "下列说法", params), GenerationRequest("b", MESSAGES, params)]
+    )
     [again] = client.generate([GenerationRequest("a", "下列说法", params)])
     assert len(first.texts) == 3 and first.texts == again.texts
     assert first.top_logprobs and all(2 <= len(step) <= 3 for step in first.top_logprobs)
@@ -203,5 +205,8 @@ def test_post_json_rejects_non_json_answers() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, text="<html>proxy error</html>")
 
-    with httpx.Client(transport=httpx.MockTransport(handler)) as client, pytest.raises(RequestFailed, match="not JSON"):
+    with (
+        httpx.Client(transport=httpx.MockTransport(handler)) as client,
+        pytest.raises(RequestFailed, match="not JSON"),
+    ):
         post_json(client, "http://x/v1/completions", {}, RetryPolicy(max_retries=0))

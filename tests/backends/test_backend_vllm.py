@@ -15,7 +15,7 @@ import pytest
 os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 pytest.importorskip("vllm")
 
-from runners.backends.base import GenerationRequest, LoglikelihoodRequest, SamplingParams  # noqa: E402
+from runners.backends.base import GenerationRequest, LoglikelihoodRequest, SamplingParams
 
 pytestmark = [pytest.mark.vllm, pytest.mark.real_model, pytest.mark.slow]
 
@@ -99,4 +99,6 @@ def test_unfit_prompts_get_errors_and_the_rest_still_run(vllm_backend: Any) -> N
 
 
 def test_count_tokens(vllm_backend: Any, tiny_backend: Any) -> None:
-    assert vllm_backend.count_tokens("一次函数的图像 hello") == tiny_backend.count_tokens("一次函数的图像 hello")
+    assert vllm_backend.count_tokens("一次函数的图像 hello") == tiny_backend.count_tokens(
+        "一次函数的图像 hello"
+    )
