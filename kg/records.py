@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-RECORD_VERSION = 1
+RECORD_VERSION: Literal[1] = 1
 
 ARTS_SUBJECTS = frozenset({"语文", "英语", "历史", "政治", "地理"})
 SCIENCE_SUBJECTS = frozenset({"数学", "物理", "化学", "生物"})

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RUN_VERSION = 1
+RUN_VERSION: Literal[1] = 1
 HEADER_FILE = "run.json"
 RECORDS_FILE = "records.jsonl"
 

@@ -5,30 +5,34 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from k12eval.cli._common import UserError, guarded
 
+if TYPE_CHECKING:
+    from kg.graph import KnowledgeGraph
+    from kg.importers import ImportResult
+
 app = typer.Typer(help="Build and inspect the knowledge graph of a question bank.", no_args_is_help=True)
 
-PathArg = Annotated[Path, typer.Argument(help="Question bank: a file or folder (CK12, CMMLU, C-Eval, Xiezhi, JSONL/CSV).")]
+PathArg = Annotated[
+    Path, typer.Argument(help="Question bank: a file or folder (CK12, CMMLU, C-Eval, Xiezhi, JSONL/CSV).")
+]
 FormatOpt = Annotated[
     str | None, typer.Option("--format", "-f", help="ck12, cmmlu, ceval, xiezhi or mapped; detected if omitted.")
 ]
-VariantOpt = Annotated[
-    str, typer.Option("--variant", help="CK12 release variant: original, shuffled or distractors.")
-]
+VariantOpt = Annotated[str, typer.Option("--variant", help="CK12 release variant: original, shuffled or distractors.")]
 MappingOpt = Annotated[
     Path | None, typer.Option("--mapping", help="Mapping file naming the columns of your own JSONL/CSV.")
 ]
-SkipOpt = Annotated[
-    bool, typer.Option("--skip-invalid", help="Skip bad records and report them instead of stopping.")
-]
+SkipOpt = Annotated[bool, typer.Option("--skip-invalid", help="Skip bad records and report them instead of stopping.")]
 
 
-def _load(path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool):  # type: ignore[no-untyped-def]
+def _load(
+    path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool
+) -> tuple[ImportResult, KnowledgeGraph]:
     from kg.graph import build_graph
     from kg.importers import load_questions
 
@@ -88,7 +92,8 @@ def stats(
 def show(
     path: PathArg,
     node: Annotated[
-        str | None, typer.Argument(help="Node id (subject:数学), path (数学/函数) or question id; all subjects if omitted.")
+        str | None,
+        typer.Argument(help="Node id (subject:数学), path (数学/函数) or question id; all subjects if omitted."),
     ] = None,
     fmt: FormatOpt = None,
     variant: VariantOpt = "original",

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 from kg.errors import InputError, Problem
 from kg.records import Question
@@ -51,7 +52,7 @@ class ImportResult:
 Reader = Callable[[Path, ImportOptions], Iterator[Question | Problem]]
 
 
-def _module(name: str):  # type: ignore[no-untyped-def]
+def _module(name: str) -> ModuleType:
     try:
         return importlib.import_module(FORMATS[name])
     except KeyError:

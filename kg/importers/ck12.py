@@ -123,9 +123,7 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, variant: str = "ori
         return problem("task_grade", str(exc))
     domain = obj["knowledge_domain"]
     if len(domain) < 5:
-        return problem(
-            "knowledge_domain", f"expected [grade, subject, category, level-1, level-2], got {domain}"
-        )
+        return problem("knowledge_domain", f"expected [grade, subject, category, level-1, level-2], got {domain}")
 
     try:
         options = parse_options(obj["answer_option"], qtype)
@@ -140,7 +138,7 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, variant: str = "ori
     if qtype is QuestionType.SINGLE and len(set(answer)) > 1:
         # The release labels a few "choose the two correct ones" questions 单选.
         warnings.append(f"labelled 单选 but the answer has {len(answer)} letters: imported as multiple choice")
-        qtype, answer = QuestionType.MULTIPLE, sorted(set(answer))
+        qtype, answer = QuestionType.MULTIPLE, sorted({str(a) for a in answer})
     if qtype.has_options and not options:
         warnings.append("the source gives no options; the answer letters cannot be checked")
     try:
