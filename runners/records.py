@@ -41,8 +41,8 @@ class RunHeader(BaseModel):
     strategy: Strategy = "generate"
     variant: str = "original"
     """original, shuffled, distractors or options-N."""
-    language: Literal["zh", "en"] = "zh"
-    """Language of the prompt templates."""
+    language: Literal["zh", "en", "auto"] = "auto"
+    """Language of the prompt templates; ``auto``: each question's own language."""
     sampling: dict[str, Any] = Field(default_factory=dict)
     """Sampling parameters as given to the backend (temperature, top_p, max_tokens, n, seed...)."""
     seed: int = 0
