@@ -33,20 +33,26 @@ def run(
     data: Annotated[Path, typer.Argument(help="Question bank (file or folder; any format `kg stats` reads).")],
     model: Annotated[str, typer.Option("--model", "-m", help="Hub id, local path or name from `k12eval models list`.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run folder; the same command resumes it.")],
-    backend: Annotated[str, typer.Option("--backend", "-b", help="transformers, vllm, openai or replay.")] = "transformers",
+    backend: Annotated[
+        str, typer.Option("--backend", "-b", help="transformers, vllm, openai or replay.")
+    ] = "transformers",
     mode: Annotated[str, typer.Option(help="zero-shot, few-shot, zero-shot-cot or few-shot-cot.")] = "zero-shot",
     variant: Annotated[
         str, typer.Option(help="original, shuffled, distractors (CK12's released files when present) or options-N.")
     ] = "original",
     strategy: Annotated[str, typer.Option(help="generate, next-token or rank-options.")] = "generate",
     lang: Annotated[str, typer.Option(help="Prompt language: zh, en, or auto (each question's own).")] = "auto",
-    fmt: Annotated[str | None, typer.Option("--format", "-f", help="Question-bank format; detected if omitted.")] = None,
+    fmt: Annotated[
+        str | None, typer.Option("--format", "-f", help="Question-bank format; detected if omitted.")
+    ] = None,
     mapping: Annotated[Path | None, typer.Option(help="Mapping file for your own JSONL/CSV.")] = None,
     subjects: Annotated[list[str] | None, typer.Option("--subjects", "-s", help="Only these subjects.")] = None,
     types: Annotated[list[str] | None, typer.Option("--types", "-t", help="Only these question types.")] = None,
     limit: Annotated[int | None, typer.Option(help="At most N questions (after filters).")] = None,
     seed: Annotated[int, typer.Option(help="Seed for variants, exemplar choice and sampling.")] = 0,
-    shard: Annotated[str | None, typer.Option(help="Run shard i/n of the questions (merge with `k12eval merge`).")] = None,
+    shard: Annotated[
+        str | None, typer.Option(help="Run shard i/n of the questions (merge with `k12eval merge`).")
+    ] = None,
     few_shot: Annotated[
         Path | None, typer.Option("--few-shot", help="Exemplar bank for few-shot modes (a dev split).")
     ] = None,
@@ -58,7 +64,9 @@ def run(
     ] = None,
     temperature: Annotated[float | None, typer.Option(help="Default: 0 for chat models, 0.8 for base models.")] = None,
     top_p: Annotated[float | None, typer.Option(help="Default: 1 for chat models, 0.95 for base models.")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Generated tokens per answer (default 512, 1024 for CoT).")] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Generated tokens per answer (default 512, 1024 for CoT).")
+    ] = None,
     samples: Annotated[int, typer.Option("--samples", "-n", help="Samples per question.")] = 1,
     batch_size: Annotated[int, typer.Option(help="Questions per backend call (and per checkpoint).")] = 16,
     backend_option: Annotated[
