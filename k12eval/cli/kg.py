@@ -27,16 +27,22 @@ VariantOpt = Annotated[str, typer.Option("--variant", help="CK12 release variant
 MappingOpt = Annotated[
     Path | None, typer.Option("--mapping", help="Mapping file naming the columns of your own JSONL/CSV.")
 ]
+TaxonomyOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--taxonomy", help="Xiezhi discipline taxonomy (subjects_tree_chn.json); found beside the data if omitted."
+    ),
+]
 SkipOpt = Annotated[bool, typer.Option("--skip-invalid", help="Skip bad records and report them instead of stopping.")]
 
 
 def _load(
-    path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool
+    path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool, taxonomy: Path | None = None
 ) -> tuple[ImportResult, KnowledgeGraph]:
     from kg.graph import build_graph
     from kg.importers import load_questions
 
-    result = load_questions(path, fmt, variant=variant, mapping=mapping, skip_invalid=skip_invalid)
+    result = load_questions(path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid)
     if result.problems:
         typer.echo(f"skipped {len(result.problems)} invalid record(s):", err=True)
         for reason, count in result.skipped_by_reason().most_common():
@@ -53,11 +59,12 @@ def stats(
     fmt: FormatOpt = None,
     variant: VariantOpt = "original",
     mapping: MappingOpt = None,
+    taxonomy: TaxonomyOpt = None,
     skip_invalid: SkipOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Count questions, subjects and knowledge points, by type, subject and stage."""
-    result, graph = _load(path, fmt, variant, mapping, skip_invalid)
+    result, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
     overall = graph.stats()
     summary: dict[str, Any] = {
         "path": str(path),
@@ -98,11 +105,12 @@ def show(
     fmt: FormatOpt = None,
     variant: VariantOpt = "original",
     mapping: MappingOpt = None,
+    taxonomy: TaxonomyOpt = None,
     skip_invalid: SkipOpt = False,
     depth: Annotated[int, typer.Option("--depth", help="Levels to show below the node (questions are level 3).")] = 2,
 ) -> None:
     """Print the tree under a node with the number of questions in each subtree."""
-    _, graph = _load(path, fmt, variant, mapping, skip_invalid)
+    _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
     try:
         root = graph.resolve(node) if node else None
     except KeyError as exc:
@@ -127,12 +135,13 @@ def export(
     fmt: FormatOpt = None,
     variant: VariantOpt = "original",
     mapping: MappingOpt = None,
+    taxonomy: TaxonomyOpt = None,
     skip_invalid: SkipOpt = False,
 ) -> None:
     """Export the graph as node-link JSON or GraphML."""
     if out.suffix not in (".json", ".graphml"):
         raise UserError(f"{out}: the output must end in .json or .graphml")
-    _, graph = _load(path, fmt, variant, mapping, skip_invalid)
+    _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
     out.parent.mkdir(parents=True, exist_ok=True)
     graph.export(out)
     stats = asdict(graph.stats())
