@@ -1,0 +1,130 @@
+"""What CMMLU and C-Eval share: four-option single-choice CSV rows grouped by named subject.
+
+Both sources name a subject by a file-name key (``high_school_physics``) and
+give it a Chinese name and a category. Neither has knowledge points below the
+subject, so every question of a subject sits at ``subject / subject / subject``
+in the graph (see docs/importers.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from kg.errors import Problem
+from kg.records import AnswerError, Knowledge, Option, Question, QuestionType, Stage, check_answer, detect_language
+
+LETTERS = ("A", "B", "C", "D")
+SPLITS = ("dev", "val", "test")
+_STAGE_PREFIXES = {"小学": Stage.PRIMARY, "初中": Stage.MIDDLE, "高中": Stage.HIGH}
+
+
+@dataclass(frozen=True)
+class Subject:
+    """A named subject of a multi-subject exam bank."""
+
+    key: str
+    """File-name key, e.g. ``high_school_physics``."""
+    zh: str
+    """Chinese name: the graph's subject."""
+    categories: tuple[str, ...] = ()
+    """The source's categories, the first being the subject's group."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Source-specific facts kept in every question's ``extra``."""
+    warning: str | None = None
+    """Set when the subject is not in the source's table."""
+
+    @property
+    def stage(self) -> Stage | None:
+        """School stage when the Chinese name starts with 小学, 初中 or 高中."""
+        for prefix, stage in _STAGE_PREFIXES.items():
+            if self.zh.startswith(prefix):
+                return stage
+        return None
+
+    def knowledge(self) -> Knowledge:
+        """The subject is its own only knowledge point (level 1 and level 2)."""
+        category = self.categories[0] if self.categories else None
+        return Knowledge(category=category, level1=self.zh, level2=self.zh, path=[p for p in (category, self.zh) if p])
+
+
+def split_of(file: Path) -> str | None:
+    """``dev`` / ``val`` / ``test`` from the file's folder, if it is named so."""
+    return file.parent.name if file.parent.name in SPLITS else None
+
+
+def missing_columns(header: list[str] | None, required: tuple[str, ...]) -> list[str]:
+    """The required columns a CSV header lacks (all of them when there is no header)."""
+    return [c for c in required if header is None or c not in header]
+
+
+@dataclass(frozen=True)
+class ChoiceRow:
+    """The cells of one row, already picked out of the source's columns."""
+
+    qid: str
+    stem: str
+    options: tuple[str, ...]
+    answer: str
+    analysis: str = ""
+
+
+def build_question(
+    row: ChoiceRow,
+    *,
+    source: str,
+    subject: Subject,
+    columns: dict[str, str],
+    file: Path,
+    line: int,
+    extra: dict[str, Any],
+) -> Question | Problem:
+    """One single-choice question, or the Problem naming the column at fault.
+
+    ``columns`` names the source's column for ``stem``, ``answer`` and ``id``.
+    """
+
+    def problem(role: str, message: str) -> Problem:
+        return Problem(file, line, columns[role], message, record=row.qid or None)
+
+    if not row.qid.strip():
+        return problem("id", "empty id")
+    if not row.stem.strip():
+        return problem("stem", "empty question text")
+    answer = row.answer.strip().upper()
+    if not answer:
+        return problem("answer", f"empty answer; expected one of {', '.join(LETTERS)}")
+    options = [Option(label=label, text=text.strip()) for label, text in zip(LETTERS, row.options, strict=True)]
+    try:
+        check_answer(QuestionType.SINGLE, options, list(answer))
+    except AnswerError as exc:
+        return problem("answer", f"{exc} (got {row.answer.strip()!r})")
+    warnings = [w for w in [subject.warning] if w]
+    empty = [o.label for o in options if not o.text]
+    if empty:
+        warnings.append(f"empty option text for {', '.join(empty)}")
+    record_extra = {**subject.extra, **extra}
+    if warnings:
+        record_extra["warnings"] = warnings
+    try:
+        return Question(
+            id=row.qid.strip(),
+            source=source,
+            stage=subject.stage,
+            subject=subject.zh,
+            group=subject.categories[0] if subject.categories else None,
+            type=QuestionType.SINGLE,
+            stem=row.stem.strip(),
+            options=options,
+            answer=[answer],
+            analysis=row.analysis.strip(),
+            knowledge=subject.knowledge(),
+            language=detect_language(row.stem + " ".join(row.options)),
+            extra=record_extra,
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        return Problem(file, line, ".".join(map(str, error["loc"])) or None, error["msg"], record=row.qid or None)
