@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import Problem
-from kg.records import AnswerError, Knowledge, Option, Question, QuestionType, Stage, check_answer, detect_language
+from kg.importers._io import read_csv_header
+from kg.records import Knowledge, Option, Question, QuestionType, Stage, detect_language
 
 LETTERS = ("A", "B", "C", "D")
 SPLITS = ("dev", "val", "test")
@@ -61,6 +62,19 @@ def missing_columns(header: list[str] | None, required: tuple[str, ...]) -> list
     return [c for c in required if header is None or c not in header]
 
 
+def header_problem(file: Path, required: tuple[str, ...]) -> Problem | None:
+    """Why the CSV's header cannot be used (unreadable, empty, a required column missing), or ``None``."""
+    header = read_csv_header(file)
+    if isinstance(header, Problem):
+        return header
+    missing = missing_columns(header, required)
+    if missing:
+        return Problem(
+            file, 1, missing[0], f"missing column(s) {', '.join(missing)}; the header has {', '.join(header)}"
+        )
+    return None
+
+
 @dataclass(frozen=True)
 class ChoiceRow:
     """The cells of one row, already picked out of the source's columns."""
@@ -96,12 +110,10 @@ def build_question(
         return problem("stem", "empty question text")
     answer = row.answer.strip().upper()
     if not answer:
-        return problem("answer", f"empty answer; expected one of {', '.join(LETTERS)}")
+        return problem("answer", "empty answer; expected one option letter A, B, C or D")
+    if answer not in LETTERS:
+        return problem("answer", f"expected one option letter A, B, C or D, got {row.answer.strip()!r}")
     options = [Option(label=label, text=text.strip()) for label, text in zip(LETTERS, row.options, strict=True)]
-    try:
-        check_answer(QuestionType.SINGLE, options, list(answer))
-    except AnswerError as exc:
-        return problem("answer", f"{exc} (got {row.answer.strip()!r})")
     warnings = [w for w in [subject.warning] if w]
     empty = [o.label for o in options if not o.text]
     if empty:

@@ -75,12 +75,24 @@ def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, 
 
 def csv_header(path: Path, delimiter: str = ",") -> list[str] | None:
     """The stripped header cells of a CSV file; ``None`` when it cannot be read or is empty."""
+    header = read_csv_header(path, delimiter)
+    return None if isinstance(header, Problem) else header
+
+
+def read_csv_header(path: Path, delimiter: str = ",") -> list[str] | Problem:
+    """The stripped header cells of a CSV file, or the Problem that prevents reading them."""
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             header = next(csv.reader(handle, delimiter=delimiter), None)
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return None
-    return [cell.strip() for cell in header] if header else None
+    except OSError as exc:
+        return Problem(path, None, None, f"cannot read file: {exc.strerror}")
+    except UnicodeDecodeError as exc:
+        return Problem(path, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+    except csv.Error as exc:
+        return Problem(path, 1, None, f"malformed CSV header: {exc}")
+    if not header or not any(cell.strip() for cell in header):
+        return Problem(path, 1, None, "empty file: expected a header line naming the columns")
+    return [cell.strip() for cell in header]
 
 
 def first_csv(path: Path, subfolders: tuple[str, ...] = ()) -> Path | None:

@@ -19,7 +19,16 @@ from pathlib import Path
 from kg.errors import Problem
 from kg.importers import ImportOptions
 from kg.importers._ceval_subjects import SUBJECTS, english_name
-from kg.importers._choice import LETTERS, SPLITS, ChoiceRow, Subject, build_question, missing_columns, split_of
+from kg.importers._choice import (
+    LETTERS,
+    SPLITS,
+    ChoiceRow,
+    Subject,
+    build_question,
+    header_problem,
+    missing_columns,
+    split_of,
+)
 from kg.importers._io import csv_header, first_csv, iter_csv
 from kg.records import Question
 
@@ -146,11 +155,9 @@ def _unanswered_test_file(file: Path) -> bool:
 
 def read_file(file: Path, mapping: dict[str, Subject] | None = None) -> Iterator[Question | Problem]:
     """The questions of one ``<subject>_<split>.csv``."""
-    header = csv_header(file)
-    missing = missing_columns(header, (*COLUMNS, "answer"))
-    if missing:
-        found = ", ".join(header or []) or "nothing"
-        yield Problem(file, 1, missing[0], f"missing column(s) {', '.join(missing)}; the header has {found}")
+    problem = header_problem(file, (*COLUMNS, "answer"))
+    if problem is not None:
+        yield problem
         return
     key, split = subject_and_split(file)
     subject = subject_of(key, mapping)

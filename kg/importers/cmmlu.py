@@ -14,7 +14,16 @@ from pathlib import Path
 
 from kg.errors import Problem
 from kg.importers import ImportOptions
-from kg.importers._choice import LETTERS, SPLITS, ChoiceRow, Subject, build_question, missing_columns, split_of
+from kg.importers._choice import (
+    LETTERS,
+    SPLITS,
+    ChoiceRow,
+    Subject,
+    build_question,
+    header_problem,
+    missing_columns,
+    split_of,
+)
 from kg.importers._cmmlu_subjects import SUBJECTS, categories_of
 from kg.importers._io import csv_header, first_csv, iter_csv
 from kg.records import Question
@@ -70,16 +79,15 @@ def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
 
 def read_file(file: Path) -> Iterator[Question | Problem]:
     """The questions of one ``<subject>.csv``."""
-    header = csv_header(file)
-    missing = missing_columns(header, COLUMNS)
-    if missing:
-        found = ", ".join(header or []) or "nothing"
-        yield Problem(file, 1, missing[0], f"missing column(s) {', '.join(missing)}; the header has {found}")
+    problem = header_problem(file, COLUMNS)
+    if problem is not None:
+        yield problem
         return
+    header = csv_header(file) or []
     subject = subject_of(file.stem)
     split = split_of(file)
     prefix = "/".join(p for p in ("cmmlu", split, subject.key) if p)
-    index_column = (header or [""])[0] if (header or [""])[0] not in COLUMNS else None
+    index_column = header[0] if header and header[0] not in COLUMNS else None
     roles = {**_ROLES, "id": index_column or "(index column)"}
     for position, (line, row) in enumerate(iter_csv(file)):
         if isinstance(row, Problem):

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from kg.errors import Problem
 from kg.importers import ImportOptions
 from kg.importers._answers import parse_answer, parse_judgments
-from kg.importers._io import csv_header, iter_csv, iter_jsonl, split_option
+from kg.importers._io import iter_csv, iter_jsonl, read_csv_header, split_option
 from kg.importers._mapping import Column, Constant, Mapping, OptionColumns, load_mapping, parse_type
 from kg.importers.ck12 import parse_options
 from kg.records import AnswerError, Knowledge, Option, Question, QuestionType, Stage, check_answer, detect_language
@@ -61,8 +61,11 @@ def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
             yield from _rows(mapping, file, iter_jsonl(file))
         else:
             delimiter = "\t" if kind == "tsv" else ","
-            header = csv_header(file, delimiter)
-            absent = [c for c in mapping.columns if header is None or c not in header]
+            header = read_csv_header(file, delimiter)
+            if isinstance(header, Problem):
+                yield header
+                continue
+            absent = [c for c in mapping.columns if c not in header]
             if absent:
                 column = absent[0]
                 yield Problem(
@@ -70,7 +73,7 @@ def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
                     1,
                     column,
                     f"no such column (the mapping reads it as {mapping.columns[column]!r}); "
-                    f"the header has {', '.join(header or []) or 'nothing'}",
+                    f"the header has {', '.join(header)}",
                 )
                 continue
             yield from _rows(mapping, file, iter_csv(file, delimiter))
