@@ -139,3 +139,10 @@ def test_export_and_reload(tmp_path: Path, suffix: str) -> None:
 def test_export_refuses_other_suffixes(tmp_path: Path) -> None:
     result = runner.invoke(app, ["kg", "export", CK12, "--out", str(tmp_path / "graph.csv")])
     assert result.exit_code == 2 and "must end in .json or .graphml" in result.stderr
+
+
+def test_ceval_test_split_skip_is_said_on_stderr() -> None:
+    result = runner.invoke(app, ["kg", "stats", str(FIXTURES / "ceval")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("4 questions (ceval, original)")
+    assert "skipped 1 test-split file(s) without answers" in result.stderr

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -36,13 +39,34 @@ TaxonomyOpt = Annotated[
 SkipOpt = Annotated[bool, typer.Option("--skip-invalid", help="Skip bad records and report them instead of stopping.")]
 
 
+class _EchoHandler(logging.Handler):
+    """Prints an importer's notes (e.g. C-Eval test files skipped) as ``warning: ...`` lines on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        typer.echo(f"warning: {record.getMessage()}", err=True)
+
+
+@contextmanager
+def _importer_notes() -> Iterator[None]:
+    logger = logging.getLogger("kg.importers")
+    handler = _EchoHandler(logging.WARNING)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+
+
 def _load(
     path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool, taxonomy: Path | None = None
 ) -> tuple[ImportResult, KnowledgeGraph]:
     from kg.graph import build_graph
     from kg.importers import load_questions
 
-    result = load_questions(path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid)
+    with _importer_notes():
+        result = load_questions(
+            path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
+        )
     if result.problems:
         typer.echo(f"skipped {len(result.problems)} invalid record(s):", err=True)
         for reason, count in result.skipped_by_reason().most_common():
