@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import Problem
-from kg.importers._io import read_csv_header
+from kg.importers._io import csv_header, first_csv, read_csv_header
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, detect_language
 
 LETTERS = ("A", "B", "C", "D")
@@ -50,6 +50,31 @@ class Subject:
         """The subject is its own only knowledge point (level 1 and level 2)."""
         category = self.categories[0] if self.categories else None
         return Knowledge(category=category, level1=self.zh, level2=self.zh, path=[p for p in (category, self.zh) if p])
+
+
+def csv_files(path: Path) -> list[Path]:
+    """The CSVs under ``path``: the one file, each split folder's files of a release root, or a folder's own."""
+    if path.is_file():
+        return [path]
+    split_dirs = [path / name for name in SPLITS if (path / name).is_dir()]
+    return [file for folder in split_dirs or [path] for file in sorted(folder.glob("*.csv"))]
+
+
+def has_columns(path: Path, required: tuple[str, ...]) -> bool:
+    """Whether ``path`` (or the first CSV of its split folders or of itself) has ``required`` in its header."""
+    file = first_csv(path, SPLITS)
+    header = csv_header(file) if file else None
+    return header is not None and not missing_columns(header, required)
+
+
+def unknown_subject(key: str, source: str) -> Subject:
+    """A subject missing from the source's table: its file name stands in, with a warning."""
+    return Subject(
+        key=key,
+        zh=key,
+        extra={"subject_key": key},
+        warning=f"{key!r} is not one of {source}'s subjects: its file name is used as the subject",
+    )
 
 
 def split_of(file: Path) -> str | None:

@@ -25,11 +25,13 @@ from kg.importers._choice import (
     ChoiceRow,
     Subject,
     build_question,
+    csv_files,
+    has_columns,
     header_problem,
-    missing_columns,
     split_of,
+    unknown_subject,
 )
-from kg.importers._io import csv_header, first_csv, iter_csv
+from kg.importers._io import csv_header, iter_csv
 from kg.records import Question
 
 log = logging.getLogger(__name__)
@@ -42,18 +44,7 @@ MAPPING_FILE = "subject_mapping.json"
 
 def detect(path: Path) -> bool:
     """A CSV (or a folder whose first CSV, in a split folder or itself) has C-Eval's header."""
-    file = first_csv(path, SPLITS)
-    header = csv_header(file) if file else None
-    return header is not None and not missing_columns(header, COLUMNS)
-
-
-def files_to_read(path: Path) -> list[Path]:
-    """The CSVs under ``path``: a split folder's files, each split of a release root, or the one file."""
-    if path.is_file():
-        return [path]
-    split_dirs = [path / name for name in SPLITS if (path / name).is_dir()]
-    folders = split_dirs or [path]
-    return [file for folder in folders for file in sorted(folder.glob("*.csv"))]
+    return has_columns(path, COLUMNS)
 
 
 def subject_and_split(file: Path) -> tuple[str, str | None]:
@@ -100,17 +91,12 @@ def subject_of(key: str, mapping: dict[str, Subject] | None) -> Subject:
     if key in SUBJECTS:
         zh, category = SUBJECTS[key]
         return _subject(key, english_name(key), zh, category)
-    return Subject(
-        key=key,
-        zh=key,
-        extra={"subject_key": key},
-        warning=f"{key!r} is not one of C-Eval's 52 subjects: its file name is used as the subject",
-    )
+    return unknown_subject(key, "C-Eval")
 
 
 def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
     """Yield the questions (and problems) of every C-Eval CSV under ``path``."""
-    files = files_to_read(path)
+    files = csv_files(path)
     if not files:
         yield Problem(
             path, None, None, "no C-Eval CSV files here (expected dev/, val/ or test/ with <subject>_<split>.csv)"

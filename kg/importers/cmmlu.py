@@ -16,47 +16,31 @@ from kg.errors import Problem
 from kg.importers import ImportOptions
 from kg.importers._choice import (
     LETTERS,
-    SPLITS,
     ChoiceRow,
     Subject,
     build_question,
+    csv_files,
+    has_columns,
     header_problem,
-    missing_columns,
     split_of,
+    unknown_subject,
 )
 from kg.importers._cmmlu_subjects import SUBJECTS, categories_of
-from kg.importers._io import csv_header, first_csv, iter_csv
+from kg.importers._io import csv_header, iter_csv
 from kg.records import Question
 
 COLUMNS = ("Question", *LETTERS, "Answer")
-_ROLES = {"id": "", "stem": "Question", "answer": "Answer"}
 
 
 def detect(path: Path) -> bool:
     """A CSV (or a folder whose first CSV, in ``dev/``, ``test/`` or itself) has CMMLU's header."""
-    file = first_csv(path, SPLITS)
-    header = csv_header(file) if file else None
-    return header is not None and not missing_columns(header, COLUMNS) and "question" not in header
-
-
-def files_to_read(path: Path) -> list[Path]:
-    """The CSVs under ``path``: a split folder's files, each split of a release root, or the one file."""
-    if path.is_file():
-        return [path]
-    split_dirs = [path / name for name in SPLITS if (path / name).is_dir()]
-    folders = split_dirs or [path]
-    return [file for folder in folders for file in sorted(folder.glob("*.csv"))]
+    return has_columns(path, COLUMNS)
 
 
 def subject_of(key: str) -> Subject:
     """CMMLU's facts about a subject key; an unknown key keeps its name and gets a warning."""
     if key not in SUBJECTS:
-        return Subject(
-            key=key,
-            zh=key,
-            extra={"subject_key": key},
-            warning=f"{key!r} is not one of CMMLU's 67 subjects: its file name is used as the subject",
-        )
+        return unknown_subject(key, "CMMLU")
     zh, subcategories = SUBJECTS[key]
     categories = categories_of(subcategories)
     return Subject(
@@ -69,7 +53,7 @@ def subject_of(key: str) -> Subject:
 
 def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
     """Yield the questions (and problems) of every CMMLU CSV under ``path``."""
-    files = files_to_read(path)
+    files = csv_files(path)
     if not files:
         yield Problem(path, None, None, "no CMMLU CSV files here (expected dev/ or test/ with <subject>.csv)")
         return
@@ -88,7 +72,7 @@ def read_file(file: Path) -> Iterator[Question | Problem]:
     split = split_of(file)
     prefix = "/".join(p for p in ("cmmlu", split, subject.key) if p)
     index_column = header[0] if header and header[0] not in COLUMNS else None
-    roles = {**_ROLES, "id": index_column or "(index column)"}
+    roles = {"id": index_column or "(index column)", "stem": "Question", "answer": "Answer"}
     for position, (line, row) in enumerate(iter_csv(file)):
         if isinstance(row, Problem):
             yield row
