@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+SHARED_DATA = Path(os.environ.get("K12EVAL_SHARED_DATA") or REPO.parent / "shared" / "data")
+"""The public data sets: ``../shared/data`` beside the checkout, or ``$K12EVAL_SHARED_DATA``."""
 
 
 @pytest.fixture
