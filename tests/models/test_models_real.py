@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.metadata as metadata
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -60,9 +61,9 @@ def test_minilm_offline_pull_loads_with_sentence_transformers(offline_home: Path
 def _chat(folder: Path, question: str, max_new_tokens: int = 12) -> str:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    model = AutoModelForCausalLM.from_pretrained(folder)
-    encoded = tokenizer.apply_chat_template(
+    tokenizer: Any = AutoTokenizer.from_pretrained(folder)
+    model: Any = AutoModelForCausalLM.from_pretrained(folder)
+    encoded: Any = tokenizer.apply_chat_template(
         [{"role": "user", "content": question}],
         add_generation_prompt=True,
         return_tensors="pt",
