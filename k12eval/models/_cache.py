@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from k12eval.models._catalogue import Catalogue, load_catalogue
 from k12eval.models._checksums import sha256_file
 
-MANIFEST_VERSION = 1
 MANIFEST_FILE = "k12eval-manifest.json"
 HOME_ENV = "K12EVAL_HOME"
 

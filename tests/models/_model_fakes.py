@@ -46,3 +46,14 @@ def entry(name: str, offline: dict[str, Any], **extra: Any) -> dict[str, Any]:
 def fail_runner(command: list[str]) -> Any:
     """A pip runner that must not be called."""
     raise AssertionError(f"pip should not run: {command}")
+
+
+def copied(package: str, version: str, path: str, sha256: dict[str, str], **extra: Any) -> dict[str, Any]:
+    """An offline source copying ``path`` (a file, or a folder ending in ``/``) of one package."""
+    return {
+        "format": "transformers",
+        "packages": [{"name": package, "version": version, "files": [path]}],
+        "assemble": {"method": "copy"},
+        "sha256": sha256,
+        **extra,
+    }

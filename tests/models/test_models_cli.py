@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _model_fakes import entry, sha, write_dist
+from _model_fakes import copied, entry, sha, write_dist
 from typer.testing import CliRunner
 
 from k12eval.cli import app
@@ -23,15 +23,7 @@ def tiny(site: Path, home: Path, make_catalogue: Any) -> Any:
         site, "tiny-pkg", "1.0", {"tiny_pkg/model/w.bin": b"w" * 2_000_000, "tiny_pkg/model/c.json": b"{}"}
     )
     return make_catalogue(
-        entry(
-            "tiny",
-            {
-                "format": "sentence-transformers",
-                "packages": [{"name": "tiny-pkg", "version": "1.0", "files": ["tiny_pkg/model/"]}],
-                "assemble": {"method": "copy"},
-                "sha256": {"w.bin": sha(b"w" * 2_000_000)},
-            },
-        ),
+        entry("tiny", copied("tiny-pkg", "1.0", "tiny_pkg/model/", {"w.bin": sha(b"w" * 2_000_000)})),
         {"name": "hubonly", "hub_id": "org/hubonly"},
     )
 

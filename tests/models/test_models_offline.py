@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _model_fakes import entry, fail_runner, sha, write_dist
+from _model_fakes import copied, entry, fail_runner, sha, write_dist
 
 from k12eval.models import MANIFEST_FILE, Catalogue, ChecksumError, pull, read_manifest
 from kg.errors import InputError
 
 WEIGHTS = b"weights of a tiny model \x00\x01" * 100
 CONFIG = b'{"hidden": 4}'
+CONVERT = {"method": "gguf-to-safetensors", "gguf": "chat.gguf"}
 
 
 def _copy_model(
@@ -27,15 +28,7 @@ def _copy_model(
         site, "tiny-pkg", "1.0", {"tiny_pkg/model/w.bin": WEIGHTS, "tiny_pkg/model/sub/config.json": CONFIG}
     )
     return make_catalogue(
-        entry(
-            "tiny",
-            {
-                "format": "transformers",
-                "packages": [{"name": "tiny-pkg", "version": "1.0", "files": ["tiny_pkg/model/"]}],
-                "assemble": {"method": "copy"},
-                "sha256": {"w.bin": sha(published)},
-            },
-        )
+        entry("tiny", copied("tiny-pkg", "1.0", "tiny_pkg/model/", {"w.bin": sha(published)}))
     )
 
 
@@ -160,14 +153,7 @@ def test_gguf_is_converted_once_and_removed(site: Path, home: Path, make_catalog
     write_dist(site, "chat-pkg", "2.0", {"chat_pkg/chat.gguf": gguf})
     catalogue = make_catalogue(
         entry(
-            "chat",
-            {
-                "format": "transformers",
-                "packages": [{"name": "chat-pkg", "version": "2.0", "files": ["chat_pkg/chat.gguf"]}],
-                "assemble": {"method": "copy"},
-                "sha256": {"chat.gguf": sha(gguf)},
-                "convert": {"method": "gguf-to-safetensors", "gguf": "chat.gguf"},
-            },
+            "chat", copied("chat-pkg", "2.0", "chat_pkg/chat.gguf", {"chat.gguf": sha(gguf)}, convert=CONVERT)
         )
     )
     calls: list[Path] = []
@@ -190,14 +176,7 @@ def test_failed_conversion_leaves_nothing_installed(site: Path, home: Path, make
     write_dist(site, "chat-pkg", "2.0", {"chat_pkg/chat.gguf": b"g"})
     catalogue = make_catalogue(
         entry(
-            "chat",
-            {
-                "format": "transformers",
-                "packages": [{"name": "chat-pkg", "version": "2.0", "files": ["chat_pkg/chat.gguf"]}],
-                "assemble": {"method": "copy"},
-                "sha256": {"chat.gguf": sha(b"g")},
-                "convert": {"method": "gguf-to-safetensors", "gguf": "chat.gguf"},
-            },
+            "chat", copied("chat-pkg", "2.0", "chat_pkg/chat.gguf", {"chat.gguf": sha(b"g")}, convert=CONVERT)
         )
     )
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _model_fakes import entry, sha, write_dist
+from _model_fakes import copied, entry, sha, write_dist
 
 from k12eval.models import hub_offline, pull, require_model, resolve_model
 from kg.errors import InputError
@@ -15,12 +15,7 @@ from kg.errors import InputError
 @pytest.fixture
 def catalogue(site: Path, make_catalogue: Any) -> Any:
     write_dist(site, "tiny-pkg", "1.0", {"tiny_pkg/w.bin": b"w"})
-    offline = {
-        "format": "transformers",
-        "packages": [{"name": "tiny-pkg", "version": "1.0", "files": ["tiny_pkg/w.bin"]}],
-        "assemble": {"method": "copy"},
-        "sha256": {"w.bin": sha(b"w")},
-    }
+    offline = copied("tiny-pkg", "1.0", "tiny_pkg/w.bin", {"w.bin": sha(b"w")})
     return make_catalogue(
         entry("tiny", offline, aliases=["tn"]),
         entry("other", offline),
