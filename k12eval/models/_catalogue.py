@@ -140,18 +140,14 @@ def _offline(raw: dict[str, Any], where: str) -> OfflineSource:
     assemble = _need(raw, "assemble", dict, where)
     method = _need(assemble, "method", str, f"{where}.assemble")
     if method not in ASSEMBLY_METHODS:
-        raise InputError(
-            f"{where}.assemble: method must be one of {', '.join(ASSEMBLY_METHODS)}, got {method!r}"
-        )
+        raise InputError(f"{where}.assemble: method must be one of {', '.join(ASSEMBLY_METHODS)}, got {method!r}")
     if method == "concat" and not isinstance(assemble.get("output"), str):
         raise InputError(f"{where}.assemble: method 'concat' needs an 'output' file name")
     sha256 = _need(raw, "sha256", dict, where)
     if not sha256:
         raise InputError(f"{where}: field 'sha256' must name at least one file to verify")
     for file, digest in sha256.items():
-        if not (
-            isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
-        ):
+        if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
             raise InputError(f"{where}: sha256 of {file!r} must be 64 lowercase hex digits, got {digest!r}")
     convert = raw.get("convert") or {}
     if convert and convert.get("method") not in CONVERSIONS:

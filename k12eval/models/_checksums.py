@@ -33,9 +33,7 @@ def verify_files(folder: Path, expected: dict[str, str], origin: str, model: str
     for relative, want in expected.items():
         path = folder / relative
         if not path.is_file():
-            raise ChecksumError(
-                f"model {model}: expected file {relative!r} is missing from the assembled copy"
-            )
+            raise ChecksumError(f"model {model}: expected file {relative!r} is missing from the assembled copy")
         got = sha256_file(path)
         if got != want.lower():
             raise ChecksumError(

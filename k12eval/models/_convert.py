@@ -52,9 +52,7 @@ def gguf_to_safetensors(folder: Path, gguf_file: str, report: Callable[[str], No
         after = reloaded(probe).logits
     if not torch.allclose(before, after, atol=1e-4, rtol=1e-4):
         diff = (before - after).abs().max().item()
-        raise InputError(
-            f"the converted copy of {gguf_file} does not reproduce its logits (max diff {diff:.3g})"
-        )
+        raise InputError(f"the converted copy of {gguf_file} does not reproduce its logits (max diff {diff:.3g})")
     # transformers writes some files owner-only; the cache is meant to be shared
     for path in folder.iterdir():
         if path.is_file():

@@ -13,9 +13,7 @@ _TRUE = {"1", "true", "yes", "on"}
 
 def hub_offline() -> bool:
     """Whether the hub must not be used: ``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE``, or no hub library."""
-    if any(
-        os.environ.get(var, "").strip().lower() in _TRUE for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-    ):
+    if any(os.environ.get(var, "").strip().lower() in _TRUE for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")):
         return True
     return importlib.util.find_spec("huggingface_hub") is None
 
@@ -47,6 +45,4 @@ def download(hub_id: str, folder: Path, revision: str | None, offline_hint: str)
         snapshot_download(repo_id=hub_id, local_dir=str(folder), revision=revision)
     except (OSError, ValueError) as exc:
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise InputError(
-            f"could not fetch {hub_id} from the Hugging Face hub ({reason}); {offline_hint}"
-        ) from None
+        raise InputError(f"could not fetch {hub_id} from the Hugging Face hub ({reason}); {offline_hint}") from None

@@ -106,8 +106,7 @@ def locate(package: PackageSource) -> list[LocatedFile]:
         raise InputError(f"package {package.requirement} is not installed") from None
     if dist.version != package.version:
         raise InputError(
-            f"package {package.name} is installed at version {dist.version}; "
-            f"the catalogue pins {package.version}"
+            f"package {package.name} is installed at version {dist.version}; the catalogue pins {package.version}"
         )
     listed = {str(f).replace(os.sep, "/"): f for f in dist.files or ()}
     found: list[LocatedFile] = []
@@ -118,16 +117,12 @@ def locate(package: PackageSource) -> list[LocatedFile]:
         else:
             pairs = [(wanted, wanted.rsplit("/", 1)[-1])] if wanted in listed else []
         if not pairs:
-            raise InputError(
-                f"package {package.requirement} has no file {wanted!r} (its RECORD does not list it)"
-            )
+            raise InputError(f"package {package.requirement} has no file {wanted!r} (its RECORD does not list it)")
         for name, target in pairs:
             entry = listed[name]
             path = Path(str(dist.locate_file(entry)))
             if not path.is_file():
-                raise InputError(
-                    f"package {package.requirement}: file {name!r} is listed but missing at {path}"
-                )
+                raise InputError(f"package {package.requirement}: file {name!r} is listed but missing at {path}")
             digest = _record_hex(entry.hash.value) if entry.hash and entry.hash.mode == "sha256" else None
             found.append(LocatedFile(package=package, path=path, target=target, record_sha256=digest))
     return found

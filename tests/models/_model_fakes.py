@@ -22,9 +22,7 @@ def write_dist(site: Path, name: str, version: str, files: dict[str, bytes]) -> 
     """Install a fake distribution ``name==version`` with ``files`` (relative to ``site``) into ``site``."""
     info = site / f"{name.replace('-', '_')}-{version}.dist-info"
     info.mkdir(parents=True, exist_ok=True)
-    (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
-    )
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8")
     lines = []
     for relative, data in files.items():
         path = site / relative

@@ -19,9 +19,7 @@ runner = CliRunner()
 
 @pytest.fixture
 def tiny(site: Path, home: Path, make_catalogue: Any) -> Any:
-    write_dist(
-        site, "tiny-pkg", "1.0", {"tiny_pkg/model/w.bin": b"w" * 2_000_000, "tiny_pkg/model/c.json": b"{}"}
-    )
+    write_dist(site, "tiny-pkg", "1.0", {"tiny_pkg/model/w.bin": b"w" * 2_000_000, "tiny_pkg/model/c.json": b"{}"})
     return make_catalogue(
         entry("tiny", copied("tiny-pkg", "1.0", "tiny_pkg/model/", {"w.bin": sha(b"w" * 2_000_000)})),
         {"name": "hubonly", "hub_id": "org/hubonly"},

