@@ -131,96 +131,108 @@ def node_table(frame: pd.DataFrame, graph: KnowledgeGraph, k: int = 4, slices: I
     if frame.empty:
         return pd.DataFrame()
     metrics = score_columns(frame)
+    derived = _derived(frame, k, metrics)
+    runs = list(dict.fromkeys(frame["run"]))
     parts: list[pd.DataFrame] = []
-    for run, run_frame in frame.groupby("run", sort=False):
-        meta = {c: run_frame[c].iloc[0] for c in RUN_COLUMNS}
-        cuts: list[tuple[str, str, pd.DataFrame]] = [("all", "", run_frame)]
-        for dim in slices:
-            for value, sub in run_frame.groupby(dim, sort=True, dropna=True):
-                cuts.append((dim, str(value), sub))
-        for dim, value, sub in cuts:
-            table = _nodes_of(sub, graph, k, metrics, complete=dim == "all")
-            table.insert(0, "slice_value", value)
-            table.insert(0, "slice", dim)
-            for i, column in enumerate(RUN_COLUMNS):
-                table.insert(i, column, meta[column] if column != "run" else run)
-            parts.append(table)
-    return pd.concat(parts, ignore_index=True)
-
-
-def _nodes_of(sub: pd.DataFrame, graph: KnowledgeGraph, k: int, metrics: list[str], complete: bool) -> pd.DataFrame:
-    tables = [_group_stats(sub, None, k, metrics)]
-    for kind, column in LEVELS:
-        stats = _group_stats(sub, column, k, metrics)
-        if complete:
-            stats = stats.reindex(graph.nodes_of_kind(kind))
-            stats[["records", "n", "correct", "unparsed", "failed", "n_ranked"]] = stats[
-                ["records", "n", "correct", "unparsed", "failed", "n_ranked"]
-            ].fillna(0)
-        stats.insert(0, "kind", kind)
-        tables.append(stats)
-    table = pd.concat(tables)
-    table.index.name = "node"
-    table = table.reset_index()
+    for dim in ("all", *slices):
+        for kind, column in ((ROOT, None), *LEVELS):
+            keys = ["run"] + ([dim] if dim != "all" else []) + ([column] if column else [])
+            stats = _group_stats(derived, keys, k, metrics)
+            if dim == "all":
+                nodes = [ROOT] if column is None else graph.nodes_of_kind(kind)
+                full = pd.MultiIndex.from_product([runs, nodes], names=["run", "node"])
+                stats.index = pd.MultiIndex.from_arrays(
+                    [
+                        stats.index.get_level_values(0),
+                        stats.index.get_level_values(-1) if column else [ROOT] * len(stats),
+                    ],
+                    names=["run", "node"],
+                )
+                stats = stats.reindex(full)
+                stats[COUNTS] = stats[COUNTS].fillna(0)
+                stats = stats.reset_index()
+                stats.insert(1, "slice_value", "")
+            else:
+                stats = stats.reset_index()
+                stats = stats.rename(columns={dim: "slice_value", **({column: "node"} if column else {})})
+                if column is None:
+                    stats.insert(2, "node", ROOT)
+                stats["slice_value"] = stats["slice_value"].astype(str)
+            stats.insert(1, "slice", dim)
+            stats.insert(3, "kind", kind)
+            parts.append(stats)
+    table = pd.concat(parts, ignore_index=True)
     _add_names(table, graph)
     _add_intervals(table)
     _add_macro(table)
-    return table[_column_order(table, k, metrics)]
+    for column in (*COUNTS, "questions", *[f"{m[len(SCORE_PREFIX) :]}:n" for m in metrics]):
+        table[column] = table[column].fillna(0).astype(int)
+    meta = frame.groupby("run", sort=False)[list(RUN_COLUMNS[1:])].first()
+    table = table.join(meta, on="run")
+    return table[[*RUN_COLUMNS, "slice", "slice_value", *_column_order(table, k, metrics)]]
 
 
-def _group_stats(sub: pd.DataFrame, by: str | None, k: int, metrics: list[str]) -> pd.DataFrame:
-    answered = sub[sub["answered"]]
-    inverse = 1.0 / answered["rank"]
-    derived = pd.DataFrame(
+COUNTS = ["records", "n", "correct", "unparsed", "failed", "n_ranked"]
+"""Columns that are sums over questions (0 for an empty node, never NaN)."""
+
+
+def _derived(frame: pd.DataFrame, k: int, metrics: list[str]) -> pd.DataFrame:
+    """Per answered question: the numbers to sum or average, plus the keys to group by."""
+    answered = frame[frame["answered"]]
+    rank = answered["rank"]
+    return pd.DataFrame(
         {
+            "run": answered["run"],
+            **{dim: answered[dim] for dim in SLICES},
+            **{column: answered[column] for _, column in LEVELS},
             "records": 1,
             "n": answered["scored"].astype(int),
             "correct": answered["correct"].fillna(0.0),
             "unparsed": answered["unparsed"].astype(int),
             "failed": answered["failed"].astype(int),
             "partial": answered["partial"],
-            "n_ranked": answered["rank"].notna().astype(int),
-            "mrr": inverse,
-            "hit@1": (answered["rank"] <= 1).where(answered["rank"].notna()).astype(float),
-            f"hit@{k}": (answered["rank"] <= k).where(answered["rank"].notna()).astype(float),
-            "mean_rank": answered["rank"],
-            "mean_rank_norm": answered["rank"] / answered["n_options"],
+            "n_ranked": rank.notna().astype(int),
+            "mrr": 1.0 / rank,
+            "hit@1": (rank <= 1).where(rank.notna()).astype(float),
+            f"hit@{k}": (rank <= k).where(rank.notna()).astype(float),
+            "mean_rank": rank,
+            "mean_rank_norm": rank / answered["n_options"],
             **{m: answered[m] for m in metrics},
         },
         index=answered.index,
     )
-    sums = ["records", "n", "correct", "unparsed", "failed", "n_ranked"]
+
+
+def _group_stats(derived: pd.DataFrame, keys: list[str], k: int, metrics: list[str]) -> pd.DataFrame:
+    grouped = derived.groupby(keys, sort=False, dropna=True)
     means = ["partial", "mrr", "hit@1", f"hit@{k}", "mean_rank", "mean_rank_norm"]
-    keys = pd.Series(ROOT, index=answered.index) if by is None else answered[by]
-    grouped = derived.groupby(keys, sort=False)
-    result = pd.concat([grouped[sums].sum(), grouped[means].mean()], axis=1)
-    for metric in metrics:
-        name = metric[len(SCORE_PREFIX) :]
-        result[f"{name}:mean"] = grouped[metric].mean()
-        result[f"{name}:std"] = grouped[metric].std(ddof=1)
-        result[f"{name}:n"] = grouped[metric].count()
-    if by is None:
-        result = result.reindex([ROOT])
-        result[sums] = result[sums].fillna(0)
-        result.insert(0, "kind", ROOT)
-    return result
+    parts = [grouped[COUNTS].sum(), grouped[means].mean()]
+    if metrics:
+        spread = grouped[metrics].agg(["mean", "std", "count"])
+        spread.columns = [f"{m[len(SCORE_PREFIX) :]}:{'n' if s == 'count' else s}" for m, s in spread.columns]
+        parts.append(spread)
+    return pd.concat(parts, axis=1)
 
 
 def _add_names(table: pd.DataFrame, graph: KnowledgeGraph) -> None:
+    """Name, parent, subject, group and question count of each node, looked up once per node."""
     nodes = graph.graph.nodes
-
-    def attr(node: str, key: str) -> str:
-        return str(nodes[node].get(key, "")) if node in nodes else ""
-
-    parents = {n: next(iter(graph.graph.predecessors(n)), "") for n in table["node"] if n in nodes}
-    table["name"] = [attr(n, "name") if n != ROOT else ROOT for n in table["node"]]
-    table["parent"] = [parents.get(n, "") if n != ROOT else "" for n in table["node"]]
-    table["subject"] = [
-        attr(n, "name") if kind == "subject" else attr(n, "subject")
-        for n, kind in zip(table["node"], table["kind"], strict=True)
-    ]
-    table["group"] = [attr(subject_id(s), "group") or subject_group(s) or "" if s else "" for s in table["subject"]]
-    table["questions"] = [len(graph.questions_under(n)) if n in nodes else len(graph) for n in table["node"]]
+    counts: dict[str, int] = {ROOT: len(graph)}
+    for question in graph.questions.values():
+        for node in node_ids(question).values():
+            counts[node] = counts.get(node, 0) + 1
+    info: dict[str, tuple[str, str, str, str]] = {ROOT: (ROOT, "", "", "")}
+    for node in table["node"].unique():
+        if node == ROOT or node not in nodes:
+            continue
+        data = nodes[node]
+        subject = data["name"] if data["kind"] == "subject" else str(data.get("subject", ""))
+        group = str(nodes[subject_id(subject)].get("group") or "") or subject_group(subject) or ""
+        parent = next(iter(graph.graph.predecessors(node)), "")
+        info[node] = (str(data["name"]), parent, subject, group)
+    rows = [info.get(n, (n, "", "", "")) for n in table["node"]]
+    table["name"], table["parent"], table["subject"], table["group"] = (list(col) for col in zip(*rows, strict=True))
+    table["questions"] = [counts.get(n, 0) for n in table["node"]]
 
 
 def _add_intervals(table: pd.DataFrame) -> None:
@@ -236,24 +248,15 @@ def _add_intervals(table: pd.DataFrame) -> None:
 
 def _add_macro(table: pd.DataFrame) -> None:
     """Macro accuracy: mean of the children's micro accuracies, children without scored questions left out."""
-    acc = dict(zip(table["node"], table["acc_micro"], strict=True))
-    children: dict[str, list[str]] = {}
-    for node, kind, parent in zip(table["node"], table["kind"], table["parent"], strict=True):
-        key = ROOT if kind == "subject" else parent
-        if kind != ROOT:
-            children.setdefault(key, []).append(node)
-    scored = dict(zip(table["node"], table["n"], strict=True))
-    macro, counts = [], []
-    for node, kind in zip(table["node"], table["kind"], strict=True):
-        if kind == "level2":
-            macro.append(acc[node])
-            counts.append(int(scored[node]))
-            continue
-        values = [acc[c] for c in children.get(node, []) if not math.isnan(acc[c])]
-        macro.append(sum(values) / len(values) if values else math.nan)
-        counts.append(len(values))
-    table["acc_macro"] = macro
-    table["macro_children"] = counts
+    keys = ["run", "slice", "slice_value"]
+    parent = table["parent"].where(table["kind"] != "subject", ROOT)
+    children = table.assign(parent=parent).groupby([*keys, "parent"])["acc_micro"].agg(["mean", "count"])
+    index = pd.MultiIndex.from_frame(table[[*keys, "node"]])
+    table["acc_macro"] = children["mean"].reindex(index).to_numpy()
+    table["macro_children"] = children["count"].reindex(index).fillna(0).astype(int).to_numpy()
+    level2 = table["kind"] == "level2"
+    table.loc[level2, "acc_macro"] = table.loc[level2, "acc_micro"]
+    table.loc[level2, "macro_children"] = table.loc[level2, "n"]
 
 
 def _column_order(table: pd.DataFrame, k: int, metrics: list[str]) -> list[str]:

@@ -35,11 +35,12 @@ def report(
         str | None, typer.Option("--table3-stage", help="Stage of CK12 Table 3: primary, middle or high.")
     ] = None,
     title: Annotated[str, typer.Option("--title", help="Title of the report.")] = "k12eval report",
+    plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Draw the PNG figures (matplotlib).")] = True,
 ) -> None:
     """Aggregate runs per knowledge point and write the report folder."""
     from k12eval.report import write_report
 
-    result = write_report(run_dirs, out, data, k=k, subject=subject, stage=stage, title=title)
+    result = write_report(run_dirs, out, data, k=k, subject=subject, stage=stage, title=title, plots=plots)
     for warning in result.warnings:
         typer.echo(f"warning: {warning}", err=True)
     for run in result.summary["runs"]:

@@ -92,6 +92,7 @@ def write_report(
     stage: str | None = None,
     title: str = "k12eval report",
     cjk_font: str | None = None,
+    plots: bool = True,
 ) -> ReportResult:
     """Read the runs and write the whole report folder; returns the files written and warnings."""
     from k12eval.report.html import render
@@ -148,8 +149,9 @@ def write_report(
     wrote(out / "tables.md")
 
     run_list = [{"id": r.id, "label": r.label} for r in runs]
-    result.warnings += write_plots(nodes, run_list, out / "plots", font=cjk_font)
-    result.files += [f"plots/{p.name}" for p in sorted((out / "plots").glob("*.png"))]
+    if plots:
+        result.warnings += write_plots(nodes, run_list, out / "plots", font=cjk_font)
+        result.files += [f"plots/{p.name}" for p in sorted((out / "plots").glob("*.png"))]
 
     meta = {
         "title": title,

@@ -1,4 +1,4 @@
-/* k12eval report: renders the embedded data with DOM APIs only (textContent, never innerHTML).
+/* k12eval report: renders the embedded data with DOM APIs only (text nodes; no HTML string is ever parsed).
    Model output and question text are untrusted and are only ever inserted as text nodes. */
 'use strict';
 (function () {
