@@ -53,7 +53,7 @@
       paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
       bothWrong: 'both wrong', disagree: 'Questions where A and B disagree', difference: 'difference (B − A)',
       exportJsonl: 'Download JSONL', labelled: 'Labelled solutions',
-      verdictHelp: 'Mark the steps of a model\u2019s reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.',
+      verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
       steps: 'Steps', firstErrorCol: 'First error', complete: 'Complete', clearAll: 'Clear all verdicts', tableSource: 'Source',
       noData: 'No data', warnings: 'Notes', generated: 'Generated', id: 'Id', result: 'Result', open: 'Open',
       rank: 'Rank of the gold option', scores: 'Solution scores', unavailable: 'Not computed', none2: '—',
