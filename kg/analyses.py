@@ -54,9 +54,14 @@ def text_features(graph: KnowledgeGraph) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["question_id", "negation", "sub_options"])
 
 
-def split_accuracy(frame: pd.DataFrame, graph: KnowledgeGraph, feature: str) -> pd.DataFrame:
-    """Per run: accuracy on questions with and without ``feature`` (``negation`` or ``sub_options``)."""
-    features = text_features(graph)
+def split_accuracy(
+    frame: pd.DataFrame, graph: KnowledgeGraph, feature: str, features: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Per run: accuracy on questions with and without ``feature`` (``negation`` or ``sub_options``).
+
+    ``features`` is :func:`text_features` of the graph, when the caller has it already.
+    """
+    features = text_features(graph) if features is None else features
     scored = frame[frame["scored"]].merge(features, on="question_id", how="left")
     rows = []
     for run, sub in scored.groupby("run", sort=False):

@@ -139,7 +139,11 @@ def _number(value: Any, name: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(f"'{name}': expected a number or null, got {value!r:.40}")
-    return None if math.isnan(value) else float(value)
+    return float(value) if math.isfinite(value) else None
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _texts(value: Any, name: str) -> tuple[str, ...]:
@@ -153,7 +157,7 @@ def _texts(value: Any, name: str) -> tuple[str, ...]:
 def _match(value: Any, score_keys: tuple[str, ...], index_keys: tuple[str, ...] = ("index",)) -> Match | None:
     if not isinstance(value, dict):
         return None
-    score = next((value[k] for k in score_keys if isinstance(value.get(k), int | float)), None)
+    score = next((value[k] for k in score_keys if _finite(value.get(k))), None)
     index = next((value[k] for k in index_keys if isinstance(value.get(k), int)), None)
     return Match(index=index, text=str(value.get("text") or ""), score=None if score is None else float(score))
 
@@ -167,9 +171,7 @@ def _step(raw: Any, position: int) -> StepScore:
     if not isinstance(flags, list):
         raise TypeError(f"'steps[{position}].flags': expected a list of names")
     known = {"index", "text", "flags", "best_source", "best_reference", "max_contradiction"}
-    values = {
-        k: float(v) for k, v in raw.items() if k not in known and isinstance(v, int | float) and not isinstance(v, bool)
-    }
+    values = {k: float(v) for k, v in raw.items() if k not in known and _finite(v)}
     index = raw.get("index")
     return StepScore(
         index=index if isinstance(index, int) else position,

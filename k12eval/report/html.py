@@ -27,7 +27,12 @@ def asset(name: str) -> str:
 
 def embed_json(data: Any) -> str:
     """``data`` as JSON that is safe inside an HTML ``<script type="application/json">`` element."""
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except ValueError:  # a NaN slipped in: JSON has no NaN, the page reads null
+        from k12eval.report.payload import clean
+
+        text = json.dumps(clean(data), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 

@@ -7,6 +7,7 @@ does not know as written, so nothing is ever lost.
 
 from __future__ import annotations
 
+import functools
 import re
 
 SYMBOLS = {
@@ -41,6 +42,7 @@ _DELIMITERS = re.compile(r"\$\$|\$|\\\(|\\\)|\\\[|\\\]")
 _COMMAND = re.compile(r"\\([A-Za-z]+|.)")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # reports repeat the same sentences many times
 def simplify_latex(text: str) -> str:
     """``text`` with its LaTeX shown as plain Unicode text; text without LaTeX comes back unchanged."""
     if "\\" not in text and "$" not in text and "^" not in text and "_{" not in text:

@@ -101,17 +101,16 @@ def _steps(output: str | None, scores: QuestionScores | None) -> list[dict[str, 
         steps = [StepScore(index=i, text=t) for i, t in enumerate(scores.hypothesis_steps)]
     else:
         steps = [StepScore(index=i, text=t) for i, t in enumerate(split_steps(output))]
-    return [
-        {
-            **_text(step.text),
-            "flags": list(step.flags),
-            "src": _match(step.best_source),
-            "ref": _match(step.best_reference),
-            "con": _match(step.max_contradiction),
-            "values": step.values,
-        }
-        for step in steps
-    ]
+    shown = []
+    for step in steps:
+        entry: dict[str, Any] = {**_text(step.text), "flags": list(step.flags)}
+        for key, match in (("src", step.best_source), ("ref", step.best_reference), ("con", step.max_contradiction)):
+            if match is not None:
+                entry[key] = _match(match)
+        if step.values:
+            entry["values"] = step.values
+        shown.append(entry)
+    return shown
 
 
 def build_payload(
@@ -160,9 +159,10 @@ def build_payload(
                 detail[str(i)]["variant_answer"] = list(seen.answer)
         results[run.id] = {"c": correct, "st": status, "s": metric_values}
         answers[run.id] = detail
+    # Only the parts made from pandas can hold NaN; the per-question parts are JSON-safe as built.
     payload = {
-        "meta": meta,
-        "runs": [_run_entry(run, nodes) for run in runs],
+        "meta": clean(meta),
+        "runs": clean([_run_entry(run, nodes) for run in runs]),
         "metrics": [
             {"key": m, "zh": METRIC_TITLES.get(m, (m, m))[0], "en": METRIC_TITLES.get(m, (m, m))[1]} for m in metrics
         ],
@@ -170,11 +170,10 @@ def build_payload(
         "questions": [_question(graph.questions[qid], reference.get(qid, ())) for qid in order],
         "results": results,
         "answers": answers,
-        "overview": _overview(runs, nodes, graph),
-        "tables": tables,
+        "overview": clean(_overview(runs, nodes, graph)),
+        "tables": clean(tables),
     }
-    cleaned: dict[str, Any] = clean(payload)
-    return cleaned
+    return payload
 
 
 def _answer_from(record: RunRecord, scores: QuestionScores | None) -> dict[str, Any]:

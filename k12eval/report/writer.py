@@ -56,14 +56,15 @@ def build_tables(
         subject, chosen_stage = tables.default_subject_stage(frame)
         stage = stage or chosen_stage
     fmt = _format_analysis
+    features = analyses.text_features(graph)
     return {
         "ck12_table1_type_by_mode": tables.type_by_mode(frame),
         "ck12_table2_cot_step_scores": tables.cot_step_scores(frame),
         "ck12_table3_level1": tables.level1_accuracy(frame, subject, stage),
         "cmmlu_categories": tables.category_scores(frame),
         "xiezhi_ranking": tables.ranking(frame, k),
-        "analysis_negation": fmt(analyses.split_accuracy(frame, graph, "negation")),
-        "analysis_sub_options": fmt(analyses.split_accuracy(frame, graph, "sub_options")),
+        "analysis_negation": fmt(analyses.split_accuracy(frame, graph, "negation", features)),
+        "analysis_sub_options": fmt(analyses.split_accuracy(frame, graph, "sub_options", features)),
         "analysis_variants": fmt(analyses.variant_pairs(frame)),
         "analysis_cot": fmt(analyses.cot_pairs(frame)),
     }

@@ -154,11 +154,11 @@
     let sortIndex = options.sort != null ? options.sort : -1;
     let sortDir = options.dir || 1;
     let query = '';
-    const table = el('table', { class: 'data' });
+    const table = el('table', { class: options.nowrap ? 'data nowrap' : 'data' });
     const headRow = el('tr');
     const body = el('tbody');
     columns.forEach((col, i) => {
-      const th = el('th', { class: [col.num ? 'num' : '', col.wrap ? 'wrap' : ''].join(' ').trim() || null, scope: 'col', title: col.title || null }, col.label);
+      const th = el('th', { class: [col.num ? 'num' : '', col.wrap ? 'wrap' : '', col.cls || ''].join(' ').trim() || null, scope: 'col', title: col.title || null }, col.label);
       th.addEventListener('click', () => {
         sortDir = sortIndex === i ? -sortDir : col.num ? -1 : 1;
         sortIndex = i;
@@ -184,7 +184,7 @@
       for (const i of order) {
         const row = rows[i];
         const tr = el('tr', options.onRow ? { class: 'click', tabindex: 0 } : null);
-        columns.forEach((c) => tr.appendChild(el('td', { class: c.num ? 'num' : null }, c.render ? c.render(row) : c.value(row))));
+        columns.forEach((c) => tr.appendChild(el('td', { class: [c.num ? 'num' : '', c.cls || ''].join(' ').trim() || null }, c.render ? c.render(row) : c.value(row))));
         if (options.onRow) {
           tr.addEventListener('click', (e) => { if (!e.target.closest('a,button,select,input')) options.onRow(row); });
           tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') options.onRow(row); });
@@ -413,15 +413,16 @@
     }
     root.appendChild(controls);
 
-    // This node, every run
+    // This node, every run; step-score columns only where some run has the score here
     const here = DATA.runs.map((r) => ({ run: r, s: nodeStats(id, r.id) }));
+    const metrics = DATA.metrics.filter((m) => here.some((r) => r.s.metrics[m.key]));
     root.appendChild(el('div', { class: 'card' }, dataTable([
       { label: t('run'), value: (r) => r.run.label },
       { label: t('n'), num: true, value: (r) => r.s.n },
       { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n) },
       { label: t('macro'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
       { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
-      ...DATA.metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean,
+      ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean,
         render: (r) => metricText(r.s.metrics[m.key]) })),
     ], here, { filter: false })));
 
@@ -438,18 +439,18 @@
         { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n) },
         { label: t('macro'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
         { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
-        ...DATA.metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean, render: (r) => metricText(r.s.metrics[m.key]) })),
+        ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean, render: (r) => metricText(r.s.metrics[m.key]) })),
         ...others.map((o, i) => ({ label: o.label, title: t('accuracy') + ' · ' + o.label, num: true, wrap: true, value: (r) => r.others[i].acc, render: (r) => pct(r.others[i].acc) })),
       ], rows, { sort: 2, dir: 1, onRow: (r) => { location.hash = nodeHash(r.id); } }));
     } else {
       const rows = node.questions.filter(passes).map((i) => ({ i, q: Q[i] }));
       root.appendChild(el('h3', null, t('questions') + ' (' + rows.length + ')'));
       root.appendChild(dataTable([
-        { label: '#', num: true, value: (r) => r.i + 1 },
-        { label: t('type'), value: (r) => v(r.q.type) },
-        { label: t('difficulty'), value: (r) => r.q.difficulty },
-        { label: t('stem'), value: (r) => shown(r.q.stem), render: (r) => link('q/' + r.i, snippet(shown(r.q.stem) || r.q.id)) },
-        ...DATA.runs.map((run) => ({ label: run.label, value: (r) => DATA.results[run.id].c[r.i], render: (r) => resultMark(run.id, r.i) })),
+        { label: '#', num: true, cls: 'narrow', value: (r) => r.i + 1 },
+        { label: t('type'), cls: 'narrow', value: (r) => v(r.q.type) },
+        { label: t('difficulty'), cls: 'narrow', value: (r) => r.q.difficulty },
+        { label: t('stem'), cls: 'stemcol', value: (r) => shown(r.q.stem), render: (r) => link('q/' + r.i, snippet(shown(r.q.stem) || r.q.id)) },
+        ...DATA.runs.map((run) => ({ label: run.label, wrap: true, cls: 'markcol', value: (r) => DATA.results[run.id].c[r.i], render: (r) => resultMark(run.id, r.i) })),
       ], rows, { onRow: (r) => { location.hash = 'q/' + r.i; } }));
     }
     return root;
@@ -655,12 +656,12 @@
     ], rows, { filter: false })));
     root.appendChild(el('h3', null, t('disagree') + ' (' + differ.length + ')'));
     root.appendChild(dataTable([
-      { label: '#', num: true, value: (i) => i + 1 },
+      { label: '#', num: true, cls: 'narrow', value: (i) => i + 1 },
       { label: t('subject'), value: (i) => Q[i].subject },
       { label: t('level2'), value: (i) => TREE[Q[i].node].name },
-      { label: t('stem'), value: (i) => shown(Q[i].stem), render: (i) => link('q/' + i, snippet(shown(Q[i].stem) || Q[i].id)) },
-      { label: 'A', value: (i) => A.c[i], render: (i) => resultMark(state.run, i) },
-      { label: 'B', value: (i) => B.c[i], render: (i) => resultMark(state.runB, i) },
+      { label: t('stem'), cls: 'stemcol', value: (i) => shown(Q[i].stem), render: (i) => link('q/' + i, snippet(shown(Q[i].stem) || Q[i].id)) },
+      { label: 'A', cls: 'markcol', value: (i) => A.c[i], render: (i) => resultMark(state.run, i) },
+      { label: 'B', cls: 'markcol', value: (i) => B.c[i], render: (i) => resultMark(state.runB, i) },
     ], differ, { onRow: (i) => { location.hash = 'q/' + i; } }));
     return root;
   }
@@ -705,7 +706,11 @@
       const card = el('div', { class: 'card', id: 'table-' + table.id });
       card.appendChild(el('h3', null, table[state.lang], ' ', el('span', { class: 'muted small' }, t('tableSource') + ': ' + table.source)));
       if (!table.rows.length) card.appendChild(el('p', { class: 'empty' }, t('noData')));
-      else card.appendChild(dataTable(table.columns.map((c, i) => ({ label: c, value: (r) => r[i] })), table.rows, { filter: table.rows.length > 8 }));
+      else {
+        const numeric = (i) => table.rows.every((r) => r[i] == null || /^[-+\d.\s/—%]*$/.test(String(r[i])));
+        const columns = table.columns.map((c, i) => ({ label: VALUES[state.lang][c] || c, num: numeric(i), value: (r) => r[i] }));
+        card.appendChild(dataTable(columns, table.rows, { filter: table.rows.length > 8, nowrap: true }));
+      }
       root.appendChild(card);
     }
     return root;
