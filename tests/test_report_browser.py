@@ -171,6 +171,14 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     assert console_errors(driver) == []
     assert len(list(shots.glob("*.png"))) == 5
 
+    # Second line of defence, and proof the monitors see things: HTML forced into the page by
+    # a script (which the report never does) is still stopped by the page's CSP, and logged.
+    driver.execute_script(
+        "document.body.insertAdjacentHTML('beforeend', arguments[0])", '<img src="x" onerror="window.__pwned=1">'
+    )
+    wait(driver, lambda d: console_errors(d) or requested_urls(d), timeout=5)
+    assert driver.execute_script("return window.__pwned") is None
+
 
 def _hostile_question(data: dict[str, Any], run_id: str) -> int:
     for index, answer in data["answers"][run_id].items():
