@@ -29,7 +29,26 @@ _EXPORTS = {
     "QuestionType": "kg.records",
     "Stage": "kg.records",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "FORMATS",
+    "ImportResult",
+    "InputError",
+    "Knowledge",
+    "KnowledgeGraph",
+    "Option",
+    "Problem",
+    "Question",
+    "QuestionType",
+    "Stage",
+    "build_graph",
+    "detect_format",
+    "level1_id",
+    "level2_id",
+    "load_questions",
+    "node_ids",
+    "question_id",
+    "subject_id",
+]
 
 if TYPE_CHECKING:
     from kg.errors import InputError, Problem

@@ -124,9 +124,9 @@ class KnowledgeGraph:
         if question_id(ref) in self.graph:
             return question_id(ref)
         parts = [p for p in ref.split("/") if p]
-        candidates = {1: subject_id, 2: level1_id, 3: level2_id}
-        if len(parts) in candidates:
-            node = candidates[len(parts)](*parts)
+        prefix = {1: "subject:", 2: "l1:", 3: "l2:"}.get(len(parts))
+        if prefix is not None:
+            node = prefix + "/".join(_esc(p) for p in parts)
             if node in self.graph:
                 return node
         raise KeyError(f"no node {ref!r}; give a node id (subject:数学), a question id or a path (数学/函数)")

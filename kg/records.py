@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-RECORD_VERSION = 1
+RECORD_VERSION: Literal[1] = 1
 
 ARTS_SUBJECTS = frozenset({"语文", "英语", "历史", "政治", "地理"})
 SCIENCE_SUBJECTS = frozenset({"数学", "物理", "化学", "生物"})
@@ -258,10 +258,18 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
+_LATEX = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\[A-Za-z]+", re.S)
+
+
 def detect_language(text: str) -> Literal["zh", "en"]:
-    """``zh`` when the text has Chinese characters in a fair share of its letters, else ``en``."""
+    """``zh`` when the text has Chinese characters in a fair share of its words, else ``en``.
+
+    LaTeX (``$$x+1$$``, ``\\frac``) is left out of the count: its letters are not English words.
+    """
+    text = _LATEX.sub(" ", text)
     han = len(_HAN.findall(text))
     latin_words = len(re.findall(r"[A-Za-z]+", text))
     if han == 0 and latin_words > 0:
         return "en"
-    return "zh" if han >= latin_words else "en"
+    # A Chinese word is about two characters long: compare words with words.
+    return "zh" if han / 2 >= latin_words else "en"

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RUN_VERSION = 1
+RUN_VERSION: Literal[1] = 1
 HEADER_FILE = "run.json"
 RECORDS_FILE = "records.jsonl"
 
@@ -41,8 +41,8 @@ class RunHeader(BaseModel):
     strategy: Strategy = "generate"
     variant: str = "original"
     """original, shuffled, distractors or options-N."""
-    language: Literal["zh", "en"] = "zh"
-    """Language of the prompt templates."""
+    language: Literal["zh", "en", "auto"] = "auto"
+    """Language of the prompt templates; ``auto``: each question's own language."""
     sampling: dict[str, Any] = Field(default_factory=dict)
     """Sampling parameters as given to the backend (temperature, top_p, max_tokens, n, seed...)."""
     seed: int = 0

@@ -10,6 +10,8 @@ import typer
 
 from k12eval import __version__
 from k12eval.cli import kg as kg_cli
+from k12eval.cli import models as models_cli
+from k12eval.cli import report as report_cli
 
 app = typer.Typer(
     name="k12eval",
@@ -19,6 +21,8 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(kg_cli.app, name="kg")
+app.add_typer(models_cli.app, name="models")
+app.add_typer(report_cli.app, name="report")
 
 
 def _version(value: bool) -> None:

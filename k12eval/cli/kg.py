@@ -3,36 +3,70 @@
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from k12eval.cli._common import UserError, guarded
 
+if TYPE_CHECKING:
+    from kg.graph import KnowledgeGraph
+    from kg.importers import ImportResult
+
 app = typer.Typer(help="Build and inspect the knowledge graph of a question bank.", no_args_is_help=True)
 
-PathArg = Annotated[Path, typer.Argument(help="Question bank: a file or folder (CK12, CMMLU, C-Eval, Xiezhi, JSONL/CSV).")]
+PathArg = Annotated[
+    Path, typer.Argument(help="Question bank: a file or folder (CK12, CMMLU, C-Eval, Xiezhi, JSONL/CSV).")
+]
 FormatOpt = Annotated[
     str | None, typer.Option("--format", "-f", help="ck12, cmmlu, ceval, xiezhi or mapped; detected if omitted.")
 ]
-VariantOpt = Annotated[
-    str, typer.Option("--variant", help="CK12 release variant: original, shuffled or distractors.")
-]
+VariantOpt = Annotated[str, typer.Option("--variant", help="CK12 release variant: original, shuffled or distractors.")]
 MappingOpt = Annotated[
     Path | None, typer.Option("--mapping", help="Mapping file naming the columns of your own JSONL/CSV.")
 ]
-SkipOpt = Annotated[
-    bool, typer.Option("--skip-invalid", help="Skip bad records and report them instead of stopping.")
+TaxonomyOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--taxonomy", help="Xiezhi discipline taxonomy (subjects_tree_chn.json); found beside the data if omitted."
+    ),
 ]
+SkipOpt = Annotated[bool, typer.Option("--skip-invalid", help="Skip bad records and report them instead of stopping.")]
 
 
-def _load(path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool):  # type: ignore[no-untyped-def]
+class _EchoHandler(logging.Handler):
+    """Prints an importer's notes (e.g. C-Eval test files skipped) as ``warning: ...`` lines on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        typer.echo(f"warning: {record.getMessage()}", err=True)
+
+
+@contextmanager
+def _importer_notes() -> Iterator[None]:
+    logger = logging.getLogger("kg.importers")
+    handler = _EchoHandler(logging.WARNING)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+
+
+def _load(
+    path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool, taxonomy: Path | None = None
+) -> tuple[ImportResult, KnowledgeGraph]:
     from kg.graph import build_graph
     from kg.importers import load_questions
 
-    result = load_questions(path, fmt, variant=variant, mapping=mapping, skip_invalid=skip_invalid)
+    with _importer_notes():
+        result = load_questions(
+            path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
+        )
     if result.problems:
         typer.echo(f"skipped {len(result.problems)} invalid record(s):", err=True)
         for reason, count in result.skipped_by_reason().most_common():
@@ -49,11 +83,12 @@ def stats(
     fmt: FormatOpt = None,
     variant: VariantOpt = "original",
     mapping: MappingOpt = None,
+    taxonomy: TaxonomyOpt = None,
     skip_invalid: SkipOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Count questions, subjects and knowledge points, by type, subject and stage."""
-    result, graph = _load(path, fmt, variant, mapping, skip_invalid)
+    result, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
     overall = graph.stats()
     summary: dict[str, Any] = {
         "path": str(path),
@@ -88,16 +123,18 @@ def stats(
 def show(
     path: PathArg,
     node: Annotated[
-        str | None, typer.Argument(help="Node id (subject:数学), path (数学/函数) or question id; all subjects if omitted.")
+        str | None,
+        typer.Argument(help="Node id (subject:数学), path (数学/函数) or question id; all subjects if omitted."),
     ] = None,
     fmt: FormatOpt = None,
     variant: VariantOpt = "original",
     mapping: MappingOpt = None,
+    taxonomy: TaxonomyOpt = None,
     skip_invalid: SkipOpt = False,
     depth: Annotated[int, typer.Option("--depth", help="Levels to show below the node (questions are level 3).")] = 2,
 ) -> None:
     """Print the tree under a node with the number of questions in each subtree."""
-    _, graph = _load(path, fmt, variant, mapping, skip_invalid)
+    _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
     try:
         root = graph.resolve(node) if node else None
     except KeyError as exc:
@@ -122,12 +159,13 @@ def export(
     fmt: FormatOpt = None,
     variant: VariantOpt = "original",
     mapping: MappingOpt = None,
+    taxonomy: TaxonomyOpt = None,
     skip_invalid: SkipOpt = False,
 ) -> None:
     """Export the graph as node-link JSON or GraphML."""
     if out.suffix not in (".json", ".graphml"):
         raise UserError(f"{out}: the output must end in .json or .graphml")
-    _, graph = _load(path, fmt, variant, mapping, skip_invalid)
+    _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
     out.parent.mkdir(parents=True, exist_ok=True)
     graph.export(out)
     stats = asdict(graph.stats())

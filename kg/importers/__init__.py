@@ -13,14 +13,22 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 from kg.errors import InputError, Problem
 from kg.records import Question
 
 FORMATS: dict[str, str] = {
     "ck12": "kg.importers.ck12",
+    "xiezhi": "kg.importers.xiezhi",
+    "ceval": "kg.importers.ceval",
+    "cmmlu": "kg.importers.cmmlu",
+    "mapped": "kg.importers.mapped",
 }
-"""Format name -> module with ``read`` and ``detect``. Tried in this order by :func:`detect_format`."""
+"""Format name -> module with ``read`` and ``detect``. Tried in this order by :func:`detect_format`:
+the JSONL formats by their records' keys, then the CSV formats by their headers
+(C-Eval's lower-case ``question``, CMMLU's ``Question``); ``mapped`` is never
+detected, it is chosen by giving a mapping file."""
 
 VARIANTS = ("original", "shuffled", "distractors")
 
@@ -33,6 +41,8 @@ class ImportOptions:
     """CK12 released variant to read at the release root."""
     mapping: Path | None = None
     """Mapping file for the ``mapped`` format (JSONL / CSV with named columns)."""
+    taxonomy: Path | None = None
+    """Xiezhi discipline taxonomy (``subjects_tree_chn.json`` or its folder); found beside the data if omitted."""
 
 
 @dataclass
@@ -51,7 +61,7 @@ class ImportResult:
 Reader = Callable[[Path, ImportOptions], Iterator[Question | Problem]]
 
 
-def _module(name: str):  # type: ignore[no-untyped-def]
+def _module(name: str) -> ModuleType:
     try:
         return importlib.import_module(FORMATS[name])
     except KeyError:
@@ -94,6 +104,7 @@ def load_questions(
     *,
     variant: str = "original",
     mapping: Path | str | None = None,
+    taxonomy: Path | str | None = None,
     skip_invalid: bool = False,
 ) -> ImportResult:
     """Read every question under ``path``.
@@ -103,7 +114,11 @@ def load_questions(
     Duplicate ids within one import are bad records too.
     """
     path = Path(path)
-    options = ImportOptions(variant=variant, mapping=Path(mapping) if mapping else None)
+    options = ImportOptions(
+        variant=variant,
+        mapping=Path(mapping) if mapping else None,
+        taxonomy=Path(taxonomy) if taxonomy else None,
+    )
     name = fmt or detect_format(path, options.mapping)
     result = ImportResult(format=name)
     seen: set[str] = set()

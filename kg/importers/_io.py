@@ -39,7 +39,7 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
             yield 0, Problem(path, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
 
 
-def iter_csv(path: Path) -> Iterator[tuple[int, dict[str, str] | Problem]]:
+def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, str] | Problem]]:
     """Yield ``(line_number, row)`` for every data row of a CSV with a header line.
 
     The line number is the row's first physical line, so quoted multi-line cells
@@ -51,7 +51,7 @@ def iter_csv(path: Path) -> Iterator[tuple[int, dict[str, str] | Problem]]:
         yield 0, Problem(path, None, None, f"cannot read file: {exc.strerror}")
         return
     with handle:
-        reader = csv.reader(handle)
+        reader = csv.reader(handle, delimiter=delimiter)
         try:
             header = next(reader, None)
             if header is None:
@@ -71,6 +71,42 @@ def iter_csv(path: Path) -> Iterator[tuple[int, dict[str, str] | Problem]]:
             yield 0, Problem(path, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
         except csv.Error as exc:
             yield reader.line_num, Problem(path, reader.line_num, None, f"malformed CSV: {exc}")
+
+
+def csv_header(path: Path, delimiter: str = ",") -> list[str] | None:
+    """The stripped header cells of a CSV file; ``None`` when it cannot be read or is empty."""
+    header = read_csv_header(path, delimiter)
+    return None if isinstance(header, Problem) else header
+
+
+def read_csv_header(path: Path, delimiter: str = ",") -> list[str] | Problem:
+    """The stripped header cells of a CSV file, or the Problem that prevents reading them."""
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            header = next(csv.reader(handle, delimiter=delimiter), None)
+    except OSError as exc:
+        return Problem(path, None, None, f"cannot read file: {exc.strerror}")
+    except UnicodeDecodeError as exc:
+        return Problem(path, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+    except csv.Error as exc:
+        return Problem(path, 1, None, f"malformed CSV header: {exc}")
+    if not header or not any(cell.strip() for cell in header):
+        return Problem(path, 1, None, "empty file: expected a header line naming the columns")
+    return [cell.strip() for cell in header]
+
+
+def first_csv(path: Path, subfolders: tuple[str, ...] = ()) -> Path | None:
+    """``path`` if it is a CSV file, else the first CSV in one of ``subfolders`` or in ``path`` itself."""
+    if path.is_file():
+        return path if path.suffix.lower() == ".csv" else None
+    if not path.is_dir():
+        return None
+    for folder in [path / name for name in subfolders] + [path]:
+        if folder.is_dir():
+            found = min(folder.glob("*.csv"), default=None)
+            if found is not None:
+                return found
+    return None
 
 
 def split_option(text: str) -> tuple[str, str] | None:

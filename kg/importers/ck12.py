@@ -20,6 +20,8 @@ from pydantic import ValidationError
 
 from kg.errors import Problem
 from kg.importers import ImportOptions
+from kg.importers._answers import parse_answer as parse_answer
+from kg.importers._answers import parse_judgments as parse_judgments
 from kg.importers._io import first_record, iter_jsonl, split_option
 from kg.records import (
     AnswerError,
@@ -53,8 +55,6 @@ KEYS = (
     "knowledge_tree",
     "knowledge_domain",
 )
-_TRUE = {"T", "√", "对", "正确", "TRUE", "Y"}
-_FALSE = {"F", "×", "X", "错", "错误", "FALSE", "N"}
 
 
 def detect(path: Path) -> bool:
@@ -123,9 +123,7 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, variant: str = "ori
         return problem("task_grade", str(exc))
     domain = obj["knowledge_domain"]
     if len(domain) < 5:
-        return problem(
-            "knowledge_domain", f"expected [grade, subject, category, level-1, level-2], got {domain}"
-        )
+        return problem("knowledge_domain", f"expected [grade, subject, category, level-1, level-2], got {domain}")
 
     try:
         options = parse_options(obj["answer_option"], qtype)
@@ -140,7 +138,7 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, variant: str = "ori
     if qtype is QuestionType.SINGLE and len(set(answer)) > 1:
         # The release labels a few "choose the two correct ones" questions 单选.
         warnings.append(f"labelled 单选 but the answer has {len(answer)} letters: imported as multiple choice")
-        qtype, answer = QuestionType.MULTIPLE, sorted(set(answer))
+        qtype, answer = QuestionType.MULTIPLE, sorted({str(a) for a in answer})
     if qtype.has_options and not options:
         warnings.append("the source gives no options; the answer letters cannot be checked")
     try:
@@ -197,45 +195,3 @@ def parse_options(raw: list[str], qtype: QuestionType) -> list[Option]:
         else:
             options.append(Option(label=label, text=body))
     return options
-
-
-def parse_answer(raw: str, qtype: QuestionType) -> list[str] | list[bool]:
-    """CK12's answer string normalised for ``qtype`` (see :mod:`kg.records`)."""
-    text = raw.strip()
-    if qtype is QuestionType.FILL:
-        blanks = [b.strip() for b in text.split(";")]
-        if not any(blanks):
-            raise ValueError("empty fill-in answer")
-        return blanks
-    if qtype is QuestionType.JUDGMENT:
-        return parse_judgments(text)
-    letters = [c.upper() for c in text if not c.isspace() and c not in ",，、;；"]
-    if not all("A" <= c <= "Z" for c in letters):
-        raise ValueError(f"expected option letters, got {raw!r}")
-    if qtype is QuestionType.MULTIPLE:
-        return sorted(set(letters))
-    return letters
-
-
-def parse_judgments(text: str) -> list[bool]:
-    """``"FFTF"``, ``"√×"``, ``"对,错"`` ... as one bool per statement."""
-    tokens = [t for t in _split_judgments(text) if t]
-    values: list[bool] = []
-    for token in tokens:
-        upper = token.upper()
-        if upper in _TRUE:
-            values.append(True)
-        elif upper in _FALSE:
-            values.append(False)
-        else:
-            raise ValueError(f"expected T/F (or √/×, 对/错) per statement, got {token!r}")
-    return values
-
-
-def _split_judgments(text: str) -> list[str]:
-    for sep in (",", "，", ";", "；", " ", "、"):
-        if sep in text:
-            return [t.strip() for t in text.split(sep)]
-    if text.upper() in _TRUE | _FALSE and len(text) > 1:
-        return [text]
-    return list(text)

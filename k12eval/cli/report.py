@@ -1,0 +1,52 @@
+"""``k12eval report``: turn run folders into a teacher's audit report (HTML, tables, plots, aggregates)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from k12eval.cli._common import guarded
+
+app = typer.Typer(
+    help="Write the audit report of one or more runs: index.html, tables, nodes.csv/.parquet, plots, summary.json.",
+    invoke_without_command=True,
+    subcommand_metavar="",
+    no_args_is_help=True,
+    # A group stops reading options at its first argument; this command has no subcommands.
+    context_settings={"allow_interspersed_args": True},
+)
+
+
+@app.callback()
+@guarded
+def report(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run folders (each with run.json and records.jsonl).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report folder to write (created if missing).")],
+    data: Annotated[
+        Path | None, typer.Option("--data", help="Question bank to read stems and analyses from (overrides run.json).")
+    ] = None,
+    k: Annotated[int, typer.Option("--hit-k", help="k of Hit@k for runs that ranked options.")] = 4,
+    subject: Annotated[
+        str | None, typer.Option("--table3-subject", help="Subject of CK12 Table 3 (default: 物理 if answered).")
+    ] = None,
+    stage: Annotated[
+        str | None, typer.Option("--table3-stage", help="Stage of CK12 Table 3: primary, middle or high.")
+    ] = None,
+    title: Annotated[str, typer.Option("--title", help="Title of the report.")] = "k12eval report",
+    plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Draw the PNG figures (matplotlib).")] = True,
+) -> None:
+    """Aggregate runs per knowledge point and write the report folder."""
+    from k12eval.report import write_report
+
+    result = write_report(run_dirs, out, data, k=k, subject=subject, stage=stage, title=title, plots=plots)
+    for warning in result.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    for run in result.summary["runs"]:
+        acc = run["acc_micro"]
+        shown = "—" if acc is None else f"{100 * acc:.1f}%"
+        typer.echo(
+            f"{run['id']}: {run['n']} scored, accuracy {shown}, unparsed {100 * (run['unparsed_rate'] or 0):.1f}%"
+        )
+    typer.echo(f"wrote {out / 'index.html'} and {len(result.files) - 1} other files in {result.summary['seconds']} s")

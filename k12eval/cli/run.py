@@ -1,0 +1,205 @@
+"""``k12eval run`` and ``k12eval merge``: answer a question bank with a model, resumably."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from k12eval.cli._common import UserError, guarded
+
+if TYPE_CHECKING:
+    from runners.run import RunSummary
+
+
+def _load_config(ctx: typer.Context, _param: Any, value: Path | None) -> Path | None:
+    """Options from a TOML file become the defaults; options on the command line still win."""
+    if value is None:
+        return None
+    try:
+        data = tomllib.loads(value.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise typer.BadParameter(f"{value}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise typer.BadParameter(f"{value}: {exc}") from None
+    table = data.get("run", data)
+    ctx.default_map = {**(ctx.default_map or {}), **{k.replace("-", "_"): v for k, v in table.items()}}
+    return value
+
+
+def run(
+    data: Annotated[Path, typer.Argument(help="Question bank (file or folder; any format `kg stats` reads).")],
+    model: Annotated[str, typer.Option("--model", "-m", help="Hub id, local path or name from `k12eval models list`.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run folder; the same command resumes it.")],
+    backend: Annotated[
+        str, typer.Option("--backend", "-b", help="transformers, vllm, openai or replay.")
+    ] = "transformers",
+    mode: Annotated[str, typer.Option(help="zero-shot, few-shot, zero-shot-cot or few-shot-cot.")] = "zero-shot",
+    variant: Annotated[
+        str, typer.Option(help="original, shuffled, distractors (CK12's released files when present) or options-N.")
+    ] = "original",
+    strategy: Annotated[str, typer.Option(help="generate, next-token or rank-options.")] = "generate",
+    lang: Annotated[str, typer.Option(help="Prompt language: zh, en, or auto (each question's own).")] = "auto",
+    fmt: Annotated[
+        str | None, typer.Option("--format", "-f", help="Question-bank format; detected if omitted.")
+    ] = None,
+    mapping: Annotated[Path | None, typer.Option(help="Mapping file for your own JSONL/CSV.")] = None,
+    subjects: Annotated[list[str] | None, typer.Option("--subjects", "-s", help="Only these subjects.")] = None,
+    types: Annotated[list[str] | None, typer.Option("--types", "-t", help="Only these question types.")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most N questions (after filters).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for variants, exemplar choice and sampling.")] = 0,
+    shard: Annotated[
+        str | None, typer.Option(help="Run shard i/n of the questions (merge with `k12eval merge`).")
+    ] = None,
+    few_shot: Annotated[
+        Path | None, typer.Option("--few-shot", help="Exemplar bank for few-shot modes (a dev split).")
+    ] = None,
+    shots: Annotated[int, typer.Option(help="Exemplars per prompt (falls back to 3, then 1, over the budget).")] = 5,
+    token_budget: Annotated[int, typer.Option(help="Prompt budget in the model's tokens for few-shot.")] = 1024,
+    template_set: Annotated[str, typer.Option("--templates", help="Prompt template set: ck12 or cmmlu.")] = "ck12",
+    chat: Annotated[
+        bool | None, typer.Option("--chat/--base", help="Treat the model as a chat or base model; detected if omitted.")
+    ] = None,
+    temperature: Annotated[float | None, typer.Option(help="Default: 0 for chat models, 0.8 for base models.")] = None,
+    top_p: Annotated[float | None, typer.Option(help="Default: 1 for chat models, 0.95 for base models.")] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Generated tokens per answer (default 512, 1024 for CoT).")
+    ] = None,
+    samples: Annotated[int, typer.Option("--samples", "-n", help="Samples per question.")] = 1,
+    batch_size: Annotated[int, typer.Option(help="Questions per backend call (and per checkpoint).")] = 16,
+    backend_option: Annotated[
+        list[str] | None,
+        typer.Option("--backend-option", "-B", help="KEY=VALUE passed to the backend (e.g. base_url=..., dtype=...)."),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="TOML file with any of these options (a [run] table or top-level keys).",
+            callback=_load_config,
+            is_eager=True,
+        ),
+    ] = None,
+) -> None:
+    """Answer every selected question with a model and write one record per question to --out."""
+    from runners.run import RunOptions, run_questions
+
+    options = RunOptions(
+        data=data,
+        model=model,
+        out=out,
+        backend=backend,
+        mode=mode,
+        variant=variant,
+        strategy=strategy,
+        lang=lang,
+        fmt=fmt,
+        mapping=mapping,
+        subjects=tuple(subjects or ()),
+        types=tuple(types or ()),
+        limit=limit,
+        seed=seed,
+        shard=shard,
+        few_shot=few_shot,
+        shots=shots,
+        token_budget=token_budget,
+        template_set=template_set,
+        chat=chat,
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=max_tokens,
+        samples=samples,
+        batch_size=batch_size,
+        backend_options=_parse_pairs(backend_option or []),
+    )
+    summary = _with_progress(lambda progress: run_questions(options, progress=progress))
+    _print_summary(summary)
+
+
+def merge(
+    runs: Annotated[list[Path], typer.Argument(help="Run folders (shards) of one run.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Merged run folder.")],
+) -> None:
+    """Merge shards of one run: records are keyed by question id, so shards merge without coordination."""
+    from runners.store import merge_runs
+
+    written, dropped = merge_runs(runs, out)
+    typer.echo(f"merged {written} record(s) into {out}; {dropped} duplicate(s) skipped")
+
+
+def _parse_pairs(pairs: list[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"--backend-option {pair!r}: expected KEY=VALUE")
+        options[key.strip()] = _scalar(value.strip())
+    return options
+
+
+def _scalar(text: str) -> Any:
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _with_progress(job: Any) -> RunSummary:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, transient=False) as bar:
+        task = bar.add_task("answering", total=None, rate="")
+
+        def progress(done: int, total: int, rate: float) -> None:
+            bar.update(task, completed=done, total=total, rate=f"{rate:.2f} q/s")
+
+        summary: RunSummary = job(progress)
+    return summary
+
+
+def _print_summary(summary: RunSummary) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{summary.model} · {summary.mode} · {summary.variant}  ({summary.out})")
+    for column in ("type", "n", "accuracy", "unparsed", "failed"):
+        table.add_column(column, justify="left" if column == "type" else "right")
+    for row in summary.rows():
+        table.add_row(
+            row["type"], str(row["n"]), f"{row['accuracy']:.1%}", f"{row['unparsed']:.1%}", str(row["failed"])
+        )
+    console = Console()
+    console.print(table)
+    console.print(
+        f"{summary.new} new answer(s) this time, {summary.resumed} already in the run folder; "
+        f"unparsed rate {summary.unparsed_rate:.1%}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``run`` and ``merge`` to the top-level app."""
+    app.command("run")(guarded(run))
+    app.command("merge")(guarded(merge))

@@ -1,0 +1,44 @@
+"""sha256 of files, checked against the catalogue before a copy is trusted."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from kg.errors import InputError
+
+_CHUNK = 8 * 1024 * 1024
+
+
+class ChecksumError(InputError):
+    """A file's sha256 is not the one published for it: the copy is refused."""
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file, read in chunks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def verify_files(folder: Path, expected: dict[str, str], origin: str, model: str) -> dict[str, str]:
+    """Check every file named in ``expected`` (paths relative to ``folder``) and return their digests.
+
+    Raises :class:`ChecksumError` naming the file, both digests and the model when one differs or
+    is missing, so a corrupted or tampered copy never reaches the cache.
+    """
+    found: dict[str, str] = {}
+    for relative, want in expected.items():
+        path = folder / relative
+        if not path.is_file():
+            raise ChecksumError(f"model {model}: expected file {relative!r} is missing from the assembled copy")
+        got = sha256_file(path)
+        if got != want.lower():
+            raise ChecksumError(
+                f"model {model}: sha256 mismatch for {relative!r}: expected {want} ({origin}), got {got}; "
+                "the copy is refused (corrupted or tampered package files)"
+            )
+        found[relative] = got
+    return found

@@ -1,0 +1,751 @@
+/* k12eval report: renders the embedded data with DOM APIs only (text nodes; no HTML string is ever parsed).
+   Model output and question text are untrusted and are only ever inserted as text nodes. */
+'use strict';
+(function () {
+  const DATA = JSON.parse(document.getElementById('report-data').textContent);
+  const VERDICT_KEY = 'k12eval.verdicts.v1';
+  const LANG_KEY = 'k12eval.lang';
+
+  // ---------------------------------------------------------------- text
+  const I18N = {
+    zh: {
+      title: '知识点诊断报告', overview: '总览', knowledge: '知识点', question: '题目', compare: '对比',
+      verdicts: '教师标注', tables: '论文表格', other: 'English', run: '运行', runA: '运行 A', runB: '运行 B',
+      accuracy: '正确率', micro: '正确率（微平均）', macro: '宏平均', interval: '95% 置信区间', n: '题数',
+      questions: '题目数', unparsed: '未解析', unparsedRate: '未解析率', all: '全部', stage: '学段', type: '题型',
+      difficulty: '难度', group: '文理', filter: '筛选…', showEmpty: '显示无数据的知识点', subject: '学科',
+      level1: '一级知识点', level2: '二级知识点', name: '名称', heatmap: '各学科正确率', artsScience: '文科与理科',
+      weakest: '最薄弱的知识点', weakestNote: '按 95% 置信区间上限从低到高排序：题目很少的知识点不会因偶然而排在前面。',
+      runs: '参与比较的运行', scoredSteps: '有步骤评分的题目', stem: '题干', options: '选项', gold: '标准答案',
+      analysis: '教师解析', answers: '模型作答', extracted: '提取的答案', verdict: '判定', right: '正确', wrong: '错误',
+      skipped: '未评分', failed: '无输出', rawOutput: '原始输出', stepScores: '步骤得分', flags: '问题标记',
+      source: '题目中最接近的句子', reference: '解析中最接近的步骤', contradiction: '最可能矛盾的题目句子',
+      similarity: '相似度', probability: '概率', firstSuspect: '首个可疑步骤', markRight: '✓ 对', markWrong: '✗ 错',
+      firstError: '首错在此', allRight: '全部步骤正确', clear: '清除', prev: '上一题', next: '下一题',
+      none: '（无）', noAnswer: '这次运行没有回答这道题。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
+      paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
+      disagree: 'A 与 B 结论不同的题目', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
+      verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注保存在本浏览器（localStorage）中；下载的 JSONL 可由 k12eval meta-eval --format chains 读取。',
+      steps: '步骤', firstErrorCol: '首错步骤', complete: '完整', clearAll: '清除全部标注', tableSource: '出处',
+      noData: '没有数据', warnings: '提示', generated: '生成时间', id: '编号', result: '结果', open: '打开',
+      rank: '正确选项排名', scores: '整体得分', unavailable: '无法计算', none2: '—', noSteps: '没有可显示的推理步骤。',
+      arts: '文科', science: '理科', stepOf: '步', simSource: '贴合题目', simReference: '贴合解析', contradictionShort: '矛盾',
+      variantSaw: '这次运行看到的选项', clickHint: '点击步骤查看匹配的句子；用 ✓ / ✗ 标注对错。',
+    },
+    en: {
+      title: 'Knowledge-point audit report', overview: 'Overview', knowledge: 'Knowledge points', question: 'Question',
+      compare: 'Compare', verdicts: 'Teacher verdicts', tables: 'Paper tables', other: '中文', run: 'Run', runA: 'Run A',
+      runB: 'Run B', accuracy: 'Accuracy', micro: 'Accuracy (micro)', macro: 'Macro', interval: '95% interval',
+      n: 'n', questions: 'Questions', unparsed: 'Unparsed', unparsedRate: 'Unparsed rate', all: 'All', stage: 'Stage',
+      type: 'Type', difficulty: 'Difficulty', group: 'Group', filter: 'Filter…', showEmpty: 'Show points without data',
+      subject: 'Subject', level1: 'Level-1 point', level2: 'Level-2 point', name: 'Name',
+      heatmap: 'Accuracy by subject', artsScience: 'Arts vs science', weakest: 'Weakest knowledge points',
+      weakestNote: 'Ranked by the upper end of the 95% interval, so points with few questions do not rank low by chance.',
+      runs: 'Runs', scoredSteps: 'Questions with step scores', stem: 'Question', options: 'Options', gold: 'Gold answer',
+      analysis: "Teacher's analysis", answers: 'Model answers', extracted: 'Extracted answer', verdict: 'Verdict',
+      right: 'right', wrong: 'wrong', skipped: 'not scored', failed: 'no output', rawOutput: 'Raw output',
+      stepScores: 'Step scores', flags: 'Flags', source: 'Closest sentence of the question',
+      reference: 'Closest step of the analysis', contradiction: 'Most contradicted sentence of the question',
+      similarity: 'similarity', probability: 'probability', firstSuspect: 'first suspect step', markRight: '✓ right',
+      markWrong: '✗ wrong', firstError: 'first error here', allRight: 'all steps right', clear: 'clear', prev: 'Previous',
+      next: 'Next', none: '(none)', noAnswer: 'This run did not answer this question.',
+      standIn: 'Question bank not found: stem and analysis cannot be shown; pass --data to the report command.',
+      paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
+      bothWrong: 'both wrong', disagree: 'Questions where A and B disagree', difference: 'difference (B − A)',
+      exportJsonl: 'Download JSONL', labelled: 'Labelled solutions',
+      verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
+      steps: 'Steps', firstErrorCol: 'First error', complete: 'Complete', clearAll: 'Clear all verdicts', tableSource: 'Source',
+      noData: 'No data', warnings: 'Notes', generated: 'Generated', id: 'Id', result: 'Result', open: 'Open',
+      rank: 'Rank of the gold option', scores: 'Solution scores', unavailable: 'Not computed', none2: '—',
+      noSteps: 'No reasoning steps to show.', arts: 'arts', science: 'science', stepOf: 'step', simSource: 'vs question',
+      simReference: 'vs analysis', contradictionShort: 'contradiction', variantSaw: 'Options as this run saw them',
+      clickHint: 'Click a step to see the sentences it matched; mark it with ✓ / ✗.',
+    },
+  };
+  const VALUES = {
+    zh: {
+      single_choice: '单选', multiple_choice: '多选', judgment: '判断', fill_in_blank: '填空', sorting: '排序', cloze: '完形填空',
+      primary: '小学', middle: '初中', high: '高中', arts: '文科', science: '理科', original: '原题', shuffled: '打乱选项', distractors: '加干扰项',
+      ok: '已解析', unparsed: '未解析', failed: '无输出', skipped: '未评分',
+    },
+    en: {
+      single_choice: 'single choice', multiple_choice: 'multiple choice', judgment: 'true/false', fill_in_blank: 'fill in',
+      sorting: 'sorting', cloze: 'cloze', primary: 'primary', middle: 'junior high', high: 'senior high', arts: 'arts',
+      science: 'science', original: 'original', shuffled: 'shuffled options', distractors: 'added distractors', ok: 'parsed', unparsed: 'unparsed', failed: 'no output', skipped: 'not scored',
+    },
+  };
+  const FLAGS = {
+    unsupported: ['无依据', 'unsupported by the question'],
+    contradicts_source: ['与题目矛盾', 'contradicts the question'],
+    repeats: ['重复', 'repeated'],
+    not_in_reference: ['解析中没有', 'missing from the reference'],
+    arithmetic_error: ['计算错误', 'arithmetic error'],
+    hallucination: ['幻觉', 'hallucination'],
+  };
+
+  const state = {
+    lang: localStorage.getItem(LANG_KEY) === 'en' ? 'en' : 'zh',
+    run: DATA.runs.length ? DATA.runs[0].id : null,
+    runB: DATA.runs.length > 1 ? DATA.runs[1].id : '',
+    filters: { stage: '', type: '', difficulty: '', group: '' },
+    showEmpty: false,
+    open: {},
+  };
+  const t = (key) => I18N[state.lang][key] || key;
+  const v = (value) => (value == null ? '—' : VALUES[state.lang][value] || String(value));
+  const flagName = (f) => (FLAGS[f] ? FLAGS[f][state.lang === 'zh' ? 0 : 1] : f);
+  const runById = Object.fromEntries(DATA.runs.map((r) => [r.id, r]));
+  const metricName = (m) => m[state.lang];
+
+  // ---------------------------------------------------------------- DOM helpers
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value == null || value === false) continue;
+      if (key === 'on') {
+        for (const [event, fn] of Object.entries(value)) node.addEventListener(event, fn);
+      } else if (key === 'class') {
+        node.className = value;
+      } else if (key.startsWith('on') || key === 'style' || key === 'srcdoc') {
+        throw new Error('refusing attribute ' + key);
+      } else {
+        node.setAttribute(key, value === true ? '' : String(value));
+      }
+    }
+    for (const child of children.flat()) {
+      if (child == null || child === false) continue;
+      node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+  const shown = (item) => (item == null ? '' : item.d != null ? item.d : item.t);
+  const pct = (x, digits = 1) => (x == null || Number.isNaN(x) ? '—' : (100 * x).toFixed(digits) + '%');
+  const fmt = (x, digits = 3) => (x == null || Number.isNaN(x) ? '—' : Number(x).toFixed(digits));
+  const link = (hash, ...children) => el('a', { href: '#' + hash }, ...children);
+  const nodeHash = (id) => 'node/' + encodeURIComponent(id);
+
+  function wilson(k, n) {
+    if (!n) return [NaN, NaN];
+    const z = 1.959963984540054, z2 = z * z, p = k / n, d = 1 + z2 / n;
+    const c = (p + z2 / (2 * n)) / d, h = (z / d) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+    return [Math.max(0, c - h), Math.min(1, c + h)];
+  }
+  function colour(acc) {
+    if (acc == null || Number.isNaN(acc)) return '#eef0f2';
+    return 'hsl(' + Math.round(120 * acc) + ', 62%, ' + Math.round(88 - 18 * Math.abs(acc - 0.5)) + '%)';
+  }
+  function accCell(acc, lo, hi, n) {
+    const fill = el('div', { class: 'fill' });
+    fill.style.width = acc == null || Number.isNaN(acc) ? '0' : (100 * acc).toFixed(1) + '%';
+    fill.style.background = acc == null || Number.isNaN(acc) ? 'transparent' : 'hsl(' + Math.round(120 * acc) + ', 55%, 50%)';
+    const ci = el('div', { class: 'ci' });
+    if (lo != null && !Number.isNaN(lo)) {
+      ci.style.left = (100 * lo).toFixed(1) + '%';
+      ci.style.width = (100 * (hi - lo)).toFixed(1) + '%';
+    }
+    const range = lo == null || Number.isNaN(lo) ? '' : '[' + (100 * lo).toFixed(0) + '–' + (100 * hi).toFixed(0) + ']';
+    return el('div', { class: 'acc', title: n != null ? 'n = ' + n + '  ' + t('interval') + ' ' + range : null },
+      el('div', { class: 'bar' }, fill, ci), el('span', { class: 'txt' }, pct(acc)), el('span', { class: 'ci-txt' }, range));
+  }
+
+  // Sortable, filterable table. columns: [{label, num, value(row), render(row)}]
+  function dataTable(columns, rows, options = {}) {
+    const wrap = el('div');
+    let sortIndex = options.sort != null ? options.sort : -1;
+    let sortDir = options.dir || 1;
+    let query = '';
+    const table = el('table', { class: options.nowrap ? 'data nowrap' : 'data' });
+    const headRow = el('tr');
+    const body = el('tbody');
+    columns.forEach((col, i) => {
+      const th = el('th', { class: [col.num ? 'num' : '', col.wrap ? 'wrap' : '', col.cls || ''].join(' ').trim() || null, scope: 'col', title: col.title || null }, col.label);
+      th.addEventListener('click', () => {
+        sortDir = sortIndex === i ? -sortDir : col.num ? -1 : 1;
+        sortIndex = i;
+        draw();
+      });
+      headRow.appendChild(th);
+    });
+    table.append(el('thead', null, headRow), body);
+    const texts = rows.map((row) => columns.map((c) => String(c.value(row) == null ? '' : c.value(row))).join(' ').toLowerCase());
+    function draw() {
+      headRow.childNodes.forEach((th, i) => th.setAttribute('aria-sort', i === sortIndex ? (sortDir > 0 ? 'ascending' : 'descending') : 'none'));
+      let order = rows.map((_, i) => i).filter((i) => !query || texts[i].includes(query));
+      if (sortIndex >= 0) {
+        const key = columns[sortIndex].value;
+        order.sort((a, b) => {
+          const x = key(rows[a]), y = key(rows[b]);
+          const xm = x == null || (typeof x === 'number' && Number.isNaN(x)), ym = y == null || (typeof y === 'number' && Number.isNaN(y));
+          if (xm || ym) return xm === ym ? 0 : xm ? 1 : -1; // missing values always last
+          return (typeof x === 'number' ? x - y : String(x).localeCompare(String(y), 'zh')) * sortDir;
+        });
+      }
+      body.replaceChildren();
+      for (const i of order) {
+        const row = rows[i];
+        const tr = el('tr', options.onRow ? { class: 'click', tabindex: 0 } : null);
+        columns.forEach((c) => tr.appendChild(el('td', { class: [c.num ? 'num' : '', c.cls || ''].join(' ').trim() || null }, c.render ? c.render(row) : c.value(row))));
+        if (options.onRow) {
+          tr.addEventListener('click', (e) => { if (!e.target.closest('a,button,select,input')) options.onRow(row); });
+          tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') options.onRow(row); });
+        }
+        body.appendChild(tr);
+      }
+      if (!order.length) body.appendChild(el('tr', null, el('td', { class: 'empty', colspan: columns.length }, t('noData'))));
+    }
+    if (options.filter !== false) {
+      const search = el('input', { type: 'search', placeholder: t('filter'), 'aria-label': t('filter') });
+      search.addEventListener('input', () => { query = search.value.trim().toLowerCase(); draw(); });
+      wrap.appendChild(el('div', { class: 'controls' }, search));
+    }
+    wrap.appendChild(el('div', { class: 'tablewrap' }, table));
+    draw();
+    return wrap;
+  }
+
+  // ---------------------------------------------------------------- aggregation (mirrors kg.aggregate)
+  const Q = DATA.questions;
+  const TREE = DATA.tree;
+  const under = {};
+  function collect(id) {
+    if (under[id]) return under[id];
+    const node = TREE[id];
+    under[id] = node.questions ? node.questions.slice() : (node.children || []).flatMap(collect);
+    return under[id];
+  }
+  collect('all');
+  const passes = (i) => Object.entries(state.filters).every(([k, val]) => !val || String(Q[i][k]) === val);
+
+  function stats(indices, runId) {
+    const res = DATA.results[runId];
+    let n = 0, right = 0, answered = 0, unparsed = 0;
+    const sums = {};
+    for (const i of indices) {
+      if (!passes(i) || res.st[i] == null || res.st[i] === 3) continue;
+      answered += 1;
+      if (res.st[i] === 1) unparsed += 1;
+      if (res.c[i] != null) { n += 1; right += res.c[i]; }
+      for (const m of DATA.metrics) {
+        const x = res.s[m.key][i];
+        if (x != null) (sums[m.key] = sums[m.key] || []).push(x);
+      }
+    }
+    const [lo, hi] = wilson(right, n);
+    const metrics = {};
+    for (const [key, xs] of Object.entries(sums)) {
+      const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+      const sd = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) : NaN;
+      metrics[key] = { mean, sd, n: xs.length };
+    }
+    return { n, right, answered, acc: n ? right / n : NaN, lo, hi, unparsed: answered ? unparsed / answered : NaN, metrics };
+  }
+  function nodeStats(id, runId) {
+    const s = stats(collect(id), runId);
+    const node = TREE[id];
+    if (node.children) {
+      const accs = node.children.map((c) => stats(collect(c), runId)).filter((c) => c.n > 0).map((c) => c.acc);
+      s.macro = accs.length ? accs.reduce((a, b) => a + b, 0) / accs.length : NaN;
+    } else {
+      s.macro = s.acc;
+    }
+    return s;
+  }
+
+  // ---------------------------------------------------------------- verdicts
+  function hashText(text) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
+    return h.toString(16);
+  }
+  const loadVerdicts = () => { try { return JSON.parse(localStorage.getItem(VERDICT_KEY) || '{}'); } catch (e) { return {}; } };
+  const saveVerdicts = (all) => localStorage.setItem(VERDICT_KEY, JSON.stringify(all));
+  function verdictKey(runId, qi) {
+    const run = runById[runId], answer = DATA.answers[runId][qi];
+    const steps = answer.steps.map((s) => s.t);
+    return [run.model, run.mode, run.variant, Q[qi].id, hashText(steps.join('\n'))].join('|');
+  }
+  function getLabels(runId, qi) {
+    const entry = loadVerdicts()[verdictKey(runId, qi)];
+    return entry ? entry.labels : DATA.answers[runId][qi].steps.map(() => null);
+  }
+  function setLabels(runId, qi, labels) {
+    const all = loadVerdicts();
+    const key = verdictKey(runId, qi);
+    if (labels.every((x) => x == null)) delete all[key];
+    else {
+      const run = runById[runId], answer = DATA.answers[runId][qi];
+      all[key] = {
+        run: runId, model: run.model, mode: run.mode, variant: run.variant, question_id: Q[qi].id,
+        problem: Q[qi].stem.t, steps: answer.steps.map((s) => s.t), labels, correct: answer.correct,
+        at: new Date().toISOString(),
+      };
+    }
+    saveVerdicts(all);
+  }
+  function exportLine(entry) {
+    const first = entry.labels.indexOf(false);
+    const judged = first >= 0 ? entry.labels.slice(0, first) : entry.labels;
+    return {
+      id: entry.run + ':' + entry.question_id, source: 'k12eval-report', model: entry.model, mode: entry.mode,
+      variant: entry.variant, run: entry.run, question_id: entry.question_id, problem: entry.problem,
+      steps: entry.steps, step_labels: entry.labels, first_error: first,
+      complete: judged.every((x) => x === true), final_answer_correct: entry.correct, labelled_at: entry.at,
+    };
+  }
+  const exportText = () => Object.values(loadVerdicts()).map((e) => JSON.stringify(exportLine(e))).join('\n') + '\n';
+
+  // ---------------------------------------------------------------- shared widgets
+  function runSelect(value, onChange, allowNone) {
+    const select = el('select', { 'aria-label': t('run') });
+    if (allowNone) select.appendChild(el('option', { value: '' }, '—'));
+    for (const run of DATA.runs) select.appendChild(el('option', { value: run.id, selected: run.id === value }, run.label));
+    select.addEventListener('change', () => onChange(select.value));
+    return select;
+  }
+  function filterControls() {
+    const box = el('div', { class: 'controls' });
+    for (const key of ['stage', 'type', 'difficulty', 'group']) {
+      const values = [...new Set(Q.map((q) => q[key]).filter((x) => x != null))].sort();
+      if (values.length < 2 && !state.filters[key]) continue;
+      const select = el('select', { 'aria-label': t(key), 'data-filter': key },
+        el('option', { value: '' }, t('all')), values.map((x) => el('option', { value: x, selected: state.filters[key] === String(x) }, v(x))));
+      select.addEventListener('change', () => { state.filters[key] = select.value; route(); });
+      box.appendChild(el('label', null, t(key), select));
+    }
+    return box;
+  }
+  function crumbs(id) {
+    const chain = [];
+    for (let cur = id; cur; cur = TREE[cur] ? TREE[cur].parent : null) chain.unshift(cur);
+    const box = el('nav', { class: 'crumbs', 'aria-label': 'breadcrumb' });
+    chain.forEach((cur, i) => {
+      if (i) box.appendChild(el('span', { class: 'sep' }, '›'));
+      const name = cur === 'all' ? t('all') : TREE[cur].name;
+      box.appendChild(i === chain.length - 1 && !id.startsWith('q') ? el('strong', null, name) : link(nodeHash(cur), name));
+    });
+    return box;
+  }
+  function resultMark(runId, qi) {
+    const res = DATA.results[runId];
+    const st = res.st[qi];
+    if (st == null) return el('span', { class: 'muted', title: t('noAnswer') }, '·');
+    if (st === 3) return el('span', { class: 'mark muted', title: v('skipped') }, '–');
+    if (st === 1 || st === 2) return el('span', { class: 'mark warn', title: v(st === 1 ? 'unparsed' : 'failed') }, '?');
+    return res.c[qi] ? el('span', { class: 'mark good', title: t('right') }, '✓') : el('span', { class: 'mark bad', title: t('wrong') }, '✗');
+  }
+
+  // ---------------------------------------------------------------- views
+  function viewOverview() {
+    const root = el('div');
+    root.appendChild(el('h2', null, t('overview')));
+    const cards = el('div', { class: 'cards' });
+    for (const run of DATA.runs) {
+      cards.appendChild(el('div', { class: 'runcard' },
+        el('div', { class: 'label' }, run.label),
+        el('div', { class: 'big' }, pct(run.acc_micro)),
+        el('div', { class: 'muted small' }, t('interval') + ' ' + pct(run.acc_micro_lo, 0) + ' – ' + pct(run.acc_micro_hi, 0) + ' · ' + t('n') + ' ' + run.n),
+        el('div', { class: 'muted small' }, t('macro') + ' ' + pct(run.acc_macro) + ' · ' + t('unparsedRate') + ' ' + pct(run.unparsed_rate)),
+        el('div', { class: 'muted small' }, t('scoredSteps') + ' ' + run.scored_steps)));
+    }
+    root.appendChild(cards);
+    if (DATA.meta.warnings && DATA.meta.warnings.length) {
+      root.appendChild(el('div', { class: 'note' }, el('strong', null, t('warnings') + ': '), DATA.meta.warnings.map((w) => el('div', null, w))));
+    }
+    const heat = DATA.overview.heatmap;
+    const table = el('table', { class: 'data heat' });
+    table.appendChild(el('thead', null, el('tr', null, el('th', null, t('subject')), heat.cols.map((r) => el('th', { class: 'run' }, runById[r].label)))));
+    const body = el('tbody');
+    for (const subject of heat.rows) {
+      const tr = el('tr', null, el('th', null, link(nodeHash(subject), TREE[subject].name)));
+      for (const runId of heat.cols) {
+        const cell = heat.cells[runId + '|' + subject];
+        const td = el('td', { class: 'cell', title: cell ? t('interval') + ' ' + pct(cell[2], 0) + '–' + pct(cell[3], 0) + ', ' + t('unparsedRate') + ' ' + pct(cell[4]) : null },
+          cell ? pct(cell[1]) : '—', el('span', { class: 'n' }, cell ? 'n=' + cell[0] : ''));
+        td.style.background = colour(cell ? cell[1] : null);
+        td.addEventListener('click', () => { state.run = runId; location.hash = nodeHash(subject); });
+        tr.appendChild(td);
+      }
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+    root.appendChild(el('div', { class: 'card' }, el('h3', null, t('heatmap')), el('div', { class: 'tablewrap' }, table)));
+
+    const groups = [...new Set(Object.keys(DATA.overview.groups).map((k) => k.split('|')[1]))].sort();
+    const grid = el('div', { class: 'grid2' });
+    if (groups.length) {
+      const rows = DATA.runs.map((r) => ({ run: r, cells: groups.map((g) => DATA.overview.groups[r.id + '|' + g]) }));
+      grid.appendChild(el('div', { class: 'card' }, el('h3', null, t('artsScience')),
+        dataTable([{ label: t('run'), value: (r) => r.run.label },
+          ...groups.map((g, i) => ({ label: v(g), num: true, value: (r) => (r.cells[i] ? r.cells[i][1] : null),
+            render: (r) => (r.cells[i] ? accCell(r.cells[i][1], r.cells[i][2], r.cells[i][3], r.cells[i][0]) : '—') }))],
+        rows, { filter: false })));
+    }
+    grid.appendChild(el('div', { class: 'card' }, el('h3', null, t('unparsedRate')),
+      dataTable([{ label: t('run'), value: (r) => r.label }, { label: t('unparsedRate'), num: true, value: (r) => r.unparsed_rate, render: (r) => pct(r.unparsed_rate) },
+        { label: t('n'), num: true, value: (r) => r.records }], DATA.runs, { filter: false })));
+    root.appendChild(grid);
+
+    const weak = DATA.overview.weakest;
+    root.appendChild(el('div', { class: 'card' }, el('h3', null, t('weakest')), el('p', { class: 'muted small' }, t('weakestNote')),
+      dataTable([
+        { label: t('run'), value: (r) => runById[r.run].label },
+        { label: t('subject'), value: (r) => r.subject },
+        { label: t('level1'), value: (r) => r.level1 },
+        { label: t('level2'), value: (r) => r.name, render: (r) => link(nodeHash(r.node), r.name) },
+        { label: t('n'), num: true, value: (r) => r.n },
+        { label: t('accuracy'), num: true, value: (r) => r.acc_micro, render: (r) => accCell(r.acc_micro, r.acc_micro_lo, r.acc_micro_hi, r.n) },
+      ], weak, { onRow: (r) => { state.run = r.run; location.hash = nodeHash(r.node); } })));
+    return root;
+  }
+
+  function viewNode(id) {
+    if (!TREE[id]) id = 'all';
+    const node = TREE[id];
+    const root = el('div');
+    root.appendChild(crumbs(id));
+    root.appendChild(el('h2', null, id === 'all' ? t('knowledge') : node.name));
+    const controls = filterControls();
+    controls.prepend(el('label', null, t('run'), runSelect(state.run, (x) => { state.run = x; route(); })));
+    if (node.children) {
+      const box = el('input', { type: 'checkbox', checked: state.showEmpty });
+      box.addEventListener('change', () => { state.showEmpty = box.checked; route(); });
+      controls.appendChild(el('label', null, box, t('showEmpty')));
+    }
+    root.appendChild(controls);
+
+    // This node, every run; step-score columns only where some run has the score here
+    const here = DATA.runs.map((r) => ({ run: r, s: nodeStats(id, r.id) }));
+    const metrics = DATA.metrics.filter((m) => here.some((r) => r.s.metrics[m.key]));
+    root.appendChild(el('div', { class: 'card' }, dataTable([
+      { label: t('run'), value: (r) => r.run.label },
+      { label: t('n'), num: true, value: (r) => r.s.n },
+      { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n) },
+      { label: t('macro'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
+      { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
+      ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean,
+        render: (r) => metricText(r.s.metrics[m.key]) })),
+    ], here, { filter: false })));
+
+    if (node.children) {
+      const rows = node.children.map((c) => ({ id: c, name: TREE[c].name, s: nodeStats(c, state.run),
+        others: DATA.runs.filter((r) => r.id !== state.run).map((r) => nodeStats(c, r.id)) }))
+        .filter((r) => state.showEmpty || r.s.answered > 0 || r.others.some((o) => o.answered > 0));
+      const others = DATA.runs.filter((r) => r.id !== state.run);
+      const kind = TREE[node.children[0]] ? TREE[node.children[0]].kind : 'subject';
+      root.appendChild(el('h3', null, t(kind === 'subject' ? 'subject' : kind) + ' · ' + runById[state.run].label));
+      root.appendChild(dataTable([
+        { label: t('name'), value: (r) => r.name, render: (r) => link(nodeHash(r.id), r.name) },
+        { label: t('n'), num: true, value: (r) => r.s.n },
+        { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n) },
+        { label: t('macro'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
+        { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
+        ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean, render: (r) => metricText(r.s.metrics[m.key]) })),
+        ...others.map((o, i) => ({ label: o.label, title: t('accuracy') + ' · ' + o.label, num: true, wrap: true, value: (r) => r.others[i].acc, render: (r) => pct(r.others[i].acc) })),
+      ], rows, { sort: 2, dir: 1, onRow: (r) => { location.hash = nodeHash(r.id); } }));
+    } else {
+      const rows = node.questions.filter(passes).map((i) => ({ i, q: Q[i] }));
+      root.appendChild(el('h3', null, t('questions') + ' (' + rows.length + ')'));
+      root.appendChild(dataTable([
+        { label: '#', num: true, cls: 'narrow', value: (r) => r.i + 1 },
+        { label: t('type'), cls: 'narrow', value: (r) => v(r.q.type) },
+        { label: t('difficulty'), cls: 'narrow', value: (r) => r.q.difficulty },
+        { label: t('stem'), cls: 'stemcol', value: (r) => shown(r.q.stem), render: (r) => link('q/' + r.i, snippet(shown(r.q.stem) || r.q.id)) },
+        ...DATA.runs.map((run) => ({ label: run.label, wrap: true, cls: 'markcol', value: (r) => DATA.results[run.id].c[r.i], render: (r) => resultMark(run.id, r.i) })),
+      ], rows, { onRow: (r) => { location.hash = 'q/' + r.i; } }));
+    }
+    return root;
+  }
+  const snippet = (text) => (text.length > 70 ? text.slice(0, 69) + '…' : text);
+  const metricText = (m) => (m ? fmt(m.mean, 3) + (Number.isNaN(m.sd) ? '' : ' ± ' + fmt(m.sd, 2)) : '—');
+
+  function goldText(q) {
+    if (q.type === 'judgment') return q.answer.map((a, i) => (i + 1) + (a ? ' ✓' : ' ✗')).join('  ');
+    return q.answer.join(q.type === 'fill_in_blank' ? '; ' : '');
+  }
+  function answerText(value) {
+    if (value == null) return '—';
+    if (Array.isArray(value)) return value.map((x) => (x === true ? '✓' : x === false ? '✗' : String(x))).join(value.some((x) => typeof x === 'string' && x.length > 1) ? '; ' : '');
+    return String(value);
+  }
+
+  function viewQuestion(qi) {
+    qi = Number(qi);
+    const q = Q[qi];
+    const root = el('div');
+    if (!q) return el('p', { class: 'empty' }, t('noData'));
+    const siblings = TREE[q.node].questions.filter(passes);
+    const pos = siblings.indexOf(qi);
+    const pager = el('div', { class: 'pager' },
+      pos > 0 ? link('q/' + siblings[pos - 1], '← ' + t('prev')) : null,
+      el('span', { class: 'muted' }, (pos + 1) + ' / ' + siblings.length),
+      pos >= 0 && pos < siblings.length - 1 ? link('q/' + siblings[pos + 1], t('next') + ' →') : null);
+    const bar = crumbs(q.node);
+    bar.appendChild(pager);
+    root.appendChild(bar);
+
+    const card = el('div', { class: 'card' });
+    card.appendChild(el('div', null, [q.subject, v(q.stage), v(q.type), q.difficulty].filter(Boolean).map((x) => el('span', { class: 'chip' }, x)),
+      el('span', { class: 'chip muted' }, t('id') + ' ' + q.id)));
+    if (q.stand_in) card.appendChild(el('div', { class: 'note' }, t('standIn')));
+    card.appendChild(el('div', { class: 'stem' }, shown(q.stem)));
+    const goldSet = new Set(q.type === 'judgment' ? [] : q.answer.map(String));
+    if (q.options.length) {
+      card.appendChild(el('ol', { class: 'options' }, q.options.map((o) =>
+        el('li', { class: goldSet.has(o.label) && q.type !== 'cloze' && q.type !== 'sorting' ? 'gold' : null },
+          el('span', { class: 'lab' }, o.label + (q.type === 'judgment' ? '.' : '.')), ' ', shown(o)))));
+    }
+    card.appendChild(el('div', null, el('strong', null, t('gold') + '：'), goldText(q)));
+    root.appendChild(card);
+
+    if (q.analysis.length) {
+      root.appendChild(el('div', { class: 'card' }, el('h3', null, t('analysis')),
+        el('ol', { class: 'steps' }, q.analysis.map((s) => el('li', null, el('div', { class: 'text' }, shown(s)))))));
+    }
+
+    // Which runs to show side by side
+    const answered = DATA.runs.filter((r) => DATA.answers[r.id][qi]);
+    const chips = el('div', { class: 'legend' }, DATA.runs.map((r) => {
+      const chip = el('button', { type: 'button', class: 'vbtn', title: r.label }, resultMark(r.id, qi), ' ', r.label);
+      chip.addEventListener('click', () => { state.runB = state.run; state.run = r.id; route(); });
+      return chip;
+    }));
+    const controls = el('div', { class: 'controls' },
+      el('label', null, t('runA'), runSelect(state.run, (x) => { state.run = x; route(); })),
+      DATA.runs.length > 1 ? el('label', null, t('runB'), runSelect(state.runB, (x) => { state.runB = x; route(); }, true)) : null);
+    root.appendChild(el('h3', null, t('answers') + ' (' + answered.length + '/' + DATA.runs.length + ')'));
+    root.appendChild(chips);
+    root.appendChild(controls);
+    root.appendChild(el('p', { class: 'muted small' }, t('clickHint')));
+    const panels = el('div', { class: 'grid2' });
+    for (const runId of [state.run, state.runB].filter((x, i, all) => x && all.indexOf(x) === i)) panels.appendChild(answerPanel(runId, qi));
+    root.appendChild(panels);
+    return root;
+  }
+
+  function matchLine(label, match, scoreLabel) {
+    if (!match) return null;
+    return el('div', null, el('span', { class: 'q' }, label + (match.score != null ? '（' + scoreLabel + ' ' + fmt(match.score, 2) + '）' : '') + '：'), shown(match));
+  }
+  function stepTitle(step) {
+    const parts = step.flags.map(flagName);
+    if (step.src) parts.push(t('source') + ': ' + shown(step.src));
+    if (step.ref) parts.push(t('reference') + ': ' + shown(step.ref));
+    if (step.con) parts.push(t('contradiction') + ': ' + shown(step.con));
+    return parts.join('\n') || null;
+  }
+
+  function answerPanel(runId, qi) {
+    const run = runById[runId];
+    const a = DATA.answers[runId][qi];
+    const panel = el('div', { class: 'card answer', 'data-run': runId });
+    if (!a) {
+      panel.append(el('div', { class: 'panel-head' }, el('span', { class: 'label' }, run.label)), el('p', { class: 'muted' }, t('noAnswer')));
+      return panel;
+    }
+    const verdict = a.status === 'skipped' ? el('span', { class: 'chip' }, v('skipped'))
+      : a.status !== 'ok' ? el('span', { class: 'chip warn' }, v(a.status))
+        : a.correct ? el('span', { class: 'chip good' }, '✓ ' + t('right')) : el('span', { class: 'chip bad' }, '✗ ' + t('wrong'));
+    panel.appendChild(el('div', { class: 'panel-head' }, el('span', { class: 'label' }, run.label), verdict));
+    if (a.options) {
+      panel.appendChild(el('div', { class: 'variant' }, el('div', { class: 'muted small' }, t('variantSaw') + ' (' + v(run.variant) + ')'),
+        el('ol', { class: 'options' }, a.options.map((o) => el('li', { class: (a.variant_answer || []).map(String).includes(o.label) ? 'gold' : null },
+          el('span', { class: 'lab' }, o.label + '.'), ' ', shown(o))))));
+    }
+    const kv = el('dl', { class: 'kv' },
+      el('dt', null, t('extracted')), el('dd', null, answerText(a.extracted)),
+      el('dt', null, t('gold')), el('dd', null, answerText(a.gold)));
+    if (a.rank != null) kv.append(el('dt', null, t('rank')), el('dd', null, String(a.rank)));
+    if (a.partial != null) kv.append(el('dt', null, '%'), el('dd', null, pct(a.partial)));
+    const scoreKeys = Object.keys(a.scores || {});
+    if (scoreKeys.length) {
+      kv.append(el('dt', null, t('scores')), el('dd', null, scoreKeys.map((k) => {
+        const m = DATA.metrics.find((x) => x.key === k);
+        return el('span', { class: 'chip', title: (a.unavailable || {})[k] || null }, (m ? metricName(m) : k) + ' ' + fmt(a.scores[k], 2));
+      })));
+    }
+    const missing = Object.entries(a.unavailable || {});
+    if (missing.length) kv.append(el('dt', null, t('unavailable')), el('dd', { class: 'muted small' }, missing.map(([k, why]) => k + ': ' + why).join('; ')));
+    if (a.error) kv.append(el('dt', null, v('failed')), el('dd', { class: 'muted' }, a.error));
+    panel.appendChild(kv);
+
+    const labels = getLabels(runId, qi);
+    const list = el('ol', { class: 'steps' });
+    a.steps.forEach((step, k) => {
+      const classes = [];
+      if (step.flags.length) classes.push('flagged', ...step.flags.map((f) => 'flag-' + f.replace(/[^a-z_]/gi, '')));
+      if (a.first_suspect === k) classes.push('suspect');
+      if (labels[k] === true) classes.push('t-right');
+      if (labels[k] === false) classes.push('t-wrong');
+      const li = el('li', { class: classes.join(' '), 'data-step': k });
+      const text = el('div', { class: 'text', title: stepTitle(step), tabindex: 0, role: 'button' }, shown(step));
+      const openKey = runId + ':' + qi + ':' + k;
+      const detail = el('div', { class: 'detail' },
+        matchLine(t('source'), step.src, t('similarity')),
+        matchLine(t('reference'), step.ref, t('similarity')),
+        matchLine(t('contradiction'), step.con, t('probability')),
+        Object.keys(step.values || {}).length ? el('div', { class: 'muted small' }, Object.entries(step.values).map(([k2, x]) => k2 + ' ' + fmt(x, 3)).join(' · ')) : null);
+      if (!detail.childNodes.length) detail.appendChild(el('span', { class: 'muted' }, t('none')));
+      detail.hidden = !state.open[openKey];
+      const toggle = () => { state.open[openKey] = detail.hidden; detail.hidden = !detail.hidden; };
+      text.addEventListener('click', toggle);
+      text.addEventListener('keydown', (e) => { if (e.key === 'Enter') toggle(); });
+      const nums = [step.src && step.src.score != null ? t('simSource') + ' ' + fmt(step.src.score, 2) : null,
+        step.ref && step.ref.score != null ? t('simReference') + ' ' + fmt(step.ref.score, 2) : null,
+        step.con && step.con.score != null ? t('contradictionShort') + ' ' + fmt(step.con.score, 2) : null].filter(Boolean);
+      const flags = el('span', null, step.flags.map((f) => el('span', { class: f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn' }, flagName(f))),
+        a.first_suspect === k ? el('span', { class: 'chip bad' }, '⚠ ' + t('firstSuspect')) : null);
+      const mark = (value) => {
+        const next = getLabels(runId, qi).slice();
+        next[k] = next[k] === value ? null : value;
+        setLabels(runId, qi, next);
+        route();
+      };
+      const firstError = () => {
+        const next = a.steps.map((_, j) => (j < k ? true : j === k ? false : null));
+        setLabels(runId, qi, next);
+        route();
+      };
+      const tools = el('div', { class: 'tools' },
+        el('button', { type: 'button', class: 'vbtn right' + (labels[k] === true ? ' on' : ''), 'data-verdict': 'right', on: { click: () => mark(true) } }, t('markRight')),
+        el('button', { type: 'button', class: 'vbtn wrong' + (labels[k] === false ? ' on' : ''), 'data-verdict': 'wrong', on: { click: () => mark(false) } }, t('markWrong')),
+        el('button', { type: 'button', class: 'vbtn', 'data-verdict': 'first', on: { click: firstError } }, t('firstError')),
+        nums.length ? el('span', { class: 'stepnums' }, nums.join(' · ')) : null,
+        flags);
+      li.append(text, tools, detail);
+      list.appendChild(li);
+    });
+    panel.appendChild(el('h4', null, t('steps') + ' (' + a.steps.length + ')'));
+    panel.appendChild(a.steps.length ? list : el('p', { class: 'muted' }, t('noSteps')));
+    if (a.steps.length) {
+      panel.appendChild(el('div', { class: 'tools' },
+        el('button', { type: 'button', class: 'btn ghost', 'data-verdict': 'all-right', on: { click: () => { setLabels(runId, qi, a.steps.map(() => true)); route(); } } }, t('allRight')),
+        el('button', { type: 'button', class: 'btn ghost', 'data-verdict': 'clear', on: { click: () => { setLabels(runId, qi, a.steps.map(() => null)); route(); } } }, t('clear'))));
+    }
+    panel.appendChild(el('details', null, el('summary', null, t('rawOutput')), el('pre', { class: 'raw' }, a.output == null ? '' : a.output)));
+    return panel;
+  }
+
+  function viewCompare() {
+    const root = el('div');
+    root.appendChild(el('h2', null, t('compare')));
+    if (DATA.runs.length < 2) { root.appendChild(el('p', { class: 'empty' }, t('noData'))); return root; }
+    if (!state.runB || state.runB === state.run) state.runB = DATA.runs.find((r) => r.id !== state.run).id;
+    const controls = filterControls();
+    controls.prepend(el('label', null, t('runA'), runSelect(state.run, (x) => { state.run = x; route(); })),
+      el('label', null, t('runB'), runSelect(state.runB, (x) => { state.runB = x; route(); })));
+    root.appendChild(controls);
+    const A = DATA.results[state.run], B = DATA.results[state.runB];
+    const counts = [0, 0, 0, 0];
+    const differ = [];
+    Q.forEach((q, i) => {
+      if (!passes(i) || A.c[i] == null || B.c[i] == null) return;
+      const k = A.c[i] && B.c[i] ? 0 : A.c[i] ? 1 : B.c[i] ? 2 : 3;
+      counts[k] += 1;
+      if (k === 1 || k === 2) differ.push(i);
+    });
+    const n = counts.reduce((x, y) => x + y, 0);
+    root.appendChild(el('div', { class: 'card' }, el('h3', null, t('paired') + ' (n = ' + n + ')'),
+      el('div', null, [t('bothRight'), t('onlyA'), t('onlyB'), t('bothWrong')].map((label, k) =>
+        el('span', { class: 'chip ' + ['good', '', '', 'bad'][k] }, label + ' ' + counts[k])))));
+    const rows = TREE.all.children.map((s) => ({ id: s, name: TREE[s].name, a: nodeStats(s, state.run), b: nodeStats(s, state.runB) }));
+    root.appendChild(el('div', { class: 'card' }, el('h3', null, t('subject')), dataTable([
+      { label: t('subject'), value: (r) => r.name, render: (r) => link(nodeHash(r.id), r.name) },
+      { label: t('runA') + ' · ' + runById[state.run].label, num: true, value: (r) => r.a.acc, render: (r) => accCell(r.a.acc, r.a.lo, r.a.hi, r.a.n) },
+      { label: t('runB') + ' · ' + runById[state.runB].label, num: true, value: (r) => r.b.acc, render: (r) => accCell(r.b.acc, r.b.lo, r.b.hi, r.b.n) },
+      { label: t('difference'), num: true, value: (r) => r.b.acc - r.a.acc, render: (r) => (Number.isNaN(r.b.acc - r.a.acc) ? '—' : ((r.b.acc - r.a.acc) * 100).toFixed(1)) },
+    ], rows, { filter: false })));
+    root.appendChild(el('h3', null, t('disagree') + ' (' + differ.length + ')'));
+    root.appendChild(dataTable([
+      { label: '#', num: true, cls: 'narrow', value: (i) => i + 1 },
+      { label: t('subject'), value: (i) => Q[i].subject },
+      { label: t('level2'), value: (i) => TREE[Q[i].node].name },
+      { label: t('stem'), cls: 'stemcol', value: (i) => shown(Q[i].stem), render: (i) => link('q/' + i, snippet(shown(Q[i].stem) || Q[i].id)) },
+      { label: 'A', cls: 'markcol', value: (i) => A.c[i], render: (i) => resultMark(state.run, i) },
+      { label: 'B', cls: 'markcol', value: (i) => B.c[i], render: (i) => resultMark(state.runB, i) },
+    ], differ, { onRow: (i) => { location.hash = 'q/' + i; } }));
+    return root;
+  }
+
+  function viewVerdicts() {
+    const root = el('div');
+    root.appendChild(el('h2', null, t('verdicts')));
+    root.appendChild(el('p', { class: 'muted' }, t('verdictHelp')));
+    const entries = Object.values(loadVerdicts()).map(exportLine);
+    const text = exportText();
+    const download = el('button', { type: 'button', class: 'btn', id: 'export-verdicts' }, t('exportJsonl') + ' (' + entries.length + ')');
+    download.addEventListener('click', () => {
+      const blob = new Blob([exportText()], { type: 'application/x-ndjson' });
+      const url = URL.createObjectURL(blob);
+      const a = el('a', { href: url, download: 'k12eval-step-labels.jsonl' });
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    });
+    const clearAll = el('button', { type: 'button', class: 'btn ghost', id: 'clear-verdicts' }, t('clearAll'));
+    clearAll.addEventListener('click', () => { saveVerdicts({}); route(); });
+    root.appendChild(el('div', { class: 'controls' }, download, clearAll));
+    const index = Object.fromEntries(Q.map((q, i) => [q.id, i]));
+    root.appendChild(el('h3', null, t('labelled')));
+    root.appendChild(dataTable([
+      { label: t('run'), value: (e) => (runById[e.run] ? runById[e.run].label : e.run) },
+      { label: t('id'), value: (e) => e.question_id, render: (e) => (index[e.question_id] != null ? link('q/' + index[e.question_id], e.question_id) : e.question_id) },
+      { label: t('steps'), num: true, value: (e) => e.steps.length },
+      { label: t('firstErrorCol'), num: true, value: (e) => e.first_error },
+      { label: t('complete'), value: (e) => (e.complete ? '✓' : '…') },
+    ], entries, { onRow: (e) => { if (index[e.question_id] != null) { state.run = e.run; location.hash = 'q/' + index[e.question_id]; } } }));
+    root.appendChild(el('h3', null, 'JSONL'));
+    root.appendChild(el('textarea', { class: 'export', readonly: true, id: 'verdict-jsonl', 'aria-label': 'JSONL' }, text));
+    return root;
+  }
+
+  function viewTables() {
+    const root = el('div');
+    root.appendChild(el('h2', null, t('tables')));
+    for (const table of DATA.tables) {
+      const card = el('div', { class: 'card', id: 'table-' + table.id });
+      card.appendChild(el('h3', null, table[state.lang], ' ', el('span', { class: 'muted small' }, t('tableSource') + ': ' + table.source)));
+      if (!table.rows.length) card.appendChild(el('p', { class: 'empty' }, t('noData')));
+      else {
+        const numeric = (i) => table.rows.every((r) => r[i] == null || /^[-+\d.\s/—%]*$/.test(String(r[i])));
+        const columns = table.columns.map((c, i) => ({ label: VALUES[state.lang][c] || c, num: numeric(i), value: (r) => r[i] }));
+        card.appendChild(dataTable(columns, table.rows, { filter: table.rows.length > 8, nowrap: true }));
+      }
+      root.appendChild(card);
+    }
+    return root;
+  }
+
+  // ---------------------------------------------------------------- routing
+  const TABS = [['overview', 'overview'], ['knowledge', nodeHash('all')], ['question', 'q/0'], ['compare', 'compare'], ['verdicts', 'verdicts'], ['tables', 'tables']];
+  function route() {
+    const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || 'overview';
+    const [name, ...rest] = hash.split('/');
+    const arg = rest.join('/');
+    document.documentElement.lang = state.lang === 'zh' ? 'zh-CN' : 'en';
+    document.getElementById('title').textContent = t('title');
+    document.title = t('title') + ' · k12eval';
+    const langButton = document.getElementById('lang');
+    langButton.textContent = t('other');
+    const active = name === 'node' ? 'knowledge' : name === 'q' ? 'question' : name;
+    const nav = document.getElementById('tabs');
+    nav.replaceChildren(...TABS.map(([key, target]) => el('a', { href: '#' + target, class: key === active ? 'active' : null, 'data-tab': key }, t(key))));
+    let view;
+    if (!state.run) view = el('p', { class: 'empty' }, t('noData'));
+    else if (name === 'node') view = viewNode(arg);
+    else if (name === 'q') view = viewQuestion(arg);
+    else if (name === 'compare') view = viewCompare();
+    else if (name === 'verdicts') view = viewVerdicts();
+    else if (name === 'tables') view = viewTables();
+    else view = viewOverview();
+    document.getElementById('view').replaceChildren(view);
+    document.getElementById('footer').textContent = 'k12eval ' + DATA.meta.version + ' · ' + t('generated') + ' ' + DATA.meta.generated;
+  }
+  document.getElementById('lang').addEventListener('click', () => {
+    state.lang = state.lang === 'zh' ? 'en' : 'zh';
+    localStorage.setItem(LANG_KEY, state.lang);
+    route();
+  });
+  window.addEventListener('hashchange', () => { route(); window.scrollTo(0, 0); });
+  route();
+})();

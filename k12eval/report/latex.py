@@ -1,0 +1,139 @@
+"""Show simple LaTeX as plain text a teacher reads at a glance: ``$$\\frac{a}{b}$$`` -> ``a/b``.
+
+Not a renderer: it strips math delimiters, turns common commands into Unicode
+(``\\times`` ×, ``\\le`` ≤, ``\\sqrt{x}`` √x, ``x^{2}`` x²) and leaves anything it
+does not know as written, so nothing is ever lost.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+SYMBOLS = {
+    "times": "×", "div": "÷", "cdot": "·", "pm": "±", "mp": "∓", "le": "≤", "leq": "≤", "ge": "≥",
+    "geq": "≥", "ne": "≠", "neq": "≠", "approx": "≈", "equiv": "≡", "sim": "∼", "infty": "∞",
+    "pi": "π", "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+    "theta": "θ", "lambda": "λ", "mu": "μ", "rho": "ρ", "sigma": "σ", "phi": "φ", "varphi": "φ",
+    "omega": "ω", "Delta": "Δ", "Omega": "Ω", "Sigma": "Σ", "angle": "∠", "triangle": "△",
+    "circ": "°", "degree": "°", "parallel": "∥", "perp": "⊥", "in": "∈", "notin": "∉",
+    "subset": "⊂", "subseteq": "⊆", "supset": "⊃", "cup": "∪", "cap": "∩", "emptyset": "∅",
+    "varnothing": "∅", "therefore": "∴", "because": "∵", "rightarrow": "→", "to": "→",
+    "Rightarrow": "⇒", "leftarrow": "←", "Leftarrow": "⇐", "leftrightarrow": "↔",
+    "Leftrightarrow": "⇔", "uparrow": "↑", "downarrow": "↓", "forall": "∀", "exists": "∃",
+    "neg": "¬", "land": "∧", "lor": "∨", "cong": "≅", "odot": "⊙", "prime": "′", "ldots": "…",
+    "cdots": "⋯", "dots": "…", "quad": " ", "qquad": "  ", ",": " ", ";": " ", ":": " ", "!": "",
+    " ": " ", "%": "%", "{": "{", "}": "}", "_": "_", "&": "&", "#": "#", "$": "$", "\\": " ",
+    "left": "", "right": "", "big": "", "Big": "", "bigg": "", "displaystyle": "", "limits": "",
+    "lbrace": "{", "rbrace": "}", "langle": "⟨", "rangle": "⟩", "lg": "lg", "ln": "ln", "log": "log",
+    "sin": "sin", "cos": "cos", "tan": "tan", "cot": "cot", "lim": "lim", "max": "max", "min": "min",
+    "overset": "", "underset": "",
+}  # fmt: skip
+"""Command (without backslash) -> text."""
+
+_TEXT_ARG = {"text", "mathrm", "mathbf", "mathit", "textbf", "textit", "operatorname", "boldsymbol", "rm", "bf"}
+_ACCENT = {"overline": "\u0305", "bar": "\u0304", "vec": "\u20d7", "hat": "\u0302", "widehat": "\u0302"}
+_FRAC = {"frac", "dfrac", "tfrac", "cfrac"}
+_SUP = str.maketrans("0123456789+-=()nixyabk", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱˣʸᵃᵇᵏ")
+_SUB = str.maketrans("0123456789+-=()aeoxnmk", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₙₘₖ")
+_SUP_CHARS = set("0123456789+-=()nixyabk")
+_SUB_CHARS = set("0123456789+-=()aeoxnmk")
+_DELIMITERS = re.compile(r"\$\$|\$|\\\(|\\\)|\\\[|\\\]")
+_COMMAND = re.compile(r"\\([A-Za-z]+|.)")
+
+
+@functools.lru_cache(maxsize=1 << 16)  # reports repeat the same sentences many times
+def simplify_latex(text: str) -> str:
+    """``text`` with its LaTeX shown as plain Unicode text; text without LaTeX comes back unchanged."""
+    if "\\" not in text and "$" not in text and "^" not in text and "_{" not in text:
+        return text
+    return _convert(_DELIMITERS.sub("", text))
+
+
+def _group(text: str, i: int) -> tuple[str, int]:
+    """The argument starting at ``text[i]`` (a ``{...}`` group or one token) and the index after it."""
+    while i < len(text) and text[i] == " ":
+        i += 1
+    if i >= len(text):
+        return "", i
+    if text[i] == "{":
+        depth = 0
+        for j in range(i, len(text)):
+            if text[j] == "{":
+                depth += 1
+            elif text[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    return text[i + 1 : j], j + 1
+        return text[i + 1 :], len(text)
+    if text[i] == "\\":
+        match = _COMMAND.match(text, i)
+        if match:
+            return match.group(0), match.end()
+    return text[i], i + 1
+
+
+def _wrap(part: str) -> str:
+    """Parenthesise a fraction part that is more than one term."""
+    return f"({part})" if re.search(r"[+\-−×÷·/ ]", part.strip()) else part.strip()
+
+
+def _script(body: str, table: dict[int, int], chars: set[str], mark: str) -> str:
+    if body == "°":
+        return "°"
+    if body and set(body) <= chars:
+        return body.translate(table)
+    return f"{mark}({body})" if len(body) > 1 else f"{mark}{body}"
+
+
+def _convert(text: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            match = _COMMAND.match(text, i)
+            assert match is not None  # a backslash always matches "\\." at least
+            name, i = match.group(1), match.end()
+            if name.isalpha():
+                while i < len(text) and text[i] == " ":  # LaTeX drops the spaces after a control word
+                    i += 1
+            if name in _FRAC:
+                top, i = _group(text, i)
+                bottom, i = _group(text, i)
+                out.append(f"{_wrap(_convert(top))}/{_wrap(_convert(bottom))}")
+            elif name == "sqrt":
+                index = ""
+                if i < len(text) and text[i] == "[":
+                    end = text.find("]", i)
+                    index, i = text[i + 1 : end], end + 1
+                body, i = _group(text, i)
+                root = {"3": "∛", "4": "∜"}.get(index, (index.translate(_SUP) if index else "") + "√")
+                inner = _convert(body)
+                out.append(root + (inner if len(inner) <= 1 or inner.isalnum() else f"({inner})"))
+            elif name in _TEXT_ARG:
+                body, i = _group(text, i)
+                out.append(_convert(body))
+            elif name in _ACCENT:
+                body, i = _group(text, i)
+                out.append("".join(c + _ACCENT[name] for c in _convert(body)))
+            elif name in SYMBOLS:
+                out.append(SYMBOLS[name])
+            elif i < len(text) and text[i] == "{":
+                body, i = _group(text, i)
+                out.append(f"{match.group(0)}{{{_convert(body)}}}")  # unknown: kept as written
+            else:
+                out.append(match.group(0))
+        elif ch in "^_" and i + 1 < len(text):
+            body, i = _group(text, i + 1)
+            converted = _convert(body)
+            if ch == "^":
+                out.append(_script(converted, _SUP, _SUP_CHARS, "^"))
+            else:
+                out.append(_script(converted, _SUB, _SUB_CHARS, "_"))
+        elif ch in "{}":
+            i += 1
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)

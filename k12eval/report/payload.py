@@ -1,0 +1,272 @@
+"""The data the HTML report embeds: plain JSON built from runs, the graph and the aggregates.
+
+The page computes the drill-down counts itself (so its filters by stage, type,
+difficulty and group are instant) from per-question arrays aligned with
+``questions``; the overview, the weakest points and the tables come from the
+Python aggregates, which are the reference numbers (nodes.csv).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from k12eval.report.latex import simplify_latex
+from k12eval.report.steps import split_steps
+from kg.aggregate import ROOT, weakest_points
+from kg.graph import KnowledgeGraph, node_ids
+from kg.records import Question
+from kg.runs import Run
+from kg.scores import Match, QuestionScores, StepScore
+from runners.records import RunRecord
+
+STATUS_CODES = {"ok": 0, "unparsed": 1, "failed": 2, "skipped": 3}
+
+METRIC_TITLES: dict[str, tuple[str, str]] = {
+    "faithfulness": ("忠实度（步骤）", "Faithfulness-Step"),
+    "faithfulness_ww": ("忠实度（词）", "Faithfulness-Token"),
+    "informativeness_step": ("信息量（步骤）", "Info-Step"),
+    "informativeness_chain": ("信息量（链）", "Info-Chain"),
+    "repetition_word": ("不重复（词）", "Repetition-Token"),
+    "repetition_step": ("不重复（步骤）", "Repetition-Step"),
+    "discourse_representation": ("与题目一致", "Source-Consistency"),
+    "source_consistency": ("与题目一致", "Source-Consistency"),
+    "coherence_step_vs_step": ("自洽", "Self-Consistency"),
+    "reasoning_alignment": ("与解析对齐", "Reasoning Alignment"),
+    "external_hallucination": ("无幻觉", "Hallucination"),
+    "redundancy": ("无冗余", "Redundancy"),
+    "common_sense_error": ("常识", "Commonsense"),
+    "missing_step": ("无缺步", "Missing-Step"),
+    "semantic_coverage_step": ("语义覆盖（步骤）", "Semantic-Coverage-Step"),
+    "semantic_coverage_chain": ("语义覆盖（链）", "Semantic-Coverage-Chain"),
+}
+"""Display names of the step scores we know (others show their key); all are "higher is better"."""
+
+
+def clean(value: Any) -> Any:
+    """JSON-safe: NaN and infinities become ``null``, floats keep 4 decimals, numpy scalars become Python."""
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else round(value, 4)
+    return value
+
+
+def question_order(graph: KnowledgeGraph) -> list[str]:
+    """Question ids in tree order: subject, level-1, level-2 (by name), then id."""
+    return [node[2:] for _, node in graph.walk() if node.startswith("q:")]
+
+
+def _text(raw: str) -> dict[str, str]:
+    shown = simplify_latex(raw)
+    return {"t": raw} if shown == raw else {"t": raw, "d": shown}
+
+
+def _question(q: Question, reference: tuple[str, ...]) -> dict[str, Any]:
+    ids = node_ids(q)
+    analysis = list(reference) or split_steps(q.analysis)
+    return {
+        "id": q.id,
+        "node": ids["level2"],
+        "subject": q.subject,
+        "stage": q.stage.value if q.stage else None,
+        "type": q.type.value,
+        "difficulty": q.difficulty,
+        "group": q.group,
+        "stem": _text(q.stem),
+        "options": [{"label": o.label, "blank": o.blank, **_text(o.text)} for o in q.options],
+        "answer": list(q.answer),
+        "analysis": [_text(s) for s in analysis],
+        "stand_in": bool(q.extra.get("stand_in")),
+    }
+
+
+def _match(match: Match | None) -> dict[str, Any] | None:
+    if match is None:
+        return None
+    return {"index": match.index, "score": match.score, **_text(match.text)}
+
+
+def _steps(output: str | None, scores: QuestionScores | None) -> list[dict[str, Any]]:
+    steps: list[StepScore]
+    if scores is not None and scores.steps:
+        steps = list(scores.steps)
+    elif scores is not None and scores.hypothesis_steps:
+        steps = [StepScore(index=i, text=t) for i, t in enumerate(scores.hypothesis_steps)]
+    else:
+        steps = [StepScore(index=i, text=t) for i, t in enumerate(split_steps(output))]
+    shown = []
+    for step in steps:
+        entry: dict[str, Any] = {**_text(step.text), "flags": list(step.flags)}
+        for key, match in (("src", step.best_source), ("ref", step.best_reference), ("con", step.max_contradiction)):
+            if match is not None:
+                entry[key] = _match(match)
+        if step.values:
+            entry["values"] = step.values
+        shown.append(entry)
+    return shown
+
+
+def build_payload(
+    runs: list[Run],
+    graph: KnowledgeGraph,
+    frame: pd.DataFrame,
+    nodes: pd.DataFrame,
+    tables: list[dict[str, Any]],
+    meta: dict[str, Any],
+) -> dict[str, Any]:
+    """Everything the page shows, JSON-safe."""
+    order = question_order(graph)
+    index = {qid: i for i, qid in enumerate(order)}
+    reference: dict[str, tuple[str, ...]] = {}
+    for run in runs:
+        for qid, scores in run.scores.items():
+            if scores.reference_steps and qid not in reference:
+                reference[qid] = scores.reference_steps
+    metrics = [c.removeprefix("score:") for c in frame.columns if str(c).startswith("score:")]
+    results: dict[str, Any] = {}
+    answers: dict[str, Any] = {}
+    for run in runs:
+        correct: list[int | None] = [None] * len(order)
+        status: list[int | None] = [None] * len(order)
+        metric_values: dict[str, list[float | None]] = {m: [None] * len(order) for m in metrics}
+        detail: dict[str, Any] = {}
+        by_id = {r.question_id: r for r in run.records}
+        for qid, record in by_id.items():
+            i = index[qid]
+            status[i] = STATUS_CODES[record.parse_status]
+            if record.parse_status != "skipped":
+                if record.correct is not None:
+                    correct[i] = int(record.correct)
+                elif record.parse_status in ("unparsed", "failed"):
+                    correct[i] = 0
+            solution = run.scores.get(qid)
+            for metric, value in (solution.scores if solution else {}).items():
+                if metric in metric_values:
+                    metric_values[metric][i] = value
+            detail[str(i)] = _answer_from(record, solution)
+            seen = run.questions.get(qid)
+            base = graph.questions[qid]
+            if seen is not None and (seen.options != base.options or seen.answer != base.answer):
+                # This run saw another wording (shuffled options, added distractors): show it with the answer.
+                detail[str(i)]["options"] = [{"label": o.label, **_text(o.text)} for o in seen.options]
+                detail[str(i)]["variant_answer"] = list(seen.answer)
+        results[run.id] = {"c": correct, "st": status, "s": metric_values}
+        answers[run.id] = detail
+    # Only the parts made from pandas can hold NaN; the per-question parts are JSON-safe as built.
+    payload = {
+        "meta": clean(meta),
+        "runs": clean([_run_entry(run, nodes) for run in runs]),
+        "metrics": [
+            {"key": m, "zh": METRIC_TITLES.get(m, (m, m))[0], "en": METRIC_TITLES.get(m, (m, m))[1]} for m in metrics
+        ],
+        "tree": _tree(graph, index),
+        "questions": [_question(graph.questions[qid], reference.get(qid, ())) for qid in order],
+        "results": results,
+        "answers": answers,
+        "overview": clean(_overview(runs, nodes, graph)),
+        "tables": clean(tables),
+    }
+    return payload
+
+
+def _answer_from(record: RunRecord, scores: QuestionScores | None) -> dict[str, Any]:
+    return {
+        "status": record.parse_status,
+        "correct": record.correct,
+        "partial": record.partial,
+        "extracted": record.extracted,
+        "gold": record.gold,
+        "output": record.output,
+        "error": record.error,
+        "rank": record.gold_rank,
+        "steps": _steps(record.output, scores),
+        "first_suspect": scores.first_suspect if scores else None,
+        "scores": scores.scores if scores else {},
+        "unavailable": scores.unavailable if scores else {},
+    }
+
+
+def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
+    header = run.header
+    row = _root_row(nodes, run.id)
+    return {
+        "id": run.id,
+        "label": run.label,
+        "model": header.model,
+        "mode": header.mode,
+        "variant": header.variant,
+        "strategy": header.strategy,
+        "backend": header.backend,
+        "bank": run.bank,
+        "records": len(run.records),
+        "scored_steps": len(run.scores),
+        **{k: row.get(k) for k in ("n", "acc_micro", "acc_micro_lo", "acc_micro_hi", "acc_macro", "unparsed_rate")},
+    }
+
+
+def _root_row(nodes: pd.DataFrame, run: str) -> dict[str, Any]:
+    rows = nodes[(nodes["run"] == run) & (nodes["slice"] == "all") & (nodes["node"] == ROOT)]
+    return rows.iloc[0].to_dict() if len(rows) else {}
+
+
+def _tree(graph: KnowledgeGraph, index: dict[str, int]) -> dict[str, Any]:
+    tree: dict[str, Any] = {
+        ROOT: {"kind": ROOT, "name": ROOT, "parent": None, "children": sorted(graph.nodes_of_kind("subject"))}
+    }
+    for _, node in graph.walk():
+        data = graph.graph.nodes[node]
+        if data["kind"] == "question":
+            continue
+        parent = next(iter(graph.graph.predecessors(node)), ROOT)
+        children = graph.children(node)
+        entry: dict[str, Any] = {"kind": data["kind"], "name": data["name"], "parent": parent}
+        if data["kind"] == "level2":
+            entry["questions"] = [index[c[2:]] for c in children]
+        else:
+            entry["children"] = children
+        if data["kind"] == "subject":
+            entry["group"] = data.get("group") or None
+        tree[node] = entry
+    return tree
+
+
+def _overview(runs: list[Run], nodes: pd.DataFrame, graph: KnowledgeGraph) -> dict[str, Any]:
+    whole = nodes[nodes["slice"] == "all"]
+    subjects = whole[whole["kind"] == "subject"]
+    cols = ["n", "acc_micro", "acc_micro_lo", "acc_micro_hi", "unparsed_rate"]
+    heatmap = {
+        "rows": sorted(graph.nodes_of_kind("subject")),
+        "cols": [run.id for run in runs],
+        "cells": {f"{r}|{n}": [row[c] for c in cols] for r, n, row in _iter(subjects, cols)},
+    }
+    groups = nodes[(nodes["slice"] == "group") & (nodes["node"] == ROOT)]
+    group_cells = {
+        f"{r}|{row['slice_value']}": [row[c] for c in cols] for r, _, row in _iter(groups, [*cols, "slice_value"])
+    }
+    weakest = weakest_points(nodes, top=10)
+    weak_rows = [
+        {
+            "run": row["run"],
+            "node": row["node"],
+            "subject": row["subject"],
+            "level1": graph.graph.nodes[row["parent"]]["name"] if row["parent"] in graph.graph else "",
+            "name": row["name"],
+            **{c: row[c] for c in cols},
+        }
+        for _, row in weakest.iterrows()
+    ]
+    return {"heatmap": heatmap, "groups": group_cells, "weakest": weak_rows}
+
+
+def _iter(table: pd.DataFrame, cols: list[str]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (str(run), str(node), dict(zip(cols, values, strict=True)))
+        for run, node, *values in table[["run", "node", *cols]].itertuples(index=False)
+    ]

@@ -1,0 +1,187 @@
+"""PNG figures of the overview (matplotlib, Agg backend), with Chinese labels when a CJK font exists.
+
+Without a CJK font (install Debian's ``fonts-noto-cjk`` or ``fonts-wqy-microhei``),
+Chinese labels would print as empty boxes: known subjects, types and groups are
+then written in English and other Chinese labels by their position (``#3``),
+and :func:`write_plots` says so in its notes.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from kg.aggregate import ROOT, weakest_points
+
+CJK_FAMILIES = (
+    "Noto Sans CJK SC",
+    "Noto Sans CJK JP",
+    "Noto Serif CJK SC",
+    "WenQuanYi Micro Hei",
+    "WenQuanYi Zen Hei",
+    "Source Han Sans SC",
+    "SimHei",
+    "Microsoft YaHei",
+    "PingFang SC",
+    "AR PL UMing CN",
+)
+FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts")
+ENGLISH = {
+    "语文": "Chinese", "数学": "Math", "英语": "English", "物理": "Physics", "化学": "Chemistry",
+    "生物": "Biology", "历史": "History", "政治": "Politics", "地理": "Geography",
+}  # fmt: skip
+_CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+
+
+@functools.cache
+def cjk_font() -> str | None:
+    """The family name of an installed CJK font matplotlib can use, or ``None``."""
+    from matplotlib import font_manager
+
+    names = {f.name for f in font_manager.fontManager.ttflist}
+    for family in CJK_FAMILIES:
+        if family in names:
+            return family
+    # Fonts installed after matplotlib built its cache are not in it yet.
+    for folder in FONT_DIRS:
+        for path in sorted(Path(folder).rglob("*")) if Path(folder).is_dir() else []:
+            if path.suffix.lower() in (".ttc", ".ttf", ".otf") and re.search(r"cjk|wqy|wenquan|hei", path.name, re.I):
+                try:
+                    font_manager.fontManager.addfont(str(path))
+                except (OSError, RuntimeError):
+                    continue
+    names = {f.name for f in font_manager.fontManager.ttflist}
+    return next((family for family in CJK_FAMILIES if family in names), None)
+
+
+class Labeller:
+    """Turns labels into text the chosen font can draw."""
+
+    def __init__(self, has_cjk: bool) -> None:
+        self.has_cjk = has_cjk
+        self.replaced = 0
+
+    def __call__(self, text: str, position: int | None = None) -> str:
+        if self.has_cjk or not _CJK.search(text):
+            return text
+        self.replaced += 1
+        if text in ENGLISH:
+            return ENGLISH[text]
+        return f"#{position + 1}" if position is not None else _CJK.sub("?", text)
+
+
+def write_plots(nodes: pd.DataFrame, runs: list[dict[str, str]], out: Path, font: str | None = None) -> list[str]:
+    """Write heatmap.png, groups.png, weakest.png and unparsed.png into ``out``; returns notes for the user.
+
+    ``runs`` are ``{"id", "label"}`` in report order. ``font`` overrides the CJK font
+    search (``""`` means: pretend none is installed).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    family = cjk_font() if font is None else (font or None)
+    label = Labeller(family is not None)
+    notes: list[str] = []
+    style: dict[str, Any] = {
+        "font.family": [family, "DejaVu Sans"] if family else ["DejaVu Sans"],
+        "axes.unicode_minus": False,
+    }
+    with plt.rc_context(style):  # type: ignore[arg-type]
+        _heatmap(nodes, runs, out / "heatmap.png", label, plt)
+        _groups(nodes, runs, out / "groups.png", plt)
+        _weakest(nodes, runs, out / "weakest.png", label, plt)
+        _unparsed(nodes, runs, out / "unparsed.png", plt)
+    if label.replaced:
+        notes.append(
+            "no CJK font found: Chinese plot labels were replaced (install fonts-noto-cjk or fonts-wqy-microhei)"
+        )
+    return notes
+
+
+def _short(label: str, width: int = 28) -> str:
+    return label if len(label) <= width else label[: width - 1] + "…"
+
+
+def _heatmap(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, label: Labeller, plt: Any) -> None:
+    subjects = nodes[(nodes["slice"] == "all") & (nodes["kind"] == "subject")]
+    table = subjects.pivot_table(index="name", columns="run", values="acc_micro", aggfunc="first", dropna=False)
+    table = table.reindex(columns=[r["id"] for r in runs])
+    fig, ax = plt.subplots(figsize=(2.2 + 1.3 * len(runs), 1.2 + 0.45 * max(1, len(table))))
+    values = table.to_numpy(dtype=float) * 100
+    image = ax.imshow(values, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
+    ax.set_xticks(range(len(runs)), [_short(r["label"], 22) for r in runs], rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(table)), [label(str(s), i) for i, s in enumerate(table.index)], fontsize=9)
+    for (i, j), value in pd.DataFrame(values).stack(future_stack=True).items():
+        ax.text(j, i, "—" if math.isnan(value) else f"{value:.0f}", ha="center", va="center", fontsize=8)
+    fig.colorbar(image, ax=ax, label="accuracy %")
+    ax.set_title("Accuracy by subject")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _groups(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, plt: Any) -> None:
+    rows = nodes[(nodes["slice"] == "group") & (nodes["node"] == ROOT)]
+    groups = sorted(rows["slice_value"].unique())
+    fig, ax = plt.subplots(figsize=(2.5 + 1.2 * len(runs), 3.4))
+    width = 0.8 / max(1, len(groups))
+    for g, group in enumerate(groups):
+        part = rows[rows["slice_value"] == group].set_index("run").reindex([r["id"] for r in runs])
+        acc = part["acc_micro"].to_numpy(dtype=float) * 100
+        err = [
+            acc - part["acc_micro_lo"].to_numpy(dtype=float) * 100,
+            part["acc_micro_hi"].to_numpy(dtype=float) * 100 - acc,
+        ]
+        xs = [i + (g - (len(groups) - 1) / 2) * width for i in range(len(runs))]
+        ax.bar(xs, acc, width, yerr=err, capsize=3, label=group)
+    ax.set_xticks(range(len(runs)), [_short(r["label"], 22) for r in runs], rotation=30, ha="right", fontsize=8)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("accuracy % (95% Wilson interval)")
+    ax.set_title("Arts vs science")
+    if groups:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _weakest(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, label: Labeller, plt: Any) -> None:
+    weakest = weakest_points(nodes, top=12)
+    first = weakest[weakest["run"] == runs[0]["id"]] if runs else weakest
+    first = first.iloc[::-1]
+    fig, ax = plt.subplots(figsize=(7.5, 1.2 + 0.38 * max(1, len(first))))
+    acc = first["acc_micro"].to_numpy(dtype=float) * 100
+    lo = first["acc_micro_lo"].to_numpy(dtype=float) * 100
+    hi = first["acc_micro_hi"].to_numpy(dtype=float) * 100
+    names = [
+        label(f"{s} / {n} (n={int(k)})", i)
+        for i, (s, n, k) in enumerate(zip(first["subject"], first["name"], first["n"], strict=True))
+    ]
+    ax.barh(range(len(first)), acc, xerr=[acc - lo, hi - acc], capsize=3, color="#d9534f")
+    ax.set_yticks(range(len(first)), [_short(n, 34) for n in names], fontsize=8)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("accuracy % (ranked by the upper end of the 95% interval)")
+    ax.set_title(f"Weakest knowledge points: {_short(runs[0]['label'], 40) if runs else ''}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _unparsed(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, plt: Any) -> None:
+    rows = nodes[(nodes["slice"] == "all") & (nodes["node"] == ROOT)].set_index("run").reindex([r["id"] for r in runs])
+    fig, ax = plt.subplots(figsize=(2.5 + 1.0 * len(runs), 3.2))
+    ax.bar(range(len(runs)), rows["unparsed_rate"].to_numpy(dtype=float) * 100, color="#f0ad4e")
+    ax.set_xticks(range(len(runs)), [_short(r["label"], 22) for r in runs], rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("% of answers with no readable answer")
+    ax.set_title("Unparsed answers")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,207 @@
+"""Write a report folder from run folders: tables, aggregates, plots, summary and the HTML page.
+
+``REPORT_DIR`` gets::
+
+    index.html              the teacher's report (one file, opens from disk, no network)
+    nodes.csv / .parquet    one row per run x slice x node (see kg.aggregate)
+    questions.csv / .parquet one row per run x question
+    tables/*.csv, *.md      the papers' tables and the analyses; tables.md has them all
+    plots/*.png             heatmap, arts vs science, weakest points, unparsed answers
+    summary.json            headline numbers per run, files written, warnings
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from k12eval import __version__
+
+TABLE_TITLES: dict[str, tuple[str, str, str]] = {
+    "ck12_table1_type_by_mode": ("按题型与模式的正确率（文科 / 理科）", "Accuracy by question type and mode (arts / science)", "CK12 Table 1"),
+    "ck12_table2_cot_step_scores": ("思维链步骤得分", "CoT step scores", "CK12 Table 2"),
+    "ck12_table3_level1": ("一级知识点正确率", "Accuracy of level-1 knowledge points", "CK12 Table 3"),
+    "cmmlu_categories": ("分类得分（学科正确率的简单平均）", "Category scores (unweighted mean of subject accuracies)", "CMMLU"),
+    "xiezhi_ranking": ("选项排序指标", "Option ranking metrics", "Xiezhi"),
+    "analysis_negation": ("含否定词 vs 不含", "Questions with vs without negation words", "CMMLU analysis"),
+    "analysis_sub_options": ("含子选项 vs 不含", "Questions with vs without sub-options (①②③)", "CMMLU analysis"),
+    "analysis_variants": ("原题 vs 打乱选项 vs 干扰项（同题配对）", "Original vs shuffled vs distractors (paired)", "CK12 variants"),
+    "analysis_cot": ("思维链 vs 直接作答（同题配对）", "CoT vs no CoT (paired)", "paired"),
+}  # fmt: skip
+
+
+@dataclass
+class ReportResult:
+    """What :func:`write_report` wrote."""
+
+    out: Path
+    files: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def build_tables(
+    frame: pd.DataFrame, graph: Any, k: int, subject: str | None, stage: str | None
+) -> dict[str, pd.DataFrame]:
+    """Every table of the report by name (empty tables included, so their absence is visible)."""
+    from kg import analyses, tables
+
+    if subject is None:  # CK12 Table 3's choice, or the biggest subject; a given subject spans all stages
+        subject, chosen_stage = tables.default_subject_stage(frame)
+        stage = stage or chosen_stage
+    fmt = _format_analysis
+    features = analyses.text_features(graph)
+    return {
+        "ck12_table1_type_by_mode": tables.type_by_mode(frame),
+        "ck12_table2_cot_step_scores": tables.cot_step_scores(frame),
+        "ck12_table3_level1": tables.level1_accuracy(frame, subject, stage),
+        "cmmlu_categories": tables.category_scores(frame),
+        "xiezhi_ranking": tables.ranking(frame, k),
+        "analysis_negation": fmt(analyses.split_accuracy(frame, graph, "negation", features)),
+        "analysis_sub_options": fmt(analyses.split_accuracy(frame, graph, "sub_options", features)),
+        "analysis_variants": fmt(analyses.variant_pairs(frame)),
+        "analysis_cot": fmt(analyses.cot_pairs(frame)),
+    }
+
+
+def _format_analysis(table: pd.DataFrame) -> pd.DataFrame:
+    """Accuracies as percentages, p-values with 3 decimals, for display."""
+    from kg.tables import pct
+
+    shown = table.copy()
+    for column in shown.columns:
+        if column.startswith("acc") or column in ("difference", "share_with"):
+            shown[column] = [pct(v) for v in shown[column]]
+        elif column == "mcnemar_p":
+            shown[column] = [f"{v:.3f}" for v in shown[column]]
+    return shown
+
+
+def write_report(
+    run_dirs: list[Path],
+    out: Path,
+    data: Path | None = None,
+    *,
+    k: int = 4,
+    subject: str | None = None,
+    stage: str | None = None,
+    title: str = "k12eval report",
+    cjk_font: str | None = None,
+    plots: bool = True,
+) -> ReportResult:
+    """Read the runs and write the whole report folder; returns the files written and warnings."""
+    from k12eval.report.html import render
+    from k12eval.report.payload import build_payload
+    from k12eval.report.plots import write_plots
+    from kg.aggregate import node_table, question_frame
+    from kg.errors import InputError
+    from kg.markdown import markdown
+    from kg.runs import graph_of, load_runs
+
+    started = time.perf_counter()
+    if not run_dirs:
+        raise InputError("give at least one run folder")
+    runs, warnings = load_runs(run_dirs, data)
+    if not any(run.records for run in runs):
+        raise InputError(f"no answered questions in {', '.join(str(r.dir) for r in runs)}")
+    graph = graph_of(runs)
+    frame = question_frame(runs, graph)
+    nodes = node_table(frame, graph, k=k)
+    result = ReportResult(out=out, warnings=warnings)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(exist_ok=True)
+
+    def wrote(path: Path) -> None:
+        result.files.append(str(path.relative_to(out)))
+
+    for name, table in (("nodes", nodes), ("questions", frame)):
+        table.to_csv(out / f"{name}.csv", index=False)
+        table.to_parquet(out / f"{name}.parquet", index=False)
+        wrote(out / f"{name}.csv")
+        wrote(out / f"{name}.parquet")
+
+    built = build_tables(frame, graph, k, subject, stage)
+    sections = [f"# {title}\n"]
+    page_tables = []
+    for name, table in built.items():
+        zh, en, source = TABLE_TITLES[name]
+        text = markdown(table, f"{en} ({source})")
+        table.to_csv(out / "tables" / f"{name}.csv", index=False)
+        (out / "tables" / f"{name}.md").write_text(text, encoding="utf-8")
+        wrote(out / "tables" / f"{name}.csv")
+        sections.append(text)
+        page_tables.append(
+            {
+                "id": name,
+                "zh": zh,
+                "en": en,
+                "source": source,
+                "columns": [str(c) for c in table.columns],
+                "rows": table.astype(object).where(table.notna(), None).values.tolist(),
+            }
+        )
+    (out / "tables.md").write_text("\n".join(sections), encoding="utf-8")
+    wrote(out / "tables.md")
+
+    run_list = [{"id": r.id, "label": r.label} for r in runs]
+    if plots:
+        result.warnings += write_plots(nodes, run_list, out / "plots", font=cjk_font)
+        result.files += [f"plots/{p.name}" for p in sorted((out / "plots").glob("*.png"))]
+
+    meta = {
+        "title": title,
+        "generated": datetime.now(UTC).isoformat(timespec="seconds"),
+        "version": __version__,
+        "k": k,
+        "warnings": result.warnings,
+    }
+    page = render(build_payload(runs, graph, frame, nodes, page_tables, meta), title)
+    (out / "index.html").write_text(page, encoding="utf-8")
+    wrote(out / "index.html")
+
+    result.summary = _summary(runs, nodes, result, meta, time.perf_counter() - started)
+    (out / "summary.json").write_text(json.dumps(result.summary, ensure_ascii=False, indent=1), encoding="utf-8")
+    result.files.append("summary.json")
+    return result
+
+
+def _summary(
+    runs: list[Any], nodes: pd.DataFrame, result: ReportResult, meta: dict[str, Any], seconds: float
+) -> dict[str, Any]:
+    from k12eval.report.payload import clean
+    from kg.aggregate import ROOT, weakest_points
+
+    whole = nodes[(nodes["slice"] == "all") & (nodes["node"] == ROOT)].set_index("run")
+    weakest = weakest_points(nodes, top=5)
+    keep = ["n", "acc_micro", "acc_micro_lo", "acc_micro_hi", "acc_macro", "unparsed_rate"]
+    return clean(
+        {
+            **meta,
+            "runs": [
+                {
+                    "id": run.id,
+                    "dir": str(run.dir),
+                    "model": run.header.model,
+                    "mode": run.header.mode,
+                    "variant": run.header.variant,
+                    "bank": run.bank,
+                    "records": len(run.records),
+                    "scored_steps": len(run.scores),
+                    **{c: whole.loc[run.id, c] for c in keep},
+                    "weakest": [
+                        {"node": r["node"], "n": r["n"], "acc": r["acc_micro"], "upper": r["acc_micro_hi"]}
+                        for _, r in weakest[weakest["run"] == run.id].iterrows()
+                    ],
+                }
+                for run in runs
+            ],
+            "files": result.files,
+            "seconds": round(seconds, 2),
+        }
+    )

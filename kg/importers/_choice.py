@@ -1,0 +1,167 @@
+"""What CMMLU and C-Eval share: four-option single-choice CSV rows grouped by named subject.
+
+Both sources name a subject by a file-name key (``high_school_physics``) and
+give it a Chinese name and a category. Neither has knowledge points below the
+subject, so every question of a subject sits at ``subject / subject / subject``
+in the graph (see docs/importers.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from kg.errors import Problem
+from kg.importers._io import csv_header, first_csv, read_csv_header
+from kg.records import Knowledge, Option, Question, QuestionType, Stage, detect_language
+
+LETTERS = ("A", "B", "C", "D")
+SPLITS = ("dev", "val", "test")
+_STAGE_PREFIXES = {"小学": Stage.PRIMARY, "初中": Stage.MIDDLE, "高中": Stage.HIGH}
+
+
+@dataclass(frozen=True)
+class Subject:
+    """A named subject of a multi-subject exam bank."""
+
+    key: str
+    """File-name key, e.g. ``high_school_physics``."""
+    zh: str
+    """Chinese name: the graph's subject."""
+    categories: tuple[str, ...] = ()
+    """The source's categories, the first being the subject's group."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Source-specific facts kept in every question's ``extra``."""
+    warning: str | None = None
+    """Set when the subject is not in the source's table."""
+
+    @property
+    def stage(self) -> Stage | None:
+        """School stage when the Chinese name starts with 小学, 初中 or 高中."""
+        for prefix, stage in _STAGE_PREFIXES.items():
+            if self.zh.startswith(prefix):
+                return stage
+        return None
+
+    def knowledge(self) -> Knowledge:
+        """The subject is its own only knowledge point (level 1 and level 2)."""
+        category = self.categories[0] if self.categories else None
+        return Knowledge(category=category, level1=self.zh, level2=self.zh, path=[p for p in (category, self.zh) if p])
+
+
+def csv_files(path: Path) -> list[Path]:
+    """The CSVs under ``path``: the one file, each split folder's files of a release root, or a folder's own."""
+    if path.is_file():
+        return [path]
+    split_dirs = [path / name for name in SPLITS if (path / name).is_dir()]
+    return [file for folder in split_dirs or [path] for file in sorted(folder.glob("*.csv"))]
+
+
+def has_columns(path: Path, required: tuple[str, ...]) -> bool:
+    """Whether ``path`` (or the first CSV of its split folders or of itself) has ``required`` in its header."""
+    file = first_csv(path, SPLITS)
+    header = csv_header(file) if file else None
+    return header is not None and not missing_columns(header, required)
+
+
+def unknown_subject(key: str, source: str) -> Subject:
+    """A subject missing from the source's table: its file name stands in, with a warning."""
+    return Subject(
+        key=key,
+        zh=key,
+        extra={"subject_key": key},
+        warning=f"{key!r} is not one of {source}'s subjects: its file name is used as the subject",
+    )
+
+
+def split_of(file: Path) -> str | None:
+    """``dev`` / ``val`` / ``test`` from the file's folder, if it is named so."""
+    return file.parent.name if file.parent.name in SPLITS else None
+
+
+def missing_columns(header: list[str] | None, required: tuple[str, ...]) -> list[str]:
+    """The required columns a CSV header lacks (all of them when there is no header)."""
+    return [c for c in required if header is None or c not in header]
+
+
+def header_problem(file: Path, required: tuple[str, ...]) -> Problem | None:
+    """Why the CSV's header cannot be used (unreadable, empty, a required column missing), or ``None``."""
+    header = read_csv_header(file)
+    if isinstance(header, Problem):
+        return header
+    missing = missing_columns(header, required)
+    if missing:
+        return Problem(
+            file, 1, missing[0], f"missing column(s) {', '.join(missing)}; the header has {', '.join(header)}"
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class ChoiceRow:
+    """The cells of one row, already picked out of the source's columns."""
+
+    qid: str
+    stem: str
+    options: tuple[str, ...]
+    answer: str
+    analysis: str = ""
+
+
+def build_question(
+    row: ChoiceRow,
+    *,
+    source: str,
+    subject: Subject,
+    columns: dict[str, str],
+    file: Path,
+    line: int,
+    extra: dict[str, Any],
+) -> Question | Problem:
+    """One single-choice question, or the Problem naming the column at fault.
+
+    ``columns`` names the source's column for ``stem``, ``answer`` and ``id``.
+    """
+
+    def problem(role: str, message: str) -> Problem:
+        return Problem(file, line, columns[role], message, record=row.qid or None)
+
+    if not row.qid.strip():
+        return problem("id", "empty id")
+    if not row.stem.strip():
+        return problem("stem", "empty question text")
+    answer = row.answer.strip().upper()
+    if not answer:
+        return problem("answer", "empty answer; expected one option letter A, B, C or D")
+    if answer not in LETTERS:
+        return problem("answer", f"expected one option letter A, B, C or D, got {row.answer.strip()!r}")
+    options = [Option(label=label, text=text.strip()) for label, text in zip(LETTERS, row.options, strict=True)]
+    warnings = [w for w in [subject.warning] if w]
+    empty = [o.label for o in options if not o.text]
+    if empty:
+        warnings.append(f"empty option text for {', '.join(empty)}")
+    record_extra = {**subject.extra, **extra}
+    if warnings:
+        record_extra["warnings"] = warnings
+    try:
+        return Question(
+            id=row.qid.strip(),
+            source=source,
+            stage=subject.stage,
+            subject=subject.zh,
+            group=subject.categories[0] if subject.categories else None,
+            type=QuestionType.SINGLE,
+            stem=row.stem.strip(),
+            options=options,
+            answer=[answer],
+            analysis=row.analysis.strip(),
+            knowledge=subject.knowledge(),
+            language=detect_language(row.stem + " ".join(row.options)),
+            extra=record_extra,
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        return Problem(file, line, ".".join(map(str, error["loc"])) or None, error["msg"], record=row.qid or None)

@@ -1,0 +1,94 @@
+"""CMMLU: ``dev/`` and ``test/`` folders of ``<subject>.csv`` (unnamed index column, ``Question,A,B,C,D,Answer``).
+
+Point it at the release root, at one split folder or at one CSV. Question ids
+are ``cmmlu/<split>/<subject>/<index>`` (``cmmlu/<subject>/<index>`` when the
+file is not in a split folder). Subject names and categories come from CMMLU's
+own table (:mod:`kg.importers._cmmlu_subjects`): the Chinese name is the graph's
+subject and its own only knowledge point, the first category the ``group``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from kg.errors import Problem
+from kg.importers import ImportOptions
+from kg.importers._choice import (
+    LETTERS,
+    ChoiceRow,
+    Subject,
+    build_question,
+    csv_files,
+    has_columns,
+    header_problem,
+    split_of,
+    unknown_subject,
+)
+from kg.importers._cmmlu_subjects import SUBJECTS, categories_of
+from kg.importers._io import csv_header, iter_csv
+from kg.records import Question
+
+COLUMNS = ("Question", *LETTERS, "Answer")
+
+
+def detect(path: Path) -> bool:
+    """A CSV (or a folder whose first CSV, in ``dev/``, ``test/`` or itself) has CMMLU's header."""
+    return has_columns(path, COLUMNS)
+
+
+def subject_of(key: str) -> Subject:
+    """CMMLU's facts about a subject key; an unknown key keeps its name and gets a warning."""
+    if key not in SUBJECTS:
+        return unknown_subject(key, "CMMLU")
+    zh, subcategories = SUBJECTS[key]
+    categories = categories_of(subcategories)
+    return Subject(
+        key=key,
+        zh=zh,
+        categories=categories,
+        extra={"subject_key": key, "categories": list(categories), "subcategories": list(subcategories)},
+    )
+
+
+def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
+    """Yield the questions (and problems) of every CMMLU CSV under ``path``."""
+    files = csv_files(path)
+    if not files:
+        yield Problem(path, None, None, "no CMMLU CSV files here (expected dev/ or test/ with <subject>.csv)")
+        return
+    for file in files:
+        yield from read_file(file)
+
+
+def read_file(file: Path) -> Iterator[Question | Problem]:
+    """The questions of one ``<subject>.csv``."""
+    problem = header_problem(file, COLUMNS)
+    if problem is not None:
+        yield problem
+        return
+    header = csv_header(file) or []
+    subject = subject_of(file.stem)
+    split = split_of(file)
+    prefix = "/".join(p for p in ("cmmlu", split, subject.key) if p)
+    index_column = header[0] if header and header[0] not in COLUMNS else None
+    roles = {"id": index_column or "(index column)", "stem": "Question", "answer": "Answer"}
+    for position, (line, row) in enumerate(iter_csv(file)):
+        if isinstance(row, Problem):
+            yield row
+            continue
+        index = row[index_column].strip() if index_column is not None else str(position)
+        yield build_question(
+            ChoiceRow(
+                qid=f"{prefix}/{index}" if index else "",
+                stem=row["Question"],
+                options=tuple(row[letter] for letter in LETTERS),
+                answer=row["Answer"],
+            ),
+            source="cmmlu",
+            subject=subject,
+            columns=roles,
+            file=file,
+            line=line,
+            extra={"split": split} if split else {},
+        )

@@ -1,0 +1,271 @@
+"""Your own question bank: any JSONL or CSV (TSV) plus a mapping file naming its columns.
+
+Chosen by giving a mapping file (``--mapping FILE``, :class:`ImportOptions.mapping`);
+never detected from the data alone. The mapping's format is described in
+:mod:`kg.importers._mapping` and docs/importers.md. Ids default to
+``<file stem>/<line>`` when the mapping names no id column.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from kg.errors import Problem
+from kg.importers import ImportOptions
+from kg.importers._answers import parse_answer, parse_judgments
+from kg.importers._io import iter_csv, iter_jsonl, read_csv_header, split_option
+from kg.importers._mapping import Column, Constant, Mapping, OptionColumns, load_mapping, parse_type
+from kg.importers.ck12 import parse_options
+from kg.records import AnswerError, Knowledge, Option, Question, QuestionType, Stage, check_answer, detect_language
+
+SUFFIXES = {".jsonl": "jsonl", ".csv": "csv", ".tsv": "tsv"}
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+class RowError(ValueError):
+    """A bad value in a row; ``column`` names the column (or mapping key) at fault."""
+
+    def __init__(self, column: str, message: str) -> None:
+        super().__init__(message)
+        self.column = column
+
+
+def detect(path: Path) -> bool:
+    """Never: a bank of your own is read only with a mapping file."""
+    return False
+
+
+def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
+    """Yield the questions (and problems) of ``path`` (a file, or a folder of them) read through the mapping."""
+    if options.mapping is None:
+        yield Problem(path, None, None, "the mapped format needs a mapping file (--mapping FILE) naming the columns")
+        return
+    mapping = load_mapping(options.mapping)
+    if isinstance(mapping, Problem):
+        yield mapping
+        return
+    files = [path] if path.is_file() else sorted(f for f in path.rglob("*") if f.suffix.lower() in SUFFIXES)
+    if not files:
+        yield Problem(path, None, None, f"no {', '.join(SUFFIXES)} files here")
+        return
+    for file in files:
+        kind = SUFFIXES.get(file.suffix.lower())
+        if kind is None:
+            yield Problem(file, None, None, f"cannot tell JSONL from CSV: name the file {' / '.join(SUFFIXES)}")
+        elif kind == "jsonl":
+            yield from _rows(mapping, file, iter_jsonl(file))
+        else:
+            delimiter = "\t" if kind == "tsv" else ","
+            header = read_csv_header(file, delimiter)
+            if isinstance(header, Problem):
+                yield header
+                continue
+            absent = [c for c in mapping.columns if c not in header]
+            if absent:
+                column = absent[0]
+                yield Problem(
+                    file,
+                    1,
+                    column,
+                    f"no such column (the mapping reads it as {mapping.columns[column]!r}); "
+                    f"the header has {', '.join(header)}",
+                )
+                continue
+            yield from _rows(mapping, file, iter_csv(file, delimiter))
+
+
+def _rows(
+    mapping: Mapping, file: Path, rows: Iterator[tuple[int, dict[str, Any] | Problem]]
+) -> Iterator[Question | Problem]:
+    for line, row in rows:
+        yield row if isinstance(row, Problem) else parse_row(mapping, row, file, line)
+
+
+def parse_row(mapping: Mapping, row: dict[str, Any], file: Path, line: int) -> Question | Problem:
+    """One row read through the mapping, or the Problem naming its column."""
+    reader = _Row(mapping, row)
+    rid: str | None = None
+    try:
+        rid = reader.text("id") or f"{file.stem}/{line}"
+        question = reader.question(rid)
+    except RowError as exc:
+        return Problem(file, line, exc.column, str(exc), record=rid)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        return Problem(file, line, ".".join(map(str, error["loc"])) or None, error["msg"], record=rid)
+    return question
+
+
+class _Row:
+    """Field values of one row, converted and checked one field at a time."""
+
+    def __init__(self, mapping: Mapping, row: dict[str, Any]) -> None:
+        self.mapping = mapping
+        self.row = row
+
+    def where(self, key: str) -> str:
+        source = self.mapping.fields.get(key)
+        return source.name if isinstance(source, Column) else f"{key} (mapping constant)"
+
+    def raw(self, key: str) -> Any:
+        source = self.mapping.fields.get(key)
+        if source is None:
+            return None
+        if isinstance(source, Constant):
+            return source.value
+        return self.row.get(source.name)
+
+    def text(self, key: str, required: bool = False) -> str | None:
+        value = self.raw(key)
+        if isinstance(value, (list, dict)):
+            raise RowError(
+                self.where(key), f"expected text for {key}, got {json.dumps(value, ensure_ascii=False)[:60]}"
+            )
+        text = "" if value is None else str(value).strip()
+        if required and not text:
+            raise RowError(self.where(key), f"empty {key}")
+        return text or None
+
+    def question(self, qid: str) -> Question:
+        try:
+            qtype = parse_type(self.text("type", required=True) or "")
+        except ValueError as exc:
+            raise RowError(self.where("type"), str(exc)) from None
+        stem = self.text("stem", required=True) or ""
+        options = self.options(qtype)
+        answer = self.answer(qtype)
+        try:
+            check_answer(qtype, options, answer)
+        except AnswerError as exc:
+            key = "options" if exc.field == "options" else "answer"
+            column = self.option_where() if key == "options" else self.where("answer")
+            raise RowError(column, str(exc)) from None
+        level1 = self.text("level1", required=True) or ""
+        return Question(
+            id=qid,
+            source=self.text("source") or "mapped",
+            stage=self.stage(),
+            subject=self.text("subject", required=True) or "",
+            group=self.text("group"),
+            type=qtype,
+            stem=stem,
+            options=options,
+            answer=answer,
+            analysis=self.text("analysis") or "",
+            knowledge=Knowledge(
+                category=self.text("category"),
+                level1=level1,
+                level2=self.text("level2") or level1,
+                path=[p for p in (self.text("subject"), level1, self.text("level2")) if p],
+            ),
+            difficulty=self.text("difficulty"),
+            semester=self.text("semester"),
+            variant=self.text("variant") or "original",
+            language=self.language(stem, options),
+            extra={c: self.row.get(c) for c in self.mapping.extra},
+        )
+
+    def stage(self) -> Stage | None:
+        text = self.text("stage")
+        try:
+            return Stage.parse(text) if text else None
+        except ValueError as exc:
+            raise RowError(self.where("stage"), str(exc)) from None
+
+    def language(self, stem: str, options: list[Option]) -> Any:
+        text = self.text("language")
+        if text is None:
+            return detect_language(stem + " ".join(o.text for o in options))
+        if text not in ("zh", "en"):
+            raise RowError(self.where("language"), f"expected zh or en, got {text!r}")
+        return text
+
+    def option_where(self) -> str:
+        spec = self.mapping.options
+        return ", ".join(spec.columns) if spec else "options"
+
+    def options(self, qtype: QuestionType) -> list[Option]:
+        spec = self.mapping.options
+        if spec is None:
+            return []
+        try:
+            return read_options(spec, self.row, qtype)
+        except ValueError as exc:
+            raise RowError(self.option_where(), str(exc)) from None
+
+    def answer(self, qtype: QuestionType) -> list[str] | list[bool]:
+        value = self.raw("answer")
+        try:
+            return parse_any_answer(value, qtype)
+        except ValueError as exc:
+            raise RowError(self.where("answer"), str(exc)) from None
+
+
+def read_options(spec: OptionColumns, row: dict[str, Any], qtype: QuestionType) -> list[Option]:
+    """The options of a row: one per column, or all from one column (list, JSON list or separated text)."""
+    if not spec.single:
+        texts = ["" if row.get(c) is None else str(row.get(c)).strip() for c in spec.columns]
+        while texts and not texts[-1]:
+            texts.pop()
+        gaps = [spec.columns[i] for i, t in enumerate(texts) if not t]
+        if gaps:
+            raise ValueError(f"option column {gaps[0]!r} is empty but a later one is not")
+        return _lettered(texts, qtype, strip_labels=True)
+    value = row.get(spec.columns[0])
+    if value is None or value == "":
+        return []
+    if isinstance(value, str) and spec.json:
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a JSON list of options ({exc.msg})") from None
+    if isinstance(value, dict):
+        return [Option(label=str(k).strip().upper(), text=str(v).strip()) for k, v in value.items()]
+    if isinstance(value, list):
+        texts = [str(v).strip() for v in value]
+    elif isinstance(value, str):
+        texts = [t.strip() for t in value.split(spec.separator or "\n") if t.strip()]
+    else:
+        raise ValueError(f"expected the options as text or a list, got {value!r:.60}")
+    if texts and all(split_option(t) for t in texts):
+        return parse_options(texts, qtype)
+    return _lettered(texts, qtype, strip_labels=False)
+
+
+def _lettered(texts: list[str], qtype: QuestionType, strip_labels: bool) -> list[Option]:
+    if qtype is QuestionType.CLOZE:
+        raise ValueError("cloze options must carry their labels (A. .. D. for every blank) in one column")
+    if len(texts) > len(_LETTERS):
+        raise ValueError(f"at most {len(_LETTERS)} options can be lettered, found {len(texts)}")
+    options = []
+    for i, text in enumerate(texts):
+        label = str(i + 1) if qtype is QuestionType.JUDGMENT else _LETTERS[i]
+        split = split_option(text) if strip_labels else None
+        body = split[1] if split and split[0] == label else text
+        options.append(Option(label=label, text=body))
+    return options
+
+
+def parse_any_answer(value: Any, qtype: QuestionType) -> list[str] | list[bool]:
+    """A gold answer given as text (``"BD"``, ``"T,F"``, ``"50;0.8"``), a number, a bool or a JSON list."""
+    if value is None or value == "" or value == []:
+        raise ValueError("empty answer")
+    if isinstance(value, bool):
+        value = [value]
+    if isinstance(value, dict):
+        raise ValueError(f"expected the answer as text or a list, got {json.dumps(value, ensure_ascii=False)[:60]}")
+    if not isinstance(value, list):
+        return parse_answer(str(value), qtype)
+    if qtype is QuestionType.JUDGMENT:
+        values: list[bool] = []
+        for item in value:
+            values.extend([item] if isinstance(item, bool) else parse_judgments(str(item).strip()))
+        return values
+    if qtype is QuestionType.FILL:
+        return [str(v).strip() for v in value]
+    return parse_answer(",".join(str(v) for v in value), qtype)

@@ -1,0 +1,161 @@
+"""Xiezhi: JSONL of ``{question, labels, answer, options}``, labels placed in Xiezhi's discipline taxonomy.
+
+``options`` is one string, the options joined by ``\\n`` (a JSON list is taken
+too); ``answer`` is the text of the right option, which must match exactly one
+option (after trimming spaces). Ids are ``xiezhi/<file stem>/<line>``.
+
+Graph coordinates: the labels are placed in the taxonomy (门类 -> 一级学科 ->
+二级学科, see :mod:`kg.importers._taxonomy`); subject = 门类, level 1 = 一级学科,
+level 2 = 二级学科, and a level the labels do not reach repeats the name above
+it. All labels are kept in ``extra["labels"]``. Without a taxonomy file the
+questions are still imported, under the subject ``未归类`` with their labels as
+the knowledge point, each with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from kg.errors import Problem
+from kg.importers import ImportOptions
+from kg.importers._io import first_record, iter_jsonl
+from kg.importers._taxonomy import Taxonomy, find_taxonomy, load_taxonomy
+from kg.records import Knowledge, Option, Question, QuestionType, detect_language
+
+log = logging.getLogger(__name__)
+
+KEYS = ("question", "labels", "answer", "options")
+UNPLACED = "未归类"
+"""Subject of every question read without a taxonomy."""
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def detect(path: Path) -> bool:
+    """JSONL whose first record has Xiezhi's keys."""
+    record = first_record(path)
+    return record is not None and set(KEYS) <= record.keys()
+
+
+def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
+    """Yield the questions (and problems) of every Xiezhi JSONL file under ``path``."""
+    files = [path] if path.is_file() else sorted(path.rglob("*.jsonl"))
+    if not files:
+        yield Problem(path, None, None, "no Xiezhi JSONL files here")
+        return
+    tree_files = find_taxonomy(path, options.taxonomy)
+    taxonomy: Taxonomy | None = None
+    if options.taxonomy is not None and not tree_files:
+        yield Problem(options.taxonomy, None, None, "no subjects_tree_chn.json (or _eng) in this folder")
+        return
+    if tree_files:
+        loaded = load_taxonomy(tree_files)
+        if isinstance(loaded, Problem):
+            yield loaded
+            return
+        taxonomy = loaded
+    else:
+        log.warning(
+            "xiezhi: no discipline taxonomy found (discipline_taxonomy/subjects_tree_chn.json beside %s or in its "
+            "parent; or pass --taxonomy): questions are imported under the subject %s with their labels as the "
+            "knowledge point",
+            path,
+            UNPLACED,
+        )
+    for file in files:
+        for line, obj in iter_jsonl(file):
+            if isinstance(obj, Problem):
+                yield obj
+            else:
+                yield parse_record(obj, file, line, taxonomy)
+
+
+def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy | None) -> Question | Problem:
+    """One Xiezhi record as a :class:`Question`, or the :class:`Problem` that stops it."""
+    qid = f"xiezhi/{file.stem}/{line}"
+
+    def problem(field: str | None, message: str) -> Problem:
+        return Problem(file, line, field, message, record=qid)
+
+    for key in KEYS:
+        if key not in obj:
+            return problem(key, "missing field")
+    stem, labels, answer = obj["question"], obj["labels"], obj["answer"]
+    if not isinstance(stem, str) or not stem.strip():
+        return problem("question", f"expected a non-empty string, got {stem!r:.60}")
+    if not isinstance(labels, list) or not labels or not all(isinstance(x, str) and x.strip() for x in labels):
+        return problem("labels", f"expected a non-empty list of discipline names, got {labels!r:.80}")
+    if not isinstance(answer, str) or not answer.strip():
+        return problem("answer", f"expected the text of the right option, got {answer!r:.60}")
+    texts = split_options(obj["options"])
+    if isinstance(texts, str):
+        return problem("options", texts)
+    matches = [i for i, text in enumerate(texts) if text == answer.strip()]
+    if len(matches) != 1:
+        found = "no option" if not matches else f"{len(matches)} options ({', '.join(_LETTERS[i] for i in matches)})"
+        return problem("answer", f"the answer {answer.strip()!r:.60} matches {found}; it must match exactly one")
+
+    labels = [x.strip() for x in labels]
+    placed = place(labels, taxonomy)
+    if isinstance(placed, str):
+        return problem("labels", placed)
+    knowledge, subject, warnings = placed
+    extra: dict[str, Any] = {"labels": labels}
+    if warnings:
+        extra["warnings"] = warnings
+    try:
+        return Question(
+            id=qid,
+            source="xiezhi",
+            subject=subject,
+            type=QuestionType.SINGLE,
+            stem=stem.strip(),
+            options=[Option(label=_LETTERS[i], text=text) for i, text in enumerate(texts)],
+            answer=[_LETTERS[matches[0]]],
+            knowledge=knowledge,
+            variant="original" if len(texts) <= 4 else f"options-{len(texts)}",
+            language=detect_language(stem + " ".join(texts)),
+            extra=extra,
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        return problem(".".join(map(str, error["loc"])) or None, error["msg"])
+
+
+def split_options(raw: object) -> list[str] | str:
+    """The option texts of ``raw`` (joined by newlines, or a list); a message when they are unusable."""
+    if isinstance(raw, str):
+        texts = [t.strip() for t in raw.strip("\n").split("\n")]
+    elif isinstance(raw, list) and all(isinstance(t, str) for t in raw):
+        texts = [t.strip() for t in raw]
+    else:
+        return f"expected the options joined by newlines, got {json.dumps(raw, ensure_ascii=False)[:60]}"
+    if len(texts) < 2:
+        return f"expected at least 2 options, found {len(texts)}"
+    if len(texts) > len(_LETTERS):
+        return f"at most {len(_LETTERS)} options can be lettered, found {len(texts)}"
+    empty = [str(i + 1) for i, t in enumerate(texts) if not t]
+    if empty:
+        return f"option {', '.join(empty)} is empty"
+    return texts
+
+
+def place(labels: list[str], taxonomy: Taxonomy | None) -> tuple[Knowledge, str, list[str]] | str:
+    """Knowledge coordinates, subject and warnings for ``labels``; a message when none is in the taxonomy."""
+    if taxonomy is None:
+        joined = " + ".join(labels)
+        warning = "no Xiezhi taxonomy was found: the labels are not placed in 门类 / 一级学科 / 二级学科"
+        return Knowledge(level1=joined, level2=joined, path=[UNPLACED, joined]), UNPLACED, [warning]
+    node = taxonomy.place(labels)
+    if node is None:
+        return f"none of the labels {labels} is in the taxonomy {taxonomy.files[0]}"
+    unknown = [x for x in labels if x not in taxonomy.nodes]
+    warnings = [f"label(s) not in the taxonomy: {', '.join(unknown)}"] if unknown else []
+    level1 = node[1] if len(node) > 1 else node[0]
+    level2 = node[2] if len(node) > 2 else level1
+    return Knowledge(category=node[0], level1=level1, level2=level2, path=list(node)), node[0], warnings

@@ -1,0 +1,163 @@
+"""Load run folders for the aggregates: header, records, step scores, and the questions they answered.
+
+A run's header names its question bank (``data.path``, ``data.format``,
+``data.variant``); the bank is reloaded to get stems, analyses and
+difficulties. When it cannot be found the records still carry their node ids,
+subject, type and stage, so the aggregates go on without stems (and say so).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kg.errors import InputError
+from kg.graph import KnowledgeGraph, build_graph
+from kg.records import Knowledge, Option, Question, QuestionType, Stage, subject_group
+from kg.scores import QuestionScores, load_scores
+from runners.records import RunHeader, RunRecord
+from runners.store import RunStore
+
+_CHOICE = (QuestionType.SINGLE, QuestionType.MULTIPLE)
+
+
+@dataclass
+class Run:
+    """One run folder, read."""
+
+    id: str
+    """Unique name of the run in a report (the folder name, made unique)."""
+    dir: Path
+    header: RunHeader
+    records: list[RunRecord]
+    """One record per question, first copy of each id kept."""
+    scores: dict[str, QuestionScores] = field(default_factory=dict)
+    questions: dict[str, Question] = field(default_factory=dict)
+    """The bank's question records by id, as this run's variant words them."""
+    bank: str | None = None
+    """Where the questions came from, or ``None`` when the bank was not found."""
+
+    @property
+    def label(self) -> str:
+        """``model · mode · variant`` as people read it."""
+        return f"{self.header.model} · {self.header.mode} · {self.header.variant}"
+
+
+def read_run(run_dir: Path, run_id: str | None = None) -> Run:
+    """Header, records (first copy of each question id) and scores of one run folder."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise InputError(f"{run_dir}: no such run folder")
+    store = RunStore(run_dir)
+    header = store.read_header()
+    records: dict[str, RunRecord] = {}
+    for record in store.iter_records():
+        records.setdefault(record.question_id, record)
+    return Run(
+        id=run_id or run_dir.resolve().name,
+        dir=run_dir,
+        header=header,
+        records=list(records.values()),
+        scores=load_scores(run_dir),
+    )
+
+
+def bank_location(run: Run, override: Path | None = None) -> tuple[Path | None, str | None, str]:
+    """``(path, format, variant)`` of the run's question bank; the path is ``None`` if not found."""
+    data: dict[str, Any] = run.header.data
+    variant = str(data.get("variant") or run.header.variant or "original")
+    fmt = data.get("format") or None
+    if override is not None:
+        return (override if override.exists() else None), fmt, variant
+    raw = data.get("path")
+    if not raw:
+        return None, fmt, variant
+    for candidate in (Path(raw), run.dir / raw, run.dir.parent / raw):
+        if candidate.exists():
+            return candidate, fmt, variant
+    return None, fmt, variant
+
+
+def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run], list[str]]:
+    """Read every run and attach its questions; returns the runs and warnings for the user.
+
+    Banks are loaded once per ``(path, format, variant)``. ``data`` overrides every
+    header's bank path (``--data``).
+    """
+    from kg.importers import load_questions
+
+    if data is not None and not data.exists():
+        raise InputError(f"--data {data}: no such file or folder")
+    runs: list[Run] = []
+    names: Counter[str] = Counter()
+    for run_dir in run_dirs:
+        name = Path(run_dir).resolve().name
+        names[name] += 1
+        runs.append(read_run(run_dir, name if names[name] == 1 else f"{name}-{names[name]}"))
+    warnings: list[str] = []
+    banks: dict[tuple[str, str | None, str], dict[str, Question]] = {}
+    for run in runs:
+        path, fmt, variant = bank_location(run, data)
+        if path is None:
+            where = run.header.data.get("path") or "(none in run.json)"
+            warnings.append(f"{run.dir}: question bank {where} not found; pass --data PATH to show stems and analyses")
+            run.questions = {r.question_id: question_from_record(r) for r in run.records}
+            continue
+        key = (str(path.resolve()), fmt, variant)
+        if key not in banks:
+            result = load_questions(path, fmt, variant=variant, skip_invalid=True)
+            banks[key] = {q.id: q for q in result.questions}
+        bank = banks[key]
+        missing = [r.question_id for r in run.records if r.question_id not in bank]
+        if missing:
+            warnings.append(f"{run.dir}: {len(missing)} answered question(s) not in {path}, e.g. {missing[0]!r}")
+        run.questions = {r.question_id: bank.get(r.question_id) or question_from_record(r) for r in run.records}
+        run.bank = str(path)
+    return runs, warnings
+
+
+def question_from_record(record: RunRecord) -> Question:
+    """A stand-in question built from what a run record carries (no stem, options or analysis)."""
+    names = {kind: unescape(node.split(":", 1)[1].split("/")[-1]) for kind, node in record.nodes.items()}
+    qtype = QuestionType.parse(record.type)
+    labels = sorted({str(g) for g in record.gold} | set(record.option_scores or {}))
+    options = [Option(label=label, text="") for label in labels] if qtype in _CHOICE else []
+    # Not validated: a stand-in only needs the coordinates the aggregates group by.
+    return Question.model_construct(
+        id=record.question_id,
+        source="run",
+        stage=Stage.parse(record.stage) if record.stage else None,
+        subject=record.subject,
+        group=subject_group(record.subject),
+        type=qtype,
+        stem="",
+        options=options,
+        answer=record.gold,
+        analysis="",
+        knowledge=Knowledge(level1=names.get("level1", "?"), level2=names.get("level2", "?")),
+        difficulty=None,
+        semester=None,
+        variant=record.variant,
+        language="zh",
+        extra={"stand_in": True},
+    )
+
+
+def unescape(name: str) -> str:
+    """Undo the graph's percent-escaping of ``/`` and ``%`` in a node-id part."""
+    return name.replace("%2F", "/").replace("%25", "%")
+
+
+def graph_of(runs: list[Run]) -> KnowledgeGraph:
+    """The knowledge graph over every question answered by at least one run.
+
+    Coordinates come from the first run that answered a question; variants of one
+    question share its id and knowledge points.
+    """
+    seen: dict[str, Question] = {}
+    for run in runs:
+        for qid, question in run.questions.items():
+            seen.setdefault(qid, question)
+    return build_graph(seen.values())

@@ -1,0 +1,172 @@
+"""The benchmark papers' result tables, generated from a question frame (see :mod:`kg.aggregate`).
+
+Each function returns a display table (a DataFrame of strings, ready for CSV
+and :func:`kg.markdown.markdown`) whose cells are percentages with one decimal.
+Accuracy is micro (right answers over scored questions) unless a column says
+``macro``. Empty cells are ``—``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from kg.aggregate import SCORE_PREFIX
+from kg.records import QuestionType
+
+DASH = "—"
+TYPE_ORDER = [t.value for t in QuestionType]
+MODE_ORDER = ["zero-shot", "zero-shot-cot", "few-shot", "few-shot-cot"]
+VARIANT_ORDER = ["original", "shuffled", "distractors"]
+
+CK12_TABLE2: list[tuple[str, tuple[str, ...]]] = [
+    ("Faithfulness-Step", ("faithfulness", "faithfulness_step")),
+    ("Source-Consistency", ("discourse_representation", "source_consistency")),
+    ("Reasoning Alignment", ("reasoning_alignment",)),
+    ("Hallucination", ("external_hallucination", "hallucination")),
+    ("Redundancy", ("redundancy",)),
+]
+"""CK12 Table 2 columns and the metric names (ours first, then aliases) each is read from.
+
+All five are oriented "higher is better", as ROSCOE computes them; the paper prints
+Source-Consistency as the maximum contradiction probability instead, which the
+table adds as ``Max contradiction (paper)``.
+"""
+
+
+def pct(value: float) -> str:
+    """``0.4567`` -> ``45.7``; ``—`` for a missing value."""
+    return DASH if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}"
+
+
+def _scored(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[frame["scored"]]
+
+
+def _ordered(values: list[str], order: list[str]) -> list[str]:
+    return sorted(values, key=lambda v: (order.index(v) if v in order else len(order), v))
+
+
+def _sort_runs(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    rank = {
+        "variant": lambda s: s.map(lambda v: VARIANT_ORDER.index(v) if v in VARIANT_ORDER else 99),
+        "mode": lambda s: s.map(lambda v: MODE_ORDER.index(v) if v in MODE_ORDER else 99),
+    }
+    return table.sort_values(keys, key=lambda s: rank[str(s.name)](s) if s.name in rank else s, kind="stable")
+
+
+def type_by_mode(frame: pd.DataFrame) -> pd.DataFrame:
+    """CK12 Table 1: accuracy by question type per variant x model x mode, each cell ``arts / science``.
+
+    Variants (original, shuffled, distractors) are rows when the runs hold more than one.
+    """
+    scored = _scored(frame)
+    if scored.empty:
+        return pd.DataFrame()
+    keys = ["variant", "model", "mode"]
+    types = _ordered(list(scored["type"].unique()), TYPE_ORDER)
+    rows = []
+    for key, sub in scored.groupby(keys, sort=False):
+        row = dict(zip(keys, key, strict=True))
+        for qtype in [*types, "overall"]:
+            part = sub if qtype == "overall" else sub[sub["type"] == qtype]
+            row[qtype] = " / ".join(pct(_acc(part[part["group"] == g])) for g in ("arts", "science"))
+        rows.append(row)
+    return _sort_runs(pd.DataFrame(rows), keys).reset_index(drop=True)
+
+
+def _acc(part: pd.DataFrame) -> float:
+    return float(part["correct"].mean()) if len(part) else math.nan
+
+
+def cot_step_scores(frame: pd.DataFrame) -> pd.DataFrame:
+    """CK12 Table 2: accuracy and mean step scores (x100) per model x mode, over the questions with step scores."""
+    columns = {c[len(SCORE_PREFIX) :] for c in frame.columns if str(c).startswith(SCORE_PREFIX)}
+    chosen = [(title, next((n for n in names if n in columns), None)) for title, names in CK12_TABLE2]
+    if not any(name for _, name in chosen):
+        return pd.DataFrame()
+    score_cols = [SCORE_PREFIX + n for _, n in chosen if n]
+    with_scores = frame[frame[score_cols].notna().any(axis=1)]
+    rows = []
+    for (model, mode, variant), sub in with_scores.groupby(["model", "mode", "variant"], sort=False):
+        row: dict[str, object] = {"model": model, "mode": mode, "variant": variant, "n": int(sub["scored"].sum())}
+        row["Acc"] = pct(_acc(_scored(sub)))
+        for title, name in chosen:
+            row[title] = pct(float(sub[SCORE_PREFIX + name].mean())) if name else DASH
+        consistency = dict(chosen).get("Source-Consistency")
+        mean_consistency = float(sub[SCORE_PREFIX + consistency].mean()) if consistency else math.nan
+        row["Max contradiction (paper, lower is better)"] = pct(1 - mean_consistency)
+        rows.append(row)
+    return _sort_runs(pd.DataFrame(rows), ["variant", "model", "mode"]).reset_index(drop=True)
+
+
+def default_subject_stage(frame: pd.DataFrame) -> tuple[str, str | None]:
+    """CK12 Table 3's choice (junior-high physics) when answered, else the subject and stage with most questions."""
+    scored = _scored(frame)
+    if ((scored["subject"] == "物理") & (scored["stage"] == "middle")).any():
+        return "物理", "middle"
+    counts = scored.groupby(["subject", "stage"], dropna=False).size().sort_values(ascending=False)
+    if counts.empty:
+        return "", None
+    subject, stage = counts.index[0]
+    return str(subject), None if pd.isna(stage) else str(stage)
+
+
+def level1_accuracy(frame: pd.DataFrame, subject: str, stage: str | None) -> pd.DataFrame:
+    """CK12 Table 3: accuracy of every level-1 point of one subject and stage, one column per run."""
+    scored = _scored(frame)
+    part = scored[scored["subject"] == subject]
+    if stage is not None:
+        part = part[part["stage"] == stage]
+    if part.empty:
+        return pd.DataFrame()
+    runs = list(dict.fromkeys(part["run"]))
+    rows = []
+    for level1, sub in part.groupby("level1", sort=True):
+        row: dict[str, object] = {"level1": level1, "n": int(sub.groupby("run").size().max())}
+        for run in runs:
+            row[run] = pct(_acc(sub[sub["run"] == run]))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def category_scores(frame: pd.DataFrame) -> pd.DataFrame:
+    """CMMLU style: per run, each category (group) is the unweighted mean of its subjects' accuracies."""
+    scored = _scored(frame[frame["group"].notna()])
+    if scored.empty:
+        return pd.DataFrame()
+    subjects = scored.groupby(["run", "group", "subject"], sort=False)["correct"].mean().reset_index()
+    groups = sorted(subjects["group"].unique())
+    rows = []
+    for run, sub in subjects.groupby("run", sort=False):
+        first = frame[frame["run"] == run].iloc[0]
+        row: dict[str, object] = {"run": run, "model": first["model"], "mode": first["mode"]}
+        for group in groups:
+            row[group] = pct(float(sub[sub["group"] == group]["correct"].mean()))
+        row["average (macro over subjects)"] = pct(float(sub["correct"].mean()))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def ranking(frame: pd.DataFrame, k: int = 4) -> pd.DataFrame:
+    """Xiezhi style: MRR, Hit@1, Hit@k, mean rank and mean rank / number of options, for runs that ranked options."""
+    ranked = frame[frame["rank"].notna()]
+    rows = []
+    for run, sub in ranked.groupby("run", sort=False):
+        rank = sub["rank"]
+        rows.append(
+            {
+                "run": run,
+                "model": sub["model"].iloc[0],
+                "mode": sub["mode"].iloc[0],
+                "variant": sub["variant"].iloc[0],
+                "n": len(sub),
+                "MRR": f"{(1 / rank).mean():.3f}",
+                "Hit@1": pct(float((rank <= 1).mean())),
+                f"Hit@{k}": pct(float((rank <= k).mean())),
+                "mean rank": f"{rank.mean():.2f}",
+                "mean rank / options": f"{(rank / sub['n_options']).mean():.3f}",
+            }
+        )
+    return pd.DataFrame(rows)

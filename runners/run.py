@@ -1,0 +1,250 @@
+"""A run: questions -> prompts -> backend (whole batches) -> extraction -> records, resumable.
+
+``run_questions`` is what ``k12eval run`` calls. Each batch of answers is
+appended to the run folder before the next batch is asked for, so a run killed
+at any moment loses at most the batch in flight and, run again with the same
+options, answers only what is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from kg.errors import InputError
+from kg.graph import node_ids
+from kg.importers import detect_format, load_questions
+from kg.records import Question, QuestionType
+from runners.answering import Answerer
+from runners.records import RunHeader, RunRecord
+from runners.store import RunStore, in_shard, parse_shard
+
+MODES = ("zero-shot", "few-shot", "zero-shot-cot", "few-shot-cot")
+STRATEGIES = ("generate", "next-token", "rank-options")
+RELEASED_VARIANTS = ("original", "shuffled", "distractors")
+
+Progress = Callable[[int, int, float], None]
+"""Called with (questions done, questions in the run, questions per second this session)."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything ``k12eval run`` takes."""
+
+    data: Path
+    model: str
+    out: Path
+    backend: str = "transformers"
+    mode: str = "zero-shot"
+    variant: str = "original"
+    strategy: str = "generate"
+    lang: str = "auto"
+    fmt: str | None = None
+    mapping: Path | None = None
+    subjects: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    limit: int | None = None
+    seed: int = 0
+    shard: str | None = None
+    few_shot: Path | None = None
+    shots: int = 5
+    token_budget: int = 1024
+    template_set: str = "ck12"
+    chat: bool | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    samples: int = 1
+    batch_size: int = 16
+    backend_options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunSummary:
+    """What a run holds once this session is done."""
+
+    out: Path
+    model: str
+    mode: str
+    variant: str
+    new: int = 0
+    resumed: int = 0
+    records: list[RunRecord] = field(default_factory=list)
+
+    @property
+    def unparsed_rate(self) -> float:
+        """Share of answered questions whose output held no readable answer."""
+        answered = [r for r in self.records if r.parse_status in ("ok", "unparsed")]
+        return sum(r.parse_status == "unparsed" for r in answered) / len(answered) if answered else 0.0
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Accuracy, unparsed rate and failures by question type, plus an ``all`` row."""
+        groups: dict[str, list[RunRecord]] = defaultdict(list)
+        for record in self.records:
+            groups[record.type].append(record)
+        groups["all"] = list(self.records)
+        rows = []
+        for qtype, records in groups.items():
+            scored = [r for r in records if r.correct is not None]
+            answered = [r for r in records if r.parse_status in ("ok", "unparsed")]
+            rows.append(
+                {
+                    "type": qtype,
+                    "n": len(records),
+                    "accuracy": sum(bool(r.correct) for r in scored) / len(scored) if scored else 0.0,
+                    "unparsed": sum(r.parse_status == "unparsed" for r in answered) / len(answered)
+                    if answered
+                    else 0.0,
+                    "failed": sum(r.parse_status == "failed" for r in records),
+                }
+            )
+        return rows
+
+
+def check_options(options: RunOptions) -> None:
+    """Refuse impossible option combinations before anything is loaded."""
+    if options.mode not in MODES:
+        raise InputError(f"--mode {options.mode!r}: choose one of {', '.join(MODES)}")
+    if options.strategy not in STRATEGIES:
+        raise InputError(f"--strategy {options.strategy!r}: choose one of {', '.join(STRATEGIES)}")
+    if options.lang not in ("auto", "zh", "en"):
+        raise InputError(f"--lang {options.lang!r}: choose zh, en or auto")
+    if options.mode.startswith("few-shot") and options.few_shot is None:
+        raise InputError(f"--mode {options.mode} needs --few-shot DEV_DATA (a question bank to take exemplars from)")
+    if options.strategy != "generate" and options.mode.endswith("cot"):
+        raise InputError(f"--strategy {options.strategy} scores options directly; use a mode without CoT")
+    if options.batch_size < 1 or options.samples < 1:
+        raise InputError("--batch-size and --samples must be at least 1")
+
+
+def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any]]:
+    """The questions of the run, in a stable order, and the header's description of the data."""
+    from runners.variants import make_variant
+
+    fmt = options.fmt or detect_format(options.data, options.mapping)
+    released = fmt == "ck12" and options.variant in RELEASED_VARIANTS and _has_released(options.data, options.variant)
+    imported = load_questions(
+        options.data, fmt, variant=options.variant if released else "original", mapping=options.mapping
+    )
+    questions = imported.questions
+    if options.variant != "original" and not released:
+        questions = make_variant(questions, options.variant, seed=options.seed)
+    wanted_types = {QuestionType.parse(t) for t in options.types}
+    questions = [
+        q
+        for q in questions
+        if (not options.subjects or q.subject in options.subjects) and (not wanted_types or q.type in wanted_types)
+    ]
+    if options.limit is not None:
+        questions = questions[: options.limit]
+    shard = parse_shard(options.shard)
+    questions = [q for q in questions if in_shard(q.id, shard)]
+    data = {
+        "path": str(options.data.resolve()),
+        "format": fmt,
+        "variant": options.variant if released else "original",
+        "variant_source": "released" if released else ("generated" if options.variant != "original" else "original"),
+        "mapping": str(options.mapping.resolve()) if options.mapping else None,
+        "subjects": list(options.subjects),
+        "types": list(options.types),
+        "limit": options.limit,
+        "questions": len(questions),
+    }
+    return questions, data
+
+
+def _has_released(path: Path, variant: str) -> bool:
+    from kg.importers.ck12 import VARIANT_DIRS
+
+    if variant == "original":
+        return True
+    return path.is_dir() and (path / VARIANT_DIRS[variant]).is_dir()
+
+
+def run_questions(options: RunOptions, progress: Progress | None = None) -> RunSummary:
+    """Answer the selected questions not yet in ``options.out``; return the run's summary."""
+    check_options(options)
+    questions, data = select_questions(options)
+    if not questions:
+        raise InputError(f"{options.data}: no question matches the filters")
+    store = RunStore(options.out)
+    answerer = Answerer.create(options)
+    header = RunHeader(
+        model=options.model,
+        backend=options.backend,
+        mode=options.mode,  # type: ignore[arg-type]
+        strategy=options.strategy,  # type: ignore[arg-type]
+        variant=options.variant,
+        language=options.lang,  # type: ignore[arg-type]
+        sampling=answerer.sampling_dict(),
+        seed=options.seed,
+        template_hash=answerer.template_hash,
+        data=data,
+        shard=options.shard,
+        packages=_package_versions(options.backend),
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    store.open(header)
+    done = store.done_ids()
+    todo = [q for q in questions if q.id not in done]
+    summary = RunSummary(options.out, options.model, options.mode, options.variant, resumed=len(questions) - len(todo))
+    total = len(questions)
+    start = time.perf_counter()
+    if progress:
+        progress(summary.resumed, total, 0.0)
+    for chunk in _chunks(todo, options.batch_size):
+        records = answerer.answer(chunk)
+        store.append(records)
+        summary.new += len(records)
+        if progress:
+            elapsed = time.perf_counter() - start
+            progress(summary.resumed + summary.new, total, summary.new / elapsed if elapsed else 0.0)
+    wanted = {q.id for q in questions}
+    summary.records = [r for r in store.iter_records() if r.question_id in wanted]
+    return summary
+
+
+def make_record(question: Question, prompt: str | list[dict[str, str]], **fields: Any) -> RunRecord:
+    """A run record for ``question`` with its graph coordinates filled in."""
+    text = prompt if isinstance(prompt, str) else "\n".join(m["content"] for m in prompt)
+    return RunRecord(
+        question_id=question.id,
+        nodes=node_ids(question),
+        subject=question.subject,
+        type=question.type.value,
+        stage=question.stage.value if question.stage else None,
+        variant=question.variant,
+        prompt=prompt,
+        prompt_hash=hashlib.sha256(text.encode("utf-8")).hexdigest()[:16],
+        gold=question.answer,
+        **fields,
+    )
+
+
+def _chunks(items: Sequence[Question], size: int) -> list[Sequence[Question]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _package_versions(backend: str) -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    names = ["k12eval", "transformers", "torch", "vllm", "httpx"]
+    found = {}
+    for name in names:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    found["backend"] = backend
+    return found
+
+
+def counts_by_status(records: Sequence[RunRecord]) -> Counter[str]:
+    """How many records of each parse status."""
+    return Counter(r.parse_status for r in records)

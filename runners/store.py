@@ -1,0 +1,205 @@
+"""Append-only run folders: a run killed at any moment resumes with no loss and no duplicates.
+
+The header (``run.json``) is written once, atomically. Records are appended to
+``records.jsonl`` one batch at a time, each batch in one ``write`` followed by
+``fsync``. A kill can only leave a torn *last* line; on reopening, that partial
+line is cut off (its question is answered again), and every complete record
+stays exactly as written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from kg.errors import InputError
+from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
+
+IDENTITY_FIELDS = ("model", "backend", "mode", "strategy", "variant", "language", "sampling", "seed", "template_hash")
+"""Header fields that must match for a run folder to be resumed (or for shards to be merged)."""
+
+
+class RunStore:
+    """One run folder: its header and its records."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.header_path = self.root / HEADER_FILE
+        self.records_path = self.root / RECORDS_FILE
+
+    def exists(self) -> bool:
+        """Whether a run was started here."""
+        return self.header_path.is_file()
+
+    def read_header(self) -> RunHeader:
+        """The run's header, or an :class:`InputError` naming the folder."""
+        if not self.exists():
+            raise InputError(f"{self.root}: not a run folder (no {HEADER_FILE})")
+        try:
+            return RunHeader.model_validate_json(self.header_path.read_text(encoding="utf-8"))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = ".".join(map(str, error["loc"]))
+            raise InputError(f"{self.header_path}, field '{field}': {error['msg']}") from None
+
+    def open(self, header: RunHeader) -> RunHeader:
+        """Start the run, or check that ``header`` describes the run already here and resume it.
+
+        Returns the header in force (a resumed run keeps its original start time).
+        """
+        if self.exists():
+            old = self.read_header()
+            clash = differing_fields(old, header, (*IDENTITY_FIELDS, "shard"))
+            if clash:
+                field, before, now = clash[0]
+                raise InputError(
+                    f"{self.root} holds a different run ({field}: {before!r} there, {now!r} now); "
+                    "choose another --out, or repeat the original options to resume"
+                )
+            self.repair()
+            return old
+        self.root.mkdir(parents=True, exist_ok=True)
+        _atomic_write(self.header_path, header.model_dump_json(indent=2))
+        self.records_path.touch()
+        return header
+
+    def repair(self) -> int:
+        """Cut a torn last line left by a kill; returns the number of bytes removed."""
+        if not self.records_path.exists():
+            self.records_path.touch()
+            return 0
+        size = self.records_path.stat().st_size
+        if size == 0:
+            return 0
+        with self.records_path.open("rb+") as handle:
+            handle.seek(max(0, size - 1))
+            if handle.read(1) == b"\n":
+                return 0
+            # Find the end of the last complete line.
+            chunk = 1 << 16
+            end = size
+            while end > 0:
+                start = max(0, end - chunk)
+                handle.seek(start)
+                data = handle.read(end - start)
+                cut = data.rfind(b"\n")
+                if cut >= 0:
+                    keep = start + cut + 1
+                    break
+                end = start
+            else:
+                keep = 0
+            handle.truncate(keep)
+            return size - keep
+
+    def iter_records(self) -> Iterator[RunRecord]:
+        """Every complete record, in the order written; a bad line is an error naming it."""
+        if not self.records_path.exists():
+            return
+        with self.records_path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.endswith("\n"):
+                    return  # a torn last line: not a record yet
+                if not line.strip():
+                    continue
+                try:
+                    yield RunRecord.model_validate_json(line)
+                except ValidationError as exc:
+                    error = exc.errors()[0]
+                    field = ".".join(map(str, error["loc"]))
+                    raise InputError(f"{self.records_path}, line {number}, field '{field}': {error['msg']}") from None
+
+    def done_ids(self) -> set[str]:
+        """Question ids already answered."""
+        return {record.question_id for record in self.iter_records()}
+
+    def append(self, records: Iterable[RunRecord]) -> int:
+        """Append records durably (one write, then fsync); returns how many were written."""
+        lines = [r.model_dump_json(exclude_none=False) + "\n" for r in records]
+        if not lines:
+            return 0
+        data = "".join(lines).encode("utf-8")
+        fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return len(lines)
+
+
+def differing_fields(a: RunHeader, b: RunHeader, fields: Iterable[str]) -> list[tuple[str, Any, Any]]:
+    """``(field, a's value, b's value)`` for each of ``fields`` where the headers differ."""
+    return [(f, getattr(a, f), getattr(b, f)) for f in fields if getattr(a, f) != getattr(b, f)]
+
+
+def in_shard(question_id: str, shard: tuple[int, int] | None) -> bool:
+    """Whether a question belongs to shard ``(i, n)`` (0-based ``i``); stable across runs and machines."""
+    if shard is None:
+        return True
+    index, count = shard
+    digest = hashlib.sha1(question_id.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % count == index
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``"i/n"`` (1-based i, as users count) as ``(i - 1, n)``."""
+    if not text:
+        return None
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise InputError(f"--shard {text!r}: expected i/n, e.g. 1/4") from None
+    if not (n >= 1 and 1 <= i <= n):
+        raise InputError(f"--shard {text!r}: need 1 <= i <= n")
+    return i - 1, n
+
+
+def merge_runs(sources: list[Path], out: Path) -> tuple[int, int]:
+    """Merge shard folders (or partial copies) of one run into ``out``.
+
+    Headers must agree on every identity field. Records are keyed by question id:
+    the first copy of each id is kept. Returns ``(records written, duplicates dropped)``.
+    """
+    if not sources:
+        raise InputError("merge needs at least one run folder")
+    stores = [RunStore(s) for s in sources]
+    headers = [s.read_header() for s in stores]
+    first = headers[0]
+    for store, header in zip(stores[1:], headers[1:], strict=True):
+        clash = differing_fields(first, header, IDENTITY_FIELDS)
+        if clash:
+            field, a, b = clash[0]
+            raise InputError(f"{store.root} is not part of the same run as {stores[0].root} ({field}: {b!r} vs {a!r})")
+    target = RunStore(out)
+    merged_header = first.model_copy(update={"shard": None})
+    target.open(merged_header)
+    seen = target.done_ids()
+    written = dropped = 0
+    for store in stores:
+        batch: list[RunRecord] = []
+        for record in store.iter_records():
+            if record.question_id in seen:
+                dropped += 1
+                continue
+            seen.add(record.question_id)
+            batch.append(record)
+        written += target.append(batch)
+    return written, dropped
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)

@@ -1,0 +1,55 @@
+"""Helpers for the importer tests: fixture paths, writing small bad inputs, checking Problems."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg.errors import InputError, Problem
+from kg.importers import load_questions
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "importers"
+
+
+def write_jsonl(path: Path, records: list[dict[str, Any] | str]) -> Path:
+    """Write records (dicts as JSON, strings as raw lines) one per line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in records]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path``, making its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def single_problem(path: Path, fmt: str | None = None, **options: Any) -> Problem:
+    """The one Problem found importing ``path``, after checking it also stops a strict import."""
+    with pytest.raises(InputError) as stopped:
+        load_questions(path, fmt, **options)
+    result = load_questions(path, fmt, skip_invalid=True, **options)
+    assert len(result.problems) == 1, [str(p) for p in result.problems]
+    problem = result.problems[0]
+    assert str(stopped.value) == str(problem)
+    return problem
+
+
+def assert_names(problem: Problem, file: Path, line: int | None, field: str | None, *words: str) -> None:
+    """The problem points at ``file``, ``line`` and ``field``, says so in its text, and mentions ``words``."""
+    text = str(problem)
+    assert problem.path == file, text
+    assert problem.line == line, text
+    assert problem.field == field, text
+    assert str(file) in text
+    if line is not None:
+        assert f"line {line}" in text
+    if field is not None:
+        assert f"field '{field}'" in text
+    for word in words:
+        assert word in text, text

@@ -1,0 +1,174 @@
+"""The mapped format: your own JSONL / CSV plus a TOML mapping file (and the example shipped in docs/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg.importers import load_questions
+from kg.records import QuestionType, Stage
+from tests.conftest import REPO
+from tests.importer_helpers import FIXTURES, assert_names, single_problem, write_jsonl, write_text
+
+EXAMPLE = REPO / "docs" / "examples"
+JSONL = FIXTURES / "mapped"
+CSV_MAPPING = """
+type = "type"
+stem = "stem"
+options = ["A", "B", "C", "D"]
+answer = "answer"
+subject = { value = "数学" }
+level1 = "unit"
+"""
+CSV_HEADER = "type,stem,A,B,C,D,answer,unit\n"
+
+
+def load(data: Path, mapping: Path) -> dict[str, Any]:
+    return {q.id: q for q in load_questions(data, mapping=mapping).questions}
+
+
+def test_the_documented_example_imports() -> None:
+    questions = load(EXAMPLE / "bank.csv", EXAMPLE / "mapping.toml")
+    assert sorted(questions) == ["p-001", "p-002", "p-003", "p-004", "p-005"]
+    single = questions["p-001"]
+    assert single.source == "my-school" and single.subject == "物理" and single.stage is Stage.MIDDLE
+    assert single.answer == ["B"] and single.options[1].text == "铜钥匙" and single.difficulty == "易"
+    assert (single.knowledge.level1, single.knowledge.level2) == ("电流和电路", "导体和绝缘体")
+    assert single.analysis == "金属容易导电。" and single.extra == {"出处": "2023 期中"}
+    assert questions["p-002"].type is QuestionType.MULTIPLE and questions["p-002"].answer == ["A", "C"]
+    judge = questions["p-003"]
+    assert judge.answer == [False, True] and [o.label for o in judge.options] == ["1", "2"]
+    fill = questions["p-004"]
+    assert fill.answer == ["50", "竖直向下"] and fill.options == []
+    assert "\n" in questions["p-005"].stem
+
+
+def test_jsonl_with_lists_constants_and_labelled_options() -> None:
+    questions = load(JSONL / "bank.jsonl", JSONL / "mapping.toml")
+    assert questions["j1"].language == "en" and questions["j1"].stage is Stage.HIGH
+    assert questions["j1"].options[1].text == "Carbon dioxide" and questions["j1"].extra == {"tags": ["easy"]}
+    assert questions["j2"].answer == ["A", "C"] and questions["j2"].options[0].text == "鲸"  # label stripped
+    assert questions["j3"].answer == [True, False]
+    assert questions["j4"].type is QuestionType.FILL and questions["j4"].answer == ["叶绿体", "有机物"]
+    assert questions["j5"].answer == ["37"]
+    assert questions["j4"].knowledge.level2 == "植物"  # level 1 repeated
+
+
+def test_ids_default_to_file_and_line(tmp_path: Path) -> None:
+    data = write_text(tmp_path / "bank.csv", CSV_HEADER + "单选,题一,甲,乙,,,B,第一章\n判断,对吗,,,,,×,第二章\n")
+    mapping = write_text(tmp_path / "m.toml", CSV_MAPPING)
+    questions = load(data, mapping)
+    assert sorted(questions) == ["bank/2", "bank/3"]
+    assert [o.label for o in questions["bank/2"].options] == ["A", "B"]  # trailing empty cells dropped
+    assert questions["bank/3"].answer == [False] and questions["bank/3"].options == []
+
+
+def test_separator_and_tsv(tmp_path: Path) -> None:
+    data = write_text(tmp_path / "bank.tsv", "q\topts\tgold\nWhich is even?\t1|2|3\tB\n")
+    mapping = write_text(
+        tmp_path / "m.toml",
+        'type = { value = "single_choice" }\nstem = "q"\noptions = { column = "opts", separator = "|" }\n'
+        'answer = "gold"\nsubject = { value = "Math" }\nlevel1 = { value = "Numbers" }\n',
+    )
+    question = load_questions(data, mapping=mapping).questions[0]
+    assert [o.text for o in question.options] == ["1", "2", "3"] and question.answer == ["B"]
+
+
+def test_cloze_options_in_one_column_keep_their_blanks(tmp_path: Path) -> None:
+    record = {"s": "I ( 1 ) a ( 2 ).", "o": "A.am\nB.is\nA.boy\nB.boys", "a": "AA", "t": "完形填空"}
+    data = write_jsonl(tmp_path / "bank.jsonl", [record])
+    mapping = write_text(
+        tmp_path / "m.toml",
+        'type = "t"\nstem = "s"\noptions = "o"\nanswer = "a"\nsubject = { value = "英语" }\nlevel1 = { value = "完形" }\n',
+    )
+    question = load_questions(data, mapping=mapping).questions[0]
+    assert [o.blank for o in question.options] == [1, 1, 2, 2] and question.answer == ["A", "A"]
+
+
+@pytest.mark.parametrize(
+    ("row", "field", "words"),
+    [
+        ("单选,题,甲,乙,丙,丁,E,章", "answer", ["'E'", "ABCD"]),
+        ("单选,题,甲,乙,,,C,章", "answer", ["'C'", "AB"]),
+        ("单选,题,甲,乙,丙,丁,AB,章", "answer", ["one letter"]),
+        ("单选,题,甲,乙,丙,丁,,章", "answer", ["empty answer"]),
+        ("问答,题,甲,乙,丙,丁,A,章", "type", ["unknown question type"]),
+        ("单选,  ,甲,乙,丙,丁,A,章", "stem", ["empty stem"]),
+        ("单选,题,甲,乙,丙,丁,A,", "unit", ["empty level1"]),
+        ("单选,题,甲,,丙,丁,A,章", "A, B, C, D", ["option column 'B' is empty"]),
+        ("单选,题,,,,,A,章", "A, B, C, D", ["needs options"]),
+        ("判断,题,甲,乙,,,T,章", "answer", ["1 true/false answers for 2 statements"]),
+        ("判断,题,甲,乙,,,T;?,章", "answer", ["T/F"]),
+        ("单选,题,甲,乙,丙,丁,A", None, ["expected 8 columns, found 7"]),
+    ],
+)
+def test_bad_row_names_file_line_and_column(tmp_path: Path, row: str, field: str | None, words: list[str]) -> None:
+    data = write_text(tmp_path / "bank.csv", CSV_HEADER + "单选,题,甲,乙,丙,丁,A,章\n" + row + "\n")
+    mapping = write_text(tmp_path / "m.toml", CSV_MAPPING)
+    problem = single_problem(data, mapping=mapping)
+    assert_names(problem, data, 3, field, *words)
+    if field is not None:
+        assert problem.record == "bank/3"
+
+
+@pytest.mark.parametrize(
+    ("record", "field", "words"),
+    [
+        ({"q": "题", "a": "A"}, "o", ["needs options"]),
+        ({"q": "题", "o": ["x", "y"]}, "a", ["empty answer"]),
+        ({"q": "题", "o": '["x", "y"', "a": "A"}, "o", ["not a JSON list"]),
+        ({"q": "题", "o": ["x", "y"], "a": {"k": 1}}, "a", ["text or a list"]),
+        ({"q": ["题"], "o": ["x", "y"], "a": "A"}, "q", ["expected text for stem"]),
+        ({"q": "题", "o": 5, "a": "A"}, "o", ["text or a list"]),
+        ({"o": ["x", "y"], "a": "A"}, "q", ["empty stem"]),
+    ],
+)
+def test_bad_jsonl_record(tmp_path: Path, record: dict[str, Any], field: str, words: list[str]) -> None:
+    data = write_jsonl(tmp_path / "bank.jsonl", [{"q": "好题", "o": ["x", "y"], "a": "B"}, record])
+    mapping = write_text(
+        tmp_path / "m.toml",
+        'type = { value = "单选" }\nstem = "q"\noptions = { column = "o", json = true }\nanswer = "a"\n'
+        'subject = { value = "数学" }\nlevel1 = { value = "代数" }\n',
+    )
+    assert_names(single_problem(data, mapping=mapping), data, 2, field, *words)
+
+
+def test_column_missing_from_the_header(tmp_path: Path) -> None:
+    data = write_text(tmp_path / "bank.csv", "type,stem,A,B,C,D,answer\n单选,题,甲,乙,丙,丁,A\n")
+    mapping = write_text(tmp_path / "m.toml", CSV_MAPPING)
+    assert_names(single_problem(data, mapping=mapping), data, 1, "unit", "no such column", "'level1'")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "field", "words"),
+    [
+        ('stem = "q"\nanswer = \n', 2, None, ["not valid TOML"]),
+        (CSV_MAPPING + 'colour = "c"\n', None, "colour", ["unknown key"]),
+        ('stem = "q"\n', None, "type", ["required"]),
+        (CSV_MAPPING.replace('"type"', '{ value = "问答" }', 1), None, "type", ["unknown question type"]),
+        (CSV_MAPPING + 'stage = { value = "大学" }\n', None, "stage", ["unknown school stage"]),
+        (CSV_MAPPING + 'language = { value = "fr" }\n', None, "language", ["zh or en"]),
+        (CSV_MAPPING.replace('"answer"', '{ value = "A" }'), None, "answer", ["name its column"]),
+        (CSV_MAPPING.replace('["A", "B", "C", "D"]', "3"), None, "options", ["list of columns"]),
+        (CSV_MAPPING.replace('level1 = "unit"', "level1 = 7"), None, "level1", ["column name"]),
+        (CSV_MAPPING + "extra = 3\n", None, "extra", ["list of column names"]),
+    ],
+)
+def test_bad_mapping_file(tmp_path: Path, text: str, line: int | None, field: str | None, words: list[str]) -> None:
+    data = write_text(tmp_path / "bank.csv", CSV_HEADER + "单选,题,甲,乙,丙,丁,A,章\n")
+    mapping = write_text(tmp_path / "m.toml", text)
+    assert_names(single_problem(data, mapping=mapping), mapping, line, field, *words)
+
+
+def test_mapped_format_without_a_mapping(tmp_path: Path) -> None:
+    data = write_text(tmp_path / "bank.csv", CSV_HEADER)
+    problem = single_problem(data, "mapped")
+    assert "needs a mapping file" in str(problem)
+
+
+def test_file_of_unknown_kind(tmp_path: Path) -> None:
+    data = write_text(tmp_path / "bank.xlsx", "")
+    mapping = write_text(tmp_path / "m.toml", CSV_MAPPING)
+    assert "cannot tell JSONL from CSV" in str(single_problem(data, mapping=mapping))

@@ -1,0 +1,192 @@
+"""The report folder, the command line, the page's escaping, LaTeX display, step splitting and plots."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from k12eval.cli import app
+from k12eval.report import write_report
+from k12eval.report.html import embed_json, render
+from k12eval.report.latex import simplify_latex
+from k12eval.report.plots import write_plots
+from k12eval.report.steps import split_steps
+from tests._runs import HOSTILE_OUTPUTS, SMALL_ANSWERS, demo_runs, small_bank, write_bank, write_run
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], Path]:
+    root = tmp_path_factory.mktemp("demo")
+    bank, runs = demo_runs(root)
+    out = root / "report"
+    write_report(runs, out)
+    return bank, runs, out
+
+
+def page_data(html: str) -> dict:
+    match = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert match, "no data block"
+    return json.loads(match.group(1))
+
+
+def test_report_folder(demo: tuple[Path, list[Path], Path]) -> None:
+    _, runs, out = demo
+    for name in ("index.html", "nodes.csv", "nodes.parquet", "questions.csv", "summary.json", "tables.md"):
+        assert (out / name).is_file(), name
+    for plot in ("heatmap", "groups", "weakest", "unparsed"):
+        assert (out / "plots" / f"{plot}.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "tables" / "ck12_table1_type_by_mode.md").read_text(encoding="utf-8").startswith("### Accuracy")
+    csv = pd.read_csv(out / "nodes.csv")
+    parquet = pd.read_parquet(out / "nodes.parquet")
+    assert len(csv) == len(parquet) and set(parquet["run"]) == {r.name for r in runs}
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    whole = parquet[(parquet["slice"] == "all") & (parquet["node"] == "all")].set_index("run")
+    for run in summary["runs"]:
+        assert run["acc_micro"] == pytest.approx(whole.loc[run["id"], "acc_micro"], abs=1e-4)
+        assert len(run["weakest"]) == 5
+
+
+def test_page_data_matches_aggregates(demo: tuple[Path, list[Path], Path]) -> None:
+    _, runs, out = demo
+    data = page_data((out / "index.html").read_text(encoding="utf-8"))
+    nodes = pd.read_parquet(out / "nodes.parquet")
+    assert len(data["questions"]) == nodes[(nodes["node"] == "all") & (nodes["slice"] == "all")]["questions"].iloc[0]
+    run = runs[0].name
+    right = sum(c for c in data["results"][run]["c"] if c is not None)
+    scored = sum(c is not None for c in data["results"][run]["c"])
+    row = nodes[(nodes["run"] == run) & (nodes["node"] == "all") & (nodes["slice"] == "all")].iloc[0]
+    assert (scored, right) == (row["n"], row["correct"])
+    # the shuffled run carries the options it saw
+    shuffled = next(r.name for r in runs if "shuffled" in r.name)
+    assert all("options" in answer for answer in data["answers"][shuffled].values())
+
+
+def test_hostile_output_cannot_break_out(demo: tuple[Path, list[Path], Path]) -> None:
+    _, _, out = demo
+    html = (out / "index.html").read_text(encoding="utf-8")
+    data_block = html.split('id="report-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in data_block and ">" not in data_block
+    outputs = [a["output"] for run in page_data(html)["answers"].values() for a in run.values()]
+    for hostile in HOSTILE_OUTPUTS:
+        assert hostile in outputs  # kept verbatim in the data, shown as text by the page
+    assert "window.__pwned" not in html.replace("window.__pwned", "", 0).split("report-data")[0]
+
+
+def test_embed_json_round_trips_and_escapes() -> None:
+    value = {"x": "</script><!-- <b>&amp;", "y": [1.5, None]}
+    text = embed_json(value)
+    assert "</" not in text and "<!--" not in text and "&" not in text
+    assert json.loads(text) == value
+
+
+def test_csp_allows_exactly_the_inline_script() -> None:
+    html = render({"meta": {}}, title="<T>")
+    script = re.search(r"<script>(.*?)</script>", html, re.S)
+    assert script
+    digest = base64.b64encode(hashlib.sha256(script.group(1).encode()).digest()).decode()
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
+    assert policy and f"'sha256-{digest}'" in policy.group(1)
+    assert "default-src 'none'" in policy.group(1) and "unsafe-inline" not in policy.group(1)
+    assert "<title>&lt;T&gt;</title>" in html
+    assert "innerHTML" not in script.group(1) and "insertAdjacentHTML" not in script.group(1)
+
+
+def test_placeholder_text_in_data_is_not_substituted() -> None:
+    html = render({"meta": {"title": "{{JS}} {{DATA}}"}})
+    assert page_data(html)["meta"]["title"] == "{{JS}} {{DATA}}"
+
+
+@pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        ("$$\\frac{1}{2}$$", "1/2"),
+        ("$$\\frac{x+1}{x-1}$$", "(x+1)/(x-1)"),
+        ("$$3\\times 4 \\div 2$$", "3×4 ÷2"),
+        ("$$x^{2}+y^2\\le 1$$", "x²+y²≤1"),
+        ("$$\\sqrt{2}$$ 与 $$\\sqrt{x+1}$$", "√2 与 √(x+1)"),
+        ("$$\\angle A=60^\\circ$$", "∠A=60°"),
+        ("$$a_{n+1}$$", "aₙ₊₁"),
+        ("$$\\frac{\\sqrt{3}}{2}$$", "√3/2"),
+        ("$$\\text{千克}$$", "千克"),
+        ("$$\\unknown{x}$$", "\\unknown{x}"),
+        ("没有公式的句子。", "没有公式的句子。"),
+    ],
+)
+def test_simplify_latex(latex: str, text: str) -> None:
+    assert simplify_latex(latex) == text
+
+
+def test_split_steps() -> None:
+    assert split_steps("") == [] and split_steps(None) == []
+    assert split_steps("第一步。\n\n第二步：计算。\n故选A。") == ["第一步。", "第二步：计算。", "故选A。"]
+    long_line = "因为甲乙两地相距一百二十千米，所以汽车需要行驶两个小时才能到达。" * 3 + "对。"
+    steps = split_steps(long_line)  # 98 characters: cut into sentences
+    assert len(steps) == 3 and steps[-1].endswith("到达。对。")  # the 2-character tail joins the step before
+
+
+def test_plots_without_a_cjk_font(demo: tuple[Path, list[Path], Path], tmp_path: Path) -> None:
+    _, _, out = demo
+    nodes = pd.read_parquet(out / "nodes.parquet")
+    runs = [{"id": r, "label": r} for r in dict.fromkeys(nodes["run"])]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        notes = write_plots(nodes, runs, tmp_path, font="")
+    assert any("no CJK font" in n for n in notes)
+    assert not [w for w in caught if "Glyph" in str(w.message)]
+    assert (tmp_path / "heatmap.png").stat().st_size > 1000
+
+
+def test_cli_report(tmp_path: Path) -> None:
+    bank = small_bank()
+    root = write_bank(tmp_path / "bank", list(bank.values()))
+    run = write_run(tmp_path / "run", bank, SMALL_ANSWERS, bank=root)
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "run: 7 scored, accuracy 57.1%" in result.output
+    assert (tmp_path / "out" / "index.html").is_file()
+
+
+def test_cli_report_missing_bank_warns_and_data_overrides(tmp_path: Path) -> None:
+    bank = small_bank()
+    run = write_run(tmp_path / "run", bank, SMALL_ANSWERS, bank=tmp_path / "gone")
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "a"), "--no-plots"])
+    assert result.exit_code == 0 and "warning:" in result.output and "--data" in result.output
+    root = write_bank(tmp_path / "bank", list(bank.values()))
+    result = CliRunner().invoke(app, ["report", str(run), "-o", str(tmp_path / "b"), "--data", str(root), "--no-plots"])
+    assert result.exit_code == 0 and "warning" not in result.output
+    assert not (tmp_path / "b" / "plots").exists()
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        ("missing", "no such run folder"),
+        ("not-a-run", "not a run folder"),
+        ("bad-record", "line 1, field"),
+        ("bad-scores", "scores.jsonl, line 1, field 'scores.faithfulness'"),
+    ],
+)
+def test_cli_report_bad_input_is_one_line(tmp_path: Path, setup: str, message: str) -> None:
+    run = tmp_path / "run"
+    if setup != "missing":
+        run.mkdir()
+    if setup in ("bad-record", "bad-scores"):
+        write_run(run, small_bank(), {"q1": SMALL_ANSWERS["q1"]})
+    if setup == "bad-record":
+        (run / "records.jsonl").write_text('{"question_id": 3}\n', encoding="utf-8")
+    if setup == "bad-scores":
+        (run / "scores.jsonl").write_text(
+            '{"question_id": "q1", "scores": {"faithfulness": "high"}}\n', encoding="utf-8"
+        )
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: ") and message in result.output
+    assert "Traceback" not in result.output

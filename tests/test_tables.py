@@ -1,0 +1,185 @@
+"""The papers' tables and analyses on hand-countable runs (see tests/_runs.py and test_aggregate.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kg import analyses, tables
+from kg.aggregate import question_frame
+from kg.graph import KnowledgeGraph
+from kg.markdown import markdown
+from kg.runs import graph_of, load_runs
+from tests._runs import SMALL_ANSWERS, Answer, question, small_bank, write_bank, write_run, write_scores
+
+
+def _frame(run_dirs: list[Path]) -> tuple[pd.DataFrame, KnowledgeGraph]:
+    runs, _ = load_runs(run_dirs)
+    graph = graph_of(runs)
+    return question_frame(runs, graph), graph
+
+
+def test_type_by_mode_arts_science_cells(tmp_path: Path) -> None:
+    bank = small_bank()
+    shuffled = {"q1": Answer(False), "q2": Answer(False), "q6": Answer(True)}
+    frame, _ = _frame(
+        [
+            write_run(tmp_path / "s", bank, shuffled, variant="shuffled"),
+            write_run(tmp_path / "a", bank, SMALL_ANSWERS),
+        ]
+    )
+    table = tables.type_by_mode(frame)
+    original = table[table["variant"] == "original"].iloc[0]
+    # single choice: arts q6 1/1; science q1 q2 q4 2/3
+    assert original["single_choice"] == "100.0 / 66.7"
+    assert original["judgment"] == "— / 100.0"
+    assert original["multiple_choice"] == "— / 0.0"  # q5 unparsed counts as wrong
+    assert original["fill_in_blank"] == "0.0 / —"
+    assert original["overall"] == "50.0 / 60.0"
+    assert "cloze" not in table.columns  # skipped, never scored
+    assert table["variant"].tolist() == ["original", "shuffled"]  # original first, whatever the input order
+    assert table.iloc[1]["single_choice"] == "100.0 / 0.0"
+
+
+def test_cot_step_scores_reads_aliases_and_adds_the_papers_direction(tmp_path: Path) -> None:
+    bank = small_bank()
+    run = write_run(tmp_path / "cot", bank, {"q1": Answer(True), "q2": Answer(False)}, mode="few-shot-cot")
+    write_scores(
+        run,
+        [
+            {"question_id": "q1", "scores": {"faithfulness": 0.9, "source_consistency": 0.8, "redundancy": 0.5}},
+            {"question_id": "q2", "scores": {"faithfulness": 0.7, "source_consistency": 0.6, "redundancy": None}},
+        ],
+    )
+    table = tables.cot_step_scores(_frame([run])[0])
+    row = table.iloc[0]
+    assert (row["Acc"], row["Faithfulness-Step"], row["Source-Consistency"]) == ("50.0", "80.0", "70.0")
+    assert row["Redundancy"] == "50.0"
+    assert row["Reasoning Alignment"] == "—"
+    assert row["Max contradiction (paper, lower is better)"] == "30.0"
+
+
+def test_cot_step_scores_empty_without_scores(tmp_path: Path) -> None:
+    frame, _ = _frame([write_run(tmp_path / "a", small_bank(), SMALL_ANSWERS)])
+    assert tables.cot_step_scores(frame).empty
+
+
+def test_level1_table_and_categories(tmp_path: Path) -> None:
+    bank = small_bank()
+    frame, _ = _frame(
+        [
+            write_run(tmp_path / "a", bank, SMALL_ANSWERS),
+            write_run(tmp_path / "b", bank, {"q1": Answer(False), "q5": Answer(True)}, model="other"),
+        ]
+    )
+    assert tables.default_subject_stage(frame) == ("数学", "middle")  # no physics: the biggest subject
+    table = tables.level1_accuracy(frame, "数学", "middle")
+    assert table["level1"].tolist() == ["几何", "函数"]
+    assert table.set_index("level1").loc["函数", "a"] == "75.0"
+    assert table.set_index("level1").loc["几何", "b"] == "100.0"
+    categories = tables.category_scores(frame).set_index("run")
+    # run a: 语文 1/2 (arts); 数学 3/5 (science); average of subjects = (0.5 + 0.6) / 2
+    assert (categories.loc["a", "arts"], categories.loc["a", "science"]) == ("50.0", "60.0")
+    assert categories.loc["a", "average (macro over subjects)"] == "55.0"
+    assert categories.loc["b", "arts"] == "—"
+
+
+def test_ranking_table(tmp_path: Path) -> None:
+    bank = small_bank()
+    answers = {
+        "q1": Answer(True, gold_rank=1, option_scores={c: 0.0 for c in "ABCD"}),
+        "q2": Answer(False, gold_rank=4, option_scores={c: 0.0 for c in "ABCD"}),
+    }
+    frame, _ = _frame([write_run(tmp_path / "r", bank, answers, strategy="rank-options")])
+    row = tables.ranking(frame).iloc[0]
+    assert (row["MRR"], row["Hit@1"], row["Hit@4"], row["mean rank"]) == ("0.625", "50.0", "100.0", "2.50")
+    assert row["mean rank / options"] == "0.625"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("下列说法不正确的是", True),
+        ("下列不属于哺乳动物的是", True),
+        ("没有错误的一项是", True),
+        ("Which of the following is NOT true?", True),
+        ("All of the following EXCEPT", True),
+        ("解不等式 2x > 4", False),
+        ("下列说法正确的是", False),
+        ("nothing here is knotted", False),
+    ],
+)
+def test_negation_words(text: str, expected: bool) -> None:
+    assert analyses.has_negation(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("stem", "options", "expected"),
+    [
+        ("①水 ②冰 ③汽 中属于液体的是", ["①", "②③"], True),
+        ("(1) 甲 (2) 乙 哪些正确", ["(1)", "(2)"], True),
+        ("Read: (a) cats (b) dogs", ["a", "b"], True),
+        ("下列说法正确的是", ["一", "二"], False),
+        ("e.g. see fig. 1", ["x", "y"], False),
+    ],
+)
+def test_sub_options(stem: str, options: list[str], expected: bool) -> None:
+    assert analyses.has_sub_options(question("x", "数学", "a", "b", stem=stem, options=options)) is expected
+
+
+def test_negation_split(tmp_path: Path) -> None:
+    qs = [
+        question("n1", "生物", "细胞", "结构", stem="下列不属于细胞器的是"),
+        question("n2", "生物", "细胞", "结构", stem="下列说法错误的是"),
+        question("p1", "生物", "细胞", "结构", stem="下列属于细胞器的是"),
+    ]
+    bank = {q.id: q for q in qs}
+    root = write_bank(tmp_path / "bank", qs)
+    answers = {"n1": Answer(False), "n2": Answer(True), "p1": Answer(True)}
+    frame, graph = _frame([write_run(tmp_path / "r", bank, answers, bank=root)])
+    row = analyses.split_accuracy(frame, graph, "negation").iloc[0]
+    assert (row["n_with"], row["acc_with"], row["n_without"], row["acc_without"]) == (2, 0.5, 1, 1.0)
+    assert row["difference"] == pytest.approx(-0.5)
+    assert row["share_with"] == pytest.approx(2 / 3)
+
+
+def test_variant_and_cot_pairs(tmp_path: Path) -> None:
+    bank = small_bank()
+    plain = {"q1": Answer(True), "q2": Answer(False), "q4": Answer(True), "q6": Answer(False)}
+    shuffled = {"q1": Answer(False), "q2": Answer(False), "q4": Answer(True)}  # q6 unpaired
+    cot = {"q1": Answer(True), "q2": Answer(True), "q4": Answer(True), "q6": Answer(True)}
+    frame, _ = _frame(
+        [
+            write_run(tmp_path / "plain", bank, plain),
+            write_run(tmp_path / "shuf", bank, shuffled, variant="shuffled"),
+            write_run(tmp_path / "cot", bank, cot, mode="zero-shot-cot"),
+        ]
+    )
+    variants = analyses.variant_pairs(frame).iloc[0]
+    assert (variants["run_a"], variants["run_b"], variants["variant"]) == ("plain", "shuf", "shuffled")
+    assert (variants["n_pairs"], variants["both_right"], variants["only_a_right"], variants["only_b_right"]) == (
+        3,
+        1,
+        1,
+        0,
+    )
+    assert variants["difference"] == pytest.approx(1 / 3 - 2 / 3)
+    assert variants["mcnemar_p"] == pytest.approx(1.0)
+    cots = analyses.cot_pairs(frame).iloc[0]
+    assert (cots["without"], cots["with"], cots["n_pairs"], cots["only_b_right"]) == (
+        "zero-shot",
+        "zero-shot-cot",
+        4,
+        2,
+    )
+    assert cots["mcnemar_p"] == pytest.approx(0.5)  # 0 vs 2: 2 * (1/2)^2
+
+
+def test_markdown_escapes_cells() -> None:
+    table = pd.DataFrame({"a|b": ["x|y", "line\nbreak"], "n": [1, None]})
+    text = markdown(table, title="T")
+    assert "| a\\|b | n |" in text
+    assert "| x\\|y | 1.0 |" in text
+    assert "| line break |  |" in text
