@@ -67,7 +67,7 @@ def convert_gguf(gguf_path: Path, cache_root: Path | None = None) -> Path:
     shutil.rmtree(partial, ignore_errors=True)
     folder, name = str(gguf_path.parent), gguf_path.name
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
-    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, **_dequantized())
     _forget_gguf_origin(model)
     model.save_pretrained(partial)
     tokenizer.save_pretrained(partial)
@@ -75,6 +75,15 @@ def convert_gguf(gguf_path: Path, cache_root: Path | None = None) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     os.replace(partial, target)
     return target
+
+
+def _dequantized() -> dict[str, Any]:
+    """Ask for float weights even where GGUF kernels would keep them packed (transformers >= 5)."""
+    try:
+        from transformers import GgufConfig
+    except ImportError:  # older transformers always dequantize
+        return {}
+    return {"quantization_config": GgufConfig(dequantize=True)}
 
 
 def _forget_gguf_origin(model: Any) -> None:

@@ -98,6 +98,8 @@ def post_json(
             response = client.post(url, json=body)
         except httpx.TransportError as exc:  # connect, read, timeout, protocol errors
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        except httpx.HTTPError as exc:  # bad URL, too many redirects...: retrying will not help
+            raise RequestFailed(f"{type(exc).__name__}: {exc}") from exc
         else:
             if response.status_code < 400:
                 try:

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError)
 
 
 class OpenAIBackend:
@@ -110,6 +111,9 @@ class OpenAIBackend:
             result = _parse_generation(request.id, answer, chat)
         except RequestFailed as exc:
             return GenerationResult(request.id, error=str(exc), latency_s=time.perf_counter() - start)
+        except _MALFORMED as exc:  # an answer that breaks the protocol must not sink the batch
+            error = f"malformed answer ({type(exc).__name__}: {exc})"
+            return GenerationResult(request.id, error=error, latency_s=time.perf_counter() - start)
         result.latency_s = time.perf_counter() - start
         return result
 
@@ -126,9 +130,7 @@ class OpenAIBackend:
                 continue
             done = [o for o in outcomes if not isinstance(o, str)]
             results.append(
-                LoglikelihoodResult(
-                    request.id, logprobs=[s for s, _ in done], token_counts=[n for _, n in done]
-                )
+                LoglikelihoodResult(request.id, logprobs=[s for s, _ in done], token_counts=[n for _, n in done])
             )
         return results
 
@@ -136,9 +138,7 @@ class OpenAIBackend:
         """``(sum, tokens)`` for one continuation, or the error text."""
         request, which = pair
         if not isinstance(request.prompt, str):
-            return (
-                "chat prompts cannot be scored over the OpenAI API (only completions echo log-probabilities)"
-            )
+            return "chat prompts cannot be scored over the OpenAI API (only completions echo log-probabilities)"
         prompt, continuation = request.prompt, request.continuations[which]
         body = {
             "model": self.model,
@@ -153,6 +153,8 @@ class OpenAIBackend:
             return _sum_echoed(answer, len(prompt), len(prompt) + len(continuation))
         except RequestFailed as exc:
             return str(exc)
+        except _MALFORMED as exc:
+            return f"malformed answer ({type(exc).__name__}: {exc})"
 
     def count_tokens(self, text: str) -> int:
         """Exact with a local tokenizer or the server's ``/tokenize``; else an estimate that errs long."""
@@ -190,9 +192,7 @@ def _sampling_body(params: SamplingParams, chat: bool) -> dict[str, Any]:
     if params.stop:
         body["stop"] = list(params.stop)
     if params.logprobs is not None:
-        body.update(
-            {"logprobs": True, "top_logprobs": params.logprobs} if chat else {"logprobs": params.logprobs}
-        )
+        body.update({"logprobs": True, "top_logprobs": params.logprobs} if chat else {"logprobs": params.logprobs})
     return body
 
 
@@ -233,9 +233,7 @@ def _sum_echoed(answer: dict[str, Any], start: int, end: int) -> tuple[float, in
         logprobs = answer["choices"][0]["logprobs"]
         offsets, values = logprobs["text_offset"], logprobs["token_logprobs"]
     except (KeyError, IndexError, TypeError) as exc:
-        raise RequestFailed(
-            "the server returned no echoed log-probabilities; it cannot score continuations"
-        ) from exc
+        raise RequestFailed("the server returned no echoed log-probabilities; it cannot score continuations") from exc
     total, count = 0.0, 0
     for offset, value in zip(offsets, values, strict=False):
         if start <= offset < end:

@@ -42,9 +42,7 @@ class ReplayBackend:
 
     name = "replay"
 
-    def __init__(
-        self, model: str, *, path: str | None = None, chat: bool = True, tokenizer: str | None = None
-    ):
+    def __init__(self, model: str, *, path: str | None = None, chat: bool = True, tokenizer: str | None = None):
         """``model`` is the recorded file (or run folder) unless ``path`` names it; then ``model`` is a label.
 
         ``tokenizer`` (hub id or folder) makes ``count_tokens`` exact; otherwise it estimates.
@@ -66,9 +64,7 @@ class ReplayBackend:
             found = self.recorded.get(request.id)
             if found is None:
                 results.append(
-                    GenerationResult(
-                        request.id, error=f"no recorded output for id {request.id!r} in {self.path}"
-                    )
+                    GenerationResult(request.id, error=f"no recorded output for id {request.id!r} in {self.path}")
                 )
                 continue
             results.append(
@@ -87,8 +83,7 @@ class ReplayBackend:
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
         """Recorded text has no log-probabilities: every request gets ``error``."""
         return [
-            LoglikelihoodResult(request.id, error="the replay backend has no log-probabilities")
-            for request in requests
+            LoglikelihoodResult(request.id, error="the replay backend has no log-probabilities") for request in requests
         ]
 
     def count_tokens(self, text: str) -> int:
@@ -131,9 +126,7 @@ def _parse(item: dict[str, Any], path: Path, line: int) -> tuple[str, Recorded]:
     else:
         raise problem("id", "missing; expected 'id' (with 'response') or 'question_id' (a run record)")
     if not isinstance(key, str | int) or isinstance(key, bool):
-        raise problem(
-            "question_id" if field == "output" else "id", f"expected text, got {type(key).__name__}"
-        )
+        raise problem("question_id" if field == "output" else "id", f"expected text, got {type(key).__name__}")
     if texts is None:
         texts = []
     elif isinstance(texts, str):

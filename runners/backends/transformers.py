@@ -170,10 +170,7 @@ class TransformersBackend:
         values, ids = logprobs.topk(k, dim=-1) if k > 0 else (logprobs[:, :0], logprobs[:, :0].long())
         table = []
         for t in range(steps):
-            entry = {
-                self.tokenizer.decode([i]): v
-                for i, v in zip(ids[t].tolist(), values[t].tolist(), strict=True)
-            }
+            entry = {self.tokenizer.decode([i]): v for i, v in zip(ids[t].tolist(), values[t].tolist(), strict=True)}
             entry.setdefault(self.tokenizer.decode([tokens[t]]), float(logprobs[t, tokens[t]]))
             table.append(entry)
         return table
@@ -187,9 +184,7 @@ class TransformersBackend:
                 for which, continuation in enumerate(request.continuations):
                     ids, n = scoring_ids(self.tokenizer, request.prompt, continuation)
                     if n >= self.max_length:
-                        raise PromptError(
-                            f"continuation {which} alone exceeds the context ({self.max_length})"
-                        )
+                        raise PromptError(f"continuation {which} alone exceeds the context ({self.max_length})")
                     pairs.append((index, which, ids[-self.max_length :], n))
             except PromptError as exc:
                 errors[index] = str(exc)

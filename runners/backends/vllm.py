@@ -115,9 +115,7 @@ class VLLMBackend:
             logprobs=params.logprobs,
         )
 
-    def _result(
-        self, request: GenerationRequest, ids: list[int], output: Any, latency: float
-    ) -> GenerationResult:
+    def _result(self, request: GenerationRequest, ids: list[int], output: Any, latency: float) -> GenerationResult:
         if isinstance(output, Exception):
             return GenerationResult(request.id, error=f"{type(output).__name__}: {output}")
         samples = sorted(output.outputs, key=lambda sample: sample.index)
@@ -185,9 +183,7 @@ class VLLMBackend:
                 continue
             scores = by_request.get(index, [])
             results.append(
-                LoglikelihoodResult(
-                    request.id, logprobs=[s for s, _ in scores], token_counts=[n for _, n in scores]
-                )
+                LoglikelihoodResult(request.id, logprobs=[s for s, _ in scores], token_counts=[n for _, n in scores])
             )
         return results
 

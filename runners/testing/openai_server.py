@@ -68,9 +68,7 @@ class OpenAIServer:
 
     def start(self) -> OpenAIServer:
         """Serve on a daemon thread."""
-        self._thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
@@ -210,9 +208,7 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-            self._send(
-                status, {"error": {"message": message, "type": "test_server", "code": status}}, headers
-            )
+            self._send(status, {"error": {"message": message, "type": "test_server", "code": status}}, headers)
 
         def do_GET(self) -> None:
             if self.path.rstrip("/") == "/v1/models":

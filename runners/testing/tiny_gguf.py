@@ -54,9 +54,7 @@ def write_qwen2_gguf(model_dir: Path, path: Path) -> Path:
     writer.add_tokenizer_model("gpt2")
     writer.add_tokenizer_pre("qwen2")
     writer.add_token_list(tokens)
-    writer.add_token_types(
-        [gguf.TokenType.CONTROL if token in special else gguf.TokenType.NORMAL for token in tokens]
-    )
+    writer.add_token_types([gguf.TokenType.CONTROL if token in special else gguf.TokenType.NORMAL for token in tokens])
     writer.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in spec["model"]["merges"]])
     writer.add_bos_token_id(config["bos_token_id"])
     writer.add_eos_token_id(config["eos_token_id"])

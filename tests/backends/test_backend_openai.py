@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import socket
 from collections.abc import Iterator
@@ -210,3 +211,22 @@ def test_post_json_rejects_non_json_answers() -> None:
         pytest.raises(RequestFailed, match="not JSON"),
     ):
         post_json(client, "http://x/v1/completions", {}, RetryPolicy(max_retries=0))
+
+
+def test_a_malformed_answer_is_recorded_not_raised() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        choice: dict[str, Any] = {"index": 0, "text": "A"}
+        if json.loads(request.content).get("logprobs"):
+            choice["logprobs"] = {"top_logprobs": 7}  # not a list
+        return httpx.Response(200, json={"choices": [choice]})
+
+    with OpenAIBackend("m", base_url="http://x/v1") as client:
+        client.client = httpx.Client(transport=httpx.MockTransport(handler))
+        ok, broken = client.generate(
+            [
+                GenerationRequest("ok", "p", SamplingParams(max_tokens=1)),
+                GenerationRequest("broken", "p", SamplingParams(max_tokens=1, logprobs=1)),
+            ]
+        )
+    assert ok.texts == ["A"] and ok.error is None
+    assert broken.error is not None and broken.error.startswith("malformed answer")

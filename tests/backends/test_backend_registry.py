@@ -83,9 +83,7 @@ def test_default_sampling_follows_the_paper() -> None:
         ("empty stop ignored", ("",), ("empty stop ignored", False)),
     ],
 )
-def test_truncate_at_stop_cuts_at_the_earliest(
-    text: str, stop: tuple[str, ...], expected: tuple[str, bool]
-) -> None:
+def test_truncate_at_stop_cuts_at_the_earliest(text: str, stop: tuple[str, ...], expected: tuple[str, bool]) -> None:
     assert truncate_at_stop(text, stop) == expected
 
 

@@ -16,9 +16,7 @@ from runners.records import RECORDS_FILE, RunRecord
 
 def _write(path: Path, rows: list[Any]) -> Path:
     path.write_text(
-        "".join(
-            (row if isinstance(row, str) else json.dumps(row, ensure_ascii=False)) + "\n" for row in rows
-        ),
+        "".join((row if isinstance(row, str) else json.dumps(row, ensure_ascii=False)) + "\n" for row in rows),
         encoding="utf-8",
     )
     return path
@@ -58,12 +56,15 @@ def test_ck12_result_file_is_replayed_by_id(tmp_path: Path) -> None:
 
 
 def test_run_records_are_replayed_with_their_counts_and_errors(tmp_path: Path) -> None:
-    common: dict[str, Any] = {"nodes": {"subject": "subject:数学"}, "subject": "数学", "type": "single_choice", "gold": ["B"]}
+    common: dict[str, Any] = {
+        "nodes": {"subject": "subject:数学"},
+        "subject": "数学",
+        "type": "single_choice",
+        "gold": ["B"],
+    }
     ok = RunRecord(question_id="q1", prompt="p", output="B", prompt_tokens=12, completion_tokens=3, **common)
     sampled = RunRecord(question_id="q2", prompt="p", output="A", outputs=["A", "C"], **common)
-    failed = RunRecord(
-        question_id="q3", prompt="p", output=None, error="HTTP 500", parse_status="failed", **common
-    )
+    failed = RunRecord(question_id="q3", prompt="p", output=None, error="HTTP 500", parse_status="failed", **common)
     run = tmp_path / "run"
     run.mkdir()
     _write(run / RECORDS_FILE, [r.model_dump(mode="json") for r in (ok, sampled, failed)])

@@ -79,9 +79,7 @@ def test_token_counts_and_latency(tiny_backend: Any) -> None:
 
 def test_chat_messages_go_through_the_chat_template(tiny_backend: Any) -> None:
     messages = [{"role": "system", "content": "你是老师。"}, {"role": "user", "content": "一次函数是什么？"}]
-    rendered = tiny_backend.tokenizer.apply_chat_template(
-        messages, add_generation_prompt=True, tokenize=False
-    )
+    rendered = tiny_backend.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
     assert rendered.endswith("<|im_start|>assistant\n")
     [chat] = tiny_backend.generate(_requests([messages]))
     [plain] = tiny_backend.generate(_requests([rendered]))
@@ -185,7 +183,5 @@ def test_batched_loglikelihood_with_left_padding_equals_one_by_one(tiny_backend:
 
 def test_count_tokens_uses_the_model_tokenizer(tiny_backend: Any) -> None:
     text = "一次函数的图像 hello"
-    assert tiny_backend.count_tokens(text) == len(
-        tiny_backend.tokenizer(text, add_special_tokens=False)["input_ids"]
-    )
+    assert tiny_backend.count_tokens(text) == len(tiny_backend.tokenizer(text, add_special_tokens=False)["input_ids"])
     assert tiny_backend.count_tokens("") == 0

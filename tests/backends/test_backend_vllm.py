@@ -99,6 +99,4 @@ def test_unfit_prompts_get_errors_and_the_rest_still_run(vllm_backend: Any) -> N
 
 
 def test_count_tokens(vllm_backend: Any, tiny_backend: Any) -> None:
-    assert vllm_backend.count_tokens("一次函数的图像 hello") == tiny_backend.count_tokens(
-        "一次函数的图像 hello"
-    )
+    assert vllm_backend.count_tokens("一次函数的图像 hello") == tiny_backend.count_tokens("一次函数的图像 hello")

@@ -67,9 +67,7 @@ def vllm_server(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) 
 def test_completions_and_chat_agree_with_transformers(vllm_server: str, tiny_backend: Any) -> None:
     requests = [
         GenerationRequest("text", "Question: what is 3 + 4? Answer:", SamplingParams(max_tokens=10)),
-        GenerationRequest(
-            "chat", [{"role": "user", "content": "一次函数是什么？"}], SamplingParams(max_tokens=10)
-        ),
+        GenerationRequest("chat", [{"role": "user", "content": "一次函数是什么？"}], SamplingParams(max_tokens=10)),
     ]
     with OpenAIBackend("tiny", base_url=vllm_server, concurrency=2) as client:
         remote = client.generate(requests)
@@ -100,7 +98,5 @@ def test_loglikelihood_through_echo(vllm_server: str, tiny_backend: Any) -> None
 
 def test_count_tokens_uses_the_servers_tokenize(vllm_server: str, tiny_backend: Any) -> None:
     with OpenAIBackend("tiny", base_url=vllm_server) as client:
-        assert client.count_tokens("一次函数的图像 hello") == tiny_backend.count_tokens(
-            "一次函数的图像 hello"
-        )
+        assert client.count_tokens("一次函数的图像 hello") == tiny_backend.count_tokens("一次函数的图像 hello")
         assert client._server_tokenize
