@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,14 +11,7 @@ from kg.errors import InputError
 from runners.backends.base import GenerationRequest, LoglikelihoodRequest
 from runners.backends.replay import ReplayBackend
 from runners.records import RECORDS_FILE, RunRecord
-
-
-def _write(path: Path, rows: list[Any]) -> Path:
-    path.write_text(
-        "".join((row if isinstance(row, str) else json.dumps(row, ensure_ascii=False)) + "\n" for row in rows),
-        encoding="utf-8",
-    )
-    return path
+from tests.importer_helpers import write_jsonl
 
 
 def _ck12_like(qid: str, response: Any) -> dict[str, Any]:
@@ -46,7 +38,7 @@ def _requests(*ids: str) -> list[GenerationRequest]:
 
 
 def test_ck12_result_file_is_replayed_by_id(tmp_path: Path) -> None:
-    path = _write(tmp_path / "results.jsonl", [_ck12_like("a1", "答案：B"), _ck12_like("b2", ["A", "B"])])
+    path = write_jsonl(tmp_path / "results.jsonl", [_ck12_like("a1", "答案：B"), _ck12_like("b2", ["A", "B"])])
     backend = ReplayBackend(str(path))
     a, missing, b = backend.generate(_requests("a1", "zz", "b2"))
     assert (a.id, a.texts, a.error) == ("a1", ["答案：B"], None)
@@ -67,7 +59,7 @@ def test_run_records_are_replayed_with_their_counts_and_errors(tmp_path: Path) -
     failed = RunRecord(question_id="q3", prompt="p", output=None, error="HTTP 500", parse_status="failed", **common)
     run = tmp_path / "run"
     run.mkdir()
-    _write(run / RECORDS_FILE, [r.model_dump(mode="json") for r in (ok, sampled, failed)])
+    write_jsonl(run / RECORDS_FILE, [r.model_dump(mode="json") for r in (ok, sampled, failed)])
     backend = ReplayBackend("some-model", path=str(run))
     assert backend.model == "some-model" and backend.path == run / RECORDS_FILE
     r1, r2, r3 = backend.generate(_requests("q1", "q2", "q3"))
@@ -77,12 +69,12 @@ def test_run_records_are_replayed_with_their_counts_and_errors(tmp_path: Path) -
 
 
 def test_a_later_line_replaces_an_earlier_one(tmp_path: Path) -> None:
-    path = _write(tmp_path / "r.jsonl", [{"id": "x", "response": "old"}, {"id": "x", "response": "new"}])
+    path = write_jsonl(tmp_path / "r.jsonl", [{"id": "x", "response": "old"}, {"id": "x", "response": "new"}])
     assert ReplayBackend(str(path)).generate(_requests("x"))[0].texts == ["new"]
 
 
 def test_null_response_is_an_error_but_empty_text_is_an_answer(tmp_path: Path) -> None:
-    path = _write(tmp_path / "r.jsonl", [{"id": "n", "response": None}, {"id": "e", "response": ""}])
+    path = write_jsonl(tmp_path / "r.jsonl", [{"id": "n", "response": None}, {"id": "e", "response": ""}])
     null, empty = ReplayBackend(str(path)).generate(_requests("n", "e"))
     assert null.error == "response is null"
     assert empty.error is None and empty.texts == [""]
@@ -99,7 +91,7 @@ def test_null_response_is_an_error_but_empty_text_is_an_answer(tmp_path: Path) -
     ],
 )
 def test_bad_lines_name_the_file_line_and_field(tmp_path: Path, rows: list[Any], message: str) -> None:
-    path = _write(tmp_path / "r.jsonl", rows)
+    path = write_jsonl(tmp_path / "r.jsonl", rows)
     with pytest.raises(InputError, match=message):
         ReplayBackend(str(path))
 
@@ -110,7 +102,7 @@ def test_missing_file_is_an_input_error(tmp_path: Path) -> None:
 
 
 def test_loglikelihood_is_an_error_per_request(tmp_path: Path) -> None:
-    backend = ReplayBackend(str(_write(tmp_path / "r.jsonl", [{"id": "a", "response": "x"}])))
+    backend = ReplayBackend(str(write_jsonl(tmp_path / "r.jsonl", [{"id": "a", "response": "x"}])))
     results = backend.loglikelihood(
         [LoglikelihoodRequest("a", "p", ("A", "B")), LoglikelihoodRequest("b", "p", ("C",))]
     )
@@ -119,12 +111,12 @@ def test_loglikelihood_is_an_error_per_request(tmp_path: Path) -> None:
 
 
 def test_count_tokens_estimates_without_a_tokenizer(tmp_path: Path) -> None:
-    backend = ReplayBackend(str(_write(tmp_path / "r.jsonl", [{"id": "a", "response": "x"}])))
+    backend = ReplayBackend(str(write_jsonl(tmp_path / "r.jsonl", [{"id": "a", "response": "x"}])))
     assert backend.count_tokens("一次函数") == 4
 
 
 @pytest.mark.real_model
 def test_count_tokens_with_a_tokenizer(tmp_path: Path, tiny_model_dir: Path, tiny_backend: Any) -> None:
-    path = _write(tmp_path / "r.jsonl", [{"id": "a", "response": "x"}])
+    path = write_jsonl(tmp_path / "r.jsonl", [{"id": "a", "response": "x"}])
     backend = ReplayBackend(str(path), tokenizer=str(tiny_model_dir))
     assert backend.count_tokens("一次函数的图像") == tiny_backend.count_tokens("一次函数的图像")
