@@ -1,0 +1,90 @@
+"""Fill-in answers: one string per blank, as written (grading normalises them).
+
+The answer is the text after the last answer marker ("正确答案是：", "故答案为", "应填",
+"the answer is") or, without one, the whole output when it is one line, else its
+last line. With several blanks it is split by numbering ("1. x 2. y", "(1)x(2)y",
+"①x②y", "第一空：x") or by the first separator that gives exactly as many parts as
+blanks (；, ;, newline, 、, ，, ,, spaces).
+"""
+
+from __future__ import annotations
+
+import re
+
+from runners.extraction.text import Found, View
+
+_MARKER = re.compile(
+    r"(?:正确答案|最终答案|答案)\s*(?:应该|应)?\s*(?:是|为)?\s*:|(?:故|所以|因此)?答案(?:是|为)|故填|应填|填入?\s*:"
+    r"|(?i:(?:final |correct )?answers?\s*(?:is|are|:))"
+)
+_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
+_ORDINALS = "一二三四五六七八九十"
+_NUMBER = re.compile(
+    rf"(?:^|(?<=[\s;,、]))(?:\(\s*(?P<paren>\d{{1,2}})\s*\)|(?P<dot>\d{{1,2}})\s*[.、:)](?!\d)|(?P<circled>[{_CIRCLED}])"
+    rf"|第\s*(?P<ordinal>[{_ORDINALS}\d]{{1,2}})\s*(?:个)?(?:空|处|问)\s*:?)"
+)
+_SEPARATORS = (";", "\n", "、", ",", " ")
+_TRIM = " \t\n.。,;:、\"'“”‘’`*"
+
+
+def extract_fill(view: View, blanks: int) -> Found | None:
+    """``blanks`` strings (fewer or more when the output does not split that way), or ``None``."""
+    text = view.text
+    markers = list(_MARKER.finditer(text))
+    if markers:
+        begin, rule = markers[-1].end(), "after-marker"
+        end = _end_of_answer(text, begin, blanks)
+    else:
+        lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text) if m.group().strip()]
+        if not lines:
+            return None
+        begin, end = lines[-1]
+        rule = "whole" if len(lines) == 1 else "last-line"
+    segment = text[begin:end]
+    parts = split_blanks(segment, blanks)
+    if not parts:
+        return None
+    offset = len(segment) - len(segment.lstrip())
+    return Found(parts, begin + offset, end, rule)
+
+
+def _end_of_answer(text: str, begin: int, blanks: int) -> int:
+    """One blank: the answer ends at the sentence's end; several: at the paragraph's end."""
+    rest = text[begin:]
+    lead = len(rest) - len(rest.lstrip())
+    stop = re.compile(r"\n\s*\n" if blanks > 1 else r"[。\n]|\.(?:\s|$)").search(rest, lead)
+    return begin + (stop.start() if stop else len(rest))
+
+
+def split_blanks(segment: str, blanks: int) -> list[str]:
+    """The answer text cut into ``blanks`` parts, if it can be; else as many as it gives."""
+    text = segment.strip(_TRIM)
+    if not text:
+        return []
+    if blanks == 1:
+        return [_clean(text)]
+    numbered = _by_numbers(text)
+    if len(numbered) == blanks:
+        return numbered
+    for sep in _SEPARATORS:
+        parts = [_clean(p) for p in text.split(sep)]
+        parts = [p for p in parts if p]
+        if len(parts) == blanks:
+            return parts
+    parts = [_clean(p) for p in text.split(";")]
+    return numbered or [p for p in parts if p]
+
+
+def _by_numbers(text: str) -> list[str]:
+    marks = list(_NUMBER.finditer(text))
+    parts = []
+    for i, mark in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        part = _clean(text[mark.end() : end])
+        if part:
+            parts.append(part)
+    return parts
+
+
+def _clean(part: str) -> str:
+    return part.strip(_TRIM)
