@@ -89,8 +89,8 @@ def normalize_blank(text: str) -> str:
     s = s.replace("{", "").replace("}", "")
     s = re.sub(r"\s+", "", s)
     s = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", s)
-    s = re.sub(r"(?<!\d)\(([\w.]+)\)/\(([\w.]+)\)", r"\1/\2", s)  # (a)/(b) -> a/b, but keep 3(1)/(3)
     s = re.sub(r"√\((\w+)\)", r"√\1", s)
+    s = re.sub(r"(?<!\d)\(([\w.√^]+)\)/\(([\w.√^]+)\)", r"\1/\2", s)  # (a)/(b) -> a/b, but keep 3(1)/(3)
     s = s.strip(_QUOTES).rstrip(_TRAILING).strip(_QUOTES)
     return s.lower()
 

@@ -52,14 +52,17 @@ def _patterns(labels: tuple[str, ...]) -> _Patterns:
     sep = r"\s*(?:,|、|/|&|\+|;|和|与|及|以及|(?i:and)|\s)?\s*"
     run = rf"(?P<run>(?<![A-Za-z])\(?{x}\)?(?:{sep}\(?{x}\)?)*)(?![A-Za-z])"
     lone = rf"(?P<run>{one})"
+    # A capital letter followed by a lower-case word is the English article or pronoun ("A cat", "I think").
+    lone_letter = rf"{one}(?!\s+[a-z])"
     explicit = (
         rf"答案\s*(?:选项)?\s*(?:应该|应当|应|就|确定|最终|可能)?\s*(?:是|为|选择|选)?\s*:?\s*(?:选项|选)?\s*{run}",
         rf"正确的?\s*(?:选项|选择|答案)\s*(?:应该|应)?\s*(?:是|为)?\s*:?\s*{run}",
-        rf"(?:故|所以|因此|因而|从而|综上所述|综上|本题|则|我|应|最终|只能)\s*(?:应该|应当|应|可以)?\s*选(?:择)?\s*(?:项)?\s*:?\s*{run}",
+        rf"(?:故|所以|因此|因而|从而|综上所述|综上|本题|则|我|应该|应当|应|最终|只能)\s*(?:应该|应当|应|可以)?\s*选(?:择)?\s*(?:项)?\s*:?\s*{run}",
         rf"(?i:answer)s?\s*(?:(?i:is|are|would be|should be|will be|must be)\s*|[:=]\s*)+(?:(?i:option|choice)s?\s*)?:?\s*{run}",
         rf"(?i:correct|right|best)\s+(?i:option|choice|answer)s?\s*(?:(?i:is|are)\s*|:\s*)+{run}",
         rf"(?i:I(?:'d| would)?\s+(?:choose|pick|select|go with))\s*(?:(?i:option|choice)\s*)?{run}",
         rf"\\boxed\s*\{{\s*{run}",
+        rf"{run}\s+(?i:is the (?:correct |right |best )?answer)",
     )
     stated = (
         rf"(?:选项)?{run}\s*(?:选?项)?\s*的?(?:说法|表述|叙述|描述|观点)?\s*(?:是|为|都|均)?\s*"
@@ -71,13 +74,17 @@ def _patterns(labels: tuple[str, ...]) -> _Patterns:
         rf"(?<!不)是\s*:?\s*{lone}",
         rf"(?i:it's|it is|is)\s+\(?{lone}\)?\s*[.。!]?\s*$",
     )
-    leading = rf"^\s*[(\[]?{run}[)\]]?(?=\s*(?:$|[.:,、。;)\]]|[^\sA-Za-z])|\s+[^A-Za-z\s])"
+    # "C", "C.", "(C)", "C 3个", "C选项" — but not "A project" nor "A或者C".
+    leading = (
+        rf"^\s*[(\[]?{run}[)\]]?(?!\s*(?:或|还是|(?i:or)\b))"
+        rf"(?=\s*(?:$|[.:,、。;)\]]|[^\sA-Za-z])|\s+[^A-Za-z\s])"
+    )
     return _Patterns(
         explicit=tuple(re.compile(p) for p in explicit),
         stated=tuple(re.compile(p) for p in stated),
         weak=tuple(re.compile(p) for p in weak),
         leading=re.compile(leading),
-        lone=re.compile(one),
+        lone=re.compile(lone_letter),
         letter=re.compile(x),
     )
 
@@ -109,7 +116,8 @@ def extract_choice(view: View, question: Question, multiple: bool) -> Found | No
     match = pats.leading.search(text)
     if match:
         letters = _letters(match, text, pats)
-        if letters:
+        # A single-choice output that opens with several letters ("ABCD") states no answer.
+        if letters and (multiple or len(letters) == 1):
             return Found(letters, match.start("run"), match.end("run"), "leading")
     if not multiple:
         lone = {m.group(): m for m in pats.lone.finditer(text)}
@@ -120,11 +128,14 @@ def extract_choice(view: View, question: Question, multiple: bool) -> Found | No
 
 
 def _letters(match: re.Match[str], text: str, pats: _Patterns) -> list[str]:
-    """The distinct letters of a matched run, in label order; a last letter said to be wrong is dropped."""
+    """The distinct letters of a matched run, in label order; a last letter said to be wrong is dropped.
+
+    "答案是C，D项错误" reads C; "答案是BD，A项错误" reads BD.
+    """
     run = match.group("run")
     found = [m.group() for m in pats.letter.finditer(run)]
     if len(found) > 1 and _NEGATED_AFTER.match(text, match.end("run")):
-        found = found[:1]
+        found = found[:-1]
     return sorted(set(found), key=lambda lab: (len(lab), lab))
 
 

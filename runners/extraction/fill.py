@@ -2,7 +2,7 @@
 
 The answer is the text after the last answer marker ("正确答案是：", "故答案为", "应填",
 "the answer is") or, without one, the whole output when it is one line, else its
-last line. With several blanks it is split by numbering ("1. x 2. y", "(1)x(2)y",
+last line (unless it is a refusal: "无法", "不知道", "cannot" ...). With several blanks it is split by numbering ("1. x 2. y", "(1)x(2)y",
 "①x②y", "第一空：x") or by the first separator that gives exactly as many parts as
 blanks (；, ;, newline, 、, ，, ,, spaces).
 """
@@ -20,16 +20,19 @@ _MARKER = re.compile(
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
 _ORDINALS = "一二三四五六七八九十"
 _NUMBER = re.compile(
-    rf"(?:^|(?<=[\s;,、]))(?:\(\s*(?P<paren>\d{{1,2}})\s*\)|(?P<dot>\d{{1,2}})\s*[.、:)](?!\d)|(?P<circled>[{_CIRCLED}])"
-    rf"|第\s*(?P<ordinal>[{_ORDINALS}\d]{{1,2}})\s*(?:个)?(?:空|处|问)\s*:?)"
+    rf"\(\s*(?P<paren>\d{{1,2}})\s*\)|(?P<circled>[{_CIRCLED}])|(?:^|(?<=[\s;,、]))(?P<dot>\d{{1,2}})\s*[.、:)](?!\d)"
+    rf"|第\s*(?P<ordinal>[{_ORDINALS}\d]{{1,2}})\s*(?:个)?(?:空|处|问)\s*:?"
 )
+_REFUSAL = re.compile(r"无法|不知道|不确定|不能确定|抱歉|(?i:cannot|can't|unable|not sure|sorry|i don't know)")
 _SEPARATORS = (";", "\n", "、", ",", " ")
 _TRIM = " \t\n.。,;:、\"'“”‘’`*"
 
 
 def extract_fill(view: View, blanks: int) -> Found | None:
     """``blanks`` strings (fewer or more when the output does not split that way), or ``None``."""
-    text = view.text
+    raw = view.raw[view.start : view.start + len(view.text)]
+    # Folding turns ① into 1; keep circled numbers, they number blanks.
+    text = "".join(r if r in _CIRCLED else t for r, t in zip(raw, view.text, strict=True))
     markers = list(_MARKER.finditer(text))
     if markers:
         begin, rule = markers[-1].end(), "after-marker"
@@ -40,6 +43,8 @@ def extract_fill(view: View, blanks: int) -> Found | None:
             return None
         begin, end = lines[-1]
         rule = "whole" if len(lines) == 1 else "last-line"
+        if _REFUSAL.search(text[begin:end]):
+            return None
     segment = text[begin:end]
     parts = split_blanks(segment, blanks)
     if not parts:
