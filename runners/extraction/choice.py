@@ -11,7 +11,7 @@ The stages follow CMMLU's released extractor and go further; none guesses:
 4. ``weak``: "是X", "it's X" at the end.
 5. ``leading``: the output starts with the letter(s): "C", "C．", "(C)", "BD".
 6. ``lone-letter``: exactly one option letter stands alone in the output.
-7. ``option-text`` anywhere: exactly one option's text occurs in the output.
+7. ``option-text`` anywhere in a short output: exactly one option's text occurs in it.
 
 Letters are read only when they stand alone (not inside a word such as "Apple").
 """
@@ -32,6 +32,7 @@ _NEGATED_AFTER = re.compile(
 )
 _SENTENCE_END = re.compile(r"[。\n!?;]|\.(?:\s|$)")
 _ANSWER_MARKER = re.compile(r"答案\s*(?:应该|应)?\s*(?:是|为)?\s*:?|(?i:answer)\s*(?:(?i:is)\s*)?:?")
+_SHORT = 40
 _NOISE = re.compile(r"[\s$*`\"“”'‘’「」『』【】《》()（）\[\]{}.,。，、:：;；!！?？]|\\(?:text|mathrm|rm)\b")
 
 
@@ -41,6 +42,7 @@ class _Patterns:
     stated: tuple[re.Pattern[str], ...]
     weak: tuple[re.Pattern[str], ...]
     leading: re.Pattern[str]
+    item: re.Pattern[str]
     lone: re.Pattern[str]
     letter: re.Pattern[str]
 
@@ -49,7 +51,7 @@ class _Patterns:
 def _patterns(labels: tuple[str, ...]) -> _Patterns:
     x = "(?:" + "|".join(re.escape(label) for label in sorted(labels, key=len, reverse=True)) + ")"
     one = rf"(?<![A-Za-z]){x}(?![A-Za-z])"
-    sep = r"\s*(?:,|、|/|&|\+|;|和|与|及|以及|(?i:and)|\s)?\s*"
+    sep = r"[ \t]*(?:,|、|/|&|\+|;|和|与|及|以及|(?i:and))?[ \t]*"  # a run of letters stays on one line
     run = rf"(?P<run>(?<![A-Za-z])\(?{x}\)?(?:{sep}\(?{x}\)?)*)(?![A-Za-z])"
     lone = rf"(?P<run>{one})"
     # A capital letter followed by a lower-case word is the English article or pronoun ("A cat", "I think").
@@ -61,12 +63,12 @@ def _patterns(labels: tuple[str, ...]) -> _Patterns:
         rf"(?i:answer)s?\s*(?:(?i:is|are|would be|should be|will be|must be)\s*|[:=]\s*)+(?:(?i:option|choice)s?\s*)?:?\s*{run}",
         rf"(?i:correct|right|best)\s+(?i:option|choice|answer)s?\s*(?:(?i:is|are)\s*|:\s*)+{run}",
         rf"(?i:I(?:'d| would)?\s+(?:choose|pick|select|go with))\s*(?:(?i:option|choice)\s*)?{run}",
-        rf"\\boxed\s*\{{\s*{run}",
+        rf"\\boxed\s*{run}",
         rf"{run}\s+(?i:is the (?:correct |right |best )?answer)",
     )
     stated = (
         rf"(?:选项)?{run}\s*(?:选?项)?\s*的?(?:说法|表述|叙述|描述|观点)?\s*(?:是|为|都|均)?\s*"
-        rf"(?:正确|对的|对(?!应)|符合题意|符合要求|最符合|当选|最佳|最合适|最恰当)",
+        rf"(?:正确|对的|对(?=[\s,.;。、!]|$)|符合题意|符合要求|最符合|当选|最佳|最合适|最恰当)",
         rf"(?<!不)(?<!不能)(?<!不应)(?<!不可)(?<!排除)(?<!不要)选\s*(?:择)?\s*{run}",
         rf"{run}\s*(?i:is|are)\s+(?:(?i:the)\s+)?(?i:correct|right|true|best)",
     )
@@ -74,16 +76,17 @@ def _patterns(labels: tuple[str, ...]) -> _Patterns:
         rf"(?<!不)是\s*:?\s*{lone}",
         rf"(?i:it's|it is|is)\s+\(?{lone}\)?\s*[.。!]?\s*$",
     )
-    # "C", "C.", "(C)", "C 3个", "C选项" — but not "A project" nor "A或者C".
+    # "C", "C.", "(C)", "C 3个", "C选项" — but not "A project", "A或者C" nor "A句是复句".
     leading = (
         rf"^\s*[(\[]?{run}[)\]]?(?!\s*(?:或|还是|(?i:or)\b))"
-        rf"(?=\s*(?:$|[.:,、。;)\]]|[^\sA-Za-z])|\s+[^A-Za-z\s])"
+        rf"(?=\s*(?:$|[.:,、。;)\]!])|\s+[^A-Za-z\s]|选项|项)"
     )
     return _Patterns(
         explicit=tuple(re.compile(p) for p in explicit),
         stated=tuple(re.compile(p) for p in stated),
         weak=tuple(re.compile(p) for p in weak),
         leading=re.compile(leading),
+        item=re.compile(rf"(?:^|[\n。;])\s*[(\[]?(?P<letter>{one})[)\]]?\s*(?:[.、:)]|选?项)", re.M),
         lone=re.compile(lone_letter),
         letter=re.compile(x),
     )
@@ -114,7 +117,7 @@ def extract_choice(view: View, question: Question, multiple: bool) -> Found | No
         if found:
             return found
     match = pats.leading.search(text)
-    if match:
+    if match and not _walks_through_options(text, pats):
         letters = _letters(match, text, pats)
         # A single-choice output that opens with several letters ("ABCD") states no answer.
         if letters and (multiple or len(letters) == 1):
@@ -124,7 +127,15 @@ def extract_choice(view: View, question: Question, multiple: bool) -> Found | No
         if len(lone) == 1:
             ((letter, m),) = lone.items()
             return Found([letter], m.start(), m.end(), "lone-letter")
-    return _option_text(view.text, 0, question, multiple, "option-text")
+    # An option's text named anywhere: only in a short output, a chain of thought names many.
+    if len(_squash(view.text)) <= max(_SHORT, 2 * max(len(_squash(o.text)) for o in question.options)):
+        return _option_text(view.text, 0, question, multiple, "option-text")
+    return None
+
+
+def _walks_through_options(text: str, pats: _Patterns) -> bool:
+    """Whether the output discusses the options one by one ("A.错误。B.错误。C.正确。"), opening with one."""
+    return len({m.group("letter") for m in pats.item.finditer(text)}) >= 2
 
 
 def _letters(match: re.Match[str], text: str, pats: _Patterns) -> list[str]:

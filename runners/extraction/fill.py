@@ -23,7 +23,13 @@ _NUMBER = re.compile(
     rf"\(\s*(?P<paren>\d{{1,2}})\s*\)|(?P<circled>[{_CIRCLED}])|(?:^|(?<=[\s;,、]))(?P<dot>\d{{1,2}})\s*[.、:)](?!\d)"
     rf"|第\s*(?P<ordinal>[{_ORDINALS}\d]{{1,2}})\s*(?:个)?(?:空|处|问)\s*:?"
 )
-_REFUSAL = re.compile(r"无法|不知道|不确定|不能确定|抱歉|(?i:cannot|can't|unable|not sure|sorry|i don't know)")
+_REFUSAL = re.compile(
+    r"无法(?:回答|确定|判断|作答|给出|得出|解答)|不知道|不确定|不能确定|抱歉|对不起"
+    r"|(?i:cannot|can't|unable to|not sure|sorry|i don't know)"
+)
+_PARAGRAPH_END = re.compile(r"\n\s*\n")
+# A full stop ends the answer, but not the one in "Ms. Brown".
+_SENTENCE_END = re.compile(r"[。\n]|(?<!\bMr)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\bMrs)(?<!\bNo)\.(?:\s|$)")
 _SEPARATORS = (";", "\n", "、", ",", " ")
 _TRIM = " \t\n.。,;:、\"'“”‘’`*"
 
@@ -57,13 +63,13 @@ def _end_of_answer(text: str, begin: int, blanks: int) -> int:
     """One blank: the answer ends at the sentence's end; several: at the paragraph's end."""
     rest = text[begin:]
     lead = len(rest) - len(rest.lstrip())
-    stop = re.compile(r"\n\s*\n" if blanks > 1 else r"[。\n]|\.(?:\s|$)").search(rest, lead)
+    stop = (_PARAGRAPH_END if blanks > 1 else _SENTENCE_END).search(rest, lead)
     return begin + (stop.start() if stop else len(rest))
 
 
 def split_blanks(segment: str, blanks: int) -> list[str]:
     """The answer text cut into ``blanks`` parts, if it can be; else as many as it gives."""
-    text = segment.strip(_TRIM)
+    text = segment.strip(_TRIM) or segment.strip()
     if not text:
         return []
     if blanks == 1:
@@ -81,7 +87,10 @@ def split_blanks(segment: str, blanks: int) -> list[str]:
 
 
 def _by_numbers(text: str) -> list[str]:
+    """Parts numbered 1, 2, 3 ... from the start of the text; none if the numbering is not that."""
     marks = list(_NUMBER.finditer(text))
+    if not marks or marks[0].start() != 0 or [_number(m) for m in marks] != list(range(1, len(marks) + 1)):
+        return []
     parts = []
     for i, mark in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
@@ -91,5 +100,15 @@ def _by_numbers(text: str) -> list[str]:
     return parts
 
 
+def _number(mark: re.Match[str]) -> int:
+    if mark.group("circled"):
+        return _CIRCLED.index(mark.group("circled")) + 1
+    ordinal = mark.group("ordinal")
+    if ordinal is not None:
+        return int(ordinal) if ordinal.isdigit() else _ORDINALS.index(ordinal) + 1 if len(ordinal) == 1 else 0
+    return int(mark.group("paren") or mark.group("dot"))
+
+
 def _clean(part: str) -> str:
-    return part.strip(_TRIM)
+    # A blank whose answer is a punctuation mark (语文 punctuation questions) keeps it.
+    return part.strip(_TRIM) or part.strip()

@@ -22,11 +22,13 @@ from runners.extraction.text import Found, View
 
 _NOT_VERDICTS = re.compile(
     r"正确答案|正确选项|正确的(?:回答|答案|顺序)|判断正误|判断对错|正误|对错|是否正确|是否对|正确与否|正确或(?:者)?错误"
-    r"|对或错|对于|对应|对称|对比|对象|对待|对方|相对|绝对|针对|面对|反对|核对|错过|(?i:true or false|correct or wrong)"
+    r"|对或错|不错|对于|对应|对称|对比|对象|对待|对方|相对|绝对|针对|面对|反对|核对|错过|(?i:true or false|correct or wrong)"
 )
-_TRUE = r"正确|对的|对|√|✓|✔|(?<![A-Za-z])T(?![A-Za-z])|(?i:\btrue\b|\bcorrect\b)"
+# 对 and 错 count only standing alone ("对", "是对的", "1.对 2.错"), not in 对公民, 抱对, 对抗.
+_ALONE = r"(?=的|[\s\d,.;。、!()]|$)"
+_TRUE = rf"正确|对{_ALONE}|√|✓|✔|(?<![A-Za-z])T(?![A-Za-z])|(?i:\btrue\b|\bcorrect\b)"
 _FALSE = (
-    r"不正确|不对|错误|错的|错|×|✗|✘|✕|(?<![A-Za-z])F(?![A-Za-z])"
+    rf"不正确|不对|错误|错{_ALONE}|×|✗|✘|✕|(?<![A-Za-z])F(?![A-Za-z])"
     r"|(?i:\bnot (?:true|correct)\b|\bfalse\b|\bincorrect\b|\bwrong\b)"
 )
 _VERDICT = re.compile(rf"(?P<false>{_FALSE})|(?P<true>{_TRUE})")
@@ -41,8 +43,8 @@ _ANSWER_MARKER = re.compile(r"答案\s*(?:应该|应)?\s*(?:是|为)?\s*:|(?i:an
 
 def extract_judgment(view: View, statements: int) -> Found | None:
     """One bool per statement (``statements`` of them), or ``None``."""
+    markers = list(_ANSWER_MARKER.finditer(view.masked))  # before "正确答案" is blanked below
     text = _NOT_VERDICTS.sub(lambda m: " " * len(m.group()), view.masked)
-    markers = list(_ANSWER_MARKER.finditer(text))
     windows = [markers[-1].end()] if markers else []
     for begin in [*windows, 0]:
         found = _read(text, begin, statements)

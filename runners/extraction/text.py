@@ -13,7 +13,10 @@ from functools import lru_cache
 
 # A base model in few-shot mode goes on to write the next example: the answer ends there.
 _CONTINUATION = re.compile(r"\n\s*(?:例\s*\d+\s*[:：]|题目\s*[:：]|问题\s*[:：]|Example\s+\d+\s*:|Question\s*:)")
-_MASKED = re.compile(r"\\(?:text(?:bf|rm|it)?|math(?:rm|bf|it)|rm|bf)\s*\{|[}$*`\"“”‘’「」『』【】《》〈〉]")
+# LaTeX commands other than \boxed (CK12 writes letters as $$\rm B$$ or $${A}{}$$), braces, $, markdown, quotes.
+_MASKED = re.compile(r"\\(?!boxed\b)[A-Za-z]+|[{}$*`\"“”‘’「」『』【】《》〈〉]")
+
+_VERDICT_COMMANDS = {"\\times": "×", "\\surd": "√", "\\checkmark": "√"}
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,13 @@ def make_view(raw: str) -> View:
         end = cut.start()
     window = raw[start:end]
     text = fold(window)
-    return View(raw=raw, start=start, text=text, masked=_MASKED.sub(lambda m: " " * len(m.group()), text))
+    return View(raw=raw, start=start, text=text, masked=_MASKED.sub(_blank, text))
+
+
+def _blank(match: re.Match[str]) -> str:
+    """Spaces of the same length; a verdict command keeps its symbol (CK12 writes $$\\times$$ and $$\\surd$$)."""
+    symbol = _VERDICT_COMMANDS.get(match.group(), "")
+    return symbol + " " * (len(match.group()) - len(symbol))
 
 
 def fold(text: str) -> str:
