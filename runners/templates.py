@@ -97,8 +97,8 @@ class TemplateSet(BaseModel):
             raise ValueError(f"[layout] has unknown keys {', '.join(unknown)}; expected {', '.join(LAYOUT_KEYS)}")
         for qtype in self.types:
             phrases = self.phrases_for(qtype)
-            for key in MODES:
-                _check_placeholders(self.layout[key], FIELDS | phrases.keys(), f"[layout] {key} ({qtype.value})")
+            for mode in MODES:
+                _check_placeholders(self.layout[mode], FIELDS | phrases.keys(), f"[layout] {mode} ({qtype.value})")
             for key in ("exemplar", "exemplar-cot"):
                 _check_placeholders(self.layout[key], EXEMPLAR_FIELDS | phrases.keys(), f"[layout] {key}")
             for name, text in phrases.items():
