@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from string import ascii_uppercase
 
@@ -82,8 +82,7 @@ def make_variant(
             result.questions.append(shuffle_options(question, rng))
             continue
         if kind == "distractors":
-            extra = source.same_subject(question)
-            picked = rng.sample(extra, min(CK12_DISTRACTORS, len(extra)))
+            picked = source.draw_same_subject(question, CK12_DISTRACTORS, rng)
             if not picked:
                 result.skipped.append((question.id, f"no other choice question of {question.subject} to draw from"))
                 continue
@@ -96,11 +95,11 @@ def make_variant(
         if wanted < 0:
             result.skipped.append((question.id, f"already has {len(question.options)} options, more than {n}"))
             continue
-        extra = source.other_subjects(question)
-        if len(extra) < wanted:
-            result.skipped.append((question.id, f"only {len(extra)} non-overlapping options to draw {wanted} from"))
+        picked = source.draw_other_subjects(question, wanted, rng)
+        if len(picked) < wanted:
+            result.skipped.append((question.id, f"only {len(picked)} non-overlapping options to draw {wanted} from"))
             continue
-        result.questions.append(_relabel(question, list(question.options), rng.sample(extra, wanted), variant, rng))
+        result.questions.append(_relabel(question, list(question.options), picked, variant, rng))
     return result
 
 
@@ -150,35 +149,84 @@ def _relabel(
 
 
 class _OptionSource:
-    """Option texts of a pool of choice questions, unique and in a fixed order, for drawing extra options."""
+    """Option texts of a pool of choice questions, unique and in a fixed order, for drawing extra options.
+
+    Drawing visits the candidates in a random order and keeps the first that
+    qualify, which picks uniformly among all qualifying subsets without testing
+    every candidate for every question (Xiezhi's rule over a large bank).
+    """
 
     def __init__(self, pool: Iterable[Question]) -> None:
-        self._by_subject: dict[str, dict[str, tuple[str, str]]] = {}
+        seen: dict[str, set[str]] = {}
+        self._by_subject: dict[str, list[tuple[str, str, str]]] = {}
         for q in sorted((q for q in pool if q.is_choice), key=lambda q: q.id):
-            texts = self._by_subject.setdefault(q.subject, {})
+            keys = seen.setdefault(q.subject, set())
             for option in q.options:
                 key = _key(option.text)
-                if key and not _LIST_BOUND.match(key) and key not in texts:
-                    texts[key] = (q.id, option.text)
+                if key and not _LIST_BOUND.match(key) and key not in keys:
+                    keys.add(key)
+                    self._by_subject.setdefault(q.subject, []).append((key, q.id, option.text))
+        self._others: dict[str, list[tuple[str, str, str]]] = {}
+        self._units: dict[tuple[str, str], frozenset[str]] = {}
 
-    def same_subject(self, question: Question) -> list[str]:
-        """Texts from other questions of the question's subject, none equal to one of its options."""
+    def draw_same_subject(self, question: Question, wanted: int, rng: random.Random) -> list[str]:
+        """Up to ``wanted`` texts from other questions of the question's subject, none equal to one of its options."""
         own = {_key(o.text) for o in question.options}
-        texts = self._by_subject.get(question.subject, {})
-        return [text for key, (qid, text) in texts.items() if qid != question.id and key not in own]
+        candidates = self._by_subject.get(question.subject, [])
+        return _draw(candidates, wanted, rng, lambda key, qid: qid != question.id and key not in own)
 
-    def other_subjects(self, question: Question) -> list[str]:
-        """Texts from other subjects that share no character / 4-gram with any gold option (Xiezhi)."""
+    def draw_other_subjects(self, question: Question, wanted: int, rng: random.Random) -> list[str]:
+        """Up to ``wanted`` texts from other subjects sharing no character / 4-gram with a gold option (Xiezhi)."""
+        if question.subject not in self._others:
+            self._others[question.subject] = [
+                entry
+                for subject in sorted(self._by_subject)
+                if subject != question.subject
+                for entry in self._by_subject[subject]
+            ]
+        language = question.language
         gold = [o.text for o in question.options if o.label in question.answer]
+        gold_units = frozenset().union(*(_units(g, language) for g in gold))
+        short = [c for c in (_compact(g) for g in gold) if 0 < len(c) < 4] if language != "zh" else []
         own = {_key(o.text) for o in question.options}
-        out = []
-        for subject in sorted(self._by_subject):
-            if subject == question.subject:
-                continue
-            for key, (_, text) in self._by_subject[subject].items():
-                if key not in own and not overlaps(gold, text, question.language):
-                    out.append(text)
-        return out
+
+        def accept(key: str, _qid: str) -> bool:
+            units = self._units.get((key, language))
+            if units is None:
+                units = self._units[(key, language)] = _units(key, language)
+            if key in own or units & gold_units:
+                return False
+            return not any(s in _compact(key) for s in short)
+
+        return _draw(self._others[question.subject], wanted, rng, accept)
+
+
+def _draw(
+    candidates: list[tuple[str, str, str]], wanted: int, rng: random.Random, accept: Callable[[str, str], bool]
+) -> list[str]:
+    """The first ``wanted`` accepted texts in a random order of ``candidates`` (all of them if fewer qualify)."""
+    picked: list[str] = []
+    tried: set[int] = set()
+    # Random probes first (cheap when most candidates qualify), then a shuffled sweep of the rest.
+    for _ in range(min(len(candidates), 20 * wanted + 20)):
+        if len(picked) == wanted:
+            return picked
+        index = rng.randrange(len(candidates))
+        if index in tried:
+            continue
+        tried.add(index)
+        key, qid, text = candidates[index]
+        if accept(key, qid):
+            picked.append(text)
+    rest = [i for i in range(len(candidates)) if i not in tried]
+    rng.shuffle(rest)
+    for index in rest:
+        if len(picked) == wanted:
+            break
+        key, qid, text = candidates[index]
+        if accept(key, qid):
+            picked.append(text)
+    return picked
 
 
 def _key(text: str) -> str:
@@ -193,21 +241,23 @@ def overlaps(gold_texts: Iterable[str], candidate: str, language: str) -> bool:
     characters are used here, because most options are shorter than four words.
     A gold text shorter than four characters overlaps any candidate containing it.
     """
-    cand = _compact(candidate)
-    if language == "zh":
-        chars = {c for c in cand if unicodedata.category(c)[0] in "LN"}
-        return any(chars & {c for c in _compact(g) if unicodedata.category(c)[0] in "LN"} for g in gold_texts)
-    grams = _grams(cand)
+    units = _units(candidate, language)
     for gold in gold_texts:
-        g = _compact(gold)
-        if (len(g) < 4 and g and g in cand) or (grams & _grams(g)):
+        if units & _units(gold, language):
+            return True
+        short = _compact(gold)
+        if language != "zh" and 0 < len(short) < 4 and short in _compact(candidate):
             return True
     return False
 
 
+def _units(text: str, language: str) -> frozenset[str]:
+    """Letters and digits (Chinese) or character 4-grams (English) of a text."""
+    compact = _compact(text)
+    if language == "zh":
+        return frozenset(c for c in compact if unicodedata.category(c)[0] in "LN")
+    return frozenset(compact[i : i + 4] for i in range(len(compact) - 3))
+
+
 def _compact(text: str) -> str:
     return re.sub(r"[^\w]+", " ", _key(text)).strip()
-
-
-def _grams(text: str) -> set[str]:
-    return {text[i : i + 4] for i in range(len(text) - 3)}
