@@ -1,0 +1,35 @@
+"""Small helpers every backend shares: stop strings, token estimates, batching."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def truncate_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
+    """Cut ``text`` before the earliest stop string; say whether one was found.
+
+    The stop string itself is dropped, as vLLM and the OpenAI API do.
+    """
+    cut = min((i for s in stop if s and (i := text.find(s)) >= 0), default=-1)
+    return (text[:cut], True) if cut >= 0 else (text, False)
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free guess that errs long: one token per 3 UTF-8 bytes.
+
+    CJK characters are 3 bytes and rarely less than one token each; English averages about
+    4 characters a token, so prompt budgets built on this guess stay within the context.
+    """
+    return math.ceil(len(text.encode("utf-8")) / 3)
+
+
+def chunked(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Consecutive lists of at most ``size`` items (``itertools.batched`` is Python 3.12+)."""
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk

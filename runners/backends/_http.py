@@ -1,0 +1,118 @@
+"""POST JSON with retries: exponential backoff with jitter on 429, 5xx and connection errors.
+
+A ``Retry-After`` (or ``retry-after-ms``) header from the server wins over the computed
+backoff. Failures that retrying cannot fix (400, 401, 404...) raise at once.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+
+
+class RequestFailed(Exception):
+    """A request that got no usable answer, after any retries; the text says why."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to retry."""
+
+    max_retries: int = 5
+    """Retries after the first attempt."""
+    backoff_s: float = 1.0
+    """First delay; doubled each retry."""
+    max_backoff_s: float = 60.0
+    """Cap on a computed delay."""
+    max_retry_after_s: float = 300.0
+    """Cap on a server-requested delay."""
+
+    def delay(self, retry: int, retry_after: float | None, rng: random.Random) -> float:
+        """Seconds to wait before retry number ``retry`` (0-based)."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_retry_after_s)
+        # Jitter spreads out the clients that a shared overload made fail together.
+        return min(self.backoff_s * 2**retry, self.max_backoff_s) * rng.uniform(0.5, 1.0)
+
+
+def parse_retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds the server asked us to wait: ``retry-after-ms``, ``Retry-After`` seconds or HTTP date."""
+    if (ms := headers.get("retry-after-ms")) is not None:
+        try:
+            return float(ms) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def error_text(response: httpx.Response) -> str:
+    """``HTTP 429: <the server's message>`` from an error response."""
+    message = response.text[:300]
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        detail = body.get("error", body.get("detail", body.get("message")))
+        if isinstance(detail, dict):
+            detail = detail.get("message", detail)
+        if detail:
+            message = str(detail)[:300]
+    return f"HTTP {response.status_code}: {message}".rstrip(": ")
+
+
+def post_json(
+    client: httpx.Client,
+    url: str,
+    body: dict[str, Any],
+    policy: RetryPolicy,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    rng: random.Random | None = None,
+) -> dict[str, Any]:
+    """The JSON object the server answered; raises :class:`RequestFailed` once retries are spent."""
+    rng = rng or random.Random()
+    attempts = policy.max_retries + 1
+    for attempt in range(attempts):
+        retry_after: float | None = None
+        try:
+            response = client.post(url, json=body)
+        except httpx.TransportError as exc:  # connect, read, timeout, protocol errors
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        except httpx.HTTPError as exc:  # bad URL, too many redirects...: retrying will not help
+            raise RequestFailed(f"{type(exc).__name__}: {exc}") from exc
+        else:
+            if response.status_code < 400:
+                try:
+                    answer = response.json()
+                except ValueError as exc:
+                    raise RequestFailed(f"answer is not JSON: {response.text[:200]!r}") from exc
+                if not isinstance(answer, dict):
+                    raise RequestFailed(f"answer is not a JSON object: {response.text[:200]!r}")
+                return answer
+            reason = error_text(response)
+            if response.status_code not in RETRY_STATUS:
+                raise RequestFailed(reason)
+            retry_after = parse_retry_after(response.headers)
+        if attempt + 1 < attempts:
+            sleep(policy.delay(attempt, retry_after, rng))
+    raise RequestFailed(f"{reason} (gave up after {attempts} attempts)")

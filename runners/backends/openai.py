@@ -1,0 +1,244 @@
+"""Any OpenAI-compatible server: completions for text prompts, chat/completions for messages.
+
+Requests run concurrently on a thread pool (``concurrency`` at a time) under the
+synchronous ``generate``; each is retried on 429, 5xx and connection errors (see
+``_http.py``) and, if it still fails, comes back with ``error`` set. Scoring uses
+``echo`` + ``logprobs`` on the completions endpoint (vLLM and most self-hosted servers
+support it; OpenAI's hosted chat models do not, and those requests get ``error``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import httpx
+
+from runners.backends._common import estimate_tokens
+from runners.backends._http import RequestFailed, RetryPolicy, post_json
+from runners.backends.base import (
+    GenerationRequest,
+    GenerationResult,
+    LoglikelihoodRequest,
+    LoglikelihoodResult,
+    SamplingParams,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+R = TypeVar("R")
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+
+
+class OpenAIBackend:
+    """A model behind an OpenAI-compatible HTTP API."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        concurrency: int = 8,
+        timeout_s: float = 120.0,
+        max_retries: int = 5,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 60.0,
+        chat: bool = True,
+        tokenizer: str | None = None,
+    ) -> None:
+        """``base_url`` defaults to ``$OPENAI_BASE_URL`` or OpenAI's; ``api_key`` to ``$OPENAI_API_KEY``.
+
+        ``tokenizer`` (a hub id or folder) makes ``count_tokens`` exact; without it the
+        server's ``/tokenize`` (vLLM) is asked, and failing that a safe estimate is used.
+        """
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        self.model = model
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.concurrency = concurrency
+        self.is_chat = chat
+        self.policy = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s, max_backoff_s=max_backoff_s)
+        self.sleep: Callable[[float], None] = time.sleep
+        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self.client = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
+            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+        )
+        self._tokenizer_name = tokenizer
+        self._tokenizer: Any = None
+        self._server_tokenize = True
+
+    def close(self) -> None:
+        """Close the HTTP connections."""
+        self.client.close()
+
+    def __enter__(self) -> OpenAIBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        return post_json(self.client, self.base_url + path, body, self.policy, sleep=self.sleep)
+
+    def _map(self, work: Callable[[T], R], items: Sequence[T]) -> list[R]:
+        if len(items) <= 1 or self.concurrency == 1:
+            return [work(item) for item in items]
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(items))) as pool:
+            return list(pool.map(work, items))
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        """Send every request (``concurrency`` at a time); failures come back with ``error`` set."""
+        return self._map(self._generate_one, requests)
+
+    def _generate_one(self, request: GenerationRequest) -> GenerationResult:
+        chat = not isinstance(request.prompt, str)
+        body: dict[str, Any] = {"model": self.model, **_sampling_body(request.params, chat)}
+        body["messages" if chat else "prompt"] = request.prompt
+        start = time.perf_counter()
+        try:
+            answer = self._post("/chat/completions" if chat else "/completions", body)
+            result = _parse_generation(request.id, answer, chat)
+        except RequestFailed as exc:
+            return GenerationResult(request.id, error=str(exc), latency_s=time.perf_counter() - start)
+        except _MALFORMED as exc:  # an answer that breaks the protocol must not sink the batch
+            error = f"malformed answer ({type(exc).__name__}: {exc})"
+            return GenerationResult(request.id, error=error, latency_s=time.perf_counter() - start)
+        result.latency_s = time.perf_counter() - start
+        return result
+
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
+        """Score continuations with ``echo`` + ``logprobs`` on the completions endpoint."""
+        pairs = [(request, which) for request in requests for which in range(len(request.continuations))]
+        outcomes_flat = iter(self._map(self._score_one, pairs))
+        results = []
+        for request in requests:
+            outcomes = [next(outcomes_flat) for _ in request.continuations]
+            failure = next((o for o in outcomes if isinstance(o, str)), None)
+            if failure is not None:
+                results.append(LoglikelihoodResult(request.id, error=failure))
+                continue
+            done = [o for o in outcomes if not isinstance(o, str)]
+            results.append(
+                LoglikelihoodResult(request.id, logprobs=[s for s, _ in done], token_counts=[n for _, n in done])
+            )
+        return results
+
+    def _score_one(self, pair: tuple[LoglikelihoodRequest, int]) -> tuple[float, int] | str:
+        """``(sum, tokens)`` for one continuation, or the error text."""
+        request, which = pair
+        if not isinstance(request.prompt, str):
+            return "chat prompts cannot be scored over the OpenAI API (only completions echo log-probabilities)"
+        prompt, continuation = request.prompt, request.continuations[which]
+        body = {
+            "model": self.model,
+            "prompt": prompt + continuation,
+            "echo": True,
+            "logprobs": 1,
+            "max_tokens": 1,
+            "temperature": 0.0,
+        }
+        try:
+            answer = self._post("/completions", body)
+            return _sum_echoed(answer, len(prompt), len(prompt) + len(continuation))
+        except RequestFailed as exc:
+            return str(exc)
+        except _MALFORMED as exc:
+            return f"malformed answer ({type(exc).__name__}: {exc})"
+
+    def count_tokens(self, text: str) -> int:
+        """Exact with a local tokenizer or the server's ``/tokenize``; else an estimate that errs long."""
+        if self._tokenizer_name is not None:
+            if self._tokenizer is None:
+                from transformers import AutoTokenizer
+
+                self._tokenizer = AutoTokenizer.from_pretrained(self._tokenizer_name)
+            return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+        if self._server_tokenize:
+            root = self.base_url.removesuffix("/v1")
+            try:
+                answer = post_json(
+                    self.client,
+                    root + "/tokenize",
+                    {"model": self.model, "prompt": text, "add_special_tokens": False},
+                    RetryPolicy(max_retries=0),
+                )
+                return int(answer["count"])
+            except (RequestFailed, KeyError, TypeError, ValueError) as exc:
+                log.warning("%s has no usable /tokenize (%s); estimating token counts", root, exc)
+                self._server_tokenize = False
+        return estimate_tokens(text)
+
+
+def _sampling_body(params: SamplingParams, chat: bool) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "max_tokens": params.max_tokens,
+        "temperature": params.temperature,
+        "top_p": params.top_p,
+        "n": params.n,
+    }
+    if params.seed is not None:
+        body["seed"] = params.seed
+    if params.stop:
+        body["stop"] = list(params.stop)
+    if params.logprobs is not None:
+        body.update({"logprobs": True, "top_logprobs": params.logprobs} if chat else {"logprobs": params.logprobs})
+    return body
+
+
+def _parse_generation(request_id: str, answer: dict[str, Any], chat: bool) -> GenerationResult:
+    """A completions or chat/completions answer as a :class:`GenerationResult`."""
+    try:
+        choices = sorted(answer["choices"], key=lambda choice: choice.get("index", 0))
+        texts = [(choice["message"].get("content") if chat else choice["text"]) or "" for choice in choices]
+        reasons = [str(choice.get("finish_reason")) for choice in choices]
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise RequestFailed(f"answer lacks {exc}: {str(answer)[:200]}") from exc
+    usage = answer.get("usage") or {}
+    result = GenerationResult(
+        request_id,
+        texts=texts,
+        finish_reasons=reasons,
+        prompt_tokens=usage.get("prompt_tokens"),
+        completion_tokens=usage.get("completion_tokens"),
+    )
+    logprobs = choices[0].get("logprobs") if choices else None
+    if logprobs:
+        result.top_logprobs = _chat_top(logprobs) if chat else list(logprobs.get("top_logprobs") or [])
+    return result
+
+
+def _chat_top(logprobs: dict[str, Any]) -> list[dict[str, float]]:
+    table = []
+    for step in logprobs.get("content") or []:
+        entry = {top["token"]: top["logprob"] for top in step.get("top_logprobs") or []}
+        entry.setdefault(step["token"], step["logprob"])
+        table.append(entry)
+    return table
+
+
+def _sum_echoed(answer: dict[str, Any], start: int, end: int) -> tuple[float, int]:
+    """Sum the echoed log-probabilities of the tokens starting within ``[start, end)`` characters."""
+    try:
+        logprobs = answer["choices"][0]["logprobs"]
+        offsets, values = logprobs["text_offset"], logprobs["token_logprobs"]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise RequestFailed("the server returned no echoed log-probabilities; it cannot score continuations") from exc
+    total, count = 0.0, 0
+    for offset, value in zip(offsets, values, strict=False):
+        if start <= offset < end:
+            if value is None:
+                raise RequestFailed("the continuation's first token has no log-probability (empty prompt?)")
+            total += float(value)
+            count += 1
+    return total, count

@@ -1,0 +1,147 @@
+"""The replay backend: answers from recorded outputs, keyed by question id.
+
+It reads either a JSONL of input records each carrying a ``response`` (the CK12
+release's result files: a CK12 record plus ``"response"``) or a previous run's
+``records.jsonl`` (``question_id`` + ``output``/``outputs``/``error``). A run folder
+may be given for its ``records.jsonl``. A later line for the same id replaces an
+earlier one. Ids with nothing recorded come back with ``error`` set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kg.errors import InputError, Problem
+from kg.importers._io import iter_jsonl
+from runners.backends._common import estimate_tokens
+from runners.backends.base import (
+    GenerationRequest,
+    GenerationResult,
+    LoglikelihoodRequest,
+    LoglikelihoodResult,
+)
+from runners.records import RECORDS_FILE
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What was recorded for one id."""
+
+    texts: list[str]
+    error: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float | None = None
+
+
+class ReplayBackend:
+    """Recorded outputs played back as if a model produced them."""
+
+    name = "replay"
+
+    def __init__(self, model: str, *, path: str | None = None, chat: bool = True, tokenizer: str | None = None):
+        """``model`` is the recorded file (or run folder) unless ``path`` names it; then ``model`` is a label.
+
+        ``tokenizer`` (hub id or folder) makes ``count_tokens`` exact; otherwise it estimates.
+        """
+        source = Path(path or model)
+        if source.is_dir():
+            source = source / RECORDS_FILE
+        self.model = model
+        self.path = source
+        self.is_chat = chat
+        self.recorded = load_recorded(source)
+        self._tokenizer_name = tokenizer
+        self._tokenizer: Any = None
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        """The recorded answer for each request id; unknown ids get ``error``."""
+        results = []
+        for request in requests:
+            found = self.recorded.get(request.id)
+            if found is None:
+                results.append(
+                    GenerationResult(request.id, error=f"no recorded output for id {request.id!r} in {self.path}")
+                )
+                continue
+            results.append(
+                GenerationResult(
+                    request.id,
+                    texts=list(found.texts),
+                    finish_reasons=["replay"] * len(found.texts),
+                    prompt_tokens=found.prompt_tokens,
+                    completion_tokens=found.completion_tokens,
+                    latency_s=found.latency_s,
+                    error=found.error,
+                )
+            )
+        return results
+
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
+        """Recorded text has no log-probabilities: every request gets ``error``."""
+        return [
+            LoglikelihoodResult(request.id, error="the replay backend has no log-probabilities") for request in requests
+        ]
+
+    def count_tokens(self, text: str) -> int:
+        """Exact with ``tokenizer``; otherwise an estimate that errs long."""
+        if self._tokenizer_name is None:
+            return estimate_tokens(text)
+        if self._tokenizer is None:
+            from transformers import AutoTokenizer
+
+            self._tokenizer = AutoTokenizer.from_pretrained(self._tokenizer_name)
+        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def load_recorded(path: Path) -> dict[str, Recorded]:
+    """Read recorded outputs by id; a malformed line raises :class:`InputError` naming it."""
+    if not path.is_file():
+        raise InputError(f"{path}: no such file of recorded outputs")
+    recorded: dict[str, Recorded] = {}
+    for line, item in iter_jsonl(path):
+        if isinstance(item, Problem):
+            raise InputError.from_problem(item)
+        key, found = _parse(item, path, line)
+        recorded[key] = found
+    return recorded
+
+
+def _parse(item: dict[str, Any], path: Path, line: int) -> tuple[str, Recorded]:
+    def problem(field: str | None, message: str) -> InputError:
+        return InputError.from_problem(Problem(path, line, field, message, str(item.get("id", "")) or None))
+
+    if "question_id" in item:  # a run's RunRecord
+        key, texts = item["question_id"], item.get("outputs") or item.get("output")
+        field = "output"
+        if texts is None and not item.get("error"):
+            raise problem(field, "neither output nor error recorded")
+    elif "id" in item:
+        key, texts, field = item["id"], item.get("response"), "response"
+        if "response" not in item:
+            raise problem(field, "missing; expected the model's answer text")
+    else:
+        raise problem("id", "missing; expected 'id' (with 'response') or 'question_id' (a run record)")
+    if not isinstance(key, str | int) or isinstance(key, bool):
+        raise problem("question_id" if field == "output" else "id", f"expected text, got {type(key).__name__}")
+    if texts is None:
+        texts = []
+    elif isinstance(texts, str):
+        texts = [texts]
+    elif not (isinstance(texts, list) and all(isinstance(t, str) for t in texts)):
+        raise problem(field, f"expected text or a list of texts, got {type(texts).__name__}")
+    error = None if texts else item.get("error") or f"{field} is null"
+    return str(key), Recorded(
+        texts=texts,
+        error=str(error) if error else None,
+        prompt_tokens=_int_or_none(item.get("prompt_tokens")),
+        completion_tokens=_int_or_none(item.get("completion_tokens")),
+        latency_s=item.get("latency_s") if isinstance(item.get("latency_s"), int | float) else None,
+    )
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
