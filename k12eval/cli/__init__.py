@@ -12,6 +12,7 @@ from k12eval import __version__
 from k12eval.cli import kg as kg_cli
 from k12eval.cli import models as models_cli
 from k12eval.cli import report as report_cli
+from k12eval.cli import run as run_cli
 
 app = typer.Typer(
     name="k12eval",
@@ -21,6 +22,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(kg_cli.app, name="kg")
+run_cli.register(app)
 app.add_typer(models_cli.app, name="models")
 app.add_typer(report_cli.app, name="report")
 
