@@ -1,4 +1,4 @@
-"""Model calls over a whole chunk of chains: deduplicated, cached on disk, in fixed-size length-sorted batches.
+"""Model calls over a whole chunk of chains: deduplicated, cached on disk, in fixed length-sorted batches.
 
 Each function takes the items of many chains at once, computes every distinct
 item once (texts that repeat across chains, e.g. a question scored for several
@@ -15,7 +15,13 @@ from typing import TypeVar
 import numpy as np
 
 from reasoning_metrics.cache import ArrayCache, text_key
-from reasoning_metrics.protocols import GrammarModel, NLIModel, PerplexityModel, SentenceEncoder, TokenEmbedder
+from reasoning_metrics.protocols import (
+    GrammarModel,
+    NLIModel,
+    PerplexityModel,
+    SentenceEncoder,
+    TokenEmbedder,
+)
 
 T = TypeVar("T")
 
@@ -43,7 +49,9 @@ def cached_map(
         batch = todo[start : start + batch_size]
         results = compute([unique[k] for k in batch])
         if len(results) != len(batch):
-            raise RuntimeError(f"{namespace}: the model returned {len(results)} results for {len(batch)} inputs")
+            raise RuntimeError(
+                f"{namespace}: the model returned {len(results)} results for {len(batch)} inputs"
+            )
         fresh = list(zip(batch, (np.asarray(r, dtype=np.float32) for r in results), strict=True))
         done.update(fresh)
         if cache is not None:

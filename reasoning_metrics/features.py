@@ -90,7 +90,7 @@ def fill_similarities(
 def fill_token_alignments(
     model: Any, chains: Sequence[Prepared], wanted: set[str], batch_size: int, cache: ArrayCache | None
 ) -> None:
-    """``token_align_hs`` (per hypothesis token) and ``token_align_hh`` (``[N, N]``), a few chains at a time."""
+    """``token_align_hs`` (per hypothesis token) and ``token_align_hh`` (``[N, N]``), in small groups."""
     for start in range(0, len(chains), TOKEN_CHAINS_AT_ONCE):
         part = chains[start : start + TOKEN_CHAINS_AT_ONCE]
         index = _Index()
@@ -100,8 +100,10 @@ def fill_token_alignments(
         for c, (h, s) in zip(part, plans, strict=True):
             h_tokens = _stack([tokens[i] for i in h], dim)
             s_tokens = _stack([tokens[i] for i in s], dim)
-            # Steps or sentences without tokens (e.g. only special characters) are skipped, as in the reference.
-            aligned = F.token_alignment(h_tokens, s_tokens) if len(h_tokens) and len(s_tokens) else np.zeros(0)
+            # Steps or sentences without tokens (only special characters) are skipped, as in the reference.
+            aligned = (
+                F.token_alignment(h_tokens, s_tokens) if len(h_tokens) and len(s_tokens) else np.zeros(0)
+            )
             c.inputs["token_align_hs"] = aligned
             c.inputs["token_align_hh"] = F.step_token_alignment(h_tokens, [len(tokens[i]) for i in h])
 
@@ -114,7 +116,7 @@ def _stack(arrays: list[np.ndarray], dim: int) -> np.ndarray:
 def fill_contradictions(
     model: Any, chains: Sequence[Prepared], wanted: set[str], batch_size: int, cache: ArrayCache | None
 ) -> None:
-    """``contra_hs`` (every source sentence as premise of every step) and ``contra_hh`` (every ordered step pair)."""
+    """``contra_hs`` (each source sentence as premise of each step), ``contra_hh`` (each step pair)."""
     pairs: list[tuple[str, str]] = []
     plans = []
     for c in chains:
@@ -127,7 +129,9 @@ def fill_contradictions(
     contradiction = batching.nli(model, pairs, batch_size, cache)[:, 2].astype(np.float64)
     for c, plan in zip(chains, plans, strict=True):
         for name, (start, width) in plan.items():
-            matrix = contradiction[start : start + len(c.hypothesis) * width].reshape(len(c.hypothesis), width)
+            matrix = contradiction[start : start + len(c.hypothesis) * width].reshape(
+                len(c.hypothesis), width
+            )
             unread = int(np.isnan(matrix).sum())
             if unread:
                 c.missing[name] = f"the NLI model gave no answer for {unread} of {matrix.size} pairs"

@@ -17,6 +17,8 @@ instead); each quirk of the reference is kept and marked ``Quirk``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 FloatArray = np.ndarray
@@ -98,7 +100,7 @@ def repetition_step(sim_hh: FloatArray) -> float:
 
 
 def source_consistency(contra_hs: FloatArray) -> float:
-    """Source-Consistency (ROSCOE's ``discourse_representation``): 1 - max P(contradiction) over (s_j, h_i)."""
+    """Source-Consistency (``discourse_representation``): 1 - max P(contradiction) over pairs (s_j, h_i)."""
     return float(1.0 - np.max(contra_hs))
 
 
@@ -121,7 +123,7 @@ def reasoning_alignment(sim_hr: FloatArray) -> float:
 
 
 def hallucination(sim_hr: FloatArray, sim_hs: FloatArray) -> float:
-    """Hallucination (``external_hallucination``): 1 - max_i (1 - r-align(h_i -> r)) (1 - r-align(h_i -> s))."""
+    """Hallucination (``external_hallucination``): 1 - max_i (1 - r-align(h_i->r))(1 - r-align(h_i->s))."""
     return float(1.0 - ((1.0 - r_align(sim_hr)) * (1.0 - r_align(sim_hs))).max())
 
 
@@ -147,7 +149,10 @@ def semantic_coverage_step(sim_rs: FloatArray, sim_hs: FloatArray) -> float:
 
 
 def semantic_coverage_chain(chain_sim_hr: float) -> float:
-    """Semantic Coverage-Chain: ``(1 + cos*(chain(h), chain(r))) / 2``; Quirk: scaled twice, range [0.5, 1]."""
+    """Semantic Coverage-Chain: ``(1 + cos*(chain(h), chain(r))) / 2``.
+
+    Quirk: scaled twice, as Info-Chain, so the range is [0.5, 1].
+    """
     return (1.0 + float(chain_sim_hr)) / 2.0
 
 
@@ -186,8 +191,8 @@ def token_alignment(tokens_h: FloatArray, tokens_s: FloatArray) -> FloatArray:
     return r_align(cos_star(tokens_h, tokens_s))
 
 
-def step_token_alignment(tokens: FloatArray, lengths: FloatArray) -> FloatArray:
-    """``[N, N]``: entry ``[i, j]`` is the mean over the tokens of step i of their best cos* to step j's tokens.
+def step_token_alignment(tokens: FloatArray, lengths: Sequence[int] | np.ndarray) -> FloatArray:
+    """``[N, N]``: entry ``[i, j]`` is the mean over step i's tokens of their best cos* to step j's tokens.
 
     ``tokens`` stacks the token embeddings of all N steps (``sum(lengths)`` rows);
     entries involving a step without tokens are NaN.

@@ -1,4 +1,4 @@
-"""What goes into scoring (a :class:`Chain`) and what comes out (:class:`ChainScores`), typed and versioned."""
+"""What goes into scoring (:class:`Chain`) and what comes out (:class:`ChainScores`), typed and versioned."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCORES_VERSION = 1
+SCORES_VERSION: Literal[1] = 1
 
 Flag = Literal["unsupported", "contradicts_source", "repeats_earlier", "not_in_reference"]
 """Per-step warnings for teachers; thresholds in :class:`reasoning_metrics.steps.StepThresholds`."""
@@ -63,7 +63,7 @@ class ChainScores(BaseModel):
     id: str
     lang: Literal["zh", "en"]
     scores: dict[str, float | None] = Field(default_factory=dict)
-    """Every requested metric by name (see :data:`reasoning_metrics.registry.METRICS`); ``None`` when unavailable."""
+    """Each requested metric by name (see ``registry.METRICS``); ``None`` when unavailable."""
     unavailable: dict[str, str] = Field(default_factory=dict)
     """Metric -> why it has no value (empty chain, no reference, model missing ...)."""
     steps: list[StepDetail] = Field(default_factory=list)

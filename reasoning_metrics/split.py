@@ -18,6 +18,7 @@ LaTeX (``$$...$$``, ``$...$``, ``\\(...\\)``, ``\\[...\\]``) is never cut.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Literal
 
@@ -47,11 +48,19 @@ _WORD_BEFORE = re.compile(r"(\S+)$")
 _ACRONYM = re.compile(r"^[(\"'“]?(?:[A-Za-z]\.)+[A-Za-z]$")
 _CONTENT = re.compile(rf"[0-9A-Za-z{_CJK}①-⑳]")
 _BLANK_LINE = re.compile(r"\n[ \t\u3000]*\n")
+_BARE_LABEL = re.compile(
+    r"^(?:[A-Za-z]|\d{1,2}|[(（][0-9A-Za-z]{1,2}[)）]|[①-⑳]|\$\$\s*(?:\\rm\s*)?\{?[A-Za-z]\}?\s*\$\$)\s*[.．、:：]?$"
+    r"|^(?:[Ss]tep\s*\d+|第[0-9一二三四五六七八九十]+步)\s*[.．、:：]?$"
+    r"|^.{0,2}[:：]$"
+)
+"""A piece that is only a label ("A．", "$$\\rm B$$．", "(2)", "解：") belongs to the text after it."""
 
 ABBREVIATIONS = frozenset(
-    """mr mrs ms dr prof sr jr st mt vs etc cf al approx fig figs eq eqs no nos vol pp ch sec
-    dept inc ltd co corp jan feb mar apr jun jul aug sep sept oct nov dec
-    e.g i.e a.m p.m u.s u.k u.n ph.d""".split()
+    (  # noqa: SIM905 (a word list reads better as text)
+        "mr mrs ms dr prof sr jr st mt vs etc cf al approx fig figs eq eqs no nos vol pp ch sec "
+        "dept inc ltd co corp jan feb mar apr jun jul aug sep sept oct nov dec "
+        "e.g i.e a.m p.m u.s u.k u.n ph.d"
+    ).split()
 )
 """Words whose trailing period does not end a sentence (lower case, without the final period)."""
 
@@ -74,7 +83,7 @@ def split_steps(text: str, lang: Lang | None = None) -> list[str]:
         cuts.update(m.end() for m in _ZH_DOT.finditer(shadow) if _ends_sentence(shadow, m.start()))
         cuts.update(m.start() for m in _ZH_MARKER.finditer(shadow))
     bounds = sorted(cuts)
-    pieces = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    pieces = [text[a:b] for a, b in itertools.pairwise(bounds)]
     return _tidy(pieces)
 
 
@@ -112,7 +121,7 @@ def _ends_sentence(shadow: str, i: int) -> bool:
 
 
 def _tidy(pieces: list[str]) -> list[str]:
-    """Strip pieces, glue punctuation-only pieces to the previous step and bare labels ("解：") to the next."""
+    """Strip pieces, glue punctuation-only pieces to the previous step and bare labels to the next."""
     steps: list[str] = []
     carry = ""
     for piece in pieces:
@@ -123,9 +132,10 @@ def _tidy(pieces: list[str]) -> list[str]:
             if steps:
                 steps[-1] += piece
             continue
-        piece = carry + piece
-        carry = ""
-        if len(piece) <= 3 and piece[-1] in "：:":
+        if carry:
+            piece = carry + (" " if carry[-1].isascii() and piece[0].isascii() else "") + piece
+            carry = ""
+        if _BARE_LABEL.match(piece):
             carry = piece
             continue
         steps.append(piece)

@@ -36,7 +36,7 @@ def step_details(
     contra_hs: np.ndarray | None,
     thresholds: StepThresholds,
 ) -> list[StepDetail]:
-    """One :class:`StepDetail` per hypothesis step from whichever matrices are available (``None`` otherwise)."""
+    """One :class:`StepDetail` per hypothesis step, from whichever matrices are given (not ``None``)."""
     details = []
     for i, text in enumerate(steps):
         d = StepDetail(index=i, text=text)
@@ -60,9 +60,9 @@ def _best(row: np.ndarray) -> tuple[int, float]:
 
 def _flags(d: StepDetail, t: StepThresholds) -> list[Flag]:
     flags: list[Flag] = []
-    if d.source_similarity is not None and d.source_similarity < t.support:
-        if d.reference_similarity is None or d.reference_similarity < t.support:
-            flags.append("unsupported")
+    weak_source = d.source_similarity is not None and d.source_similarity < t.support
+    if weak_source and (d.reference_similarity is None or d.reference_similarity < t.support):
+        flags.append("unsupported")
     if d.contradiction is not None and d.contradiction >= t.contradiction:
         flags.append("contradicts_source")
     if d.repeat_similarity is not None and d.repeat_similarity >= t.repeat:

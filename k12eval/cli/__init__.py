@@ -10,6 +10,7 @@ import typer
 
 from k12eval import __version__
 from k12eval.cli import kg as kg_cli
+from k12eval.cli import score as score_cli
 
 app = typer.Typer(
     name="k12eval",
@@ -19,6 +20,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(kg_cli.app, name="kg")
+app.add_typer(score_cli.app)
 
 
 def _version(value: bool) -> None:

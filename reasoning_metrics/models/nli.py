@@ -31,7 +31,7 @@ class TransformersNLI:
         self.max_length = max_input_length(self._tokenizer, self._model.config)
 
     def nli(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """``[len(pairs), 3]`` probabilities (entailment, neutral, contradiction) of (premise, hypothesis) pairs."""
+        """``[len(pairs), 3]`` P(entailment, neutral, contradiction) of (premise, hypothesis) pairs."""
         out = np.zeros((len(pairs), 3), dtype=np.float32)
         for start in range(0, len(pairs), self.batch_size):
             batch = pairs[start : start + self.batch_size]

@@ -18,7 +18,12 @@ class SentenceTransformerEncoder:
     """
 
     def __init__(
-        self, model: str, *, device: str | None = None, batch_size: int = 64, max_seq_length: int | None = None
+        self,
+        model: str,
+        *,
+        device: str | None = None,
+        batch_size: int = 64,
+        max_seq_length: int | None = None,
     ) -> None:
         from sentence_transformers import SentenceTransformer
 

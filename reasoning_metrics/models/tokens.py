@@ -10,7 +10,7 @@ from reasoning_metrics.models._torch import max_input_length, model_path, pick_d
 
 
 class TransformersTokenEmbedder:
-    """A :class:`~reasoning_metrics.protocols.TokenEmbedder`: last hidden states without special or pad tokens.
+    """A :class:`~reasoning_metrics.protocols.TokenEmbedder`: last hidden states, special and pad tokens out.
 
     Deviation from the reference, on purpose: the reference calls the model
     without an attention mask, so the token embeddings of a short step depend on
@@ -20,7 +20,9 @@ class TransformersTokenEmbedder:
     tokens are dropped, the same positions for BERT, RoBERTa and MPNet.
     """
 
-    def __init__(self, model: str, *, device: str | None = None, batch_size: int = 32, max_length: int = 512) -> None:
+    def __init__(
+        self, model: str, *, device: str | None = None, batch_size: int = 32, max_length: int = 512
+    ) -> None:
         import torch
         from transformers import AutoModel, AutoTokenizer
 
