@@ -278,12 +278,14 @@ _ALIASES = {
 
 
 def resolve(names: Iterable[str] | None) -> list[Metric]:
-    """The metrics named (by name, ROSCOE key or paper name; ``all`` for every one), default set if ``None``.
+    """The metrics named (name, ROSCOE key, paper name, `all`; list or "a,b"), default if ``None``.
 
     Raises ``ValueError`` naming the unknown ones and the choices.
     """
     if names is None:
         return [METRICS[n] for n in DEFAULT_METRICS]
+    if isinstance(names, str):
+        names = names.split(",")
     chosen: list[str] = []
     unknown: list[str] = []
     for raw in names:

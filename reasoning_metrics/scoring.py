@@ -205,6 +205,7 @@ def _why_unavailable(p: Prepared, metric: Metric) -> str | None:
         if not p.reference:
             return "the reference has no steps"
     if any(i in SOURCE_INPUTS for i in metric.inputs) and not p.source:
+        # The reference averages an empty alignment to 0.0 here (and fails on max()); no number is better.
         return "the source has no sentences"
     for i in metric.inputs:
         role = INPUT_MODEL[i]

@@ -5,6 +5,10 @@ Each text is tokenised without special tokens and prefixed with the BOS token
 tokeniser adds nothing by itself. Texts longer than the model's context are
 scored with the reference's strided window: the context is ``n_positions``
 tokens and ``n_positions / 2`` new tokens are scored per window.
+
+Deviation: the reference pads with EOS and ignores the pad id in the loss, so
+an EOS token written inside a text is silently not scored (yet counted); here
+padding is masked by the attention mask and every text token is scored.
 """
 
 from __future__ import annotations
