@@ -13,6 +13,7 @@ from k12eval.cli import kg as kg_cli
 from k12eval.cli import models as models_cli
 from k12eval.cli import report as report_cli
 from k12eval.cli import run as run_cli
+from k12eval.cli import score as score_cli
 
 app = typer.Typer(
     name="k12eval",
@@ -25,6 +26,7 @@ app.add_typer(kg_cli.app, name="kg")
 run_cli.register(app)
 app.add_typer(models_cli.app, name="models")
 app.add_typer(report_cli.app, name="report")
+app.add_typer(score_cli.app)
 
 
 def _version(value: bool) -> None:
