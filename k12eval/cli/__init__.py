@@ -9,7 +9,9 @@ from __future__ import annotations
 import typer
 
 from k12eval import __version__
+from k12eval.cli import diagnostics as diagnostics_cli
 from k12eval.cli import kg as kg_cli
+from k12eval.cli import metaeval as metaeval_cli
 
 app = typer.Typer(
     name="k12eval",
@@ -19,6 +21,8 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(kg_cli.app, name="kg")
+app.add_typer(metaeval_cli.app)
+app.add_typer(diagnostics_cli.app, name="diagnostics")
 
 
 def _version(value: bool) -> None:
