@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from k12eval.cli._common import UserError, guarded
 
+if TYPE_CHECKING:
+    from reasoning_metrics.protocols import SentenceEncoder
+
 app = typer.Typer()
 
 
-def _encoder(choice: str):  # type: ignore[no-untyped-def]
+def _encoder(choice: str) -> SentenceEncoder | None:
     """The sentence encoder named on the command line, or ``None`` for ``none``."""
     if choice == "none":
         return None

@@ -110,7 +110,9 @@ def _roscoe(key: str, per_step: str) -> Callable[[DetectionContext], DetectorRes
     return run
 
 
-def _counts(name: str, orientation: str, per_step: Callable[[DetectionContext], list[list[float]]]):  # type: ignore[no-untyped-def]
+def _counts(
+    name: str, orientation: str, per_step: Callable[[DetectionContext], list[list[float]]]
+) -> Callable[[DetectionContext], DetectorResult]:
     """A detector whose step score is a count or weight of findings; it predicts the first step with any."""
 
     def run(ctx: DetectionContext) -> DetectorResult:

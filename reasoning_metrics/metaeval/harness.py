@@ -79,7 +79,7 @@ class MetaEvalReport:
 
 def _solution_auroc(scores: Sequence[float | None], labels: Sequence[bool], idx: np.ndarray) -> float | None:
     pairs = [(scores[i], labels[i]) for i in idx if scores[i] is not None]
-    return auroc([s for s, _ in pairs], [y for _, y in pairs])  # type: ignore[misc]
+    return auroc([s for s, _ in pairs if s is not None], [y for s, y in pairs if s is not None])
 
 
 def _step_pairs(

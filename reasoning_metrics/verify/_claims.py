@@ -65,6 +65,8 @@ class Claim:
     left: Node
     relation: str
     right: Node
+    chained: bool = False
+    """The left side is the right side of the claim before (``a = b = c``: true for ``b = c``)."""
 
 
 def _is_variable(token: Token) -> bool:
@@ -182,11 +184,18 @@ def _segment_claims(segment: list[Token]) -> Iterator[Claim]:
         return
     bounds = [-1, *relations, len(segment)]
     sides = [segment[bounds[k] + 1 : bounds[k + 1]] for k in range(len(bounds) - 1)]
+    previous_right: Node | None = None
     for k, rel in enumerate(relations):
         left = _longest_parse(_math_suffix(sides[k]), from_end=True)
         right = _longest_parse(_math_prefix(sides[k + 1]), from_end=False)
         if left is not None and right is not None:
-            yield Claim(left, segment[rel].symbol, right)
+            yield Claim(
+                left,
+                segment[rel].symbol,
+                right,
+                chained=previous_right is not None and left == previous_right,
+            )
+        previous_right = right
 
 
 def _math_suffix(side: list[Token]) -> list[Token]:
@@ -194,8 +203,10 @@ def _math_suffix(side: list[Token]) -> list[Token]:
     start = len(side)
     while start > 0 and _is_math(side[start - 1]):
         start -= 1
-    if start > 0 and start < len(side) and side[start].kind is Kind.OP:
-        return []  # "Chenny's age - 4 = ..." : the 4 is not the whole left side
+    if 0 < start < len(side) - 1 and side[start].kind is Kind.OP:
+        signed = side[start].symbol in "+-" and not side[start + 1].gap  # "so -1 + 1 = 0"
+        if not signed:
+            return []  # "Chenny's age - 4 = ...": the 4 is not the whole left side
     return side[max(start, len(side) - MAX_TOKENS) :]
 
 
@@ -221,7 +232,7 @@ def _longest_parse(run: list[Token], from_end: bool) -> Node | None:
             Kind.LP if from_end else Kind.RP
         ):
             return None
-        if not any(token.kind is Kind.NUM or token.kind is Kind.CONST for token in part):
+        if not any(token.kind in (Kind.NUM, Kind.CONST) or _is_variable(token) for token in part):
             return None
         try:
             return parse(part)

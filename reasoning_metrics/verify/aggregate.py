@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
@@ -47,9 +47,14 @@ _FINAL_ANSWER = re.compile(r"\\boxed|####|\banswer\b|\bfinal\b|答案|故选|选
 class Solution(Protocol):
     """What the aggregate reads of a solution."""
 
-    id: str
-    problem: str
-    steps: Sequence[str]
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def problem(self) -> str: ...
+
+    @property
+    def steps(self) -> Sequence[str]: ...
 
 
 def assess_solutions(
@@ -156,9 +161,9 @@ def step_score(step: StepAssessment) -> float:
     return step.suspicion + (TIE_BREAK * (1 - step.alignment) if step.alignment is not None else 0.0)
 
 
-def _noisy_or(severities: Sequence[float] | object) -> float:
+def _noisy_or(severities: Iterable[float]) -> float:
     product = 1.0
-    for severity in severities:  # type: ignore[attr-defined]
+    for severity in severities:
         product *= 1 - severity
     return 1 - product
 

@@ -129,9 +129,7 @@ def _check_annotation(expression: str, result: str) -> list[ClaimCheck]:
 def check_claim(claim: Claim, source: str = "text") -> ClaimCheck:
     """Check one claim (see the module doc for the tolerance)."""
     left, right = claim.left, claim.right
-    operands = tuple(
-        float(n.value) for side in (left, right) if side.is_operation() for n in side.literals() if n.value
-    )
+    operands = _operands(claim)
 
     def result(verdict: Verdict, note: str, lv: float | None = None, rv: float | None = None) -> ClaimCheck:
         return ClaimCheck(
@@ -140,7 +138,7 @@ def check_claim(claim: Claim, source: str = "text") -> ClaimCheck:
 
     if not left.is_operation() and not right.is_operation():
         return result(Verdict.UNCHECKED, "no calculation")
-    if claim.relation == "=" and literal_value(left) is not None:
+    if claim.relation == "=" and literal_value(left) is not None and not claim.chained:
         # "5 quarters = 5 * 25 = 125", "4 hours = 4 × 60": a number naming a quantity, not its value
         return result(Verdict.UNCHECKED, "number used as a label")
     try:
@@ -149,6 +147,19 @@ def check_claim(claim: Claim, source: str = "text") -> ClaimCheck:
         return result(Verdict.UNCHECKED, str(exc))
     holds, note = _holds(claim, lv, rv)
     return result(Verdict.TRUE if holds else Verdict.FALSE, note, lv, rv)
+
+
+def _operands(claim: Claim) -> tuple[float, ...]:
+    """The numbers a ground calculation starts from: its computing side's literals.
+
+    That is the left side (``3 × 4 = 12``), or the right side when the left is a
+    bare number (``12 = 3 × 4``); a chained claim (``b = c`` of ``a = b = c``)
+    and an equation with an unknown start from nothing new.
+    """
+    if claim.chained or claim.left.has_variable() or claim.right.has_variable():
+        return ()
+    side = claim.left if claim.left.is_operation() else claim.right
+    return tuple(float(n.value) for n in side.literals() if n.value is not None)
 
 
 def _holds(claim: Claim, lv: float, rv: float) -> tuple[bool, str]:

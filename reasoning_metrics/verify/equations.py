@@ -5,7 +5,9 @@ as ``x = 350 - 150``, changes the solution: each linear equation in a single
 unknown is solved (numerically, at three points, so nothing symbolic runs on
 model text) and compared with the last solution found for that unknown. Once a
 non-linear equation in an unknown appears (``(x-2)(x-3) = 0``), that unknown
-may have several values and is no longer followed.
+may have several values and is no longer followed. A bare assignment
+(``n = 2``) is checked against the equation before it but does not replace it,
+so enumerating cases (``for n = 1 ..., for n = 2 ...``) is not a conflict.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from reasoning_metrics.verify._claims import Claim
-from reasoning_metrics.verify._expr import Node, Unevaluable, evaluate
+from reasoning_metrics.verify._expr import Unevaluable, evaluate
 from reasoning_metrics.verify.arithmetic import StepCheck
 
 _POINTS = (Fraction(0), Fraction(1), Fraction(2), Fraction(3))
@@ -66,21 +68,25 @@ def linear_root(claim: Claim) -> tuple[str, float] | bool | None:
     return name, float(x0) - f0 / slope
 
 
-def _tolerance(claim: Claim, value: float) -> float:
-    """Relative rounding error the equation's written numbers allow (``x = 33.3`` for ``3x = 100``)."""
+def _tolerance(claim: Claim, value: float, previous: float) -> float:
+    """Rounding the equation's written numbers allow: ``x = 33.3`` after ``3x = 100``, not ``x = 5`` after 4."""
     literals = claim.left.literals() + claim.right.literals()
-    rel = sum(0.5 * 10.0**-n.decimals / abs(float(n.value)) for n in literals if n.value and n.decimals)
-    absolute = max((10.0**-n.decimals for n in _bare(claim.right)), default=0.0)
-    return max(1e-6 * max(1.0, abs(value)), 1.5 * rel * abs(value), absolute)
+    rel = sum(0.5 * 10.0**-n.decimals / abs(float(n.value)) for n in literals if n.value and n.decimals >= 2)
+    tol = max(1e-6 * max(1.0, abs(value)), 1.5 * rel * abs(value))
+    if claim.right.op == "num" and not _exact_at(previous, claim.right.decimals):
+        tol = max(tol, 10.0**-claim.right.decimals * (1 - 1e-9))
+    return tol
 
 
-def _bare(node: Node) -> list[Node]:
-    return [node] if node.op == "num" else []
+def _exact_at(value: float, decimals: int) -> bool:
+    scaled = value * 10**decimals
+    return abs(scaled - round(scaled)) <= 1e-9 * max(1.0, abs(scaled))
 
 
 def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflict]]:
     """Per step, the equations that contradict the previous equation in the same unknown."""
     last: dict[str, float] = {}
+    """Unknown -> solution of the last equation in it that was not a bare assignment (``x = 3``)."""
     dropped: set[str] = set()
     found: list[list[EquationConflict]] = []
     for check in checks:
@@ -96,8 +102,9 @@ def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflic
                 continue
             name, value = root
             previous = last.get(name)
-            if previous is not None and abs(value - previous) > _tolerance(claim, value):
+            if previous is not None and abs(value - previous) > _tolerance(claim, value, previous):
                 step.append(EquationConflict(name, value, previous, claim_check.expression))
-            last[name] = value
+            if claim.left.op != "var" or claim.right.is_operation() or claim.right.has_variable():
+                last[name] = value  # "for n = 1 ... for n = 2" enumerates cases: assignments are not followed
         found.append(step)
     return found

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 ASSESSMENT_VERSION = 1
+"""Version of :class:`SolutionAssessment` records (its ``version`` field)."""
 
 
 class FlagKind(StrEnum):
@@ -60,7 +61,7 @@ class StepAssessment(BaseModel):
 class SolutionAssessment(BaseModel):
     """All flags of one solution, its score and its first suspect step."""
 
-    version: Literal[1] = ASSESSMENT_VERSION
+    version: Literal[1] = 1
     id: str
     score: float
     """Higher = more likely wrong: 1 - prod over steps and solution flags of (1 - severity), plus a

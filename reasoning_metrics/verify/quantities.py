@@ -2,11 +2,11 @@
 
 Two checks, both reference-free:
 
-* an *unsupported operand* is a number a calculation starts from that is not in
-  the question, not mentioned in any earlier step, not a result computed in the
-  same step, and not one everyday constant (or one simple operation with such a
-  constant, e.g. ``1 - 0.75`` or ``75 / 100``) away from one of those: it came
-  from nowhere, which is how a misread or invented quantity shows;
+* an *unsupported operand* is a number a calculation starts from that is not an
+  everyday constant (:data:`CONSTANTS`), not a result computed in the same step,
+  and neither in the question or an earlier step nor one operation with a
+  constant away from such a number (``1 - 0.75``, ``75 / 100``, ``3 × 60``): it
+  came from nowhere, which is how a misread or invented quantity shows;
 * an *unused given number* is a number written with digits in the question that
   no step mentions: the solution ignored part of the data.
 """
@@ -77,11 +77,11 @@ def _contains(sorted_values: list[float], value: float) -> bool:
 
 def unsupported_operands(question: str, checks: Sequence[StepCheck]) -> list[list[UnsupportedOperand]]:
     """Per step, the operands of its calculations that have no source (see the module doc)."""
-    known: set[float] = given_numbers(question) | set(CONSTANTS)
+    known: set[float] = given_numbers(question)
     found: list[list[UnsupportedOperand]] = []
     for check in checks:
         results = {v for c in check.claims for v in (c.left_value, c.right_value) if v is not None}
-        pool = _expand(known | results)
+        pool = sorted({*_expand(known), *results, *CONSTANTS})
         step: list[UnsupportedOperand] = []
         for claim in check.claims:
             for value in claim.operands:
