@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def shared_data() -> Path:
-    """``<repo>/../shared/data``; the test is skipped when it is absent (licensed data never enters the repo)."""
+    """``<repo>/../shared/data``; skip the test when it is absent (licensed data never enters the repo)."""
     path = (REPO / "../shared/data").resolve()
     if not path.is_dir():
         pytest.skip("../shared/data is absent")
