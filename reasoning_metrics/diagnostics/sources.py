@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
+from kg.records import detect_language
 
 _ANNOTATION = re.compile(r"<<[^<>]*>>")
 _FINAL = re.compile(r"^####\s*(.+)$", re.MULTILINE)
@@ -106,7 +107,8 @@ def read_question_bank(
         options = "\n".join(f"{o.label}. {o.text}" for o in question.options)
         problem = f"{question.stem}\n{options}".strip()
         meta = {"subject": question.subject, "type": question.type.value}
-        items.append(SourceItem(question.id, problem, tuple(steps), question.language, meta))
+        language = detect_language(f"{question.stem}\n{question.analysis}")  # formulas hide the stem's language
+        items.append(SourceItem(question.id, problem, tuple(steps), language, meta))
     return items
 
 

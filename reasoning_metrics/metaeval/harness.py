@@ -11,7 +11,7 @@ import numpy as np
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.metaeval.detectors import DetectorResult
 from reasoning_metrics.metaeval.stats import auroc, bootstrap_ci, processbench_scores
-from reasoning_metrics.metaeval.thresholds import cross_validated_predictions
+from reasoning_metrics.metaeval.thresholds import best_acc_error_at, cross_validated_predictions
 
 REPORT_VERSION = 1
 HEADLINE = "aggregate"
@@ -57,6 +57,10 @@ class Comparison:
     acc_error_headline: float | None = None
     acc_error_best_roscoe: float | None = None
     best_roscoe_by_acc_error: str | None = None
+    matched_acc_error_roscoe: float | None = None
+    """Best exact-step accuracy of any ROSCOE score with a threshold chosen on this data (oracle) so
+    that it raises no more false alarms on correct solutions than the headline detector."""
+    matched_roscoe: str | None = None
 
 
 @dataclass
@@ -169,6 +173,15 @@ def compare(
     ratio = None
     if head.acc_error is not None and best_step.acc_error:
         ratio = head.acc_error / best_step.acc_error
+    targets = [s.target for s in solutions]
+    matched: list[tuple[float, str]] = []
+    if head.acc_correct is not None:
+        for r in results:
+            if r.family == "roscoe" and not r.unavailable:
+                value = best_acc_error_at(r.step_scores, targets, head.acc_correct)
+                if value is not None:
+                    matched.append((value, r.name))
+    best_matched = max(matched, default=(None, None))
     return Comparison(
         headline=HEADLINE,
         best_roscoe=best.name,
@@ -178,6 +191,8 @@ def compare(
         acc_error_headline=head.acc_error,
         acc_error_best_roscoe=best_step.acc_error,
         best_roscoe_by_acc_error=best_step.name,
+        matched_acc_error_roscoe=best_matched[0],
+        matched_roscoe=best_matched[1],
     )
 
 

@@ -58,9 +58,22 @@ def to_markdown(report: MetaEvalReport) -> str:
             f"ROSCOE score by that measure ({c.best_roscoe_by_acc_error})"
             + (f", {c.exact_step_ratio:.1f}x." if c.exact_step_ratio is not None else "."),
         ]
+        if c.matched_roscoe is not None:
+            lines.append(
+                f"At the same false-alarm rate on correct solutions as {c.headline} (acc. correct >= "
+                f"{_num(head_correct(report))}), the best any ROSCOE score reaches with a threshold chosen "
+                f"on these labels (an upper bound) is {_num(c.matched_acc_error_roscoe)} "
+                f"({c.matched_roscoe})."
+            )
     lines += ["", "Orientation: every score is read so that higher means more likely wrong:", ""]
     lines += [f"- {d.name}: {_cell(d.orientation)}" for d in report.detectors if not d.unavailable]
     return "\n".join(lines) + "\n"
+
+
+def head_correct(report: MetaEvalReport) -> float | None:
+    """acc. correct of the headline detector."""
+    c = report.comparison
+    return next((d.acc_correct for d in report.detectors if c is not None and d.name == c.headline), None)
 
 
 def to_json(report: MetaEvalReport) -> str:

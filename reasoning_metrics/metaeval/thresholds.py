@@ -42,6 +42,25 @@ def fit_threshold(step_scores: Sequence[Sequence[float | None]], targets: Sequen
     return best
 
 
+def best_acc_error_at(
+    step_scores: Sequence[Sequence[float | None]], targets: Sequence[int | None], min_acc_correct: float
+) -> float | None:
+    """Oracle: the best exact-first-step accuracy any threshold reaches while keeping ``acc_correct``
+    at least ``min_acc_correct``, thresholds chosen on these very labels (an upper bound, used only to
+    compare a baseline with a detector at the same false-alarm rate)."""
+    values = sorted({s for scores in step_scores for s in scores if s is not None} | {float("inf")})
+    best = None
+    for threshold in values:
+        scores = processbench_scores([first_at_or_above(s, threshold) for s in step_scores], targets)
+        if (
+            scores.acc_correct is not None
+            and scores.acc_correct >= min_acc_correct
+            and scores.acc_error is not None
+        ):
+            best = scores.acc_error if best is None else max(best, scores.acc_error)
+    return best
+
+
 def folds_of(targets: Sequence[int | None], k: int, seed: int) -> list[int]:
     """Fold number of each solution: seeded, stratified by error (target >= 0 or unknown) / no error."""
     rng = np.random.default_rng(seed)
