@@ -107,7 +107,9 @@ def read_question_bank(
         options = "\n".join(f"{o.label}. {o.text}" for o in question.options)
         problem = f"{question.stem}\n{options}".strip()
         meta = {"subject": question.subject, "type": question.type.value}
-        language = detect_language(f"{question.stem}\n{question.analysis}")  # formulas hide the stem's language
+        language = detect_language(
+            f"{question.stem}\n{question.analysis}"
+        )  # formulas hide the stem's language
         items.append(SourceItem(question.id, problem, tuple(steps), language, meta))
     return items
 

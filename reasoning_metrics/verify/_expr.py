@@ -125,15 +125,19 @@ class _Parser:
         return node
 
     def term(self, depth: int) -> Node:
+        node = self.factor(depth)
+        while self._is(Kind.OP, "*", "/"):
+            op = self._take().symbol
+            node = Node(op, (node, self.factor(depth)))
+        return node
+
+    def factor(self, depth: int) -> Node:
+        """A signed power and the implicit products after it, which bind tighter than ``×`` and ``÷``:
+        ``40π ÷ 2π`` is ``(40π) / (2π)``."""
         node = self.unary(depth)
-        while True:
-            if self._is(Kind.OP, "*", "/"):
-                op = self._take().symbol
-                node = Node(op, (node, self.unary(depth)))
-            elif self._implicit_product():
-                node = Node("*", (node, self.power(depth)))
-            else:
-                return node
+        while self._implicit_product():
+            node = Node("*", (node, self.power(depth)))
+        return node
 
     def _implicit_product(self) -> bool:
         """``2(3+4)``, ``2x``, ``3 sqrt(2)``, ``2 pi``; not ``0.20 (20 cents)``, where a space comes first."""

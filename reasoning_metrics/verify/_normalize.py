@@ -18,6 +18,9 @@ from reasoning_metrics.verify._chinese import rewrite_chinese
 MAX_LATEX_DEPTH = 40
 """Deeper nesting of LaTeX groups is left as it is (and will not parse): no unbounded recursion."""
 
+_CIRCLED = re.compile(r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]")
+_BRACED_DIGITS = re.compile(r"(\d)\{\s*([.\d])")
+_MIXED_NUMBER = re.compile(r"(?<![\d.])(\d+)\\[dt]?frac\{(\d+)\}\{(\d+)\}")
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
 _VULGAR = {"½": "(1/2)", "⅓": "(1/3)", "⅔": "(2/3)", "¼": "(1/4)", "¾": "(3/4)", "⅕": "(1/5)", "⅛": "(1/8)"}
@@ -106,6 +109,7 @@ _SPACES = {
     "Bigl",
     "Bigr",
 }
+_ELLIPSES = {"cdots", "ldots", "dots", "cdot\\cdot"}
 _BREAKS = {
     "\\",
     "Rightarrow",
@@ -120,9 +124,6 @@ _BREAKS = {
     "rfloor",
     "lceil",
     "rceil",
-    "cdots",
-    "ldots",
-    "dots",
     "pm",
     "mp",
 }
@@ -134,12 +135,15 @@ def normalize(text: str) -> str:
     for char, plain in _VULGAR.items():
         text = text.replace(char, plain)
     text = text.translate(_CJK_PUNCT)
+    text = _CIRCLED.sub(" 式 ", text)  # ①②③ label equations; NFKC would turn them into numbers
     text = unicodedata.normalize("NFKC", text)
+    text = _BRACED_DIGITS.sub(r"\1\2", text)  # 0{.3A}, 12{0N}: braces splitting a number
+    text = _MIXED_NUMBER.sub(r"(\1+\\frac{\2}{\3})", text)  # 7\frac{1}{9} is 7 + 1/9
     text = re.sub(r"(?<=\d)\\,(?=\d{3})", "", text)
     text = text.replace("{,}", ",").replace("{}", " ")
     text = re.sub(r"\^\s*\{?\s*\\circ\s*\}?", " degrees ", text)
     text = _latex(text, 0)
-    text = text.replace("√", " sqrt ")
+    text = text.replace("√", " sqrt ").replace("…", " ⋯ ").replace("...", " ⋯ ")
     text = rewrite_chinese(text)
     return text.translate(_SYMBOLS)
 
@@ -207,6 +211,8 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
         out.append(_SIMPLE[name])
     elif name in _SPACES:
         out.append(" ")
+    elif name in _ELLIPSES:
+        out.append(" ⋯ ")
     elif name in _BREAKS:
         out.append(" ; ")
     else:

@@ -146,7 +146,18 @@ def check_claim(claim: Claim, source: str = "text") -> ClaimCheck:
     except Unevaluable as exc:
         return result(Verdict.UNCHECKED, str(exc))
     holds, note = _holds(claim, lv, rv)
+    if not holds and claim.units_dropped and _power_of_ten_apart(lv, rv):
+        return result(Verdict.UNCHECKED, "units differ by a prefix (W and kW?)", lv, rv)
+    if claim.units_dropped and not note:
+        note = "units dropped"
     return result(Verdict.TRUE if holds else Verdict.FALSE, note, lv, rv)
+
+
+def _power_of_ten_apart(a: float, b: float) -> bool:
+    if a == 0 or b == 0 or (a > 0) != (b > 0):
+        return False
+    exponent = math.log10(abs(a / b))
+    return abs(exponent - round(exponent)) < 1e-9 and round(exponent) in (-6, -3, -2, -1, 1, 2, 3, 6)
 
 
 def _operands(claim: Claim) -> tuple[float, ...]:
@@ -187,6 +198,8 @@ def _tolerance(claim: Claim, lv: float, rv: float, percent_plain: bool) -> tuple
     )
     tol = 1e-9 * max(1.0, abs(computed))
     rounded = False
+    if claim.relation in ("≠", "<", ">"):
+        return tol, False  # "1/97 + ... ≠ 0": no rounding slack for these
     if claimed is not None:
         _, decimals, percent = claimed
         places = decimals + (2 if percent and not percent_plain else 0)

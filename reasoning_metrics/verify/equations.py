@@ -69,7 +69,7 @@ def linear_root(claim: Claim) -> tuple[str, float] | bool | None:
 
 
 def _tolerance(claim: Claim, value: float, previous: float) -> float:
-    """Rounding the equation's written numbers allow: ``x = 33.3`` after ``3x = 100``, not ``x = 5`` after 4."""
+    """Rounding the written numbers allow: ``x = 33.3`` after ``3x = 100``, not ``x = 5`` after ``x = 4``."""
     literals = claim.left.literals() + claim.right.literals()
     rel = sum(0.5 * 10.0**-n.decimals / abs(float(n.value)) for n in literals if n.value and n.decimals >= 2)
     tol = max(1e-6 * max(1.0, abs(value)), 1.5 * rel * abs(value))

@@ -17,7 +17,10 @@ GSM8K_RECORDS = [
     },
     {
         "question": "Leo has 3 boxes of 8 pens and gives away 6 pens. How many pens are left?",
-        "answer": "He has 3 * 8 = <<3*8=24>>24 pens.\nHe gives 6 away.\nHe keeps 24 - 6 = <<24-6=18>>18 pens.\n#### 18",
+        "answer": (
+            "He has 3 * 8 = <<3*8=24>>24 pens.\nHe gives 6 away.\n"
+            "He keeps 24 - 6 = <<24-6=18>>18 pens.\n#### 18"
+        ),
     },
 ]
 
@@ -41,7 +44,11 @@ def ck12_record(rid: str, prompt: str, analysis: str) -> dict[str, Any]:
 
 
 CK12_RECORDS = [
-    ck12_record("q1", "已知$$2x+3=9$$，那么$$x$$的值等于多少（  ）．", "∵$$2x+3=9$$，\n\n∴$$2x=6$$，\n\n∴$$x=3$$，故选$$B$$．"),
+    ck12_record(
+        "q1",
+        "已知$$2x+3=9$$，那么$$x$$的值等于多少（  ）．",
+        "∵$$2x+3=9$$，\n\n∴$$2x=6$$，\n\n∴$$x=3$$，故选$$B$$．",
+    ),
     ck12_record("q2", "$$12\\div 4$$的值是（  ）．", "$$12\\div 4=3$$，\n\n所以结果是$$3$$，故选$$B$$．"),
     ck12_record("q3", "一个数比$$1$$大$$2$$，这个数是（  ）．", "这个数是$$1+2=3$$．"),  # one step: skipped
 ]
@@ -87,7 +94,12 @@ PROCESSBENCH = [
         "id": "pb-3",
         "generator": "test",
         "problem": "A pen costs 3 dollars. How much do 4 pens cost?",
-        "steps": ["Each pen costs 3 dollars.", "However, we assume 5 pens.", "5 × 3 = 15.", "The answer is 15."],
+        "steps": [
+            "Each pen costs 3 dollars.",
+            "However, we assume 5 pens.",
+            "5 × 3 = 15.",
+            "The answer is 15.",
+        ],
         "final_answer_correct": False,
         "label": 1,
     },

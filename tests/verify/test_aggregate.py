@@ -1,4 +1,4 @@
-"""The aggregate rule: flags, suspicion, solution score and first suspect, as docs/detectors.md states them."""
+"""The aggregate rule: flags, suspicion, solution score and first suspect, as docs/detectors.md says."""
 
 from __future__ import annotations
 
@@ -6,7 +6,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from reasoning_metrics.verify.aggregate import FLAG_THRESHOLD, SEVERITY, TIE_BREAK, assess_solutions, step_score
+from reasoning_metrics.verify.aggregate import (
+    FLAG_THRESHOLD,
+    SEVERITY,
+    TIE_BREAK,
+    assess_solutions,
+    step_score,
+)
 from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment
 from tests.verify.fakes import TableEncoder, WordNLI
 
@@ -63,7 +69,11 @@ def test_contradictions_and_judge_add_flags_where_they_point() -> None:
     assert kinds(a) == [[], ["contradiction"], ["judge"]]
     assert a.steps[1].contradiction == pytest.approx(0.9)
     assert a.first_suspect == 1
-    assert "contradiction" in a.detectors and "judge" in a.detectors and a.unavailable == {"roscoe": a.unavailable["roscoe"]}
+    assert (
+        "contradiction" in a.detectors
+        and "judge" in a.detectors
+        and a.unavailable == {"roscoe": a.unavailable["roscoe"]}
+    )
 
 
 def test_roscoe_only_breaks_ties() -> None:

@@ -163,3 +163,62 @@ def test_integer_claims_hold_exactly_when_correct(a: int, b: int, op: str, delta
     true = a + b if op == "+" else a - b if op == "-" else a * b
     (claim,) = check_step(f"So {a} {op} {b} = {true + delta}.")
     assert claim.verdict is (Verdict.TRUE if delta == 0 else Verdict.FALSE)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("v=s/t=100m/20s=5m/s", [("100 / 20 = 5", "true")]),
+        ("v=100m/20s=4m/s", [("100 / 20 = 4", "false")]),
+        (r"$$v=\frac{100{m}}{20{s}}=5{m/s}$$", [("100 / 20 = 5", "true")]),
+        ("F=2kg×3m/s^2=6N", [("2 * 3 = 6", "true")]),
+        (r"$$S=\frac{10{N}}{2\times {10}^{2}{Pa}}=0.05{m}^{2}$$", [("10 / (2 * 10 ^ 2) = 0.05", "true")]),
+        (r"$$W=10000{W}\times 3{h}=10{kW}\times 3{h}$$", [("10000 * 3 = 10 * 3", "unchecked")]),  # W vs kW
+    ],
+)
+def test_physics_units_after_numbers(text: str, expected: list[tuple[str, str]]) -> None:
+    found = [
+        (c.expression, c.verdict.value)
+        for c in check_step(text)
+        if not c.claim or not c.claim.left.variables()
+    ]
+    assert found == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3m + 2 = 8",  # algebra: m is a variable
+        r"$$\frac{4}{12m-2}=\frac{3}{4m+3}$$",  # a bare number added to a 'quantity': algebra
+        "2m = 6",
+    ],
+)
+def test_algebra_is_not_read_as_physics(text: str) -> None:
+    assert all(c.verdict is Verdict.UNCHECKED for c in check_step(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        (r"$$\frac{8}{9}\times 8=7\frac{1}{9}$$", "true"),  # mixed number
+        (r"$$\frac{8}{9}\times 8=7\frac{2}{9}$$", "false"),
+        ("$$I=0{.3A}$$, $$3\\div 10=0{.3}$$", "true"),  # braces splitting a number
+        (r"$$\frac{1}{97}+\frac{1}{2016}-\frac{1}{2014}\ne 0$$", "true"),  # no rounding slack for ≠
+        (r"$$\frac{5}{5}:\frac{4}{3}=3:4$$", None),  # a ratio: not checked
+        (r"$$(1^3-0^3)+\cdots+(19^3-17^3)=19^3+1$$", None),  # an elided sum: not checked
+        ("由①+③得 2a = 6，①-②=5", None),  # circled labels are not numbers
+    ],
+)
+def test_k12_notation(text: str, verdict: str | None) -> None:
+    checked = [c.verdict.value for c in check_step(text) if c.verdict is not Verdict.UNCHECKED]
+    assert checked == ([] if verdict is None else [verdict])
+
+
+def test_nothing_is_executed() -> None:
+    import pathlib
+
+    marker = pathlib.Path("/tmp/k12eval-verify-marker")
+    marker.unlink(missing_ok=True)
+    claims = check_step(f"__import__('os').system('touch {marker}') = 0 and open('{marker}', 'w') = 1")
+    assert not marker.exists()
+    assert all(c.verdict is Verdict.UNCHECKED or c.left_value is None for c in claims)

@@ -17,7 +17,9 @@ runner = CliRunner()
 
 def test_meta_eval_markdown_table(tmp_path: Path) -> None:
     data = samples.write_processbench(tmp_path / "pb.json")
-    result = runner.invoke(app, ["meta-eval", str(data), "--format", "processbench", "--encoder", "none", "--boot", "50"])
+    result = runner.invoke(
+        app, ["meta-eval", str(data), "--format", "processbench", "--encoder", "none", "--boot", "50"]
+    )
     assert result.exit_code == 0, result.output
     assert "| detector | family | AUROC |" in result.output
     assert "| roscoe.faithfulness | roscoe | unavailable: needs a sentence encoder" in result.output
@@ -45,10 +47,14 @@ def test_diagnostics_make_then_meta_eval(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "wrote" in result.output and "original 3" in result.output
     first = out.read_text(encoding="utf-8")
-    assert runner.invoke(app, ["diagnostics", "make", str(source), "--out", str(out), "--seed", "3"]).exit_code == 0
+    assert (
+        runner.invoke(app, ["diagnostics", "make", str(source), "--out", str(out), "--seed", "3"]).exit_code
+        == 0
+    )
     assert out.read_text(encoding="utf-8") == first
     result = runner.invoke(
-        app, ["meta-eval", str(out), "--format", "chains", "--encoder", "none", "--boot", "20", "-d", "aggregate"]
+        app,
+        ["meta-eval", str(out), "--format", "chains", "--encoder", "none", "--boot", "20", "-d", "aggregate"],
     )
     assert result.exit_code == 0, result.output and "step AUROC" in result.output
 
@@ -56,7 +62,9 @@ def test_diagnostics_make_then_meta_eval(tmp_path: Path) -> None:
 def test_diagnostics_make_chinese_question_bank_with_kinds(tmp_path: Path) -> None:
     bank = samples.write_ck12(tmp_path / "ck12")
     out = tmp_path / "zh.jsonl"
-    result = runner.invoke(app, ["diagnostics", "make", str(bank), "-o", str(out), "--kinds", "negate,number"])
+    result = runner.invoke(
+        app, ["diagnostics", "make", str(bank), "-o", str(out), "--kinds", "negate,number"]
+    )
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert {r["meta"]["kind"] for r in records} == {"original", "negate", "number"}
@@ -79,6 +87,7 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path: Path) -> None:
 
 
 def test_help_does_not_import_heavy_libraries() -> None:
-    code = "import sys; from k12eval.cli import app; print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers', 'sympy') if m in sys.modules))"
+    heavy = "('torch', 'transformers', 'sentence_transformers', 'sympy')"
+    code = f"import sys; from k12eval.cli import app; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

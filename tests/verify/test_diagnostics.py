@@ -15,7 +15,12 @@ from reasoning_metrics.diagnostics.sources import SourceItem, analysis_steps, gs
 from reasoning_metrics.metaeval.data import load_solutions
 from tests.verify import samples
 
-STEPS = ["Tom has 12 apples.", "He buys 5 more, so 12 + 5 = 17.", "He eats 2: 17 - 2 = 15.", "The answer is 15."]
+STEPS = [
+    "Tom has 12 apples.",
+    "He buys 5 more, so 12 + 5 = 17.",
+    "He eats 2: 17 - 2 = 15.",
+    "The answer is 15.",
+]
 POOL = ["Sara paints 4 walls a day.", "The train leaves at 9."]
 
 
@@ -59,8 +64,10 @@ def test_swap_exchanges_exactly_two_steps() -> None:
 def test_hallucinate_inserts_a_foreign_step() -> None:
     p = perturb("hallucinate", seed=4)
     k = p.first_error
-    assert p.steps[k] in POOL and p.steps[:k] + p.steps[k + 1 :] == STEPS and p.step_labels[k + 1 :] == [0] * (
-        len(STEPS) - k
+    assert (
+        p.steps[k] in POOL
+        and p.steps[:k] + p.steps[k + 1 :] == STEPS
+        and p.step_labels[k + 1 :] == [0] * (len(STEPS) - k)
     )
 
 
@@ -68,7 +75,10 @@ def test_shuffle_is_a_permutation_that_differs_first_at_the_labelled_step() -> N
     for seed in range(10):
         p = perturb("shuffle", seed=seed)
         assert sorted(p.steps) == sorted(STEPS) and p.steps != STEPS
-        assert p.steps[: p.first_error] == STEPS[: p.first_error] and p.steps[p.first_error] != STEPS[p.first_error]
+        assert (
+            p.steps[: p.first_error] == STEPS[: p.first_error]
+            and p.steps[p.first_error] != STEPS[p.first_error]
+        )
 
 
 @pytest.mark.parametrize("kind", ["number", "operation", "negate"])
@@ -90,7 +100,11 @@ def test_in_step_edits_change_only_the_named_span(kind: str) -> None:
         ("It is not even.", "en", "It is even."),
         ("所以这个数是3。", "zh", "所以这个数不是3。"),
         ("但是x不是负数。", "zh", "但是x是负数。"),
-        ("∴$$a>b$$", "zh", "∴$$a<b$$"),  # no wording to negate: a relation flips? no, '>' is kept; '=' is the fallback
+        (
+            "∴$$a>b$$",
+            "zh",
+            "∴$$a<b$$",
+        ),  # no wording to negate: a relation flips? no, '>' is kept; '=' is the fallback
         ("$$x=3$$", "zh", "$$x≠3$$"),
         ("三角形两边之和大于第三边", "zh", "三角形两边之和小于第三边"),
     ],
@@ -106,9 +120,15 @@ def test_negation_in_both_languages(text: str, lang: str, expected: str) -> None
 def test_number_and_operation_edits() -> None:
     rng = random.Random(0)
     edit = change_number("1. Pay 12 dollars.", rng)
-    assert edit is not None and edit.before == "12" and edit.after != "12"  # the list marker "1." is left alone
+    assert (
+        edit is not None and edit.before == "12" and edit.after != "12"
+    )  # the list marker "1." is left alone
     assert change_number("no digits here", rng) is None
-    for text, before, after in [("3 × 4 = 12", "×", "÷"), ("7 - 2 = 5", "-", "+"), (r"$$6\div 2$$", "\\div", "\\times")]:
+    for text, before, after in [
+        ("3 × 4 = 12", "×", "÷"),
+        ("7 - 2 = 5", "-", "+"),
+        (r"$$6\div 2$$", "\\div", "\\times"),
+    ]:
         edit = change_operation(text, rng)
         assert edit is not None and (edit.before, edit.after) == (before, after)
     assert change_operation("a well-known fact", rng) is None
@@ -116,7 +136,11 @@ def test_number_and_operation_edits() -> None:
 
 def test_gsm8k_steps_drop_annotations_and_end_with_the_answer() -> None:
     answer = samples.GSM8K_RECORDS[0]["answer"]
-    assert gsm8k_steps(answer) == ["The baker has 24 - 9 = 15 rolls left.", "So 15 rolls remain.", "The answer is 15."]
+    assert gsm8k_steps(answer) == [
+        "The baker has 24 - 9 = 15 rolls left.",
+        "So 15 rolls remain.",
+        "The answer is 15.",
+    ]
 
 
 def test_analysis_steps_split_paragraphs_then_lines_then_sentences() -> None:
@@ -140,12 +164,18 @@ def test_a_set_is_reproducible_and_feeds_meta_eval(tmp_path: Path) -> None:
     assert first.records != build_diagnostic_set(items, seed=6).records
     # one item's perturbations do not depend on the other items (except which foreign step is inserted)
     alone = build_diagnostic_set(items[:1], seed=5, kinds=[k for k in KINDS if k != "hallucinate"]).records
-    assert alone == [r for r in first.records if r["meta"]["source_id"] == "a" and r["meta"]["kind"] != "hallucinate"]
+    assert alone == [
+        r for r in first.records if r["meta"]["source_id"] == "a" and r["meta"]["kind"] != "hallucinate"
+    ]
     out = tmp_path / "set.jsonl"
     write_jsonl(first.records, out)
     solutions = load_solutions(out, "chains")
     assert len(solutions) == len(first.records)
     originals = [s for s in solutions if s.meta["kind"] == "original"]
     assert originals and all(not s.has_error and s.target == -1 for s in originals)
-    assert all(s.has_error and s.target == s.meta["change"]["step"] for s in solutions if s.meta["kind"] != "original")
+    assert all(
+        s.has_error and s.target == s.meta["change"]["step"]
+        for s in solutions
+        if s.meta["kind"] != "original"
+    )
     assert json.loads(out.read_text(encoding="utf-8").splitlines()[0])["meta"]["seed"] == 5

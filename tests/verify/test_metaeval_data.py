@@ -48,7 +48,9 @@ def test_mr_math_and_mr_gsm8k_shapes(tmp_path: Path) -> None:
     path = tmp_path / "mr.json"
     path.write_text(json.dumps(records), encoding="utf-8")
     m1, m2, m3 = load_solutions(path, "mr-math")
-    assert m1.steps == ("Step 1: 2 + 2 = 4", "Step 2: 4 * 3 = 13", "Step 3: answer 13") and m1.first_error == 1
+    assert (
+        m1.steps == ("Step 1: 2 + 2 = 4", "Step 2: 4 * 3 = 13", "Step 3: answer 13") and m1.first_error == 1
+    )
     assert m2.id == "7" and m2.steps == ("1. a", "2. b\nmore b") and m2.target == -1
     assert m3.has_error and m3.first_error is None and m3.target is None and m3.step_labels == (None, None)
 
@@ -74,16 +76,40 @@ def test_chains_labels_and_derived_first_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("fmt", "content", "message"),
     [
-        ("processbench", '[{"id": "x", "problem": "Q", "steps": ["a"], "label": 3}]', "record 0, field 'label'"),
+        (
+            "processbench",
+            '[{"id": "x", "problem": "Q", "steps": ["a"], "label": 3}]',
+            "record 0, field 'label'",
+        ),
         ("processbench", '[{"id": "x", "problem": "Q", "label": -1}]', "record 0: missing field 'steps'"),
         ("processbench", "[1, 2]", "record 0: expected a JSON object"),
         ("processbench", "[{", "not valid JSON"),
-        ("chains", '{"id": "a", "problem": "Q", "steps": ["a"], "first_error": -1}\n{"id": "b"', "line 2: not valid JSON"),
-        ("chains", '{"id": "a", "problem": "Q", "steps": ["a"]}', "line 1: needs 'step_labels' or 'first_error'"),
-        ("chains", '{"id": "a", "problem": "Q", "steps": ["a", "b"], "step_labels": [0]}', "field 'step_labels'"),
-        ("chains", '{"id": "a", "problem": "Q", "steps": ["a", "b"], "step_labels": [0, 1], "first_error": 0}', "disagrees"),
+        (
+            "chains",
+            '{"id": "a", "problem": "Q", "steps": ["a"], "first_error": -1}\n{"id": "b"',
+            "line 2: not valid JSON",
+        ),
+        (
+            "chains",
+            '{"id": "a", "problem": "Q", "steps": ["a"]}',
+            "line 1: needs 'step_labels' or 'first_error'",
+        ),
+        (
+            "chains",
+            '{"id": "a", "problem": "Q", "steps": ["a", "b"], "step_labels": [0]}',
+            "field 'step_labels'",
+        ),
+        (
+            "chains",
+            '{"id": "a", "problem": "Q", "steps": ["a", "b"], "step_labels": [0, 1], "first_error": 0}',
+            "disagrees",
+        ),
         ("chains", '{"id": "a", "problem": "Q", "steps": [], "first_error": -1}', "field 'steps'"),
-        ("mr-math", '[{"question": "Q", "model_output_steps": ["a"], "model_output_solution_correctness": "maybe"}]', "correct or wrong"),
+        (
+            "mr-math",
+            '[{"question": "Q", "model_output_steps": ["a"], "model_output_solution_correctness": "maybe"}]',
+            "correct or wrong",
+        ),
     ],
 )
 def test_bad_records_name_file_record_and_field(tmp_path: Path, fmt: str, content: str, message: str) -> None:
@@ -95,7 +121,9 @@ def test_bad_records_name_file_record_and_field(tmp_path: Path, fmt: str, conten
 
 
 def test_duplicate_ids_and_unknown_format(tmp_path: Path) -> None:
-    path = samples.write_jsonl(tmp_path / "d.jsonl", [{"id": "a", "problem": "Q", "steps": ["s"], "first_error": -1}] * 2)
+    path = samples.write_jsonl(
+        tmp_path / "d.jsonl", [{"id": "a", "problem": "Q", "steps": ["s"], "first_error": -1}] * 2
+    )
     with pytest.raises(InputError, match="duplicate solution id 'a'"):
         load_solutions(path, "chains")
     with pytest.raises(InputError, match="unknown format"):

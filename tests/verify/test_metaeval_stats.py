@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from reasoning_metrics.metaeval.stats import auroc, bootstrap_ci, processbench_scores, somers_d
-from reasoning_metrics.metaeval.thresholds import cross_validated_predictions, first_at_or_above, fit_threshold, folds_of
+from reasoning_metrics.metaeval.thresholds import (
+    cross_validated_predictions,
+    first_at_or_above,
+    fit_threshold,
+    folds_of,
+)
 
 
 def test_auroc_counts_ties_as_half() -> None:
@@ -56,7 +61,7 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
 def test_first_at_or_above_and_threshold_fit() -> None:
     assert first_at_or_above([0.1, None, 0.7, 0.9], 0.5) == 2
     assert first_at_or_above([0.1, 0.2], 0.5) == -1
-    # t in (0.3, 0.8] predicts [1, -1, 0] exactly (F1 1); t = 0.9 misses the last one; t <= 0.3 flags the correct one
+    # t in (0.3, 0.8] predicts [1, -1, 0] exactly (F1 1); 0.9 misses the last; <= 0.3 flags the correct one
     steps = [[0.1, 0.9], [0.2, 0.3], [0.8, 0.1]]
     threshold = fit_threshold(steps, [1, -1, 0])
     assert 0.3 < threshold <= 0.8 + 1e-9
@@ -81,6 +86,8 @@ def test_cross_validation_never_fits_on_the_fold_it_predicts() -> None:
         targets.append(0 if wrong_here else -1)
     predictions, thresholds = cross_validated_predictions(steps, targets, k=5, seed=0)
     assert len(thresholds) == 5
-    in_sample = processbench_scores([first_at_or_above(s, fit_threshold(steps, targets)) for s in steps], targets)
+    in_sample = processbench_scores(
+        [first_at_or_above(s, fit_threshold(steps, targets)) for s in steps], targets
+    )
     out_of_fold = processbench_scores(predictions, targets)
     assert out_of_fold.f1 is not None and in_sample.f1 is not None and out_of_fold.f1 <= in_sample.f1
