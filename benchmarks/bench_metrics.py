@@ -61,9 +61,7 @@ def synthetic_chains(n: int, seed: int = 0) -> list[Chain]:
         ]
         if rng.random() < 0.5:
             steps.insert(rng.randint(1, 3), f"{name} likes {item} very much, as {rng.choice(NAMES)} does.")
-        reference = (
-            f"{name} keeps {a} - {b} - {c} = {left} {item}.\n\nSo {name} makes {left * price} dollars."
-        )
+        reference = f"{name} keeps {a} - {b} - {c} = {left} {item}.\n\nSo {name} makes {left * price} dollars."
         chains.append(Chain(f"syn-{i}", source, steps, reference, "en"))
     return chains
 
@@ -121,14 +119,10 @@ def measure(fn: Callable[[], Any]) -> tuple[Any, float, float, float]:
 
 def main() -> None:
     """Run both ways on the same chains and print chains/s, their ratio, peak memory and agreement."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chains", type=int, default=2000)
     parser.add_argument("--data", choices=("synthetic", "gsm8k"), default="synthetic")
-    parser.add_argument(
-        "--metrics", default=None, help="comma-separated metric names (default: the paper's five)"
-    )
+    parser.add_argument("--metrics", default=None, help="comma-separated metric names (default: the paper's five)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--no-nli", action="store_true", help="embedding scores only")
     args = parser.parse_args()
@@ -144,9 +138,7 @@ def main() -> None:
     metrics = (args.metrics or (EMBEDDING_METRICS if args.no_nli else "default")).split(",")
     encoder = SentenceTransformerEncoder(minilm, device="cpu", batch_size=args.batch_size)
     with tempfile.TemporaryDirectory() as tmp:
-        nli = (
-            None if args.no_nli else TransformersNLI(build_nli(minilm, Path(tmp)), batch_size=args.batch_size)
-        )
+        nli = None if args.no_nli else TransformersNLI(build_nli(minilm, Path(tmp)), batch_size=args.batch_size)
         encoder.encode(["warm up"])
         if nli is not None:
             nli.nli([("warm", "up")])
@@ -157,9 +149,7 @@ def main() -> None:
             )
         )
         names = list(batched[0].scores)
-        looped, t_loop, cpu_loop, mem_loop = measure(
-            lambda: loop_scores(_steps(prepared), encoder, nli, names)
-        )
+        looped, t_loop, cpu_loop, mem_loop = measure(lambda: loop_scores(_steps(prepared), encoder, nli, names))
 
     pairs = sum(len(p.source) * len(p.hypothesis) for p in prepared)
     steps = sum(len(p.hypothesis) for p in prepared)

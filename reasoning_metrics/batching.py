@@ -49,9 +49,7 @@ def cached_map(
         batch = todo[start : start + batch_size]
         results = compute([unique[k] for k in batch])
         if len(results) != len(batch):
-            raise RuntimeError(
-                f"{namespace}: the model returned {len(results)} results for {len(batch)} inputs"
-            )
+            raise RuntimeError(f"{namespace}: the model returned {len(results)} results for {len(batch)} inputs")
         fresh = list(zip(batch, (np.asarray(r, dtype=np.float32) for r in results), strict=True))
         done.update(fresh)
         if cache is not None:
@@ -59,9 +57,7 @@ def cached_map(
     return [done[k] for k in keys]
 
 
-def encode(
-    model: SentenceEncoder, texts: Sequence[str], batch_size: int, cache: ArrayCache | None
-) -> np.ndarray:
+def encode(model: SentenceEncoder, texts: Sequence[str], batch_size: int, cache: ArrayCache | None) -> np.ndarray:
     """Sentence embeddings ``[len(texts), d]``."""
     rows = cached_map(
         texts,
@@ -75,9 +71,7 @@ def encode(
     return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
 
 
-def nli(
-    model: NLIModel, pairs: Sequence[tuple[str, str]], batch_size: int, cache: ArrayCache | None
-) -> np.ndarray:
+def nli(model: NLIModel, pairs: Sequence[tuple[str, str]], batch_size: int, cache: ArrayCache | None) -> np.ndarray:
     """NLI probabilities ``[len(pairs), 3]`` in (entailment, neutral, contradiction) order."""
     rows = cached_map(
         pairs,
@@ -102,9 +96,7 @@ def token_embeddings(model: TokenEmbedder, texts: Sequence[str], batch_size: int
     )
 
 
-def perplexities(
-    model: PerplexityModel, texts: Sequence[str], batch_size: int, cache: ArrayCache | None
-) -> np.ndarray:
+def perplexities(model: PerplexityModel, texts: Sequence[str], batch_size: int, cache: ArrayCache | None) -> np.ndarray:
     """``[len(texts), 2]``: perplexity and token count of each text."""
     rows = cached_map(
         texts,
@@ -118,9 +110,7 @@ def perplexities(
     return np.stack(rows) if rows else np.zeros((0, 2), dtype=np.float32)
 
 
-def acceptabilities(
-    model: GrammarModel, texts: Sequence[str], batch_size: int, cache: ArrayCache | None
-) -> np.ndarray:
+def acceptabilities(model: GrammarModel, texts: Sequence[str], batch_size: int, cache: ArrayCache | None) -> np.ndarray:
     """``[len(texts)]``: P(acceptable) of each text."""
     rows = cached_map(
         texts,

@@ -47,8 +47,7 @@ class ArrayCache:
         self._db = sqlite3.connect(self.path, timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(
-            "CREATE TABLE IF NOT EXISTS arrays"
-            " (ns TEXT, key BLOB, cols INTEGER, data BLOB, PRIMARY KEY (ns, key))"
+            "CREATE TABLE IF NOT EXISTS arrays (ns TEXT, key BLOB, cols INTEGER, data BLOB, PRIMARY KEY (ns, key))"
         )
         self._db.commit()
 

@@ -34,9 +34,7 @@ def parse_chain(obj: dict[str, Any], path: Path, line: int) -> Chain:
     rid = obj.get("id") if isinstance(obj.get("id"), str | int) else None
 
     def fail(field: str, message: str) -> InputError:
-        return InputError.from_problem(
-            Problem(path, line, field, message, record=None if rid is None else str(rid))
-        )
+        return InputError.from_problem(Problem(path, line, field, message, record=None if rid is None else str(rid)))
 
     unknown = sorted(set(obj) - set(FIELDS))
     if unknown:
@@ -49,9 +47,7 @@ def parse_chain(obj: dict[str, Any], path: Path, line: int) -> Chain:
         value = obj.get(key)
         if key == "reference" and value is None:
             continue
-        if not (
-            isinstance(value, str) or (isinstance(value, list) and all(isinstance(s, str) for s in value))
-        ):
+        if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(s, str) for s in value))):
             raise fail(key, "expected a string or a list of step strings")
     lang = obj.get("lang")
     if lang not in (None, "zh", "en"):

@@ -101,9 +101,7 @@ def fill_token_alignments(
             h_tokens = _stack([tokens[i] for i in h], dim)
             s_tokens = _stack([tokens[i] for i in s], dim)
             # Steps or sentences without tokens (only special characters) are skipped, as in the reference.
-            aligned = (
-                F.token_alignment(h_tokens, s_tokens) if len(h_tokens) and len(s_tokens) else np.zeros(0)
-            )
+            aligned = F.token_alignment(h_tokens, s_tokens) if len(h_tokens) and len(s_tokens) else np.zeros(0)
             c.inputs["token_align_hs"] = aligned
             c.inputs["token_align_hh"] = F.step_token_alignment(h_tokens, [len(tokens[i]) for i in h])
 
@@ -129,9 +127,7 @@ def fill_contradictions(
     contradiction = batching.nli(model, pairs, batch_size, cache)[:, 2].astype(np.float64)
     for c, plan in zip(chains, plans, strict=True):
         for name, (start, width) in plan.items():
-            matrix = contradiction[start : start + len(c.hypothesis) * width].reshape(
-                len(c.hypothesis), width
-            )
+            matrix = contradiction[start : start + len(c.hypothesis) * width].reshape(len(c.hypothesis), width)
             unread = int(np.isnan(matrix).sum())
             if unread:
                 c.missing[name] = f"the NLI model gave no answer for {unread} of {matrix.size} pairs"

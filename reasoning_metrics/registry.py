@@ -78,9 +78,7 @@ class Metric:
         return frozenset(INPUT_MODEL[i] for i in self.inputs)
 
 
-def _m(
-    name: str, fn: Callable[..., float], inputs: tuple[Input, ...], paper: str, key: str, text: str
-) -> Metric:
+def _m(name: str, fn: Callable[..., float], inputs: tuple[Input, ...], paper: str, key: str, text: str) -> Metric:
     direction: Literal["higher", "lower"] = "lower" if name == "source_contradiction_max" else "higher"
     return Metric(name, fn, inputs, direction, paper, key, text)
 
@@ -299,7 +297,5 @@ def resolve(names: Iterable[str] | None) -> list[Metric]:
         elif key:
             unknown.append(raw)
     if unknown:
-        raise ValueError(
-            f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}, default or all"
-        )
+        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}, default or all")
     return [METRICS[n] for n in dict.fromkeys(chosen)]

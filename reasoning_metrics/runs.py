@@ -128,9 +128,7 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
         if not record.output or not record.output.strip():
             no_output += 1
             continue
-        chain = Chain(
-            record.question_id, question_source(question), record.output, question.analysis or None, lang
-        )
+        chain = Chain(record.question_id, question_source(question), record.output, question.analysis or None, lang)
         chains.append((record, chain))
     return RunChains(header, chains, no_output)
 
@@ -138,15 +136,12 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
 def _data_path(run_dir: Path, header: RunHeader) -> Path:
     raw = header.data.get("path")
     if not isinstance(raw, str) or not raw:
-        raise InputError(
-            f"{run_dir / HEADER_FILE}, field 'data.path': missing; pass the question bank with --data"
-        )
+        raise InputError(f"{run_dir / HEADER_FILE}, field 'data.path': missing; pass the question bank with --data")
     for candidate in (Path(raw), run_dir / raw):
         if candidate.exists():
             return candidate
     raise InputError(
-        f"{run_dir / HEADER_FILE}, field 'data.path': {raw} does not exist here; "
-        "pass the question bank with --data"
+        f"{run_dir / HEADER_FILE}, field 'data.path': {raw} does not exist here; pass the question bank with --data"
     )
 
 

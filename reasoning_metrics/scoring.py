@@ -110,13 +110,9 @@ def prepare(chain: Chain, lang: Literal["zh", "en"] | None = None) -> Prepared:
     three, and the multilingual one also reads English), else ``en``.
     """
     texts = [chain.source, _text(chain.hypothesis), _text(chain.reference)]
-    language = (
-        lang or chain.lang or ("zh" if any(detect_language(t) == "zh" for t in texts if t.strip()) else "en")
-    )
+    language = lang or chain.lang or ("zh" if any(detect_language(t) == "zh" for t in texts if t.strip()) else "en")
     hypothesis = _steps(chain.hypothesis, lambda t: split_steps(t, language))
-    reference = (
-        None if chain.reference is None else _steps(chain.reference, lambda t: split_reference(t, language))
-    )
+    reference = None if chain.reference is None else _steps(chain.reference, lambda t: split_reference(t, language))
     return Prepared(chain.id, language, split_steps(chain.source, language), hypothesis, reference)
 
 
@@ -164,9 +160,7 @@ def _compute_inputs(
             FILLERS[role](model, members, wanted, batch_size, cache)
 
 
-def _assemble(
-    p: Prepared, metrics: list[Metric], slots: ModelSlots, thresholds: StepThresholds
-) -> ChainScores:
+def _assemble(p: Prepared, metrics: list[Metric], slots: ModelSlots, thresholds: StepThresholds) -> ChainScores:
     scores: dict[str, float | None] = {}
     unavailable: dict[str, str] = {}
     for metric in metrics:

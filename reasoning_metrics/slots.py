@@ -42,9 +42,7 @@ class ModelSlots:
     def name(self, role: str, lang: str) -> str | None:
         """The name of the model ``role`` uses in ``lang``, without loading it."""
         spec = self.spec(role, lang)
-        return (
-            spec if spec is None or isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
-        )
+        return spec if spec is None or isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
 
     def get(self, role: str, lang: str) -> tuple[Any, str | None]:
         """``(model, None)``, or ``(None, reason)`` when there is no model for ``role`` in ``lang``."""

@@ -39,9 +39,7 @@ class ScoreConfig(BaseModel):
     """The language forced on every chain, if any."""
 
 
-def make_config(
-    metrics: list[Metric], slots: ModelSlots, thresholds: StepThresholds, lang: str | None
-) -> ScoreConfig:
+def make_config(metrics: list[Metric], slots: ModelSlots, thresholds: StepThresholds, lang: str | None) -> ScoreConfig:
     """The config of a scoring job: the chosen metrics and the models their roles resolve to."""
     roles = sorted({role for m in metrics for role in m.models})
     return ScoreConfig(
@@ -105,9 +103,7 @@ def read_score_lines(path: Path, repair: bool = False) -> Iterator[tuple[int, di
         except ValueError as exc:
             if torn and repair:
                 break
-            raise InputError.from_problem(
-                Problem(path, number, None, f"not a score record ({exc})")
-            ) from None
+            raise InputError.from_problem(Problem(path, number, None, f"not a score record ({exc})")) from None
         if torn and repair:
             break
         good_end += len(raw) + 1

@@ -11,11 +11,11 @@ import typer
 from k12eval import __version__
 from k12eval.cli import diagnostics as diagnostics_cli
 from k12eval.cli import kg as kg_cli
+from k12eval.cli import metaeval as metaeval_cli
 from k12eval.cli import models as models_cli
 from k12eval.cli import report as report_cli
 from k12eval.cli import run as run_cli
 from k12eval.cli import score as score_cli
-from k12eval.cli import metaeval as metaeval_cli
 
 app = typer.Typer(
     name="k12eval",

@@ -9,18 +9,14 @@ import typer
 
 from k12eval.cli._common import UserError, guarded
 
-app = typer.Typer(
-    help="Diagnostic sets: reference solutions with one known error each.", no_args_is_help=True
-)
+app = typer.Typer(help="Diagnostic sets: reference solutions with one known error each.", no_args_is_help=True)
 
 
 @app.command("make")
 @guarded
 def make(
     data: Annotated[Path, typer.Argument(help="GSM8K JSONL, or a question bank with analyses (CK12 ...).")],
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Chains JSONL to write (for meta-eval --format chains).")
-    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Chains JSONL to write (for meta-eval --format chains).")],
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice.")] = 0,
     kinds: Annotated[
         str | None,

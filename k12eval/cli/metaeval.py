@@ -44,16 +44,10 @@ def meta_eval(
             help="Sentence encoder for the ROSCOE scores: 'default' (all-MiniLM-L6-v2), a path, or 'none'.",
         ),
     ] = "default",
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the report as JSON instead of Markdown.")
-    ] = False,
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Also write the report here (.md or .json).")
-    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of Markdown.")] = False,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Also write the report here (.md or .json).")] = None,
     n_boot: Annotated[int, typer.Option("--boot", help="Bootstrap resamples for the intervals.")] = 1000,
-    seed: Annotated[
-        int, typer.Option("--seed", help="Seed of the bootstrap and the cross-validation folds.")
-    ] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap and the cross-validation folds.")] = 0,
     folds: Annotated[int, typer.Option("--folds", help="Cross-validation folds for threshold rules.")] = 5,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N solutions.")] = None,
 ) -> None:

@@ -31,22 +31,16 @@ EmbedderOpt = Annotated[
 ]
 NliOpt = Annotated[
     str | None,
-    typer.Option(
-        "--nli", help="NLI model (hub id or folder; 'none' to skip). Default: multilingual mDeBERTa-xnli."
-    ),
+    typer.Option("--nli", help="NLI model (hub id or folder; 'none' to skip). Default: multilingual mDeBERTa-xnli."),
 ]
 TokenOpt = Annotated[
     str | None, typer.Option("--token-model", help="Token-embedding model (Faithfulness-/Repetition-Token).")
 ]
 LmOpt = Annotated[str | None, typer.Option("--lm", help="Causal language model for the perplexity scores.")]
-GrammarOpt = Annotated[
-    str | None, typer.Option("--grammar-model", help="CoLA classifier for the grammar scores.")
-]
+GrammarOpt = Annotated[str | None, typer.Option("--grammar-model", help="CoLA classifier for the grammar scores.")]
 LangOpt = Annotated[str, typer.Option("--lang", help="Language of the chains: auto, zh or en.")]
 BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Texts or NLI pairs per model call.")]
-ChunkOpt = Annotated[
-    int, typer.Option("--chunk-size", min=1, help="Chains scored (and held in memory) at a time.")
-]
+ChunkOpt = Annotated[int, typer.Option("--chunk-size", min=1, help="Chains scored (and held in memory) at a time.")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")]
 
 
@@ -68,9 +62,7 @@ def _lang(value: str) -> Any:
     return None if value == "auto" else value
 
 
-def _models(
-    embedder: str | None, nli: str | None, token: str | None, lm: str | None, grammar: str | None
-) -> dict:
+def _models(embedder: str | None, nli: str | None, token: str | None, lm: str | None, grammar: str | None) -> dict:
     given = {"encoder": embedder, "nli": nli, "token_embedder": token, "lm": lm, "grammar": grammar}
     return {role: spec for role, spec in given.items() if spec}
 
@@ -111,9 +103,7 @@ def score(
     data: Annotated[
         Path | None, typer.Option("--data", help="Question bank, if not the one named in run.json.")
     ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Score file (default RUN_DIR/scores.jsonl).")
-    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Score file (default RUN_DIR/scores.jsonl).")] = None,
     batch_size: BatchOpt = 32,
     chunk_size: ChunkOpt = 256,
     no_cache: NoCacheOpt = False,
@@ -148,9 +138,7 @@ def score(
 @app.command("score-chains")
 @guarded
 def score_chains_cmd(
-    file: Annotated[
-        Path, typer.Argument(help="JSONL of chains: id, source, hypothesis, reference (optional), lang.")
-    ],
+    file: Annotated[Path, typer.Argument(help="JSONL of chains: id, source, hypothesis, reference (optional), lang.")],
     metrics: MetricsOpt = None,
     embedder: EmbedderOpt = None,
     nli: NliOpt = None,

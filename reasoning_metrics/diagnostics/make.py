@@ -83,9 +83,7 @@ def build_diagnostic_set(
     return result
 
 
-def _foreign_steps(
-    steps: list[tuple[str, str]], own_id: str, rng: random.Random, sample: int = 20
-) -> list[str]:
+def _foreign_steps(steps: list[tuple[str, str]], own_id: str, rng: random.Random, sample: int = 20) -> list[str]:
     """Up to ``sample`` steps of other items in the same language, drawn with ``rng``."""
     picked: list[str] = []
     for _ in range(3 * sample if steps else 0):

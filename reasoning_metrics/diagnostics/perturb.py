@@ -82,9 +82,7 @@ def _edit_one(
     return Perturbation(kind, new, k, _labels(len(new), k, None), details)
 
 
-def negate_step(
-    steps: Sequence[str], rng: random.Random, *, lang: str = "en", **_: Any
-) -> Perturbation | None:
+def negate_step(steps: Sequence[str], rng: random.Random, *, lang: str = "en", **_: Any) -> Perturbation | None:
     """Negate one step (Chinese or English wording, else its first ``=``)."""
     return _edit_one("negate", steps, rng, lambda step: negate(step, lang))
 
@@ -102,9 +100,7 @@ def operation(steps: Sequence[str], rng: random.Random, **_: Any) -> Perturbatio
     return _edit_one("operation", steps, rng, lambda step: change_operation(step, random.Random(next(seeds))))
 
 
-def hallucinate(
-    steps: Sequence[str], rng: random.Random, *, pool: Sequence[str] = (), **_: Any
-) -> Perturbation | None:
+def hallucinate(steps: Sequence[str], rng: random.Random, *, pool: Sequence[str] = (), **_: Any) -> Perturbation | None:
     """Insert a step of another solution (``pool``) before one of the steps; it is the first wrong one."""
     foreign = [s for s in pool if s not in steps]
     if not foreign:
@@ -124,9 +120,7 @@ def shuffle(steps: Sequence[str], rng: random.Random, **_: Any) -> Perturbation 
         rng.shuffle(order)
     new = [steps[i] for i in order]
     first = next(i for i in range(len(steps)) if new[i] != steps[i])
-    return Perturbation(
-        "shuffle", new, first, _labels(len(new), first, None), {"step": first, "order": order}
-    )
+    return Perturbation("shuffle", new, first, _labels(len(new), first, None), {"step": first, "order": order})
 
 
 PERTURBATIONS: dict[str, Callable[..., Perturbation | None]] = {

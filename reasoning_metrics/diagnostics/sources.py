@@ -69,9 +69,7 @@ def read_gsm8k(path: Path) -> list[SourceItem]:
             record = json.loads(line)
             question, answer = record["question"], record["answer"]
         except (json.JSONDecodeError, KeyError, TypeError):
-            raise InputError(
-                f"{path}, line {number}: expected a JSON object with 'question' and 'answer'"
-            ) from None
+            raise InputError(f"{path}, line {number}: expected a JSON object with 'question' and 'answer'") from None
         if not isinstance(question, str) or not isinstance(answer, str):
             raise InputError(f"{path}, line {number}, field 'answer': expected text")
         steps = gsm8k_steps(answer)
@@ -91,9 +89,7 @@ def analysis_steps(analysis: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(analysis) if s.strip()]
 
 
-def read_question_bank(
-    path: Path, fmt: str | None = None, subjects: tuple[str, ...] = ()
-) -> list[SourceItem]:
+def read_question_bank(path: Path, fmt: str | None = None, subjects: tuple[str, ...] = ()) -> list[SourceItem]:
     """Questions with at least two analysis steps from any bank :func:`kg.importers.load_questions` reads."""
     from kg.importers import load_questions
 
@@ -107,9 +103,7 @@ def read_question_bank(
         options = "\n".join(f"{o.label}. {o.text}" for o in question.options)
         problem = f"{question.stem}\n{options}".strip()
         meta = {"subject": question.subject, "type": question.type.value}
-        language = detect_language(
-            f"{question.stem}\n{question.analysis}"
-        )  # formulas hide the stem's language
+        language = detect_language(f"{question.stem}\n{question.analysis}")  # formulas hide the stem's language
         items.append(SourceItem(question.id, problem, tuple(steps), language, meta))
     return items
 

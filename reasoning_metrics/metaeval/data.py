@@ -143,13 +143,9 @@ def _processbench(where: str, _: Path, record: dict[str, Any]) -> LabelledSoluti
     steps = _steps(where, _field(where, record, "steps"), "steps")
     label = _field(where, record, "label")
     if not isinstance(label, int) or isinstance(label, bool) or not -1 <= label < len(steps):
-        raise InputError(
-            f"{where}, field 'label': expected -1 or a step index below {len(steps)}, got {label!r}"
-        )
+        raise InputError(f"{where}, field 'label': expected -1 or a step index below {len(steps)}, got {label!r}")
     meta = {k: record[k] for k in ("generator", "final_answer_correct") if k in record}
-    return from_first_error(
-        str(_field(where, record, "id")), _text(where, record, "problem"), steps, label, None, meta
-    )
+    return from_first_error(str(_field(where, record, "id")), _text(where, record, "problem"), steps, label, None, meta)
 
 
 _STEP_START = re.compile(r"(?m)^\s*(?:step\s*\d+\s*[:.：]|\d+\s*[.)、])", re.IGNORECASE)
@@ -192,9 +188,7 @@ def _mr_math(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
                 f"{where}, field 'model_output_solution_first_error_step': expected a step number"
             ) from None
         if not 0 <= first < len(steps):
-            raise InputError(
-                f"{where}, field 'model_output_solution_first_error_step': {raw_first} is not a step"
-            )
+            raise InputError(f"{where}, field 'model_output_solution_first_error_step': {raw_first} is not a step")
     problem = _text(where, record, "question")
     sid = str(record.get("uuid", record.get("id", where)))
     if first is not None:
@@ -211,9 +205,7 @@ def _chains(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
     lang = record.get("lang")
     raw_labels = record.get("step_labels")
     first = record.get("first_error")
-    if first is not None and (
-        not isinstance(first, int) or isinstance(first, bool) or not -1 <= first < len(steps)
-    ):
+    if first is not None and (not isinstance(first, int) or isinstance(first, bool) or not -1 <= first < len(steps)):
         raise InputError(f"{where}, field 'first_error': expected -1 or a step index below {len(steps)}")
     if raw_labels is None:
         if first is None:
@@ -229,15 +221,11 @@ def _chains(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
     wrong = [i for i, v in enumerate(labels) if v]
     derived = wrong[0] if wrong and all(v is False for v in labels[: wrong[0]]) else None
     if first is not None and first >= 0 and wrong and first != wrong[0]:
-        raise InputError(
-            f"{where}: 'first_error' {first} disagrees with 'step_labels' (first wrong step {wrong[0]})"
-        )
+        raise InputError(f"{where}: 'first_error' {first} disagrees with 'step_labels' (first wrong step {wrong[0]})")
     if first == -1 and wrong:
         raise InputError(f"{where}: 'first_error' is -1 but 'step_labels' marks a wrong step")
     has_error = bool(wrong) or (first is not None and first >= 0)
     if not has_error and first is None and None in labels:
-        raise InputError(
-            f"{where}: no step is marked wrong but some are unlabelled; give 'first_error' (-1 = none)"
-        )
+        raise InputError(f"{where}: no step is marked wrong but some are unlabelled; give 'first_error' (-1 = none)")
     located = first if first is not None and first >= 0 else derived
     return LabelledSolution(sid, problem, tuple(steps), has_error, located, tuple(labels), lang, meta)

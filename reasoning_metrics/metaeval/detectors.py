@@ -84,9 +84,7 @@ class DetectionContext:
         roscoe = self.roscoe if self.encoder is not None else None
         contradictions = self.contradictions if self.nli is not None else None
         judged = self.judged if self.backend is not None else None
-        return assess_solutions(
-            self.solutions, roscoe=roscoe, judged=judged, nli=None, contradictions=contradictions
-        )
+        return assess_solutions(self.solutions, roscoe=roscoe, judged=judged, nli=None, contradictions=contradictions)
 
 
 def _roscoe(key: str, per_step: str) -> Callable[[DetectionContext], DetectorResult]:
@@ -140,9 +138,7 @@ def _unsupported(ctx: DetectionContext) -> list[list[float]]:
 
 
 def _doubt(ctx: DetectionContext) -> list[list[float]]:
-    return [
-        [max((c.weight for c in doubt_cues(step)), default=0.0) for step in s.steps] for s in ctx.solutions
-    ]
+    return [[max((c.weight for c in doubt_cues(step)), default=0.0) for step in s.steps] for s in ctx.solutions]
 
 
 def _contradiction(ctx: DetectionContext) -> DetectorResult:
@@ -150,9 +146,7 @@ def _contradiction(ctx: DetectionContext) -> DetectorResult:
     native = [next((i for i, p in enumerate(s) if p >= CONTRADICTION_THRESHOLD), -1) for s in steps]
     solution: list[float | None] = [max(s, default=0.0) for s in steps]
     step_scores: list[list[float | None]] = [list(s) for s in steps]
-    return DetectorResult(
-        "contradiction", "k12eval", "max P(contradiction) of a step", solution, step_scores, native
-    )
+    return DetectorResult("contradiction", "k12eval", "max P(contradiction) of a step", solution, step_scores, native)
 
 
 def _judge(ctx: DetectionContext) -> DetectorResult:
@@ -170,9 +164,7 @@ def _aggregate(ctx: DetectionContext) -> DetectorResult:
     solution: list[float | None] = [a.score for a in assessments]
     steps: list[list[float | None]] = [[step_score(s) for s in a.steps] for a in assessments]
     native = [a.first_suspect for a in assessments]
-    return DetectorResult(
-        "aggregate", "k12eval", "combined flag severity (docs/detectors.md)", solution, steps, native
-    )
+    return DetectorResult("aggregate", "k12eval", "combined flag severity (docs/detectors.md)", solution, steps, native)
 
 
 DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
@@ -203,9 +195,7 @@ def run_detectors(ctx: DetectionContext, names: Sequence[str] | None = None) -> 
             result.name = name
         except Unavailable as exc:
             n = len(ctx.solutions)
-            result = DetectorResult(
-                name, _family(name), "", [None] * n, [[] for _ in range(n)], None, str(exc)
-            )
+            result = DetectorResult(name, _family(name), "", [None] * n, [[] for _ in range(n)], None, str(exc))
         results.append(result)
     return results
 

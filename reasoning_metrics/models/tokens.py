@@ -20,9 +20,7 @@ class TransformersTokenEmbedder:
     tokens are dropped, the same positions for BERT, RoBERTa and MPNet.
     """
 
-    def __init__(
-        self, model: str, *, device: str | None = None, batch_size: int = 32, max_length: int = 512
-    ) -> None:
+    def __init__(self, model: str, *, device: str | None = None, batch_size: int = 32, max_length: int = 512) -> None:
         import torch
         from transformers import AutoModel, AutoTokenizer
 

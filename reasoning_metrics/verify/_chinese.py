@@ -55,9 +55,7 @@ _OPERATOR_WORDS = [
     ("减", "-"),
     ("乘", "×"),
 ]
-_OPERATOR_PATTERNS = [
-    (re.compile(_NUM_LEFT + word + _NUM_RIGHT), f" {symbol} ") for word, symbol in _OPERATOR_WORDS
-]
+_OPERATOR_PATTERNS = [(re.compile(_NUM_LEFT + word + _NUM_RIGHT), f" {symbol} ") for word, symbol in _OPERATOR_WORDS]
 _OF = re.compile(r"(?<=\d)的(?=\d+(?:\.\d+)?%|\()")
 
 

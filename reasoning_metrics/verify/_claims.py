@@ -111,9 +111,7 @@ def _is_variable(token: Token) -> bool:
     if text.isascii() and text.isalpha():
         if len(text) == 1 or (text.isupper() and len(text) <= 4) or text.lower() in _FUNCTION_WORDS:
             return True
-        return (
-            len(text) == 2 and text.islower() and text not in _SHORT_UNITS and text not in _TWO_LETTER_WORDS
-        )
+        return len(text) == 2 and text.islower() and text not in _SHORT_UNITS and text not in _TWO_LETTER_WORDS
     return "\u0370" <= text[0] <= "\u03ff"
 
 
@@ -139,14 +137,10 @@ def rewrite_words(tokens: list[Token]) -> list[Token]:
         word = token.text.lower() if token.kind is Kind.WORD else ""
         if word in _SCALES and prev is not None and prev.kind is Kind.NUM and prev.value is not None:
             out[-1] = Token(Kind.NUM, f"{prev.text} {token.text}", prev.value * _SCALES[word], 0)
-        elif (
-            after_value and before_value and (word == "x" or (word == "of" and _is_fraction_or_percent(out)))
-        ):
+        elif after_value and before_value and (word == "x" or (word == "of" and _is_fraction_or_percent(out))):
             out.append(Token(Kind.OP, "*"))
         elif word in _WORD_OPS and after_value:
-            skip = (
-                1 if nxt is not None and nxt.text.lower() == "by" and word in ("multiplied", "divided") else 0
-            )
+            skip = 1 if nxt is not None and nxt.text.lower() == "by" and word in ("multiplied", "divided") else 0
             follower = tokens[i + 1 + skip] if i + 1 + skip < len(tokens) else None
             if follower is not None and follower.kind in (Kind.NUM, Kind.LP):
                 out.append(Token(Kind.OP, _WORD_OPS[word]))
@@ -236,11 +230,7 @@ def _mark_ratios(tokens: list[Token]) -> list[Token]:
     """``3:4`` is a ratio, not two sentences: its colon becomes a non-calculation word."""
     out = list(tokens)
     for k in range(1, len(tokens) - 1):
-        if (
-            tokens[k].text in (":", "∶")
-            and tokens[k - 1].kind in _VALUE_END
-            and tokens[k + 1].kind is Kind.NUM
-        ):
+        if tokens[k].text in (":", "∶") and tokens[k - 1].kind in _VALUE_END and tokens[k + 1].kind is Kind.NUM:
             out[k] = Token(Kind.WORD, RATIO)
     return out
 
@@ -322,9 +312,7 @@ def _longest_parse(run: list[Token], from_end: bool) -> Node | None:
     """
     for cut in range(len(run)):
         part = run[cut:] if from_end else run[: len(run) - cut]
-        if cut and run[cut - 1 if from_end else len(run) - cut].kind is not (
-            Kind.LP if from_end else Kind.RP
-        ):
+        if cut and run[cut - 1 if from_end else len(run) - cut].kind is not (Kind.LP if from_end else Kind.RP):
             return None
         if not any(token.kind in (Kind.NUM, Kind.CONST) or _is_variable(token) for token in part):
             return None

@@ -68,12 +68,7 @@ def _unit_tail(run: list[Token], i: int) -> int:
 def _past_exponent(run: list[Token], j: int) -> int:
     if j + 1 < len(run) and run[j].symbol == "^" and run[j + 1].kind is Kind.NUM:
         return j + 2
-    if (
-        j + 3 < len(run)
-        and run[j].symbol == "^"
-        and run[j + 1].kind is Kind.LP
-        and run[j + 3].kind is Kind.RP
-    ):
+    if j + 3 < len(run) and run[j].symbol == "^" and run[j + 1].kind is Kind.LP and run[j + 3].kind is Kind.RP:
         return j + 4  # m^(2)
     return j
 

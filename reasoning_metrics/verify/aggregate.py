@@ -75,9 +75,7 @@ def assess_solutions(
     computed; otherwise they are computed when ``encoder`` / ``nli`` is given.
     """
     if roscoe is None and encoder is not None:
-        roscoe = roscoe_baseline(
-            [ChainInput(s.problem, s.steps) for s in solutions], encoder, None, batch_size
-        )
+        roscoe = roscoe_baseline([ChainInput(s.problem, s.steps) for s in solutions], encoder, None, batch_size)
     if contradictions is None and nli is not None:
         contradictions = step_contradictions([(s.problem, s.steps) for s in solutions], nli, batch_size)
     unavailable = {}
@@ -121,9 +119,7 @@ def assess_one(
                 )
     if judged is not None and 0 <= judged < len(solution.steps):
         message = "the judge names this step as the first wrong one"
-        step_flags[judged].append(
-            StepFlag(kind=FlagKind.JUDGE, severity=SEVERITY[FlagKind.JUDGE], message=message)
-        )
+        step_flags[judged].append(StepFlag(kind=FlagKind.JUDGE, severity=SEVERITY[FlagKind.JUDGE], message=message))
     solution_flags = _solution_flags(solution.problem, checks, solution.steps)
     steps = [
         StepAssessment(
@@ -141,9 +137,7 @@ def assess_one(
         score += TIE_BREAK * (1 - faithfulness)
     first = next((s.index for s in steps if s.suspicion >= FLAG_THRESHOLD), -1)
     ran = ["arithmetic", "equations", "quantities", "doubt", "completeness"]
-    ran += [
-        name for name, done in (("roscoe", roscoe), ("contradiction", contradictions)) if done is not None
-    ]
+    ran += [name for name, done in (("roscoe", roscoe), ("contradiction", contradictions)) if done is not None]
     ran += ["judge"] if judged is not None else []
     return SolutionAssessment(
         id=solution.id,
@@ -204,9 +198,7 @@ def _step_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[str])
     for i, step in enumerate(steps):
         for cue in doubt_cues(step):
             message = f"{cue.kind.value.replace('_', ' ')}: {cue.text!r}"
-            flags[i].append(
-                StepFlag(kind=FlagKind.DOUBT, severity=cue.weight, message=message, evidence=cue.text)
-            )
+            flags[i].append(StepFlag(kind=FlagKind.DOUBT, severity=cue.weight, message=message, evidence=cue.text))
     return flags
 
 

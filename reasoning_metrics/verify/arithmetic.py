@@ -132,9 +132,7 @@ def check_claim(claim: Claim, source: str = "text") -> ClaimCheck:
     operands = _operands(claim)
 
     def result(verdict: Verdict, note: str, lv: float | None = None, rv: float | None = None) -> ClaimCheck:
-        return ClaimCheck(
-            left.render(), claim.relation, right.render(), verdict, lv, rv, note, source, operands, claim
-        )
+        return ClaimCheck(left.render(), claim.relation, right.render(), verdict, lv, rv, note, source, operands, claim)
 
     if not left.is_operation() and not right.is_operation():
         return result(Verdict.UNCHECKED, "no calculation")
@@ -207,9 +205,7 @@ def _tolerance(claim: Claim, lv: float, rv: float, percent_plain: bool) -> tuple
             tol = max(tol, 10.0**-places * (1 - 1e-9))
             rounded = True
     extra = sum(
-        0.5 * 10.0**-n.decimals / abs(float(n.value))
-        for n in computed_node.literals()
-        if n.value and n.decimals >= 2
+        0.5 * 10.0**-n.decimals / abs(float(n.value)) for n in computed_node.literals() if n.value and n.decimals >= 2
     )
     if extra:
         tol += 1.5 * extra * abs(computed)

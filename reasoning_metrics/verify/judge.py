@@ -50,9 +50,7 @@ class JudgeVerdict:
 
 def load_template(lang: str = "en") -> JudgeTemplate:
     """The bundled template for ``lang`` (``en`` or ``zh``)."""
-    data = json.loads(
-        resources.files("reasoning_metrics.verify").joinpath("prompts/judge.json").read_text("utf-8")
-    )
+    data = json.loads(resources.files("reasoning_metrics.verify").joinpath("prompts/judge.json").read_text("utf-8"))
     if lang not in data:
         raise ValueError(f"no judge template for language {lang!r}; choose one of {', '.join(data)}")
     return JudgeTemplate(**data[lang])
@@ -145,9 +143,7 @@ def judge_solutions(
     for k, (problem, steps) in enumerate(solutions):
         chosen = template or load_template(detect_language(problem))
         templates.append(chosen)
-        requests.append(
-            GenerationRequest(id=str(k), prompt=render_prompt(problem, steps, chosen), params=params)
-        )
+        requests.append(GenerationRequest(id=str(k), prompt=render_prompt(problem, steps, chosen), params=params))
     results = backend.generate(requests)
     verdicts = []
     for (_, steps), chosen, result in zip(solutions, templates, results, strict=True):

@@ -96,6 +96,4 @@ def unused_given_numbers(question: str, checks: Sequence[StepCheck]) -> list[flo
     """Numbers written with digits in the question that no step mentions, in any unit of a percentage."""
     given = {float(t.value) for t in tokenize(normalize(question)) if t.value is not None}
     mentioned = sorted({v for check in checks for m in check.mentioned for v in (m, m * 100, m / 100)})
-    return sorted(
-        v for v in given if v not in CONSTANTS and not _contains(mentioned, v) and not math.isnan(v)
-    )
+    return sorted(v for v in given if v not in CONSTANTS and not _contains(mentioned, v) and not math.isnan(v))

@@ -40,6 +40,4 @@ def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random NLI classifier whose labels are NOT in the default order."""
     from .tiny_models import build_classifier
 
-    return build_classifier(
-        tmp_path_factory.mktemp("nli"), {0: "CONTRADICTION", 1: "entailment", 2: "Neutral"}, seed=1
-    )
+    return build_classifier(tmp_path_factory.mktemp("nli"), {0: "CONTRADICTION", 1: "entailment", 2: "Neutral"}, seed=1)

@@ -61,9 +61,7 @@ def write_bank(folder: Path) -> Path:
 def write_run(run_dir: Path, bank: Path, mode: Any = "few-shot-cot", **header: Any) -> Path:
     """A run folder whose records answer :data:`QUESTIONS` with :data:`OUTPUTS`."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    head = RunHeader(
-        model="tiny", backend="replay", mode=mode, data={"path": str(bank), "format": "ck12"}, **header
-    )
+    head = RunHeader(model="tiny", backend="replay", mode=mode, data={"path": str(bank), "format": "ck12"}, **header)
     (run_dir / "run.json").write_text(head.model_dump_json(indent=2), encoding="utf-8")
     with (run_dir / "records.jsonl").open("w", encoding="utf-8") as handle:
         for q in QUESTIONS:

@@ -94,9 +94,7 @@ def test_help_does_not_import_model_libraries() -> None:
 
 @pytest.mark.real_model
 @pytest.mark.slow
-def test_score_chains_prints_json_and_resumes_into_out(
-    tmp_path: Path, minilm_path: str, tiny_nli: Path
-) -> None:
+def test_score_chains_prints_json_and_resumes_into_out(tmp_path: Path, minilm_path: str, tiny_nli: Path) -> None:
     file = _chain_file(tmp_path / "chains.jsonl", GOOD)
     args = [
         "score-chains",

@@ -22,9 +22,9 @@ def test_default_set_is_the_ck12_papers_five_with_both_source_consistencies() ->
 
 
 def test_roscoe_keys_and_paper_names_resolve_to_the_same_metric() -> None:
-    assert [
-        m.name for m in resolve(["discourse_representation", "Source-Consistency", "source_consistency"])
-    ] == ["source_consistency"]
+    assert [m.name for m in resolve(["discourse_representation", "Source-Consistency", "source_consistency"])] == [
+        "source_consistency"
+    ]
     assert resolve(["external_hallucination"])[0].name == "hallucination"
     assert resolve(["coherence_step_vs_step"])[0].name == "self_consistency"
     assert resolve(["Faithfulness-Token"])[0].roscoe_key == "faithfulness_ww"

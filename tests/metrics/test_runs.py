@@ -112,17 +112,13 @@ def test_run_errors_name_file_line_and_field(tmp_path: Path) -> None:
     lines = (run / "records.jsonl").read_text(encoding="utf-8").splitlines()
     broken = json.loads(lines[1])
     del broken["gold"]
-    (run / "records.jsonl").write_text(
-        "\n".join([lines[0], json.dumps(broken), lines[2]]) + "\n", encoding="utf-8"
-    )
+    (run / "records.jsonl").write_text("\n".join([lines[0], json.dumps(broken), lines[2]]) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"records\.jsonl, line 2 \(record q-eggs\), field 'gold'"):
         run_chains(run)
     stranger = write_run(tmp_path / "stranger", bank)
     text = (stranger / "records.jsonl").read_text(encoding="utf-8").replace("q-square", "q-unknown")
     (stranger / "records.jsonl").write_text(text, encoding="utf-8")
-    with pytest.raises(
-        InputError, match=r"line 3 \(record q-unknown\), field 'question_id': not in the question bank"
-    ):
+    with pytest.raises(InputError, match=r"line 3 \(record q-unknown\), field 'question_id': not in the question bank"):
         run_chains(stranger)
     moved = write_run(tmp_path / "moved", tmp_path / "nowhere.jsonl")
     with pytest.raises(InputError, match=r"field 'data.path'.*pass the question bank with --data"):

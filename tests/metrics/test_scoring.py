@@ -18,8 +18,7 @@ from reasoning_metrics.scoring import prepare
 from .fakes import HashEncoder, RuleNLI, ScriptedBackend
 
 SOURCE_EN = (
-    "Janet's ducks lay 16 eggs per day. She eats 3 for breakfast. She bakes muffins with 4. "
-    "How many eggs are left?"
+    "Janet's ducks lay 16 eggs per day. She eats 3 for breakfast. She bakes muffins with 4. How many eggs are left?"
 )
 CHAINS = [
     Chain(
@@ -67,9 +66,7 @@ LOOP_METRICS = [
 
 def test_batched_scores_equal_the_reference_loops() -> None:
     encoder, nli = HashEncoder(), RuleNLI()
-    batched = score_chains(
-        CHAINS, LOOP_METRICS, encoder=encoder, nli=nli, cache=False, batch_size=5, chunk_size=3
-    )
+    batched = score_chains(CHAINS, LOOP_METRICS, encoder=encoder, nli=nli, cache=False, batch_size=5, chunk_size=3)
     prepared = [prepare(c) for c in CHAINS]
     looped = loop_scores(
         [(p.source, p.hypothesis, p.reference) for p in prepared], HashEncoder(), RuleNLI(), LOOP_METRICS
@@ -122,9 +119,7 @@ def test_the_disk_cache_spares_the_second_run_any_model_call(tmp_path: Path) -> 
         CHAINS, ["faithfulness_step", "source_consistency"], encoder=HashEncoder(), nli=RuleNLI(), cache=cache
     )
     encoder, nli = HashEncoder(), RuleNLI()
-    second = score_chains(
-        CHAINS, ["faithfulness_step", "source_consistency"], encoder=encoder, nli=nli, cache=cache
-    )
+    second = score_chains(CHAINS, ["faithfulness_step", "source_consistency"], encoder=encoder, nli=nli, cache=cache)
     assert encoder.calls == [] and nli.calls == []
     assert [s.scores for s in first] == [s.scores for s in second]
 
@@ -138,9 +133,7 @@ def test_missing_models_and_references_give_reasons_not_numbers(tmp_path: Path) 
     assert out["zh-2"].unavailable["reasoning_alignment"] == "no reference chain given"
     assert set(out["empty"].unavailable) == set(out["empty"].scores)
     assert set(out["empty"].unavailable.values()) == {"the chain has no steps"}
-    broken = score_chains(
-        CHAINS[:1], ["source_consistency"], nli=str(tmp_path / "no-such-model"), cache=False
-    )
+    broken = score_chains(CHAINS[:1], ["source_consistency"], nli=str(tmp_path / "no-such-model"), cache=False)
     assert broken[0].scores == {"source_consistency": None}
     assert broken[0].unavailable["source_consistency"].startswith("could not load nli model")
 

@@ -18,8 +18,7 @@ GSM8K_RECORDS = [
     {
         "question": "Leo has 3 boxes of 8 pens and gives away 6 pens. How many pens are left?",
         "answer": (
-            "He has 3 * 8 = <<3*8=24>>24 pens.\nHe gives 6 away.\n"
-            "He keeps 24 - 6 = <<24-6=18>>18 pens.\n#### 18"
+            "He has 3 * 8 = <<3*8=24>>24 pens.\nHe gives 6 away.\nHe keeps 24 - 6 = <<24-6=18>>18 pens.\n#### 18"
         ),
     },
 ]

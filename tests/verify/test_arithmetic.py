@@ -177,11 +177,7 @@ def test_integer_claims_hold_exactly_when_correct(a: int, b: int, op: str, delta
     ],
 )
 def test_physics_units_after_numbers(text: str, expected: list[tuple[str, str]]) -> None:
-    found = [
-        (c.expression, c.verdict.value)
-        for c in check_step(text)
-        if not c.claim or not c.claim.left.variables()
-    ]
+    found = [(c.expression, c.verdict.value) for c in check_step(text) if not c.claim or not c.claim.left.variables()]
     assert found == expected
 
 

@@ -47,10 +47,7 @@ def test_diagnostics_make_then_meta_eval(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "wrote" in result.output and "original 3" in result.output
     first = out.read_text(encoding="utf-8")
-    assert (
-        runner.invoke(app, ["diagnostics", "make", str(source), "--out", str(out), "--seed", "3"]).exit_code
-        == 0
-    )
+    assert runner.invoke(app, ["diagnostics", "make", str(source), "--out", str(out), "--seed", "3"]).exit_code == 0
     assert out.read_text(encoding="utf-8") == first
     result = runner.invoke(
         app,
@@ -62,9 +59,7 @@ def test_diagnostics_make_then_meta_eval(tmp_path: Path) -> None:
 def test_diagnostics_make_chinese_question_bank_with_kinds(tmp_path: Path) -> None:
     bank = samples.write_ck12(tmp_path / "ck12")
     out = tmp_path / "zh.jsonl"
-    result = runner.invoke(
-        app, ["diagnostics", "make", str(bank), "-o", str(out), "--kinds", "negate,number"]
-    )
+    result = runner.invoke(app, ["diagnostics", "make", str(bank), "-o", str(out), "--kinds", "negate,number"])
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert {r["meta"]["kind"] for r in records} == {"original", "negate", "number"}

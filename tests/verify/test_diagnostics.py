@@ -75,10 +75,7 @@ def test_shuffle_is_a_permutation_that_differs_first_at_the_labelled_step() -> N
     for seed in range(10):
         p = perturb("shuffle", seed=seed)
         assert sorted(p.steps) == sorted(STEPS) and p.steps != STEPS
-        assert (
-            p.steps[: p.first_error] == STEPS[: p.first_error]
-            and p.steps[p.first_error] != STEPS[p.first_error]
-        )
+        assert p.steps[: p.first_error] == STEPS[: p.first_error] and p.steps[p.first_error] != STEPS[p.first_error]
 
 
 @pytest.mark.parametrize("kind", ["number", "operation", "negate"])
@@ -120,9 +117,7 @@ def test_negation_in_both_languages(text: str, lang: str, expected: str) -> None
 def test_number_and_operation_edits() -> None:
     rng = random.Random(0)
     edit = change_number("1. Pay 12 dollars.", rng)
-    assert (
-        edit is not None and edit.before == "12" and edit.after != "12"
-    )  # the list marker "1." is left alone
+    assert edit is not None and edit.before == "12" and edit.after != "12"  # the list marker "1." is left alone
     assert change_number("no digits here", rng) is None
     for text, before, after in [
         ("3 × 4 = 12", "×", "÷"),
@@ -164,18 +159,12 @@ def test_a_set_is_reproducible_and_feeds_meta_eval(tmp_path: Path) -> None:
     assert first.records != build_diagnostic_set(items, seed=6).records
     # one item's perturbations do not depend on the other items (except which foreign step is inserted)
     alone = build_diagnostic_set(items[:1], seed=5, kinds=[k for k in KINDS if k != "hallucinate"]).records
-    assert alone == [
-        r for r in first.records if r["meta"]["source_id"] == "a" and r["meta"]["kind"] != "hallucinate"
-    ]
+    assert alone == [r for r in first.records if r["meta"]["source_id"] == "a" and r["meta"]["kind"] != "hallucinate"]
     out = tmp_path / "set.jsonl"
     write_jsonl(first.records, out)
     solutions = load_solutions(out, "chains")
     assert len(solutions) == len(first.records)
     originals = [s for s in solutions if s.meta["kind"] == "original"]
     assert originals and all(not s.has_error and s.target == -1 for s in originals)
-    assert all(
-        s.has_error and s.target == s.meta["change"]["step"]
-        for s in solutions
-        if s.meta["kind"] != "original"
-    )
+    assert all(s.has_error and s.target == s.meta["change"]["step"] for s in solutions if s.meta["kind"] != "original")
     assert json.loads(out.read_text(encoding="utf-8").splitlines()[0])["meta"]["seed"] == 5

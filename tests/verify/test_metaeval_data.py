@@ -48,9 +48,7 @@ def test_mr_math_and_mr_gsm8k_shapes(tmp_path: Path) -> None:
     path = tmp_path / "mr.json"
     path.write_text(json.dumps(records), encoding="utf-8")
     m1, m2, m3 = load_solutions(path, "mr-math")
-    assert (
-        m1.steps == ("Step 1: 2 + 2 = 4", "Step 2: 4 * 3 = 13", "Step 3: answer 13") and m1.first_error == 1
-    )
+    assert m1.steps == ("Step 1: 2 + 2 = 4", "Step 2: 4 * 3 = 13", "Step 3: answer 13") and m1.first_error == 1
     assert m2.id == "7" and m2.steps == ("1. a", "2. b\nmore b") and m2.target == -1
     assert m3.has_error and m3.first_error is None and m3.target is None and m3.step_labels == (None, None)
 

@@ -86,8 +86,6 @@ def test_cross_validation_never_fits_on_the_fold_it_predicts() -> None:
         targets.append(0 if wrong_here else -1)
     predictions, thresholds = cross_validated_predictions(steps, targets, k=5, seed=0)
     assert len(thresholds) == 5
-    in_sample = processbench_scores(
-        [first_at_or_above(s, fit_threshold(steps, targets)) for s in steps], targets
-    )
+    in_sample = processbench_scores([first_at_or_above(s, fit_threshold(steps, targets)) for s in steps], targets)
     out_of_fold = processbench_scores(predictions, targets)
     assert out_of_fold.f1 is not None and in_sample.f1 is not None and out_of_fold.f1 <= in_sample.f1

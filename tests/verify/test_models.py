@@ -92,9 +92,7 @@ def test_judge_sends_one_batch_in_the_problem_language_and_reads_answers() -> No
         return "\\boxed{2}" if "第2步" in user else "No error here, \\boxed{-1}"
 
     backend = ScriptedBackend(answer=answer)
-    verdicts = judge_solutions(
-        [("小明有3个苹果。", ["3+1=4", "4×2=9"]), ("Tom has 3.", ["3 + 1 = 4"])], backend
-    )
+    verdicts = judge_solutions([("小明有3个苹果。", ["3+1=4", "4×2=9"]), ("Tom has 3.", ["3 + 1 = 4"])], backend)
     assert backend.batches == [2]
     assert [v.first_error for v in verdicts] == [1, -1]
 
@@ -107,9 +105,7 @@ def test_prompt_keeps_braces_and_numbers_steps_from_one() -> None:
 
 def test_prm_step_scores_normalise_good_against_bad() -> None:
     def score(request: LoglikelihoodRequest) -> list[float]:
-        wrong = (
-            request.prompt.rstrip().endswith("Is the last step correct? Answer:") and "9" in request.prompt
-        )
+        wrong = request.prompt.rstrip().endswith("Is the last step correct? Answer:") and "9" in request.prompt
         return [math.log(0.2), math.log(0.6)] if wrong else [math.log(0.9), math.log(0.1)]
 
     backend = ScriptedBackend(score=score)

@@ -26,9 +26,7 @@ def encoder() -> SentenceTransformerEncoder:
 def test_real_encoder_roscoe_scores(encoder: SentenceTransformerEncoder) -> None:
     source = "Tom has 12 apples. He buys 5 more apples at the market."
     on_topic = ChainInput(source, ["Tom has 12 apples.", "He buys 5 more, so he has 12 + 5 = 17 apples."])
-    off_topic = ChainInput(
-        source, ["The stock market fell sharply today.", "Rain is expected in the evening."]
-    )
+    off_topic = ChainInput(source, ["The stock market fell sharply today.", "Rain is expected in the evening."])
     repeated = ChainInput(source, ["Tom has 12 apples.", "Tom has 12 apples."])
     near, far, rep = roscoe_baseline([on_topic, off_topic, repeated], encoder)
     assert near.step_alignment[0] == pytest.approx(1.0, abs=1e-4)  # a copied source sentence aligns perfectly

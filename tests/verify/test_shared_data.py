@@ -17,9 +17,7 @@ def test_processbench_loads_and_the_verifier_never_flags_a_correct_solution(shar
     solutions = load_solutions(shared_data / "processbench" / "gsm8k.json", "processbench")
     assert len(solutions) == 400 and sum(s.has_error for s in solutions) == 207
     correct = [s for s in solutions if not s.has_error]
-    false_claims = [
-        (s.id, c.expression) for s in correct for step in check_steps(s.steps) for c in step.false_claims
-    ]
+    false_claims = [(s.id, c.expression) for s in correct for step in check_steps(s.steps) for c in step.false_claims]
     assert false_claims == []
     checked = sum(step.checked for s in correct for step in check_steps(s.steps))
     assert checked > 500  # it does read the calculations, it is not silent
