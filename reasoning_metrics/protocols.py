@@ -31,3 +31,36 @@ class NLIModel(Protocol):
     def nli(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Probabilities of shape ``[len(pairs), 3]`` in :data:`NLI_COLUMNS` order."""
         ...
+
+
+@runtime_checkable
+class TokenEmbedder(Protocol):
+    """Contextual token embeddings, one matrix per text, special and padding tokens dropped."""
+
+    name: str
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """One ``float32`` array ``[tokens_i, d]`` per text (``[0, d]`` for a text without tokens)."""
+        ...
+
+
+@runtime_checkable
+class PerplexityModel(Protocol):
+    """A causal language model scoring how fluent a text is."""
+
+    name: str
+
+    def perplexity(self, texts: Sequence[str]) -> np.ndarray:
+        """``[len(texts), 2]``: each text's perplexity and the number of tokens it was computed over."""
+        ...
+
+
+@runtime_checkable
+class GrammarModel(Protocol):
+    """A grammatical-acceptability (CoLA) classifier."""
+
+    name: str
+
+    def acceptability(self, texts: Sequence[str]) -> np.ndarray:
+        """``[len(texts)]``: P(acceptable) of each text, label read from the model's config."""
+        ...

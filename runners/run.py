@@ -134,7 +134,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     )
     questions = imported.questions
     if options.variant != "original" and not released:
-        questions = make_variant(questions, options.variant, seed=options.seed)
+        questions = make_variant(questions, options.variant, seed=options.seed).questions
     wanted_types = {QuestionType.parse(t) for t in options.types}
     questions = [
         q

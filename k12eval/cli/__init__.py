@@ -9,9 +9,13 @@ from __future__ import annotations
 import typer
 
 from k12eval import __version__
+from k12eval.cli import diagnostics as diagnostics_cli
 from k12eval.cli import kg as kg_cli
+from k12eval.cli import metaeval as metaeval_cli
 from k12eval.cli import models as models_cli
 from k12eval.cli import report as report_cli
+from k12eval.cli import run as run_cli
+from k12eval.cli import score as score_cli
 
 app = typer.Typer(
     name="k12eval",
@@ -21,8 +25,12 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(kg_cli.app, name="kg")
+run_cli.register(app)
 app.add_typer(models_cli.app, name="models")
 app.add_typer(report_cli.app, name="report")
+app.add_typer(score_cli.app)
+app.add_typer(metaeval_cli.app)
+app.add_typer(diagnostics_cli.app, name="diagnostics")
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,1 @@
+"""Benchmark scripts: each prints ratios measured in one run (never timed tests)."""

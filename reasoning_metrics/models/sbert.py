@@ -1,0 +1,45 @@
+"""Sentence embeddings with sentence-transformers (hub id or local folder)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from reasoning_metrics.models._torch import model_path, pick_device
+
+
+class SentenceTransformerEncoder:
+    """A :class:`~reasoning_metrics.protocols.SentenceEncoder` over a sentence-transformers model.
+
+    Texts are truncated at the model's ``max_seq_length`` (256 word pieces for
+    all-MiniLM-L6-v2, 384 for all-mpnet-base-v2), as in the reference; chain
+    embeddings of long chains depend on it.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        device: str | None = None,
+        batch_size: int = 64,
+        max_seq_length: int | None = None,
+    ) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.name = model
+        self.batch_size = batch_size
+        self._model = SentenceTransformer(model_path(model), device=pick_device(device))
+        if max_seq_length is not None:
+            self._model.max_seq_length = max_seq_length
+        self.max_seq_length: int | None = self._model.max_seq_length
+        self.dim = int(self._model.get_embedding_dimension() or 0)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """``float32`` ``[len(texts), d]``, not normalised."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._model.encode(
+            list(texts), batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
+        )
+        return np.asarray(vectors, dtype=np.float32)

@@ -1,0 +1,73 @@
+"""What goes into scoring (:class:`Chain`) and what comes out (:class:`ChainScores`), typed and versioned."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCORES_VERSION: Literal[1] = 1
+
+Flag = Literal["unsupported", "contradicts_source", "repeats_earlier", "not_in_reference"]
+"""Per-step warnings for teachers; thresholds in :class:`reasoning_metrics.steps.StepThresholds`."""
+
+
+@dataclass(frozen=True)
+class Chain:
+    """One reasoning chain to score.
+
+    ``hypothesis`` and ``reference`` are split into steps when given as text
+    (the reference as CK12 paragraphs, see :func:`reasoning_metrics.split.split_reference`)
+    and used as they are when given as lists. ``source`` (the question, with its
+    options) is always split into sentences. ``lang`` is detected when not given.
+    """
+
+    id: str
+    source: str
+    hypothesis: str | list[str]
+    reference: str | list[str] | None = None
+    lang: Literal["zh", "en"] | None = None
+
+
+class StepDetail(BaseModel):
+    """What the scores saw in one hypothesis step; similarities are ``cos* = (1 + cos) / 2``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    """0-based position of the step in the chain."""
+    text: str
+    source_index: int | None = None
+    """Index in ``ChainScores.source_steps`` of the best-matching source sentence."""
+    source_similarity: float | None = None
+    reference_index: int | None = None
+    """Index in ``ChainScores.reference_steps`` of the best-matching reference step."""
+    reference_similarity: float | None = None
+    contradiction: float | None = None
+    """Largest P(contradiction | premise = a source sentence, hypothesis = this step)."""
+    contradiction_index: int | None = None
+    """The source sentence that gives ``contradiction``."""
+    repeat_index: int | None = None
+    """The most similar earlier step, if any."""
+    repeat_similarity: float | None = None
+    flags: list[Flag] = Field(default_factory=list)
+
+
+class ChainScores(BaseModel):
+    """The scores of one chain, and the per-step detail behind them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = SCORES_VERSION
+    id: str
+    lang: Literal["zh", "en"]
+    scores: dict[str, float | None] = Field(default_factory=dict)
+    """Each requested metric by name (see ``registry.METRICS``); ``None`` when unavailable."""
+    unavailable: dict[str, str] = Field(default_factory=dict)
+    """Metric -> why it has no value (empty chain, no reference, model missing ...)."""
+    steps: list[StepDetail] = Field(default_factory=list)
+    source_steps: list[str] = Field(default_factory=list)
+    reference_steps: list[str] = Field(default_factory=list)
+    models: dict[str, str] = Field(default_factory=dict)
+    """Role (encoder, token_embedder, nli, lm, grammar) -> name of the model that was used."""

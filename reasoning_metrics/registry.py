@@ -1,0 +1,301 @@
+"""The metric table: name -> function, the inputs it needs, direction, paper name and meaning.
+
+Names are the paper's (snake case); ``roscoe_key`` is the reference code's name
+for the same number, and :func:`resolve` accepts either, or the paper name.
+Every score is oriented so that higher is better, except
+``source_contradiction_max`` (the CK12 paper's Source-Consistency column).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from reasoning_metrics import functional as F
+
+Input = Literal[
+    "sim_hs",
+    "sim_hr",
+    "sim_rs",
+    "sim_hh",
+    "chain_hs",
+    "chain_hr",
+    "token_align_hs",
+    "token_align_hh",
+    "contra_hs",
+    "contra_hh",
+    "ppl_steps",
+    "ppl_chain",
+    "grammar",
+]
+"""The arrays a chain is scored from; see :mod:`reasoning_metrics.functional` for their shapes."""
+
+INPUT_MODEL: dict[str, str] = {
+    "sim_hs": "encoder",
+    "sim_hr": "encoder",
+    "sim_rs": "encoder",
+    "sim_hh": "encoder",
+    "chain_hs": "encoder",
+    "chain_hr": "encoder",
+    "token_align_hs": "token_embedder",
+    "token_align_hh": "token_embedder",
+    "contra_hs": "nli",
+    "contra_hh": "nli",
+    "ppl_steps": "lm",
+    "ppl_chain": "lm",
+    "grammar": "grammar",
+}
+"""Input -> the model role that produces it."""
+
+REFERENCE_INPUTS = frozenset({"sim_hr", "sim_rs", "chain_hr"})
+SOURCE_INPUTS = frozenset({"sim_hs", "sim_rs", "chain_hs", "token_align_hs", "contra_hs"})
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One score: how to compute it from a chain's inputs and how to read it."""
+
+    name: str
+    fn: Callable[..., float]
+    inputs: tuple[Input, ...]
+    """Arguments of ``fn``, in order."""
+    direction: Literal["higher", "lower"]
+    """Which way is better."""
+    paper_name: str
+    roscoe_key: str
+    """The reference implementation's key; ``""`` for scores it does not have."""
+    description: str
+
+    @property
+    def needs_reference(self) -> bool:
+        """Whether the score compares with a reference chain."""
+        return any(i in REFERENCE_INPUTS for i in self.inputs)
+
+    @property
+    def models(self) -> frozenset[str]:
+        """The model roles the score needs."""
+        return frozenset(INPUT_MODEL[i] for i in self.inputs)
+
+
+def _m(name: str, fn: Callable[..., float], inputs: tuple[Input, ...], paper: str, key: str, text: str) -> Metric:
+    direction: Literal["higher", "lower"] = "lower" if name == "source_contradiction_max" else "higher"
+    return Metric(name, fn, inputs, direction, paper, key, text)
+
+
+METRICS: dict[str, Metric] = {
+    m.name: m
+    for m in (
+        _m(
+            "faithfulness_step",
+            F.faithfulness_step,
+            ("sim_hs",),
+            "Faithfulness-Step",
+            "faithfulness",
+            "How well steps rest on the question: mean best similarity of a step to a source sentence.",
+        ),
+        _m(
+            "faithfulness_token",
+            F.faithfulness_token,
+            ("sim_hs", "token_align_hs"),
+            "Faithfulness-Token",
+            "faithfulness_ww",
+            "Faithfulness-Step with each hypothesis token aligned to the source's tokens too.",
+        ),
+        _m(
+            "info_step",
+            F.info_step,
+            ("sim_hs",),
+            "Info-Step",
+            "informativeness_step",
+            "How much of the question the chain uses and how much of the chain comes from the question.",
+        ),
+        _m(
+            "info_chain",
+            F.info_chain,
+            ("chain_hs",),
+            "Info-Chain",
+            "informativeness_chain",
+            "Similarity of the whole chain to the whole question (range 0.5-1).",
+        ),
+        _m(
+            "repetition_token",
+            F.repetition_token,
+            ("token_align_hh",),
+            "Repetition-Token",
+            "repetition_word",
+            "1 - token overlap of the step most repeating an earlier one.",
+        ),
+        _m(
+            "repetition_step",
+            F.repetition_step,
+            ("sim_hh",),
+            "Repetition-Step",
+            "repetition_step",
+            "(1 - similarity of the two most similar steps) / 2 (range 0-0.5; 1 for a 1-step chain).",
+        ),
+        _m(
+            "source_consistency",
+            F.source_consistency,
+            ("contra_hs",),
+            "Source-Consistency",
+            "discourse_representation",
+            "1 - the largest probability that a step contradicts a source sentence.",
+        ),
+        _m(
+            "source_contradiction_max",
+            F.source_contradiction_max,
+            ("contra_hs",),
+            "Source-Consistency (CK12 paper, lower is better)",
+            "",
+            "The largest probability that a step contradicts a source sentence.",
+        ),
+        _m(
+            "self_consistency",
+            F.self_consistency,
+            ("contra_hh",),
+            "Self-Consistency",
+            "coherence_step_vs_step",
+            "1 - the largest probability that a step contradicts another step.",
+        ),
+        _m(
+            "reasoning_alignment",
+            F.reasoning_alignment,
+            ("sim_hr",),
+            "Reasoning Alignment",
+            "reasoning_alignment",
+            "Mean best similarity of a step to a reference step.",
+        ),
+        _m(
+            "hallucination",
+            F.hallucination,
+            ("sim_hr", "sim_hs"),
+            "Hallucination",
+            "external_hallucination",
+            "1 - how far the least grounded step is from both the reference and the question.",
+        ),
+        _m(
+            "redundancy",
+            F.redundancy,
+            ("sim_hr",),
+            "Redundancy",
+            "redundancy",
+            "Best reference similarity of the step least like any reference step.",
+        ),
+        _m(
+            "commonsense",
+            F.commonsense,
+            ("sim_hr", "sim_rs"),
+            "Commonsense",
+            "common_sense_error",
+            "1 - how far the reference step most missing from the chain is from both chain and question.",
+        ),
+        _m(
+            "missing_step",
+            F.missing_step,
+            ("sim_hr",),
+            "Missing Step",
+            "missing_step",
+            "Best chain similarity of the reference step least covered by the chain.",
+        ),
+        _m(
+            "semantic_coverage_step",
+            F.semantic_coverage_step,
+            ("sim_rs", "sim_hs"),
+            "Semantic Coverage-Step",
+            "semantic_coverage_step",
+            "1 - gap between how grounded the reference and the chain are in the question.",
+        ),
+        _m(
+            "semantic_coverage_chain",
+            F.semantic_coverage_chain,
+            ("chain_hr",),
+            "Semantic Coverage-Chain",
+            "semantic_coverage_chain",
+            "Similarity of the whole chain to the whole reference (range 0.5-1).",
+        ),
+        _m(
+            "perplexity_step",
+            F.perplexity_step,
+            ("ppl_steps",),
+            "Perplexity-Step",
+            "perplexity_step",
+            "1 / token-weighted mean perplexity of the steps.",
+        ),
+        _m(
+            "perplexity_step_max",
+            F.perplexity_step_max,
+            ("ppl_steps",),
+            "Perplexity-Step-Max",
+            "perplexity_step_max",
+            "1 / perplexity of the least fluent step.",
+        ),
+        _m(
+            "perplexity_chain",
+            F.perplexity_chain,
+            ("ppl_chain",),
+            "Perplexity-Chain",
+            "perplexity_chain",
+            "1 / perplexity of the whole chain.",
+        ),
+        _m(
+            "grammar_step",
+            F.grammar_step,
+            ("grammar",),
+            "Grammar",
+            "grammar_step",
+            "Mean probability that a step is grammatical.",
+        ),
+        _m(
+            "grammar_step_max",
+            F.grammar_step_max,
+            ("grammar",),
+            "Grammar-Step-Max",
+            "grammar_step_max",
+            "Probability that the least grammatical step is grammatical.",
+        ),
+    )
+}
+
+DEFAULT_METRICS: tuple[str, ...] = (
+    "faithfulness_step",
+    "source_consistency",
+    "source_contradiction_max",
+    "reasoning_alignment",
+    "hallucination",
+    "redundancy",
+)
+"""The five scores of the CK12 paper's Table 2, Source-Consistency both ways."""
+
+_ALIASES = {
+    alias.lower().replace("-", "_").replace(" ", "_"): m.name
+    for m in METRICS.values()
+    for alias in (m.name, m.roscoe_key, m.paper_name)
+    if alias
+}
+
+
+def resolve(names: Iterable[str] | None) -> list[Metric]:
+    """The metrics named (name, ROSCOE key, paper name, `all`; list or "a,b"), default if ``None``.
+
+    Raises ``ValueError`` naming the unknown ones and the choices.
+    """
+    if names is None:
+        return [METRICS[n] for n in DEFAULT_METRICS]
+    if isinstance(names, str):
+        names = names.split(",")
+    chosen: list[str] = []
+    unknown: list[str] = []
+    for raw in names:
+        key = raw.strip().lower().replace("-", "_").replace(" ", "_")
+        if key == "all":
+            chosen.extend(METRICS)
+        elif key == "default":
+            chosen.extend(DEFAULT_METRICS)
+        elif key in _ALIASES:
+            chosen.append(_ALIASES[key])
+        elif key:
+            unknown.append(raw)
+    if unknown:
+        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}, default or all")
+    return [METRICS[n] for n in dict.fromkeys(chosen)]

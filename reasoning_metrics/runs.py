@@ -1,0 +1,198 @@
+"""Score the chains of thought of a run (``runners.records`` format) against its question bank.
+
+The source of each chain is the question's stem and options, the reference its
+teacher's analysis (CK12 paragraphs as steps), both reloaded from the bank named
+in ``run.json`` (``data.path``, ``data.format``, ``data.variant``). Scores go to
+``RUN_DIR/scores.jsonl``, one :class:`ScoreRecord` per question, resumably.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from kg.errors import InputError, Problem
+from kg.importers._io import iter_jsonl
+from kg.records import Question
+from reasoning_metrics.records import Chain, ChainScores
+from reasoning_metrics.registry import resolve
+from reasoning_metrics.scoring import iter_scores
+from reasoning_metrics.slots import ModelSlots
+from reasoning_metrics.steps import StepThresholds
+from reasoning_metrics.store import append_scores, make_config, open_scores
+from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
+
+SCORES_FILE = "scores.jsonl"
+COT_MODES = ("zero-shot-cot", "few-shot-cot")
+
+
+class ScoreRecord(ChainScores):
+    """The scores of one question of a run; ``id`` is the question id."""
+
+    question_id: str
+    nodes: dict[str, str]
+    """Graph node ids by kind (subject, level1, level2, question), copied from the run record."""
+
+
+@dataclass
+class RunChains:
+    """What a run gives to score."""
+
+    header: RunHeader
+    chains: list[tuple[RunRecord, Chain]]
+    no_output: int
+    """Records without output (the backend failed), not scored."""
+
+
+@dataclass
+class RunScoring:
+    """A scoring job on a run, ready to go."""
+
+    out: Path
+    records: Iterator[ScoreRecord]
+    """The new records, scored and appended to ``out`` as they are consumed."""
+    todo: int
+    already: int
+    """Chains already in ``out``, skipped."""
+    no_output: int
+    """Records without output, not scored."""
+
+
+def read_run(run_dir: Path) -> tuple[RunHeader, list[RunRecord]]:
+    """The header and records of a run; bad input raises :class:`InputError` naming file, line and field."""
+    header_file = run_dir / HEADER_FILE
+    if not header_file.is_file():
+        raise InputError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
+    try:
+        header = RunHeader.model_validate_json(header_file.read_text(encoding="utf-8"))
+    except ValidationError as exc:
+        raise InputError.from_problem(_problem(header_file, None, exc, None)) from None
+    records: list[RunRecord] = []
+    for number, obj in iter_jsonl(run_dir / RECORDS_FILE):
+        if isinstance(obj, Problem):
+            raise InputError.from_problem(obj)
+        try:
+            records.append(RunRecord.model_validate(obj))
+        except ValidationError as exc:
+            rid = obj.get("question_id")
+            raise InputError.from_problem(
+                _problem(run_dir / RECORDS_FILE, number, exc, rid if isinstance(rid, str) else None)
+            ) from None
+    return header, records
+
+
+def _problem(path: Path, line: int | None, exc: ValidationError, record: str | None) -> Problem:
+    error = exc.errors()[0]
+    return Problem(path, line, ".".join(map(str, error["loc"])) or None, error["msg"], record=record)
+
+
+def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"] | None = None) -> RunChains:
+    """Pair every answered CoT record of the run with its question's source and reference."""
+    from kg.importers import load_questions
+
+    header, records = read_run(run_dir)
+    if header.mode not in COT_MODES:
+        raise InputError(
+            f"{run_dir / HEADER_FILE}, field 'mode': {header.mode!r} runs have no chains of thought; "
+            f"score a {' or '.join(COT_MODES)} run"
+        )
+    path = data or _data_path(run_dir, header)
+    questions = {
+        q.id: q
+        for q in load_questions(
+            path, header.data.get("format"), variant=header.data.get("variant", header.variant)
+        ).questions
+    }
+    chains: list[tuple[RunRecord, Chain]] = []
+    seen: set[str] = set()
+    no_output = 0
+    for number, record in enumerate(records, start=1):
+        if record.question_id in seen:
+            continue
+        seen.add(record.question_id)
+        question = questions.get(record.question_id)
+        if question is None:
+            raise InputError.from_problem(
+                Problem(
+                    run_dir / RECORDS_FILE,
+                    number,
+                    "question_id",
+                    f"not in the question bank {path} (pass the bank the run used with --data)",
+                    record=record.question_id,
+                )
+            )
+        if not record.output or not record.output.strip():
+            no_output += 1
+            continue
+        chain = Chain(record.question_id, question_source(question), record.output, question.analysis or None, lang)
+        chains.append((record, chain))
+    return RunChains(header, chains, no_output)
+
+
+def _data_path(run_dir: Path, header: RunHeader) -> Path:
+    raw = header.data.get("path")
+    if not isinstance(raw, str) or not raw:
+        raise InputError(f"{run_dir / HEADER_FILE}, field 'data.path': missing; pass the question bank with --data")
+    for candidate in (Path(raw), run_dir / raw):
+        if candidate.exists():
+            return candidate
+    raise InputError(
+        f"{run_dir / HEADER_FILE}, field 'data.path': {raw} does not exist here; pass the question bank with --data"
+    )
+
+
+def question_source(question: Question) -> str:
+    """The question as the model saw it: the stem, then one line per option."""
+    lines = [question.stem] + [f"{o.label}. {o.text}" for o in question.options]
+    return "\n".join(line for line in lines if line.strip())
+
+
+def score_run(
+    run_dir: Path,
+    *,
+    data: Path | None = None,
+    out: Path | None = None,
+    metrics: list[str] | None = None,
+    models: dict[str, Any] | None = None,
+    lang: Literal["zh", "en"] | None = None,
+    batch_size: int = 32,
+    chunk_size: int = 256,
+    cache: Any = None,
+    progress: Callable[[int], None] | None = None,
+) -> RunScoring:
+    """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
+
+    Nothing is scored until ``RunScoring.records`` is consumed.
+    """
+    out = out or run_dir / SCORES_FILE
+    chosen = resolve(metrics)
+    slots_args = models or {}
+    thresholds = StepThresholds()
+    config = make_config(chosen, ModelSlots(**slots_args), thresholds, lang)
+    run = run_chains(run_dir, data, lang)
+    done = open_scores(out, config)
+    todo = [(r, c) for r, c in run.chains if c.id not in done]
+    by_id = {c.id: r for r, c in todo}
+
+    def records() -> Iterator[ScoreRecord]:
+        scores = iter_scores(
+            [c for _, c in todo],
+            [m.name for m in chosen],
+            **slots_args,
+            lang=lang,
+            batch_size=batch_size,
+            chunk_size=chunk_size,
+            cache=cache,
+            thresholds=thresholds,
+            progress=progress,
+        )
+        for s in scores:
+            record = by_id[s.id]
+            yield ScoreRecord(**s.model_dump(), question_id=record.question_id, nodes=record.nodes)
+
+    written: Iterator[Any] = append_scores(out, records())
+    return RunScoring(out, written, len(todo), len(run.chains) - len(todo), run.no_output)

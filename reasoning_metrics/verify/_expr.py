@@ -1,0 +1,279 @@
+"""A restricted arithmetic parser and a guarded evaluator: model text is data, never code.
+
+The grammar knows numbers, ``+ - * / ^``, ``%``, ``!``, parentheses, ``sqrt``,
+``pi`` and single variables; anything else does not parse. Evaluation builds
+sympy numbers from the tree (no string ever reaches sympy) and refuses work
+that could explode before doing it: exponents, factorials, nesting and operand
+counts are bounded, so ``9**9**9**9`` or ``10^10^10`` is answered at once with
+:class:`Unevaluable`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy
+
+from reasoning_metrics.verify._lexer import Kind, Token
+
+MAX_TOKENS = 120
+"""Longer calculations are not checked."""
+MAX_DEPTH = 30
+"""Deeper nesting (parentheses, unary signs, powers) is not parsed."""
+MAX_RESULT_DIGITS = 300
+"""Results (and intermediate powers) beyond 10**300 are not computed."""
+MAX_FACTORIAL = 170
+
+
+class ParseFailure(Exception):
+    """The tokens are not one well-formed calculation."""
+
+
+class Unevaluable(Exception):
+    """A well-formed calculation that is not checked: a variable, a division by zero, a huge power."""
+
+
+@dataclass(frozen=True)
+class Node:
+    """One node of a calculation: ``op`` is num, var, pi, neg, %, !, sqrt or a binary operator."""
+
+    op: str
+    args: tuple[Node, ...] = ()
+    value: Fraction | None = None
+    decimals: int = 0
+    text: str = ""
+
+    def literals(self) -> list[Node]:
+        """The number literals of the tree, left to right."""
+        if self.op == "num":
+            return [self]
+        return [leaf for arg in self.args for leaf in arg.literals()]
+
+    def has_variable(self) -> bool:
+        """Whether the tree names a variable (then it has no numeric value)."""
+        return self.op == "var" or any(arg.has_variable() for arg in self.args)
+
+    def variables(self) -> set[str]:
+        """Names of the variables in the tree."""
+        own = {self.text} if self.op == "var" else set()
+        return own.union(*(arg.variables() for arg in self.args))
+
+    def is_operation(self) -> bool:
+        """Whether the tree computes something (more than one literal, possibly signed or a percentage)."""
+        node = self
+        while node.op in ("neg", "%") and node.args:
+            node = node.args[0]
+        return node.op not in ("num", "var", "pi")
+
+    def render(self) -> str:
+        """Plain-text form, fully parenthesised only where needed for reading."""
+        if self.op in ("num", "var"):
+            return self.text
+        if self.op == "pi":
+            return "pi"
+        if self.op == "neg":
+            return f"-{self.args[0].render()}"
+        if self.op in ("%", "!"):
+            return f"{self.args[0].render()}{self.op}"
+        if self.op == "sqrt":
+            return f"sqrt({self.args[0].render()})"
+        left, right = (arg.render() for arg in self.args)
+        if self.args[0].op in "+-" and self.op in "*/^":
+            left = f"({left})"
+        if self.args[1].op in "+-*/" and self.op in "-*/^":
+            right = f"({right})"
+        return f"{left} {self.op} {right}"
+
+
+def parse(tokens: list[Token]) -> Node:
+    """The calculation that ``tokens`` spell, or :class:`ParseFailure`."""
+    if not tokens or len(tokens) > MAX_TOKENS:
+        raise ParseFailure("empty or too long")
+    parser = _Parser(tokens)
+    node = parser.expression(0)
+    if parser.pos != len(tokens):
+        raise ParseFailure(f"unexpected {tokens[parser.pos].text!r}")
+    return node
+
+
+class _Parser:
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+
+    def _peek(self) -> Token | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def _take(self) -> Token:
+        token = self._peek()
+        if token is None:
+            raise ParseFailure("unexpected end")
+        self.pos += 1
+        return token
+
+    def _is(self, kind: Kind, *symbols: str) -> bool:
+        token = self._peek()
+        return token is not None and token.kind is kind and (not symbols or token.symbol in symbols)
+
+    def expression(self, depth: int) -> Node:
+        node = self.term(depth)
+        while self._is(Kind.OP, "+", "-"):
+            op = self._take().symbol
+            node = Node(op, (node, self.term(depth)))
+        return node
+
+    def term(self, depth: int) -> Node:
+        node = self.factor(depth)
+        while self._is(Kind.OP, "*", "/"):
+            op = self._take().symbol
+            node = Node(op, (node, self.factor(depth)))
+        return node
+
+    def factor(self, depth: int) -> Node:
+        """A signed power and the implicit products after it, which bind tighter than ``×`` and ``÷``:
+        ``40π ÷ 2π`` is ``(40π) / (2π)``."""
+        node = self.unary(depth)
+        while self._implicit_product():
+            node = Node("*", (node, self.power(depth)))
+        return node
+
+    def _implicit_product(self) -> bool:
+        """``2(3+4)``, ``2x``, ``3 sqrt(2)``, ``2 pi``; not ``0.20 (20 cents)``, where a space comes first."""
+        token = self._peek()
+        if token is None:
+            return False
+        return token.kind in (Kind.FUNC, Kind.CONST) or (token.kind in (Kind.LP, Kind.WORD) and not token.gap)
+
+    def _peek_kind(self) -> Kind | None:
+        token = self._peek()
+        return token.kind if token else None
+
+    def unary(self, depth: int) -> Node:
+        if depth > MAX_DEPTH:
+            raise ParseFailure("nested too deeply")
+        if self._is(Kind.OP, "-", "+"):
+            sign = self._take().symbol
+            operand = self.unary(depth + 1)
+            return Node("neg", (operand,)) if sign == "-" else operand
+        return self.power(depth)
+
+    def power(self, depth: int) -> Node:
+        base = self.postfix(depth)
+        if self._is(Kind.OP, "^"):
+            self._take()
+            return Node("^", (base, self.unary(depth + 1)))
+        return base
+
+    def postfix(self, depth: int) -> Node:
+        node = self.primary(depth)
+        while self._peek_kind() in (Kind.PCT, Kind.FACT):
+            node = Node(self._take().text, (node,))
+        return node
+
+    def primary(self, depth: int) -> Node:
+        if depth > MAX_DEPTH:
+            raise ParseFailure("nested too deeply")
+        token = self._take()
+        if token.kind is Kind.NUM:
+            if token.value is None:
+                raise ParseFailure("numeral too long")
+            return Node("num", value=token.value, decimals=token.decimals, text=token.text)
+        if token.kind is Kind.CONST:
+            return Node("pi")
+        if token.kind is Kind.WORD:
+            return Node("var", text=token.text)
+        if token.kind is Kind.FUNC:
+            return Node("sqrt", (self.power(depth + 1),))
+        if token.kind is Kind.LP:
+            node = self.expression(depth + 1)
+            if not self._is(Kind.RP):
+                raise ParseFailure("unbalanced parenthesis")
+            self._take()
+            return node
+        raise ParseFailure(f"unexpected {token.text!r}")
+
+
+def evaluate(node: Node, env: dict[str, Fraction] | None = None) -> float:
+    """Value of ``node`` (variables read from ``env``), or :class:`Unevaluable` saying why it has none."""
+    value = _value(node, env or {})
+    if not value.is_real:
+        raise Unevaluable("not a real number")
+    result = float(sympy.N(value, 20))
+    if math.isnan(result) or math.isinf(result):
+        raise Unevaluable("not a finite number")
+    return result
+
+
+def _value(node: Node, env: dict[str, Fraction]) -> sympy.Expr:
+    op = node.op
+    if op == "num" or (op == "var" and node.text in env):
+        value = node.value if op == "num" else env[node.text]
+        assert value is not None
+        return sympy.Rational(value.numerator, value.denominator)
+    if op == "var":
+        raise Unevaluable(f"names the variable {node.text!r}")
+    if op == "pi":
+        return sympy.pi
+    args = [_value(arg, env) for arg in node.args]
+    if op == "neg":
+        return -args[0]
+    if op == "%":
+        return args[0] / 100
+    if op == "!":
+        return _factorial(args[0])
+    if op == "sqrt":
+        if args[0].is_negative:
+            raise Unevaluable("square root of a negative number")
+        return _bounded(sympy.sqrt(args[0]))
+    left, right = args
+    if op == "+":
+        return _bounded(left + right)
+    if op == "-":
+        return _bounded(left - right)
+    if op == "*":
+        return _bounded(left * right)
+    if op == "/":
+        if right == 0:
+            raise Unevaluable("division by zero")
+        return _bounded(left / right)
+    if op == "^":
+        return _power(left, right)
+    raise Unevaluable(f"unknown operation {op!r}")
+
+
+def _log10_abs(value: sympy.Expr) -> float:
+    magnitude = abs(float(sympy.N(value, 15)))
+    return -math.inf if magnitude == 0 else math.log10(magnitude)
+
+
+def _bounded(value: sympy.Expr) -> sympy.Expr:
+    if _log10_abs(value) > MAX_RESULT_DIGITS:
+        raise Unevaluable("result too large to check")
+    if isinstance(value, sympy.Rational) and len(str(value.q)) > MAX_RESULT_DIGITS:
+        raise Unevaluable("result too precise to check")
+    return value
+
+
+def _power(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
+    exp_float = float(sympy.N(exponent, 15))
+    if base in (0, 1):
+        if base == 0 and exp_float < 0:
+            raise Unevaluable("division by zero")
+        return base
+    if base == -1 and exponent.is_integer:
+        return sympy.Integer(-1 if int(exponent) % 2 else 1)
+    if abs(exp_float) > 10_000 or abs(exp_float) * abs(_log10_abs(base)) > MAX_RESULT_DIGITS:
+        raise Unevaluable("power too large to check")
+    if base.is_negative and not exponent.is_integer:
+        raise Unevaluable("fractional power of a negative number")
+    return _bounded(base**exponent)
+
+
+def _factorial(value: sympy.Expr) -> sympy.Expr:
+    if not value.is_integer or value < 0:
+        raise Unevaluable("factorial of a non-integer")
+    if value > MAX_FACTORIAL:
+        raise Unevaluable("factorial too large to check")
+    return sympy.factorial(int(value))

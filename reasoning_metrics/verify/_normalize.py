@@ -1,0 +1,242 @@
+"""Step text rewritten into one plain arithmetic notation: LaTeX, Unicode and Chinese forms unified.
+
+The result is still prose with numbers in it; :mod:`._lexer` finds the
+calculations. What changes: ``\\frac{a}{b}`` -> ``((a)/(b))``, ``\\sqrt[3]{x}`` ->
+``((x)^(1/(3)))``, ``\\times \\cdot`` -> ``×``, ``\\text{kg}`` -> `` kg ``,
+full-width ``＝＋－（）１２`` -> ASCII, ``²`` -> ``^(2)``, Chinese punctuation ->
+ASCII separators (so ``，`` never reads as a thousands separator), Chinese numerals
+and operator words -> digits and symbols.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from reasoning_metrics.verify._chinese import rewrite_chinese
+
+MAX_LATEX_DEPTH = 40
+"""Deeper nesting of LaTeX groups is left as it is (and will not parse): no unbounded recursion."""
+
+_CIRCLED = re.compile(r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]")
+_BRACED_DIGITS = re.compile(r"(\d)\{\s*([.\d])")
+_MIXED_NUMBER = re.compile(r"(?<![\d.])(\d+)\\[dt]?frac\{(\d+)\}\{(\d+)\}")
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
+_VULGAR = {"½": "(1/2)", "⅓": "(1/3)", "⅔": "(2/3)", "¼": "(1/4)", "¾": "(3/4)", "⅕": "(1/5)", "⅛": "(1/8)"}
+_CJK_PUNCT = str.maketrans({"，": "; ", "。": ". ", "；": "; ", "：": ": ", "、": "; ", "？": "? ", "！": "! "})
+_SYMBOLS = str.maketrans(
+    {
+        "−": "-",
+        "∙": "×",
+        "·": "×",
+        "⋅": "×",
+        "✕": "×",
+        "∗": "×",
+        "∕": "/",
+        "⁄": "/",
+        "≃": "≈",
+        "≒": "≈",
+        "≦": "≤",
+        "⩽": "≤",
+        "≧": "≥",
+        "⩾": "≥",
+        "［": "(",
+        "］": ")",
+        "$": " ",
+        "¥": " ",
+        "€": " ",
+        "£": " ",
+        "\u3000": " ",
+    }
+)
+
+_FRAC = {"frac", "dfrac", "tfrac", "cfrac"}
+_TEXT = {
+    "text",
+    "mathrm",
+    "textbf",
+    "textit",
+    "textrm",
+    "mbox",
+    "mathbf",
+    "mathit",
+    "operatorname",
+    "textnormal",
+}
+_SIMPLE = {
+    "times": " × ",
+    "cdot": " × ",
+    "ast": " × ",
+    "div": " ÷ ",
+    "approx": " ≈ ",
+    "neq": " ≠ ",
+    "ne": " ≠ ",
+    "leq": " ≤ ",
+    "le": " ≤ ",
+    "leqslant": " ≤ ",
+    "geq": " ≥ ",
+    "ge": " ≥ ",
+    "geqslant": " ≥ ",
+    "lt": " < ",
+    "gt": " > ",
+    "pi": " pi ",
+    "%": "%",
+    "$": " ",
+    "{": " ( ",
+    "}": " ) ",
+}
+_SPACES = {
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    ";",
+    ":",
+    "!",
+    " ",
+    "quad",
+    "qquad",
+    "left",
+    "right",
+    "big",
+    "Big",
+    "bigl",
+    "bigr",
+    "Bigl",
+    "Bigr",
+}
+_ELLIPSES = {"cdots", "ldots", "dots", "cdot\\cdot"}
+_BREAKS = {
+    "\\",
+    "Rightarrow",
+    "Leftarrow",
+    "Leftrightarrow",
+    "rightarrow",
+    "to",
+    "implies",
+    "therefore",
+    "because",
+    "lfloor",
+    "rfloor",
+    "lceil",
+    "rceil",
+    "pm",
+    "mp",
+}
+
+
+def normalize(text: str) -> str:
+    """``text`` with every arithmetic notation rewritten into one plain form (see the module doc)."""
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^(" + m.group(0).translate(_SUPERSCRIPTS) + ")", text)
+    for char, plain in _VULGAR.items():
+        text = text.replace(char, plain)
+    text = text.translate(_CJK_PUNCT)
+    text = _CIRCLED.sub(" 式 ", text)  # ①②③ label equations; NFKC would turn them into numbers
+    text = unicodedata.normalize("NFKC", text)
+    text = _BRACED_DIGITS.sub(r"\1\2", text)  # 0{.3A}, 12{0N}: braces splitting a number
+    text = _MIXED_NUMBER.sub(r"(\1+\\frac{\2}{\3})", text)  # 7\frac{1}{9} is 7 + 1/9
+    text = re.sub(r"(?<=\d)\\,(?=\d{3})", "", text)
+    text = text.replace("{,}", ",").replace("{}", " ")
+    text = re.sub(r"\^\s*\{?\s*\\circ\s*\}?", " degrees ", text)
+    text = _latex(text, 0)
+    text = text.replace("√", " sqrt ").replace("…", " ⋯ ").replace("...", " ⋯ ")
+    text = rewrite_chinese(text)
+    return text.translate(_SYMBOLS)
+
+
+def _latex(text: str, depth: int) -> str:
+    if "\\" not in text and "{" not in text and "^" not in text and "_" not in text:
+        return text
+    if depth > MAX_LATEX_DEPTH:
+        return text
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char == "\\":
+            i = _command(text, i + 1, depth, out)
+        elif char in "^_" and text[i + 1 : i + 2] in ("{", "\\"):
+            arg, i = _argument(text, i + 1)
+            if char == "^":
+                out.append("^(" + _latex(arg, depth + 1) + ")")
+        elif char == "_":  # a one-character subscript: x_1 names a variable
+            i += 2
+        elif char == "{":
+            arg, i = _argument(text, i)
+            out.append("(" + _latex(arg, depth + 1) + ")")
+        elif char == "}":
+            out.append(")")
+            i += 1
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
+
+
+def _command(text: str, i: int, depth: int, out: list[str]) -> int:
+    """Rewrite the LaTeX command whose name starts at ``text[i]``; return the index after it."""
+    match = re.match(r"[A-Za-z]+", text[i:])
+    if match is None:  # one-character command: \, \% \( ...
+        name = text[i : i + 1]
+        i += 1
+    else:
+        name = match.group(0)
+        i += len(name)
+    if name in _FRAC:
+        numerator, i = _argument(text, i)
+        denominator, i = _argument(text, i)
+        out.append(f"(({_latex(numerator, depth + 1)})/({_latex(denominator, depth + 1)}))")
+    elif name == "sqrt":
+        index = None
+        rest = text[i:].lstrip()
+        if rest.startswith("["):
+            close = rest.find("]")
+            if close > 0:
+                index = rest[1:close]
+                i = len(text) - len(rest) + close + 1
+        radicand, i = _argument(text, i)
+        inner = _latex(radicand, depth + 1)
+        out.append(f" sqrt({inner})" if index is None else f"(({inner})^(1/({_latex(index, depth + 1)})))")
+    elif name in _TEXT:
+        content, i = _argument(text, i)
+        out.append(f" {content} ")
+    elif name == "boxed":
+        content, i = _argument(text, i)
+        out.append(f" {_latex(content, depth + 1)} ")
+    elif name in _SIMPLE:
+        out.append(_SIMPLE[name])
+    elif name in _SPACES:
+        out.append(" ")
+    elif name in _ELLIPSES:
+        out.append(" ⋯ ")
+    elif name in _BREAKS:
+        out.append(" ; ")
+    else:
+        out.append(f" {name} ")
+    return i
+
+
+def _argument(text: str, i: int) -> tuple[str, int]:
+    """The argument starting at ``text[i]``: a balanced ``{...}`` group, a command, or one character."""
+    n = len(text)
+    while i < n and text[i] == " ":
+        i += 1
+    if i >= n:
+        return "", i
+    if text[i] == "{":
+        depth = 0
+        for j in range(i, n):
+            if text[j] == "{":
+                depth += 1
+            elif text[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    return text[i + 1 : j], j + 1
+        return text[i + 1 :], n
+    if text[i] == "\\":
+        match = re.match(r"\\[A-Za-z]+", text[i:])
+        end = i + (len(match.group(0)) if match else 2)
+        return text[i:end], end
+    return text[i], i + 1

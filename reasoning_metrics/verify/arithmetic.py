@@ -1,0 +1,238 @@
+"""Check the calculations and equalities a step asserts, numerically and with rounding in mind.
+
+>>> [c.verdict.value for c in check_step("So 3 × 4 = 12 and 48/2 = 25.")]
+['true', 'false']
+
+Tolerance: a claimed number written with ``d`` decimals may be the true value
+rounded, truncated or raised at that precision (``100/3 = 33``, ``= 33.3``,
+``2/3 ≈ 0.67``), unless the true value is itself exact at that precision (then
+``7 × 8 = 57`` is false); operands written with two or more decimals may carry
+rounding from earlier steps, and the tolerance grows with their relative error.
+``≈`` also accepts 1 % relative error. A percentage standing alone on one side
+is read both as a fraction and as a plain number (``0.7 × 100 = 70%``).
+Claims between two bare numbers (``1 hour = 60 minutes``) and claims with
+variables are not checked.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+from reasoning_metrics.verify._claims import Claim, find_claims, literal_value
+from reasoning_metrics.verify._expr import ParseFailure, Unevaluable, evaluate, parse
+from reasoning_metrics.verify._lexer import tokenize
+from reasoning_metrics.verify._normalize import normalize
+
+MAX_STEP_CHARS = 20_000
+"""Only the first this many characters of a step are read."""
+APPROX_RELATIVE = 0.01
+_ANNOTATION = re.compile(r"<<([^<>=]{1,200})=([^<>]{1,60})>>")
+
+
+class Verdict(Enum):
+    """Outcome of checking one claim."""
+
+    TRUE = "true"
+    FALSE = "false"
+    UNCHECKED = "unchecked"
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """One asserted relation and whether it holds."""
+
+    left: str
+    """Left calculation as read (normalised notation)."""
+    relation: str
+    """One of ``= ≈ ≠ < > ≤ ≥``."""
+    right: str
+    verdict: Verdict
+    left_value: float | None = None
+    right_value: float | None = None
+    note: str = ""
+    """Why a claim was not checked, or how it was read (``rounded``, ``percent as a plain number``)."""
+    source: str = "text"
+    """``text`` for the step's prose, ``annotation`` for a GSM8K ``<<a*b=c>>`` calculator note."""
+    operands: tuple[float, ...] = ()
+    """Numbers the calculation starts from: the literals of each side that computes something."""
+    claim: Claim | None = field(default=None, repr=False, compare=False)
+    """The parsed claim (for the equation check)."""
+
+    @property
+    def expression(self) -> str:
+        """The claim as one line, e.g. ``48 / 2 = 25``."""
+        return f"{self.left} {self.relation} {self.right}"
+
+
+@dataclass(frozen=True)
+class StepCheck:
+    """Every claim found in one step."""
+
+    claims: tuple[ClaimCheck, ...] = ()
+    truncated: bool = False
+    """The step was longer than :data:`MAX_STEP_CHARS` and only its start was read."""
+    mentioned: tuple[float, ...] = field(default=())
+    """Every number written in the step (after normalisation), claims or not."""
+
+    @property
+    def false_claims(self) -> list[ClaimCheck]:
+        """The claims that do not hold."""
+        return [c for c in self.claims if c.verdict is Verdict.FALSE]
+
+    @property
+    def checked(self) -> int:
+        """How many claims were checked (true or false)."""
+        return sum(c.verdict is not Verdict.UNCHECKED for c in self.claims)
+
+
+def check_step(text: str) -> list[ClaimCheck]:
+    """Every claim of one step, checked. See :func:`inspect_step` for the numbers it mentions too."""
+    return list(inspect_step(text).claims)
+
+
+def inspect_step(text: str) -> StepCheck:
+    """Claims and mentioned numbers of one step of a solution, in Chinese or English, plain or LaTeX."""
+    truncated = len(text) > MAX_STEP_CHARS
+    text = text[:MAX_STEP_CHARS]
+    checks: list[ClaimCheck] = []
+    for match in _ANNOTATION.finditer(text):
+        checks.extend(_check_annotation(match.group(1), match.group(2)))
+    tokens = tokenize(normalize(_ANNOTATION.sub(" ", text)))
+    seen = {c.expression for c in checks}
+    for claim in find_claims(tokens):
+        check = check_claim(claim)
+        if check.expression not in seen:
+            seen.add(check.expression)
+            checks.append(check)
+    mentioned = tuple(float(t.value) for t in tokens if t.value is not None)
+    return StepCheck(tuple(checks), truncated, mentioned)
+
+
+def check_steps(steps: Sequence[str]) -> list[StepCheck]:
+    """:func:`inspect_step` of each step."""
+    return [inspect_step(step) for step in steps]
+
+
+def _check_annotation(expression: str, result: str) -> list[ClaimCheck]:
+    try:
+        left = parse(tokenize(normalize(expression)))
+        right = parse(tokenize(normalize(result)))
+    except ParseFailure:
+        return []
+    return [check_claim(Claim(left, "=", right), source="annotation")]
+
+
+def check_claim(claim: Claim, source: str = "text") -> ClaimCheck:
+    """Check one claim (see the module doc for the tolerance)."""
+    left, right = claim.left, claim.right
+    operands = _operands(claim)
+
+    def result(verdict: Verdict, note: str, lv: float | None = None, rv: float | None = None) -> ClaimCheck:
+        return ClaimCheck(left.render(), claim.relation, right.render(), verdict, lv, rv, note, source, operands, claim)
+
+    if not left.is_operation() and not right.is_operation():
+        return result(Verdict.UNCHECKED, "no calculation")
+    if claim.relation == "=" and literal_value(left) is not None and not claim.chained:
+        # "5 quarters = 5 * 25 = 125", "4 hours = 4 × 60": a number naming a quantity, not its value
+        return result(Verdict.UNCHECKED, "number used as a label")
+    try:
+        lv, rv = evaluate(left), evaluate(right)
+    except Unevaluable as exc:
+        return result(Verdict.UNCHECKED, str(exc))
+    holds, note = _holds(claim, lv, rv)
+    if not holds and claim.units_dropped and _power_of_ten_apart(lv, rv):
+        return result(Verdict.UNCHECKED, "units differ by a prefix (W and kW?)", lv, rv)
+    if claim.units_dropped and not note:
+        note = "units dropped"
+    return result(Verdict.TRUE if holds else Verdict.FALSE, note, lv, rv)
+
+
+def _power_of_ten_apart(a: float, b: float) -> bool:
+    if a == 0 or b == 0 or (a > 0) != (b > 0):
+        return False
+    exponent = math.log10(abs(a / b))
+    return abs(exponent - round(exponent)) < 1e-9 and round(exponent) in (-6, -3, -2, -1, 1, 2, 3, 6)
+
+
+def _operands(claim: Claim) -> tuple[float, ...]:
+    """The numbers a ground calculation starts from: its computing side's literals.
+
+    That is the left side (``3 × 4 = 12``), or the right side when the left is a
+    bare number (``12 = 3 × 4``); a chained claim (``b = c`` of ``a = b = c``)
+    and an equation with an unknown start from nothing new.
+    """
+    if claim.chained or claim.left.has_variable() or claim.right.has_variable():
+        return ()
+    side = claim.left if claim.left.is_operation() else claim.right
+    return tuple(float(n.value) for n in side.literals() if n.value is not None)
+
+
+def _holds(claim: Claim, lv: float, rv: float) -> tuple[bool, str]:
+    """Whether ``lv relation rv`` holds within the tolerance; a note on how it was read."""
+    readings: list[tuple[float, float, bool, str]] = [(lv, rv, False, "")]
+    right, left = literal_value(claim.right), literal_value(claim.left)
+    if right is not None and right[2]:
+        readings.append((lv, float(right[0]), True, "percent as a plain number"))
+    elif left is not None and left[2]:
+        readings.append((float(left[0]), rv, True, "percent as a plain number"))
+    for left_value, right_value, plain, note in readings:
+        tol, rounded = _tolerance(claim, left_value, right_value, plain)
+        if _compare(claim.relation, left_value, right_value, tol):
+            exact = math.isclose(left_value, right_value, rel_tol=1e-12, abs_tol=1e-12)
+            rounded = rounded and not exact and claim.relation in ("=", "≈")
+            return True, note or ("rounded" if rounded else "")
+    return False, ""
+
+
+def _tolerance(claim: Claim, lv: float, rv: float, percent_plain: bool) -> tuple[float, bool]:
+    """Absolute tolerance for comparing the two sides, and whether it allows for rounding."""
+    right = literal_value(claim.right)
+    claimed, computed, computed_node = (
+        (right, lv, claim.left) if right else (literal_value(claim.left), rv, claim.right)
+    )
+    tol = 1e-9 * max(1.0, abs(computed))
+    rounded = False
+    if claim.relation in ("≠", "<", ">"):
+        return tol, False  # "1/97 + ... ≠ 0": no rounding slack for these
+    if claimed is not None:
+        _, decimals, percent = claimed
+        places = decimals + (2 if percent and not percent_plain else 0)
+        if not _exact_at(computed, places):
+            tol = max(tol, 10.0**-places * (1 - 1e-9))
+            rounded = True
+    extra = sum(
+        0.5 * 10.0**-n.decimals / abs(float(n.value)) for n in computed_node.literals() if n.value and n.decimals >= 2
+    )
+    if extra:
+        tol += 1.5 * extra * abs(computed)
+        rounded = True
+    if claim.relation == "≈":
+        tol = max(tol, APPROX_RELATIVE * abs(computed))
+        rounded = True
+    return tol, rounded
+
+
+def _exact_at(value: float, decimals: int) -> bool:
+    scaled = value * 10**decimals
+    return math.isclose(scaled, round(scaled), rel_tol=1e-12, abs_tol=1e-9)
+
+
+def _compare(relation: str, lv: float, rv: float, tol: float) -> bool:
+    diff = lv - rv
+    if relation in ("=", "≈"):
+        return abs(diff) <= tol
+    if relation == "≠":
+        return abs(diff) > tol
+    if relation == "<":
+        return diff < 0
+    if relation == ">":
+        return diff > 0
+    if relation == "≤":
+        return diff <= tol
+    if relation == "≥":
+        return diff >= -tol
+    return True

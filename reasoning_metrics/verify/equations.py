@@ -1,0 +1,110 @@
+"""Equations in one unknown that disagree with the previous equation in the same unknown.
+
+Rewriting ``0.99B + 1.01B + B = 4500`` as ``3.01B = 4500``, or ``150 + x = 500``
+as ``x = 350 - 150``, changes the solution: each linear equation in a single
+unknown is solved (numerically, at three points, so nothing symbolic runs on
+model text) and compared with the last solution found for that unknown. Once a
+non-linear equation in an unknown appears (``(x-2)(x-3) = 0``), that unknown
+may have several values and is no longer followed. A bare assignment
+(``n = 2``) is checked against the equation before it but does not replace it,
+so enumerating cases (``for n = 1 ..., for n = 2 ...``) is not a conflict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from reasoning_metrics.verify._claims import Claim
+from reasoning_metrics.verify._expr import Unevaluable, evaluate
+from reasoning_metrics.verify.arithmetic import StepCheck
+
+_POINTS = (Fraction(0), Fraction(1), Fraction(2), Fraction(3))
+
+
+@dataclass(frozen=True)
+class EquationConflict:
+    """An equation whose solution differs from the previous one in the same unknown."""
+
+    variable: str
+    value: float
+    previous: float
+    expression: str
+
+    @property
+    def message(self) -> str:
+        """One line for a reader."""
+        name = self.variable
+        return f"{self.expression} gives {name} = {self.value:.6g}, but before {name} = {self.previous:.6g}"
+
+
+def linear_root(claim: Claim) -> tuple[str, float] | bool | None:
+    """``(variable, value)`` for a linear equation in one unknown; ``False`` if it is non-linear in it;
+    ``None`` when it is not an equation in exactly one unknown or has no single solution."""
+    if claim.relation != "=":
+        return None
+    names = claim.left.variables() | claim.right.variables()
+    if len(names) != 1:
+        return None
+    (name,) = names
+    values: list[tuple[Fraction, float]] = []
+    for point in _POINTS:
+        try:
+            values.append((point, evaluate(claim.left, {name: point}) - evaluate(claim.right, {name: point})))
+        except Unevaluable:
+            continue
+        if len(values) == 3:
+            break
+    if len(values) < 3:
+        return None
+    (x0, f0), (x1, f1), (x2, f2) = values
+    slope = (f1 - f0) / float(x1 - x0)
+    scale = max(1.0, abs(f0), abs(f1), abs(f2))
+    if abs(f2 - (f1 + slope * float(x2 - x1))) > 1e-9 * scale:
+        return False
+    if abs(slope) < 1e-12 * scale:
+        return None
+    return name, float(x0) - f0 / slope
+
+
+def _tolerance(claim: Claim, value: float, previous: float) -> float:
+    """Rounding the written numbers allow: ``x = 33.3`` after ``3x = 100``, not ``x = 5`` after ``x = 4``."""
+    literals = claim.left.literals() + claim.right.literals()
+    rel = sum(0.5 * 10.0**-n.decimals / abs(float(n.value)) for n in literals if n.value and n.decimals >= 2)
+    tol = max(1e-6 * max(1.0, abs(value)), 1.5 * rel * abs(value))
+    if claim.right.op == "num" and not _exact_at(previous, claim.right.decimals):
+        tol = max(tol, 10.0**-claim.right.decimals * (1 - 1e-9))
+    return tol
+
+
+def _exact_at(value: float, decimals: int) -> bool:
+    scaled = value * 10**decimals
+    return abs(scaled - round(scaled)) <= 1e-9 * max(1.0, abs(scaled))
+
+
+def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflict]]:
+    """Per step, the equations that contradict the previous equation in the same unknown."""
+    last: dict[str, float] = {}
+    """Unknown -> solution of the last equation in it that was not a bare assignment (``x = 3``)."""
+    dropped: set[str] = set()
+    found: list[list[EquationConflict]] = []
+    for check in checks:
+        step: list[EquationConflict] = []
+        for claim_check in check.claims:
+            claim = claim_check.claim
+            if claim is None:
+                continue
+            root = linear_root(claim)
+            if root is False:
+                dropped |= claim.left.variables() | claim.right.variables()
+            if not isinstance(root, tuple) or root[0] in dropped:
+                continue
+            name, value = root
+            previous = last.get(name)
+            if previous is not None and abs(value - previous) > _tolerance(claim, value, previous):
+                step.append(EquationConflict(name, value, previous, claim_check.expression))
+            if claim.left.op != "var" or claim.right.is_operation() or claim.right.has_variable():
+                last[name] = value  # "for n = 1 ... for n = 2" enumerates cases: assignments are not followed
+        found.append(step)
+    return found

@@ -1,0 +1,77 @@
+"""Typed per-step flags and per-solution assessments: what the HTML report shows for each step."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+ASSESSMENT_VERSION = 1
+"""Version of :class:`SolutionAssessment` records (its ``version`` field)."""
+
+
+class FlagKind(StrEnum):
+    """What a flag says is wrong with a step."""
+
+    ARITHMETIC = "arithmetic"
+    """The step asserts a false calculation or comparison."""
+    EQUATION = "equation"
+    """An equation in one unknown whose solution disagrees with the previous equation in that unknown."""
+    UNSUPPORTED_NUMBER = "unsupported_number"
+    """A calculation starts from a number that appears nowhere before."""
+    DOUBT = "doubt"
+    """The step corrects itself, assumes something unstated, or calls something impossible."""
+    CONTRADICTION = "contradiction"
+    """An NLI model finds the step contradicts the question or an earlier step."""
+    JUDGE = "judge"
+    """An LLM judge or process reward model names this step as the first wrong one."""
+    UNUSED_GIVEN = "unused_given"
+    """(solution level) a number given in the question is never used."""
+    NO_FINAL_ANSWER = "no_final_answer"
+    """(solution level) the solution never states a final answer."""
+
+
+class StepFlag(BaseModel):
+    """One reason to suspect a step (or, for solution-level kinds, the whole solution)."""
+
+    kind: FlagKind
+    severity: float = Field(ge=0, le=1)
+    """How strongly this flag alone suggests an error, as a probability-like weight."""
+    message: str
+    """One line for a reader, e.g. ``48 / 2 = 25 is false (48 / 2 = 24)``. Untrusted text: escape it."""
+    evidence: str | None = None
+    """The offending expression or quoted words, if any. Untrusted text: escape it."""
+
+
+class StepAssessment(BaseModel):
+    """Everything the detectors found about one step."""
+
+    index: int = Field(ge=0)
+    """0-based step index."""
+    suspicion: float = Field(ge=0, le=1)
+    """Combined flag severities: 1 - prod(1 - severity)."""
+    flags: list[StepFlag] = Field(default_factory=list)
+    alignment: float | None = None
+    """ROSCOE r-align of the step to the source (Faithfulness-Step term), if an encoder ran."""
+    contradiction: float | None = None
+    """Largest P(contradiction) against the question or an earlier step, if an NLI model ran."""
+
+
+class SolutionAssessment(BaseModel):
+    """All flags of one solution, its score and its first suspect step."""
+
+    version: Literal[1] = 1
+    id: str
+    score: float
+    """Higher = more likely wrong: 1 - prod over steps and solution flags of (1 - severity), plus a
+    ROSCOE tie-breaker below 0.01 (see docs/detectors.md)."""
+    first_suspect: int
+    """Index of the earliest step with suspicion >= the flag threshold, or -1."""
+    steps: list[StepAssessment]
+    flags: list[StepFlag] = Field(default_factory=list)
+    """Solution-level flags (unused given numbers, no final answer)."""
+    detectors: list[str] = Field(default_factory=list)
+    """Detectors that ran."""
+    unavailable: dict[str, str] = Field(default_factory=dict)
+    """Detector -> why it did not run (no NLI model, no backend...)."""

@@ -1,0 +1,99 @@
+"""Where a step's numbers come from: the question, earlier steps, or nowhere.
+
+Two checks, both reference-free:
+
+* an *unsupported operand* is a number a calculation starts from that is not an
+  everyday constant (:data:`CONSTANTS`), not a result computed in the same step,
+  and neither in the question or an earlier step nor one operation with a
+  constant away from such a number (``1 - 0.75``, ``75 / 100``, ``3 × 60``): it
+  came from nowhere, which is how a misread or invented quantity shows;
+* an *unused given number* is a number written with digits in the question that
+  no step mentions: the solution ignored part of the data.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from reasoning_metrics.verify._lexer import tokenize
+from reasoning_metrics.verify._normalize import normalize
+from reasoning_metrics.verify.arithmetic import StepCheck
+
+CONSTANTS = (0.5, 1, 2, 10, 100, 1000, 7, 12, 24, 30, 52, 60, 365, 3600)
+"""Numbers a solution may use without a source: halves, doubling, powers of ten, calendar and clock units."""
+
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
+    "million": 1_000_000, "dozen": 12, "dozens": 12, "half": 0.5, "halves": 2, "twice": 2, "double": 2,
+    "triple": 3, "thrice": 3, "quarter": 0.25, "quarters": 4, "quarterly": 4, "third": 3, "thirds": 3,
+    "fourth": 4, "fourths": 4, "fifth": 5, "fifths": 5, "tenth": 10, "once": 1, "pair": 2, "couple": 2,
+    "weekdays": 5, "weekend": 2, "biweekly": 2, "annually": 1, "monthly": 12, "weekly": 52, "daily": 365,
+}  # fmt: skip
+_WORD = re.compile(r"[a-z]+")
+
+
+@dataclass(frozen=True)
+class UnsupportedOperand:
+    """A number a calculation in the step starts from, with no source before it."""
+
+    value: float
+    expression: str
+    """The claim it appears in."""
+
+
+def given_numbers(text: str) -> set[float]:
+    """Numbers in a question: numerals (Arabic or Chinese), percentages both ways, English number words."""
+    values = {float(t.value) for t in tokenize(normalize(text)) if t.value is not None}
+    values |= {v / 100 for v in values}
+    lowered = text.lower()
+    values |= {float(_NUMBER_WORDS[w]) for w in _WORD.findall(lowered) if w in _NUMBER_WORDS}
+    return values
+
+
+def _expand(known: Iterable[float]) -> list[float]:
+    """``known`` plus everything one operation with a constant away (``1 - p``, ``x / 100``, ``1 / x``)."""
+    out: set[float] = set()
+    for a in known:
+        out.add(a)
+        if a:
+            out.add(1 / a)
+        for c in CONSTANTS:
+            out.update((a * c, a / c, a + c, a - c, c - a))
+    return sorted(out)
+
+
+def _contains(sorted_values: list[float], value: float) -> bool:
+    tol = 1e-6 * max(1.0, abs(value))
+    i = bisect.bisect_left(sorted_values, value - tol)
+    return i < len(sorted_values) and sorted_values[i] <= value + tol
+
+
+def unsupported_operands(question: str, checks: Sequence[StepCheck]) -> list[list[UnsupportedOperand]]:
+    """Per step, the operands of its calculations that have no source (see the module doc)."""
+    known: set[float] = given_numbers(question)
+    found: list[list[UnsupportedOperand]] = []
+    for check in checks:
+        results = {v for c in check.claims for v in (c.left_value, c.right_value) if v is not None}
+        pool = sorted({*_expand(known), *results, *CONSTANTS})
+        step: list[UnsupportedOperand] = []
+        for claim in check.claims:
+            for value in claim.operands:
+                if not _contains(pool, value) and all(u.value != value for u in step):
+                    step.append(UnsupportedOperand(value, claim.expression))
+        found.append(step)
+        known |= set(check.mentioned) | results
+    return found
+
+
+def unused_given_numbers(question: str, checks: Sequence[StepCheck]) -> list[float]:
+    """Numbers written with digits in the question that no step mentions, in any unit of a percentage."""
+    given = {float(t.value) for t in tokenize(normalize(question)) if t.value is not None}
+    mentioned = sorted({v for check in checks for m in check.mentioned for v in (m, m * 100, m / 100)})
+    return sorted(v for v in given if v not in CONSTANTS and not _contains(mentioned, v) and not math.isnan(v))

@@ -1,0 +1,226 @@
+"""From a batch of questions to run records: prompts, one backend call per batch, extraction, grading.
+
+The three strategies:
+
+- ``generate``: free generation, then :func:`runners.extract.extract` and :func:`runners.grading.grade`;
+- ``next-token``: the log-probability of each option letter as the continuation of the prompt (CMMLU);
+- ``rank-options``: the log-probability of each option's text as the continuation; options are ranked,
+  rank 1 the most probable (Xiezhi, the right way round).
+
+The two scoring strategies apply to single-choice questions; other types are recorded as ``skipped``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from kg.errors import InputError
+from kg.importers import load_questions
+from kg.records import Question, QuestionType
+from runners.backends.base import (
+    Backend,
+    GenerationRequest,
+    GenerationResult,
+    LoglikelihoodRequest,
+    SamplingParams,
+)
+from runners.extract import extract
+from runners.fewshot import ExemplarPool, fit_prompt
+from runners.grading import grade
+from runners.prompting import Prompt, as_chat, as_text
+from runners.ranking import gold_rank
+from runners.records import RunRecord
+
+if TYPE_CHECKING:
+    from runners.run import RunOptions
+
+COT_MAX_TOKENS = 1024
+ANSWER_MAX_TOKENS = 512
+
+
+@dataclass
+class Answerer:
+    """Everything a run needs to turn questions into records."""
+
+    options: RunOptions
+    backend: Backend
+    sampling: SamplingParams
+    pool: ExemplarPool | None
+    template_hash: str
+
+    @classmethod
+    def create(cls, options: RunOptions) -> Answerer:
+        """Load the backend and the exemplar pool; fix the sampling parameters."""
+        from runners.backends import get_backend
+        from runners.backends.sampling import default_sampling
+
+        backend_options = dict(options.backend_options)
+        if options.chat is not None:
+            backend_options.setdefault("chat", options.chat)
+        model = _resolve(options.model, options.backend)
+        backend = get_backend(options.backend, model, **backend_options)
+        is_chat = bool(getattr(backend, "is_chat", True))
+        base = default_sampling(is_chat)
+        cot = options.mode.endswith("cot")
+        sampling = replace(
+            base,
+            temperature=options.temperature if options.temperature is not None else base.temperature,
+            top_p=options.top_p if options.top_p is not None else base.top_p,
+            max_tokens=options.max_tokens or (COT_MAX_TOKENS if cot else ANSWER_MAX_TOKENS),
+            n=options.samples,
+            seed=options.seed,
+        )
+        pool = None
+        if options.few_shot is not None:
+            dev = load_questions(options.few_shot)
+            pool = ExemplarPool.from_questions(dev.questions, seed=options.seed)
+        return cls(options, backend, sampling, pool, _template_hash(options, pool))
+
+    def sampling_dict(self) -> dict[str, Any]:
+        """The sampling parameters as the run header records them."""
+        return {
+            "temperature": self.sampling.temperature,
+            "top_p": self.sampling.top_p,
+            "max_tokens": self.sampling.max_tokens,
+            "n": self.sampling.n,
+            "seed": self.sampling.seed,
+            "chat": bool(getattr(self.backend, "is_chat", True)),
+        }
+
+    def prompt_for(self, question: Question) -> tuple[Prompt, str | list[dict[str, str]]]:
+        """The prompt object and what is sent: chat messages for chat models, text for base models."""
+        lang = question.language if self.options.lang == "auto" else self.options.lang
+        prompt = fit_prompt(
+            question,
+            self.options.mode,  # type: ignore[arg-type]
+            lang,  # type: ignore[arg-type]
+            self.pool,
+            count_tokens=self.backend.count_tokens if self.pool is not None else None,
+            budget=self.options.token_budget,
+            shots=self.options.shots,
+            template_set=self.options.template_set,
+        )
+        sent = as_chat(prompt) if getattr(self.backend, "is_chat", True) else as_text(prompt)
+        return prompt, sent
+
+    def answer(self, questions: Sequence[Question]) -> list[RunRecord]:
+        """Records for ``questions``, from one batched backend call."""
+        if self.options.strategy == "generate":
+            return self._generate(questions)
+        return self._score(questions)
+
+    def _generate(self, questions: Sequence[Question]) -> list[RunRecord]:
+        prompts = [self.prompt_for(q) for q in questions]
+        requests = [
+            GenerationRequest(
+                id=q.id,
+                prompt=sent,
+                params=replace(self.sampling, stop=self.sampling.stop + tuple(p.stop))
+                if not getattr(self.backend, "is_chat", True)
+                else self.sampling,
+            )
+            for q, (p, sent) in zip(questions, prompts, strict=True)
+        ]
+        results = self.backend.generate(requests)
+        return [
+            self._record_generation(q, sent, result)
+            for q, (_, sent), result in zip(questions, prompts, results, strict=True)
+        ]
+
+    def _record_generation(
+        self, question: Question, sent: str | list[dict[str, str]], result: GenerationResult
+    ) -> RunRecord:
+        from runners.run import make_record
+
+        common: dict[str, Any] = {
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+            "latency_s": result.latency_s,
+        }
+        if result.error is not None or not result.texts:
+            return make_record(question, sent, parse_status="failed", error=result.error or "no output", **common)
+        output = result.texts[0]
+        extraction = extract(question, output)
+        verdict = grade(question, extraction.answer)
+        return make_record(
+            question,
+            sent,
+            output=output,
+            outputs=result.texts if len(result.texts) > 1 else [],
+            extracted=extraction.answer,
+            parse_status=extraction.status,
+            correct=verdict.correct,
+            partial=verdict.partial,
+            **common,
+        )
+
+    def _score(self, questions: Sequence[Question]) -> list[RunRecord]:
+        from runners.run import make_record
+
+        records: list[RunRecord | None] = [None] * len(questions)
+        requests: list[LoglikelihoodRequest] = []
+        positions: list[int] = []
+        sent_by_index: dict[int, str | list[dict[str, str]]] = {}
+        for i, question in enumerate(questions):
+            _, sent = self.prompt_for(question)
+            sent_by_index[i] = sent
+            if question.type is not QuestionType.SINGLE:
+                records[i] = make_record(
+                    question, sent, parse_status="skipped", error=f"{self.options.strategy} scores single choice only"
+                )
+                continue
+            if self.options.strategy == "next-token":
+                continuations = tuple(o.label for o in question.options)
+            else:
+                continuations = tuple(" " + o.text for o in question.options)
+            requests.append(LoglikelihoodRequest(id=question.id, prompt=sent, continuations=continuations))
+            positions.append(i)
+        results = self.backend.loglikelihood(requests) if requests else []
+        for i, result in zip(positions, results, strict=True):
+            question = questions[i]
+            if result.error is not None:
+                records[i] = make_record(question, sent_by_index[i], parse_status="failed", error=result.error)
+                continue
+            scores = {o.label: lp for o, lp in zip(question.options, result.logprobs, strict=True)}
+            gold = str(question.answer[0])
+            rank = gold_rank(scores, gold)
+            best = max(scores, key=lambda k: scores[k])
+            records[i] = make_record(
+                question,
+                sent_by_index[i],
+                extracted=[best],
+                parse_status="ok",
+                correct=rank == 1,
+                option_scores=scores,
+                gold_rank=rank,
+            )
+        return [r for r in records if r is not None]
+
+
+def _resolve(model: str, backend: str) -> str:
+    """A catalogue name (``k12eval models list``) becomes its local folder; other references pass through."""
+    if backend in ("openai", "replay"):
+        return model
+    try:
+        from k12eval.models import require_model
+    except ImportError:  # pragma: no cover - the models package ships with k12eval
+        return model
+    try:
+        return require_model(model)
+    except InputError:
+        raise
+    except Exception:
+        return model
+
+
+def _template_hash(options: RunOptions, pool: ExemplarPool | None) -> str:
+    from runners.prompting import template_hash
+
+    parts = [template_hash(options.template_set, lang) for lang in ("zh", "en")]
+    if pool is not None:
+        parts.append(hashlib.sha256("".join(e.fingerprint() for e in pool).encode("utf-8")).hexdigest()[:16])
+    return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:16]

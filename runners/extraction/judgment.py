@@ -1,0 +1,96 @@
+"""Judgment answers: one true/false per statement.
+
+Verdict words: 对/错, 正确/错误/不正确/不对, √/×/✓/✗, T/F, true/false,
+correct/incorrect/wrong. They are read, in order of preference:
+
+1. ``numbered``: "1. 对 2. 错", "1.T 2.F", "(1)√(2)×", "①错②对"; the last verdict given to
+   each number counts, and every statement must have one;
+2. ``sequence``: as many verdicts as statements, in order ("TFFT", "√×√", "错误，正确");
+3. ``leading`` (one statement): the output starts with a verdict;
+4. ``agreeing`` (one statement): every verdict in the output agrees.
+
+Each is tried on the text after the last answer marker ("答案是：", "answer:") first, then
+on the whole output. Phrases that contain verdict characters without being one
+("正确答案", "判断正误", "对于", "是否正确") are blanked first.
+"""
+
+from __future__ import annotations
+
+import re
+
+from runners.extraction.text import Found, View
+
+_NOT_VERDICTS = re.compile(
+    r"正确答案|正确选项|正确的(?:回答|答案|顺序)|判断正误|判断对错|正误|对错|是否正确|是否对|正确与否|正确或(?:者)?错误"
+    r"|对或错|不错|对于|对应|对称|对比|对象|对待|对方|相对|绝对|针对|面对|反对|核对|错过|(?i:true or false|correct or wrong)"
+)
+# 对 and 错 count only standing alone ("对", "是对的", "1.对 2.错"), not in 对公民, 抱对, 对抗.
+_ALONE = r"(?=的|[\s\d,.;。、!()]|$)"
+_TRUE = rf"正确|对{_ALONE}|√|✓|✔|(?<![A-Za-z])T(?![A-Za-z])|(?i:\btrue\b|\bcorrect\b)"
+_FALSE = (
+    rf"不正确|不对|错误|错{_ALONE}|×|✗|✘|✕|(?<![A-Za-z])F(?![A-Za-z])"
+    r"|(?i:\bnot (?:true|correct)\b|\bfalse\b|\bincorrect\b|\bwrong\b)"
+)
+_VERDICT = re.compile(rf"(?P<false>{_FALSE})|(?P<true>{_TRUE})")
+_COMPACT = re.compile(r"(?<![A-Za-z])[TF]{2,}(?![A-Za-z])")
+# "1. 对", "(2) 该说法错误", "第3题：F"; without a separator ("①错" folds to "1错") the verdict must follow at once.
+_NUMBERED = re.compile(
+    rf"(?<![\d.])(?:第\s*)?(?P<num>\d{{1,2}})\s*(?:(?:[.)、:]|题|小题|句|项)\s*[^\n\d]{{0,12}}?|\s*)"
+    rf"(?:(?P<false>{_FALSE})|(?P<true>{_TRUE}))"
+)
+_ANSWER_MARKER = re.compile(r"答案\s*(?:应该|应)?\s*(?:是|为)?\s*:|(?i:answers?)\s*(?:(?i:is|are)\s*)?:?")
+
+
+def extract_judgment(view: View, statements: int) -> Found | None:
+    """One bool per statement (``statements`` of them), or ``None``."""
+    markers = list(_ANSWER_MARKER.finditer(view.masked))  # before "正确答案" is blanked below
+    text = _NOT_VERDICTS.sub(lambda m: " " * len(m.group()), view.masked)
+    windows = [markers[-1].end()] if markers else []
+    for begin in [*windows, 0]:
+        found = _read(text, begin, statements)
+        if found:
+            return found
+    return None
+
+
+def _read(text: str, begin: int, statements: int) -> Found | None:
+    segment = text[begin:]
+    numbered: dict[int, tuple[bool, int, int]] = {}
+    for match in _NUMBERED.finditer(segment):
+        number = int(match.group("num"))
+        if 1 <= number <= statements:
+            numbered[number] = (match.group("true") is not None, match.start(), match.end())
+    if statements > 1 and len(numbered) == statements:
+        spans = [numbered[i] for i in range(1, statements + 1)]
+        return Found(
+            [value for value, _, _ in spans],
+            begin + min(s for _, s, _ in spans),
+            begin + max(e for _, _, e in spans),
+            "numbered",
+        )
+    verdicts = _verdicts(segment)
+    if len(verdicts) == statements:
+        return Found([v for v, _, _ in verdicts], begin + verdicts[0][1], begin + verdicts[-1][2], "sequence")
+    if statements == 1 and verdicts:
+        first = verdicts[0]
+        if not segment[: first[1]].strip(" \n:.,-(["):
+            return Found([first[0]], begin + first[1], begin + first[2], "leading")
+        if len({v for v, _, _ in verdicts}) == 1:
+            return Found([first[0]], begin + first[1], begin + verdicts[-1][2], "agreeing")
+    return None
+
+
+def _verdicts(segment: str) -> list[tuple[bool, int, int]]:
+    """Every verdict in order; a compact run like ``TFFT`` counts one verdict per letter."""
+    out: list[tuple[bool, int, int]] = []
+    position = 0
+    for compact in _COMPACT.finditer(segment):
+        out.extend(_singles(segment, position, compact.start()))
+        out.extend((c == "T", compact.start() + i, compact.start() + i + 1) for i, c in enumerate(compact.group()))
+        position = compact.end()
+    out.extend(_singles(segment, position, len(segment)))
+    return out
+
+
+def _singles(segment: str, start: int, end: int) -> list[tuple[bool, int, int]]:
+    return [(m.group("true") is not None, m.start(), m.end()) for m in _VERDICT.finditer(segment, start, end)]

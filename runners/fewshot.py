@@ -1,0 +1,196 @@
+"""Few-shot exemplars: chosen per subject and type from a dev split, fitted to a token budget.
+
+The CK12 protocol shows 5 exemplars of the question's subject and type; if the
+prompt passes 1,024 tokens it shows 3, then 1 (the paper; the released evaluator
+counts 2,048 characters instead: pass ``count_tokens=len, budget=2048`` to
+reproduce it). CMMLU's template set drops the longest exemplar until it fits.
+An exemplar is never the question itself nor a question with the same stem.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from kg.errors import InputError
+from kg.records import Question, QuestionType
+from runners.prompting import Exemplar, Language, Prompt, build_prompt
+from runners.records import Mode
+from runners.templates import TemplateSet, load_template_set
+
+DEFAULT_SHOTS = 5
+DEFAULT_BUDGET = 1024
+"""Tokens, by the model's own tokenizer (CK12 paper)."""
+
+CountTokens = Callable[[str], int]
+
+
+def stem_key(text: str) -> str:
+    """A stem reduced for comparison: width-folded, without whitespace, lower case."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text)).lower()
+
+
+class ExemplarPool:
+    """Exemplars indexed by subject and type, each group in a fixed, seeded order.
+
+    With ``seed=None`` the given order is kept (e.g. CK12's released example
+    files, whose first five are the paper's); otherwise each group is sorted by
+    id and shuffled with a generator seeded by (seed, subject, type), so the
+    choice does not depend on the order the dev split was read in, and every
+    question of a subject and type sees the same exemplars.
+    """
+
+    def __init__(self, exemplars: Iterable[Exemplar], seed: int | None = 0) -> None:
+        groups: dict[tuple[str, QuestionType], list[Exemplar]] = {}
+        for exemplar in exemplars:
+            groups.setdefault((exemplar.subject, exemplar.type), []).append(exemplar)
+        if seed is not None:
+            for (subject, qtype), group in groups.items():
+                group.sort(key=lambda e: e.id)
+                random.Random(f"{seed}|{subject}|{qtype.value}").shuffle(group)
+        self._groups = groups
+        self.seed = seed
+
+    @classmethod
+    def from_questions(cls, questions: Iterable[Question], seed: int | None = 0) -> ExemplarPool:
+        """A pool from a dev split's questions."""
+        return cls((Exemplar.from_question(q) for q in questions), seed=seed)
+
+    def __iter__(self) -> Iterator[Exemplar]:
+        for key in sorted(self._groups, key=lambda k: (k[0], k[1].value)):
+            yield from self._groups[key]
+
+    def __len__(self) -> int:
+        return sum(len(g) for g in self._groups.values())
+
+    def select(self, question: Question, k: int = DEFAULT_SHOTS, cot: bool = False) -> list[Exemplar]:
+        """Up to ``k`` exemplars for ``question``: same subject and type, never the question or its stem.
+
+        For CoT, exemplars without an analysis are passed over (they would show no reasoning).
+        """
+        key = stem_key(question.stem)
+        chosen: list[Exemplar] = []
+        for exemplar in self._groups.get((question.subject, question.type), []):
+            if len(chosen) == k:
+                break
+            if exemplar.id == question.id or _same_stem(key, exemplar):
+                continue
+            if cot and not exemplar.analysis.strip():
+                continue
+            chosen.append(exemplar)
+        return chosen
+
+
+def _same_stem(key: str, exemplar: Exemplar) -> bool:
+    if stem_key(exemplar.stem) == key:
+        return True
+    # Ready-written exemplars carry stem and options in one text: look for the stem inside it.
+    return exemplar.question is None and len(key) >= 8 and key in stem_key(exemplar.text or exemplar.stem)
+
+
+def fit_prompt(
+    question: Question,
+    mode: Mode,
+    lang: Language,
+    pool: ExemplarPool | None,
+    *,
+    count_tokens: CountTokens | None = None,
+    budget: int = DEFAULT_BUDGET,
+    shots: int = DEFAULT_SHOTS,
+    template_set: str | TemplateSet = "ck12",
+) -> Prompt:
+    """The prompt for ``question``, with as many exemplars as the budget allows.
+
+    Zero-shot modes ignore the pool. Without ``count_tokens`` no budget applies.
+    ``ck12`` template sets try ``shots``, then 3, then 1 exemplar and keep 1 even
+    if it is still over (``Prompt.over_budget``); ``drop-longest`` sets drop the
+    longest exemplar (by tokens) until the prompt fits, down to none.
+    """
+    templates = template_set if isinstance(template_set, TemplateSet) else load_template_set(template_set, lang)
+    if not mode.startswith("few-shot") or pool is None:
+        return build_prompt(question, mode, lang, (), templates)
+    exemplars = pool.select(question, shots, cot=mode.endswith("cot"))
+    if count_tokens is None:
+        return build_prompt(question, mode, lang, exemplars, templates)
+
+    def build(chosen: Sequence[Exemplar]) -> tuple[Prompt, bool]:
+        prompt = build_prompt(question, mode, lang, chosen, templates)
+        return prompt, count_tokens(prompt.text) <= budget
+
+    if templates.fewshot_fallback == "drop-longest":
+        chosen = list(exemplars)
+        prompt, fits = build(chosen)
+        while not fits and chosen:
+            longest = max(range(len(chosen)), key=lambda i: (count_tokens(_exemplar_text(chosen[i])), i))
+            del chosen[longest]
+            prompt, fits = build(chosen)
+        return prompt if fits else replace(prompt, over_budget=True)
+
+    steps = [len(exemplars)] + [n for n in (3, 1) if n < len(exemplars)]
+    prompt, fits = build(exemplars)
+    for n in steps[1:]:
+        if fits:
+            break
+        prompt, fits = build(exemplars[:n])
+    return prompt if fits else replace(prompt, over_budget=True)
+
+
+def _exemplar_text(exemplar: Exemplar) -> str:
+    return (exemplar.text or exemplar.stem) + exemplar.analysis
+
+
+def load_ck12_examples(path: Path) -> list[Exemplar]:
+    """CK12's released ``few_shot_examples.json`` / ``few_shot_cot_examples.json`` as exemplars.
+
+    Their records hold the stem with the options already written in, so they are
+    shown as they are. Use ``ExemplarPool(..., seed=None)`` to keep their order.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read few-shot examples ({exc.strerror})") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected an object {{subject: {{type: [examples]}}}}")
+    exemplars: list[Exemplar] = []
+    for subject, by_type in data.items():
+        if not isinstance(by_type, dict):
+            raise InputError(f"{path}, subject {subject!r}: expected an object {{type: [examples]}}")
+        for type_name, items in by_type.items():
+            try:
+                qtype = QuestionType.parse(type_name)
+            except ValueError as exc:
+                raise InputError(f"{path}, subject {subject!r}: {exc}") from exc
+            if not isinstance(items, list):
+                raise InputError(f"{path}, {subject}/{type_name}: expected a list of examples")
+            for i, item in enumerate(items):
+                where = f"{path}, {subject}/{type_name} example {i + 1}"
+                exemplars.append(_ck12_example(item, subject, qtype, f"{subject}/{type_name}/{i}", where))
+    return exemplars
+
+
+def _ck12_example(item: object, subject: str, qtype: QuestionType, default_id: str, where: str) -> Exemplar:
+    if not isinstance(item, dict):
+        raise InputError(f"{where}: expected an object with 'prompt' and 'answer'")
+    for key in ("prompt", "answer"):
+        if not isinstance(item.get(key), str) or not item[key].strip():
+            raise InputError(f"{where}, field '{key}': expected a non-empty string")
+    analysis = item.get("analysis", "")
+    if not isinstance(analysis, str):
+        raise InputError(f"{where}, field 'analysis': expected a string")
+    text = item["prompt"].strip()
+    return Exemplar(
+        id=str(item.get("id") or default_id),
+        subject=subject,
+        type=qtype,
+        stem=text,
+        analysis=analysis,
+        text=text,
+        answer_text=item["answer"].strip(),
+    )

@@ -1,0 +1,181 @@
+"""Fill-in blanks compared the way a teacher would: same text, or same number with the same (or no) unit.
+
+:func:`normalize_blank` rewrites a blank to a plain form: full-width characters
+folded, LaTeX (``$$``, ``\\frac``/``\\dfrac``, ``\\text{}``, ``{}``, ``\\left``...) turned into
+plain text, spaces and trailing punctuation dropped, Latin letters lower-cased.
+:func:`blank_matches` then accepts
+
+* equal normal forms;
+* equal numbers, where fractions, decimals, mixed numbers and thousands
+  separators are all read (``1/2 == 0.5 == \\frac{1}{2}``), and a decimal of two
+  or more places matches a fraction with no finite decimal when it is that
+  fraction rounded (``0.33`` for ``1/3``), with a trailing unit on either side
+  ignored when the other has none (``50 == 50cm``; ``50cm != 50m``; ``%`` and ``°``
+  count as units);
+* a worked line against its result: ``x=2`` or ``2-3=-1`` against ``-1`` (the text
+  after the last ``=``, when only one side has one);
+* a short sentence that holds exactly one number, against a numeric gold
+  (``哥哥每分钟跑55米`` for ``55``; at most 24 characters once normalised).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from fractions import Fraction
+
+_SYMBOLS = {
+    r"\times": "×",
+    r"\cdot": "·",
+    r"\div": "÷",
+    r"\pm": "±",
+    r"\leqslant": "≤",
+    r"\geqslant": "≥",
+    r"\leq": "≤",
+    r"\geq": "≥",
+    r"\le": "≤",
+    r"\ge": "≥",
+    r"\neq": "≠",
+    r"\ne": "≠",
+    r"\pi": "π",
+    r"\angle": "∠",
+    r"\triangle": "△",
+    r"\because": "∵",
+    r"\therefore": "∴",
+    r"\infty": "∞",
+    r"\%": "%",
+    r"\circ": "°",
+    r"\degree": "°",
+}
+_SYMBOL = re.compile("|".join(re.escape(k) + r"(?![A-Za-z])" for k in sorted(_SYMBOLS, key=len, reverse=True)))
+_WRAPPERS = re.compile(
+    r"\\(?:text|textrm|textbf|mathrm|mathbf|mathit|rm|bf|operatorname|underline|boxed|overline|mbox)\s*\{([^{}]*)\}"
+)
+_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
+_SPACING = re.compile(r"\\(?:left|right|displaystyle|[,;:! ]|quad|qquad)|~")
+_DELIMS = re.compile(r"\$+|\\[()\[\]]")
+_SUPERSCRIPTS = str.maketrans({c: "^" + d for c, d in zip("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789", strict=True)})
+_TRAILING = "。.,，;；:：、!！?？"
+_QUOTES = "\"'“”‘’「」『』《》"
+
+_NUMBER = r"[+-]?(?:\d+(?:\.\d+)?|\.\d+)"
+_VALUE = re.compile(
+    rf"^(?P<sign>[+-]?)(?:(?P<whole>\d+)(?=\())?(?:\((?P<pn>{_NUMBER})\)/\((?P<pd>{_NUMBER})\)"
+    rf"|(?P<n>{_NUMBER})(?:/(?P<d>{_NUMBER}))?)(?P<unit>.*)$"
+)
+_UNIT_LIST = (
+    "% ° °c mm cm dm m km nm μm um mg g kg s ms min h l ml dl n kn j kj w kw v mv kv pa kpa mpa hz khz "
+    "mol mol/l g/mol m/s km/h cm/s m/s^2 g/cm^3 kg/m^3 cm^2 m^2 dm^2 km^2 mm^2 cm^3 m^3 dm^3 mm^3 kwh kw·h "
+    "cal kcal ω kω db"
+)
+_LATIN_UNITS = frozenset(_UNIT_LIST.split())
+_CJK_UNIT = re.compile(r"^[\u4e00-\u9fff]{1,4}$")
+_NUMBERS = re.compile(r"(?<![\d.])[+-]?\d+(?:\.\d+)?(?:/\d+)?(?![\d.])")
+_SHORT_SENTENCE = 24
+
+
+def normalize_blank(text: str) -> str:
+    """The plain form of one blank's answer (see the module docstring)."""
+    s = unicodedata.normalize("NFKC", text.translate(_SUPERSCRIPTS)).replace("\u2212", "-").replace("\u2014", "-")
+    s = _DELIMS.sub("", s)
+    s = re.sub(r"\\[dt]frac", r"\\frac", s)
+    s = _SPACING.sub("", s)
+    s = re.sub(r"\^\s*\{?\s*\\circ\s*\}?", "°", s)
+    for _ in range(8):  # innermost braces first, until nothing changes
+        before = s
+        s = _WRAPPERS.sub(r"\1", s)
+        s = _FRAC.sub(r"(\1)/(\2)", s)
+        s = _SQRT.sub(r"√(\1)", s)
+        if s == before:
+            break
+    s = _SYMBOL.sub(lambda m: _SYMBOLS[m.group().rstrip()], s)
+    s = s.replace("{", "").replace("}", "")
+    s = re.sub(r"\s+", "", s)
+    s = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", s)
+    s = re.sub(r"√\((\w+)\)", r"√\1", s)
+    s = re.sub(r"(?<!\d)\(([\w.√^]+)\)/\(([\w.√^]+)\)", r"\1/\2", s)  # (a)/(b) -> a/b, but keep 3(1)/(3)
+    s = s.strip(_QUOTES).rstrip(_TRAILING).strip(_QUOTES) or s  # a lone punctuation mark is the answer
+    return s.lower()
+
+
+def parse_value(normal: str) -> tuple[Fraction, str, int | None] | None:
+    """A normal form read as (number, unit, decimal places or ``None`` for a non-decimal), if it is one."""
+    match = _VALUE.match(normal)
+    if not match:
+        return None
+    unit = match.group("unit")
+    if unit and not is_unit(unit):
+        return None  # "2x", "3^2", "1/2/3": not a number with a unit
+    if match.group("pn") is not None:
+        num, den = Fraction(match.group("pn")), Fraction(match.group("pd"))
+        places = None
+    else:
+        num = Fraction(match.group("n"))
+        den = Fraction(match.group("d")) if match.group("d") else Fraction(1)
+        places = len(match.group("n").partition(".")[2]) if match.group("d") is None else None
+    if den == 0:
+        return None
+    value = num / den
+    if match.group("whole"):
+        value = Fraction(match.group("whole")) + value
+        places = None
+    if match.group("sign") == "-":
+        value = -value
+    return value, unit, places
+
+
+def is_unit(text: str) -> bool:
+    """A unit as answers write it: a known Latin unit (``cm``, ``m/s``, ``kg``), ``%``, ``°``, or 1-4 Chinese characters.
+
+    Single letters that are usually variables (``x``, ``a``, ``k``...) are not units, so ``2x`` is not ``2``.
+    """
+    return text in _LATIN_UNITS or bool(_CJK_UNIT.match(text))
+
+
+def blank_matches(predicted: str, gold: str) -> bool:
+    """Whether one predicted blank says what the gold blank says."""
+    p, g = normalize_blank(predicted), normalize_blank(gold)
+    if not p:
+        return False
+    if _same(p, g):
+        return True
+    if "=" in p and "=" not in g:
+        return _same(p.rsplit("=", 1)[1], g)
+    if "=" in g and "=" not in p:
+        return _same(p, g.rsplit("=", 1)[1])
+    if parse_value(g) is not None and parse_value(p) is None and len(p) <= _SHORT_SENTENCE:
+        numbers = _NUMBERS.findall(p)
+        return len(numbers) == 1 and _same(numbers[0], g)
+    return False
+
+
+def _same(p: str, g: str) -> bool:
+    return p == g or _numbers_match(p, g)
+
+
+def _numbers_match(p: str, g: str) -> bool:
+    pv, gv = parse_value(p), parse_value(g)
+    if pv is None or gv is None:
+        return False
+    (pn, pu, pplaces), (gn, gu, gplaces) = pv, gv
+    if pu and gu and pu != gu:
+        return False
+    if pn == gn:
+        return True
+    return _rounds_to(pn, pplaces, gn) or _rounds_to(gn, gplaces, pn)
+
+
+def _rounds_to(decimal: Fraction, places: int | None, exact: Fraction) -> bool:
+    """A decimal of 2+ places stands for a fraction with no finite decimal that it rounds."""
+    if places is None or places < 2 or _terminates(exact):
+        return False
+    return round(exact, places) == decimal
+
+
+def _terminates(value: Fraction) -> bool:
+    den = value.denominator
+    for p in (2, 5):
+        while den % p == 0:
+            den //= p
+    return den == 1

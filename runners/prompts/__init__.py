@@ -1,0 +1,1 @@
+"""Prompt template sets as data files: ``<name>.<language>.toml``, loaded by :mod:`runners.templates`."""

@@ -1,0 +1,101 @@
+"""From option scores to ranks and ranking metrics (Xiezhi), and the next-token letter pick (CMMLU).
+
+Ranks: rank 1 is the most probable option (the highest log-probability). Ties
+are ranked *pessimistically*: an option tied with others gets the worst rank of
+its tie group, so a model that scores every option the same gets rank n, not 1,
+for the gold option (an optimistic rule would hand it Hit@1 = 1). NaN scores
+rank below every number.
+
+Xiezhi's metrics: MRR (mean of 1/rank of the gold option), Hit@k (share of
+questions whose gold rank is at most k) and mean rank divided by the number of
+options (lower is better). The released Xiezhi code at its latest commit sorts
+ascending, ranking the *least* likely option first; its earlier version, the
+paper and this module rank the most likely first.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Mapping, Sequence
+
+
+def _key(score: float) -> float:
+    return -math.inf if math.isnan(score) else score
+
+
+def ranks(scores: Mapping[str, float]) -> dict[str, int]:
+    """Each option's rank, 1 = highest score; tied options all get the tie's worst rank."""
+    values = {label: _key(score) for label, score in scores.items()}
+    return {label: sum(1 for other in values.values() if other >= value) for label, value in values.items()}
+
+
+def gold_rank(scores: Mapping[str, float], gold: str) -> int:
+    """The rank of the gold option (pessimistic on ties)."""
+    if gold not in scores:
+        raise KeyError(f"gold option {gold!r} has no score; scored: {', '.join(scores)}")
+    value = _key(scores[gold])
+    return sum(1 for other in scores.values() if _key(other) >= value)
+
+
+def mrr(gold_ranks: Sequence[int]) -> float:
+    """Mean reciprocal rank of the gold options."""
+    _check(gold_ranks)
+    return sum(1 / r for r in gold_ranks) / len(gold_ranks)
+
+
+def hit_at(gold_ranks: Sequence[int], k: int) -> float:
+    """Share of questions whose gold option is ranked ``k`` or better (Hit@1 is accuracy)."""
+    _check(gold_ranks)
+    return sum(1 for r in gold_ranks if r <= k) / len(gold_ranks)
+
+
+def mean_normalized_rank(gold_ranks: Sequence[int], option_counts: Sequence[int] | int) -> float:
+    """Mean of rank / number of options (Xiezhi's "mean rank"; lower is better, 1/n at best, 1 at worst)."""
+    _check(gold_ranks)
+    counts = [option_counts] * len(gold_ranks) if isinstance(option_counts, int) else list(option_counts)
+    if len(counts) != len(gold_ranks):
+        raise ValueError(f"{len(gold_ranks)} ranks but {len(counts)} option counts")
+    if any(r > n or n < 1 for r, n in zip(gold_ranks, counts, strict=True)):
+        raise ValueError("a rank is larger than its number of options")
+    return sum(r / n for r, n in zip(gold_ranks, counts, strict=True)) / len(gold_ranks)
+
+
+def _check(gold_ranks: Sequence[int]) -> None:
+    if not gold_ranks:
+        raise ValueError("no ranks to average")
+    if any(r < 1 for r in gold_ranks):
+        raise ValueError("ranks start at 1")
+
+
+def letter_scores(top_logprobs: Mapping[str, float], labels: Sequence[str]) -> dict[str, float]:
+    """The log-probability of each option letter as the next token, from a backend's top tokens.
+
+    Tokens that spell the same letter (``"A"``, ``" A"``, ``"Ａ"``) are pooled
+    (log-sum-exp). Lower-case tokens are not letters. Letters absent from the
+    top tokens are left out.
+    """
+    pooled: dict[str, list[float]] = {}
+    wanted = set(labels)
+    for token, logprob in top_logprobs.items():
+        letter = unicodedata.normalize("NFKC", token).strip()
+        if letter in wanted and not math.isnan(logprob):
+            pooled.setdefault(letter, []).append(logprob)
+    return {label: _logsumexp(pooled[label]) for label in labels if label in pooled}
+
+
+def pick_letter(scores: Mapping[str, float]) -> str | None:
+    """The most probable letter; ``None`` when there is none or the top is tied (k12eval never guesses)."""
+    finite = {label: s for label, s in scores.items() if not math.isnan(s) and s > -math.inf}
+    if not finite:
+        return None
+    best = max(finite.values())
+    top = [label for label, s in finite.items() if s == best]
+    return top[0] if len(top) == 1 else None
+
+
+def _logsumexp(values: list[float]) -> float:
+    peak = max(values)
+    if peak == -math.inf:
+        return peak
+    return peak + math.log(sum(math.exp(v - peak) for v in values))

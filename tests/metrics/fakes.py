@@ -1,0 +1,83 @@
+"""Fast deterministic stand-ins for the models, for unit tests (the real models: test_adapters)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from runners.backends.base import (
+    GenerationRequest,
+    GenerationResult,
+    LoglikelihoodRequest,
+    LoglikelihoodResult,
+)
+
+
+class HashEncoder:
+    """Bag of hashed words and characters: similar texts get similar vectors. Records every call."""
+
+    name = "hash-encoder"
+
+    def __init__(self, dim: int = 64) -> None:
+        self.dim = dim
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(list(texts))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for token in re.findall(r"\w+|[^\w\s]", text.lower()):
+                h = int(hashlib.md5(token.encode()).hexdigest(), 16)
+                out[i, h % self.dim] += 1.0 if (h >> 8) % 2 else -1.0
+            out[i, 0] += 0.5  # never a zero vector
+        return out
+
+
+class RuleNLI:
+    """P(contradiction) is high when the two texts end in different numbers; records every call."""
+
+    name = "rule-nli"
+
+    def __init__(self) -> None:
+        self.calls: list[list[tuple[str, str]]] = []
+
+    def nli(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        self.calls.append(list(pairs))
+        out = np.zeros((len(pairs), 3), dtype=np.float32)
+        for i, (p, h) in enumerate(pairs):
+            a, b = re.findall(r"\d+", p), re.findall(r"\d+", h)
+            contra = 0.9 if a and b and a[-1] != b[-1] else 0.05 + 0.01 * (len(p) % 7)
+            out[i] = [(1 - contra) * 0.7, (1 - contra) * 0.3, contra]
+        return out
+
+
+class ScriptedBackend:
+    """A runners backend answering generation requests from a function of the prompt text."""
+
+    name = "scripted"
+    model = "scripted-judge"
+
+    def __init__(self, answer: Callable[[str], str | None]) -> None:
+        self.answer = answer
+        self.requests: list[GenerationRequest] = []
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        self.requests.extend(requests)
+        results = []
+        for r in requests:
+            text = r.prompt if isinstance(r.prompt, str) else r.prompt[-1]["content"]
+            reply = self.answer(text)
+            if reply is None:
+                results.append(GenerationResult(id=r.id, error="backend down"))
+            else:
+                results.append(GenerationResult(id=r.id, texts=[reply]))
+        return list(reversed(results))  # out of order on purpose: results are matched by id
+
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
+        return [LoglikelihoodResult(id=r.id, error="not supported") for r in requests]
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())

@@ -1,0 +1,85 @@
+"""A small CK12-format question bank and CoT run written by the tests (own text, not from the release)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from runners.records import RunHeader, RunRecord
+
+QUESTIONS: list[dict[str, Any]] = [
+    {
+        "id": "q-apples",
+        "prompt": "小明有$$5$$个苹果，吃了$$2$$个，还剩几个？",
+        "answer_option": ["A.$$2$$", "B.$$3$$", "C.$$4$$", "D.$$7$$"],
+        "answer": "B",
+        "analysis": "小明原有$$5$$个苹果，\n\n吃了$$2$$个，还剩$$5-2=3$$个．\n\n故选$${B}$$．\n",
+    },
+    {
+        "id": "q-eggs",
+        "prompt": "一只鸭子每天下$$16$$个蛋，吃掉$$3$$个，烤蛋糕用$$4$$个，剩下的每天有几个？",
+        "answer_option": ["A.$$7$$", "B.$$9$$", "C.$$13$$", "D.$$12$$"],
+        "answer": "B",
+        "analysis": "每天用掉$$3+4=7$$个蛋，\n\n∴剩下$$16-7=9$$个．\n\n故选$${B}$$．\n",
+    },
+    {
+        "id": "q-square",
+        "prompt": "正方形的边长是$$3$$，它的面积是多少？",
+        "answer_option": ["A.$$6$$", "B.$$9$$", "C.$$12$$", "D.$$3$$"],
+        "answer": "B",
+        "analysis": "正方形面积等于边长的平方，$$3\\times 3=9$$．\n\n故选$${B}$$．\n",
+    },
+]
+OUTPUTS: dict[str, str | None] = {
+    "q-apples": "小明有5个苹果。他吃了2个。所以还剩3个。答案：B",
+    "q-eggs": "每天下16个蛋。吃掉3个，用掉4个。所以剩下16-3-4=9个。答案：B",
+    "q-square": None,  # the backend failed on this one
+}
+
+
+def write_bank(folder: Path) -> Path:
+    """One CK12 JSONL file with :data:`QUESTIONS`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "单选.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for q in QUESTIONS:
+            record = {
+                **q,
+                "task_type": "单选",
+                "task_subject": "数学",
+                "task_grade": "小学",
+                "task_semester": "",
+                "difficulty": "易",
+                "knowledge_tree": "数-运算-减法",
+                "knowledge_domain": ["小学", "数学", "知识点", "运算", "减法"],
+            }
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return path
+
+
+def write_run(run_dir: Path, bank: Path, mode: Any = "few-shot-cot", **header: Any) -> Path:
+    """A run folder whose records answer :data:`QUESTIONS` with :data:`OUTPUTS`."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    head = RunHeader(model="tiny", backend="replay", mode=mode, data={"path": str(bank), "format": "ck12"}, **header)
+    (run_dir / "run.json").write_text(head.model_dump_json(indent=2), encoding="utf-8")
+    with (run_dir / "records.jsonl").open("w", encoding="utf-8") as handle:
+        for q in QUESTIONS:
+            record = RunRecord(
+                question_id=q["id"],
+                nodes={
+                    "subject": "subject:数学",
+                    "level1": "l1:数学/运算",
+                    "level2": "l2:数学/运算/减法",
+                    "question": f"q:{q['id']}",
+                },
+                subject="数学",
+                type="single_choice",
+                prompt="...",
+                output=OUTPUTS[q["id"]],
+                gold=["B"],
+                parse_status="ok" if OUTPUTS[q["id"]] else "failed",
+                error=None if OUTPUTS[q["id"]] else "timeout",
+            )
+            handle.write(record.model_dump_json() + "\n")
+    return run_dir

@@ -1,0 +1,158 @@
+"""``k12eval score`` and ``k12eval score-chains`` through the real command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from k12eval.cli import app
+
+from .runs import write_bank, write_run
+
+runner = CliRunner()
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _chain_file(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+GOOD = [
+    json.dumps(
+        {
+            "id": "a",
+            "source": "Tom has 5 apples. He eats 2.",
+            "hypothesis": "Tom has 5 apples. He eats 2. So 3 are left.",
+            "reference": "5 - 2 = 3 apples are left.",
+        }
+    ),
+    json.dumps(
+        {
+            "id": "b",
+            "source": "A square has side 3. What is its area?",
+            "hypothesis": ["The side is 3.", "The area is 3 * 3 = 9."],
+        }
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "line 2: not valid JSON"),
+        ('{"id": "c", "source": "s"}', "line 2 (record c), field 'hypothesis': expected a string or a list"),
+        (
+            '{"id": "c", "source": 3, "hypothesis": "h"}',
+            "line 2 (record c), field 'source': expected a string",
+        ),
+        ('{"id": "c", "source": "s", "hypothesis": "h", "lang": "fr"}', "field 'lang': expected zh or en"),
+        ('{"id": "c", "source": "s", "hypothesis": "h", "extra": 1}', "field 'extra': unknown field"),
+        (
+            '{"id": "a", "source": "s", "hypothesis": "h"}',
+            "line 2 (record a), field 'id': duplicate chain id",
+        ),
+    ],
+)
+def test_bad_chain_files_are_named_by_line_and_field(tmp_path: Path, line: str, message: str) -> None:
+    file = _chain_file(tmp_path / "chains.jsonl", [GOOD[0], line])
+    result = runner.invoke(app, ["score-chains", str(file), "--nli", "none"])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"error: {file}, ")
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_bad_options_and_runs_are_user_errors(tmp_path: Path) -> None:
+    file = _chain_file(tmp_path / "chains.jsonl", GOOD)
+    result = runner.invoke(app, ["score-chains", str(file), "--metrics", "faithfulness,bogus"])
+    assert result.exit_code == 2 and "error: --metrics: unknown metric(s) bogus" in result.output
+    result = runner.invoke(app, ["score-chains", str(file), "--lang", "fr"])
+    assert result.exit_code == 2 and "error: --lang: expected auto, zh or en" in result.output
+    plain = write_run(tmp_path / "plain", write_bank(tmp_path / "bank"), mode="zero-shot")
+    result = runner.invoke(app, ["score", str(plain)])
+    assert result.exit_code == 2 and "runs have no chains of thought" in result.output
+    result = runner.invoke(app, ["score", str(tmp_path / "nothing")])
+    assert result.exit_code == 2 and "not a run folder" in result.output
+
+
+def test_help_does_not_import_model_libraries() -> None:
+    code = (
+        "import sys; from k12eval.cli import app; from typer.testing import CliRunner; "
+        "CliRunner().invoke(app, ['score', '--help']); "
+        "heavy = ('torch', 'transformers', 'sentence_transformers', 'reasoning_metrics'); "
+        "print([m for m in heavy if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.real_model
+@pytest.mark.slow
+def test_score_chains_prints_json_and_resumes_into_out(tmp_path: Path, minilm_path: str, tiny_nli: Path) -> None:
+    file = _chain_file(tmp_path / "chains.jsonl", GOOD)
+    args = [
+        "score-chains",
+        str(file),
+        "--embedder",
+        "all-MiniLM-L6-v2",
+        "--nli",
+        str(tiny_nli),
+        "--lang",
+        "en",
+    ]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["id"] for r in records] == ["a", "b"]
+    assert records[0]["scores"]["reasoning_alignment"] > 0.5
+    assert records[1]["unavailable"]["reasoning_alignment"] == "no reference chain given"
+    assert records[1]["scores"]["source_consistency"] is not None
+    out = tmp_path / "scores.jsonl"
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "2 chains scored" in result.output and "faithfulness_step" in result.output
+    assert "lower is better" in result.output  # source_contradiction_max
+    result = runner.invoke(app, [*args, "--out", str(out), "--json"])
+    assert result.exit_code == 0 and result.stdout == ""  # nothing left to score
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2
+
+
+@pytest.mark.real_model
+@pytest.mark.slow
+def test_score_a_run_folder(tmp_path: Path, minilm_path: str, tiny_nli: Path) -> None:
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
+    args = [
+        "score",
+        str(run),
+        "--embedder",
+        "all-MiniLM-L6-v2",
+        "--nli",
+        str(tiny_nli),
+        "--metrics",
+        "default,info_step",
+    ]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "2 chain(s) to score, 0 already" in result.output and "1 without output" in result.output
+    lines = [json.loads(x) for x in (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["question_id"] for r in lines] == ["q-apples", "q-eggs"]
+    assert set(lines[0]["scores"]) == {
+        "faithfulness_step",
+        "source_consistency",
+        "source_contradiction_max",
+        "reasoning_alignment",
+        "hallucination",
+        "redundancy",
+        "info_step",
+    }
+    assert all(step["source_index"] is not None for step in lines[1]["steps"])
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0 and "0 chain(s) to score, 2 already" in result.output
+    result = runner.invoke(app, [*args[:-1], "faithfulness_step"])
+    assert result.exit_code == 2 and "scored with other metrics" in result.output

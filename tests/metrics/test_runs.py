@@ -1,0 +1,142 @@
+"""Scoring a run: source and reference reloaded from the bank, typed records, resumable, no duplicates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kg.errors import InputError
+from reasoning_metrics.runs import question_source, run_chains, score_run
+from reasoning_metrics.store import read_score_lines
+
+from .fakes import HashEncoder, RuleNLI
+from .runs import write_bank, write_run
+
+FAKES = {"encoder": HashEncoder(), "nli": RuleNLI()}
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    return write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
+
+
+def _ids(path: Path) -> list[str]:
+    return [r["id"] for _, r in read_score_lines(path)]
+
+
+def test_chains_carry_question_source_and_analysis_as_reference(run_dir: Path) -> None:
+    run = run_chains(run_dir)
+    assert run.no_output == 1
+    assert [c.id for _, c in run.chains] == ["q-apples", "q-eggs"]
+    chain = run.chains[0][1]
+    assert chain.source.splitlines() == [
+        "小明有$$5$$个苹果，吃了$$2$$个，还剩几个？",
+        "A. $$2$$",
+        "B. $$3$$",
+        "C. $$4$$",
+        "D. $$7$$",
+    ]
+    assert isinstance(chain.reference, str) and chain.reference.startswith("小明原有")
+
+
+def test_score_run_writes_typed_records_with_node_ids(run_dir: Path) -> None:
+    job = score_run(run_dir, models=FAKES, cache=False)
+    assert (job.todo, job.already, job.no_output) == (2, 0, 1)
+    records = list(job.records)
+    assert [r.question_id for r in records] == ["q-apples", "q-eggs"]
+    lines = [r for _, r in read_score_lines(run_dir / "scores.jsonl")]
+    assert [r["nodes"]["level2"] for r in lines] == ["l2:数学/运算/减法"] * 2
+    assert lines[0]["reference_steps"] == [
+        "小明原有$$5$$个苹果，",
+        "吃了$$2$$个，还剩$$5-2=3$$个．",
+        "故选$${B}$$．",
+    ]
+    assert lines[0]["source_steps"][1:] == ["A. $$2$$", "B. $$3$$", "C. $$4$$", "D. $$7$$"]
+    assert lines[0]["lang"] == "zh" and lines[0]["version"] == 1
+    assert all(v is not None for v in lines[0]["scores"].values())
+    header = json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))
+    assert header["models"]["encoder"] == {"en": "hash-encoder", "zh": "hash-encoder"}
+
+
+def test_an_interrupted_run_resumes_without_duplicates(run_dir: Path) -> None:
+    job = score_run(run_dir, models=FAKES, cache=False, chunk_size=1)
+    next(job.records)  # killed after the first record
+    job.records.close()  # type: ignore[attr-defined]
+    assert _ids(run_dir / "scores.jsonl") == ["q-apples"]
+    again = score_run(run_dir, models=FAKES, cache=False)
+    assert (again.todo, again.already) == (1, 1)
+    list(again.records)
+    assert _ids(run_dir / "scores.jsonl") == ["q-apples", "q-eggs"]
+    done = score_run(run_dir, models=FAKES, cache=False)
+    assert (done.todo, done.already) == (0, 2) and list(done.records) == []
+    assert _ids(run_dir / "scores.jsonl") == ["q-apples", "q-eggs"]
+
+
+def test_a_line_torn_by_a_kill_is_rescored_once(run_dir: Path) -> None:
+    list(score_run(run_dir, models=FAKES, cache=False).records)
+    out = run_dir / "scores.jsonl"
+    data = out.read_bytes()
+    out.write_bytes(data[: len(data) - 40])  # the last record was being written
+    job = score_run(run_dir, models=FAKES, cache=False)
+    assert job.todo == 1
+    list(job.records)
+    assert _ids(out) == ["q-apples", "q-eggs"]
+    assert all(line.endswith(b"}") for line in out.read_bytes().splitlines())
+
+
+def test_a_damaged_line_in_the_middle_stops_with_its_line_number(run_dir: Path) -> None:
+    out = run_dir / "scores.jsonl"
+    out.write_text('{"id": "q-apples"}\nnot json\n{"id": "q-eggs"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"scores\.jsonl, line 2: not a score record"):
+        score_run(run_dir, models=FAKES, cache=False)
+
+
+def test_resuming_with_other_metrics_or_models_is_refused(run_dir: Path) -> None:
+    list(score_run(run_dir, models=FAKES, cache=False).records)
+    with pytest.raises(InputError, match="scored with other metrics"):
+        score_run(run_dir, models=FAKES, metrics=["faithfulness_step"], cache=False)
+    other = HashEncoder()
+    other.name = "other-encoder"
+    with pytest.raises(InputError, match="scored with other models"):
+        score_run(run_dir, models={**FAKES, "encoder": other}, cache=False)
+
+
+def test_run_errors_name_file_line_and_field(tmp_path: Path) -> None:
+    bank = write_bank(tmp_path / "bank")
+    plain = write_run(tmp_path / "plain", bank, mode="zero-shot")
+    with pytest.raises(InputError, match="field 'mode': 'zero-shot' runs have no chains of thought"):
+        run_chains(plain)
+    run = write_run(tmp_path / "run", bank)
+    lines = (run / "records.jsonl").read_text(encoding="utf-8").splitlines()
+    broken = json.loads(lines[1])
+    del broken["gold"]
+    (run / "records.jsonl").write_text("\n".join([lines[0], json.dumps(broken), lines[2]]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"records\.jsonl, line 2 \(record q-eggs\), field 'gold'"):
+        run_chains(run)
+    stranger = write_run(tmp_path / "stranger", bank)
+    text = (stranger / "records.jsonl").read_text(encoding="utf-8").replace("q-square", "q-unknown")
+    (stranger / "records.jsonl").write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=r"line 3 \(record q-unknown\), field 'question_id': not in the question bank"):
+        run_chains(stranger)
+    moved = write_run(tmp_path / "moved", tmp_path / "nowhere.jsonl")
+    with pytest.raises(InputError, match=r"field 'data.path'.*pass the question bank with --data"):
+        run_chains(moved)
+    assert len(run_chains(moved, data=bank).chains) == 2
+
+
+def test_question_source_lists_options() -> None:
+    from kg.records import Knowledge, Option, Question, QuestionType
+
+    q = Question(
+        id="x",
+        source="t",
+        subject="数学",
+        type=QuestionType.SINGLE,
+        stem="1+1=?",
+        options=[Option(label="A", text="1"), Option(label="B", text="2")],
+        answer=["B"],
+        knowledge=Knowledge(level1="a", level2="b"),
+    )
+    assert question_source(q) == "1+1=?\nA. 1\nB. 2"

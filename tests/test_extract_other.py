@@ -1,0 +1,209 @@
+"""Extraction of judgment, fill-in, sorting and cloze answers; and properties that hold for any output."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kg.records import Question, QuestionType
+from runners.extract import extract
+from tests.qfactory import cloze, fill, judgment, multiple, single, sorting
+
+THREE = judgment(["质数都是奇数", "1不是质数", "2是偶数"], [False, True, True])
+TFT = [True, False, True]
+
+JUDGMENT_THREE = [
+    ("1. 对 2. 错 3. 对", TFT),
+    ("1.T 2.F 3.T", TFT),
+    ("TFT", TFT),
+    ("√×√", TFT),
+    ("（1）正确（2）错误（3）正确", TFT),
+    ("①对②错③对", TFT),
+    ("正确，错误，正确", TFT),
+    ("1. true 2. false 3. true", TFT),
+    ("1. True\n2. False\n3. True", TFT),
+    ("1.√ 2.× 3.√", TFT),
+    ("答案：T F T", TFT),
+    ("1. 对 2. 对 3. 对", [True, True, True]),
+    ("正确答案是：1. 错误 2. 正确 3. 正确", [False, True, True]),
+    ("第1题：F\n第2题：T\n第3题：T", [False, True, True]),
+    ("1. 该说法错误 2. 该说法正确 3. 该说法正确", [False, True, True]),
+    (
+        "让我们一步一步思考。第一个说法中，2是质数但不是奇数，对于这种情况要注意。第二个，1既不是质数也不是合数。"
+        "第三个显然。所以答案是：1. 错 2. 对 3. 对",
+        [False, True, True],
+    ),
+    ("1. F\n2. T\n3. T\n例2: 判断下列说法 答案: 1. T", [False, True, True]),
+]
+
+
+@pytest.mark.parametrize(("output", "verdicts"), JUDGMENT_THREE)
+def test_judgment_three_statements(output: str, verdicts: list[bool]) -> None:
+    found = extract(THREE, output)
+    assert found.status == "ok", output
+    assert found.answer == verdicts, output
+
+
+ONE = judgment(["0是最小的自然数"], [True])
+JUDGMENT_ONE = [
+    ("对", True),
+    ("错误", False),
+    ("F", False),
+    ("×", False),
+    ("√", True),
+    ("这个说法是错误的。", False),
+    ("正确答案是：F", False),
+    ("The statement is false.", False),
+    ("The statement is not correct.", False),
+    ("True.", True),
+    ("错误。因为正确的做法是先通分。", False),
+    ("不正确", False),
+    ("这种说法不对。", False),
+    ("判断正误：该说法正确", True),
+]
+
+
+@pytest.mark.parametrize(("output", "verdict"), JUDGMENT_ONE)
+def test_judgment_one_statement(output: str, verdict: bool) -> None:
+    found = extract(ONE, output)
+    assert found.status == "ok", output
+    assert found.answer == [verdict], output
+
+
+@pytest.mark.parametrize(
+    "output",
+    ["1. T 2. F", "我不确定", "有的对有的错", "TF", "1. 对 2. 错 3.", "This is hard to judge."],
+)
+def test_judgment_unparsed(output: str) -> None:
+    assert extract(THREE, output).status == "unparsed", output
+
+
+ZERO = fill(["0"])
+FILL_ONE = [
+    ("正确答案是：0", "0"),
+    ("0", "0"),
+    ("正确答案是：$$0$$。", "$$0$$"),
+    ("让我们一步一步思考。一个数的相反数等于它本身，即 a=-a，所以 a=0。\n故答案为：0", "0"),
+    ("The answer is 0.", "0"),
+    ("答案：０", "0"),
+    ("应填：零。", "零"),
+    ("首先设这个数为a。\n则a=-a，\n0", "0"),
+]
+
+
+@pytest.mark.parametrize(("output", "blank"), FILL_ONE)
+def test_fill_one_blank(output: str, blank: str) -> None:
+    found = extract(ZERO, output)
+    assert found.status == "ok", output
+    assert found.answer == [blank], output
+
+
+TWO = fill(["右", "$$1$$"], stem="抛物线向 $$\\underline{}$$ 平移 $$\\underline{}$$ 个单位。")
+FILL_TWO = [
+    ("正确答案是：右；1", ["右", "1"]),
+    ("1. 右 2. 1", ["右", "1"]),
+    ("（1）右（2）1", ["右", "1"]),
+    ("①右②1", ["右", "1"]),
+    ("右，1", ["右", "1"]),
+    ("第一空：右；第二空：1", ["右", "1"]),
+    ("正确答案是：右 1", ["右", "1"]),
+    ("故答案为：右；$$1$$", ["右", "$$1$$"]),
+    ("先配方，可以看出顶点向右移动。\n所以向右平移1个单位\n右；1", ["右", "1"]),
+    ("The answers are: right; 1", ["right", "1"]),
+]
+
+
+@pytest.mark.parametrize(("output", "blanks"), FILL_TWO)
+def test_fill_two_blanks(output: str, blanks: list[str]) -> None:
+    found = extract(TWO, output)
+    assert found.status == "ok", output
+    assert found.answer == blanks, output
+
+
+@pytest.mark.parametrize("output", ["", "我不知道这道题的答案。", "Sorry, I cannot answer.", "抱歉，这超出了我的能力"])
+def test_fill_refusals_are_unparsed(output: str) -> None:
+    assert extract(ZERO, output).status == "unparsed"
+
+
+DIALOGUE = sorting(["Thanks.", "It's a quilt.", "Spell it, please!", "What's this?", "Q-U-I-L-T."], "DBCEA")
+SORTING = [
+    ("正确的顺序应该是：DBCEA", "DBCEA"),
+    ("DBCEA", "DBCEA"),
+    ("D-B-C-E-A", "DBCEA"),
+    ("D→B→C→E→A", "DBCEA"),
+    ("正确的顺序应该是：D、B、C、E、A。", "DBCEA"),
+    ("The correct order is: D, B, C, E, A", "DBCEA"),
+    ("答案：(D)(B)(C)(E)(A)", "DBCEA"),
+    ("D B C E A", "DBCEA"),
+    ("ABCDE", "ABCDE"),
+    (
+        "让我们一步一步思考。对话应以提问开始，即D；B回答；C请求拼写；E拼写；A致谢。因此正确的顺序应该是：DBCEA",
+        "DBCEA",
+    ),
+    ("首先D，然后B。完整的是 D B C E A 吧", "DBCEA"),
+]
+
+
+@pytest.mark.parametrize(("output", "order"), SORTING)
+def test_sorting(output: str, order: str) -> None:
+    found = extract(DIALOGUE, output)
+    assert found.status == "ok", output
+    assert found.answer == list(order), output
+
+
+@pytest.mark.parametrize("output", ["我不知道", "The order is unclear.", "D"])
+def test_sorting_unparsed(output: str) -> None:
+    assert extract(DIALOGUE, output).status == "unparsed"
+
+
+PASSAGE = cloze([["am", "is", "are", "be"], ["is", "am", "are", "be"], ["good", "well", "nice"]], "BAC")
+CLOZE = [
+    ("1. B 2. A 3. C", "BAC"),
+    ("BAC", "BAC"),
+    ("(1)B (2)A (3)C", "BAC"),
+    ("1-B 2-A 3-C", "BAC"),
+    ("正确答案是：1.B；2.A；3.C", "BAC"),
+    ("B A C", "BAC"),
+    ("1. 主语是I，用am，选B\n2. 主语是she，用is，选A\n3. 形容词作表语，选C", "BAC"),
+    ("Answers: 1.B 2.A 3.C", "BAC"),
+    ("１．Ｂ　２．Ａ　３．Ｃ", "BAC"),
+]
+
+
+@pytest.mark.parametrize(("output", "letters"), CLOZE)
+def test_cloze(output: str, letters: str) -> None:
+    found = extract(PASSAGE, output)
+    assert found.status == "ok", output
+    assert found.answer == list(letters), output
+
+
+@pytest.mark.parametrize("output", ["我不会", "B, A", "1. B 2. A 3. D", "BAD"])
+def test_cloze_unparsed_or_invalid_for_its_blank(output: str) -> None:
+    # Blank 3 has only A-C: "D" for it is no answer.
+    assert extract(PASSAGE, output).status == "unparsed", output
+
+
+QUESTIONS = [single(), multiple(), THREE, ONE, ZERO, TWO, DIALOGUE, PASSAGE]
+ALPHABET = st.sampled_from(
+    [*"ABCDEFTabc√×对错正确误答案是：:;；,，、。.()（）1234 \n", "正确答案是：", "选", "</think>", "例2:", "Ａ", "$$"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(QUESTIONS), st.lists(ALPHABET, max_size=40).map("".join))
+def test_any_output_gives_a_well_formed_answer_or_unparsed(question: Question, output: str) -> None:
+    found = extract(question, output)
+    if found.status == "unparsed":
+        assert found.answer is None and found.span is None
+        return
+    assert found.answer
+    assert found.span is not None and 0 <= found.span[0] <= found.span[1] <= len(output)
+    if question.type in (QuestionType.SINGLE, QuestionType.MULTIPLE, QuestionType.SORTING):
+        assert set(map(str, found.answer)) <= set(question.option_labels)
+    if question.type is QuestionType.JUDGMENT:
+        assert len(found.answer) == len(question.options)
+        assert all(isinstance(v, bool) for v in found.answer)
+    if question.type is QuestionType.CLOZE:
+        groups = question.blanks()
+        assert all(a in [o.label for o in g] for a, g in zip(found.answer, groups, strict=True))

@@ -1,0 +1,179 @@
+"""Few-shot exemplars: choice, exclusions, seeding, and the token-budget fallback."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from kg.errors import InputError
+from runners.fewshot import ExemplarPool, fit_prompt, load_ck12_examples
+from runners.prompting import build_prompt
+from tests.qfactory import fill, single
+
+
+def _dev(n: int = 8, subject: str = "数学", analysis: bool = True) -> list:
+    return [
+        single(
+            ("1", "2", "3", "4"),
+            "A",
+            id=f"dev{i:02d}",
+            subject=subject,
+            stem=f"第{i}道练习题的题干",
+            analysis="第一步。\n\n第二步。" if analysis else "",
+        )
+        for i in range(n)
+    ]
+
+
+def test_same_subject_and_type_up_to_five() -> None:
+    dev = [*_dev(8), *_dev(3, subject="物理"), fill(["1"], id="f1")]
+    pool = ExemplarPool.from_questions(dev)
+    chosen = pool.select(single(id="test", stem="新题"))
+    assert len(chosen) == 5
+    assert all(e.subject == "数学" and e.type.value == "single_choice" for e in chosen)
+    assert len(pool.select(single(id="test", subject="物理", stem="新题"))) == 3
+    assert pool.select(single(id="test", subject="化学", stem="新题")) == []
+
+
+def test_never_the_question_itself_nor_its_stem() -> None:
+    dev = _dev(6)
+    pool = ExemplarPool.from_questions(dev, seed=None)  # file order: dev00 comes first
+    itself = pool.select(dev[0])
+    assert "dev00" not in [e.id for e in itself] and len(itself) == 5
+    same_stem = single(id="elsewhere", stem=" 第1道练习题的题干 ")  # another id, the same stem
+    assert "dev01" not in [e.id for e in pool.select(same_stem)]
+
+
+def test_seeded_order_is_reproducible_and_independent_of_input_order() -> None:
+    dev = _dev(12)
+    question = single(id="test", stem="新题")
+    first = [e.id for e in ExemplarPool.from_questions(dev, seed=7).select(question)]
+    again = [e.id for e in ExemplarPool.from_questions(dev[::-1], seed=7).select(question)]
+    other = [e.id for e in ExemplarPool.from_questions(dev, seed=8).select(question)]
+    assert first == again
+    assert first != other
+
+
+def test_cot_passes_over_exemplars_without_analysis() -> None:
+    dev = [*_dev(3, analysis=False), single(id="withanalysis", stem="有解析的题", analysis="一步。")]
+    pool = ExemplarPool.from_questions(dev)
+    assert [e.id for e in pool.select(single(id="t", stem="新题"), cot=True)] == ["withanalysis"]
+    assert len(pool.select(single(id="t", stem="新题"), cot=False)) == 4
+
+
+def _shots(text: str) -> int:
+    return len(re.findall(r"例\d+: ", text))
+
+
+def test_budget_falls_back_from_five_to_three_to_one() -> None:
+    pool = ExemplarPool.from_questions(_dev(8))
+    question = single(id="test", stem="新题")
+    sizes = {n: len(build_prompt(question, "few-shot", exemplars=pool.select(question, n)).text) for n in (1, 3, 5)}
+
+    def fitted(budget: int) -> int:
+        prompt = fit_prompt(question, "few-shot", "zh", pool, count_tokens=len, budget=budget)
+        assert prompt.shots == _shots(prompt.text)
+        return prompt.shots
+
+    assert fitted(sizes[5]) == 5
+    assert fitted(sizes[5] - 1) == 3
+    assert fitted(sizes[3]) == 3
+    assert fitted(sizes[3] - 1) == 1
+    over = fit_prompt(question, "few-shot", "zh", pool, count_tokens=len, budget=10)
+    assert over.shots == 1 and over.over_budget
+    assert not fit_prompt(question, "few-shot", "zh", pool, count_tokens=len, budget=sizes[1]).over_budget
+
+
+def test_budget_counts_with_the_given_tokenizer() -> None:
+    calls: list[str] = []
+
+    def count(text: str) -> int:
+        calls.append(text)
+        return len(text) // 2  # a "tokenizer" with two characters a token
+
+    pool = ExemplarPool.from_questions(_dev(8))
+    question = single(id="test", stem="新题")
+    size5 = len(build_prompt(question, "few-shot", exemplars=pool.select(question, 5)).text)
+    prompt = fit_prompt(question, "few-shot", "zh", pool, count_tokens=count, budget=size5 // 2)
+    assert prompt.shots == 5 and calls == [prompt.text]
+
+
+def test_cmmlu_drops_the_longest_exemplar_first() -> None:
+    dev = _dev(4)
+    dev.append(single(id="long", stem="很长的题干" * 40, analysis=""))
+    pool = ExemplarPool.from_questions(dev)
+    question = single(id="test", stem="新题")
+    everything = fit_prompt(question, "few-shot", "zh", pool, template_set="cmmlu")
+    assert everything.shots == 5
+    shorter = fit_prompt(
+        question, "few-shot", "zh", pool, count_tokens=len, budget=len(everything.text) - 1, template_set="cmmlu"
+    )
+    assert shorter.shots == 4 and "long" not in shorter.exemplar_ids
+    none = fit_prompt(question, "few-shot", "zh", pool, count_tokens=len, budget=5, template_set="cmmlu")
+    assert none.shots == 0 and none.over_budget
+
+
+def test_zero_shot_ignores_the_pool() -> None:
+    pool = ExemplarPool.from_questions(_dev(8))
+    assert fit_prompt(single(id="t"), "zero-shot-cot", "zh", pool, count_tokens=len, budget=1).shots == 0
+
+
+def test_budget_with_a_real_tokenizer() -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=300, special_tokens=["[UNK]"])
+    tokenizer.train_from_iterator(
+        ["下面是一道选择题，请选出正确的选项。", "例1: 题干 答案: A", "1 2 3 4 A B C D"], trainer
+    )
+
+    def count(text: str) -> int:
+        return len(tokenizer.encode(text).ids)
+
+    pool = ExemplarPool.from_questions(_dev(8))
+    question = single(id="test", stem="新题")
+    full = fit_prompt(question, "few-shot", "zh", pool, count_tokens=count, budget=10_000)
+    assert full.shots == 5
+    tight = fit_prompt(question, "few-shot", "zh", pool, count_tokens=count, budget=count(full.text) - 1)
+    assert tight.shots == 3 and count(tight.text) < count(full.text)
+
+
+def test_ck12_example_files(tmp_path: Path) -> None:
+    path = tmp_path / "few_shot_examples.json"
+    examples = {
+        "数学": {
+            "单选": [
+                {"prompt": "自编例题：1+1=（  ）\nA.1\n B.2\n C.3\n D.4\n", "answer": "B"},
+                {"id": "x2", "prompt": "自编例题：2+2=（  ）\nA.4\n B.2\n", "answer": "A", "analysis": "2+2=4"},
+            ],
+            "排序": [],
+        }
+    }
+    path.write_text(json.dumps(examples, ensure_ascii=False), "utf-8")
+    exemplars = load_ck12_examples(path)
+    assert [e.id for e in exemplars] == ["数学/单选/0", "x2"]
+    pool = ExemplarPool(exemplars, seed=None)
+    text = build_prompt(single(id="t"), "few-shot", exemplars=pool.select(single(id="t"))).text
+    assert "例1: 自编例题：1+1=（  ）\nA.1\n B.2\n C.3\n D.4 答案: B\n例2: 自编例题：2+2=" in text
+    # A question whose stem is inside a ready-written example is not shown its own example.
+    assert [e.id for e in pool.select(single(id="t", stem="自编例题：1+1=（  ）"))] == ["x2"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[1, 2]", "expected an object"),
+        ('{"数学": {"单选": [{"prompt": ""}]}}', r"数学/单选 example 1, field 'prompt'"),
+        ('{"数学": {"问答": []}}', "unknown question type"),
+        ("{not json", "not valid JSON"),
+    ],
+)
+def test_bad_example_files_name_file_and_record(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "examples.json"
+    path.write_text(content, "utf-8")
+    with pytest.raises(InputError, match=message) as error:
+        load_ck12_examples(path)
+    assert str(path) in str(error.value)

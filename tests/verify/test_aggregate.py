@@ -1,0 +1,88 @@
+"""The aggregate rule: flags, suspicion, solution score and first suspect, as docs/detectors.md says."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from reasoning_metrics.verify.aggregate import (
+    FLAG_THRESHOLD,
+    SEVERITY,
+    TIE_BREAK,
+    assess_solutions,
+    step_score,
+)
+from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment
+from tests.verify.fakes import TableEncoder, WordNLI
+
+
+@dataclass
+class Sol:
+    id: str
+    problem: str
+    steps: list[str]
+
+
+QUESTION = "Tom has 12 apples and buys 5 more. How many apples does he have?"
+
+
+def kinds(assessment: SolutionAssessment) -> list[list[str]]:
+    return [[f.kind.value for f in step.flags] for step in assessment.steps]
+
+
+def test_a_correct_solution_has_no_flags_and_no_suspect() -> None:
+    (a,) = assess_solutions([Sol("ok", QUESTION, ["12 + 5 = 17", "The answer is 17."])])
+    assert kinds(a) == [[], []] and a.flags == []
+    assert (a.score, a.first_suspect) == (0.0, -1)
+    assert set(a.unavailable) == {"roscoe", "contradiction", "judge"}
+
+
+def test_false_arithmetic_flags_its_step_and_is_the_first_suspect() -> None:
+    (a,) = assess_solutions([Sol("bad", QUESTION, ["He had 12 apples.", "12 + 5 = 18", "The answer is 18."])])
+    assert kinds(a) == [[], ["arithmetic"], []]
+    assert a.steps[1].flags[0].evidence == "12 + 5 = 18"
+    assert a.steps[1].suspicion == pytest.approx(SEVERITY[FlagKind.ARITHMETIC])
+    assert a.first_suspect == 1 and a.score == pytest.approx(SEVERITY[FlagKind.ARITHMETIC])
+
+
+def test_flags_combine_by_noisy_or_and_weak_flags_alone_name_no_step() -> None:
+    steps = ["Approximately 12 + 5 = 18 apples.", "Let's say about 17 apples."]
+    (a,) = assess_solutions([Sol("two", QUESTION, steps)])
+    doubt = next(f.severity for f in a.steps[0].flags if f.kind is FlagKind.DOUBT)
+    assert a.steps[0].suspicion == pytest.approx(1 - (1 - SEVERITY[FlagKind.ARITHMETIC]) * (1 - doubt))
+    no_answer = SEVERITY[FlagKind.NO_FINAL_ANSWER]
+    assert [f.kind for f in a.flags] == [FlagKind.NO_FINAL_ANSWER]
+    assert a.score == pytest.approx(1 - (1 - a.steps[0].suspicion) * (1 - no_answer))
+    (weak,) = assess_solutions([Sol("weak", QUESTION, ["12 + 5 = 17"])])
+    assert weak.score == pytest.approx(no_answer) and no_answer < FLAG_THRESHOLD and weak.first_suspect == -1
+
+
+def test_unused_given_numbers_are_a_solution_flag() -> None:
+    (a,) = assess_solutions([Sol("u", QUESTION, ["He has 12 apples.", "The answer is 12."])])
+    assert [f.kind for f in a.flags] == [FlagKind.UNUSED_GIVEN] and "5" in a.flags[0].message
+
+
+def test_contradictions_and_judge_add_flags_where_they_point() -> None:
+    sol = Sol("c", QUESTION, ["12 + 5 = 17", "He does not have 17.", "The answer is 17."])
+    (a,) = assess_solutions([sol], nli=WordNLI(), judged=[2])
+    assert kinds(a) == [[], ["contradiction"], ["judge"]]
+    assert a.steps[1].contradiction == pytest.approx(0.9)
+    assert a.first_suspect == 1
+    assert (
+        "contradiction" in a.detectors
+        and "judge" in a.detectors
+        and a.unavailable == {"roscoe": a.unavailable["roscoe"]}
+    )
+
+
+def test_roscoe_only_breaks_ties() -> None:
+    table = {"Tom has 12 apples and buys 5 more.": [1, 0], "How many apples does he have?": [0, 1]}
+    table |= {"12 + 5 = 17": [1, 0], "The answer is 17.": [0, 1], "The answer: 17 apples.": [-1, 0]}
+    encoder = TableEncoder(table)
+    good = Sol("g", QUESTION, ["12 + 5 = 17", "The answer is 17."])
+    odd = Sol("o", QUESTION, ["12 + 5 = 17", "The answer: 17 apples."])  # same flags (none), worse alignment
+    a, b = assess_solutions([good, odd], encoder=encoder)
+    assert a.score == 0.0 < b.score < TIE_BREAK  # perfectly aligned: faithfulness 1
+    assert step_score(b.steps[1]) > step_score(a.steps[1])
+    assert encoder.calls == 1  # every text of every solution in one batch

@@ -1,0 +1,220 @@
+"""The arithmetic verifier: true and false claims in English, Chinese and LaTeX, rounding, hostile input."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reasoning_metrics.verify.arithmetic import Verdict, check_step, inspect_step
+
+
+def verdicts(text: str) -> list[tuple[str, str]]:
+    return [(c.expression, c.verdict.value) for c in check_step(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("So 3 × 4 = 12 apples.", [("3 * 4 = 12", "true")]),
+        ("48/2=24", [("48 / 2 = 24", "true")]),
+        ("48/2=25", [("48 / 2 = 25", "false")]),
+        ("He pays 495 students * $15/student = $7455.", [("495 * 15 = 7455", "false")]),
+        ("Total = $3.5 * 4000 = $14,000.", [("3.5 * 4000 = 14,000", "true")]),
+        ("3 x 4 = 13", [("3 * 4 = 13", "false")]),
+        ("20% of 50 = 10", [("20% * 50 = 10", "true")]),
+        ("3 times 4 equals 12", [("3 * 4 = 12", "true")]),
+        ("7995 (total cookies) - 2595 (rainbow cookies) = 4500.", [("7995 - 2595 = 4500", "false")]),
+        ("5 + 3 = 8 = 2 × 4", [("5 + 3 = 8", "true"), ("8 = 2 * 4", "true")]),
+        ("5 + 3 = 8 = 2 × 5", [("5 + 3 = 8", "true"), ("8 = 2 * 5", "false")]),
+    ],
+)
+def test_english_plain_text(text: str, expected: list[tuple[str, str]]) -> None:
+    assert verdicts(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"\(1/3 \times 18 = 6\)", "true"),
+        (r"\(1/3 \times 18 = 5\)", "false"),
+        (r"\frac{3}{4} \cdot 8 = 6", "true"),
+        (r"\dfrac{3}{4} \cdot 8 = 7", "false"),
+        (r"$$12 \div 4 = 3$$", "true"),
+        (r"\sqrt{16} + 2^{3} = 12", "true"),
+        (r"\sqrt[3]{27} = 4", "false"),
+        (r"\(2 \text{ books} \times 2 \text{ pounds/book} = 4 \text{ pounds}\)", "true"),
+        (r"\left( \frac{1400}{2000} \right) \times 100 = 70\%", "true"),
+        (r"$14{,}000 - 4\,000 = 10\,000$", "true"),
+    ],
+)
+def test_latex(text: str, expected: str) -> None:
+    assert [c.verdict.value for c in check_step(text)] == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("三乘以四等于十二", "true"),
+        ("三乘以四等于十三", "false"),
+        ("3＋4＝7", "true"),
+        ("3＋4＝8", "false"),
+        ("１２÷４＝３", "true"),
+        ("每人3元，5人共3×5=15元", "true"),
+        ("每人3元，5人共3×5=16元", "false"),
+        ("一百二十减去二十等于一百", "true"),
+        ("百分之二十乘以50等于10", "true"),
+        ("$$6<{}\\sqrt{43}<{}7$$", "true"),
+        ("$$7<{}\\sqrt{43}$$", "false"),
+    ],
+)
+def test_chinese_and_full_width(text: str, expected: str) -> None:
+    results = {c.verdict.value for c in check_step(text)}
+    assert results == {expected}
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict", "note"),
+    [
+        ("100/3 = 33 people", "true", "rounded"),
+        ("100/3 = 33.3", "true", "rounded"),
+        ("2/3 ≈ 0.67", "true", "rounded"),
+        ("7 × 8 = 57", "false", ""),
+        ("7 × 8 = 56.5", "false", ""),
+        ("3.333 × 3 = 10", "true", "rounded"),
+        ("0.7 × 100 = 70%", "true", "percent as a plain number"),
+        ("0.25 × 40 = 25%", "false", ""),
+        ("2/3 ≈ 0.7", "true", "rounded"),
+        ("2/3 ≈ 0.5", "false", ""),
+    ],
+)
+def test_rounding_tolerance(text: str, verdict: str, note: str) -> None:
+    (claim,) = check_step(text)
+    assert (claim.verdict.value, claim.note) == (verdict, note)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 hour = 60 minutes",  # a conversion between two bare numbers
+        "5 quarters = 5 * 25",  # a number naming a quantity
+        "2x + 3 = 7",  # a variable
+        "Chenny's age - 4 = 10 - 4 = 6",  # left side is the tail of a wordy expression
+    ],
+)
+def test_what_is_not_a_false_claim(text: str) -> None:
+    assert all(c.verdict is not Verdict.FALSE for c in check_step(text))
+
+
+def test_gsm8k_annotations_are_checked() -> None:
+    (claim,) = check_step("She makes 9 * 2 = $<<9*2=19>>19 every day.")
+    assert (claim.source, claim.verdict, claim.right_value) == ("annotation", Verdict.FALSE, 19.0)
+
+
+def test_chains_give_one_claim_per_pair_and_the_offending_expression() -> None:
+    checks = check_step("12 + 6 = 18 + 18 = 35")
+    assert [(c.expression, c.verdict.value) for c in checks] == [
+        ("12 + 6 = 18 + 18", "false"),
+        ("18 + 18 = 35", "false"),
+    ]
+    assert checks[1].left_value == 36 and checks[1].right_value == 35
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "9**9**9**9 = 1",
+        "10^10^10 = 5",
+        "2^(10^100) = 4",
+        "100000! = 1",
+        "(" * 5000 + "1" + ")" * 5000 + " = 1",
+        "1" * 5000 + " + 1 = 2",
+        "__import__('os').system('echo hacked') = 0",
+        "eval(1+1) = 2 and exec('x') = 1",
+        "3 = " + "+".join(["1"] * 20000),
+        ("7 × 8 = 57. " * 20000),
+    ],
+)
+def test_hostile_input_is_refused_quickly_and_safely(text: str) -> None:
+    check = inspect_step(text)
+    assert all(c.verdict is not Verdict.TRUE or c.left_value is not None for c in check.claims)
+    huge = [c for c in check.claims if c.verdict is Verdict.UNCHECKED and "large" in c.note]
+    if "**" in text or "^" in text or "!" in text:
+        assert huge or not check.claims
+
+
+def test_huge_power_is_unchecked_not_computed() -> None:
+    (claim,) = check_step("9**9**9**9 = 1")
+    assert claim.verdict is Verdict.UNCHECKED and "too large" in claim.note
+
+
+def test_long_steps_are_truncated() -> None:
+    assert inspect_step("x" * 30_000).truncated
+
+
+@given(
+    a=st.integers(min_value=-999, max_value=999),
+    b=st.integers(min_value=1, max_value=999),
+    op=st.sampled_from(["+", "-", "×", "*"]),
+    delta=st.integers(min_value=-3, max_value=3),
+)
+def test_integer_claims_hold_exactly_when_correct(a: int, b: int, op: str, delta: int) -> None:
+    true = a + b if op == "+" else a - b if op == "-" else a * b
+    (claim,) = check_step(f"So {a} {op} {b} = {true + delta}.")
+    assert claim.verdict is (Verdict.TRUE if delta == 0 else Verdict.FALSE)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("v=s/t=100m/20s=5m/s", [("100 / 20 = 5", "true")]),
+        ("v=100m/20s=4m/s", [("100 / 20 = 4", "false")]),
+        (r"$$v=\frac{100{m}}{20{s}}=5{m/s}$$", [("100 / 20 = 5", "true")]),
+        ("F=2kg×3m/s^2=6N", [("2 * 3 = 6", "true")]),
+        (r"$$S=\frac{10{N}}{2\times {10}^{2}{Pa}}=0.05{m}^{2}$$", [("10 / (2 * 10 ^ 2) = 0.05", "true")]),
+        (r"$$W=10000{W}\times 3{h}=10{kW}\times 3{h}$$", [("10000 * 3 = 10 * 3", "unchecked")]),  # W vs kW
+    ],
+)
+def test_physics_units_after_numbers(text: str, expected: list[tuple[str, str]]) -> None:
+    found = [(c.expression, c.verdict.value) for c in check_step(text) if not c.claim or not c.claim.left.variables()]
+    assert found == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3m + 2 = 8",  # algebra: m is a variable
+        r"$$\frac{4}{12m-2}=\frac{3}{4m+3}$$",  # a bare number added to a 'quantity': algebra
+        "2m = 6",
+    ],
+)
+def test_algebra_is_not_read_as_physics(text: str) -> None:
+    assert all(c.verdict is Verdict.UNCHECKED for c in check_step(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        (r"$$\frac{8}{9}\times 8=7\frac{1}{9}$$", "true"),  # mixed number
+        (r"$$\frac{8}{9}\times 8=7\frac{2}{9}$$", "false"),
+        ("$$I=0{.3A}$$, $$3\\div 10=0{.3}$$", "true"),  # braces splitting a number
+        (r"$$\frac{1}{97}+\frac{1}{2016}-\frac{1}{2014}\ne 0$$", "true"),  # no rounding slack for ≠
+        (r"$$\frac{5}{5}:\frac{4}{3}=3:4$$", None),  # a ratio: not checked
+        (r"$$(1^3-0^3)+\cdots+(19^3-17^3)=19^3+1$$", None),  # an elided sum: not checked
+        ("由①+③得 2a = 6，①-②=5", None),  # circled labels are not numbers
+    ],
+)
+def test_k12_notation(text: str, verdict: str | None) -> None:
+    checked = [c.verdict.value for c in check_step(text) if c.verdict is not Verdict.UNCHECKED]
+    assert checked == ([] if verdict is None else [verdict])
+
+
+def test_nothing_is_executed() -> None:
+    import pathlib
+
+    marker = pathlib.Path("/tmp/k12eval-verify-marker")
+    marker.unlink(missing_ok=True)
+    claims = check_step(f"__import__('os').system('touch {marker}') = 0 and open('{marker}', 'w') = 1")
+    assert not marker.exists()
+    assert all(c.verdict is Verdict.UNCHECKED or c.left_value is None for c in claims)

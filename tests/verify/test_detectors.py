@@ -1,0 +1,95 @@
+"""Equations, unsupported and unused numbers, doubt words: each on hand-made steps."""
+
+from __future__ import annotations
+
+import pytest
+
+from reasoning_metrics.verify.arithmetic import check_steps
+from reasoning_metrics.verify.doubt import DoubtKind, doubt_cues
+from reasoning_metrics.verify.equations import equation_conflicts
+from reasoning_metrics.verify.quantities import unsupported_operands, unused_given_numbers
+
+
+def test_an_equation_rewritten_wrongly_conflicts_with_the_one_before() -> None:
+    steps = ["Let B be the price. 0.99B + 1.01B + B = 4500.", "So 3.01B = 4500, and B = 1495."]
+    conflicts = equation_conflicts(check_steps(steps))
+    assert conflicts[0] == []
+    assert [c.variable for c in conflicts[1]] == ["B"]
+    assert conflicts[1][0].previous == pytest.approx(1500)
+
+
+def test_equivalent_rewrites_and_rounded_solutions_do_not_conflict() -> None:
+    steps = ["150 + x = 500", "x = 500 - 150 = 350", "3y = 100", "y = 33.3"]
+    assert equation_conflicts(check_steps(steps)) == [[], [], [], []]
+
+
+def test_after_a_non_linear_equation_the_unknown_is_no_longer_followed() -> None:
+    steps = ["x^2 - 5x + 6 = 0", "x - 2 = 0", "x - 3 = 0"]
+    assert equation_conflicts(check_steps(steps)) == [[], [], []]
+
+
+def test_wrong_solving_step_in_chinese_is_found() -> None:
+    conflicts = equation_conflicts(check_steps(["2x+3=11，", "所以2x=8，x=5"]))
+    assert [c.value for c in conflicts[1]] == [5.0]
+
+
+def test_unsupported_operand_comes_from_nowhere() -> None:
+    question = "Tom has 12 apples and buys 5 more. How many apples does he have?"
+    steps = ["He had 12 apples.", "12 + 8 = 20 apples."]
+    found = unsupported_operands(question, check_steps(steps))
+    assert found[0] == [] and [u.value for u in found[1]] == [8.0]
+
+
+@pytest.mark.parametrize(
+    ("question", "step"),
+    [
+        ("A shirt costs $40 and is 25% off. What does it cost?", "40 × (1 - 0.25) = 30"),  # 1 - p
+        ("A shirt costs $40 and is 25% off. What does it cost?", "40 × 0.75 = 30"),  # 1 - p/100
+        ("She works 3 hours a day. How many minutes is that in a week?", "3 × 60 × 7 = 1260"),  # constants
+        ("Twice a week he runs three miles.", "2 × 3 = 6"),  # number words
+        ("一共有三十五个苹果，分给5人。", "35 ÷ 5 = 7"),  # Chinese numerals
+    ],
+)
+def test_supported_operands_are_not_flagged(question: str, step: str) -> None:
+    assert unsupported_operands(question, check_steps([step])) == [[]]
+
+
+def test_results_of_earlier_steps_support_later_operands() -> None:
+    question = "Pens cost 3 dollars. Sam buys 4 pens and 2 books at 13 dollars each."
+    steps = ["Pens: 3 × 4 = 12.", "Books: 2 × 13 = 26.", "Total: 12 + 26 = 38."]
+    assert unsupported_operands(question, check_steps(steps)) == [[], [], []]
+
+
+def test_unused_given_numbers() -> None:
+    question = "Ann has 17 stickers, gives away 4 and buys 9. How many now?"
+    assert unused_given_numbers(question, check_steps(["17 - 4 = 13"])) == [9.0]
+    assert unused_given_numbers(question, check_steps(["17 - 4 = 13", "13 + 9 = 22"])) == []
+
+
+@pytest.mark.parametrize(
+    ("step", "kind"),
+    [
+        ("However, the question asks for the total.", DoubtKind.SELF_CORRECTION),
+        ("Wait, let's recalculate that.", DoubtKind.SELF_CORRECTION),
+        ("Assuming each box holds the same amount, ...", DoubtKind.ASSUMPTION),
+        ("This is not possible, since a count cannot be negative.", DoubtKind.IMPOSSIBILITY),
+        ("That is approximately 33 people.", DoubtKind.APPROXIMATION),
+        ("等一下，重新计算一遍。", DoubtKind.SELF_CORRECTION),
+        ("题目没有说明每箱的数量。", DoubtKind.ASSUMPTION),
+    ],
+)
+def test_doubt_cues(step: str, kind: DoubtKind) -> None:
+    assert kind in {c.kind for c in doubt_cues(step)}
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "So 3 × 4 = 12 apples in total.",
+        "∵a>0，∴与已知矛盾，假设不成立。",
+        "x=-2不合题意，舍去。",
+        "The answer is 42.",
+    ],
+)
+def test_no_doubt_in_plain_reasoning(step: str) -> None:
+    assert doubt_cues(step) == []

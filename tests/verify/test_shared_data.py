@@ -1,0 +1,60 @@
+"""The detectors and the harness on the real public data in ../shared/data (skipped when it is absent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reasoning_metrics.diagnostics import build_diagnostic_set, load_source
+from reasoning_metrics.metaeval import DetectionContext, load_solutions, meta_evaluate, run_detectors
+from reasoning_metrics.verify.arithmetic import Verdict, check_steps
+
+pytestmark = pytest.mark.shared_data
+
+
+def test_processbench_loads_and_the_verifier_never_flags_a_correct_solution(shared_data: Path) -> None:
+    solutions = load_solutions(shared_data / "processbench" / "gsm8k.json", "processbench")
+    assert len(solutions) == 400 and sum(s.has_error for s in solutions) == 207
+    correct = [s for s in solutions if not s.has_error]
+    false_claims = [(s.id, c.expression) for s in correct for step in check_steps(s.steps) for c in step.false_claims]
+    assert false_claims == []
+    checked = sum(step.checked for s in correct for step in check_steps(s.steps))
+    assert checked > 500  # it does read the calculations, it is not silent
+
+
+def test_ck12_analyses_verify_without_false_alarms(shared_data: Path) -> None:
+    items = load_source(shared_data / "ck12" / "original_data" / "初中" / "数学" / "填空.jsonl")[:300]
+    assert items and all(item.lang in ("zh", "en") for item in items)
+    checks = [c for item in items for step in check_steps(item.steps) for c in step.claims]
+    false = [c.expression for c in checks if c.verdict is Verdict.FALSE]
+    checked = [c for c in checks if c.verdict is not Verdict.UNCHECKED]
+    assert len(checked) > 100
+    assert len(false) <= 0.05 * len(checked), false[:10]  # teachers' analyses are (almost always) right
+
+
+def test_diagnostic_set_from_gsm8k_is_caught_by_the_aggregate(shared_data: Path) -> None:
+    items = load_source(shared_data / "gsm8k" / "test.sample200.jsonl")[:40]
+    records = build_diagnostic_set(items, kinds=("number", "operation"), seed=0).records
+    assert {r["meta"]["kind"] for r in records} == {"original", "number", "operation"}
+    solutions = [load_record(r) for r in records]
+    results = run_detectors(DetectionContext(solutions), ["arithmetic", "aggregate"])
+    report = meta_evaluate(solutions, results, n_boot=0)
+    aggregate = next(d for d in report.detectors if d.name == "aggregate")
+    assert aggregate.auroc is not None and aggregate.auroc > 0.75
+    assert aggregate.acc_correct is not None and aggregate.acc_correct > 0.9
+
+
+def load_record(record: dict) -> object:  # type: ignore[type-arg]
+    from reasoning_metrics.metaeval.data import LabelledSolution
+
+    labels = tuple(None if v is None else bool(v) for v in record["step_labels"])
+    first = record["first_error"]
+    return LabelledSolution(
+        record["id"],
+        record["problem"],
+        tuple(record["steps"]),
+        first >= 0,
+        first if first >= 0 else None,
+        labels,
+    )
