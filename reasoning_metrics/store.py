@@ -59,7 +59,9 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
     """Prepare ``out`` for appending; the ids it already holds.
 
     Raises :class:`InputError` when the file was made with another config, or
-    holds a bad line other than a torn last one (which is removed).
+    holds a bad line other than a torn last one (which is removed). The header
+    is written with the first record (:func:`append_scores`), so a job that
+    stops before scoring anything leaves nothing behind.
     """
     if out.suffix != ".jsonl":
         raise InputError(f"{out}: a score file must end in .jsonl")
@@ -75,8 +77,6 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
                 f"{header}: {out.name} was scored with other {', '.join(changed)} "
                 f"({_describe(old, changed)}); use another output file or delete it to rescore"
             )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    header.write_text(config.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return {record["id"] for _, record in read_score_lines(out, repair=True)}
 
 
@@ -113,10 +113,14 @@ def read_score_lines(path: Path, repair: bool = False) -> Iterator[tuple[int, di
             handle.truncate(good_end)
 
 
-def append_scores(out: Path, records: Iterable[BaseModel]) -> Iterator[BaseModel]:
-    """Append each record as one JSON line as soon as it comes, and pass it on."""
+def append_scores(out: Path, records: Iterable[BaseModel], config: ScoreConfig) -> Iterator[BaseModel]:
+    """Append each record as one JSON line as soon as it comes, and pass it on; the header goes first."""
+    header = header_path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a", encoding="utf-8") as handle:
         for record in records:
+            if not header.exists():
+                header.write_text(config.model_dump_json(indent=2) + "\n", encoding="utf-8")
             handle.write(record.model_dump_json() + "\n")
             handle.flush()
             yield record

@@ -158,7 +158,7 @@ def score_chains_cmd(
     """Score chains from any harness."""
     from reasoning_metrics.chainfile import read_chains
     from reasoning_metrics.registry import resolve
-    from reasoning_metrics.scoring import iter_scores
+    from reasoning_metrics.scoring import iter_scores, load_models
     from reasoning_metrics.slots import ModelSlots
     from reasoning_metrics.steps import StepThresholds
     from reasoning_metrics.store import append_scores, make_config, open_scores, read_score_lines
@@ -166,14 +166,14 @@ def score_chains_cmd(
     names = _metric_names(metrics)
     models = _models(embedder, nli, token_model, lm, grammar_model)
     chains = read_chains(file)
+    config = make_config(resolve(names), ModelSlots(**models), StepThresholds(), _lang(lang))
     if out is not None:
-        config = make_config(resolve(names), ModelSlots(**models), StepThresholds(), _lang(lang))
         done = open_scores(out, config)
         chains = [c for c in chains if c.id not in done]
     scores: Any = iter_scores(
         chains,
         names,
-        **models,
+        **load_models(chains, names, models, _lang(lang)),
         lang=_lang(lang),
         batch_size=batch_size,
         chunk_size=chunk_size,
@@ -181,7 +181,7 @@ def score_chains_cmd(
         progress=_progress(len(chains)),
     )
     if out is not None:
-        scores = append_scores(out, scores)
+        scores = append_scores(out, scores, config)
     records = []
     for record in scores:
         if as_json:

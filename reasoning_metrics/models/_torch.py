@@ -34,3 +34,14 @@ def max_input_length(tokenizer: Any, config: Any, cap: int = 512) -> int:
         # RoBERTa-style models reserve two positions for padding offsets.
         limits.append(positions - 2 if getattr(config, "model_type", "") in ("roberta", "xlm-roberta") else positions)
     return min(limits)
+
+
+def load_pretrained(model: str, auto_class: str, device: str | None) -> tuple[Any, Any, str]:
+    """Tokenizer, model (``transformers.<auto_class>``, eval mode, on the device) and device of ``model``."""
+    import transformers
+
+    chosen = pick_device(device)
+    path = model_path(model)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    network = getattr(transformers, auto_class).from_pretrained(path).eval().to(chosen)
+    return tokenizer, network, chosen

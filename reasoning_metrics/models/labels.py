@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from reasoning_metrics.protocols import NLI_COLUMNS
 
@@ -16,11 +17,11 @@ KNOWN_ACCEPTABLE_INDEX: dict[str, int] = {
 """Models whose config names its labels ``LABEL_0/1`` only; index of 'acceptable' from the model card."""
 
 
-def _names(id2label: Mapping[int | str, str]) -> dict[int, str]:
+def _names(id2label: Mapping[Any, str]) -> dict[int, str]:
     return {int(k): str(v).strip().lower() for k, v in id2label.items()}
 
 
-def nli_columns(id2label: Mapping[int | str, str]) -> list[int]:
+def nli_columns(id2label: Mapping[Any, str]) -> list[int]:
     """Model column of entailment, neutral and contradiction (in :data:`NLI_COLUMNS` order).
 
     Raises ``ValueError`` when the labels do not name all three.
@@ -38,7 +39,7 @@ def nli_columns(id2label: Mapping[int | str, str]) -> list[int]:
     return columns
 
 
-def acceptable_column(id2label: Mapping[int | str, str], model: str = "", acceptable_label: str | None = None) -> int:
+def acceptable_column(id2label: Mapping[Any, str], model: str = "", acceptable_label: str | None = None) -> int:
     """Model column of 'grammatically acceptable'.
 
     Read from the label names; ``acceptable_label`` (a label name or index) decides

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from reasoning_metrics.models._torch import max_input_length, model_path, pick_device
+from reasoning_metrics.models._torch import load_pretrained, max_input_length
 
 
 class TransformersTokenEmbedder:
@@ -22,15 +22,11 @@ class TransformersTokenEmbedder:
 
     def __init__(self, model: str, *, device: str | None = None, batch_size: int = 32, max_length: int = 512) -> None:
         import torch
-        from transformers import AutoModel, AutoTokenizer
 
         self.name = model
         self.batch_size = batch_size
         self._torch = torch
-        self._device = pick_device(device)
-        path = model_path(model)
-        self._tokenizer = AutoTokenizer.from_pretrained(path)
-        self._model = AutoModel.from_pretrained(path).eval().to(self._device)
+        self._tokenizer, self._model, self._device = load_pretrained(model, "AutoModel", device)
         self.max_length = max_input_length(self._tokenizer, self._model.config, cap=max_length)
 
     def embed_tokens(self, texts: Sequence[str]) -> list[np.ndarray]:

@@ -81,3 +81,25 @@ class ScriptedBackend:
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
+
+
+class HashTokens:
+    """One hashed vector per word, nudged by its neighbour (a crude 'contextual' embedding)."""
+
+    name = "hash-tokens"
+
+    def __init__(self, dim: int = 16) -> None:
+        self.dim = dim
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[np.ndarray]:
+        out = []
+        for text in texts:
+            words = re.findall(r"\w+", text.lower())
+            rows = np.zeros((len(words), self.dim), dtype=np.float32)
+            for i, word in enumerate(words):
+                rng = np.random.default_rng(int(hashlib.md5(word.encode()).hexdigest()[:8], 16))
+                rows[i] = rng.normal(size=self.dim)
+                if i:
+                    rows[i] += 0.3 * rows[i - 1]
+            out.append(rows)
+        return out

@@ -140,3 +140,13 @@ def test_question_source_lists_options() -> None:
         knowledge=Knowledge(level1="a", level2="b"),
     )
     assert question_source(q) == "1+1=?\nA. 1\nB. 2"
+
+
+def test_a_model_that_does_not_load_stops_the_job_before_any_record(run_dir: Path, tmp_path: Path) -> None:
+    models = {**FAKES, "nli": str(tmp_path / "no-such-nli")}
+    with pytest.raises(InputError, match=r"could not load nli model .*no-such-nli.*'none' to score without"):
+        score_run(run_dir, models=models, cache=False)
+    assert _ids(run_dir / "scores.jsonl") == []
+    job = score_run(run_dir, models={**FAKES, "nli": "none"}, cache=False, metrics=["faithfulness_step"])
+    (record,) = list(job.records)[:1]
+    assert record.scores["faithfulness_step"] is not None

@@ -15,7 +15,7 @@ from reasoning_metrics.models.judge import JudgeNLI
 from reasoning_metrics.registry import METRICS
 from reasoning_metrics.scoring import prepare
 
-from .fakes import HashEncoder, RuleNLI, ScriptedBackend
+from .fakes import HashEncoder, HashTokens, RuleNLI, ScriptedBackend
 
 SOURCE_EN = (
     "Janet's ducks lay 16 eggs per day. She eats 3 for breakfast. She bakes muffins with 4. How many eggs are left?"
@@ -78,6 +78,21 @@ def test_batched_scores_equal_the_reference_loops() -> None:
         assert got.keys() == expected.keys(), chain.id
         for key in expected:
             assert got[key] == pytest.approx(expected[key], abs=1e-6), (chain.id, key)
+
+
+def test_token_scores_equal_the_reference_token_loops() -> None:
+    chains = [*CHAINS, Chain("tokenless", SOURCE_EN, ["Janet has 16 eggs.", "…", "Janet has 16 eggs."])]
+    names = ["faithfulness_token", "repetition_token"]
+    batched = score_chains(chains, names, encoder=HashEncoder(), token_embedder=HashTokens(), cache=False)
+    prepared = [prepare(c) for c in chains]
+    looped = loop_scores(
+        [(p.source, p.hypothesis, p.reference) for p in prepared], HashEncoder(), None, names, HashTokens()
+    )
+    for ours, theirs in zip(batched, looped, strict=True):
+        assert set(theirs) == set(names)
+        for key in names:
+            assert ours.scores[key] == pytest.approx(theirs[key], abs=1e-6), (ours.id, key)
+    assert batched[-1].scores["repetition_token"] == pytest.approx(0.0)  # step 3 repeats step 1 word for word
 
 
 def test_models_see_fixed_batches_of_distinct_items() -> None:
