@@ -77,7 +77,10 @@ def test_contradictions_and_judge_add_flags_where_they_point() -> None:
 
 
 def test_roscoe_only_breaks_ties() -> None:
-    table = {"Tom has 12 apples and buys 5 more.": [1, 0], "How many apples does he have?": [0, 1]}
+    table: dict[str, list[float]] = {
+        "Tom has 12 apples and buys 5 more.": [1, 0],
+        "How many apples does he have?": [0, 1],
+    }
     table |= {"12 + 5 = 17": [1, 0], "The answer is 17.": [0, 1], "The answer: 17 apples.": [-1, 0]}
     encoder = TableEncoder(table)
     good = Sol("g", QUESTION, ["12 + 5 = 17", "The answer is 17."])

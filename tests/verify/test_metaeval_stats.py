@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from reasoning_metrics.metaeval.stats import auroc, bootstrap_ci, processbench_scores, somers_d
@@ -49,7 +50,7 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
     labels = [True] * 30 + [False] * 30
     scores = [i % 7 + (3 if y else 0) for i, y in enumerate(labels)]
 
-    def stat(idx):  # type: ignore[no-untyped-def]
+    def stat(idx: np.ndarray) -> float | None:
         return auroc([scores[i] for i in idx], [labels[i] for i in idx])
 
     first = bootstrap_ci(stat, 60, n_boot=300, seed=7)
