@@ -35,12 +35,15 @@ SEVERITY = {
     FlagKind.EQUATION: 0.7,
     FlagKind.JUDGE: 0.8,
     FlagKind.UNSUPPORTED_NUMBER: 0.5,
+    FlagKind.REPETITION: 0.5,
     FlagKind.UNUSED_GIVEN: 0.3,
     FlagKind.NO_FINAL_ANSWER: 0.3,
 }
 """Severity of each kind of flag; doubt cues carry their own (:data:`.doubt.WEIGHTS`), contradictions
 ``CONTRADICTION_WEIGHT * P(contradiction)``."""
 CONTRADICTION_WEIGHT = 0.8
+REPEAT_SIMILARITY = 0.98
+"""ROSCOE cos* to an earlier step at which a step counts as a repetition (1.0 = identical embedding)."""
 _FINAL_ANSWER = re.compile(r"\\boxed|####|\banswer\b|\bfinal\b|答案|故选|选[A-DＡ-Ｄ]", re.IGNORECASE)
 
 
@@ -112,6 +115,11 @@ def assess_one(
     """Assess one solution from what has been computed for it (see the module doc for the rule)."""
     checks = check_steps(solution.steps)
     step_flags = _step_flags(solution.problem, checks, solution.steps)
+    for i in _repeated_steps(solution.steps, roscoe):
+        message = "repeats an earlier step"
+        step_flags[i].append(
+            StepFlag(kind=FlagKind.REPETITION, severity=SEVERITY[FlagKind.REPETITION], message=message)
+        )
     if contradictions is not None:
         for i, p in enumerate(contradictions):
             if p >= CONTRADICTION_THRESHOLD:
@@ -154,6 +162,24 @@ def assess_one(
         detectors=ran,
         unavailable={k: v for k, v in (unavailable or {}).items() if k not in ran},
     )
+
+
+def _repeated_steps(steps: Sequence[str], roscoe: RoscoeDetail | None) -> list[int]:
+    """Steps equal to an earlier one once case, spaces and punctuation are ignored, or (with an encoder)
+    whose ROSCOE repetition similarity reaches :data:`REPEAT_SIMILARITY`."""
+    seen: set[str] = set()
+    repeated = []
+    for i, step in enumerate(steps):
+        key = re.sub(r"[\W_]+", "", step.lower())
+        similar = (
+            roscoe is not None
+            and i < len(roscoe.step_repetition)
+            and roscoe.step_repetition[i] >= REPEAT_SIMILARITY
+        )
+        if (key and key in seen) or (i > 0 and similar):
+            repeated.append(i)
+        seen.add(key)
+    return repeated
 
 
 def step_score(step: StepAssessment) -> float:

@@ -89,3 +89,13 @@ def test_roscoe_only_breaks_ties() -> None:
     assert a.score == 0.0 < b.score < TIE_BREAK  # perfectly aligned: faithfulness 1
     assert step_score(b.steps[1]) > step_score(a.steps[1])
     assert encoder.calls == 1  # every text of every solution in one batch
+
+
+def test_a_repeated_step_is_flagged_and_stated_answers_need_a_source() -> None:
+    steps = ["12 + 5 = 17", "12 + 5 = 17.", "The answer is 17."]
+    (a,) = assess_solutions([Sol("r", QUESTION, steps)])
+    assert kinds(a) == [[], ["repetition"], []] and a.first_suspect == 1
+    (b,) = assess_solutions(
+        [Sol("p", QUESTION, ["The answer is 17.", "12 + 5 = 17"])]
+    )  # answer before its work
+    assert kinds(b)[0] == ["unsupported_number"] and b.first_suspect == 0
