@@ -80,34 +80,14 @@ def _step_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[str])
     for i, check in enumerate(checks):
         for claim in check.false_claims:
             actual = f"{claim.left_value:.6g} vs {claim.right_value:.6g}"
-            flags[i].append(
-                StepFlag(
-                    kind=FlagKind.ARITHMETIC,
-                    severity=SEVERITY[FlagKind.ARITHMETIC],
-                    message=f"{claim.expression} does not hold ({actual})",
-                    evidence=claim.expression,
-                )
-            )
+            message = f"{claim.expression} does not hold ({actual})"
+            flags[i].append(_flag(FlagKind.ARITHMETIC, message, claim.expression))
     for i, conflicts in enumerate(equation_conflicts(checks)):
-        for conflict in conflicts:
-            flags[i].append(
-                StepFlag(
-                    kind=FlagKind.EQUATION,
-                    severity=SEVERITY[FlagKind.EQUATION],
-                    message=conflict.message,
-                    evidence=conflict.expression,
-                )
-            )
+        flags[i] += [_flag(FlagKind.EQUATION, c.message, c.expression) for c in conflicts]
     for i, unsupported in enumerate(unsupported_operands(problem, checks)):
         for operand in unsupported:
-            flags[i].append(
-                StepFlag(
-                    kind=FlagKind.UNSUPPORTED_NUMBER,
-                    severity=SEVERITY[FlagKind.UNSUPPORTED_NUMBER],
-                    message=f"{operand.value:g} in {operand.expression} is new: not given, not derived",
-                    evidence=operand.expression,
-                )
-            )
+            message = f"{operand.value:g} in {operand.expression} is new: not given, not derived"
+            flags[i].append(_flag(FlagKind.UNSUPPORTED_NUMBER, message, operand.expression))
     for i, step in enumerate(steps):
         for cue in doubt_cues(step):
             message = f"{cue.kind.value.replace('_', ' ')}: {cue.text!r}"
@@ -122,19 +102,7 @@ def _solution_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[s
     unused = unused_given_numbers(problem, checks)
     if unused:
         listed = ", ".join(f"{v:g}" for v in unused[:5])
-        flags.append(
-            StepFlag(
-                kind=FlagKind.UNUSED_GIVEN,
-                severity=SEVERITY[FlagKind.UNUSED_GIVEN],
-                message=f"given number(s) never used: {listed}",
-            )
-        )
+        flags.append(_flag(FlagKind.UNUSED_GIVEN, f"given number(s) never used: {listed}"))
     if steps and not _FINAL_ANSWER.search(steps[-1]):
-        flags.append(
-            StepFlag(
-                kind=FlagKind.NO_FINAL_ANSWER,
-                severity=SEVERITY[FlagKind.NO_FINAL_ANSWER],
-                message="the last step states no final answer",
-            )
-        )
+        flags.append(_flag(FlagKind.NO_FINAL_ANSWER, "the last step states no final answer"))
     return flags
