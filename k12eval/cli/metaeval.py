@@ -50,6 +50,10 @@ def meta_eval(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap and the cross-validation folds.")] = 0,
     folds: Annotated[int, typer.Option("--folds", help="Cross-validation folds for threshold rules.")] = 5,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N solutions.")] = None,
+    by: Annotated[
+        str | None,
+        typer.Option("--by", help="Also report per value of this meta field against 'original' (e.g. kind)."),
+    ] = None,
 ) -> None:
     """Report AUROC, Somers' D, ProcessBench F1 and step-level AUROC of every score and detector."""
     from reasoning_metrics.metaeval import (
@@ -71,9 +75,10 @@ def meta_eval(
     solutions = load_solutions(data, fmt)[:limit]
     needs_encoder = any(n.startswith("roscoe.") or n == "aggregate" for n in names)
     context = DetectionContext(solutions, encoder=_encoder(encoder) if needs_encoder else None)
+    results = run_detectors(context, names)
     report = meta_evaluate(
         solutions,
-        run_detectors(context, names),
+        results,
         data=str(data),
         fmt=fmt,
         n_boot=n_boot,
@@ -81,6 +86,12 @@ def meta_eval(
         folds=folds,
     )
     text = to_json(report) if as_json else to_markdown(report)
+    if by and not as_json:
+        from reasoning_metrics.metaeval.groups import by_group, group_markdown
+
+        text += f"\n## By {by}\n\n" + group_markdown(
+            by_group(solutions, results, key=by, seed=seed, folds=folds)
+        )
     typer.echo(text, nl=False)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -75,7 +75,7 @@ class DetectionContext:
     @cached_property
     def judged(self) -> list[int | None]:
         if self.backend is None:
-            raise Unavailable("needs a backend (--judge)")
+            raise Unavailable("needs a judge backend (library: DetectionContext(backend=...))")
         verdicts = judge_solutions([(s.problem, s.steps) for s in self.solutions], self.backend)
         return [v.first_error for v in verdicts]
 

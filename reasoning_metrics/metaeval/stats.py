@@ -26,15 +26,9 @@ def auroc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
     if n_pos == 0 or n_neg == 0:
         return None
     order = np.argsort(s, kind="mergesort")
+    _, first, counts = np.unique(s[order], return_index=True, return_counts=True)
     ranks = np.empty(len(s), dtype=float)
-    sorted_s = s[order]
-    i = 0
-    while i < len(s):  # average ranks over ties
-        j = i
-        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
+    ranks[order] = np.repeat(first + (counts - 1) / 2 + 1, counts)  # tied values share their average rank
     u = ranks[y].sum() - n_pos * (n_pos + 1) / 2
     return float(u / (n_pos * n_neg))
 

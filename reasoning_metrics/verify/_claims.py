@@ -227,10 +227,16 @@ def _is_math(token: Token) -> bool:
 
 
 def _mark_ratios(tokens: list[Token]) -> list[Token]:
-    """``3:4`` is a ratio, not two sentences: its colon becomes a non-calculation word."""
+    """``3:4`` (written without spaces) is a ratio, not two sentences: its colon becomes a word."""
     out = list(tokens)
     for k in range(1, len(tokens) - 1):
-        if tokens[k].text in (":", "∶") and tokens[k - 1].kind in _VALUE_END and tokens[k + 1].kind is Kind.NUM:
+        if (
+            tokens[k].text in (":", "∶")
+            and not tokens[k].gap
+            and not tokens[k + 1].gap
+            and tokens[k - 1].kind in _VALUE_END
+            and tokens[k + 1].kind in (Kind.NUM, Kind.LP)
+        ):
             out[k] = Token(Kind.WORD, RATIO)
     return out
 

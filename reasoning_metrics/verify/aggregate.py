@@ -2,7 +2,7 @@
 
 The rule (documented in docs/detectors.md, fixed a priori, not fitted to any data set):
 
-* each finding is a :class:`~.flags.StepFlag` with a severity (:data:`SEVERITY`);
+* each finding is a :class:`~.flags.StepFlag` with a severity (:data:`.findings.SEVERITY`);
 * a step's suspicion is ``1 - prod(1 - severity)`` over its flags;
 * the solution score is ``1 - prod(1 - x)`` over step suspicions and solution-level
   flags, plus ``TIE_BREAK * (1 - Faithfulness-Step)`` when an encoder ran, so ROSCOE
@@ -13,35 +13,21 @@ The rule (documented in docs/detectors.md, fixed a priori, not fitted to any dat
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
-from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
-from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
-from reasoning_metrics.verify.doubt import doubt_cues
-from reasoning_metrics.verify.equations import equation_conflicts
-from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment, StepAssessment, StepFlag
-from reasoning_metrics.verify.quantities import unsupported_operands, unused_given_numbers
+from reasoning_metrics.verify.arithmetic import check_steps
+from reasoning_metrics.verify.contradiction import step_contradictions
+from reasoning_metrics.verify.findings import SEVERITY, findings
+from reasoning_metrics.verify.flags import SolutionAssessment, StepAssessment
 from reasoning_metrics.verify.roscoe_adapter import ChainInput, RoscoeDetail, roscoe_baseline
 
 FLAG_THRESHOLD = 0.5
 """A step whose suspicion reaches this is flagged; the earliest flagged step is the first suspect."""
 TIE_BREAK = 0.01
-SEVERITY = {
-    FlagKind.ARITHMETIC: 0.9,
-    FlagKind.EQUATION: 0.7,
-    FlagKind.JUDGE: 0.8,
-    FlagKind.UNSUPPORTED_NUMBER: 0.5,
-    FlagKind.UNUSED_GIVEN: 0.3,
-    FlagKind.NO_FINAL_ANSWER: 0.3,
-}
-"""Severity of each kind of flag; doubt cues carry their own (:data:`.doubt.WEIGHTS`), contradictions
-``CONTRADICTION_WEIGHT * P(contradiction)``."""
-CONTRADICTION_WEIGHT = 0.8
-_FINAL_ANSWER = re.compile(r"\\boxed|####|\banswer\b|\bfinal\b|答案|故选|选[A-DＡ-Ｄ]", re.IGNORECASE)
+"""Weight of (1 - Faithfulness-Step) in the solution score: below the smallest flag severity."""
+__all__ = ["FLAG_THRESHOLD", "SEVERITY", "TIE_BREAK", "assess_one", "assess_solutions", "step_score"]
 
 
 class Solution(Protocol):
@@ -109,18 +95,7 @@ def assess_one(
 ) -> SolutionAssessment:
     """Assess one solution from what has been computed for it (see the module doc for the rule)."""
     checks = check_steps(solution.steps)
-    step_flags = _step_flags(solution.problem, checks, solution.steps)
-    if contradictions is not None:
-        for i, p in enumerate(contradictions):
-            if p >= CONTRADICTION_THRESHOLD:
-                message = f"contradicts the question or an earlier step (P = {p:.2f})"
-                step_flags[i].append(
-                    StepFlag(kind=FlagKind.CONTRADICTION, severity=CONTRADICTION_WEIGHT * p, message=message)
-                )
-    if judged is not None and 0 <= judged < len(solution.steps):
-        message = "the judge names this step as the first wrong one"
-        step_flags[judged].append(StepFlag(kind=FlagKind.JUDGE, severity=SEVERITY[FlagKind.JUDGE], message=message))
-    solution_flags = _solution_flags(solution.problem, checks, solution.steps)
+    step_flags, solution_flags = findings(solution.problem, solution.steps, checks, roscoe, contradictions, judged)
     steps = [
         StepAssessment(
             index=i,
@@ -160,71 +135,3 @@ def _noisy_or(severities: Iterable[float]) -> float:
     for severity in severities:
         product *= 1 - severity
     return 1 - product
-
-
-def _step_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[str]) -> list[list[StepFlag]]:
-    flags: list[list[StepFlag]] = [[] for _ in checks]
-    for i, check in enumerate(checks):
-        for claim in check.false_claims:
-            actual = f"{claim.left_value:.6g} vs {claim.right_value:.6g}"
-            flags[i].append(
-                StepFlag(
-                    kind=FlagKind.ARITHMETIC,
-                    severity=SEVERITY[FlagKind.ARITHMETIC],
-                    message=f"{claim.expression} does not hold ({actual})",
-                    evidence=claim.expression,
-                )
-            )
-    for i, conflicts in enumerate(equation_conflicts(checks)):
-        for conflict in conflicts:
-            flags[i].append(
-                StepFlag(
-                    kind=FlagKind.EQUATION,
-                    severity=SEVERITY[FlagKind.EQUATION],
-                    message=conflict.message,
-                    evidence=conflict.expression,
-                )
-            )
-    for i, unsupported in enumerate(unsupported_operands(problem, checks)):
-        for operand in unsupported:
-            flags[i].append(
-                StepFlag(
-                    kind=FlagKind.UNSUPPORTED_NUMBER,
-                    severity=SEVERITY[FlagKind.UNSUPPORTED_NUMBER],
-                    message=f"{operand.value:g} in {operand.expression} is new: not given, not derived",
-                    evidence=operand.expression,
-                )
-            )
-    for i, step in enumerate(steps):
-        for cue in doubt_cues(step):
-            message = f"{cue.kind.value.replace('_', ' ')}: {cue.text!r}"
-            flags[i].append(StepFlag(kind=FlagKind.DOUBT, severity=cue.weight, message=message, evidence=cue.text))
-    return flags
-
-
-def _solution_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[str]) -> list[StepFlag]:
-    flags = []
-    unused = unused_given_numbers(problem, checks)
-    if unused:
-        listed = ", ".join(f"{v:g}" for v in unused[:5])
-        flags.append(
-            StepFlag(
-                kind=FlagKind.UNUSED_GIVEN,
-                severity=SEVERITY[FlagKind.UNUSED_GIVEN],
-                message=f"given number(s) never used: {listed}",
-            )
-        )
-    if steps and not _FINAL_ANSWER.search(steps[-1]):
-        flags.append(
-            StepFlag(
-                kind=FlagKind.NO_FINAL_ANSWER,
-                severity=SEVERITY[FlagKind.NO_FINAL_ANSWER],
-                message="the last step states no final answer",
-            )
-        )
-    return flags
-
-
-def is_finite(value: float | None) -> bool:
-    """Whether ``value`` is a real, finite number."""
-    return value is not None and math.isfinite(value)

@@ -77,6 +77,8 @@ class StepCheck:
     """The step was longer than :data:`MAX_STEP_CHARS` and only its start was read."""
     mentioned: tuple[float, ...] = field(default=())
     """Every number written in the step (after normalisation), claims or not."""
+    answers: tuple[float, ...] = field(default=())
+    """Numbers the step states as the final answer (``\\boxed{18}``, "the answer is 18", 答案为18)."""
 
     @property
     def false_claims(self) -> list[ClaimCheck]:
@@ -109,7 +111,25 @@ def inspect_step(text: str) -> StepCheck:
             seen.add(check.expression)
             checks.append(check)
     mentioned = tuple(float(t.value) for t in tokens if t.value is not None)
-    return StepCheck(tuple(checks), truncated, mentioned)
+    return StepCheck(tuple(checks), truncated, mentioned, stated_answers(text))
+
+
+_ANSWER = re.compile(
+    r"\\boxed\s*\{([^{}]{1,80})\}|####\s*([^\n]{1,40})|\banswer\s*(?:is|:)\s*([^\n;]{1,40})"
+    r"|答案\s*(?:是|为|:|：)\s*([^\n。；，]{1,40})",
+    re.IGNORECASE,
+)
+
+
+def stated_answers(text: str) -> tuple[float, ...]:
+    """The first number of each final-answer statement in ``text``."""
+    values = []
+    for match in _ANSWER.finditer(text):
+        content = next(g for g in match.groups() if g is not None)
+        number = next((t.value for t in tokenize(normalize(content)) if t.value is not None), None)
+        if number is not None:
+            values.append(float(number))
+    return tuple(values)
 
 
 def check_steps(steps: Sequence[str]) -> list[StepCheck]:

@@ -22,6 +22,8 @@ class FlagKind(StrEnum):
     """A calculation starts from a number that appears nowhere before."""
     DOUBT = "doubt"
     """The step corrects itself, assumes something unstated, or calls something impossible."""
+    REPETITION = "repetition"
+    """The step repeats an earlier one word for word, or nearly (ROSCOE Repetition-Step cos* >= 0.98)."""
     CONTRADICTION = "contradiction"
     """An NLI model finds the step contradicts the question or an earlier step."""
     JUDGE = "judge"

@@ -2,11 +2,12 @@
 
 Two checks, both reference-free:
 
-* an *unsupported operand* is a number a calculation starts from that is not an
+* an *unsupported operand* is a number a calculation starts from, or a stated
+  final answer (``\\boxed{18}``, "the answer is 18", 答案是18), that is not an
   everyday constant (:data:`CONSTANTS`), not a result computed in the same step,
-  and neither in the question or an earlier step nor one operation with a
-  constant away from such a number (``1 - 0.75``, ``75 / 100``, ``3 × 60``): it
-  came from nowhere, which is how a misread or invented quantity shows;
+  and neither in the question or an earlier step nor a conversion or complement
+  of such a number (``75 / 100``, ``3 × 60``, ``1 - 0.75``, ``100 - 25``): it
+  came from nowhere, which is how a misread, invented or premature quantity shows;
 * an *unused given number* is a number written with digits in the question that
   no step mentions: the solution ignored part of the data.
 """
@@ -58,14 +59,15 @@ def given_numbers(text: str) -> set[float]:
 
 
 def _expand(known: Iterable[float]) -> list[float]:
-    """``known`` plus everything one operation with a constant away (``1 - p``, ``x / 100``, ``1 / x``)."""
+    """``known`` plus its unit conversions (``× 60``, ``/ 100``), reciprocals and complements
+    (``1 - p``, ``100 - p``, ``1 + p``): the steps a solution takes without writing them down."""
     out: set[float] = set()
     for a in known:
-        out.add(a)
+        out.update((a, 1 - a, 1 + a, 100 - a, 100 + a))
         if a:
             out.add(1 / a)
         for c in CONSTANTS:
-            out.update((a * c, a / c, a + c, a - c, c - a))
+            out.update((a * c, a / c))
     return sorted(out)
 
 
@@ -87,6 +89,9 @@ def unsupported_operands(question: str, checks: Sequence[StepCheck]) -> list[lis
             for value in claim.operands:
                 if not _contains(pool, value) and all(u.value != value for u in step):
                     step.append(UnsupportedOperand(value, claim.expression))
+        for value in check.answers:
+            if not _contains(pool, value) and all(u.value != value for u in step):
+                step.append(UnsupportedOperand(value, f"the answer {value:g}"))
         found.append(step)
         known |= set(check.mentioned) | results
     return found

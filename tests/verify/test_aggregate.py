@@ -77,7 +77,10 @@ def test_contradictions_and_judge_add_flags_where_they_point() -> None:
 
 
 def test_roscoe_only_breaks_ties() -> None:
-    table = {"Tom has 12 apples and buys 5 more.": [1, 0], "How many apples does he have?": [0, 1]}
+    table: dict[str, list[float]] = {
+        "Tom has 12 apples and buys 5 more.": [1, 0],
+        "How many apples does he have?": [0, 1],
+    }
     table |= {"12 + 5 = 17": [1, 0], "The answer is 17.": [0, 1], "The answer: 17 apples.": [-1, 0]}
     encoder = TableEncoder(table)
     good = Sol("g", QUESTION, ["12 + 5 = 17", "The answer is 17."])
@@ -86,3 +89,11 @@ def test_roscoe_only_breaks_ties() -> None:
     assert a.score == 0.0 < b.score < TIE_BREAK  # perfectly aligned: faithfulness 1
     assert step_score(b.steps[1]) > step_score(a.steps[1])
     assert encoder.calls == 1  # every text of every solution in one batch
+
+
+def test_a_repeated_step_is_flagged_and_stated_answers_need_a_source() -> None:
+    steps = ["12 + 5 = 17", "12 + 5 = 17.", "The answer is 17."]
+    (a,) = assess_solutions([Sol("r", QUESTION, steps)])
+    assert kinds(a) == [[], ["repetition"], []] and a.first_suspect == 1
+    (b,) = assess_solutions([Sol("p", QUESTION, ["The answer is 17.", "12 + 5 = 17"])])  # answer before its work
+    assert kinds(b)[0] == ["unsupported_number"] and b.first_suspect == 0

@@ -49,11 +49,15 @@ def test_diagnostics_make_then_meta_eval(tmp_path: Path) -> None:
     first = out.read_text(encoding="utf-8")
     assert runner.invoke(app, ["diagnostics", "make", str(source), "--out", str(out), "--seed", "3"]).exit_code == 0
     assert out.read_text(encoding="utf-8") == first
-    result = runner.invoke(
-        app,
-        ["meta-eval", str(out), "--format", "chains", "--encoder", "none", "--boot", "20", "-d", "aggregate"],
-    )
-    assert result.exit_code == 0, result.output and "step AUROC" in result.output
+    args = ["meta-eval", str(out), "--format", "chains", "--encoder", "none", "--boot", "20"]
+    result = runner.invoke(app, [*args, "-d", "arithmetic,aggregate", "--by", "kind"])
+    assert result.exit_code == 0, result.output
+    assert "step AUROC" in result.output and "## By kind" in result.output
+    rows = {line.split(" | ")[0].strip("| "): line for line in result.output.splitlines() if line.startswith("| ")}
+    assert set(rows) >= {"number", "operation", "shuffle"}
+    # a changed operation in "a op b = c" is a false calculation: the verifier catches it in its step
+    operation = rows["operation"].split(" | ")
+    assert operation[1].startswith("1.00 / 1.00")
 
 
 def test_diagnostics_make_chinese_question_bank_with_kinds(tmp_path: Path) -> None:

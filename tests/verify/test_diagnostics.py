@@ -10,7 +10,7 @@ import pytest
 
 from reasoning_metrics.diagnostics import KINDS, build_diagnostic_set, load_source, write_jsonl
 from reasoning_metrics.diagnostics.edits import change_number, change_operation, negate
-from reasoning_metrics.diagnostics.perturb import PERTURBATIONS
+from reasoning_metrics.diagnostics.perturb import PERTURBATIONS, Perturbation
 from reasoning_metrics.diagnostics.sources import SourceItem, analysis_steps, gsm8k_steps
 from reasoning_metrics.metaeval.data import load_solutions
 from tests.verify import samples
@@ -24,8 +24,10 @@ STEPS = [
 POOL = ["Sara paints 4 walls a day.", "The train leaves at 9."]
 
 
-def perturb(kind: str, seed: int = 0, steps: list[str] = STEPS, lang: str = "en"):  # type: ignore[no-untyped-def]
-    return PERTURBATIONS[kind](list(steps), random.Random(seed), lang=lang, pool=POOL)
+def perturb(kind: str, seed: int = 0, steps: list[str] = STEPS, lang: str = "en") -> Perturbation:
+    result = PERTURBATIONS[kind](list(steps), random.Random(seed), lang=lang, pool=POOL)
+    assert result is not None
+    return result
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,7 +60,7 @@ def test_split_numbered() -> None:
 
 
 def test_chains_labels_and_derived_first_error(tmp_path: Path) -> None:
-    lines = [
+    lines: list[dict[str, Any]] = [
         {"id": "c1", "problem": "Q", "steps": ["a", "b", "c"], "step_labels": [0, 1, None]},
         {"id": "c2", "problem": "Q", "steps": ["a", "b"], "first_error": -1},
         {"id": "c3", "problem": "Q", "steps": ["a", "b"], "step_labels": [None, 1]},

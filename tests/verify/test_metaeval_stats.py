@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reasoning_metrics.metaeval.stats import auroc, bootstrap_ci, processbench_scores, somers_d
 from reasoning_metrics.metaeval.thresholds import (
@@ -49,7 +52,7 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
     labels = [True] * 30 + [False] * 30
     scores = [i % 7 + (3 if y else 0) for i, y in enumerate(labels)]
 
-    def stat(idx):  # type: ignore[no-untyped-def]
+    def stat(idx: np.ndarray) -> float | None:
         return auroc([scores[i] for i in idx], [labels[i] for i in idx])
 
     first = bootstrap_ci(stat, 60, n_boot=300, seed=7)
@@ -89,3 +92,15 @@ def test_cross_validation_never_fits_on_the_fold_it_predicts() -> None:
     in_sample = processbench_scores([first_at_or_above(s, fit_threshold(steps, targets)) for s in steps], targets)
     out_of_fold = processbench_scores(predictions, targets)
     assert out_of_fold.f1 is not None and in_sample.f1 is not None and out_of_fold.f1 <= in_sample.f1
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.booleans()), min_size=2, max_size=40).filter(
+        lambda pairs: any(y for _, y in pairs) and not all(y for _, y in pairs)
+    )
+)
+def test_auroc_equals_the_pairwise_count(pairs: list[tuple[int, bool]]) -> None:
+    pos = [s for s, y in pairs if y]
+    neg = [s for s, y in pairs if not y]
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    assert auroc([s for s, _ in pairs], [y for _, y in pairs]) == pytest.approx(wins / (len(pos) * len(neg)))

@@ -105,7 +105,7 @@ def test_prompt_keeps_braces_and_numbers_steps_from_one() -> None:
 
 def test_prm_step_scores_normalise_good_against_bad() -> None:
     def score(request: LoglikelihoodRequest) -> list[float]:
-        wrong = request.prompt.rstrip().endswith("Is the last step correct? Answer:") and "9" in request.prompt
+        wrong = str(request.prompt).rstrip().endswith("Is the last step correct? Answer:") and "9" in request.prompt
         return [math.log(0.2), math.log(0.6)] if wrong else [math.log(0.9), math.log(0.1)]
 
     backend = ScriptedBackend(score=score)

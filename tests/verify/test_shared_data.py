@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from reasoning_metrics.diagnostics import build_diagnostic_set, load_source
 from reasoning_metrics.metaeval import DetectionContext, load_solutions, meta_evaluate, run_detectors
+from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.verify.arithmetic import Verdict, check_steps
 
 pytestmark = pytest.mark.shared_data
@@ -45,9 +47,7 @@ def test_diagnostic_set_from_gsm8k_is_caught_by_the_aggregate(shared_data: Path)
     assert aggregate.acc_correct is not None and aggregate.acc_correct > 0.9
 
 
-def load_record(record: dict) -> object:  # type: ignore[type-arg]
-    from reasoning_metrics.metaeval.data import LabelledSolution
-
+def load_record(record: dict[str, Any]) -> LabelledSolution:
     labels = tuple(None if v is None else bool(v) for v in record["step_labels"])
     first = record["first_error"]
     return LabelledSolution(

@@ -1,0 +1,79 @@
+"""Per-group results: for a diagnostic set, how each detector does on each kind of planted error.
+
+Each group is the solutions whose ``meta[key]`` has one value, evaluated together with the
+solutions of the reference value (``original``: the unperturbed solutions), so its AUROC says
+how well a detector tells that kind of error from a correct solution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from reasoning_metrics.metaeval.data import LabelledSolution
+from reasoning_metrics.metaeval.detectors import DetectorResult
+from reasoning_metrics.metaeval.harness import evaluate_detector
+
+
+@dataclass
+class GroupRow:
+    """One detector on one group."""
+
+    group: str
+    detector: str
+    solutions: int
+    auroc: float | None
+    acc_error: float | None
+    step_auroc: float | None
+
+
+def _subset(result: DetectorResult, idx: Sequence[int]) -> DetectorResult:
+    return replace(
+        result,
+        solution_scores=[result.solution_scores[i] for i in idx],
+        step_scores=[result.step_scores[i] for i in idx],
+        native=None if result.native is None else [result.native[i] for i in idx],
+    )
+
+
+def by_group(
+    solutions: Sequence[LabelledSolution],
+    results: Sequence[DetectorResult],
+    *,
+    key: str = "kind",
+    reference: str = "original",
+    seed: int = 0,
+    folds: int = 5,
+) -> list[GroupRow]:
+    """Rows for every (group, detector); groups in order of first appearance, reference excluded."""
+    values = [str(s.meta.get(key, "")) for s in solutions]
+    base = [i for i, v in enumerate(values) if v == reference]
+    rows = []
+    for group in dict.fromkeys(v for v in values if v != reference):
+        idx = base + [i for i, v in enumerate(values) if v == group]
+        subset = [solutions[i] for i in idx]
+        for result in results:
+            if result.unavailable:
+                continue
+            report = evaluate_detector(_subset(result, idx), subset, n_boot=0, seed=seed, folds=folds)
+            rows.append(GroupRow(group, result.name, len(idx), report.auroc, report.acc_error, report.step_auroc))
+    return rows
+
+
+def group_markdown(rows: Sequence[GroupRow]) -> str:
+    """A table with one line per group and, per detector, ``AUROC / exact-step accuracy``."""
+    detectors = list(dict.fromkeys(r.detector for r in rows))
+    groups = list(dict.fromkeys(r.group for r in rows))
+    cell = {(r.group, r.detector): r for r in rows}
+
+    def fmt(value: float | None) -> str:
+        return "–" if value is None else f"{value:.2f}"
+
+    lines = [
+        "| kind (vs originals) | " + " | ".join(detectors) + " |",
+        "|---|" + "---|" * len(detectors),
+    ]
+    for group in groups:
+        cells = [f"{fmt(cell[group, d].auroc)} / {fmt(cell[group, d].acc_error)}" for d in detectors]
+        lines.append(f"| {group} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n\nEach cell: solution AUROC / exact first-wrong-step accuracy.\n"

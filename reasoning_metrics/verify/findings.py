@@ -1,0 +1,104 @@
+"""Every detector's findings on one solution as typed flags, with the severities of the aggregate rule."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from reasoning_metrics.verify.arithmetic import StepCheck
+from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD
+from reasoning_metrics.verify.doubt import doubt_cues
+from reasoning_metrics.verify.equations import equation_conflicts
+from reasoning_metrics.verify.flags import FlagKind, StepFlag
+from reasoning_metrics.verify.quantities import unsupported_operands, unused_given_numbers
+from reasoning_metrics.verify.roscoe_adapter import RoscoeDetail
+
+SEVERITY = {
+    FlagKind.ARITHMETIC: 0.9,
+    FlagKind.EQUATION: 0.7,
+    FlagKind.JUDGE: 0.8,
+    FlagKind.UNSUPPORTED_NUMBER: 0.5,
+    FlagKind.REPETITION: 0.5,
+    FlagKind.UNUSED_GIVEN: 0.3,
+    FlagKind.NO_FINAL_ANSWER: 0.3,
+}
+"""Severity of each kind of flag; doubt cues carry their own (:data:`.doubt.WEIGHTS`), contradictions
+``CONTRADICTION_WEIGHT * P(contradiction)``."""
+CONTRADICTION_WEIGHT = 0.8
+REPEAT_SIMILARITY = 0.98
+"""ROSCOE cos* to an earlier step at which a step counts as a repetition (1.0 = identical embedding)."""
+_FINAL_ANSWER = re.compile(r"\\boxed|####|\banswer\b|\bfinal\b|答案|故选|选[A-DＡ-Ｄ]", re.IGNORECASE)
+
+
+def findings(
+    problem: str,
+    steps: Sequence[str],
+    checks: Sequence[StepCheck],
+    roscoe: RoscoeDetail | None = None,
+    contradictions: Sequence[float] | None = None,
+    judged: int | None = None,
+) -> tuple[list[list[StepFlag]], list[StepFlag]]:
+    """Flags per step and flags of the whole solution."""
+    step_flags = _step_flags(problem, checks, steps)
+    for i in _repeated_steps(steps, roscoe):
+        step_flags[i].append(_flag(FlagKind.REPETITION, "repeats an earlier step"))
+    for i, p in enumerate(contradictions or ()):
+        if p >= CONTRADICTION_THRESHOLD:
+            message = f"contradicts the question or an earlier step (P = {p:.2f})"
+            step_flags[i].append(
+                StepFlag(kind=FlagKind.CONTRADICTION, severity=CONTRADICTION_WEIGHT * p, message=message)
+            )
+    if judged is not None and 0 <= judged < len(steps):
+        step_flags[judged].append(_flag(FlagKind.JUDGE, "the judge names this step as the first wrong one"))
+    return step_flags, _solution_flags(problem, checks, steps)
+
+
+def _flag(kind: FlagKind, message: str, evidence: str | None = None) -> StepFlag:
+    return StepFlag(kind=kind, severity=SEVERITY[kind], message=message, evidence=evidence)
+
+
+def _repeated_steps(steps: Sequence[str], roscoe: RoscoeDetail | None) -> list[int]:
+    """Steps equal to an earlier one once case, spaces and punctuation are ignored, or (with an encoder)
+    whose ROSCOE repetition similarity reaches :data:`REPEAT_SIMILARITY`."""
+    seen: set[str] = set()
+    repeated = []
+    for i, step in enumerate(steps):
+        key = re.sub(r"[\W_]+", "", step.lower())
+        similar = (
+            roscoe is not None and i < len(roscoe.step_repetition) and roscoe.step_repetition[i] >= REPEAT_SIMILARITY
+        )
+        if (key and key in seen) or (i > 0 and similar):
+            repeated.append(i)
+        seen.add(key)
+    return repeated
+
+
+def _step_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[str]) -> list[list[StepFlag]]:
+    flags: list[list[StepFlag]] = [[] for _ in checks]
+    for i, check in enumerate(checks):
+        for claim in check.false_claims:
+            actual = f"{claim.left_value:.6g} vs {claim.right_value:.6g}"
+            message = f"{claim.expression} does not hold ({actual})"
+            flags[i].append(_flag(FlagKind.ARITHMETIC, message, claim.expression))
+    for i, conflicts in enumerate(equation_conflicts(checks)):
+        flags[i] += [_flag(FlagKind.EQUATION, c.message, c.expression) for c in conflicts]
+    for i, unsupported in enumerate(unsupported_operands(problem, checks)):
+        for operand in unsupported:
+            message = f"{operand.value:g} in {operand.expression} is new: not given, not derived"
+            flags[i].append(_flag(FlagKind.UNSUPPORTED_NUMBER, message, operand.expression))
+    for i, step in enumerate(steps):
+        for cue in doubt_cues(step):
+            message = f"{cue.kind.value.replace('_', ' ')}: {cue.text!r}"
+            flags[i].append(StepFlag(kind=FlagKind.DOUBT, severity=cue.weight, message=message, evidence=cue.text))
+    return flags
+
+
+def _solution_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[str]) -> list[StepFlag]:
+    flags = []
+    unused = unused_given_numbers(problem, checks)
+    if unused:
+        listed = ", ".join(f"{v:g}" for v in unused[:5])
+        flags.append(_flag(FlagKind.UNUSED_GIVEN, f"given number(s) never used: {listed}"))
+    if steps and not _FINAL_ANSWER.search(steps[-1]):
+        flags.append(_flag(FlagKind.NO_FINAL_ANSWER, "the last step states no final answer"))
+    return flags
