@@ -62,6 +62,15 @@ def css(driver: Any, selector: str) -> Any:
     return wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, selector))
 
 
+def show_answer(driver: Any, question: int, run_id: str) -> None:
+    """Open a question's page with ``run_id`` as run A."""
+    go(driver, f"q/{question}")
+    select = css(driver, "select[aria-label='运行']")
+    driver.execute_script(
+        "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change'))", select, run_id
+    )
+
+
 def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any, Path], tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 
@@ -116,11 +125,7 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
 
     # Teacher verdicts: mark the first wrong step of a scored solution, export the labels.
     qi, run_id, steps = _wrong_cot_answer(data)
-    go(driver, f"q/{qi}")
-    select = css(driver, "select[aria-label='运行']")
-    driver.execute_script(
-        "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change'))", select, run_id
-    )
+    show_answer(driver, qi, run_id)
     panel = css(driver, f".answer[data-run='{run_id}']")
     panel.find_element(By.CSS_SELECTOR, "li[data-step='1'] button[data-verdict='first']").click()
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] li.t-wrong"))
@@ -141,11 +146,7 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
 
     # A flag message quoting hostile model text is shown as text and runs nothing.
     qi_h, run_h, quoted = _hostile_finding(data)
-    go(driver, f"q/{qi_h}")
-    select = css(driver, "select[aria-label='运行']")
-    driver.execute_script(
-        "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change'))", select, run_h
-    )
+    show_answer(driver, qi_h, run_h)
     shown = css(driver, f".answer[data-run='{run_h}'] li ul.findings .msg")
     assert shown.text == quoted
     assert driver.execute_script("return window.__pwned") is None
