@@ -3,13 +3,16 @@
 The source of each chain is the question's stem and options, the reference its
 teacher's analysis (CK12 paragraphs as steps), both reloaded from the bank named
 in ``run.json`` (``data.path``, ``data.format``, ``data.variant``). Scores go to
-``RUN_DIR/scores.jsonl``, one :class:`ScoreRecord` per question, resumably.
+``RUN_DIR/scores.jsonl``, one :class:`ScoreRecord` per question, resumably. Each
+record also carries what the wrong-step detectors found (:mod:`reasoning_metrics.verify`):
+per-step flags and the first suspect step, unless they are turned off.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,10 +23,12 @@ from kg.importers._io import iter_jsonl
 from kg.records import Question
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import resolve
-from reasoning_metrics.scoring import iter_scores, load_models
+from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
-from reasoning_metrics.store import append_scores, make_config, open_scores
+from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
+from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.scored import DETECTORS, assess_scored
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
 
 SCORES_FILE = "scores.jsonl"
@@ -36,6 +41,13 @@ class ScoreRecord(ChainScores):
     question_id: str
     nodes: dict[str, str]
     """Graph node ids by kind (subject, level1, level2, question), copied from the run record."""
+    first_suspect: int | None = None
+    """Index in ``steps`` of the step the detectors suspect first, -1 when none reaches the flag
+    threshold; ``None`` when the detectors did not run (``--no-detectors``, older files)."""
+    assessment: SolutionAssessment | None = None
+    """Everything the detectors found, step by step (``assessment.steps[i]`` is ``steps[i]``): each
+    flag's kind, severity and message, the step's suspicion and contradiction, solution-level flags,
+    and the detectors that could not run with the reason. ``None`` when the detectors did not run."""
 
 
 @dataclass
@@ -46,6 +58,8 @@ class RunChains:
     chains: list[tuple[RunRecord, Chain]]
     no_output: int
     """Records without output (the backend failed), not scored."""
+    stems: dict[str, str]
+    """Question id -> the stem alone (a choice question's options are candidates, not facts)."""
 
 
 @dataclass
@@ -108,6 +122,7 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
         ).questions
     }
     chains: list[tuple[RunRecord, Chain]] = []
+    stems: dict[str, str] = {}
     seen: set[str] = set()
     no_output = 0
     for number, record in enumerate(records, start=1):
@@ -130,7 +145,8 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
             continue
         chain = Chain(record.question_id, question_source(question), record.output, question.analysis or None, lang)
         chains.append((record, chain))
-    return RunChains(header, chains, no_output)
+        stems[chain.id] = question.stem
+    return RunChains(header, chains, no_output, stems)
 
 
 def _data_path(run_dir: Path, header: RunHeader) -> Path:
@@ -163,37 +179,82 @@ def score_run(
     chunk_size: int = 256,
     cache: Any = None,
     progress: Callable[[int], None] | None = None,
+    detectors: bool = True,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
-    Nothing is scored until ``RunScoring.records`` is consumed.
+    With ``detectors`` every record also gets the wrong-step detectors' flags and first
+    suspect step. Their contradiction check uses the NLI model the metrics load, or the
+    one given in ``models`` when no metric needs one; without either it is reported
+    unavailable. Nothing is scored until ``RunScoring.records`` is consumed.
     """
     out = out or run_dir / SCORES_FILE
     chosen = resolve(metrics)
     slots_args = models or {}
     thresholds = StepThresholds()
-    config = make_config(chosen, ModelSlots(**slots_args), thresholds, lang)
+    slots = ModelSlots(**slots_args)
+    extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
+    config = _config(make_config(chosen, slots, thresholds, lang), slots, detectors, extra_roles)
     run = run_chains(run_dir, data, lang)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
-    loaded = load_models([c for _, c in todo], [m.name for m in chosen], slots_args, lang)
+    problems = {c.id: c.source for _, c in todo}
+    loaded = load_models([c for _, c in todo], [m.name for m in chosen], slots_args, lang, extra_roles)
+    nli = _detector_nli(loaded)
 
     def records() -> Iterator[ScoreRecord]:
-        scores = iter_scores(
-            [c for _, c in todo],
-            [m.name for m in chosen],
-            **loaded,
-            lang=lang,
-            batch_size=batch_size,
-            chunk_size=chunk_size,
-            cache=cache,
-            thresholds=thresholds,
-            progress=progress,
-        )
-        for s in scores:
-            record = by_id[s.id]
-            yield ScoreRecord(**s.model_dump(), question_id=record.question_id, nodes=record.nodes)
+        store = open_cache(cache)
+        try:
+            scores = iter_scores(
+                [c for _, c in todo],
+                [m.name for m in chosen],
+                **loaded,
+                lang=lang,
+                batch_size=batch_size,
+                chunk_size=chunk_size,
+                cache=store if store is not None else False,
+                thresholds=thresholds,
+                progress=progress,
+            )
+            while chunk := list(islice(scores, chunk_size)):
+                found: Sequence[SolutionAssessment | None] = (
+                    assess_scored(chunk, problems, nli, premises=run.stems, batch_size=batch_size, cache=store)
+                    if detectors
+                    else [None] * len(chunk)
+                )
+                for s, assessment in zip(chunk, found, strict=True):
+                    record = by_id[s.id]
+                    yield ScoreRecord(
+                        **s.model_dump(),
+                        question_id=record.question_id,
+                        nodes=record.nodes,
+                        first_suspect=assessment.first_suspect if assessment else None,
+                        assessment=assessment,
+                    )
+        finally:
+            if store is not None and store is not cache:
+                store.close()
 
     written: Iterator[Any] = append_scores(out, records(), config)
     return RunScoring(out, written, len(todo), len(run.chains) - len(todo), run.no_output)
+
+
+def _config(config: ScoreConfig, slots: ModelSlots, detectors: bool, extra_roles: tuple[str, ...]) -> ScoreConfig:
+    """The score header with the detectors and the model they load beyond the metrics' ones."""
+    if not detectors:
+        return config
+    models = dict(config.models)
+    for role in extra_roles:
+        models.setdefault(role, {lg: slots.name(role, lg) for lg in ("en", "zh")})
+    return config.model_copy(update={"detectors": list(DETECTORS), "models": models})
+
+
+def _detector_nli(loaded: dict[str, Any]) -> dict[str, Any]:
+    """Language -> the NLI model the detectors use, or why there is none."""
+    if "nli" not in loaded:
+        return {
+            lg: "no NLI model: none of the chosen metrics needs one and none was given (pass --nli)"
+            for lg in ("en", "zh")
+        }
+    return {lg: f"no NLI model for {lg} text" if m == "none" else m for lg, m in loaded["nli"].items()}

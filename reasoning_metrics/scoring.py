@@ -85,7 +85,7 @@ def iter_scores(
     """
     chosen = resolve(metrics)
     slots = ModelSlots(encoder=encoder, nli=nli, token_embedder=token_embedder, lm=lm, grammar=grammar)
-    store = _open_cache(cache)
+    store = open_cache(cache)
     thresholds = thresholds or StepThresholds()
     done = 0
     iterator = iter(chains)
@@ -119,16 +119,18 @@ def load_models(
     metrics: Sequence[str] | None,
     models: dict[str, ModelArg],
     lang: Literal["zh", "en"] | None = None,
+    roles: Iterable[str] = (),
 ) -> dict[str, Any]:
     """Load now every model the metrics need for the languages of ``chains``: ``{role: {lang: model}}``.
 
     For the command line, which should stop on a model that does not load
     (a typo, no network) rather than write records saying so: raises
     :class:`~kg.errors.InputError` with the reason. Roles without a model for a
-    language (``none``, no default) map to ``"none"`` there.
+    language (``none``, no default) map to ``"none"`` there. ``roles`` are loaded
+    too whatever the metrics need (the detectors' NLI model).
     """
     slots = ModelSlots(**models)
-    roles = sorted({role for m in resolve(metrics) for role in m.models})
+    roles = sorted({role for m in resolve(metrics) for role in m.models} | set(roles))
     languages = sorted({chain_language(c, lang) for c in chains})
     loaded: dict[str, dict[str, Any]] = {}
     for role in roles:
@@ -158,7 +160,8 @@ def _steps(value: str | list[str], split: Callable[[str], list[str]]) -> list[st
     return split(value)
 
 
-def _open_cache(cache: ArrayCache | Path | str | bool | None) -> ArrayCache | None:
+def open_cache(cache: ArrayCache | Path | str | bool | None) -> ArrayCache | None:
+    """The cache a ``cache`` argument names: ``False`` none, ``None``/``True`` the default, else that one."""
     if cache is False:
         return None
     if isinstance(cache, ArrayCache):

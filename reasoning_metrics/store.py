@@ -37,6 +37,9 @@ class ScoreConfig(BaseModel):
     thresholds: dict[str, float] = Field(default_factory=dict)
     lang: str | None = None
     """The language forced on every chain, if any."""
+    detectors: list[str] = Field(default_factory=list)
+    """The wrong-step detectors whose flags the records carry (``verify.scored.DETECTORS``); empty
+    for records without them (``--no-detectors``, ``score-chains``, files scored before they existed)."""
 
 
 def make_config(metrics: list[Metric], slots: ModelSlots, thresholds: StepThresholds, lang: str | None) -> ScoreConfig:
@@ -73,9 +76,10 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
             raise InputError(f"{header}: not a score header ({exc.errors()[0]['msg']})") from None
         if old != config:
             changed = sorted(k for k in ScoreConfig.model_fields if getattr(old, k) != getattr(config, k))
+            hint = " (or resume with --detectors/--no-detectors as it was)" if "detectors" in changed else ""
             raise InputError(
                 f"{header}: {out.name} was scored with other {', '.join(changed)} "
-                f"({_describe(old, changed)}); use another output file or delete it to rescore"
+                f"({_describe(old, changed)}); use another output file or delete it to rescore{hint}"
             )
     return {record["id"] for _, record in read_score_lines(out, repair=True)}
 

@@ -269,7 +269,7 @@ def demo_runs(root: Path) -> tuple[Path, list[Path]]:
             answers[q.id] = Answer(right, output=output, extracted=q.answer if right else ["D"])
             if mode.endswith("cot"):
                 steps = [s for s in output.split("\n") if s]
-                scores.append(_demo_scores(q.id, steps, right, rng))
+                scores.append(_demo_scores(q, steps, right, rng))
         run = write_run(
             root / f"{model}-{mode}-{variant}", by_id, answers, model=model, mode=mode, variant=variant, bank=bank
         )
@@ -278,7 +278,18 @@ def demo_runs(root: Path) -> tuple[Path, list[Path]]:
     return bank, runs
 
 
-def _demo_scores(qid: str, steps: list[str], right: bool, rng: Any) -> dict[str, Any]:
+def _demo_scores(q: Question, steps: list[str], right: bool, rng: Any) -> dict[str, Any]:
+    """A scores line with hand-set ROSCOE numbers and the real detectors' assessment of ``steps``."""
+    from reasoning_metrics.runs import question_source
+    from reasoning_metrics.verify import assess_one
+    from reasoning_metrics.verify.scored import ScoredSolution
+
+    assessment = assess_one(ScoredSolution(q.id, question_source(q), tuple(steps))).model_dump(mode="json")
+    for i, text in enumerate(steps):
+        if "<" in text:  # a flag message quotes model text: it must stay text in the page
+            quote = {"kind": "doubt", "severity": 0.4, "message": f"quoted: {text}", "evidence": text}
+            assessment["steps"][i]["flags"].append(quote)
+    qid = q.id
     flagged = [] if right else [1]
     step_rows = []
     for i, text in enumerate(steps):
@@ -321,7 +332,8 @@ def _demo_scores(qid: str, steps: list[str], right: bool, rng: Any) -> dict[str,
         },
         "unavailable": {},
         "steps": step_rows,
-        "first_suspect": None if right else 1,
+        "first_suspect": assessment["first_suspect"],
+        "assessment": assessment,
     }
 
 

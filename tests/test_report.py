@@ -69,6 +69,27 @@ def test_page_data_matches_aggregates(demo: tuple[Path, list[Path], Path]) -> No
     assert all("options" in answer for answer in data["answers"][shuffled].values())
 
 
+def test_page_data_carries_the_detectors_flags(demo: tuple[Path, list[Path], Path]) -> None:
+    _, runs, out = demo
+    data = page_data((out / "index.html").read_text(encoding="utf-8"))
+    answers = [a for run in data["answers"].values() for a in run.values()]
+    suspects = [a for a in answers if a["first_suspect"] is not None]
+    assert suspects and all(a["correct"] is False for a in suspects)  # the demo's wrong chains only
+    for a in suspects:
+        step = a["steps"][a["first_suspect"]]
+        assert {"kind": "arithmetic", "message": "2 + 3 = 6 does not hold (5 vs 6)", "severity": 0.9} in step[
+            "findings"
+        ]
+        assert step["sus"] >= 0.5
+        assert all(s.get("sus", 0) < 0.5 for s in a["steps"][: a["first_suspect"]])
+    quoted = [f["message"] for a in answers for s in a["steps"] for f in s.get("findings", []) if "<" in f["message"]]
+    assert any(h in m for m in quoted for h in HOSTILE_OUTPUTS)  # model text kept verbatim, shown as text
+    flags = {f["kind"] for a in answers for f in a["solution_flags"]}
+    assert "unused_given" in flags
+    unscored = next(a for a in data["answers"][runs[1].name].values())  # the few-shot run has no scores
+    assert (unscored["solution_flags"], unscored["first_suspect"]) == ([], None)
+
+
 def test_hostile_output_cannot_break_out(demo: tuple[Path, list[Path], Path]) -> None:
     _, _, out = demo
     html = (out / "index.html").read_text(encoding="utf-8")

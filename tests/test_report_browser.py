@@ -62,6 +62,15 @@ def css(driver: Any, selector: str) -> Any:
     return wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, selector))
 
 
+def show_answer(driver: Any, question: int, run_id: str) -> None:
+    """Open a question's page with ``run_id`` as run A."""
+    go(driver, f"q/{question}")
+    select = css(driver, "select[aria-label='运行']")
+    driver.execute_script(
+        "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change'))", select, run_id
+    )
+
+
 def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any, Path], tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 
@@ -116,11 +125,7 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
 
     # Teacher verdicts: mark the first wrong step of a scored solution, export the labels.
     qi, run_id, steps = _wrong_cot_answer(data)
-    go(driver, f"q/{qi}")
-    select = css(driver, "select[aria-label='运行']")
-    driver.execute_script(
-        "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change'))", select, run_id
-    )
+    show_answer(driver, qi, run_id)
     panel = css(driver, f".answer[data-run='{run_id}']")
     panel.find_element(By.CSS_SELECTOR, "li[data-step='1'] button[data-verdict='first']").click()
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] li.t-wrong"))
@@ -129,8 +134,23 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     assert flagged, "the detector flags should highlight steps"
     flagged[0].find_element(By.CSS_SELECTOR, ".text").click()
     assert "f(2)=1/2×4+3=5" in flagged[0].find_element(By.CSS_SELECTOR, ".detail").text  # matched reference step
+    # The detectors' flags: kind and message on the step, the first suspect step outlined.
+    suspect = css(driver, f".answer[data-run='{run_id}'] li[data-step='1']")
+    assert {"suspect", "severe", "finding-arithmetic"} <= set(suspect.get_attribute("class").split())
+    findings = suspect.find_element(By.CSS_SELECTOR, "ul.findings").text
+    assert "计算错误" in findings and "2 + 3 = 6 does not hold (5 vs 6)" in findings
+    assert "首个可疑步骤" in suspect.text
+    assert not driver.find_elements(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] li[data-step='0'] ul.findings")
     save_screenshot(driver, shots / "question.png")
     copy_if_asked(shots / "question.png", REPO / "docs" / "img" / "report.png", "K12EVAL_DOCS_SCREENSHOTS")
+
+    # A flag message quoting hostile model text is shown as text and runs nothing.
+    qi_h, run_h, quoted = _hostile_finding(data)
+    show_answer(driver, qi_h, run_h)
+    shown = css(driver, f".answer[data-run='{run_h}'] li ul.findings .msg")
+    assert shown.text == quoted
+    assert driver.execute_script("return window.__pwned") is None
+    assert driver.execute_script("return document.images.length") == 0
 
     css(driver, "a[data-tab='verdicts']").click()
     text = css(driver, "#verdict-jsonl").get_attribute("value")
@@ -185,6 +205,16 @@ def _hostile_question(data: dict[str, Any], run_id: str) -> int:
         if answer["output"] and ("<script>" in answer["output"] or "onerror" in answer["output"]):
             return int(index)
     raise AssertionError("the demo runs have hostile outputs")
+
+
+def _hostile_finding(data: dict[str, Any]) -> tuple[int, str, str]:
+    for run_id, answers in data["answers"].items():
+        for index, answer in answers.items():
+            for step in answer["steps"]:
+                for finding in step.get("findings", []):
+                    if "<" in finding["message"]:
+                        return int(index), run_id, finding["message"]
+    raise AssertionError("the demo runs have flag messages quoting hostile outputs")
 
 
 def _wrong_cot_answer(data: dict[str, Any]) -> tuple[int, str, int]:

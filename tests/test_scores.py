@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from kg.errors import InputError
-from kg.scores import load_scores
+from kg.scores import Match, load_scores
 
 
 def _write(run: Path, lines: list[str]) -> None:
@@ -73,4 +74,62 @@ def test_later_line_wins_and_torn_last_line_is_ignored(tmp_path: Path) -> None:
 def test_bad_lines_are_named(tmp_path: Path, line: str, message: str) -> None:
     _write(tmp_path, [line])
     with pytest.raises(InputError, match=message):
+        load_scores(tmp_path)
+
+
+def test_the_scorers_step_fields_and_the_detectors_assessment(tmp_path: Path) -> None:
+    line = {
+        "id": "q1", "question_id": "q1", "scores": {"faithfulness_step": 0.7},
+        "source_steps": ["s0", "s1"], "reference_steps": ["r0"],
+        "steps": [
+            {"index": 0, "text": "12×3 = 38", "source_index": 1, "source_similarity": 0.8, "reference_index": 0,
+             "reference_similarity": 0.6, "contradiction": 0.3, "contradiction_index": 0, "repeat_index": None,
+             "repeat_similarity": None, "flags": ["not_in_reference"]},
+            {"index": 1, "text": "so 38", "source_index": None, "source_similarity": None,
+             "repeat_index": 0, "repeat_similarity": 0.5, "flags": [{"kind": "judge", "message": "hand label"}]},
+        ],
+        "first_suspect": 0,
+        "assessment": {
+            "first_suspect": 0, "score": 0.9,
+            "steps": [{"index": 0, "suspicion": 0.9, "flags": [
+                {"kind": "arithmetic", "severity": 0.9, "message": "12 * 3 = 38 does not hold (36 vs 38)",
+                 "evidence": "12 * 3 = 38"}]},
+                {"index": 1, "suspicion": 0.0, "flags": []}],
+            "flags": [{"kind": "no_final_answer", "severity": 0.3, "message": "the last step states no final answer"}],
+            "unavailable": {"contradiction": "no NLI model for zh text"},
+        },
+    }  # fmt: skip
+    _write(tmp_path, [json.dumps(line, ensure_ascii=False) + "\n"])
+    scores = load_scores(tmp_path)["q1"]
+    first, second = scores.steps
+    assert first.best_source == Match(1, "s1", 0.8) and first.best_reference == Match(0, "r0", 0.6)
+    assert first.max_contradiction == Match(0, "s0", 0.3)
+    assert first.flags == ("not_in_reference",) and first.values == {}
+    assert [(f.kind, f.message, f.severity) for f in first.findings] == [
+        ("arithmetic", "12 * 3 = 38 does not hold (36 vs 38)", 0.9)
+    ]
+    assert first.suspicion == 0.9 and scores.first_suspect == 0
+    assert second.best_source is None and second.values == {"repeat_similarity": 0.5}
+    assert [f.kind for f in second.findings] == ["judge"] and second.flags == ()
+    assert [f.kind for f in scores.solution_findings] == ["no_final_answer"]
+    assert scores.detectors_unavailable == {"contradiction": "no NLI model for zh text"}
+    del line["first_suspect"]  # the assessment's is used then; -1 (none) reads as no suspect
+    line["assessment"]["first_suspect"] = -1  # type: ignore[index]
+    _write(tmp_path, [json.dumps(line, ensure_ascii=False) + "\n"])
+    assert load_scores(tmp_path)["q1"].first_suspect is None
+
+
+@pytest.mark.parametrize(
+    ("assessment", "field"),
+    [
+        ([1], "'assessment'"),
+        ({"steps": {}}, "'assessment.steps'"),
+        ({"steps": [{"index": 0, "flags": ["x"]}]}, "'assessment.steps[0].flags'"),
+        ({"flags": "none"}, "'assessment.flags'"),
+    ],
+)
+def test_bad_assessments_are_named(tmp_path: Path, assessment: object, field: str) -> None:
+    line = {"question_id": "q", "steps": [{"index": 0, "text": "a"}], "assessment": assessment}
+    _write(tmp_path, [json.dumps(line) + "\n"])
+    with pytest.raises(InputError, match=re.escape(f"field {field}")):
         load_scores(tmp_path)

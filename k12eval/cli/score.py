@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,6 +43,14 @@ LangOpt = Annotated[str, typer.Option("--lang", help="Language of the chains: au
 BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Texts or NLI pairs per model call.")]
 ChunkOpt = Annotated[int, typer.Option("--chunk-size", min=1, help="Chains scored (and held in memory) at a time.")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")]
+DetectorsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--detectors/--no-detectors",
+        help="Also flag wrong steps (arithmetic and equation checks, contradictions with the question and "
+        "earlier steps through the NLI model, ROSCOE-based flags) and name each solution's first suspect step.",
+    ),
+]
 
 
 def _metric_names(values: list[str] | None) -> list[str] | None:
@@ -107,6 +116,7 @@ def score(
     batch_size: BatchOpt = 32,
     chunk_size: ChunkOpt = 256,
     no_cache: NoCacheOpt = False,
+    detectors: DetectorsOpt = True,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from reasoning_metrics.runs import score_run
@@ -123,6 +133,7 @@ def score(
         chunk_size=chunk_size,
         cache=False if no_cache else None,
         progress=None,
+        detectors=detectors,
     )
     typer.echo(
         f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",
@@ -132,7 +143,24 @@ def score(
     for n, _ in enumerate(job.records, start=1):
         if n % 100 == 0 or n == job.todo:
             report(n)
-    _print_summary([r for _, r in read_score_lines(job.out)], str(job.out))
+    records = [r for _, r in read_score_lines(job.out)]
+    _print_summary(records, str(job.out))
+    _print_detectors(records)
+
+
+def _print_detectors(records: list[dict[str, Any]]) -> None:
+    assessed = [r["assessment"] for r in records if isinstance(r.get("assessment"), dict)]
+    if not assessed:
+        return
+    suspects = sum(1 for a in assessed if a.get("first_suspect", -1) >= 0)
+    kinds = Counter(f["kind"] for a in assessed for step in a.get("steps", []) for f in step.get("flags", []))
+    typer.echo(f"  detectors: a first suspect step in {suspects} of {len(assessed)} solutions")
+    if kinds:
+        typer.echo("  step flags: " + ", ".join(f"{kind} {n}" for kind, n in kinds.most_common()))
+    missing = Counter((name, why) for a in assessed for name, why in a.get("unavailable", {}).items())
+    for (name, why), n in missing.most_common(10):
+        if name != "judge":
+            typer.echo(f"  unavailable: {name} detector for {n} chain(s): {why}", err=True)
 
 
 @app.command("score-chains")

@@ -19,7 +19,7 @@ from kg.aggregate import ROOT, weakest_points
 from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question
 from kg.runs import Run
-from kg.scores import Match, QuestionScores, StepScore
+from kg.scores import Finding, Match, QuestionScores, StepScore
 from runners.records import RunRecord
 
 STATUS_CODES = {"ok": 0, "unparsed": 1, "failed": 2, "skipped": 3}
@@ -109,8 +109,17 @@ def _steps(output: str | None, scores: QuestionScores | None) -> list[dict[str, 
                 entry[key] = _match(match)
         if step.values:
             entry["values"] = step.values
+        if step.findings:
+            entry["findings"] = _findings(step.findings)
+        if step.suspicion is not None:
+            entry["sus"] = clean(step.suspicion)
         shown.append(entry)
     return shown
+
+
+def _findings(findings: tuple[Finding, ...]) -> list[dict[str, Any]]:
+    """Detector flags as the page shows them: kind, message (untrusted text) and severity."""
+    return [{"kind": f.kind, "message": f.message, "severity": clean(f.severity)} for f in findings]
 
 
 def build_payload(
@@ -190,6 +199,8 @@ def _answer_from(record: RunRecord, scores: QuestionScores | None) -> dict[str, 
         "first_suspect": scores.first_suspect if scores else None,
         "scores": scores.scores if scores else {},
         "unavailable": scores.unavailable if scores else {},
+        "solution_flags": _findings(scores.solution_findings) if scores else [],
+        "detectors_unavailable": scores.detectors_unavailable if scores else {},
     }
 
 

@@ -58,8 +58,11 @@ def write_bank(folder: Path) -> Path:
     return path
 
 
-def write_run(run_dir: Path, bank: Path, mode: Any = "few-shot-cot", **header: Any) -> Path:
-    """A run folder whose records answer :data:`QUESTIONS` with :data:`OUTPUTS`."""
+def write_run(
+    run_dir: Path, bank: Path, mode: Any = "few-shot-cot", outputs: dict[str, str | None] | None = None, **header: Any
+) -> Path:
+    """A run folder whose records answer :data:`QUESTIONS` with ``outputs`` (default :data:`OUTPUTS`)."""
+    outputs = OUTPUTS if outputs is None else {**OUTPUTS, **outputs}
     run_dir.mkdir(parents=True, exist_ok=True)
     head = RunHeader(model="tiny", backend="replay", mode=mode, data={"path": str(bank), "format": "ck12"}, **header)
     (run_dir / "run.json").write_text(head.model_dump_json(indent=2), encoding="utf-8")
@@ -76,10 +79,10 @@ def write_run(run_dir: Path, bank: Path, mode: Any = "few-shot-cot", **header: A
                 subject="数学",
                 type="single_choice",
                 prompt="...",
-                output=OUTPUTS[q["id"]],
+                output=outputs[q["id"]],
                 gold=["B"],
-                parse_status="ok" if OUTPUTS[q["id"]] else "failed",
-                error=None if OUTPUTS[q["id"]] else "timeout",
+                parse_status="ok" if outputs[q["id"]] else "failed",
+                error=None if outputs[q["id"]] else "timeout",
             )
             handle.write(record.model_dump_json() + "\n")
     return run_dir

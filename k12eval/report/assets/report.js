@@ -31,6 +31,7 @@
       rank: '正确选项排名', scores: '整体得分', unavailable: '无法计算', none2: '—', noSteps: '没有可显示的推理步骤。',
       arts: '文科', science: '理科', stepOf: '步', simSource: '贴合题目', simReference: '贴合解析', contradictionShort: '矛盾',
       variantSaw: '这次运行看到的选项', clickHint: '点击步骤查看匹配的句子；用 ✓ / ✗ 标注对错。',
+      solutionFlags: '整体问题', suspicion: '可疑度', detectorsOff: '未运行的检测器',
     },
     en: {
       title: 'Knowledge-point audit report', overview: 'Overview', knowledge: 'Knowledge points', question: 'Question',
@@ -60,6 +61,7 @@
       noSteps: 'No reasoning steps to show.', arts: 'arts', science: 'science', stepOf: 'step', simSource: 'vs question',
       simReference: 'vs analysis', contradictionShort: 'contradiction', variantSaw: 'Options as this run saw them',
       clickHint: 'Click a step to see the sentences it matched; mark it with ✓ / ✗.',
+      solutionFlags: 'Solution flags', suspicion: 'suspicion', detectorsOff: 'Detectors not run',
     },
   };
   const VALUES = {
@@ -78,10 +80,24 @@
     unsupported: ['无依据', 'unsupported by the question'],
     contradicts_source: ['与题目矛盾', 'contradicts the question'],
     repeats: ['重复', 'repeated'],
+    repeats_earlier: ['重复前面的步骤', 'repeats an earlier step'],
     not_in_reference: ['解析中没有', 'missing from the reference'],
     arithmetic_error: ['计算错误', 'arithmetic error'],
     hallucination: ['幻觉', 'hallucination'],
   };
+  // Kinds of the wrong-step detectors' findings (reasoning_metrics.verify.flags.FlagKind).
+  const FINDINGS = {
+    arithmetic: ['计算错误', 'arithmetic'],
+    equation: ['方程不一致', 'equation'],
+    unsupported_number: ['来历不明的数', 'unsupported number'],
+    doubt: ['自我怀疑', 'doubt'],
+    repetition: ['重复', 'repetition'],
+    contradiction: ['矛盾', 'contradiction'],
+    judge: ['评审模型', 'judge'],
+    unused_given: ['已知数未用', 'unused given'],
+    no_final_answer: ['没有最终答案', 'no final answer'],
+  };
+  const SUSPECT_AT = 0.5; // reasoning_metrics.verify.aggregate.FLAG_THRESHOLD
 
   const state = {
     lang: localStorage.getItem(LANG_KEY) === 'en' ? 'en' : 'zh',
@@ -94,6 +110,12 @@
   const t = (key) => I18N[state.lang][key] || key;
   const v = (value) => (value == null ? '—' : VALUES[state.lang][value] || String(value));
   const flagName = (f) => (FLAGS[f] ? FLAGS[f][state.lang === 'zh' ? 0 : 1] : f);
+  const findingName = (k) => (FINDINGS[k] ? FINDINGS[k][state.lang === 'zh' ? 0 : 1] : String(k));
+  const findingClass = (f) => (f.severity != null && f.severity >= SUSPECT_AT ? 'bad' : 'warn');
+  function findingList(findings) {
+    return el('ul', { class: 'findings' }, findings.map((f) => el('li', { class: 'finding ' + findingClass(f), 'data-kind': f.kind },
+      el('span', { class: 'chip ' + findingClass(f) }, findingName(f.kind)), ' ', el('span', { class: 'msg' }, f.message))));
+  }
   const runById = Object.fromEntries(DATA.runs.map((r) => [r.id, r]));
   const metricName = (m) => m[state.lang];
 
@@ -527,7 +549,7 @@
     return el('div', null, el('span', { class: 'q' }, label + (match.score != null ? '（' + scoreLabel + ' ' + fmt(match.score, 2) + '）' : '') + '：'), shown(match));
   }
   function stepTitle(step) {
-    const parts = step.flags.map(flagName);
+    const parts = step.flags.map(flagName).concat((step.findings || []).map((f) => findingName(f.kind) + ': ' + f.message));
     if (step.src) parts.push(t('source') + ': ' + shown(step.src));
     if (step.ref) parts.push(t('reference') + ': ' + shown(step.ref));
     if (step.con) parts.push(t('contradiction') + ': ' + shown(step.con));
@@ -565,6 +587,9 @@
     }
     const missing = Object.entries(a.unavailable || {});
     if (missing.length) kv.append(el('dt', null, t('unavailable')), el('dd', { class: 'muted small' }, missing.map(([k, why]) => k + ': ' + why).join('; ')));
+    if ((a.solution_flags || []).length) kv.append(el('dt', null, t('solutionFlags')), el('dd', null, findingList(a.solution_flags)));
+    const off = Object.entries(a.detectors_unavailable || {});
+    if (off.length) kv.append(el('dt', null, t('detectorsOff')), el('dd', { class: 'muted small' }, off.map(([k, why]) => k + ': ' + why).join('; ')));
     if (a.error) kv.append(el('dt', null, v('failed')), el('dd', { class: 'muted' }, a.error));
     panel.appendChild(kv);
 
@@ -572,7 +597,11 @@
     const list = el('ol', { class: 'steps' });
     a.steps.forEach((step, k) => {
       const classes = [];
-      if (step.flags.length) classes.push('flagged', ...step.flags.map((f) => 'flag-' + f.replace(/[^a-z_]/gi, '')));
+      const findings = step.findings || [];
+      if (step.flags.length || findings.length) classes.push('flagged');
+      classes.push(...step.flags.map((f) => 'flag-' + f.replace(/[^a-z_]/gi, '')));
+      classes.push(...findings.map((f) => 'finding-' + String(f.kind).replace(/[^a-z_]/gi, '')));
+      if (findings.some((f) => findingClass(f) === 'bad')) classes.push('severe');
       if (a.first_suspect === k) classes.push('suspect');
       if (labels[k] === true) classes.push('t-right');
       if (labels[k] === false) classes.push('t-wrong');
@@ -591,7 +620,8 @@
       text.addEventListener('keydown', (e) => { if (e.key === 'Enter') toggle(); });
       const nums = [step.src && step.src.score != null ? t('simSource') + ' ' + fmt(step.src.score, 2) : null,
         step.ref && step.ref.score != null ? t('simReference') + ' ' + fmt(step.ref.score, 2) : null,
-        step.con && step.con.score != null ? t('contradictionShort') + ' ' + fmt(step.con.score, 2) : null].filter(Boolean);
+        step.con && step.con.score != null ? t('contradictionShort') + ' ' + fmt(step.con.score, 2) : null,
+        step.sus ? t('suspicion') + ' ' + fmt(step.sus, 2) : null].filter(Boolean);
       const flags = el('span', null, step.flags.map((f) => el('span', { class: f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn' }, flagName(f))),
         a.first_suspect === k ? el('span', { class: 'chip bad' }, '⚠ ' + t('firstSuspect')) : null);
       const mark = (value) => {
@@ -611,7 +641,9 @@
         el('button', { type: 'button', class: 'vbtn', 'data-verdict': 'first', on: { click: firstError } }, t('firstError')),
         nums.length ? el('span', { class: 'stepnums' }, nums.join(' · ')) : null,
         flags);
-      li.append(text, tools, detail);
+      li.append(text);
+      if (findings.length) li.append(findingList(findings));
+      li.append(tools, detail);
       list.appendChild(li);
     });
     panel.appendChild(el('h4', null, t('steps') + ' (' + a.steps.length + ')'));

@@ -1,0 +1,107 @@
+"""The detectors on chains the scorer has already scored: what ``k12eval score`` adds to each record.
+
+Nothing is computed twice and no second rule is written: ROSCOE's per-step parts
+are read off :class:`~reasoning_metrics.records.ChainScores` (the scorer's cos*
+of each step to its best source sentence and to the most similar earlier step,
+the numbers :func:`.roscoe_adapter.roscoe_baseline` would compute with the same
+encoder), contradictions come from :func:`.contradiction.step_contradictions`
+with the scorer's NLI model through its cache, and :func:`.aggregate.assess_one`
+applies the rule of docs/detectors.md.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from reasoning_metrics import batching
+from reasoning_metrics.cache import ArrayCache
+from reasoning_metrics.protocols import NLIModel
+from reasoning_metrics.records import ChainScores
+from reasoning_metrics.verify.aggregate import assess_one
+from reasoning_metrics.verify.contradiction import step_contradictions
+from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.roscoe_adapter import RoscoeDetail
+
+DETECTORS = ("arithmetic", "equations", "quantities", "doubt", "completeness", "roscoe", "contradiction")
+"""What ``k12eval score`` runs (each where its model is there); the judge needs a backend and is not run."""
+NO_JUDGE = "k12eval score runs no judge (see k12eval meta-eval --detectors judge)"
+NO_ENCODER = "no step similarities: no sentence encoder ran on this chain, or the question has no sentences"
+
+
+@dataclass(frozen=True)
+class ScoredSolution:
+    """What the aggregate reads of a scored chain."""
+
+    id: str
+    problem: str
+    steps: tuple[str, ...]
+
+
+def roscoe_detail(scores: ChainScores) -> RoscoeDetail | None:
+    """ROSCOE's step detail from the scorer's own numbers; ``None`` when no encoder ran on the chain."""
+    if not scores.steps or any(step.source_similarity is None for step in scores.steps):
+        return None
+    alignment = [float(step.source_similarity or 0.0) for step in scores.steps]
+    repetition = [float(step.repeat_similarity or 0.0) for step in scores.steps]
+    return RoscoeDetail({"faithfulness": float(np.mean(alignment))}, alignment, repetition)
+
+
+class _CachedNLI:
+    """An NLI model seen through the scorer's batching: distinct pairs once, length-sorted, cached on disk."""
+
+    def __init__(self, model: NLIModel, batch_size: int, cache: ArrayCache | None) -> None:
+        self.name = model.name
+        self._model, self._batch_size, self._cache = model, batch_size, cache
+
+    def nli(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        return batching.nli(self._model, pairs, self._batch_size, self._cache)
+
+
+def assess_scored(
+    scored: Sequence[ChainScores],
+    problems: Mapping[str, str],
+    nli: Mapping[str, NLIModel | str],
+    *,
+    premises: Mapping[str, str] | None = None,
+    batch_size: int = 32,
+    cache: ArrayCache | None = None,
+) -> list[SolutionAssessment]:
+    """The aggregate's assessment of each scored chain, in order.
+
+    ``problems``: chain id -> the question as the model saw it (its numbers are the
+    givens). ``premises``: chain id -> what each step is checked against for
+    contradictions besides the earlier steps (default: the problem; for a choice
+    question pass the stem alone, since its options are candidates, not facts).
+    ``nli``: language -> the NLI model, or the reason there is none (then the
+    contradiction detector is reported unavailable with it, and no number is written).
+    All pairs of all chains of one language go to the model together.
+    """
+    premises = premises or problems
+    solutions = [ScoredSolution(s.id, problems[s.id], tuple(step.text for step in s.steps)) for s in scored]
+    contradictions: dict[int, list[float]] = {}
+    for lang in sorted({s.lang for s in scored}):
+        model = nli.get(lang, f"no NLI model for {lang} text")
+        if isinstance(model, str):
+            continue
+        members = [k for k, s in enumerate(scored) if s.lang == lang]
+        found = step_contradictions(
+            [(premises[solutions[k].id], solutions[k].steps) for k in members],
+            _CachedNLI(model, batch_size, cache),
+            batch_size=sys.maxsize,  # all pairs at once: the cached model dedups and batches them itself
+        )
+        contradictions.update(zip(members, found, strict=True))
+    out = []
+    for k, (solution, scores) in enumerate(zip(solutions, scored, strict=True)):
+        roscoe = roscoe_detail(scores)
+        unavailable = {"judge": NO_JUDGE}
+        if roscoe is None:
+            unavailable["roscoe"] = NO_ENCODER
+        if k not in contradictions:
+            reason = nli.get(scores.lang, f"no NLI model for {scores.lang} text")
+            unavailable["contradiction"] = reason if isinstance(reason, str) else "no NLI result"
+        out.append(assess_one(solution, roscoe=roscoe, contradictions=contradictions.get(k), unavailable=unavailable))
+    return out
