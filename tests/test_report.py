@@ -211,3 +211,14 @@ def test_cli_report_bad_input_is_one_line(tmp_path: Path, setup: str, message: s
     assert result.exit_code == 2, result.output
     assert result.output.startswith("error: ") and message in result.output
     assert "Traceback" not in result.output
+
+
+def test_metric_titles_follow_the_registry_with_their_direction() -> None:
+    from k12eval.report.payload import metric_entry
+
+    lower = metric_entry("source_contradiction_max")
+    assert lower["better"] == "lower" and lower["en"].endswith("↓") and lower["zh"].endswith("↓")
+    by_roscoe_key = metric_entry("faithfulness")
+    assert by_roscoe_key["en"] == "Faithfulness-Step ↑" and by_roscoe_key["better"] == "higher"
+    unknown = metric_entry("my_own_score")
+    assert unknown == {"key": "my_own_score", "zh": "my_own_score", "en": "my_own_score", "better": None}

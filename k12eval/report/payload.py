@@ -24,25 +24,47 @@ from runners.records import RunRecord
 
 STATUS_CODES = {"ok": 0, "unparsed": 1, "failed": 2, "skipped": 3}
 
-METRIC_TITLES: dict[str, tuple[str, str]] = {
-    "faithfulness": ("忠实度（步骤）", "Faithfulness-Step"),
-    "faithfulness_ww": ("忠实度（词）", "Faithfulness-Token"),
-    "informativeness_step": ("信息量（步骤）", "Info-Step"),
-    "informativeness_chain": ("信息量（链）", "Info-Chain"),
-    "repetition_word": ("不重复（词）", "Repetition-Token"),
-    "repetition_step": ("不重复（步骤）", "Repetition-Step"),
-    "discourse_representation": ("与题目一致", "Source-Consistency"),
-    "source_consistency": ("与题目一致", "Source-Consistency"),
-    "coherence_step_vs_step": ("自洽", "Self-Consistency"),
-    "reasoning_alignment": ("与解析对齐", "Reasoning Alignment"),
-    "external_hallucination": ("无幻觉", "Hallucination"),
-    "redundancy": ("无冗余", "Redundancy"),
-    "common_sense_error": ("常识", "Commonsense"),
-    "missing_step": ("无缺步", "Missing-Step"),
-    "semantic_coverage_step": ("语义覆盖（步骤）", "Semantic-Coverage-Step"),
-    "semantic_coverage_chain": ("语义覆盖（链）", "Semantic-Coverage-Chain"),
+METRIC_ZH: dict[str, str] = {
+    "faithfulness_step": "忠实度（步骤）",
+    "faithfulness_token": "忠实度（词）",
+    "info_step": "信息量（步骤）",
+    "info_chain": "信息量（链）",
+    "repetition_token": "不重复（词）",
+    "repetition_step": "不重复（步骤）",
+    "source_consistency": "与题目一致",
+    "source_contradiction_max": "与题目矛盾（最大概率）",
+    "self_consistency": "自洽",
+    "reasoning_alignment": "与解析对齐",
+    "hallucination": "无幻觉",
+    "redundancy": "无冗余",
+    "commonsense": "常识",
+    "missing_step": "无缺步",
+    "semantic_coverage_step": "语义覆盖（步骤）",
+    "semantic_coverage_chain": "语义覆盖（链）",
+    "perplexity_step": "流畅度（步骤）",
+    "perplexity_step_max": "流畅度（最差步骤）",
+    "perplexity_chain": "流畅度（链）",
+    "grammar_step": "语法",
+    "grammar_step_max": "语法（最差步骤）",
 }
-"""Display names of the step scores we know (others show their key); all are "higher is better"."""
+"""Chinese display names of the registry's scores (:data:`reasoning_metrics.registry.METRICS`)."""
+
+
+def metric_entry(key: str) -> dict[str, Any]:
+    """How the page names a score key (registry name or ROSCOE key) and which way is better.
+
+    Titles carry an arrow for the direction; unknown keys show as they are, direction unknown.
+    """
+    from reasoning_metrics.registry import METRICS, resolve
+
+    try:
+        metric = METRICS.get(key) or resolve([key])[0]
+    except ValueError:
+        return {"key": key, "zh": key, "en": key, "better": None}
+    arrow = "↑" if metric.direction == "higher" else "↓"
+    english = "Source-Contradiction-Max" if metric.name == "source_contradiction_max" else metric.paper_name
+    zh = METRIC_ZH.get(metric.name, english)
+    return {"key": key, "zh": f"{zh} {arrow}", "en": f"{english} {arrow}", "better": metric.direction}
 
 
 def clean(value: Any) -> Any:
@@ -172,9 +194,7 @@ def build_payload(
     payload = {
         "meta": clean(meta),
         "runs": clean([_run_entry(run, nodes) for run in runs]),
-        "metrics": [
-            {"key": m, "zh": METRIC_TITLES.get(m, (m, m))[0], "en": METRIC_TITLES.get(m, (m, m))[1]} for m in metrics
-        ],
+        "metrics": [metric_entry(m) for m in metrics],
         "tree": _tree(graph, index),
         "questions": [_question(graph.questions[qid], reference.get(qid, ())) for qid in order],
         "results": results,
