@@ -76,6 +76,7 @@ def test_unused_given_numbers() -> None:
         ("That is approximately 33 people.", DoubtKind.APPROXIMATION),
         ("等一下，重新计算一遍。", DoubtKind.SELF_CORRECTION),
         ("题目没有说明每箱的数量。", DoubtKind.ASSUMPTION),
+        ("刚才第二步算错了，应为 12。", DoubtKind.SELF_CORRECTION),
     ],
 )
 def test_doubt_cues(step: str, kind: DoubtKind) -> None:
@@ -89,6 +90,8 @@ def test_doubt_cues(step: str, kind: DoubtKind) -> None:
         "∵a>0，∴与已知矛盾，假设不成立。",
         "x=-2不合题意，舍去。",
         "The answer is 42.",
+        "注意不要写错单位。",
+        "这一步容易算错，要细心。",
     ],
 )
 def test_no_doubt_in_plain_reasoning(step: str) -> None:
