@@ -31,7 +31,9 @@ test: setup
 	@if [ -x $(VLLM_VENV)/bin/python ]; then $(MAKE) --no-print-directory test-vllm; \
 	else echo "make test: no $(VLLM_VENV), so the vLLM engine tests did not run (make setup-vllm creates it)"; fi
 
+# The import first: where `import vllm` fails, the tests would skip, and CI would pass without them.
 test-vllm: setup-vllm
+	$(VLLM_TEST_ENV) $(VLLM_VENV)/bin/python -c "import vllm"
 	$(VLLM_TEST_ENV) $(VLLM_VENV)/bin/python -m pytest -q -m vllm tests/backends
 
 lint: setup
