@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -179,11 +180,15 @@ class Answerer:
                 continuations = tuple(" " + o.text for o in question.options)
             requests.append(LoglikelihoodRequest(id=question.id, prompt=sent, continuations=continuations))
             positions.append(i)
+        start = time.perf_counter()
         results = self.backend.loglikelihood(requests) if requests else []
+        latency = (time.perf_counter() - start) / len(requests) if requests else None  # each request's share
         for i, result in zip(positions, results, strict=True):
             question = questions[i]
             if result.error is not None:
-                records[i] = make_record(question, sent_by_index[i], parse_status="failed", error=result.error)
+                records[i] = make_record(
+                    question, sent_by_index[i], parse_status="failed", error=result.error, latency_s=latency
+                )
                 continue
             scores = {o.label: lp for o, lp in zip(question.options, result.logprobs, strict=True)}
             gold = str(question.answer[0])
@@ -197,6 +202,8 @@ class Answerer:
                 correct=rank == 1,
                 option_scores=scores,
                 gold_rank=rank,
+                completion_tokens=sum(result.token_counts) or None,  # the option tokens scored
+                latency_s=latency,
             )
         return [r for r in records if r is not None]
 

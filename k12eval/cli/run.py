@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from k12eval.cli._common import UserError, guarded
+from k12eval.cli._config import load_config
+from kg.errors import InputError
 
 if TYPE_CHECKING:
     from runners.run import RunSummary
@@ -19,13 +20,11 @@ def _load_config(ctx: typer.Context, _param: Any, value: Path | None) -> Path | 
     if value is None:
         return None
     try:
-        data = tomllib.loads(value.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise typer.BadParameter(f"{value}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise typer.BadParameter(f"{value}: {exc}") from None
-    table = data.get("run", data)
-    ctx.default_map = {**(ctx.default_map or {}), **{k.replace("-", "_"): v for k, v in table.items()}}
+        defaults = load_config(value, run, "run")
+    except InputError as exc:  # raised while parsing, before @guarded is in charge
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    ctx.default_map = {**(ctx.default_map or {}), **defaults}
     return value
 
 
@@ -77,7 +76,7 @@ def run(
         Path | None,
         typer.Option(
             "--config",
-            help="TOML file with any of these options (a [run] table or top-level keys).",
+            help="TOML file with any of these options (a \\[run] table or top-level keys; paths relative to the file).",
             callback=_load_config,
             is_eager=True,
         ),
@@ -170,13 +169,19 @@ def _with_progress(job: Any) -> RunSummary:
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, transient=False) as bar:
-        task = bar.add_task("answering", total=None, rate="")
+    bar = Progress(*columns, transient=False)
+    task = bar.add_task("answering", total=None, rate="")
 
-        def progress(done: int, total: int, rate: float) -> None:
-            bar.update(task, completed=done, total=total, rate=f"{rate:.2f} q/s")
+    def progress(done: int, total: int, rate: float) -> None:
+        if not bar.live.is_started:  # only once the backend is loaded: a loading error prints alone
+            bar.start()
+        bar.update(task, completed=done, total=total, rate=f"{rate:.2f} q/s")
 
+    try:
         summary: RunSummary = job(progress)
+    finally:
+        if bar.live.is_started:
+            bar.stop()
     return summary
 
 

@@ -1,0 +1,262 @@
+"""`k12eval run` through the replay backend (no model): header, records, progress, summary and --config."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from k12eval.cli import app
+from kg.graph import node_ids
+from kg.records import Question
+from runners.run import RunOptions, run_questions
+from runners.store import RunStore
+from tests._runs import question, write_bank
+
+QUESTIONS = [
+    question("s1", "数学", "函数", "一次函数", stem="下列函数中是一次函数的是"),
+    question("s2", "数学", "函数", "一次函数", stem="直线 y=2x+1 的斜率是"),
+    question("s3", "数学", "函数", "二次函数", stem="抛物线的顶点在"),
+    question("m1", "数学", "几何", "三角形", "multiple_choice", answer=["A", "C"], stem="下列说法正确的有"),
+    question(
+        "j1", "物理", "力学", "浮力", "judgment", options=["浮力竖直向上。", "浮力与密度无关。"], stem="判断下列说法"
+    ),
+]
+RECORDED = {  # what the "model" said, and how many tokens and seconds it took
+    "s1": ("正确答案是：A", 31, 5, 0.25),
+    "s2": ("我认为答案是 B。", 28, 7, 0.5),
+    "s3": ("我不知道。", 25, 4, 0.125),
+    "m1": ("正确答案是：AC", 40, 6, 0.75),
+}  # j1 has no recorded output: the backend fails it
+EXPECTED = {  # question id -> (parse status, extracted, correct)
+    "s1": ("ok", ["A"], True),
+    "s2": ("ok", ["B"], False),
+    "s3": ("unparsed", None, False),
+    "m1": ("ok", ["A", "C"], True),
+    "j1": ("failed", None, None),
+}
+
+
+@pytest.fixture
+def bank(tmp_path: Path) -> Path:
+    return write_bank(tmp_path / "bank", QUESTIONS)
+
+
+@pytest.fixture
+def answers(tmp_path: Path) -> Path:
+    path = tmp_path / "answers.jsonl"
+    lines = [
+        {"question_id": qid, "output": text, "prompt_tokens": p, "completion_tokens": c, "latency_s": s}
+        for qid, (text, p, c, s) in RECORDED.items()
+    ]
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _invoke(*args: str) -> Any:
+    return CliRunner().invoke(app, ["run", *args], env={"COLUMNS": "160"})
+
+
+def test_header_holds_how_the_run_was_made(bank: Path, answers: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    before = datetime.now(UTC).replace(microsecond=0)
+    result = _invoke(str(bank), "-m", "replayed", "-b", "replay", "-B", f"path={answers}", "-o", str(out),
+                     "--seed", "7", "--temperature", "0.5", "--max-tokens", "64", "--samples", "2")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    header = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert (header["model"], header["backend"], header["mode"]) == ("replayed", "replay", "zero-shot")
+    assert (header["variant"], header["strategy"], header["seed"]) == ("original", "generate", 7)
+    assert header["sampling"] | {"temperature": 0.5, "max_tokens": 64, "n": 2, "seed": 7} == header["sampling"]
+    assert "top_p" in header["sampling"]
+    assert re.fullmatch(r"[0-9a-f]{16}", header["template_hash"])
+    assert header["packages"]["k12eval"] and header["packages"]["backend"] == "replay"
+    started = datetime.fromisoformat(header["started_at"])
+    assert before <= started <= datetime.now(UTC) + timedelta(seconds=1)
+    assert header["data"]["questions"] == len(QUESTIONS)
+
+
+def test_records_hold_coordinates_prompt_output_answer_and_costs(bank: Path, answers: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = _invoke(str(bank), "-m", "replayed", "-b", "replay", "-B", f"path={answers}", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    by_id: dict[str, Question] = {q.id: q for q in QUESTIONS}
+    records = {r.question_id: r for r in RunStore(out).iter_records()}
+    assert set(records) == set(EXPECTED)
+    for qid, record in records.items():
+        status, extracted, correct = EXPECTED[qid]
+        assert (record.parse_status, record.extracted, record.correct) == (status, extracted, correct), qid
+        assert record.nodes == node_ids(by_id[qid]) and record.nodes["question"] == f"q:{qid}"
+        sent = record.prompt if isinstance(record.prompt, str) else "\n".join(m["content"] for m in record.prompt)
+        assert by_id[qid].stem in sent
+        assert re.fullmatch(r"[0-9a-f]{16}", record.prompt_hash)
+        if qid in RECORDED:
+            text, prompt_tokens, completion_tokens, latency = RECORDED[qid]
+            assert record.output == text  # the raw output, untouched
+            assert (record.prompt_tokens, record.completion_tokens, record.latency_s) == (
+                prompt_tokens,
+                completion_tokens,
+                latency,
+            )
+        else:
+            assert record.output is None and record.error and "'j1'" in record.error
+    assert len({r.prompt_hash for r in records.values()}) == len(records)
+
+
+def _table(output: str) -> dict[str, list[str]]:
+    rows = {}
+    for line in output.splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if cells and cells[0] and cells[0] != "type":
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_summary_table_gives_accuracy_unparsed_and_failures_by_type(bank: Path, answers: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = _invoke(str(bank), "-m", "replayed", "-b", "replay", "-B", f"path={answers}", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    rows = _table(result.output)  # columns: n, accuracy, unparsed, failed
+    assert rows["single_choice"] == ["3", "33.3%", "33.3%", "0"]
+    assert rows["multiple_choice"] == ["1", "100.0%", "0.0%", "0"]
+    assert rows["judgment"] == ["1", "0.0%", "0.0%", "1"]  # failed: answered by nobody, scored by nobody
+    assert rows["all"] == ["5", "50.0%", "25.0%", "1"]  # 2 of 4 scored right; 1 of 4 answered unparsed
+    assert "unparsed rate 25.0%" in result.output
+    assert "5 new answer(s) this time, 0 already" in result.output
+    assert re.search(r"answering .* 5/5 [0-9.]+ q/s .*ETA", result.output)
+
+    again = _invoke(str(bank), "-m", "replayed", "-b", "replay", "-B", f"path={answers}", "-o", str(out))
+    assert "0 new answer(s) this time, 5 already in the run folder" in again.output
+    assert _table(again.output) == rows
+
+
+def test_progress_reports_done_total_and_rate_after_each_batch(bank: Path, answers: Path, tmp_path: Path) -> None:
+    calls: list[tuple[int, int, float]] = []
+    options = RunOptions(data=bank, model="r", out=tmp_path / "run", backend="replay", batch_size=2,
+                         backend_options={"path": str(answers)}, limit=4)  # fmt: skip
+    run_questions(options, progress=lambda *call: calls.append(call))
+    assert [(done, total) for done, total, _ in calls] == [(0, 4), (2, 4), (4, 4)]
+    assert calls[0][2] == 0.0 and all(rate > 0 for _, _, rate in calls[1:])
+    calls.clear()
+    run_questions(replace(options, limit=5), progress=lambda *call: calls.append(call))
+    assert [(done, total) for done, total, _ in calls] == [(4, 5), (5, 5)]  # resumed: only the fifth is asked
+
+
+# --config
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_config_gives_defaults_relative_to_its_folder_and_flags_win(bank: Path, answers: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    config = _write(
+        folder / "run.toml",
+        f"""# a run described in a file
+[run]
+data = "../{bank.name}"
+model = "replayed"
+backend = "replay"
+out = "runs/replayed"
+limit = 2
+seed = 5
+top-p = 1  # an integer where a number is expected is fine
+types = ["single_choice", "multiple_choice"]
+backend-option = {{ path = "{answers}" }}  # passed to the backend as it is
+
+[score]  # another command's table is not ours to check
+anything = 1
+""",
+    )
+    result = _invoke("--config", str(config))
+    assert result.exit_code == 0, result.output
+    out = folder / "runs" / "replayed"
+    header = RunStore(out).read_header()
+    assert (header.model, header.backend, header.seed, header.data["limit"]) == ("replayed", "replay", 5, 2)
+    assert header.data["types"] == ["single_choice", "multiple_choice"]
+    assert [r.question_id for r in RunStore(out).iter_records()] == ["s1", "s2"]
+
+    flags = _invoke("--config", str(config), "--limit", "4", "--seed", "6", "-o", str(tmp_path / "other"))
+    assert flags.exit_code == 0, flags.output
+    header = RunStore(tmp_path / "other").read_header()
+    assert (header.seed, header.data["limit"], header.data["questions"]) == (6, 4, 4)  # 4 of the chosen types
+
+
+def test_config_at_the_top_level_with_flag_names(bank: Path, answers: Path, tmp_path: Path) -> None:
+    config = _write(
+        tmp_path / "flat.toml",
+        f'model = "r"\nbackend = "replay"\nformat = "ck12"\ntemplates = "cmmlu"\nbatch_size = 3\n'
+        f'backend_option = ["path={answers}"]\nsubjects = "数学"\ntypes = "single_choice"\n',
+    )
+    out = tmp_path / "flat"
+    result = _invoke(str(bank), "--config", str(config), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert [r.question_id for r in RunStore(out).iter_records()] == ["s1", "s2", "s3"]  # lists given as text
+    assert RunStore(out).read_header().template_hash != _template_hash_of_ck12(bank, answers, tmp_path)
+
+
+def _template_hash_of_ck12(bank: Path, answers: Path, tmp_path: Path) -> str:
+    out = tmp_path / "ck12"
+    result = _invoke(
+        str(bank), "-m", "r", "-b", "replay", "-B", f"path={answers}", "-o", str(out), "-t", "single_choice"
+    )
+    assert result.exit_code == 0, result.output
+    return RunStore(out).read_header().template_hash
+
+
+def test_a_template_set_without_some_selected_type_is_refused_up_front(bank: Path, tmp_path: Path) -> None:
+    common = [str(bank), "-m", "r", "-b", "replay", "-B", "path=unused", "-o", str(tmp_path / "o")]
+    result = _invoke(*common, "--templates", "cmmlu")
+    assert result.exit_code == 2, result.output
+    assert "--templates cmmlu has no zh template for judgment, multiple_choice questions" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "o").exists()
+    unknown = _invoke(*common, "--templates", "mmlu")
+    assert unknown.exit_code == 2 and "no template set 'mmlu'" in unknown.output
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('model = "r"\nlimt = 3\n', "unknown option 'limt' at the top level; known options: backend,"),
+        ('[run]\nmodel = "r"\n"max tokens" = 3\n', "unknown option 'max tokens' in [run]"),
+        ('model = "r"\nlimit = "three"\n', "option 'limit': expected an integer, got text 'three'"),
+        ('model = "r"\nlimit = 2.5\n', "option 'limit': expected an integer, got a number 2.5"),
+        ('model = "r"\nseed = true\n', "option 'seed': expected an integer, got a boolean True"),
+        ('model = "r"\ntemperature = "hot"\n', "option 'temperature': expected a number, got text 'hot'"),
+        ('model = "r"\nchat = "yes"\n', "option 'chat': expected true or false, got text 'yes'"),
+        ('model = "r"\ntypes = ["single_choice", 2]\n', "option 'types' item 2: expected text, got an integer 2"),
+        ("model = 3\n", "option 'model': expected text, got an integer 3"),
+        ('model = "r"\nmax-tokens = 3\nmax_tokens = 4\n', "option 'max_tokens' is given twice"),
+        ('model = "r"\nconfig = "other.toml"\n', "unknown option 'config'"),
+        ("run = 3\n", "'run' must be a table ([run]), got an integer"),
+        ('model = "r"\nlimit = \n', "not valid TOML"),
+    ],
+)
+def test_a_bad_config_names_the_file_and_the_key(text: str, expected: str, bank: Path, tmp_path: Path) -> None:
+    config = _write(tmp_path / "bad.toml", text)
+    result = _invoke(str(bank), "--config", str(config), "-o", str(tmp_path / "never"))
+    assert result.exit_code == 2
+    assert result.output.startswith(f"error: {config}: ") and expected in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "never").exists()
+
+
+def test_a_missing_config_file_is_named(bank: Path, tmp_path: Path) -> None:
+    result = _invoke(str(bank), "--config", str(tmp_path / "nope.toml"), "-m", "r", "-o", str(tmp_path / "o"))
+    assert result.exit_code == 2
+    assert f"error: {tmp_path / 'nope.toml'}: cannot read the config file" in result.output
+
+
+def test_a_backend_that_cannot_load_prints_its_error_alone(bank: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.jsonl"
+    result = _invoke(str(bank), "-m", "r", "-b", "replay", "-B", f"path={missing}", "-o", str(tmp_path / "o"))
+    assert result.exit_code == 2
+    assert result.output == f"error: {missing}: no such file of recorded outputs\n"  # no progress bar before it
