@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import re
 
+from kg.latex import latex_argument
+
 SYMBOLS = {
     "times": "×", "div": "÷", "cdot": "·", "pm": "±", "mp": "∓", "le": "≤", "leq": "≤", "ge": "≥",
     "geq": "≥", "ne": "≠", "neq": "≠", "approx": "≈", "equiv": "≡", "sim": "∼", "infty": "∞",
@@ -50,29 +52,6 @@ def simplify_latex(text: str) -> str:
     return _convert(_DELIMITERS.sub("", text))
 
 
-def _group(text: str, i: int) -> tuple[str, int]:
-    """The argument starting at ``text[i]`` (a ``{...}`` group or one token) and the index after it."""
-    while i < len(text) and text[i] == " ":
-        i += 1
-    if i >= len(text):
-        return "", i
-    if text[i] == "{":
-        depth = 0
-        for j in range(i, len(text)):
-            if text[j] == "{":
-                depth += 1
-            elif text[j] == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[i + 1 : j], j + 1
-        return text[i + 1 :], len(text)
-    if text[i] == "\\":
-        match = _COMMAND.match(text, i)
-        if match:
-            return match.group(0), match.end()
-    return text[i], i + 1
-
-
 def _wrap(part: str) -> str:
     """Parenthesise a fraction part that is more than one term."""
     return f"({part})" if re.search(r"[+\-−×÷·/ ]", part.strip()) else part.strip()
@@ -99,33 +78,33 @@ def _convert(text: str) -> str:
                 while i < len(text) and text[i] == " ":  # LaTeX drops the spaces after a control word
                     i += 1
             if name in _FRAC:
-                top, i = _group(text, i)
-                bottom, i = _group(text, i)
+                top, i = latex_argument(text, i)
+                bottom, i = latex_argument(text, i)
                 out.append(f"{_wrap(_convert(top))}/{_wrap(_convert(bottom))}")
             elif name == "sqrt":
                 index = ""
                 if i < len(text) and text[i] == "[":
                     end = text.find("]", i)
                     index, i = text[i + 1 : end], end + 1
-                body, i = _group(text, i)
+                body, i = latex_argument(text, i)
                 root = {"3": "∛", "4": "∜"}.get(index, (index.translate(_SUP) if index else "") + "√")
                 inner = _convert(body)
                 out.append(root + (inner if len(inner) <= 1 or inner.isalnum() else f"({inner})"))
             elif name in _TEXT_ARG:
-                body, i = _group(text, i)
+                body, i = latex_argument(text, i)
                 out.append(_convert(body))
             elif name in _ACCENT:
-                body, i = _group(text, i)
+                body, i = latex_argument(text, i)
                 out.append("".join(c + _ACCENT[name] for c in _convert(body)))
             elif name in SYMBOLS:
                 out.append(SYMBOLS[name])
             elif i < len(text) and text[i] == "{":
-                body, i = _group(text, i)
+                body, i = latex_argument(text, i)
                 out.append(f"{match.group(0)}{{{_convert(body)}}}")  # unknown: kept as written
             else:
                 out.append(match.group(0))
         elif ch in "^_" and i + 1 < len(text):
-            body, i = _group(text, i + 1)
+            body, i = latex_argument(text, i + 1)
             converted = _convert(body)
             if ch == "^":
                 out.append(_script(converted, _SUP, _SUP_CHARS, "^"))
