@@ -41,7 +41,7 @@ _SUB = str.maketrans("0123456789+-=()aeoxnmk", "₀₁₂₃₄₅₆₇₈₉�
 _SUP_CHARS = set("0123456789+-=()nixyabk")
 _SUB_CHARS = set("0123456789+-=()aeoxnmk")
 _DELIMITERS = re.compile(r"\$\$|\$|\\\(|\\\)|\\\[|\\\]")
-_COMMAND = re.compile(r"\\([A-Za-z]+|.)")
+_COMMAND = re.compile(r"\\([A-Za-z]+|.?)", re.S)
 
 
 @functools.lru_cache(maxsize=1 << 16)  # reports repeat the same sentences many times
@@ -72,7 +72,7 @@ def _convert(text: str) -> str:
         ch = text[i]
         if ch == "\\":
             match = _COMMAND.match(text, i)
-            assert match is not None  # a backslash always matches "\\." at least
+            assert match is not None  # a backslash always matches, a lone trailing one with an empty name
             name, i = match.group(1), match.end()
             if name.isalpha():
                 while i < len(text) and text[i] == " ":  # LaTeX drops the spaces after a control word
@@ -83,8 +83,8 @@ def _convert(text: str) -> str:
                 out.append(f"{_wrap(_convert(top))}/{_wrap(_convert(bottom))}")
             elif name == "sqrt":
                 index = ""
-                if i < len(text) and text[i] == "[":
-                    end = text.find("]", i)
+                end = text.find("]", i) if i < len(text) and text[i] == "[" else -1
+                if end >= 0:  # an unclosed "[" is text, not a root's index
                     index, i = text[i + 1 : end], end + 1
                 body, i = latex_argument(text, i)
                 root = {"3": "∛", "4": "∜"}.get(index, (index.translate(_SUP) if index else "") + "√")
