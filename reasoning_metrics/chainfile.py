@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, Problem
-from kg.importers._io import iter_jsonl
+from kg.importers._io import jsonl_objects
 from reasoning_metrics.records import Chain
 
 FIELDS = ("id", "source", "hypothesis", "reference", "lang")
@@ -18,9 +18,7 @@ def read_chains(path: Path) -> list[Chain]:
         raise InputError(f"{path}: no such file")
     chains: list[Chain] = []
     seen: set[str] = set()
-    for number, obj in iter_jsonl(path):
-        if isinstance(obj, Problem):
-            raise InputError.from_problem(obj)
+    for number, obj in jsonl_objects(path):
         chain = parse_chain(obj, path, number)
         if chain.id in seen:
             raise InputError.from_problem(Problem(path, number, "id", "duplicate chain id", record=chain.id))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,27 @@ from kg.importers import load_questions
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "importers"
 
 
-def write_jsonl(path: Path, records: list[dict[str, Any] | str]) -> Path:
+def ck12_record(**changes: Any) -> dict[str, Any]:
+    """A record with the CK12 release's twelve keys (invented content: a 初中 数学 single choice), changed as asked."""
+    record: dict[str, Any] = {
+        "id": "r1",
+        "prompt": "1+1=（　　）",
+        "answer_option": ["A.1", "B.2", "C.3", "D.4"],
+        "answer": "B",
+        "analysis": "",
+        "task_type": "单选",
+        "task_subject": "数学",
+        "task_grade": "初中",
+        "task_semester": "",
+        "difficulty": "易",
+        "knowledge_tree": "初中-数学-数与式-有理数",
+        "knowledge_domain": ["初中", "数学", "知识点", "数与式", "有理数"],
+    }
+    record.update(changes)
+    return record
+
+
+def write_jsonl(path: Path, records: Sequence[dict[str, Any] | str]) -> Path:
     """Write records (dicts as JSON, strings as raw lines) one per line."""
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in records]

@@ -10,32 +10,13 @@ import pytest
 from kg.errors import InputError
 from kg.importers import load_questions
 from kg.records import QuestionType, Stage
-from tests.importer_helpers import FIXTURES, assert_names, single_problem, write_jsonl
+from tests.importer_helpers import FIXTURES, assert_names, ck12_record, single_problem, write_jsonl
 
 ROOT = FIXTURES / "ck12"
 
 
 def by_id(path: Path, **options: Any) -> dict[str, Any]:
     return {q.id: q for q in load_questions(path, "ck12", **options).questions}
-
-
-def good_record(**changes: Any) -> dict[str, Any]:
-    record = {
-        "id": "r1",
-        "prompt": "1+1=（　　）",
-        "answer_option": ["A.1", "B.2", "C.3", "D.4"],
-        "answer": "B",
-        "analysis": "",
-        "task_type": "单选",
-        "task_subject": "数学",
-        "task_grade": "初中",
-        "task_semester": "",
-        "difficulty": "易",
-        "knowledge_tree": "初中-数学-数与式-有理数",
-        "knowledge_domain": ["初中", "数学", "知识点", "数与式", "有理数"],
-    }
-    record.update(changes)
-    return record
 
 
 def test_release_root_reads_the_original_variant() -> None:
@@ -105,46 +86,46 @@ def test_fill_sorting_and_multiple_answers() -> None:
 @pytest.mark.parametrize(
     ("record", "field", "words"),
     [
-        (good_record(task_type="问答"), "task_type", ["unknown question type"]),
-        (good_record(answer="E"), "answer", ["'E'", "ABCD"]),
-        (good_record(answer="?"), "answer", ["expected option letters"]),
-        (good_record(task_grade="大学"), "task_grade", ["unknown school stage"]),
-        (good_record(knowledge_domain=["初中", "数学", "知识点"]), "knowledge_domain", ["level-2"]),
-        (good_record(answer_option=["1", "2"]), "answer_option", ["label like 'A.'"]),
-        (good_record(answer_option="A.1 B.2"), "answer_option", ["list of strings"]),
-        (good_record(id=""), "id", ["non-empty string"]),
-        (good_record(task_type="判断", answer_option=["1.甲", "2.乙"], answer="T"), "answer", ["1 true/false", "2"]),
-        (good_record(task_type="判断", answer_option=["1.甲"], answer="Q"), "answer", ["T/F"]),
-        (good_record(task_type="填空", answer_option=[], answer=" ; "), "answer", ["empty fill-in"]),
+        (ck12_record(task_type="问答"), "task_type", ["unknown question type"]),
+        (ck12_record(answer="E"), "answer", ["'E'", "ABCD"]),
+        (ck12_record(answer="?"), "answer", ["expected option letters"]),
+        (ck12_record(task_grade="大学"), "task_grade", ["unknown school stage"]),
+        (ck12_record(knowledge_domain=["初中", "数学", "知识点"]), "knowledge_domain", ["level-2"]),
+        (ck12_record(answer_option=["1", "2"]), "answer_option", ["label like 'A.'"]),
+        (ck12_record(answer_option="A.1 B.2"), "answer_option", ["list of strings"]),
+        (ck12_record(id=""), "id", ["non-empty string"]),
+        (ck12_record(task_type="判断", answer_option=["1.甲", "2.乙"], answer="T"), "answer", ["1 true/false", "2"]),
+        (ck12_record(task_type="判断", answer_option=["1.甲"], answer="Q"), "answer", ["T/F"]),
+        (ck12_record(task_type="填空", answer_option=[], answer=" ; "), "answer", ["empty fill-in"]),
     ],
 )
 def test_bad_record_names_file_line_and_field(
     tmp_path: Path, record: dict[str, Any], field: str, words: list[str]
 ) -> None:
-    file = write_jsonl(tmp_path / "初中" / "数学" / "单选.jsonl", [good_record(id="ok"), record])
+    file = write_jsonl(tmp_path / "初中" / "数学" / "单选.jsonl", [ck12_record(id="ok"), record])
     problem = single_problem(file, "ck12")
     assert_names(problem, file, 2, field, *words)
 
 
 def test_missing_field_is_named(tmp_path: Path) -> None:
-    record = good_record()
+    record = ck12_record()
     del record["difficulty"]
     file = write_jsonl(tmp_path / "a.jsonl", [record])
     assert_names(single_problem(file, "ck12"), file, 1, "difficulty", "missing field", "record r1")
 
 
 def test_malformed_line_names_the_line(tmp_path: Path) -> None:
-    file = write_jsonl(tmp_path / "a.jsonl", [good_record(id="a"), '{"id": "b", "prompt": ', good_record(id="c")])
+    file = write_jsonl(tmp_path / "a.jsonl", [ck12_record(id="a"), '{"id": "b", "prompt": ', ck12_record(id="c")])
     assert_names(single_problem(file, "ck12"), file, 2, None, "not valid JSON")
 
 
 def test_a_line_that_is_not_an_object(tmp_path: Path) -> None:
-    file = write_jsonl(tmp_path / "a.jsonl", [good_record(id="a"), "[1, 2]"])
+    file = write_jsonl(tmp_path / "a.jsonl", [ck12_record(id="a"), "[1, 2]"])
     assert_names(single_problem(file, "ck12"), file, 2, None, "expected a JSON object")
 
 
 def test_duplicate_ids_are_bad_records(tmp_path: Path) -> None:
-    file = write_jsonl(tmp_path / "a.jsonl", [good_record(), good_record()])
+    file = write_jsonl(tmp_path / "a.jsonl", [ck12_record(), ck12_record()])
     problem = single_problem(file, "ck12")
     assert problem.field == "id" and "duplicate question id 'r1'" in str(problem)
 
@@ -153,11 +134,11 @@ def test_skip_invalid_counts_by_field(tmp_path: Path) -> None:
     file = write_jsonl(
         tmp_path / "a.jsonl",
         [
-            good_record(id="1"),
-            good_record(id="2", answer="E"),
-            good_record(id="3", answer="Z"),
+            ck12_record(id="1"),
+            ck12_record(id="2", answer="E"),
+            ck12_record(id="3", answer="Z"),
             "oops",
-            good_record(id="4"),
+            ck12_record(id="4"),
         ],
     )
     result = load_questions(file, "ck12", skip_invalid=True)

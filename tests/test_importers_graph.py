@@ -6,8 +6,9 @@ import pytest
 
 from kg.graph import KnowledgeGraph, build_graph, node_ids
 from kg.importers import load_questions
-from kg.records import Knowledge, Option, Question, QuestionType
+from kg.records import Knowledge, Question
 from tests.importer_helpers import FIXTURES
+from tests.qfactory import single
 
 
 @pytest.fixture(scope="module")
@@ -83,16 +84,8 @@ def test_walk_is_depth_first_and_sorted(graph: KnowledgeGraph) -> None:
 
 
 def test_slash_in_a_name_is_escaped() -> None:
-    question = Question(
-        id="x/1",
-        source="mapped",
-        subject="物理/化学",
-        type=QuestionType.SINGLE,
-        stem="?",
-        options=[Option(label="A", text="a"), Option(label="B", text="b")],
-        answer=["A"],
-        knowledge=Knowledge(level1="力/热", level2="力/热"),
-    )
+    knowledge = Knowledge(level1="力/热", level2="力/热")
+    question = single(("a", "b"), "A", id="x/1", source="mapped", subject="物理/化学", stem="?", knowledge=knowledge)
     graph = build_graph([question])
     assert node_ids(question)["level1"] == "l1:物理%2F化学/力%2F热"
     assert graph.path_of("x/1")[-1] == "q:x/1" and graph.resolve("x/1") == "q:x/1"

@@ -145,6 +145,18 @@ def test_simplify_latex(latex: str, text: str) -> None:
     assert simplify_latex(latex) == text
 
 
+@pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        ("\\sqrt[3", "√[3"),  # no closing bracket: once an endless loop
+        ("答案是 2\\", "答案是 2\\"),  # a trailing backslash: once an AssertionError
+        ("a\\\nb", "a\\\nb"),
+    ],
+)
+def test_simplify_latex_survives_broken_model_output(latex: str, text: str) -> None:
+    assert simplify_latex(latex) == text
+
+
 def test_split_steps() -> None:
     assert split_steps("") == [] and split_steps(None) == []
     assert split_steps("第一步。\n\n第二步：计算。\n故选A。") == ["第一步。", "第二步：计算。", "故选A。"]

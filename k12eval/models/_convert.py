@@ -7,52 +7,23 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kg.errors import InputError
-
-_PROBE = "1 + 1 = 2. 数学"
-"""A short text whose logits are compared before and after saving (English and Chinese tokens)."""
+from runners.backends._gguf import dequantize_gguf
 
 
 def gguf_to_safetensors(folder: Path, gguf_file: str, report: Callable[[str], None] = lambda _: None) -> str:
-    """Load ``folder/gguf_file`` with transformers; save weights and tokenizer into ``folder``.
+    """Convert ``folder/gguf_file`` into safetensors weights and tokenizer in ``folder``; return their dtype.
 
-    The saved copy is reloaded and must give the same logits as the GGUF-loaded model on a probe
-    text, so a bad conversion never reaches the cache. Returns the saved weights' dtype.
-    Needs torch, transformers, gguf and accelerate (imported here, not at module import).
+    The conversion (and its logit check) is the transformers backend's own,
+    :func:`runners.backends._gguf.dequantize_gguf`; here the files are also made
+    world-readable, since the model cache is meant to be shared.
     """
+    report(f"dequantizing {gguf_file} (about a minute for 0.5B parameters)")
     try:
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        dtype = dequantize_gguf(folder, gguf_file, folder)
     except ImportError as exc:
         raise InputError(
             f"converting {gguf_file} needs torch and transformers ({exc}); pip install k12eval[hf]"
         ) from None
-    try:
-        from transformers import GgufConfig
-
-        dequantize = {"quantization_config": GgufConfig(dequantize=True)}
-    except ImportError:  # transformers < 5 always dequantizes GGUF weights
-        dequantize = {}
-
-    report(f"dequantizing {gguf_file} (about a minute for 0.5B parameters)")
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=gguf_file)
-        model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf_file, **dequantize)
-    except (ImportError, ValueError, OSError) as exc:
-        raise InputError(f"transformers could not load {folder / gguf_file}: {exc}") from None
-    model.eval()
-    probe = tokenizer(_PROBE, return_tensors="pt").input_ids
-    with torch.no_grad():
-        before = model(probe).logits
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    dtype = str(model.dtype).removeprefix("torch.")
-    del model
-    reloaded = AutoModelForCausalLM.from_pretrained(folder)
-    with torch.no_grad():
-        after = reloaded(probe).logits
-    if not torch.allclose(before, after, atol=1e-4, rtol=1e-4):
-        diff = (before - after).abs().max().item()
-        raise InputError(f"the converted copy of {gguf_file} does not reproduce its logits (max diff {diff:.3g})")
     # transformers writes some files owner-only; the cache is meant to be shared
     for path in folder.iterdir():
         if path.is_file():

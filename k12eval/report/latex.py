@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import re
 
+from kg.latex import latex_argument
+
 SYMBOLS = {
     "times": "×", "div": "÷", "cdot": "·", "pm": "±", "mp": "∓", "le": "≤", "leq": "≤", "ge": "≥",
     "geq": "≥", "ne": "≠", "neq": "≠", "approx": "≈", "equiv": "≡", "sim": "∼", "infty": "∞",
@@ -39,7 +41,7 @@ _SUB = str.maketrans("0123456789+-=()aeoxnmk", "₀₁₂₃₄₅₆₇₈₉�
 _SUP_CHARS = set("0123456789+-=()nixyabk")
 _SUB_CHARS = set("0123456789+-=()aeoxnmk")
 _DELIMITERS = re.compile(r"\$\$|\$|\\\(|\\\)|\\\[|\\\]")
-_COMMAND = re.compile(r"\\([A-Za-z]+|.)")
+_COMMAND = re.compile(r"\\([A-Za-z]+|.?)", re.S)
 
 
 @functools.lru_cache(maxsize=1 << 16)  # reports repeat the same sentences many times
@@ -48,29 +50,6 @@ def simplify_latex(text: str) -> str:
     if "\\" not in text and "$" not in text and "^" not in text and "_{" not in text:
         return text
     return _convert(_DELIMITERS.sub("", text))
-
-
-def _group(text: str, i: int) -> tuple[str, int]:
-    """The argument starting at ``text[i]`` (a ``{...}`` group or one token) and the index after it."""
-    while i < len(text) and text[i] == " ":
-        i += 1
-    if i >= len(text):
-        return "", i
-    if text[i] == "{":
-        depth = 0
-        for j in range(i, len(text)):
-            if text[j] == "{":
-                depth += 1
-            elif text[j] == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[i + 1 : j], j + 1
-        return text[i + 1 :], len(text)
-    if text[i] == "\\":
-        match = _COMMAND.match(text, i)
-        if match:
-            return match.group(0), match.end()
-    return text[i], i + 1
 
 
 def _wrap(part: str) -> str:
@@ -93,39 +72,39 @@ def _convert(text: str) -> str:
         ch = text[i]
         if ch == "\\":
             match = _COMMAND.match(text, i)
-            assert match is not None  # a backslash always matches "\\." at least
+            assert match is not None  # a backslash always matches, a lone trailing one with an empty name
             name, i = match.group(1), match.end()
             if name.isalpha():
                 while i < len(text) and text[i] == " ":  # LaTeX drops the spaces after a control word
                     i += 1
             if name in _FRAC:
-                top, i = _group(text, i)
-                bottom, i = _group(text, i)
+                top, i = latex_argument(text, i)
+                bottom, i = latex_argument(text, i)
                 out.append(f"{_wrap(_convert(top))}/{_wrap(_convert(bottom))}")
             elif name == "sqrt":
                 index = ""
-                if i < len(text) and text[i] == "[":
-                    end = text.find("]", i)
+                end = text.find("]", i) if i < len(text) and text[i] == "[" else -1
+                if end >= 0:  # an unclosed "[" is text, not a root's index
                     index, i = text[i + 1 : end], end + 1
-                body, i = _group(text, i)
+                body, i = latex_argument(text, i)
                 root = {"3": "∛", "4": "∜"}.get(index, (index.translate(_SUP) if index else "") + "√")
                 inner = _convert(body)
                 out.append(root + (inner if len(inner) <= 1 or inner.isalnum() else f"({inner})"))
             elif name in _TEXT_ARG:
-                body, i = _group(text, i)
+                body, i = latex_argument(text, i)
                 out.append(_convert(body))
             elif name in _ACCENT:
-                body, i = _group(text, i)
+                body, i = latex_argument(text, i)
                 out.append("".join(c + _ACCENT[name] for c in _convert(body)))
             elif name in SYMBOLS:
                 out.append(SYMBOLS[name])
             elif i < len(text) and text[i] == "{":
-                body, i = _group(text, i)
+                body, i = latex_argument(text, i)
                 out.append(f"{match.group(0)}{{{_convert(body)}}}")  # unknown: kept as written
             else:
                 out.append(match.group(0))
         elif ch in "^_" and i + 1 < len(text):
-            body, i = _group(text, i + 1)
+            body, i = latex_argument(text, i + 1)
             converted = _convert(body)
             if ch == "^":
                 out.append(_script(converted, _SUP, _SUP_CHARS, "^"))

@@ -8,14 +8,15 @@ in the graph (see docs/importers.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from kg.errors import Problem
-from kg.importers._io import csv_header, first_csv, read_csv_header
+from kg.importers._io import csv_header, first_csv, iter_csv, read_csv_header
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, detect_language
 
 LETTERS = ("A", "B", "C", "D")
@@ -109,6 +110,40 @@ class ChoiceRow:
     options: tuple[str, ...]
     answer: str
     analysis: str = ""
+
+
+def read_choice_csv(
+    file: Path,
+    required: tuple[str, ...],
+    pick: Callable[[int, dict[str, str]], ChoiceRow],
+    *,
+    source: str,
+    subject: Subject,
+    split: str | None,
+    columns: dict[str, str],
+) -> Iterator[Question | Problem]:
+    """The questions of one subject's CSV, after checking its header has the ``required`` columns.
+
+    ``pick(position, cells)`` picks a row's cells (``position`` counts data rows from 0); the
+    ``qid`` it returns is the row's id within the file, here prefixed with
+    ``<source>/<split>/<subject key>`` (an empty one stays empty, to be reported).
+    ``columns`` names the source's column for ``stem``, ``answer`` and ``id``.
+    """
+    problem = header_problem(file, required)
+    if problem is not None:
+        yield problem
+        return
+    prefix = "/".join(p for p in (source, split, subject.key) if p)
+    extra = {"split": split} if split else {}
+    for position, (line, cells) in enumerate(iter_csv(file)):
+        if isinstance(cells, Problem):
+            yield cells
+            continue
+        row = pick(position, cells)
+        qid = f"{prefix}/{row.qid}" if row.qid else ""
+        yield build_question(
+            replace(row, qid=qid), source=source, subject=subject, columns=columns, file=file, line=line, extra=extra
+        )
 
 
 def build_question(

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kg.errors import Problem
+from kg.errors import InputError, Problem
 
 _OPTION_LABEL = re.compile(r"^\s*([A-Za-z]|\d{1,2})\s*[.．、:：)）]\s*", re.S)
 
@@ -37,6 +37,14 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
                 yield number, obj
         except UnicodeDecodeError as exc:
             yield 0, Problem(path, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+
+
+def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`iter_jsonl` for readers that stop at the first bad line: it raises :class:`InputError`."""
+    for number, obj in iter_jsonl(path):
+        if isinstance(obj, Problem):
+            raise InputError.from_problem(obj)
+        yield number, obj
 
 
 def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, str] | Problem]]:

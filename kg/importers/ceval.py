@@ -24,10 +24,9 @@ from kg.importers._choice import (
     SPLITS,
     ChoiceRow,
     Subject,
-    build_question,
     csv_files,
     has_columns,
-    header_problem,
+    read_choice_csv,
     split_of,
     unknown_subject,
 )
@@ -141,30 +140,17 @@ def _unanswered_test_file(file: Path) -> bool:
 
 def read_file(file: Path, mapping: dict[str, Subject] | None = None) -> Iterator[Question | Problem]:
     """The questions of one ``<subject>_<split>.csv``."""
-    problem = header_problem(file, (*COLUMNS, "answer"))
-    if problem is not None:
-        yield problem
-        return
     key, split = subject_and_split(file)
-    subject = subject_of(key, mapping)
-    prefix = "/".join(p for p in ("ceval", split, key) if p)
-    for line, row in iter_csv(file):
-        if isinstance(row, Problem):
-            yield row
-            continue
-        rid = row["id"].strip()
-        yield build_question(
-            ChoiceRow(
-                qid=f"{prefix}/{rid}" if rid else "",
-                stem=row["question"],
-                options=tuple(row[letter] for letter in LETTERS),
-                answer=row["answer"],
-                analysis=row.get("explanation", ""),
-            ),
-            source="ceval",
-            subject=subject,
-            columns=_ROLES,
-            file=file,
-            line=line,
-            extra={"split": split} if split else {},
-        )
+    yield from read_choice_csv(
+        file, (*COLUMNS, "answer"), _pick, source="ceval", subject=subject_of(key, mapping), split=split, columns=_ROLES
+    )
+
+
+def _pick(_: int, row: dict[str, str]) -> ChoiceRow:
+    return ChoiceRow(
+        qid=row["id"].strip(),
+        stem=row["question"],
+        options=tuple(row[letter] for letter in LETTERS),
+        answer=row["answer"],
+        analysis=row.get("explanation", ""),
+    )

@@ -18,15 +18,14 @@ from kg.importers._choice import (
     LETTERS,
     ChoiceRow,
     Subject,
-    build_question,
     csv_files,
     has_columns,
-    header_problem,
+    read_choice_csv,
     split_of,
     unknown_subject,
 )
 from kg.importers._cmmlu_subjects import SUBJECTS, categories_of
-from kg.importers._io import csv_header, iter_csv
+from kg.importers._io import csv_header
 from kg.records import Question
 
 COLUMNS = ("Question", *LETTERS, "Answer")
@@ -62,33 +61,19 @@ def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
 
 
 def read_file(file: Path) -> Iterator[Question | Problem]:
-    """The questions of one ``<subject>.csv``."""
-    problem = header_problem(file, COLUMNS)
-    if problem is not None:
-        yield problem
-        return
+    """The questions of one ``<subject>.csv``; rows are numbered by the unnamed index column, else by position."""
     header = csv_header(file) or []
-    subject = subject_of(file.stem)
-    split = split_of(file)
-    prefix = "/".join(p for p in ("cmmlu", split, subject.key) if p)
     index_column = header[0] if header and header[0] not in COLUMNS else None
     roles = {"id": index_column or "(index column)", "stem": "Question", "answer": "Answer"}
-    for position, (line, row) in enumerate(iter_csv(file)):
-        if isinstance(row, Problem):
-            yield row
-            continue
-        index = row[index_column].strip() if index_column is not None else str(position)
-        yield build_question(
-            ChoiceRow(
-                qid=f"{prefix}/{index}" if index else "",
-                stem=row["Question"],
-                options=tuple(row[letter] for letter in LETTERS),
-                answer=row["Answer"],
-            ),
-            source="cmmlu",
-            subject=subject,
-            columns=roles,
-            file=file,
-            line=line,
-            extra={"split": split} if split else {},
+
+    def pick(position: int, row: dict[str, str]) -> ChoiceRow:
+        return ChoiceRow(
+            qid=row[index_column].strip() if index_column is not None else str(position),
+            stem=row["Question"],
+            options=tuple(row[letter] for letter in LETTERS),
+            answer=row["Answer"],
         )
+
+    yield from read_choice_csv(
+        file, COLUMNS, pick, source="cmmlu", subject=subject_of(file.stem), split=split_of(file), columns=roles
+    )

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
+from kg.importers._io import jsonl_objects
 from kg.records import detect_language
 
 _ANNOTATION = re.compile(r"<<[^<>]*>>")
@@ -62,13 +63,10 @@ def gsm8k_steps(answer: str) -> list[str]:
 def read_gsm8k(path: Path) -> list[SourceItem]:
     """Every GSM8K record of ``path`` (ids ``gsm8k-<line>`` unless the record has an ``id``)."""
     items = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, record in jsonl_objects(path):
         try:
-            record = json.loads(line)
             question, answer = record["question"], record["answer"]
-        except (json.JSONDecodeError, KeyError, TypeError):
+        except KeyError:
             raise InputError(f"{path}, line {number}: expected a JSON object with 'question' and 'answer'") from None
         if not isinstance(question, str) or not isinstance(answer, str):
             raise InputError(f"{path}, line {number}, field 'answer': expected text")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
+from kg.importers._io import jsonl_objects
 
 FORMATS = ("processbench", "mr-math", "chains")
 
@@ -103,14 +104,8 @@ def _records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         for i, record in enumerate(data):
             yield f"{path}, record {i}", _object(path, f"record {i}", record)
         return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
-        yield f"{path}, line {number}", _object(path, f"line {number}", record)
+    for number, record in jsonl_objects(path):
+        yield f"{path}, line {number}", record
 
 
 def _object(path: Path, where: str, record: Any) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from kg.latex import latex_argument
 from reasoning_metrics.verify._chinese import rewrite_chinese
 
 MAX_LATEX_DEPTH = 40
@@ -158,13 +159,13 @@ def _latex(text: str, depth: int) -> str:
         if char == "\\":
             i = _command(text, i + 1, depth, out)
         elif char in "^_" and text[i + 1 : i + 2] in ("{", "\\"):
-            arg, i = _argument(text, i + 1)
+            arg, i = latex_argument(text, i + 1)
             if char == "^":
                 out.append("^(" + _latex(arg, depth + 1) + ")")
         elif char == "_":  # a one-character subscript: x_1 names a variable
             i += 2
         elif char == "{":
-            arg, i = _argument(text, i)
+            arg, i = latex_argument(text, i)
             out.append("(" + _latex(arg, depth + 1) + ")")
         elif char == "}":
             out.append(")")
@@ -185,8 +186,8 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
         name = match.group(0)
         i += len(name)
     if name in _FRAC:
-        numerator, i = _argument(text, i)
-        denominator, i = _argument(text, i)
+        numerator, i = latex_argument(text, i)
+        denominator, i = latex_argument(text, i)
         out.append(f"(({_latex(numerator, depth + 1)})/({_latex(denominator, depth + 1)}))")
     elif name == "sqrt":
         index = None
@@ -196,14 +197,14 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
             if close > 0:
                 index = rest[1:close]
                 i = len(text) - len(rest) + close + 1
-        radicand, i = _argument(text, i)
+        radicand, i = latex_argument(text, i)
         inner = _latex(radicand, depth + 1)
         out.append(f" sqrt({inner})" if index is None else f"(({inner})^(1/({_latex(index, depth + 1)})))")
     elif name in _TEXT:
-        content, i = _argument(text, i)
+        content, i = latex_argument(text, i)
         out.append(f" {content} ")
     elif name == "boxed":
-        content, i = _argument(text, i)
+        content, i = latex_argument(text, i)
         out.append(f" {_latex(content, depth + 1)} ")
     elif name in _SIMPLE:
         out.append(_SIMPLE[name])
@@ -216,27 +217,3 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
     else:
         out.append(f" {name} ")
     return i
-
-
-def _argument(text: str, i: int) -> tuple[str, int]:
-    """The argument starting at ``text[i]``: a balanced ``{...}`` group, a command, or one character."""
-    n = len(text)
-    while i < n and text[i] == " ":
-        i += 1
-    if i >= n:
-        return "", i
-    if text[i] == "{":
-        depth = 0
-        for j in range(i, n):
-            if text[j] == "{":
-                depth += 1
-            elif text[j] == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[i + 1 : j], j + 1
-        return text[i + 1 :], n
-    if text[i] == "\\":
-        match = re.match(r"\\[A-Za-z]+", text[i:])
-        end = i + (len(match.group(0)) if match else 2)
-        return text[i:end], end
-    return text[i], i + 1

@@ -3,7 +3,8 @@
 Dequantizing a GGUF file with transformers takes about a minute for a 0.5B model; the
 converted folder then loads in about a second. The conversion writes into a temporary
 sibling folder and renames it into place, so an interrupted conversion leaves nothing
-half-written behind.
+half-written behind. :func:`dequantize_gguf` is the one conversion; ``k12eval models pull``
+uses it too (:mod:`k12eval.models._convert`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,11 @@ import os
 import shutil
 from pathlib import Path
 from typing import Any
+
+from kg.errors import InputError
+
+_PROBE = "1 + 1 = 2. 数学"
+"""A short text whose logits are compared before and after saving (English and Chinese tokens)."""
 
 MARKER = "k12eval-gguf.json"
 """Written last into a converted folder: which GGUF file it came from."""
@@ -57,24 +63,52 @@ def is_converted(target: Path, gguf_path: Path) -> bool:
 
 def convert_gguf(gguf_path: Path, cache_root: Path | None = None) -> Path:
     """Convert ``gguf_path`` to a transformers folder (safetensors + tokenizer) once; return it."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     target = converted_dir(gguf_path, cache_root)
     if is_converted(target, gguf_path):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
-    folder, name = str(gguf_path.parent), gguf_path.name
-    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
-    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, **_dequantized())
-    _forget_gguf_origin(model)
-    model.save_pretrained(partial)
-    tokenizer.save_pretrained(partial)
+    dequantize_gguf(gguf_path.parent, gguf_path.name, partial)
     (partial / MARKER).write_text(json.dumps(_source_stamp(gguf_path)), encoding="utf-8")
     shutil.rmtree(target, ignore_errors=True)
     os.replace(partial, target)
     return target
+
+
+def dequantize_gguf(folder: Path, gguf_file: str, target: Path) -> str:
+    """Load ``folder/gguf_file`` with transformers, dequantized; save weights and tokenizer into ``target``.
+
+    The saved copy is reloaded and must give the same logits as the GGUF-loaded model on a probe
+    text, so a bad conversion never reaches a cache. Returns the saved weights' dtype. ``target``
+    may be ``folder`` itself. Needs torch, transformers and gguf (imported here): an
+    :class:`ImportError` when torch or transformers is missing, an :class:`InputError` when the
+    file cannot be loaded or converted.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=gguf_file)
+        model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf_file, **_dequantized())
+        _forget_gguf_origin(model)
+    except (ImportError, ValueError, OSError) as exc:
+        raise InputError(f"transformers could not load {folder / gguf_file}: {exc}") from None
+    model.eval()
+    probe = tokenizer(_PROBE, return_tensors="pt").input_ids
+    with torch.no_grad():
+        before = model(probe).logits
+    model.save_pretrained(target)
+    tokenizer.save_pretrained(target)
+    dtype = str(model.dtype).removeprefix("torch.")
+    del model
+    reloaded = AutoModelForCausalLM.from_pretrained(target)
+    with torch.no_grad():
+        after = reloaded(probe).logits
+    if not torch.allclose(before, after, atol=1e-4, rtol=1e-4):
+        diff = (before - after).abs().max().item()
+        raise InputError(f"the converted copy of {gguf_file} does not reproduce its logits (max diff {diff:.3g})")
+    return dtype
 
 
 def _dequantized() -> dict[str, Any]:

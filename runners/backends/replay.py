@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, Problem
-from kg.importers._io import iter_jsonl
+from kg.importers._io import jsonl_objects
 from runners.backends._common import estimate_tokens
 from runners.backends.base import (
     GenerationRequest,
@@ -102,9 +102,7 @@ def load_recorded(path: Path) -> dict[str, Recorded]:
     if not path.is_file():
         raise InputError(f"{path}: no such file of recorded outputs")
     recorded: dict[str, Recorded] = {}
-    for line, item in iter_jsonl(path):
-        if isinstance(item, Problem):
-            raise InputError.from_problem(item)
+    for line, item in jsonl_objects(path):
         key, found = _parse(item, path, line)
         recorded[key] = found
     return recorded

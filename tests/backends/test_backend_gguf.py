@@ -93,3 +93,27 @@ def test_real_qwen_coder_gguf_answers(tmp_path: Path) -> None:
     [result] = backend.generate([GenerationRequest("q", messages, SamplingParams(max_tokens=8))])
     assert backend.is_chat and result.error is None
     assert "2" in result.texts[0]
+
+
+def test_catalogue_conversion_writes_a_checked_copy_into_the_folder(tiny_gguf: Path, tmp_path: Path) -> None:
+    """``k12eval models pull`` converts in place with the same code, and makes the files world-readable."""
+    from k12eval.models._convert import gguf_to_safetensors
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    shutil.copy(tiny_gguf, folder / "chat.gguf")
+    said: list[str] = []
+    assert gguf_to_safetensors(folder, "chat.gguf", said.append) == "float32"
+    assert said and "chat.gguf" in said[0]
+    assert (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file()
+    assert all(p.stat().st_mode & 0o777 == 0o644 for p in folder.iterdir())
+
+
+def test_an_unreadable_gguf_file_is_an_input_error(tmp_path: Path) -> None:
+    pytest.importorskip("transformers")
+    from kg.errors import InputError
+    from runners.backends._gguf import dequantize_gguf
+
+    (tmp_path / "bad.gguf").write_bytes(b"not a gguf file")
+    with pytest.raises(InputError, match=r"could not load .*bad\.gguf"):
+        dequantize_gguf(tmp_path, "bad.gguf", tmp_path / "out")

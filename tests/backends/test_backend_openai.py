@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +14,7 @@ from runners.backends._http import RequestFailed, RetryPolicy, parse_retry_after
 from runners.backends.base import GenerationRequest, LoglikelihoodRequest, SamplingParams
 from runners.backends.openai import OpenAIBackend
 from runners.testing.openai_server import Faults, OpenAIServer
+from tests.backends.checks import assert_same_loglikelihoods, free_port
 
 pytestmark = pytest.mark.real_model
 
@@ -52,12 +52,6 @@ def serve(tiny_backend: Any) -> Iterator[Any]:
         client.close()
     for server in servers:
         server.stop()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_text_and_chat_prompts_match_the_model_run_locally(serve: Any, tiny_backend: Any) -> None:
@@ -137,7 +131,7 @@ def test_client_errors_are_not_retried(serve: Any) -> None:
 
 def test_connection_refused_is_retried_then_recorded() -> None:
     sleeps = SleepLog()
-    client = OpenAIBackend("m", base_url=f"http://127.0.0.1:{_free_port()}/v1", max_retries=2, backoff_s=0.01)
+    client = OpenAIBackend("m", base_url=f"http://127.0.0.1:{free_port()}/v1", max_retries=2, backoff_s=0.01)
     client.sleep = sleeps
     with client:
         [result] = client.generate([GenerationRequest("x", "A", SamplingParams(max_tokens=2))])
@@ -153,10 +147,7 @@ def test_loglikelihood_through_echo_matches_the_local_model(serve: Any, tiny_bac
     ]
     remote = client.loglikelihood(requests)
     local = tiny_backend.loglikelihood(requests)
-    for r, expected in zip(remote, local, strict=True):
-        assert r.error is None
-        assert r.token_counts == expected.token_counts
-        assert r.logprobs == pytest.approx(expected.logprobs, abs=1e-4)
+    assert_same_loglikelihoods(remote, local, 1e-4)
 
 
 def test_scoring_failures_are_recorded(serve: Any) -> None:

@@ -11,26 +11,7 @@ from kg.errors import InputError
 from runners.backends.base import GenerationRequest, LoglikelihoodRequest
 from runners.backends.replay import ReplayBackend
 from runners.records import RECORDS_FILE, RunRecord
-from tests.importer_helpers import write_jsonl
-
-
-def _ck12_like(qid: str, response: Any) -> dict[str, Any]:
-    """A record shaped like the CK12 release's (invented content) plus the model's response."""
-    return {
-        "id": qid,
-        "prompt": "下列函数中，是一次函数的是（ ）",
-        "answer_option": ["A.y=x²", "B.y=2x+1", "C.y=1/x", "D.y=√x"],
-        "answer": "B",
-        "analysis": "",
-        "task_type": "单选",
-        "task_subject": "数学",
-        "task_grade": "初中",
-        "task_semester": "",
-        "difficulty": "易",
-        "knowledge_tree": "数学-函数-一次函数",
-        "knowledge_domain": ["初中", "数学", "知识点", "函数", "一次函数"],
-        "response": response,
-    }
+from tests.importer_helpers import ck12_record, write_jsonl
 
 
 def _requests(*ids: str) -> list[GenerationRequest]:
@@ -38,7 +19,10 @@ def _requests(*ids: str) -> list[GenerationRequest]:
 
 
 def test_ck12_result_file_is_replayed_by_id(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "results.jsonl", [_ck12_like("a1", "答案：B"), _ck12_like("b2", ["A", "B"])])
+    path = write_jsonl(
+        tmp_path / "results.jsonl",
+        [ck12_record(id="a1", response="答案：B"), ck12_record(id="b2", response=["A", "B"])],
+    )
     backend = ReplayBackend(str(path))
     a, missing, b = backend.generate(_requests("a1", "zz", "b2"))
     assert (a.id, a.texts, a.error) == ("a1", ["答案：B"], None)

@@ -15,11 +15,11 @@ import pytest
 os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 pytest.importorskip("vllm")
 
-from runners.backends.base import GenerationRequest, LoglikelihoodRequest, SamplingParams
+from runners.backends.base import LoglikelihoodRequest, SamplingParams
+from tests.backends.checks import assert_same_loglikelihoods, requests_for, seeded_samples
 
 pytestmark = [pytest.mark.vllm, pytest.mark.real_model, pytest.mark.slow]
 
-GREEDY = SamplingParams(max_tokens=12)
 PROMPTS: list[Any] = [
     "一次函数的图像是",
     "Question: what is 3 + 4? Answer:",
@@ -35,13 +35,9 @@ def vllm_backend(tiny_model_dir: Path) -> Any:
     return VLLMBackend(str(tiny_model_dir), dtype="float32", max_model_len=256)
 
 
-def _requests(prompts: list[Any], params: SamplingParams = GREEDY) -> list[GenerationRequest]:
-    return [GenerationRequest(f"r{i}", p, params) for i, p in enumerate(prompts)]
-
-
 def test_greedy_text_and_chat_agree_with_transformers(vllm_backend: Any, tiny_backend: Any) -> None:
-    ours = vllm_backend.generate(_requests(PROMPTS))
-    theirs = tiny_backend.generate(_requests(PROMPTS))
+    ours = vllm_backend.generate(requests_for(PROMPTS))
+    theirs = tiny_backend.generate(requests_for(PROMPTS))
     assert [r.id for r in ours] == [f"r{i}" for i in range(len(PROMPTS))]
     assert [r.texts for r in ours] == [r.texts for r in theirs]
     assert [r.prompt_tokens for r in ours] == [r.prompt_tokens for r in theirs]
@@ -51,19 +47,13 @@ def test_greedy_text_and_chat_agree_with_transformers(vllm_backend: Any, tiny_ba
 
 def test_n_and_seed(vllm_backend: Any) -> None:
     params = SamplingParams(temperature=1.0, top_p=0.95, n=3, max_tokens=8, seed=11)
-    first = vllm_backend.generate(_requests(PROMPTS[:2], params))
-    again = vllm_backend.generate(_requests(PROMPTS[:2], params))
-    other = vllm_backend.generate(_requests(PROMPTS[:2], SamplingParams(**{**params.__dict__, "seed": 12})))
-    assert [r.texts for r in first] == [r.texts for r in again]
-    assert [r.texts for r in first] != [r.texts for r in other]
-    assert all(len(r.texts) == 3 for r in first)
-    assert len(set(first[0].texts)) > 1
+    seeded_samples(vllm_backend, PROMPTS[:2], params)
 
 
 def test_logprobs_agree_with_transformers(vllm_backend: Any, tiny_backend: Any) -> None:
     params = SamplingParams(max_tokens=6, logprobs=2)
-    [ours] = vllm_backend.generate(_requests([PROMPTS[1]], params))
-    [theirs] = tiny_backend.generate(_requests([PROMPTS[1]], params))
+    [ours] = vllm_backend.generate(requests_for([PROMPTS[1]], params))
+    [theirs] = tiny_backend.generate(requests_for([PROMPTS[1]], params))
     assert ours.top_logprobs is not None and theirs.top_logprobs is not None
     assert len(ours.top_logprobs) == ours.completion_tokens
     for mine, reference in zip(ours.top_logprobs, theirs.top_logprobs, strict=True):
@@ -72,10 +62,10 @@ def test_logprobs_agree_with_transformers(vllm_backend: Any, tiny_backend: Any) 
 
 
 def test_stop_strings(vllm_backend: Any) -> None:
-    [free] = vllm_backend.generate(_requests([PROMPTS[1]], SamplingParams(max_tokens=20)))
+    [free] = vllm_backend.generate(requests_for([PROMPTS[1]], SamplingParams(max_tokens=20)))
     text = free.texts[0]
     stop = text[len(text) // 2 : len(text) // 2 + 2]
-    [cut] = vllm_backend.generate(_requests([PROMPTS[1]], SamplingParams(max_tokens=20, stop=(stop,))))
+    [cut] = vllm_backend.generate(requests_for([PROMPTS[1]], SamplingParams(max_tokens=20, stop=(stop,))))
     assert cut.texts == [text[: text.index(stop)]] and cut.finish_reasons == ["stop"]
 
 
@@ -86,14 +76,11 @@ def test_loglikelihood_agrees_with_transformers(vllm_backend: Any, tiny_backend:
     ]
     ours = vllm_backend.loglikelihood(requests)
     theirs = tiny_backend.loglikelihood(requests)
-    for mine, reference in zip(ours, theirs, strict=True):
-        assert mine.error is None
-        assert mine.token_counts == reference.token_counts
-        assert mine.logprobs == pytest.approx(reference.logprobs, abs=1e-3)
+    assert_same_loglikelihoods(ours, theirs, 1e-3)
 
 
 def test_unfit_prompts_get_errors_and_the_rest_still_run(vllm_backend: Any) -> None:
-    results = vllm_backend.generate(_requests(["一次函数的图像" * 200, "A"], SamplingParams(max_tokens=4)))
+    results = vllm_backend.generate(requests_for(["一次函数的图像" * 200, "A"], SamplingParams(max_tokens=4)))
     assert results[0].error is not None and "context is 256" in results[0].error
     assert results[1].error is None and results[1].texts
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,19 +18,14 @@ import httpx
 
 from runners.backends.base import GenerationRequest, LoglikelihoodRequest, SamplingParams
 from runners.backends.openai import OpenAIBackend
+from tests.backends.checks import free_port
 
 pytestmark = [pytest.mark.vllm, pytest.mark.real_model, pytest.mark.slow]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def vllm_server(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("vllm-server") / "server.log"
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"}
     command = [

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from runners.records import RunHeader, RunRecord
+from tests.importer_helpers import ck12_record, write_jsonl
 
 QUESTIONS: list[dict[str, Any]] = [
     {
@@ -40,22 +40,16 @@ OUTPUTS: dict[str, str | None] = {
 
 def write_bank(folder: Path) -> Path:
     """One CK12 JSONL file with :data:`QUESTIONS`."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "单选.jsonl"
-    with path.open("w", encoding="utf-8") as handle:
-        for q in QUESTIONS:
-            record = {
-                **q,
-                "task_type": "单选",
-                "task_subject": "数学",
-                "task_grade": "小学",
-                "task_semester": "",
-                "difficulty": "易",
-                "knowledge_tree": "数-运算-减法",
-                "knowledge_domain": ["小学", "数学", "知识点", "运算", "减法"],
-            }
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return path
+    records = [
+        ck12_record(
+            **q,
+            task_grade="小学",
+            knowledge_tree="数-运算-减法",
+            knowledge_domain=["小学", "数学", "知识点", "运算", "减法"],
+        )
+        for q in QUESTIONS
+    ]
+    return write_jsonl(folder / "单选.jsonl", records)
 
 
 def write_run(

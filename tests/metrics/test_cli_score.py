@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
+from reasoning_metrics.registry import DEFAULT_METRICS
 
 from .runs import write_bank, write_run
 
@@ -145,15 +146,7 @@ def test_score_a_run_folder(tmp_path: Path, minilm_path: str, tiny_nli: Path) ->
     assert "2 chain(s) to score, 0 already" in result.output and "1 without output" in result.output
     lines = [json.loads(x) for x in (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [r["question_id"] for r in lines] == ["q-apples", "q-eggs"]
-    assert set(lines[0]["scores"]) == {
-        "faithfulness_step",
-        "source_consistency",
-        "source_contradiction_max",
-        "reasoning_alignment",
-        "hallucination",
-        "redundancy",
-        "info_step",
-    }
+    assert set(lines[0]["scores"]) == {*DEFAULT_METRICS, "info_step"}
     assert all(step["source_index"] is not None for step in lines[1]["steps"])
     result = runner.invoke(app, args)
     assert result.exit_code == 0 and "0 chain(s) to score, 2 already" in result.output

@@ -10,6 +10,7 @@ import pytest
 from kg.errors import InputError
 from reasoning_metrics.runs import question_source, run_chains, score_run
 from reasoning_metrics.store import read_score_lines
+from tests.qfactory import single
 
 from .fakes import HashEncoder, RuleNLI
 from .runs import write_bank, write_run
@@ -127,18 +128,7 @@ def test_run_errors_name_file_line_and_field(tmp_path: Path) -> None:
 
 
 def test_question_source_lists_options() -> None:
-    from kg.records import Knowledge, Option, Question, QuestionType
-
-    q = Question(
-        id="x",
-        source="t",
-        subject="数学",
-        type=QuestionType.SINGLE,
-        stem="1+1=?",
-        options=[Option(label="A", text="1"), Option(label="B", text="2")],
-        answer=["B"],
-        knowledge=Knowledge(level1="a", level2="b"),
-    )
+    q = single(("1", "2"), "B", stem="1+1=?")
     assert question_source(q) == "1+1=?\nA. 1\nB. 2"
 
 

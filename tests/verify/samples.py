@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests import importer_helpers
+from tests.importer_helpers import write_jsonl
+
 GSM8K_RECORDS = [
     {
         "question": "A baker makes 24 rolls and sells 9. How many rolls are left?",
@@ -25,21 +28,9 @@ GSM8K_RECORDS = [
 
 
 def ck12_record(rid: str, prompt: str, analysis: str) -> dict[str, Any]:
-    """One CK12-shaped record with every one of the 12 keys."""
-    return {
-        "id": rid,
-        "prompt": prompt,
-        "answer_option": ["A.$$2$$", "B.$$3$$", "C.$$4$$", "D.$$5$$"],
-        "answer": "B",
-        "analysis": analysis,
-        "task_type": "单选",
-        "task_subject": "数学",
-        "task_grade": "初中",
-        "task_semester": "",
-        "difficulty": "易",
-        "knowledge_tree": "数-有理数-有理数的运算",
-        "knowledge_domain": ["初中", "数学", "知识点", "数", "有理数"],
-    }
+    """One CK12-shaped record whose options are LaTeX numbers 2 to 5 (answer B, 3)."""
+    options = ["A.$$2$$", "B.$$3$$", "C.$$4$$", "D.$$5$$"]
+    return importer_helpers.ck12_record(id=rid, prompt=prompt, analysis=analysis, answer_option=options)
 
 
 CK12_RECORDS = [
@@ -51,12 +42,6 @@ CK12_RECORDS = [
     ck12_record("q2", "$$12\\div 4$$的值是（  ）．", "$$12\\div 4=3$$，\n\n所以结果是$$3$$，故选$$B$$．"),
     ck12_record("q3", "一个数比$$1$$大$$2$$，这个数是（  ）．", "这个数是$$1+2=3$$．"),  # one step: skipped
 ]
-
-
-def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def write_ck12(root: Path) -> Path:

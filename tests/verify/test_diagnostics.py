@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kg.errors import InputError
 from reasoning_metrics.diagnostics import KINDS, build_diagnostic_set, load_source, write_jsonl
 from reasoning_metrics.diagnostics.edits import change_number, change_operation, negate
 from reasoning_metrics.diagnostics.perturb import PERTURBATIONS, Perturbation
@@ -152,6 +153,23 @@ def test_sources_gsm8k_and_ck12(tmp_path: Path) -> None:
     ck = load_source(samples.write_ck12(tmp_path / "ck12"))
     assert [i.id for i in ck] == ["q1", "q2"]  # q3 has one step
     assert ck[0].lang == "zh" and ck[0].steps[0] == "∵$$2x+3=9$$，" and "A. $$2$$" in ck[0].problem
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("{not json", "gsm.jsonl, line 2: not valid JSON"),
+        ("[1, 2]", "gsm.jsonl, line 2: expected a JSON object, got list"),
+        ('{"question": "Q?"}', "gsm.jsonl, line 2: expected a JSON object with 'question' and 'answer'"),
+        ('{"question": "Q?", "answer": 3}', "gsm.jsonl, line 2, field 'answer': expected text"),
+    ],
+)
+def test_a_bad_gsm8k_line_is_named(tmp_path: Path, line: str, expected: str) -> None:
+    path = samples.write_jsonl(tmp_path / "gsm.jsonl", samples.GSM8K_RECORDS[:1])
+    path.write_text(path.read_text(encoding="utf-8") + line + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_source(path)
+    assert expected in str(caught.value)
 
 
 def test_a_set_is_reproducible_and_feeds_meta_eval(tmp_path: Path) -> None:
