@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +20,7 @@ from reasoning_metrics.verify.judge import (
     prm_step_scores,
     render_prompt,
 )
+from reasoning_metrics.verify.judge_log import judge_resumably
 from runners.backends.base import GenerationRequest, LoglikelihoodRequest
 from tests.verify.fakes import ScriptedBackend, TableEncoder, WordNLI
 
@@ -109,6 +112,12 @@ def test_step_contradictions_use_question_and_earlier_steps_only() -> None:
         ("\\boxed{Step 2}", 1),
         ("\\boxed{9}", None),  # out of range
         ("I am not sure.", None),
+        ("\\boxed{\\text{Step } 3}", 2),  # nested braces
+        ("\\boxed{\u22121}", -1),  # Unicode minus
+        ("<think>Step 2 is wrong... no.</think> All steps are correct.", -1),  # reasoning is not the answer
+        ("<think>Step 2 is wrong, so", None),  # unfinished reasoning: no answer
+        ("The error is in step 9. Actually the error is in step 4.", 3),  # a step that does not exist is skipped
+        ("\\boxed{\\text{No error}}", -1),
     ],
 )
 def test_parse_first_error(text: str, expected: int | None) -> None:
@@ -129,6 +138,32 @@ def test_judge_sends_one_batch_in_the_problem_language_and_reads_answers() -> No
     verdicts = judge_solutions([("小明有3个苹果。", ["3+1=4", "4×2=9"]), ("Tom has 3.", ["3 + 1 = 4"])], backend)
     assert backend.batches == [2]
     assert [v.first_error for v in verdicts] == [1, -1]
+
+
+def test_judge_names_requests_by_id_and_sends_text_to_base_models() -> None:
+    seen: list[GenerationRequest] = []
+
+    def answer(request: GenerationRequest) -> str:
+        seen.append(request)
+        return "\\boxed{1}"
+
+    backend = ScriptedBackend(answer=answer)
+    backend.is_chat = False  # type: ignore[attr-defined]
+    (verdict,) = judge_solutions([("Tom has 3.", ["3 + 1 = 4"])], backend, ids=["pb-7"])
+    assert verdict.first_error == 0 and seen[0].id == "pb-7"
+    assert isinstance(seen[0].prompt, str) and "Step 1: 3 + 1 = 4" in seen[0].prompt
+
+
+def test_judge_log_resumes_after_a_torn_line(tmp_path: Path) -> None:
+    log = tmp_path / "judge.jsonl"
+    line = {"id": "a", "response": "\\boxed{2}", "error": None, "model": "scripted", "backend": "scripted"}
+    log.write_text(json.dumps(line) + "\n" + '{"id": "b", "resp', encoding="utf-8")  # killed mid-write
+    backend = ScriptedBackend(answer=lambda request: "All steps are correct.")
+    solutions = [Sol("a", "Q", ("x", "y")), Sol("b", "Q", ("x", "y"))]
+    verdicts = judge_resumably(solutions, backend, log)
+    assert [v.first_error for v in verdicts] == [1, -1] and backend.batches == [1]  # only "b" asked
+    lines = [json.loads(text) for text in log.read_text(encoding="utf-8").splitlines()]
+    assert [x["id"] for x in lines] == ["a", "b"] and lines[1]["first_error"] == -1
 
 
 def test_prompt_keeps_braces_and_numbers_steps_from_one() -> None:
