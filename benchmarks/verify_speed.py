@@ -67,9 +67,7 @@ def main() -> None:
 
     steps = synthetic_steps(2000)
     if args.processbench and args.processbench.exists():
-        steps += [
-            s for record in json.loads(args.processbench.read_text(encoding="utf-8")) for s in record["steps"]
-        ]
+        steps += [s for record in json.loads(args.processbench.read_text(encoding="utf-8")) for s in record["steps"]]
     verify = timed(lambda: check_steps(steps))
     print(f"verifier: {len(steps)} steps in {verify:.2f} s = {len(steps) / verify:,.0f} steps/s")
 
@@ -78,9 +76,7 @@ def main() -> None:
         cost = timed(functools.partial(check_steps, [text]))
         print(f"hostile {text[:24]!r:30} {cost * 1000:8.1f} ms = {cost / per_step:8.1f}x an ordinary step")
 
-    solutions = [
-        SimpleNamespace(id=str(i), problem="Q", steps=steps[i : i + 5]) for i in range(0, len(steps), 5)
-    ]
+    solutions = [SimpleNamespace(id=str(i), problem="Q", steps=steps[i : i + 5]) for i in range(0, len(steps), 5)]
     aggregate = timed(lambda: assess_solutions(solutions), repeat=1)
     print(f"aggregate (all CPU detectors) / arithmetic alone: {aggregate / verify:.2f}x")
 
