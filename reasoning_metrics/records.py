@@ -48,6 +48,10 @@ class StepDetail(BaseModel):
     """Largest P(contradiction | premise = a source sentence, hypothesis = this step)."""
     contradiction_index: int | None = None
     """The source sentence that gives ``contradiction``."""
+    earlier_contradiction: float | None = None
+    """Largest P(contradiction | premise = an earlier step, hypothesis = this step) (Self-Consistency's pairs)."""
+    earlier_contradiction_index: int | None = None
+    """The earlier step that gives ``earlier_contradiction``."""
     repeat_index: int | None = None
     """The most similar earlier step, if any."""
     repeat_similarity: float | None = None

@@ -217,6 +217,7 @@ def _assemble(p: Prepared, metrics: list[Metric], slots: ModelSlots, thresholds:
             p.inputs.get("sim_hh"),
             p.inputs.get("contra_hs"),
             thresholds,
+            p.inputs.get("contra_hh"),
         ),
         source_steps=p.source,
         reference_steps=p.reference or [],

@@ -35,6 +35,7 @@ def step_details(
     sim_hh: np.ndarray | None,
     contra_hs: np.ndarray | None,
     thresholds: StepThresholds,
+    contra_hh: np.ndarray | None = None,
 ) -> list[StepDetail]:
     """One :class:`StepDetail` per hypothesis step, from whichever matrices are given (not ``None``)."""
     details = []
@@ -48,6 +49,8 @@ def step_details(
             d.repeat_index, d.repeat_similarity = _best(sim_hh[i, :i])
         if contra_hs is not None and contra_hs.shape[1] and np.isfinite(contra_hs[i]).all():
             d.contradiction_index, d.contradiction = _best(contra_hs[i])
+        if contra_hh is not None and i > 0 and np.isfinite(contra_hh[i, :i]).all():
+            d.earlier_contradiction_index, d.earlier_contradiction = _best(contra_hh[i, :i])
         d.flags = _flags(d, thresholds)
         details.append(d)
     return details

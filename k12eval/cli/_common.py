@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import typer
 
@@ -30,3 +30,29 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(2) from None
 
     return wrapper
+
+
+def parse_pairs(pairs: list[str], option: str) -> dict[str, Any]:
+    """``KEY=VALUE`` options (e.g. ``--backend-option base_url=...``) as a dict of scalars.
+
+    ``true``/``false`` become booleans and numbers numbers; anything else stays text.
+    """
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"{option} {pair!r}: expected KEY=VALUE")
+        options[key.strip()] = _scalar(value.strip())
+    return options
+
+
+def _scalar(text: str) -> Any:
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text

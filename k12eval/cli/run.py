@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import UserError, guarded
+from k12eval.cli._common import guarded, parse_pairs
 from k12eval.cli._config import load_config
 from kg.errors import InputError
 
@@ -111,7 +111,7 @@ def run(
         max_tokens=max_tokens,
         samples=samples,
         batch_size=batch_size,
-        backend_options=_parse_pairs(backend_option or []),
+        backend_options=parse_pairs(backend_option or [], "--backend-option"),
     )
     summary = _with_progress(lambda progress: run_questions(options, progress=progress))
     _print_summary(summary)
@@ -126,28 +126,6 @@ def merge(
 
     written, dropped = merge_runs(runs, out)
     typer.echo(f"merged {written} record(s) into {out}; {dropped} duplicate(s) skipped")
-
-
-def _parse_pairs(pairs: list[str]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UserError(f"--backend-option {pair!r}: expected KEY=VALUE")
-        options[key.strip()] = _scalar(value.strip())
-    return options
-
-
-def _scalar(text: str) -> Any:
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
 
 
 def _with_progress(job: Any) -> RunSummary:

@@ -14,15 +14,13 @@ here (MR-MATH's 1-based "first error step" is converted on reading).
 from __future__ import annotations
 
 import itertools
-import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
-from kg.importers._io import jsonl_objects
+from reasoning_metrics.metaeval._io import iter_records
 
 FORMATS = ("processbench", "mr-math", "chains")
 
@@ -81,37 +79,17 @@ def load_solutions(path: Path | str, fmt: str) -> list[LabelledSolution]:
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     reader = {"processbench": _processbench, "mr-math": _mr_math, "chains": _chains}[fmt]
-    solutions = [reader(where, path, record) for where, record in _records(path)]
+    solutions = []
+    seen: dict[str, str] = {}
+    for where, record in iter_records(path):
+        solution = reader(where, path, record)
+        if solution.id in seen:
+            raise InputError(f"{where}: duplicate solution id {solution.id!r} (first at {seen[solution.id]})")
+        seen[solution.id] = where.removeprefix(f"{path}, ")
+        solutions.append(solution)
     if not solutions:
         raise InputError(f"{path}: no solutions found")
-    seen: set[str] = set()
-    for solution in solutions:
-        if solution.id in seen:
-            raise InputError(f"{path}: duplicate solution id {solution.id!r}")
-        seen.add(solution.id)
     return solutions
-
-
-def _records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(where, record)`` for a JSON list or a JSONL file; ``where`` names the record for errors."""
-    text = path.read_text(encoding="utf-8-sig")
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-        for i, record in enumerate(data):
-            yield f"{path}, record {i}", _object(path, f"record {i}", record)
-        return
-    for number, record in jsonl_objects(path):
-        yield f"{path}, line {number}", record
-
-
-def _object(path: Path, where: str, record: Any) -> dict[str, Any]:
-    if not isinstance(record, dict):
-        raise InputError(f"{path}, {where}: expected a JSON object, got {type(record).__name__}")
-    return record
 
 
 def _field(where: str, record: dict[str, Any], *names: str) -> Any:
@@ -129,18 +107,35 @@ def _text(where: str, record: dict[str, Any], *names: str) -> str:
 
 
 def _steps(where: str, value: Any, name: str) -> list[str]:
-    if not isinstance(value, list) or not value or not all(isinstance(s, str) for s in value):
-        raise InputError(f"{where}, field '{name}': expected a non-empty list of strings")
+    if not isinstance(value, list):
+        raise InputError(f"{where}, field '{name}': expected a list of step texts, got {type(value).__name__}")
+    if not value:
+        raise InputError(f"{where}, field '{name}': the solution has no steps")
+    for i, step in enumerate(value):
+        if not isinstance(step, str):
+            raise InputError(f"{where}, field '{name}': step {i} is {type(step).__name__}, not text")
     return list(value)
+
+
+def _index(where: str, value: Any, name: str) -> int:
+    """An integer label (also written as text, ``"3"``, or a whole float, ``3.0``)."""
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise InputError(f"{where}, field '{name}': expected a step index, got {value!r}")
 
 
 def _processbench(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
     steps = _steps(where, _field(where, record, "steps"), "steps")
-    label = _field(where, record, "label")
-    if not isinstance(label, int) or isinstance(label, bool) or not -1 <= label < len(steps):
+    label = _index(where, _field(where, record, "label"), "label")
+    if not -1 <= label < len(steps):
         raise InputError(f"{where}, field 'label': expected -1 or a step index below {len(steps)}, got {label!r}")
     meta = {k: record[k] for k in ("generator", "final_answer_correct") if k in record}
-    return from_first_error(str(_field(where, record, "id")), _text(where, record, "problem"), steps, label, None, meta)
+    problem = _text(where, record, "problem", "question")
+    return from_first_error(str(_field(where, record, "id")), problem, steps, label, None, meta)
 
 
 _STEP_START = re.compile(r"(?m)^\s*(?:step\s*\d+\s*[:.：]|\d+\s*[.)、])", re.IGNORECASE)
@@ -158,38 +153,67 @@ def split_numbered(text: str) -> list[str]:
 
 
 def _mr_math(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
+    name = "model_output_steps" if record.get("model_output_steps") is not None else "model_output_step_format"
     raw = _field(where, record, "model_output_steps", "model_output_step_format")
     if isinstance(raw, str):
         steps = split_numbered(raw)
     elif isinstance(raw, list):
-        steps = ["\n".join(s) if isinstance(s, list) else s for s in raw]
+        steps = [_joined(where, name, i, s) for i, s in enumerate(raw)]
     else:
-        steps = []
-    steps = _steps(where, steps, "model_output_steps")
-    correctness = _field(where, record, "model_output_solution_correctness")
-    if isinstance(correctness, str):
-        if correctness.strip().lower() not in ("correct", "wrong", "incorrect"):
-            raise InputError(f"{where}, field 'model_output_solution_correctness': expected correct or wrong")
-        has_error = correctness.strip().lower() != "correct"
-    else:
-        has_error = not bool(correctness)
+        raise InputError(f"{where}, field '{name}': expected a list of steps or one text, got {type(raw).__name__}")
+    steps = _steps(where, steps, name)
+    has_error = _has_error(where, _field(where, record, "model_output_solution_correctness"))
     raw_first = record.get("model_output_solution_first_error_step")
     first: int | None = None
-    if has_error and raw_first not in (None, "", "N/A"):
-        try:
-            first = int(raw_first) - 1  # 1-based in the source
-        except (TypeError, ValueError):
-            raise InputError(
-                f"{where}, field 'model_output_solution_first_error_step': expected a step number"
-            ) from None
+    if has_error and _given(raw_first):
+        first = _step_number(where, raw_first) - 1  # 1-based in the source
         if not 0 <= first < len(steps):
-            raise InputError(f"{where}, field 'model_output_solution_first_error_step': {raw_first} is not a step")
+            raise InputError(
+                f"{where}, field 'model_output_solution_first_error_step': {raw_first!r} is not one of the "
+                f"{len(steps)} steps (numbered from 1)"
+            )
     problem = _text(where, record, "question")
     sid = str(record.get("uuid", record.get("id", where)))
     if first is not None:
         return from_first_error(sid, problem, steps, first)
     labels = (None,) * len(steps) if has_error else (False,) * len(steps)
     return LabelledSolution(sid, problem, tuple(steps), has_error, None, labels)
+
+
+_CORRECT = {"correct": False, "true": False, "yes": False, "wrong": True, "incorrect": True, "false": True, "no": True}
+_FIRST_STEP = re.compile(r"\s*(?:step\s*)?(\d+)\s*[.:]?\s*", re.IGNORECASE)
+
+
+def _joined(where: str, name: str, i: int, step: Any) -> str:
+    """A step given as text or as a list of lines (MR-MATH's ``model_output_step_format``)."""
+    if isinstance(step, list) and all(isinstance(line, str) for line in step):
+        return "\n".join(step)
+    if isinstance(step, str):
+        return step
+    raise InputError(f"{where}, field '{name}': step {i} is {type(step).__name__}, not text or a list of lines")
+
+
+def _has_error(where: str, value: Any) -> bool:
+    """MR-MATH's solution correctness: ``correct``/``wrong`` (or ``true``/``false``, a boolean, 1/0)."""
+    if isinstance(value, str) and value.strip().lower() in _CORRECT:
+        return _CORRECT[value.strip().lower()]
+    if isinstance(value, bool | int) and value in (0, 1):
+        return not value
+    raise InputError(f"{where}, field 'model_output_solution_correctness': expected correct or wrong, got {value!r}")
+
+
+def _given(value: Any) -> bool:
+    return value is not None and not (isinstance(value, str) and value.strip().upper() in ("", "N/A", "NA", "NONE"))
+
+
+def _step_number(where: str, value: Any) -> int:
+    """A 1-based step number: ``3``, ``"3"``, ``"Step 3"``, ``"3."``."""
+    match = _FIRST_STEP.fullmatch(value) if isinstance(value, str) else None
+    if match:
+        return int(match.group(1))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise InputError(f"{where}, field 'model_output_solution_first_error_step': expected a step number, got {value!r}")
 
 
 def _chains(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:

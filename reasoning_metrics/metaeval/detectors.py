@@ -10,19 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
+from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
+from reasoning_metrics.records import ChainScores, StepDetail
 from reasoning_metrics.verify.aggregate import assess_solutions, step_score
 from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
+from reasoning_metrics.verify.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
 from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
 from reasoning_metrics.verify.doubt import doubt_cues
 from reasoning_metrics.verify.equations import equation_conflicts
 from reasoning_metrics.verify.flags import SolutionAssessment
-from reasoning_metrics.verify.judge import judge_solutions
+from reasoning_metrics.verify.judge_log import judge_resumably
 from reasoning_metrics.verify.quantities import unsupported_operands
-from reasoning_metrics.verify.roscoe_adapter import ChainInput, RoscoeDetail, roscoe_baseline
-from runners.backends.base import Backend
+from runners.backends.base import Backend, SamplingParams
 
 
 class Unavailable(Exception):
@@ -40,8 +43,8 @@ class DetectorResult:
     """How the score was oriented: what "higher" means in its own terms."""
     solution_scores: list[float | None]
     step_scores: list[list[float | None]]
-    native: list[int] | None = None
-    """The detector's own first-wrong-step predictions (-1 none), if it makes them."""
+    native: Sequence[int | None] | None = None
+    """The detector's own first-wrong-step predictions (-1 none, ``None`` no answer), if it makes them."""
     unavailable: str | None = None
 
 
@@ -53,14 +56,22 @@ class DetectionContext:
     encoder: SentenceEncoder | None = None
     nli: NLIModel | None = None
     backend: Backend | None = None
-    batch_size: int = 64
+    """The LLM judge's backend, if any."""
+    judge_log: Path | None = None
+    """JSONL of the judge's answers, read to resume and appended to (:mod:`~reasoning_metrics.verify.judge_log`)."""
+    judge_params: SamplingParams | None = None
+    judge_progress: Callable[[int], None] | None = None
+    """Called with the number of solutions judged so far."""
+    batch_size: int = 32
+    cache: ArrayCache | Path | str | bool | None = False
+    """Embedding cache of the ROSCOE scores, as ``score_chains`` takes it (``False``: none)."""
 
     @cached_property
-    def roscoe(self) -> list[RoscoeDetail]:
+    def roscoe(self) -> list[ChainScores]:
+        """The ROSCOE baseline, as ``k12eval score`` computes it (:func:`~reasoning_metrics.verify.baseline.roscoe_scores`)."""
         if self.encoder is None:
             raise Unavailable("needs a sentence encoder (--encoder)")
-        chains = [ChainInput(s.problem, s.steps) for s in self.solutions]
-        return roscoe_baseline(chains, self.encoder, self.nli, self.batch_size)
+        return roscoe_scores(self.solutions, self.encoder, self.nli, batch_size=self.batch_size, cache=self.cache)
 
     @cached_property
     def checks(self) -> list[list[StepCheck]]:
@@ -69,14 +80,16 @@ class DetectionContext:
     @cached_property
     def contradictions(self) -> list[list[float]]:
         if self.nli is None:
-            raise Unavailable("needs an NLI model (none is installable offline)")
+            raise Unavailable("needs an NLI model (--nli)")
         return step_contradictions([(s.problem, s.steps) for s in self.solutions], self.nli, self.batch_size)
 
     @cached_property
     def judged(self) -> list[int | None]:
         if self.backend is None:
-            raise Unavailable("needs a judge backend (library: DetectionContext(backend=...))")
-        verdicts = judge_solutions([(s.problem, s.steps) for s in self.solutions], self.backend)
+            raise Unavailable("needs a judge model (--judge-model)")
+        verdicts = judge_resumably(
+            self.solutions, self.backend, self.judge_log, params=self.judge_params, progress=self.judge_progress
+        )
         return [v.first_error for v in verdicts]
 
     @cached_property
@@ -87,23 +100,52 @@ class DetectionContext:
         return assess_solutions(self.solutions, roscoe=roscoe, judged=judged, nli=None, contradictions=contradictions)
 
 
-def _roscoe(key: str, per_step: str) -> Callable[[DetectionContext], DetectorResult]:
+ROSCOE_STEP_PART = {
+    "faithfulness_step": "alignment",
+    "info_step": "alignment",
+    "info_chain": "alignment",
+    "repetition_step": "repetition",
+    "source_consistency": "source_contradiction",
+    "self_consistency": "earlier_contradiction",
+}
+"""Each baseline score's per-step part (see :func:`_step_part`)."""
+
+
+def _step_part(step: StepDetail, part: str) -> float | None:
+    """A step's share of a ROSCOE score, oriented like the negated score (higher = more suspect).
+
+    ``alignment``: minus the best similarity to a source sentence; ``repetition``: the largest
+    similarity to an earlier step; ``source_contradiction`` / ``earlier_contradiction``: the largest
+    P(contradiction) against a source sentence / an earlier step. A scored step with no earlier
+    step gets 0; a step the models did not see (blank) gets ``None``.
+    """
+    if part == "alignment":
+        return None if step.source_similarity is None else -step.source_similarity
+    if part == "repetition":
+        return step.repeat_similarity if step.repeat_similarity is not None else _zero_if(step.source_similarity)
+    if part == "source_contradiction":
+        return step.contradiction
+    return step.earlier_contradiction if step.earlier_contradiction is not None else _zero_if(step.contradiction)
+
+
+def _zero_if(seen: float | None) -> float | None:
+    return None if seen is None else 0.0
+
+
+def _roscoe(metric: str) -> Callable[[DetectionContext], DetectorResult]:
     """A ROSCOE score (higher = better) negated; its per-step part oriented the same way."""
 
     def run(ctx: DetectionContext) -> DetectorResult:
-        details = ctx.roscoe
-        if any(d.scores.get(key) is None and key in d.unavailable for d in details):
-            raise Unavailable(next(d.unavailable[key] for d in details if key in d.unavailable))
-        solution = [None if d.scores.get(key) is None else -float(d.scores[key] or 0.0) for d in details]
-        steps: list[list[float | None]] = []
-        for d in details:
-            if per_step == "alignment":
-                steps.append([-a for a in d.step_alignment])
-            elif per_step == "repetition":
-                steps.append(list(d.step_repetition))
-            else:
-                steps.append(list(d.step_contradiction or []))
-        return DetectorResult(key, "roscoe", f"-{key} (ROSCOE: higher is better)", solution, steps)
+        if needs_nli(metric) and ctx.nli is None:
+            raise Unavailable("needs an NLI model (--nli)")
+        scored = ctx.roscoe
+        solution = [None if (v := c.scores.get(metric)) is None else -v for c in scored]
+        if all(v is None for v in solution):
+            reasons = [c.unavailable[metric] for c in scored if metric in c.unavailable]
+            raise Unavailable(reasons[0] if reasons else f"{metric} was not computed")
+        part = ROSCOE_STEP_PART[metric]
+        steps = [[_step_part(step, part) for step in c.steps] for c in scored]
+        return DetectorResult(metric, "roscoe", f"-{metric} (ROSCOE: higher is better)", solution, steps)
 
     return run
 
@@ -150,13 +192,19 @@ def _contradiction(ctx: DetectionContext) -> DetectorResult:
 
 
 def _judge(ctx: DetectionContext) -> DetectorResult:
+    """No verdict (a failed request, an unreadable answer) is no score: left out of AUROC, wrong in F1."""
     judged = ctx.judged
     solution: list[float | None] = [None if j is None else float(j >= 0) for j in judged]
     steps: list[list[float | None]] = [
-        [float(i == j) for i in range(len(s.steps))] for s, j in zip(ctx.solutions, judged, strict=True)
+        [None if j is None else float(i == j) for i in range(len(s.steps))]
+        for s, j in zip(ctx.solutions, judged, strict=True)
     ]
-    native = [-1 if j is None else j for j in judged]
-    return DetectorResult("judge", "k12eval", "1 if the judge names a wrong step", solution, steps, native)
+    missing = sum(j is None for j in judged)
+    orientation = (
+        f"1 if the judge names a wrong step; {missing} of {len(judged)} without a verdict "
+        "(left out of AUROC, counted wrong by ProcessBench F1)"
+    )
+    return DetectorResult("judge", "k12eval", orientation, solution, steps, list(judged))
 
 
 def _aggregate(ctx: DetectionContext) -> DetectorResult:
@@ -168,11 +216,7 @@ def _aggregate(ctx: DetectionContext) -> DetectorResult:
 
 
 DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
-    "roscoe.faithfulness": _roscoe("faithfulness", "alignment"),
-    "roscoe.informativeness_step": _roscoe("informativeness_step", "alignment"),
-    "roscoe.repetition_step": _roscoe("repetition_step", "repetition"),
-    "roscoe.source_consistency": _roscoe("discourse_representation", "contradiction"),
-    "roscoe.self_consistency": _roscoe("coherence_step_vs_step", "contradiction"),
+    **{f"roscoe.{metric}": _roscoe(metric) for metric in BASELINE_METRICS},
     "arithmetic": _counts("arithmetic", "number of false calculations", _arithmetic),
     "equations": _counts("equations", "number of conflicting equations", _equations),
     "unsupported_numbers": _counts("unsupported_numbers", "number of operands from nowhere", _unsupported),
@@ -181,7 +225,7 @@ DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
     "judge": _judge,
     "aggregate": _aggregate,
 }
-"""Detector name -> how to run it. ``roscoe.*`` are the baseline scores."""
+"""Detector name -> how to run it. ``roscoe.<name>`` are the baseline scores, named as ``k12eval score`` names them."""
 
 
 def run_detectors(ctx: DetectionContext, names: Sequence[str] | None = None) -> list[DetectorResult]:

@@ -118,10 +118,11 @@ def evaluate_detector(
     if report.auroc_ci:
         report.somers_d_ci = (2 * report.auroc_ci[0] - 1, 2 * report.auroc_ci[1] - 1)
     targets = [s.target for s in solutions]
+    predictions: list[int | None]
     if result.native is not None:
         predictions = list(result.native)
     else:
-        predictions, _ = cross_validated_predictions(result.step_scores, targets, k=folds, seed=seed)
+        predictions = list(cross_validated_predictions(result.step_scores, targets, k=folds, seed=seed)[0])
     pb = processbench_scores(predictions, targets)
     report.acc_error, report.acc_correct, report.f1 = pb.acc_error, pb.acc_correct, pb.f1
     report.f1_ci = bootstrap_ci(

@@ -53,8 +53,11 @@ class ProcessBenchScores:
     n_correct: int
 
 
-def processbench_scores(predictions: Sequence[int], targets: Sequence[int | None]) -> ProcessBenchScores:
-    """Score predicted first wrong steps (-1 none) against targets; ``None`` targets are left out."""
+def processbench_scores(predictions: Sequence[int | None], targets: Sequence[int | None]) -> ProcessBenchScores:
+    """Score predicted first wrong steps (-1 none) against targets; ``None`` targets are left out.
+
+    A ``None`` prediction (no answer) matches nothing: it counts as wrong on both kinds of solution.
+    """
     pairs = [(p, t) for p, t in zip(predictions, targets, strict=True) if t is not None]
     errors = [p == t for p, t in pairs if t >= 0]
     correct = [p == -1 for p, t in pairs if t == -1]

@@ -17,14 +17,17 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
+from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import check_steps
+from reasoning_metrics.verify.baseline import roscoe_scores
 from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.findings import SEVERITY, findings
 from reasoning_metrics.verify.flags import SolutionAssessment, StepAssessment
-from reasoning_metrics.verify.roscoe_adapter import ChainInput, RoscoeDetail, roscoe_baseline
 
 FLAG_THRESHOLD = 0.5
 """A step whose suspicion reaches this is flagged; the earliest flagged step is the first suspect."""
+AGGREGATE_METRICS = ("faithfulness_step", "repetition_step")
+"""The ROSCOE scores the rule reads (their per-step detail: alignment and repetition of each step)."""
 TIE_BREAK = 0.01
 """Weight of (1 - Faithfulness-Step) in the solution score: below the smallest flag severity."""
 __all__ = ["FLAG_THRESHOLD", "SEVERITY", "TIE_BREAK", "assess_one", "assess_solutions", "step_score"]
@@ -49,19 +52,19 @@ def assess_solutions(
     encoder: SentenceEncoder | None = None,
     nli: NLIModel | None = None,
     judged: Sequence[int | None] | None = None,
-    roscoe: Sequence[RoscoeDetail] | None = None,
+    roscoe: Sequence[ChainScores] | None = None,
     contradictions: Sequence[Sequence[float]] | None = None,
     batch_size: int = 64,
 ) -> list[SolutionAssessment]:
     """Assess every solution with every detector that can run.
 
     ``judged`` is an LLM judge's first wrong step per solution (-1 none, ``None``
-    unparsed), from :func:`.judge.judge_solutions`. ``roscoe`` and ``contradictions``
-    (:func:`.contradiction.step_contradictions`) may be passed when already
+    unparsed), from :func:`.judge.judge_solutions`. ``roscoe`` (:func:`.baseline.roscoe_scores`)
+    and ``contradictions`` (:func:`.contradiction.step_contradictions`) may be passed when already
     computed; otherwise they are computed when ``encoder`` / ``nli`` is given.
     """
     if roscoe is None and encoder is not None:
-        roscoe = roscoe_baseline([ChainInput(s.problem, s.steps) for s in solutions], encoder, None, batch_size)
+        roscoe = roscoe_scores(solutions, encoder, metrics=AGGREGATE_METRICS, batch_size=batch_size)
     if contradictions is None and nli is not None:
         contradictions = step_contradictions([(s.problem, s.steps) for s in solutions], nli, batch_size)
     unavailable = {}
@@ -88,7 +91,7 @@ def assess_solutions(
 def assess_one(
     solution: Solution,
     *,
-    roscoe: RoscoeDetail | None = None,
+    roscoe: ChainScores | None = None,
     contradictions: Sequence[float] | None = None,
     judged: int | None = None,
     unavailable: dict[str, str] | None = None,
@@ -101,13 +104,13 @@ def assess_one(
             index=i,
             suspicion=_noisy_or(f.severity for f in flags),
             flags=flags,
-            alignment=roscoe.step_alignment[i] if roscoe is not None and roscoe.step_alignment else None,
+            alignment=roscoe.steps[i].source_similarity if roscoe is not None and i < len(roscoe.steps) else None,
             contradiction=contradictions[i] if contradictions is not None else None,
         )
         for i, flags in enumerate(step_flags)
     ]
     score = _noisy_or([s.suspicion for s in steps] + [f.severity for f in solution_flags])
-    faithfulness = roscoe.scores.get("faithfulness") if roscoe is not None else None
+    faithfulness = roscoe.scores.get("faithfulness_step") if roscoe is not None else None
     if faithfulness is not None:
         score += TIE_BREAK * (1 - faithfulness)
     first = next((s.index for s in steps if s.suspicion >= FLAG_THRESHOLD), -1)

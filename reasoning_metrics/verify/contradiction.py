@@ -1,6 +1,7 @@
 """Step-versus-context contradiction: NLI of each step against the question and the steps before it.
 
-For step ``i`` the premises are the question's sentences and steps ``0..i-1``;
+For step ``i`` the premises are the question's sentences (split as ``k12eval score`` splits a
+source) and steps ``0..i-1``;
 its score is the largest P(contradiction) over them. The earliest step whose
 score reaches :data:`CONTRADICTION_THRESHOLD` is where the chain first
 contradicts its context. All pairs of all solutions go to the model in batches.
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from reasoning_metrics.protocols import NLI_COLUMNS, NLIModel
-from reasoning_metrics.verify.roscoe_adapter import split_sentences
+from reasoning_metrics.split import split_steps
 
 CONTRADICTION_THRESHOLD = 0.5
 _CONTRADICTION = NLI_COLUMNS.index("contradiction")
@@ -27,7 +28,7 @@ def step_contradictions(
     pairs: list[tuple[str, str]] = []
     shape: list[list[int]] = []
     for question, steps in solutions:
-        premises = split_sentences(question) or [question]
+        premises = split_steps(question) or [question]
         counts = []
         for i, step in enumerate(steps):
             context = [*premises, *steps[:i]]

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import StepCheck
 from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD
 from reasoning_metrics.verify.doubt import doubt_cues
 from reasoning_metrics.verify.equations import equation_conflicts
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 from reasoning_metrics.verify.quantities import unsupported_operands, unused_given_numbers
-from reasoning_metrics.verify.roscoe_adapter import RoscoeDetail
 
 SEVERITY = {
     FlagKind.ARITHMETIC: 0.9,
@@ -34,7 +34,7 @@ def findings(
     problem: str,
     steps: Sequence[str],
     checks: Sequence[StepCheck],
-    roscoe: RoscoeDetail | None = None,
+    roscoe: ChainScores | None = None,
     contradictions: Sequence[float] | None = None,
     judged: int | None = None,
 ) -> tuple[list[list[StepFlag]], list[StepFlag]]:
@@ -57,17 +57,15 @@ def _flag(kind: FlagKind, message: str, evidence: str | None = None) -> StepFlag
     return StepFlag(kind=kind, severity=SEVERITY[kind], message=message, evidence=evidence)
 
 
-def _repeated_steps(steps: Sequence[str], roscoe: RoscoeDetail | None) -> list[int]:
+def _repeated_steps(steps: Sequence[str], roscoe: ChainScores | None) -> list[int]:
     """Steps equal to an earlier one once case, spaces and punctuation are ignored, or (with an encoder)
-    whose ROSCOE repetition similarity reaches :data:`REPEAT_SIMILARITY`."""
+    whose ROSCOE repetition similarity (``StepDetail.repeat_similarity``) reaches :data:`REPEAT_SIMILARITY`."""
     seen: set[str] = set()
     repeated = []
     for i, step in enumerate(steps):
         key = re.sub(r"[\W_]+", "", step.lower())
-        similar = (
-            roscoe is not None and i < len(roscoe.step_repetition) and roscoe.step_repetition[i] >= REPEAT_SIMILARITY
-        )
-        if (key and key in seen) or (i > 0 and similar):
+        similarity = roscoe.steps[i].repeat_similarity if roscoe is not None and i < len(roscoe.steps) else None
+        if (key and key in seen) or (similarity is not None and similarity >= REPEAT_SIMILARITY):
             repeated.append(i)
         seen.add(key)
     return repeated

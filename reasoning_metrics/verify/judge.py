@@ -22,7 +22,16 @@ from importlib import resources
 
 from kg.records import detect_language
 from reasoning_metrics.verify._chinese import numeral_value
-from runners.backends.base import Backend, GenerationRequest, LoglikelihoodRequest, SamplingParams
+from runners.backends.base import (
+    Backend,
+    GenerationRequest,
+    GenerationResult,
+    LoglikelihoodRequest,
+    SamplingParams,
+)
+
+JUDGE_SAMPLING = SamplingParams(temperature=0.0, max_tokens=1024)
+"""Greedy, with room to reason before the boxed answer."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +75,9 @@ def render_prompt(problem: str, steps: Sequence[str], template: JudgeTemplate) -
     return [{"role": "system", "content": template.system}, {"role": "user", "content": user}]
 
 
-_BOXED = re.compile(r"\\boxed\s*\{\s*([^{}]*?)\s*\}")
+_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+_MINUS = str.maketrans({"\u2212": "-", "\uff0d": "-", "\u2013": "-"})
 _NUMBER = r"(-?\d+|[零一二两三四五六七八九十]+)"
 _STEP = re.compile(rf"(?:\bstep|\bparagraph)\s*[_#]?\s*{_NUMBER}|第\s*{_NUMBER}\s*[步段]", re.IGNORECASE)
 _ERROR_WORDS = r"(?:error|mistake|incorrect|wrong|flaw|错误|有误|出错|不正确)"
@@ -104,23 +115,41 @@ def _first_group(match: re.Match[str]) -> str:
     return next(g for g in match.groups() if g is not None)
 
 
+def _boxed(text: str) -> list[str]:
+    """Contents of every ``\\boxed{...}`` (nested braces allowed), LaTeX commands and braces removed."""
+    found = []
+    for match in _BOXED.finditer(text):
+        depth, end = 1, match.end()
+        while end < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            end += 1
+        if depth == 0:
+            inner = text[match.end() : end - 1]
+            found.append(re.sub(r"\\[A-Za-z]+|[{}]", " ", inner).strip())
+    return found
+
+
 def parse_first_error(text: str, n_steps: int, index_base: int = 1) -> int | None:
     """0-based first wrong step named in a judge's answer, -1 for "no error", ``None`` if unreadable.
 
-    Read in this order: the last ``\\boxed{...}``; a step named next to an error
-    word; "answer: N"; a no-error phrase; the last step named at all.
+    Reasoning inside ``<think>...</think>`` is ignored (unfinished reasoning is no answer). Then, in
+    order: the last ``\\boxed{...}`` (its step number, or a no-error word); a step named
+    next to an error word; "answer: N"; a no-error phrase; the last step named at all.
+    A step number outside the solution is unreadable in a box and skipped elsewhere.
     """
-    boxed = _BOXED.findall(text)
+    text = _THINKING.sub(" ", text).translate(_MINUS)
+    boxed = _boxed(text)
     if boxed:
         content = boxed[-1]
         found = re.search(_NUMBER, content)
         if found:
             return _index(_number(found.group(1)), n_steps, index_base)
-        return -1 if _NO_ERROR.search(content) or content.strip() in ("", "无") else None
+        return -1 if _NO_ERROR.search(content) or content in ("", "无") else None
     for pattern in (_ERROR_STEP, _ANSWER):
-        match = pattern.search(text)
-        if match:
-            return _index(_number(_first_group(match)), n_steps, index_base)
+        for match in pattern.finditer(text):
+            index = _index(_number(_first_group(match)), n_steps, index_base)
+            if index is not None:
+                return index
     if _NO_ERROR.search(text):
         return -1
     steps = _STEP.findall(text)
@@ -129,30 +158,46 @@ def parse_first_error(text: str, n_steps: int, index_base: int = 1) -> int | Non
     return None
 
 
+def template_for(problem: str, template: JudgeTemplate | None = None) -> JudgeTemplate:
+    """``template`` if given, else the bundled one in the problem's language."""
+    return template or load_template(detect_language(problem))
+
+
+def verdict_of(result: GenerationResult, n_steps: int, template: JudgeTemplate) -> JudgeVerdict:
+    """The verdict in a backend's answer; a failed request is no verdict (``first_error`` ``None``)."""
+    if result.error or not result.texts:
+        return JudgeVerdict(None, "", result.error or "no output")
+    text = result.texts[0]
+    return JudgeVerdict(parse_first_error(text, n_steps, template.index_base), text)
+
+
 def judge_solutions(
     solutions: Sequence[tuple[str, Sequence[str]]],
     backend: Backend,
     *,
+    ids: Sequence[str] | None = None,
     template: JudgeTemplate | None = None,
     params: SamplingParams | None = None,
 ) -> list[JudgeVerdict]:
-    """Ask ``backend`` for the earliest wrong step of every ``(problem, steps)``, in one batch."""
-    params = params or SamplingParams(temperature=0.0, max_tokens=1024)
+    """Ask ``backend`` for the earliest wrong step of every ``(problem, steps)``, in one batch.
+
+    ``ids`` name the requests (the solutions' ids, so a replay file can answer them); positions otherwise.
+    A backend that says it is not a chat model (``is_chat`` false) gets the messages as one text.
+    """
+    params = params or JUDGE_SAMPLING
+    names = [str(k) for k in range(len(solutions))] if ids is None else [str(i) for i in ids]
+    templates = [template_for(problem, template) for problem, _ in solutions]
+    chat = bool(getattr(backend, "is_chat", True))
     requests = []
-    templates = []
-    for k, (problem, steps) in enumerate(solutions):
-        chosen = template or load_template(detect_language(problem))
-        templates.append(chosen)
-        requests.append(GenerationRequest(id=str(k), prompt=render_prompt(problem, steps, chosen), params=params))
+    for name, (problem, steps), chosen in zip(names, solutions, templates, strict=True):
+        messages = render_prompt(problem, steps, chosen)
+        prompt = messages if chat else "\n\n".join(m["content"] for m in messages) + "\n\n"
+        requests.append(GenerationRequest(id=name, prompt=prompt, params=params))
     results = backend.generate(requests)
-    verdicts = []
-    for (_, steps), chosen, result in zip(solutions, templates, results, strict=True):
-        if result.error or not result.texts:
-            verdicts.append(JudgeVerdict(None, "", result.error or "no output"))
-            continue
-        text = result.texts[0]
-        verdicts.append(JudgeVerdict(parse_first_error(text, len(steps), chosen.index_base), text))
-    return verdicts
+    return [
+        verdict_of(result, len(steps), chosen)
+        for (_, steps), chosen, result in zip(solutions, templates, results, strict=True)
+    ]
 
 
 PRM_PROMPT = "{problem}\n\n{steps}\n\nIs the last step correct? Answer:"

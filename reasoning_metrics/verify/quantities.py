@@ -6,8 +6,10 @@ Two checks, both reference-free:
   final answer (``\\boxed{18}``, "the answer is 18", 答案是18), that is not an
   everyday constant (:data:`CONSTANTS`), not a result computed in the same step,
   and neither in the question or an earlier step nor a conversion or complement
-  of such a number (``75 / 100``, ``3 × 60``, ``1 - 0.75``, ``100 - 25``): it
-  came from nowhere, which is how a misread, invented or premature quantity shows;
+  of such a number (``75 / 100``, ``3 × 60``, ``1 - 0.75``, ``100 - 25``), nor the
+  value of a calculation written, unevaluated, in an earlier step (``\\sqrt{(4-1)^2 + (6-2)^2}``
+  supports a later ``\\sqrt{9 + 16}``): it came from nowhere, which is how a misread,
+  invented or premature quantity shows;
 * an *unused given number* is a number written with digits in the question that
   no step mentions: the solution ignored part of the data.
 """
@@ -15,11 +17,13 @@ Two checks, both reference-free:
 from __future__ import annotations
 
 import bisect
+import contextlib
 import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from reasoning_metrics.verify._expr import Node, Unevaluable, evaluate
 from reasoning_metrics.verify._lexer import tokenize
 from reasoning_metrics.verify._normalize import normalize
 from reasoning_metrics.verify.arithmetic import StepCheck
@@ -93,8 +97,21 @@ def unsupported_operands(question: str, checks: Sequence[StepCheck]) -> list[lis
             if not _contains(pool, value) and all(u.value != value for u in step):
                 step.append(UnsupportedOperand(value, f"the answer {value:g}"))
         found.append(step)
-        known |= set(check.mentioned) | results
+        known |= set(check.mentioned) | results | _written_values(check)
     return found
+
+
+def _written_values(check: StepCheck) -> set[float]:
+    """Values of the ground calculations inside the step's claims (``(4-1)^2`` -> 3 and 9), evaluated or not."""
+    values: set[float] = set()
+    stack: list[Node] = [side for c in check.claims if c.claim is not None for side in (c.claim.left, c.claim.right)]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.args)
+        if node.is_operation() and not node.has_variable():
+            with contextlib.suppress(Unevaluable):  # too large, division by zero: no value to support anything
+                values.add(evaluate(node))
+    return {v for v in values if math.isfinite(v)}
 
 
 def unused_given_numbers(question: str, checks: Sequence[StepCheck]) -> list[float]:

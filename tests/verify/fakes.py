@@ -15,17 +15,20 @@ from runners.backends.base import (
 
 
 class TableEncoder:
-    """Encodes each text to the vector the table gives it."""
+    """Encodes each text to the vector the table gives it (``default`` for others, if given)."""
 
     name = "table"
 
-    def __init__(self, table: dict[str, list[float]]) -> None:
+    def __init__(self, table: dict[str, list[float]], default: list[float] | None = None) -> None:
         self.table = table
+        self.default = default
         self.calls = 0
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         self.calls += 1
-        return np.asarray([self.table[t] for t in texts], dtype=np.float32)
+        if self.default is None:
+            return np.asarray([self.table[t] for t in texts], dtype=np.float32)
+        return np.asarray([self.table.get(t, self.default) for t in texts], dtype=np.float32)
 
 
 class WordNLI:

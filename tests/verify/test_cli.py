@@ -22,7 +22,7 @@ def test_meta_eval_markdown_table(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "| detector | family | AUROC |" in result.output
-    assert "| roscoe.faithfulness | roscoe | unavailable: needs a sentence encoder" in result.output
+    assert "| roscoe.faithfulness_step | roscoe | unavailable: needs a sentence encoder" in result.output
     row = next(line for line in result.output.splitlines() if line.startswith("| arithmetic |"))
     assert "| 0.750" in row  # pb-0 is caught, pb-3 not: (1 + 0.5) / 2
 

@@ -60,6 +60,14 @@ def test_results_of_earlier_steps_support_later_operands() -> None:
     assert unsupported_operands(question, check_steps(steps)) == [[], [], []]
 
 
+def test_a_formula_written_earlier_supports_its_evaluated_parts() -> None:
+    question = "Find the distance between the points $(1, 2)$ and $(4, 6)$."
+    formula = r"By the distance formula, $d = \sqrt{(4-1)^2 + (6-2)^2}$."
+    assert unsupported_operands(question, check_steps([formula, r"$\sqrt{9 + 16} = 5$"])) == [[], []]
+    found = unsupported_operands(question, check_steps([formula, r"$\sqrt{9 + 15} = 5$"]))
+    assert [u.value for u in found[1]] == [15.0]  # no part of the formula is worth 15
+
+
 def test_unused_given_numbers() -> None:
     question = "Ann has 17 stickers, gives away 4 and buys 9. How many now?"
     assert unused_given_numbers(question, check_steps(["17 - 4 = 13"])) == [9.0]

@@ -78,10 +78,10 @@ def test_chains_labels_and_derived_first_error(tmp_path: Path) -> None:
         (
             "processbench",
             '[{"id": "x", "problem": "Q", "steps": ["a"], "label": 3}]',
-            "record 0, field 'label'",
+            "record 0 (line 1), field 'label'",
         ),
-        ("processbench", '[{"id": "x", "problem": "Q", "label": -1}]', "record 0: missing field 'steps'"),
-        ("processbench", "[1, 2]", "record 0: expected a JSON object"),
+        ("processbench", '[{"id": "x", "problem": "Q", "label": -1}]', "record 0 (line 1): missing field 'steps'"),
+        ("processbench", "[1, 2]", "record 0 (line 1): expected a JSON object"),
         ("processbench", "[{", "not valid JSON"),
         (
             "chains",

@@ -1,0 +1,154 @@
+"""The LLM judge's answers on disk: resumable, and replayable by the ``replay`` backend.
+
+One JSON line per solution, appended after each batch (one write, then fsync)::
+
+    {"id": "...", "response": "model text" | null, "error": null | "why no answer",
+     "first_error": 2, "model": "...", "backend": "..."}
+
+A judged id is never asked again (a failed request included: it stays "no
+verdict"; delete its line to ask again). Verdicts are re-read from ``response``
+with the current parser, so ``first_error`` is only informative. ``id`` and
+``response`` are what ``--judge-backend replay --judge-model FILE`` reads back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from kg.errors import InputError
+from reasoning_metrics.verify.judge import JudgeVerdict, judge_solutions, parse_first_error, template_for
+from runners.backends.base import Backend, SamplingParams
+
+
+class Solution(Protocol):
+    """What the judge reads of a solution."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def problem(self) -> str: ...
+
+    @property
+    def steps(self) -> Sequence[str]: ...
+
+
+@dataclass(frozen=True)
+class LoggedAnswer:
+    """One line of the log."""
+
+    response: str | None
+    error: str | None
+
+
+def read_log(path: Path, model: str, backend: str) -> dict[str, LoggedAnswer]:
+    """Answers already in ``path`` by solution id; lines of another model or backend are an error.
+
+    A torn last line (a run killed while writing) is ignored: its solution is asked again.
+    """
+    if not path.exists():
+        return {}
+    answers: dict[str, LoggedAnswer] = {}
+    text = path.read_text(encoding="utf-8")
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        if not line.strip() or not line.endswith("\n"):
+            continue
+        where = f"{path}, line {number}"
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            raise InputError(f"{where}, field 'id': expected a judge log line with a text id")
+        for field, expected in (("model", model), ("backend", backend)):
+            if item.get(field) != expected:
+                raise InputError(
+                    f"{where}, field '{field}': judged with {item.get(field)!r}, not {expected!r}; "
+                    "use another judge log file"
+                )
+        response, error = item.get("response"), item.get("error")
+        if not isinstance(response, str | None) or not isinstance(error, str | None):
+            raise InputError(f"{where}, field 'response': expected text or null")
+        answers[item["id"]] = LoggedAnswer(response, error)
+    return answers
+
+
+def judge_resumably(
+    solutions: Sequence[Solution],
+    backend: Backend,
+    log: Path | None = None,
+    *,
+    params: SamplingParams | None = None,
+    chunk_size: int = 64,
+    progress: Callable[[int], None] | None = None,
+) -> list[JudgeVerdict]:
+    """The judge's verdict on every solution, asking ``backend`` only about those not in ``log``.
+
+    Solutions are sent ``chunk_size`` at a time and each chunk's answers appended to
+    ``log`` before the next is sent, so a killed run loses at most one chunk.
+    ``progress`` gets the number of solutions judged so far (logged ones included).
+    """
+    known: dict[str, LoggedAnswer] = {}
+    if log is not None:
+        known = read_log(log, backend.model, backend.name)
+        _cut_torn_line(log)
+    verdicts = {s.id: _verdict(known[s.id], s) for s in solutions if s.id in known}
+    todo = [s for s in solutions if s.id not in known]
+    for start in range(0, len(todo), chunk_size):
+        chunk = todo[start : start + chunk_size]
+        fresh = judge_solutions(
+            [(s.problem, s.steps) for s in chunk], backend, ids=[s.id for s in chunk], params=params
+        )
+        if log is not None:
+            _append(log, [_line(s, v, backend) for s, v in zip(chunk, fresh, strict=True)])
+        verdicts.update((s.id, v) for s, v in zip(chunk, fresh, strict=True))
+        if progress is not None:
+            progress(len(verdicts))
+    return [verdicts[s.id] for s in solutions]
+
+
+def _verdict(answer: LoggedAnswer, solution: Solution) -> JudgeVerdict:
+    if answer.response is None:
+        return JudgeVerdict(None, "", answer.error or "no output")
+    index_base = template_for(solution.problem).index_base
+    return JudgeVerdict(parse_first_error(answer.response, len(solution.steps), index_base), answer.response)
+
+
+def _line(solution: Solution, verdict: JudgeVerdict, backend: Backend) -> str:
+    item = {
+        "id": solution.id,
+        "response": None if verdict.error else verdict.raw,
+        "error": verdict.error,
+        "first_error": verdict.first_error,
+        "model": backend.model,
+        "backend": backend.name,
+    }
+    return json.dumps(item, ensure_ascii=False) + "\n"
+
+
+def _cut_torn_line(path: Path) -> None:
+    """Drop a last line without its newline (a kill while writing), so appended lines start clean."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)
+
+
+def _append(path: Path, lines: list[str]) -> None:
+    """Append ``lines`` in one write, then fsync (a kill can only tear the last line)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview("".join(lines).encode("utf-8"))
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
