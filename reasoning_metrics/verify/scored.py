@@ -1,10 +1,9 @@
 """The detectors on chains the scorer has already scored: what ``k12eval score`` adds to each record.
 
 Nothing is computed twice and no second rule is written: ROSCOE's per-step parts
-are read off :class:`~reasoning_metrics.records.ChainScores` (the scorer's cos*
-of each step to its best source sentence and to the most similar earlier step,
-the numbers :func:`.roscoe_adapter.roscoe_baseline` would compute with the same
-encoder), contradictions come from :func:`.contradiction.step_contradictions`
+are the scorer's own :class:`~reasoning_metrics.records.ChainScores` (the cos* of
+each step to its best source sentence and to the most similar earlier step, what
+:func:`.baseline.roscoe_scores` gives the meta-evaluation), contradictions come from :func:`.contradiction.step_contradictions`
 with the scorer's NLI model through its cache, and :func:`.aggregate.assess_one`
 applies the rule of docs/detectors.md.
 """
@@ -24,7 +23,6 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.aggregate import assess_one
 from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.flags import SolutionAssessment
-from reasoning_metrics.verify.roscoe_adapter import RoscoeDetail
 
 DETECTORS = ("arithmetic", "equations", "quantities", "doubt", "completeness", "roscoe", "contradiction")
 """What ``k12eval score`` runs (each where its model is there); the judge needs a backend and is not run."""
@@ -41,13 +39,11 @@ class ScoredSolution:
     steps: tuple[str, ...]
 
 
-def roscoe_detail(scores: ChainScores) -> RoscoeDetail | None:
-    """ROSCOE's step detail from the scorer's own numbers; ``None`` when no encoder ran on the chain."""
+def roscoe_detail(scores: ChainScores) -> ChainScores | None:
+    """The chain's scores when an encoder ran on every step (what the rule reads), else ``None``."""
     if not scores.steps or any(step.source_similarity is None for step in scores.steps):
         return None
-    alignment = [float(step.source_similarity or 0.0) for step in scores.steps]
-    repetition = [float(step.repeat_similarity or 0.0) for step in scores.steps]
-    return RoscoeDetail({"faithfulness": float(np.mean(alignment))}, alignment, repetition)
+    return scores
 
 
 class _CachedNLI:

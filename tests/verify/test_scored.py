@@ -7,7 +7,7 @@ import pytest
 from reasoning_metrics.records import Chain
 from reasoning_metrics.scoring import score_chains
 from reasoning_metrics.verify.aggregate import assess_one
-from reasoning_metrics.verify.roscoe_adapter import ChainInput, roscoe_baseline
+from reasoning_metrics.verify.baseline import roscoe_scores
 from reasoning_metrics.verify.scored import ScoredSolution, assess_scored, roscoe_detail
 from tests.metrics.fakes import HashEncoder, RuleNLI
 
@@ -20,15 +20,15 @@ def _scored(nli: object = "none") -> list:
     return score_chains([chain], ["faithfulness_step", "repetition_step"], HashEncoder(), nli, cache=False)
 
 
-def test_roscoe_detail_equals_the_baseline_on_the_same_encoder() -> None:
+def test_roscoe_detail_equals_the_meta_evaluation_baseline_on_the_same_encoder() -> None:
     (scores,) = _scored()
     detail = roscoe_detail(scores)
-    (baseline,) = roscoe_baseline([ChainInput(SOURCE, STEPS)], HashEncoder())
+    (baseline,) = roscoe_scores([ScoredSolution("c", SOURCE, tuple(STEPS))], HashEncoder())
     assert detail is not None
-    assert detail.step_alignment == pytest.approx(baseline.step_alignment, abs=1e-6)
-    assert detail.step_repetition == pytest.approx(baseline.step_repetition, abs=1e-6)
-    assert detail.scores["faithfulness"] == pytest.approx(baseline.scores["faithfulness"], abs=1e-6)
-    assert detail.scores["faithfulness"] == pytest.approx(scores.scores["faithfulness_step"], abs=1e-6)
+    for ours, theirs in zip(detail.steps, baseline.steps, strict=True):
+        assert ours.source_similarity == pytest.approx(theirs.source_similarity, abs=1e-6)
+        assert ours.repeat_similarity == pytest.approx(theirs.repeat_similarity, abs=1e-6)
+    assert detail.scores["faithfulness_step"] == pytest.approx(baseline.scores["faithfulness_step"], abs=1e-6)
 
 
 def test_no_encoder_means_no_roscoe_detail() -> None:
