@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -63,6 +64,11 @@ def measure(backend: Any, batch: list[GenerationRequest]) -> dict[str, Any]:
     return {"seconds": seconds, "tokens": tokens, "prompt_tokens": [min(prompt_tokens), max(prompt_tokens)]}
 
 
+def peak_rss_mb() -> float:
+    """This process's resident high-water mark (``ru_maxrss`` is in KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def model_dir(shape: str, folder: Path | None) -> Path:
     """The random model's folder, built once and reused."""
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "k12eval" / "bench"
@@ -85,7 +91,7 @@ def serve_vllm(args: argparse.Namespace) -> None:
     for line in sys.stdin:
         if line.strip() != "run":
             break
-        print(json.dumps(measure(backend, batch)), flush=True)
+        print(json.dumps({**measure(backend, batch), "peak_rss_mb": peak_rss_mb()}), flush=True)
 
 
 def start_worker(args: argparse.Namespace, folder: Path) -> subprocess.Popen[str]:
@@ -159,11 +165,13 @@ def main() -> None:
     )
     print(f"{'round':>5}  {'transformers tok/s':>18}  {'vLLM tok/s':>10}  {'ratio':>6}")
     rates: dict[str, list[float]] = {"transformers": [], "vllm": []}
+    vllm_peak = 0.0
     for round_number in range(1, args.rounds + 1):
         ours = measure(hf, batch)
         worker.stdin.write("run\n")
         worker.stdin.flush()
         theirs = worker_line(worker)
+        vllm_peak = max(vllm_peak, theirs["peak_rss_mb"])
         rates["transformers"].append(ours["tokens"] / ours["seconds"])
         rates["vllm"].append(theirs["tokens"] / theirs["seconds"])
         print(
@@ -179,6 +187,10 @@ def main() -> None:
     print(
         f"median: transformers {hf_rate:.1f} tok/s, vLLM {vllm_rate:.1f} tok/s, "
         f"vLLM / transformers = {vllm_rate / hf_rate:.2f}x"
+    )
+    print(
+        f"peak RSS (whole process, model included): transformers {peak_rss_mb():.0f} MB, "
+        f"vLLM worker {vllm_peak:.0f} MB (its KV cache: VLLM_CPU_KVCACHE_SPACE GiB)"
     )
 
 

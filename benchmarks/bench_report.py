@@ -3,8 +3,8 @@
 python benchmarks/bench_report.py [--questions 13000] [--runs 3]
 
 Writes a synthetic bank and runs under a temporary folder (nothing from ../shared/data),
-then times each phase of `k12eval report` and prints its share of the total and the
-size of index.html per answered question.
+then times each phase of `k12eval report` and prints its share of the total, the
+size of index.html per answered question and the process's peak resident memory.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -131,6 +132,8 @@ def main() -> None:
         print(f"  {name:28s} {seconds:7.2f} s  {100 * seconds / total:5.1f}%")
     size = len(html.encode("utf-8"))
     print(f"index.html {size / 1e6:.1f} MB, {size / answered:.0f} bytes per answered question")
+    # ru_maxrss is in KiB on Linux; it covers the synthetic data as well as the report.
+    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB (whole process)")
 
 
 if __name__ == "__main__":
