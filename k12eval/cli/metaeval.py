@@ -89,9 +89,7 @@ def meta_eval(
     if by and not as_json:
         from reasoning_metrics.metaeval.groups import by_group, group_markdown
 
-        text += f"\n## By {by}\n\n" + group_markdown(
-            by_group(solutions, results, key=by, seed=seed, folds=folds)
-        )
+        text += f"\n## By {by}\n\n" + group_markdown(by_group(solutions, results, key=by, seed=seed, folds=folds))
     typer.echo(text, nl=False)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
