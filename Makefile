@@ -7,7 +7,7 @@ PIP := $(BIN)/pip install -q -c constraints.txt
 VLLM_VENV ?= .venv-vllm
 VLLM_TEST_ENV := VLLM_CPU_KVCACHE_SPACE=1 VLLM_ENABLE_V1_MULTIPROCESSING=0
 
-.PHONY: setup setup-vllm demo test test-vllm lint check clean
+.PHONY: setup setup-vllm demo report test test-vllm lint check clean
 
 setup: $(VENV)/.installed
 
@@ -21,8 +21,14 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 setup-vllm:
 	VLLM_VENV=$(VLLM_VENV) PYTHON=$(PYTHON) bash scripts/setup_vllm_cpu.sh
 
+# The whole job on the bundled sample (models pulled offline, two runs, step scores, report); resumable.
+# DEMO_ARGS passes options through, e.g. `make demo DEMO_ARGS="--per-subject 0"` for every question.
 demo: setup
-	$(BIN)/k12eval kg stats data/sample
+	$(BIN)/k12eval demo $(DEMO_ARGS)
+
+# Serves reports/demo on http://127.0.0.1:8000/index.html (Ctrl-C stops it).
+report: setup
+	$(BIN)/k12eval serve reports/demo $(SERVE_ARGS)
 
 # The main suite, then the vllm-marked tests on the real engine when $(VLLM_VENV) exists
 # (CI creates it with `make setup-vllm`; in the main .venv those tests skip).
