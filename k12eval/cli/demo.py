@@ -45,11 +45,13 @@ def demo(
     per_subject: Annotated[
         int, typer.Option("--per-subject", min=0, help="Questions per subject, spread over stages and types; 0: all.")
     ] = 2,
-    cot_tokens: Annotated[int, typer.Option("--cot-tokens", min=1, help="Token budget of a CoT answer.")] = 192,
+    cot_tokens: Annotated[int, typer.Option("--cot-tokens", min=1, help="Token budget of a CoT answer.")] = 320,
     answer_tokens: Annotated[
         int, typer.Option("--answer-tokens", min=1, help="Token budget of a few-shot answer.")
     ] = 24,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Questions generated together.")] = 8,
+    batch_size: Annotated[
+        int, typer.Option("--batch-size", min=1, help="Questions generated together (the whole subset in one batch).")
+    ] = 32,
     shots: Annotated[int, typer.Option("--shots", min=1, help="Few-shot exemplars per prompt.")] = 3,
     token_budget: Annotated[
         int, typer.Option("--token-budget", min=64, help="Few-shot prompt budget in the model's tokens.")
