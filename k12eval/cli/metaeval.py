@@ -145,12 +145,13 @@ def meta_eval(
     if n_boot < 0 or folds < 2:
         raise UserError("--boot must be >= 0 and --folds >= 2")
     solutions = load_solutions(data, fmt)[:limit]
-    needs_encoder = any(n.startswith("roscoe.") or n == "aggregate" for n in names)
+    needs_encoder = any(n.startswith("roscoe.") or n.startswith("aggregate") for n in names)
     needs_nli = any(
-        n in ("roscoe.source_consistency", "roscoe.self_consistency", "contradiction", "aggregate") for n in names
+        n in ("roscoe.source_consistency", "roscoe.self_consistency", "contradiction") or n.startswith("aggregate")
+        for n in names
     )
     backend = None
-    if judge_model is not None and any(n in ("judge", "aggregate") for n in names):
+    if judge_model is not None and any(n == "judge" or n.startswith("aggregate") for n in names):
         backend = _judge_backend(judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option"))
     context = DetectionContext(
         solutions,

@@ -215,6 +215,17 @@ def _aggregate(ctx: DetectionContext) -> DetectorResult:
     return DetectorResult("aggregate", "k12eval", "combined flag severity (docs/detectors.md)", solution, steps, native)
 
 
+def _aggregate_cv(ctx: DetectionContext) -> DetectorResult:
+    """The aggregate's scores with the baselines' treatment: a step threshold fitted by cross-validation.
+
+    Same solution and step scores as ``aggregate``; only the first-wrong-step rule differs (no fixed
+    :data:`~reasoning_metrics.verify.aggregate.FLAG_THRESHOLD`), so the two compare the rule itself.
+    """
+    result = _aggregate(ctx)
+    orientation = "combined flag severity, step threshold fitted by cross-validation"
+    return DetectorResult("aggregate_cv", "k12eval", orientation, result.solution_scores, result.step_scores)
+
+
 DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
     **{f"roscoe.{metric}": _roscoe(metric) for metric in BASELINE_METRICS},
     "arithmetic": _counts("arithmetic", "number of false calculations", _arithmetic),
@@ -224,6 +235,7 @@ DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
     "contradiction": _contradiction,
     "judge": _judge,
     "aggregate": _aggregate,
+    "aggregate_cv": _aggregate_cv,
 }
 """Detector name -> how to run it. ``roscoe.<name>`` are the baseline scores, named as ``k12eval score`` names them."""
 

@@ -70,6 +70,9 @@ def test_every_detector_runs_on_each_shape(path: Path, fmt: str) -> None:
     report = meta_evaluate(solutions, results, n_boot=20)
     aggregate = next(d for d in report.detectors if d.name == "aggregate")
     assert aggregate.auroc is not None and aggregate.f1 is not None
+    # the same scores under the baselines' rule: same AUROC, a threshold fitted out of fold
+    fitted = next(d for d in report.detectors if d.name == "aggregate_cv")
+    assert (fitted.auroc, fitted.rule, aggregate.rule) == (aggregate.auroc, "cv-threshold", "native")
 
 
 @pytest.mark.parametrize(("path", "fmt"), [(PROCESSBENCH, "processbench"), (MR_MATH, "mr-math"), (MR_GSM8K, "mr-math")])
