@@ -14,7 +14,6 @@ The rule (documented in docs/detectors.md, fixed a priori, not fitted to any dat
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
 
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.records import ChainScores
@@ -22,7 +21,7 @@ from reasoning_metrics.verify.arithmetic import check_steps
 from reasoning_metrics.verify.baseline import roscoe_scores
 from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.findings import SEVERITY, findings
-from reasoning_metrics.verify.flags import SolutionAssessment, StepAssessment
+from reasoning_metrics.verify.flags import Solution, SolutionAssessment, StepAssessment
 
 FLAG_THRESHOLD = 0.5
 """A step whose suspicion reaches this is flagged; the earliest flagged step is the first suspect."""
@@ -31,19 +30,6 @@ AGGREGATE_METRICS = ("faithfulness_step", "repetition_step")
 TIE_BREAK = 0.01
 """Weight of (1 - Faithfulness-Step) in the solution score: below the smallest flag severity."""
 __all__ = ["FLAG_THRESHOLD", "SEVERITY", "TIE_BREAK", "assess_one", "assess_solutions", "step_score"]
-
-
-class Solution(Protocol):
-    """What the aggregate reads of a solution."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def problem(self) -> str: ...
-
-    @property
-    def steps(self) -> Sequence[str]: ...
 
 
 def assess_solutions(

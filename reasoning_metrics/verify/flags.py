@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
 ASSESSMENT_VERSION = 1
 """Version of :class:`SolutionAssessment` records (its ``version`` field)."""
+
+
+class Solution(Protocol):
+    """What the detectors read of a solution: its id, the problem it answers and its steps."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def problem(self) -> str: ...
+
+    @property
+    def steps(self) -> Sequence[str]: ...
 
 
 class FlagKind(StrEnum):

@@ -18,24 +18,11 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from kg.errors import InputError
+from reasoning_metrics.verify.flags import Solution
 from reasoning_metrics.verify.judge import JudgeVerdict, judge_solutions, parse_first_error, template_for
 from runners.backends.base import Backend, SamplingParams
-
-
-class Solution(Protocol):
-    """What the judge reads of a solution."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def problem(self) -> str: ...
-
-    @property
-    def steps(self) -> Sequence[str]: ...
 
 
 @dataclass(frozen=True)
