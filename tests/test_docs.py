@@ -90,3 +90,12 @@ def test_relative_links_resolve(doc: Path) -> None:
         if not (doc.parent / target.split("#", 1)[0]).exists():
             broken.append(target)
     assert not broken, f"{doc.relative_to(REPO)} links to missing files: {broken}"
+
+
+def test_the_example_run_config_is_accepted_and_points_at_the_sample() -> None:
+    from k12eval.cli._config import load_config
+    from k12eval.cli.run import run
+
+    defaults = load_config(REPO / "docs" / "examples" / "run.toml", run, "run")
+    assert Path(defaults["data"]).resolve() == (REPO / "data" / "sample").resolve()
+    assert defaults["mode"] == "zero-shot-cot" and defaults["max_tokens"] == 320
