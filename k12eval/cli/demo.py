@@ -94,7 +94,10 @@ def demo(
     for line in result.times.table():
         typer.echo(line)
     typer.echo(f"report: {result.index.resolve()}")
-    typer.echo(f"open it with: make report   (or: k12eval serve {out})")
+    serve_it = f"k12eval serve {out}"
+    if out == Path("reports/demo"):  # the folder `make report` serves
+        serve_it = f"make report   (or: {serve_it})"
+    typer.echo(f"open it with: {serve_it}")
 
 
 @app.command("serve")
