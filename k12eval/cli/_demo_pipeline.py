@@ -135,26 +135,32 @@ def run_demo(options: DemoOptions, echo: Echo) -> DemoResult:
 
 
 def _pick_backend(options: DemoOptions, echo: Echo) -> tuple[str, Path | None]:
-    """The backend, and the vLLM interpreter to run it in when it is not this one."""
+    """The backend, and the vLLM interpreter to run it in when it is not this one.
+
+    ``auto`` takes vLLM only where it is importable here (a CUDA build installed next to
+    k12eval). The CPU build in ``.venv-vllm`` is used on ``--backend vllm`` alone: on a CPU its
+    engine start (about 100 s per run) costs more than it saves on the demo's 18 questions
+    (measured: docs/performance.md#the-demo).
+    """
     here = importlib.util.find_spec("vllm") is not None
     if options.backend == "transformers":
         return "transformers", None
     if here:
         echo("backend: vllm (importable here)")
         return "vllm", None
+    if options.backend == "auto":
+        echo("backend: transformers (vLLM is not importable here; --backend vllm uses .venv-vllm's CPU build)")
+        return "transformers", None
     env = vllm_python(options.root)
-    if env is not None:
-        echo(f"backend: vllm, in {env.parent.parent}")
-        return "vllm", env
-    if options.backend == "vllm":
+    if env is None:
         from kg.errors import InputError
 
         raise InputError(
             f"--backend vllm: vllm is not importable here and {options.root}/.venv-vllm cannot run it; "
-            "create it with scripts/setup_vllm_cpu.sh"
+            "create it with make setup-vllm"
         )
-    echo("backend: transformers (no .venv-vllm with vLLM here; scripts/setup_vllm_cpu.sh creates one)")
-    return "transformers", None
+    echo(f"backend: vllm, the CPU build in {env.parent.parent}")
+    return "vllm", env
 
 
 def _pick_nli(options: DemoOptions, echo: Echo) -> tuple[str, str | None]:

@@ -40,7 +40,12 @@ def demo(
         str, typer.Option("--nli", help="NLI model, 'none', or 'auto' (one installable offline, else none).")
     ] = "auto",
     backend: Annotated[
-        str, typer.Option("--backend", help="auto (vLLM when .venv-vllm can run it), transformers or vllm.")
+        str,
+        typer.Option(
+            "--backend",
+            help="auto (vLLM when importable here, else transformers), transformers, "
+            "or vllm (also the CPU build in .venv-vllm).",
+        ),
     ] = "auto",
     per_subject: Annotated[
         int, typer.Option("--per-subject", min=0, help="Questions per subject, spread over stages and types; 0: all.")
