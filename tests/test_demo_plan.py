@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import stat
 from collections import Counter
@@ -110,3 +111,31 @@ def test_vllm_env_is_used_only_when_it_can_import_vllm(tmp_path: Path) -> None:
     assert vllm_python(tmp_path / "ok") == tmp_path / "ok" / ".venv-vllm" / "bin" / "python"
     _fake_python(tmp_path / "broken", 1)
     assert vllm_python(tmp_path / "broken") is None
+
+
+def test_auto_leaves_the_cpu_build_alone_and_vllm_asks_for_it(tmp_path: Path) -> None:
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vllm is importable here: auto takes it")
+    from k12eval.cli._demo_pipeline import DemoOptions, _pick_backend
+
+    _fake_python(tmp_path / "ok", 0)
+    options = DemoOptions(
+        **dict.fromkeys(("data", "dev", "work", "out"), tmp_path),
+        **dict.fromkeys(("chat_model", "embedder", "nli"), "x"),
+        backend="auto",
+        per_subject=2,
+        cot_tokens=8,
+        answer_tokens=4,
+        batch_size=2,
+        shots=1,
+        token_budget=64,
+        offline=True,
+        root=tmp_path / "ok",
+    )
+    said: list[str] = []
+    assert _pick_backend(options, said.append) == ("transformers", None)
+    python = tmp_path / "ok" / ".venv-vllm" / "bin" / "python"
+    assert _pick_backend(replace(options, backend="vllm"), said.append) == ("vllm", python)
+    with pytest.raises(InputError, match="make setup-vllm"):
+        _pick_backend(replace(options, backend="vllm", root=tmp_path / "none"), said.append)
+    assert said[0].startswith("backend: transformers") and "CPU build" in said[1]
