@@ -130,11 +130,8 @@ def vllm_python(root: Path) -> Path | None:
 
 def run_in_vllm_env(python: Path, args: list[str], echo: Echo) -> None:
     """``k12eval run ARGS --backend vllm`` in the vLLM environment, its output passed through."""
-    env = {
-        "VLLM_CPU_KVCACHE_SPACE": "1",
-        "VLLM_ENABLE_V1_MULTIPROCESSING": "0",  # one process: the engine starts faster on a CPU
-        **os.environ,
-    }
+    # One process: the engine starts faster on a CPU. (The backend sets the KV cache size itself.)
+    env = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0", **os.environ}
     args = [*args, "--backend", "vllm", *CPU_ENGINE_OPTIONS]
     command = [str(python), "-m", "k12eval", "run", *args]
     echo(f"      running in {python.parent.parent.name}: k12eval run {' '.join(args)}")

@@ -13,6 +13,8 @@ app = typer.Typer()
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The checkout this k12eval runs from (where ``.venv-vllm`` is looked for)."""
+REPORT_DIR = Path("reports/demo")
+"""Where the demo's report goes by default, and the folder ``make report`` serves."""
 
 
 def _echo(message: str) -> None:
@@ -26,7 +28,7 @@ def demo(
         "data/sample"
     ),
     dev: Annotated[Path, typer.Option("--dev", help="Few-shot exemplar bank.")] = Path("data/sample_dev"),
-    out: Annotated[Path, typer.Option("--out", "-o", help="Report folder.")] = Path("reports/demo"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report folder.")] = REPORT_DIR,
     work: Annotated[
         Path, typer.Option("--work", help="Folder of the demo's question subset, runs and scores (resumable).")
     ] = Path("runs/demo"),
@@ -100,7 +102,7 @@ def demo(
         typer.echo(line)
     typer.echo(f"report: {result.index.resolve()}")
     serve_it = f"k12eval serve {out}"
-    if out == Path("reports/demo"):  # the folder `make report` serves
+    if out == REPORT_DIR:
         serve_it = f"make report   (or: {serve_it})"
     typer.echo(f"open it with: {serve_it}")
 
@@ -108,7 +110,7 @@ def demo(
 @app.command("serve")
 @guarded
 def serve(
-    folder: Annotated[Path, typer.Argument(help="Report folder (holding index.html).")] = Path("reports/demo"),
+    folder: Annotated[Path, typer.Argument(help="Report folder (holding index.html).")] = REPORT_DIR,
     port: Annotated[
         int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1; 0 picks a free one.")
     ] = 8000,
