@@ -88,6 +88,8 @@ MAX_HAN_UNIT = 4
 """Chinese measure words are short (个, 元, 千克, 平方厘米); a longer run of characters is prose."""
 MAX_UNIT_WORDS = 3
 """A unit is at most this many words (``miles per hour``); longer runs of words are prose."""
+MAX_NOTE_WORDS = 8
+"""A parenthesised note after a quantity (``6 (by her brother and sister)``) is at most this many words."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ class Claim:
     """Read the physics way: unit letters after numbers were dropped (``100m/20s = 5m/s``)."""
 
 
-def _is_variable(token: Token) -> bool:
+def is_variable(token: Token) -> bool:
     """Single letters and short letter groups (``x``, ``ab``, ``AC``, ``ABCD``), Greek letters, functions."""
     text = token.kind is Kind.WORD and token.text
     if not text:
@@ -117,7 +119,7 @@ def _is_variable(token: Token) -> bool:
 
 def _is_unit(token: Token) -> bool:
     """A word that may name the unit of the quantity before it: English words, short Chinese measure words."""
-    if token.kind is not Kind.WORD or _is_variable(token) or token.text.lower() in _STOP_WORDS:
+    if token.kind is not Kind.WORD or is_variable(token) or token.text.lower() in _STOP_WORDS:
         return False
     if token.text in (ELLIPSIS, RATIO):
         return False
@@ -137,7 +139,7 @@ def rewrite_words(tokens: list[Token]) -> list[Token]:
         word = token.text.lower() if token.kind is Kind.WORD else ""
         if word in _SCALES and prev is not None and prev.kind is Kind.NUM and prev.value is not None:
             out[-1] = Token(Kind.NUM, f"{prev.text} {token.text}", prev.value * _SCALES[word], 0)
-        elif after_value and before_value and (word == "x" or (word == "of" and _is_fraction_or_percent(out))):
+        elif before_value and _is_times(word, out, after_value):
             out.append(Token(Kind.OP, "*"))
         elif word in _WORD_OPS and after_value:
             skip = 1 if nxt is not None and nxt.text.lower() == "by" and word in ("multiplied", "divided") else 0
@@ -153,6 +155,18 @@ def rewrite_words(tokens: list[Token]) -> list[Token]:
             out.append(token)
         i += 1
     return out
+
+
+def _is_times(word: str, out: list[Token], after_value: bool) -> bool:
+    """``3 x 4``, ``1 skirt x $8``, ``20% of 50``, ``3/4 of 8``: the word multiplies."""
+    if word == "x":
+        return after_value or _after_quantity(out)
+    return word == "of" and after_value and _is_fraction_or_percent(out)
+
+
+def _after_quantity(out: list[Token]) -> bool:
+    """Whether ``out`` ends with a number and its unit word (``1 skirt`` of ``1 skirt x $8``)."""
+    return len(out) >= 2 and _is_unit(out[-1]) and out[-2].kind in _VALUE_END
 
 
 def _is_fraction_or_percent(out: list[Token]) -> bool:
@@ -178,15 +192,11 @@ def drop_units(tokens: list[Token]) -> list[Token]:
 
 
 def _unit_span(tokens: list[Token], i: int) -> int:
-    """Length of the unit phrase starting at ``i`` (``pounds/book``, ``(lost income)``), or 0 if none."""
+    """Length of the unit phrase starting at ``i`` (``pounds/book``, ``(lost income)``,
+    ``minutes (before dinner)``), or 0 if none."""
     n = len(tokens)
-    if tokens[i].kind is Kind.LP:  # a parenthesised note of words: "$105 (lost income)", "150 (cm)^2"
-        j = i + 1
-        while j < n and _is_unit(tokens[j]):
-            j += 1
-        if not (j > i + 1 and j < n and tokens[j].kind is Kind.RP):
-            return 0
-        return _with_exponent(tokens, j + 1) - i
+    if tokens[i].kind is Kind.LP:  # "$105 (lost income)", "150 (cm)^2", "6 (by her brother and sister)"
+        return _note_span(tokens, i)
     j, words = i, 0
     while j < n and words < MAX_UNIT_WORDS:
         if _is_unit(tokens[j]):
@@ -198,8 +208,29 @@ def _unit_span(tokens: list[Token], i: int) -> int:
         words += 1
     if j == i:
         return 0
+    if j < n and tokens[j].kind is Kind.LP:
+        j += _note_span(tokens, j)
     follower = tokens[j] if j < n else None
     return j - i if follower is None or follower.kind in _UNIT_FOLLOWERS else 0
+
+
+def _note_span(tokens: list[Token], i: int) -> int:
+    """Length of the parenthesised note of words opening at ``i`` (``(by Doxa)``, ``(cm)^2``), or 0.
+
+    Words only, none of them a variable, at most :data:`MAX_NOTE_WORDS`: ``(x + 1)`` and ``(2 n)``
+    are calculations, not notes.
+    """
+    n = len(tokens)
+    j = i + 1
+    while j < n and j - i <= MAX_NOTE_WORDS and _is_note_word(tokens[j]):
+        j += 1
+    if not (j > i + 1 and j < n and tokens[j].kind is Kind.RP):
+        return 0
+    return _with_exponent(tokens, j + 1) - i
+
+
+def _is_note_word(token: Token) -> bool:
+    return token.kind is Kind.WORD and not is_variable(token) and token.text not in (ELLIPSIS, RATIO)
 
 
 def _with_exponent(tokens: list[Token], j: int) -> int:
@@ -223,7 +254,7 @@ def _group_end(tokens: list[Token], start: int) -> int:
 
 
 def _is_math(token: Token) -> bool:
-    return token.kind in _MATH or _is_variable(token)
+    return token.kind in _MATH or is_variable(token)
 
 
 def _mark_ratios(tokens: list[Token]) -> list[Token]:
@@ -241,9 +272,13 @@ def _mark_ratios(tokens: list[Token]) -> list[Token]:
     return out
 
 
+def prepare(tokens: list[Token]) -> list[Token]:
+    """Ratios marked, operator words rewritten, unit words dropped: the tokens the claims are read from."""
+    return drop_units(rewrite_words(_mark_ratios(tokens)))
+
+
 def find_claims(tokens: list[Token]) -> Iterator[Claim]:
-    """Every relation in ``tokens`` whose two sides parse as calculations, chains split into pairs."""
-    tokens = drop_units(rewrite_words(_mark_ratios(tokens)))
+    """Every relation in :func:`prepare`-d ``tokens`` (:func:`prepare`) whose two sides parse, chains split into pairs."""
     segment: list[Token] = []
     for token in [*tokens, Token(Kind.SEP, "")]:
         if token.kind is Kind.SEP:
@@ -307,7 +342,34 @@ def _math_prefix(side: list[Token]) -> list[Token]:
         end += 1
     if 0 < end < len(side) and (side[end - 1].kind is Kind.OP or side[end].text in (RATIO, ELLIPSIS)):
         return []
-    return side[: min(end, MAX_TOKENS)]
+    return _before_unclosed(side[: min(end, MAX_TOKENS)])
+
+
+def _before_unclosed(run: list[Token]) -> list[Token]:
+    """``run`` up to its first parenthesis that does not close in it: ``14.99 (round to cents)``,
+    ``$0.20 (20 cents)``: the parenthesis opens prose, not a factor."""
+    open_at: list[int] = []
+    for k, token in enumerate(run):
+        if token.kind is Kind.LP:
+            open_at.append(k)
+        elif token.kind is Kind.RP and open_at:
+            open_at.pop()
+    if open_at:
+        return run[: open_at[0]]
+    k = _group_start(run)
+    if k > 0 and run[k - 1].kind is Kind.NUM and run[k].gap and not any(map(is_variable, run[k:])):
+        return run[:k]  # "$0.20 (20 cents)", "12 (2 × 6)": the same value restated, not a factor
+    return run
+
+
+def _group_start(run: list[Token]) -> int:
+    """Where the parenthesised group that ends ``run`` opens (-1 if ``run`` does not end with one)."""
+    depth = 0
+    for k in range(len(run) - 1, -1, -1):
+        depth += {Kind.RP: 1, Kind.LP: -1}.get(run[k].kind, 0)
+        if depth == 0:
+            return k if k < len(run) - 1 or run[k].kind is Kind.LP else -1
+    return -1
 
 
 def _longest_parse(run: list[Token], from_end: bool) -> Node | None:
@@ -320,13 +382,20 @@ def _longest_parse(run: list[Token], from_end: bool) -> Node | None:
         part = run[cut:] if from_end else run[: len(run) - cut]
         if cut and run[cut - 1 if from_end else len(run) - cut].kind is not (Kind.LP if from_end else Kind.RP):
             return None
-        if not any(token.kind in (Kind.NUM, Kind.CONST) or _is_variable(token) for token in part):
+        if not any(token.kind in (Kind.NUM, Kind.CONST) or is_variable(token) for token in part):
             return None
         try:
             return parse(part)
         except ParseFailure:
             continue
     return None
+
+
+def longest_prefix_parse(side: list[Token]) -> tuple[Node | None, int]:
+    """The calculation that starts ``side`` (as the right side of a relation is read) and the number
+    of tokens of its run; ``(None, 0)`` when none does."""
+    run = _math_prefix(side)
+    return _longest_parse(run, from_end=False), len(run)
 
 
 def literal_value(node: Node) -> tuple[Fraction, int, bool] | None:

@@ -90,8 +90,6 @@ _SIMPLE = {
 _SPACES = {
     "(",
     ")",
-    "[",
-    "]",
     ",",
     ";",
     ":",
@@ -111,6 +109,8 @@ _SPACES = {
 _ELLIPSES = {"cdots", "ldots", "dots", "cdot\\cdot"}
 _BREAKS = {
     "\\",
+    "[",  # \[ ... \]: each displayed equation is a statement of its own
+    "]",
     "Rightarrow",
     "Leftarrow",
     "Leftrightarrow",

@@ -22,10 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from reasoning_metrics.verify._claims import Claim, find_claims, literal_value
+from reasoning_metrics.verify._claims import Claim, find_claims, literal_value, prepare
 from reasoning_metrics.verify._expr import ParseFailure, Unevaluable, evaluate, parse
 from reasoning_metrics.verify._lexer import tokenize
 from reasoning_metrics.verify._normalize import normalize
+from reasoning_metrics.verify._restated import restated_claims
 
 MAX_STEP_CHARS = 20_000
 """Only the first this many characters of a step are read."""
@@ -56,11 +57,14 @@ class ClaimCheck:
     note: str = ""
     """Why a claim was not checked, or how it was read (``rounded``, ``percent as a plain number``)."""
     source: str = "text"
-    """``text`` for the step's prose, ``annotation`` for a GSM8K ``<<a*b=c>>`` calculator note."""
+    """``text`` for the step's prose, ``annotation`` for a GSM8K ``<<a*b=c>>`` calculator note,
+    ``restated`` for a named calculation and the value given to the same name later (:mod:`._restated`)."""
     operands: tuple[float, ...] = ()
     """Numbers the calculation starts from: the literals of each side that computes something."""
     claim: Claim | None = field(default=None, repr=False, compare=False)
     """The parsed claim (for the equation check)."""
+    name: str = ""
+    """What a restated claim's two sides were both called (``total earnings``, ``S``); empty otherwise."""
 
     @property
     def expression(self) -> str:
@@ -104,9 +108,12 @@ def inspect_step(text: str) -> StepCheck:
     for match in _ANNOTATION.finditer(text):
         checks.extend(_check_annotation(match.group(1), match.group(2)))
     tokens = tokenize(normalize(_ANNOTATION.sub(" ", text)))
+    prepared = prepare(tokens)
     seen = {c.expression for c in checks}
-    for claim in find_claims(tokens):
-        check = check_claim(claim)
+    found = [(claim, "text", "") for claim in find_claims(prepared)]
+    found += [(claim, "restated", name) for name, claim in restated_claims(prepared)]
+    for claim, source, name in found:
+        check = check_claim(claim, source=source, name=name)
         if check.expression not in seen:
             seen.add(check.expression)
             checks.append(check)
@@ -146,13 +153,15 @@ def _check_annotation(expression: str, result: str) -> list[ClaimCheck]:
     return [check_claim(Claim(left, "=", right), source="annotation")]
 
 
-def check_claim(claim: Claim, source: str = "text") -> ClaimCheck:
-    """Check one claim (see the module doc for the tolerance)."""
+def check_claim(claim: Claim, source: str = "text", name: str = "") -> ClaimCheck:
+    """Check one claim (see the module doc for the tolerance); ``name`` is what a restated claim names."""
     left, right = claim.left, claim.right
     operands = _operands(claim)
 
     def result(verdict: Verdict, note: str, lv: float | None = None, rv: float | None = None) -> ClaimCheck:
-        return ClaimCheck(left.render(), claim.relation, right.render(), verdict, lv, rv, note, source, operands, claim)
+        return ClaimCheck(
+            left.render(), claim.relation, right.render(), verdict, lv, rv, note, source, operands, claim, name
+        )
 
     if not left.is_operation() and not right.is_operation():
         return result(Verdict.UNCHECKED, "no calculation")

@@ -77,6 +77,8 @@ def _step_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[str])
         for claim in check.false_claims:
             actual = f"{claim.left_value:.6g} vs {claim.right_value:.6g}"
             message = f"{claim.expression} does not hold ({actual})"
+            if claim.name:
+                message = f"{claim.name} = {claim.left}, then {claim.name} = {claim.right} ({actual})"
             flags[i].append(_flag(FlagKind.ARITHMETIC, message, claim.expression))
     for i, conflicts in enumerate(equation_conflicts(checks)):
         flags[i] += [_flag(FlagKind.EQUATION, c.message, c.expression) for c in conflicts]

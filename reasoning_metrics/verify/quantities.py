@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from reasoning_metrics.verify._expr import Node, Unevaluable, evaluate
 from reasoning_metrics.verify._lexer import tokenize
 from reasoning_metrics.verify._normalize import normalize
-from reasoning_metrics.verify.arithmetic import StepCheck
+from reasoning_metrics.verify.arithmetic import ClaimCheck, StepCheck
 
 CONSTANTS = (0.5, 1, 2, 10, 100, 1000, 7, 12, 24, 30, 52, 60, 365, 3600)
 """Numbers a solution may use without a source: halves, doubling, powers of ten, calendar and clock units."""
@@ -42,6 +42,10 @@ _NUMBER_WORDS = {
     "weekdays": 5, "weekend": 2, "biweekly": 2, "annually": 1, "monthly": 12, "weekly": 52, "daily": 365,
 }  # fmt: skip
 _WORD = re.compile(r"[a-z]+")
+_COMPOUND = re.compile(
+    r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ](one|two|three|four|five|six|seven|eight|nine)\b"
+)
+"""``forty-two``, ``twenty one``."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ def given_numbers(text: str) -> set[float]:
     values |= {v / 100 for v in values}
     lowered = text.lower()
     values |= {float(_NUMBER_WORDS[w]) for w in _WORD.findall(lowered) if w in _NUMBER_WORDS}
+    values |= {float(_NUMBER_WORDS[t] + _NUMBER_WORDS[u]) for t, u in _COMPOUND.findall(lowered)}
     return values
 
 
@@ -89,16 +94,24 @@ def unsupported_operands(question: str, checks: Sequence[StepCheck]) -> list[lis
         results = {v for c in check.claims for v in (c.left_value, c.right_value) if v is not None}
         pool = sorted({*_expand(known), *results, *CONSTANTS})
         step: list[UnsupportedOperand] = []
+        written: list[float] = []
+        """Numbers of the step's claims so far: ``31 + O = 50`` supports a later ``50 - 31``."""
         for claim in check.claims:
             for value in claim.operands:
-                if not _contains(pool, value) and all(u.value != value for u in step):
+                if not _contains(pool, value) and not _contains(written, value) and all(u.value != value for u in step):
                     step.append(UnsupportedOperand(value, claim.expression))
+            written = sorted({*written, *_literals(claim)})
         for value in check.answers:
-            if not _contains(pool, value) and all(u.value != value for u in step):
+            if not _contains(pool, value) and not _contains(written, value) and all(u.value != value for u in step):
                 step.append(UnsupportedOperand(value, f"the answer {value:g}"))
         found.append(step)
         known |= set(check.mentioned) | results | _written_values(check)
     return found
+
+
+def _literals(claim: ClaimCheck) -> set[float]:
+    sides = (claim.claim.left, claim.claim.right) if claim.claim is not None else ()
+    return {float(n.value) for side in sides for n in side.literals() if n.value is not None}
 
 
 def _written_values(check: StepCheck) -> set[float]:

@@ -106,6 +106,64 @@ def test_what_is_not_a_false_claim(text: str) -> None:
     assert all(c.verdict is not Verdict.FALSE for c in check_step(text))
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # notes in parentheses, whatever their words, are not part of the calculation
+        ("Total eaten = 6 (by her brother and sister) + 1 (by Doxa) = 8", [("6 + 1 = 8", "false")]),
+        ("180 minutes (before dinner) + 80 minutes (homework) = 270 minutes.", [("180 + 80 = 270", "false")]),
+        # a value restated in parentheses, or prose opened after it, ends the side
+        ("two nickels are worth 2 x $0.10 = $0.30 (30 cents).", [("2 * 0.10 = 0.30", "false")]),
+        ("4 + 9 + 1 = 15 (round to the nearest dollar)", [("4 + 9 + 1 = 15", "false")]),
+        ("4 + 9 + 1 = 14 (round to the nearest dollar)", [("4 + 9 + 1 = 14", "true")]),
+        # "x" between a quantity with its unit and a number multiplies
+        ("1 skirt x $8.00/skirt = $6.00.", [("1 * 8.00 = 6.00", "false")]),
+        # but a parenthesis holding a variable is a factor, not a note: nothing to check
+        ("x = 3 (x + 1)", []),
+    ],
+)
+def test_notes_and_restated_values_around_a_calculation(text: str, expected: list[tuple[str, str]]) -> None:
+    assert verdicts(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Total earnings = $3.00 (dishwasher) + $3.00 (laundry) + $1.50 (trash). Total earnings = $8.00.",
+            ("3.00 + 3.00 + 1.50 = 8.00", "false", "total earnings"),
+        ),
+        (
+            "Total earnings = $3.00 (dishwasher) + $3.00 (laundry) + $1.50 (trash). Total earnings = $7.50.",
+            ("3.00 + 3.00 + 1.50 = 7.50", "true", "total earnings"),
+        ),
+        (
+            r"\[ \text{Total fruits} = 52 + 24 + 44 + 48 \] \[ \text{Total fruits} = 178 \]",
+            ("52 + 24 + 44 + 48 = 178", "false", "total fruits"),
+        ),
+        (
+            r"\[ S = 165 \times \frac{6}{11} \] \[ S = 9 \times 6 \]",
+            ("165 * (6 / 11) = 9 * 6", "false", "S"),
+        ),
+    ],
+)
+def test_a_named_calculation_and_its_restated_value_must_agree(text: str, expected: tuple[str, str, str]) -> None:
+    restated = [(c.expression, c.verdict.value, c.name) for c in check_step(text) if c.source == "restated"]
+    assert restated == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "For apples: Total cost = 5 × 3 = 15. For pears: Total cost = 2 × 4 = 8.",  # each states its own value
+        "Total cost = 5 × 3. Price = 7. Total cost = 15.",  # agrees
+        "x = 2. Then x = 3.",  # two values, no calculation: cases, not a restatement
+    ],
+)
+def test_what_is_not_a_restatement_conflict(text: str) -> None:
+    assert all(c.verdict is not Verdict.FALSE for c in check_step(text))
+
+
 def test_gsm8k_annotations_are_checked() -> None:
     (claim,) = check_step("She makes 9 * 2 = $<<9*2=19>>19 every day.")
     assert (claim.source, claim.verdict, claim.right_value) == ("annotation", Verdict.FALSE, 19.0)

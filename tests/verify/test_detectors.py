@@ -7,7 +7,7 @@ import pytest
 from reasoning_metrics.verify.arithmetic import check_steps
 from reasoning_metrics.verify.doubt import DoubtKind, doubt_cues
 from reasoning_metrics.verify.equations import equation_conflicts
-from reasoning_metrics.verify.quantities import unsupported_operands, unused_given_numbers
+from reasoning_metrics.verify.quantities import given_numbers, unsupported_operands, unused_given_numbers
 
 
 def test_an_equation_rewritten_wrongly_conflicts_with_the_one_before() -> None:
@@ -66,6 +66,20 @@ def test_a_formula_written_earlier_supports_its_evaluated_parts() -> None:
     assert unsupported_operands(question, check_steps([formula, r"$\sqrt{9 + 16} = 5$"])) == [[], []]
     found = unsupported_operands(question, check_steps([formula, r"$\sqrt{9 + 15} = 5$"]))
     assert [u.value for u in found[1]] == [15.0]  # no part of the formula is worth 15
+
+
+def test_a_number_of_an_earlier_calculation_in_the_step_supports_a_later_one() -> None:
+    question = "50 people were kicked out: 3 for masks, 7 for shoplifting, 21 for violence. How many for other reasons?"
+    step = r"\[ 3 + 7 + 21 + O = 50 \] \[ 31 + O = 50 \] \[ O = 50 - 31 \] \[ O = 19 \]"
+    assert unsupported_operands(question, check_steps([step])) == [[]]
+    prose = "He works 5 days a week. Daily earnings = $105 / 5. Daily earnings = $21."  # 5 is only in prose
+    found = unsupported_operands("Felix earned $105 last week.", check_steps([prose]))
+    assert [u.value for u in found[0]] == [5.0]
+
+
+def test_compound_number_words_are_given_numbers() -> None:
+    question = "He buys forty-two 75-pound bales and twenty one sacks."
+    assert {42.0, 21.0, 75.0} <= given_numbers(question)
 
 
 def test_unused_given_numbers() -> None:
