@@ -100,6 +100,9 @@ class QuestionScores:
     reference_steps: tuple[str, ...] = ()
     source_sentences: tuple[str, ...] = ()
     first_suspect: int | None = None
+    suspect_rule: str | None = None
+    """How the detectors chose ``first_suspect``: ``flag`` (a flagged step) or ``fallback`` (no step is
+    flagged but the solution is suspect: the first step with a finding, else the first calculation)."""
     solution_findings: tuple[Finding, ...] = ()
     """Detector flags of the whole solution (unused given numbers, no final answer)."""
     detectors_unavailable: dict[str, str] = field(default_factory=dict)
@@ -167,9 +170,16 @@ def parse_scores(obj: Any) -> QuestionScores:
         reference_steps=references,
         source_sentences=sources,
         first_suspect=int(suspect) if isinstance(suspect, int | float) and suspect >= 0 else None,
+        suspect_rule=_rule(assessment.get("suspect_rule")),
         solution_findings=_findings(assessment.get("flags"), "assessment.flags"),
         detectors_unavailable={str(k): str(v) for k, v in (assessment.get("unavailable") or {}).items()},
     )
+
+
+def _rule(value: Any) -> str | None:
+    if value is None or value in ("flag", "fallback", "none"):
+        return value
+    raise ValueError("'assessment.suspect_rule': expected flag, fallback or none")
 
 
 def _first(obj: dict[str, Any], *keys: str) -> Any:

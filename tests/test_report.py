@@ -73,8 +73,12 @@ def test_page_data_carries_the_detectors_flags(demo: tuple[Path, list[Path], Pat
     _, runs, out = demo
     data = page_data((out / "index.html").read_text(encoding="utf-8"))
     answers = [a for run in data["answers"].values() for a in run.values()]
-    suspects = [a for a in answers if a["first_suspect"] is not None]
+    suspects = [a for a in answers if a["first_suspect"] is not None and a["suspect_rule"] == "flag"]
     assert suspects and all(a["correct"] is False for a in suspects)  # the demo's wrong chains only
+    guessed = [a for a in answers if a["first_suspect"] is not None and a["suspect_rule"] == "fallback"]
+    for a in guessed:  # no step reaches the flag threshold: the solution's own flags made it suspect
+        assert a["solution_flags"] and all(s.get("sus", 0) < 0.5 for s in a["steps"])
+    assert {a["suspect_rule"] for a in answers if a["first_suspect"] is None} <= {"none", None}
     for a in suspects:
         step = a["steps"][a["first_suspect"]]
         assert {"kind": "arithmetic", "message": "2 + 3 = 6 does not hold (5 vs 6)", "severity": 0.9} in step[

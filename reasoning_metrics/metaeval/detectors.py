@@ -215,6 +215,17 @@ def _aggregate(ctx: DetectionContext) -> DetectorResult:
     return DetectorResult("aggregate", "k12eval", "combined flag severity (docs/detectors.md)", solution, steps, native)
 
 
+def _aggregate_flags(ctx: DetectionContext) -> DetectorResult:
+    """The aggregate without its fallback rule: a first suspect only where a step is flagged.
+
+    Same scores as ``aggregate``; set beside it, it shows what the fallback adds and costs.
+    """
+    result = _aggregate(ctx)
+    native = [a.first_suspect if a.suspect_rule == "flag" else -1 for a in ctx.assessments]
+    orientation = "combined flag severity, first suspect only where a step is flagged (no fallback)"
+    return DetectorResult("aggregate_flags", "k12eval", orientation, result.solution_scores, result.step_scores, native)
+
+
 def _aggregate_cv(ctx: DetectionContext) -> DetectorResult:
     """The aggregate's scores with the baselines' treatment: a step threshold fitted by cross-validation.
 
@@ -235,6 +246,7 @@ DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
     "contradiction": _contradiction,
     "judge": _judge,
     "aggregate": _aggregate,
+    "aggregate_flags": _aggregate_flags,
     "aggregate_cv": _aggregate_cv,
 }
 """Detector name -> how to run it. ``roscoe.<name>`` are the baseline scores, named as ``k12eval score`` names them."""

@@ -7,29 +7,40 @@ The rule (documented in docs/detectors.md, fixed a priori, not fitted to any dat
 * the solution score is ``1 - prod(1 - x)`` over step suspicions and solution-level
   flags, plus ``TIE_BREAK * (1 - Faithfulness-Step)`` when an encoder ran, so ROSCOE
   only orders solutions whose flags are equal;
-* the first suspect is the earliest step whose suspicion reaches :data:`FLAG_THRESHOLD`
-  (-1 when none does).
+* the first suspect is the earliest step whose suspicion reaches :data:`FLAG_THRESHOLD`;
+* when none does but one finding reaches :data:`LOCATE_AT` (no final answer, a count that is not
+  whole, a doubt cue; not an unused given number, which says something is missing rather than
+  wrong, and not weak cues added up), the solution is suspect without a suspect step: the first
+  suspect is then the earliest step with any finding, else the first step that calculates
+  something (where the errors of flagged solutions concentrate: measured in docs/detectors.md);
+* otherwise -1.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.records import ChainScores
-from reasoning_metrics.verify.arithmetic import check_steps
+from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
 from reasoning_metrics.verify.baseline import roscoe_scores
 from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.findings import SEVERITY, findings
-from reasoning_metrics.verify.flags import Solution, SolutionAssessment, StepAssessment
+from reasoning_metrics.verify.flags import FlagKind, Solution, SolutionAssessment, StepAssessment, StepFlag
 
 FLAG_THRESHOLD = 0.5
 """A step whose suspicion reaches this is flagged; the earliest flagged step is the first suspect."""
 AGGREGATE_METRICS = ("faithfulness_step", "repetition_step")
 """The ROSCOE scores the rule reads (their per-step detail: alignment and repetition of each step)."""
+LOCATE_AT = 0.25
+"""A solution with one finding this severe (unused given numbers aside) and no step reaching
+:data:`FLAG_THRESHOLD` gets a first suspect by the fallback rule; approximation cues (0.2) do not."""
+NOT_LOCATING = frozenset({FlagKind.UNUSED_GIVEN})
+"""Findings that never make a solution suspect enough for the fallback rule on their own."""
 TIE_BREAK = 0.01
 """Weight of (1 - Faithfulness-Step) in the solution score: below the smallest flag severity."""
-__all__ = ["FLAG_THRESHOLD", "SEVERITY", "TIE_BREAK", "assess_one", "assess_solutions", "step_score"]
+__all__ = ["FLAG_THRESHOLD", "LOCATE_AT", "SEVERITY", "TIE_BREAK", "assess_one", "assess_solutions", "step_score"]
 
 
 def assess_solutions(
@@ -99,7 +110,7 @@ def assess_one(
     faithfulness = roscoe.scores.get("faithfulness_step") if roscoe is not None else None
     if faithfulness is not None:
         score += TIE_BREAK * (1 - faithfulness)
-    first = next((s.index for s in steps if s.suspicion >= FLAG_THRESHOLD), -1)
+    first, rule = _first_suspect(steps, checks, solution_flags)
     ran = ["arithmetic", "equations", "quantities", "doubt", "completeness"]
     ran += [name for name, done in (("roscoe", roscoe), ("contradiction", contradictions)) if done is not None]
     ran += ["judge"] if judged is not None else []
@@ -107,11 +118,29 @@ def assess_one(
         id=solution.id,
         score=score,
         first_suspect=first,
+        suspect_rule=rule,
         steps=steps,
         flags=solution_flags,
         detectors=ran,
         unavailable={k: v for k, v in (unavailable or {}).items() if k not in ran},
     )
+
+
+def _first_suspect(
+    steps: Sequence[StepAssessment], checks: Sequence[StepCheck], solution_flags: Sequence[StepFlag]
+) -> tuple[int, Literal["flag", "fallback", "none"]]:
+    """The step to look at first and the rule that chose it (see the module doc)."""
+    flagged = next((s.index for s in steps if s.suspicion >= FLAG_THRESHOLD), None)
+    if flagged is not None:
+        return flagged, "flag"
+    findings = [f for s in steps for f in s.flags] + list(solution_flags)
+    if not any(f.severity >= LOCATE_AT and f.kind not in NOT_LOCATING for f in findings):
+        return -1, "none"
+    with_finding = next((s.index for s in steps if s.flags), None)
+    if with_finding is not None:
+        return with_finding, "fallback"
+    calculating = next((i for i, c in enumerate(checks) if any(cl.left_value is not None for cl in c.claims)), 0)
+    return calculating, "fallback"
 
 
 def step_score(step: StepAssessment) -> float:

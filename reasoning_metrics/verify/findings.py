@@ -11,6 +11,7 @@ from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD
 from reasoning_metrics.verify.doubt import doubt_cues
 from reasoning_metrics.verify.equations import equation_conflicts
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
+from reasoning_metrics.verify.plausibility import not_whole_answer
 from reasoning_metrics.verify.quantities import unsupported_operands, unused_given_numbers
 
 SEVERITY = {
@@ -21,6 +22,7 @@ SEVERITY = {
     FlagKind.REPETITION: 0.5,
     FlagKind.UNUSED_GIVEN: 0.3,
     FlagKind.NO_FINAL_ANSWER: 0.3,
+    FlagKind.NOT_WHOLE: 0.5,
 }
 """Severity of each kind of flag; doubt cues carry their own (:data:`.doubt.WEIGHTS`), contradictions
 ``CONTRADICTION_WEIGHT * P(contradiction)``."""
@@ -101,4 +103,7 @@ def _solution_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[s
         flags.append(_flag(FlagKind.UNUSED_GIVEN, f"given number(s) never used: {listed}"))
     if steps and not _FINAL_ANSWER.search(steps[-1]):
         flags.append(_flag(FlagKind.NO_FINAL_ANSWER, "the last step states no final answer"))
+    answer = not_whole_answer(problem, checks)
+    if answer is not None:
+        flags.append(_flag(FlagKind.NOT_WHOLE, f"the question asks how many; the answer {answer:g} is not whole"))
     return flags

@@ -46,6 +46,8 @@ class FlagKind(StrEnum):
     """(solution level) a number given in the question is never used."""
     NO_FINAL_ANSWER = "no_final_answer"
     """(solution level) the solution never states a final answer."""
+    NOT_WHOLE = "not_whole"
+    """(solution level) the question asks how many things there are; the answer is not a whole number."""
 
 
 class StepFlag(BaseModel):
@@ -83,10 +85,15 @@ class SolutionAssessment(BaseModel):
     """Higher = more likely wrong: 1 - prod over steps and solution flags of (1 - severity), plus a
     ROSCOE tie-breaker below 0.01 (see docs/detectors.md)."""
     first_suspect: int
-    """Index of the earliest step with suspicion >= the flag threshold, or -1."""
+    """The step to look at first, or -1: see ``suspect_rule``."""
+    suspect_rule: Literal["flag", "fallback", "none"] = "none"
+    """How ``first_suspect`` was chosen: ``flag``, the earliest step whose suspicion reaches the flag
+    threshold; ``fallback``, no step does but the solution is suspect (its findings reach
+    ``LOCATE_AT``), so the earliest step with any finding, else the first step that calculates;
+    ``none``, nothing suspect (``first_suspect`` is -1)."""
     steps: list[StepAssessment]
     flags: list[StepFlag] = Field(default_factory=list)
-    """Solution-level flags (unused given numbers, no final answer)."""
+    """Solution-level flags (unused given numbers, no final answer, a count that is not whole)."""
     detectors: list[str] = Field(default_factory=list)
     """Detectors that ran."""
     unavailable: dict[str, str] = Field(default_factory=dict)

@@ -8,6 +8,7 @@ import pytest
 
 from reasoning_metrics.verify.aggregate import (
     FLAG_THRESHOLD,
+    LOCATE_AT,
     SEVERITY,
     TIE_BREAK,
     assess_solutions,
@@ -46,7 +47,7 @@ def test_false_arithmetic_flags_its_step_and_is_the_first_suspect() -> None:
     assert a.first_suspect == 1 and a.score == pytest.approx(SEVERITY[FlagKind.ARITHMETIC])
 
 
-def test_flags_combine_by_noisy_or_and_weak_flags_alone_name_no_step() -> None:
+def test_flags_combine_by_noisy_or_and_weak_flags_alone_flag_no_step() -> None:
     steps = ["Approximately 12 + 5 = 18 apples.", "Let's say about 17 apples."]
     (a,) = assess_solutions([Sol("two", QUESTION, steps)])
     doubt = next(f.severity for f in a.steps[0].flags if f.kind is FlagKind.DOUBT)
@@ -54,8 +55,52 @@ def test_flags_combine_by_noisy_or_and_weak_flags_alone_name_no_step() -> None:
     no_answer = SEVERITY[FlagKind.NO_FINAL_ANSWER]
     assert [f.kind for f in a.flags] == [FlagKind.NO_FINAL_ANSWER]
     assert a.score == pytest.approx(1 - (1 - a.steps[0].suspicion) * (1 - no_answer))
+    assert (a.first_suspect, a.suspect_rule) == (0, "flag")
     (weak,) = assess_solutions([Sol("weak", QUESTION, ["12 + 5 = 17"])])
-    assert weak.score == pytest.approx(no_answer) and no_answer < FLAG_THRESHOLD and weak.first_suspect == -1
+    assert weak.score == pytest.approx(no_answer) and no_answer < FLAG_THRESHOLD
+    assert all(s.suspicion < FLAG_THRESHOLD for s in weak.steps)
+
+
+@pytest.mark.parametrize(
+    ("steps", "first", "rule"),
+    [
+        # no step flagged, the solution is (no final answer): the first step with a finding...
+        (["He has some apples.", "Approximately 12 + 5 = 17 apples.", "So 17 apples."], 1, "fallback"),
+        # ...else the first step that calculates
+        (["He has some apples.", "He buys more.", "12 + 5 = 17", "So 17 apples."], 2, "fallback"),
+        # an approximation cue alone (0.2) is below LOCATE_AT: nothing is suspect
+        (["He has 12 and 5 more.", "Approximately 12 + 5 = 17.", "The answer is 17."], -1, "none"),
+        # a flagged step wins over the fallback
+        (["He has 12 apples.", "12 + 5 = 18", "So 18 apples."], 1, "flag"),
+    ],
+)
+def test_a_suspect_solution_without_a_flagged_step_gets_the_fallback_suspect(
+    steps: list[str], first: int, rule: str
+) -> None:
+    (a,) = assess_solutions([Sol("f", QUESTION, steps)])
+    assert (a.first_suspect, a.suspect_rule) == (first, rule)
+    if rule == "fallback":
+        severities = [f.severity for f in a.flags] + [f.severity for s in a.steps for f in s.flags]
+        assert max(severities) >= LOCATE_AT and all(s.suspicion < FLAG_THRESHOLD for s in a.steps)
+
+
+def test_an_unused_given_number_alone_names_no_step() -> None:
+    # it says something is missing, not where something is wrong: solution flag, no suspect
+    (a,) = assess_solutions([Sol("u", QUESTION, ["He has 12 apples.", "So 12 apples."])])
+    assert {f.kind for f in a.flags} == {FlagKind.UNUSED_GIVEN, FlagKind.NO_FINAL_ANSWER}
+    (b,) = assess_solutions([Sol("u", QUESTION, ["He has 12 apples.", "The answer is 12."])])
+    assert [f.kind for f in b.flags] == [FlagKind.UNUSED_GIVEN]
+    # no finding on a step, no calculation: the fallback names the first step
+    assert (a.first_suspect, a.suspect_rule, b.first_suspect, b.suspect_rule) == (0, "fallback", -1, "none")
+
+
+def test_a_count_that_is_not_whole_is_a_solution_flag() -> None:
+    (a,) = assess_solutions([Sol("n", QUESTION, ["12 + 5 / 2 = 14.5", "The answer is 14.5."])])
+    assert [f.kind for f in a.flags] == [FlagKind.NOT_WHOLE] and "14.5" in a.flags[0].message
+    assert (a.first_suspect, a.suspect_rule) == (0, "fallback")
+    measured = "A rope is 12 m long and gets 5.5 m longer. How many meters long is it?"
+    (b,) = assess_solutions([Sol("m", measured, ["12 + 5.5 = 17.5", "The answer is 17.5."])])
+    assert b.flags == [] and b.first_suspect == -1
 
 
 def test_unused_given_numbers_are_a_solution_flag() -> None:

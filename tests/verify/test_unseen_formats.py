@@ -73,6 +73,11 @@ def test_every_detector_runs_on_each_shape(path: Path, fmt: str) -> None:
     # the same scores under the baselines' rule: same AUROC, a threshold fitted out of fold
     fitted = next(d for d in report.detectors if d.name == "aggregate_cv")
     assert (fitted.auroc, fitted.rule, aggregate.rule) == (aggregate.auroc, "cv-threshold", "native")
+    # and without the fallback: same scores, a first suspect only where a step is flagged
+    strict = next(r for r in results if r.name == "aggregate_flags")
+    full = next(r for r in results if r.name == "aggregate")
+    assert strict.solution_scores == full.solution_scores and strict.native is not None and full.native is not None
+    assert all(p in (-1, q) for p, q in zip(strict.native, full.native, strict=True))
 
 
 @pytest.mark.parametrize(("path", "fmt"), [(PROCESSBENCH, "processbench"), (MR_MATH, "mr-math"), (MR_GSM8K, "mr-math")])

@@ -20,7 +20,8 @@
       analysis: '教师解析', answers: '模型作答', extracted: '提取的答案', verdict: '判定', right: '正确', wrong: '错误',
       skipped: '未评分', failed: '无输出', rawOutput: '原始输出', stepScores: '步骤得分', flags: '问题标记',
       source: '题目中最接近的句子', reference: '解析中最接近的步骤', contradiction: '最可能矛盾的题目句子',
-      similarity: '相似度', probability: '概率', firstSuspect: '首个可疑步骤', markRight: '✓ 对', markWrong: '✗ 错',
+      similarity: '相似度', probability: '概率', firstSuspect: '首个可疑步骤', suspectGuess: '可能出错的步骤（推测）',
+      suspectGuessHelp: '没有哪一步被标记，但整个解答可疑：这是第一个有发现的步骤，否则是第一个计算步骤', markRight: '✓ 对', markWrong: '✗ 错',
       firstError: '首错在此', allRight: '全部步骤正确', clear: '清除', prev: '上一题', next: '下一题',
       none: '（无）', noAnswer: '这次运行没有回答这道题。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
       paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
@@ -47,7 +48,8 @@
       right: 'right', wrong: 'wrong', skipped: 'not scored', failed: 'no output', rawOutput: 'Raw output',
       stepScores: 'Step scores', flags: 'Flags', source: 'Closest sentence of the question',
       reference: 'Closest step of the analysis', contradiction: 'Most contradicted sentence of the question',
-      similarity: 'similarity', probability: 'probability', firstSuspect: 'first suspect step', markRight: '✓ right',
+      similarity: 'similarity', probability: 'probability', firstSuspect: 'first suspect step', suspectGuess: 'likely first error (guess)',
+      suspectGuessHelp: 'No step is flagged but the solution is suspect: the first step with a finding, else the first calculation', markRight: '✓ right',
       markWrong: '✗ wrong', firstError: 'first error here', allRight: 'all steps right', clear: 'clear', prev: 'Previous',
       next: 'Next', none: '(none)', noAnswer: 'This run did not answer this question.',
       standIn: 'Question bank not found: stem and analysis cannot be shown; pass --data to the report command.',
@@ -96,6 +98,7 @@
     judge: ['评审模型', 'judge'],
     unused_given: ['已知数未用', 'unused given'],
     no_final_answer: ['没有最终答案', 'no final answer'],
+    not_whole: ['个数不是整数', 'count not whole'],
   };
   const SUSPECT_AT = 0.5; // reasoning_metrics.verify.aggregate.FLAG_THRESHOLD
 
@@ -111,6 +114,10 @@
   const v = (value) => (value == null ? '—' : VALUES[state.lang][value] || String(value));
   const flagName = (f) => (FLAGS[f] ? FLAGS[f][state.lang === 'zh' ? 0 : 1] : f);
   const findingName = (k) => (FINDINGS[k] ? FINDINGS[k][state.lang === 'zh' ? 0 : 1] : String(k));
+  // A step flagged by a detector, or (rule 'fallback') a guess: the solution is suspect, no step is.
+  const suspectChip = (rule) => (rule === 'fallback'
+    ? el('span', { class: 'chip warn', title: t('suspectGuessHelp') }, '? ' + t('suspectGuess'))
+    : el('span', { class: 'chip bad' }, '⚠ ' + t('firstSuspect')));
   const findingClass = (f) => (f.severity != null && f.severity >= SUSPECT_AT ? 'bad' : 'warn');
   function findingList(findings) {
     return el('ul', { class: 'findings' }, findings.map((f) => el('li', { class: 'finding ' + findingClass(f), 'data-kind': f.kind },
@@ -623,7 +630,7 @@
         step.con && step.con.score != null ? t('contradictionShort') + ' ' + fmt(step.con.score, 2) : null,
         step.sus ? t('suspicion') + ' ' + fmt(step.sus, 2) : null].filter(Boolean);
       const flags = el('span', null, step.flags.map((f) => el('span', { class: f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn' }, flagName(f))),
-        a.first_suspect === k ? el('span', { class: 'chip bad' }, '⚠ ' + t('firstSuspect')) : null);
+        a.first_suspect === k ? suspectChip(a.suspect_rule) : null);
       const mark = (value) => {
         const next = getLabels(runId, qi).slice();
         next[k] = next[k] === value ? null : value;
