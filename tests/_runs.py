@@ -264,6 +264,8 @@ def demo_runs(root: Path) -> tuple[Path, list[Path]]:
             output = "【分析】代入 x=2。\n$$f(2)=\\frac{1}{2}\\times 4+3=5$$。\n所以 f(2)=5。\n故选B。"
             if not right:
                 output = "代入 x=2。\nf(2)=2+3=6，因为 1/2×4=3。\n所以答案不是 5。\n故选D。"
+            elif q.type is QuestionType.JUDGMENT:  # no final answer: a suspect solution with no flagged step
+                output = output.removesuffix("\n故选B。")
             if rng.random() < 0.15:
                 output = next(hostile)
             answers[q.id] = Answer(right, output=output, extracted=q.answer if right else ["D"])

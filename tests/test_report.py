@@ -76,6 +76,7 @@ def test_page_data_carries_the_detectors_flags(demo: tuple[Path, list[Path], Pat
     suspects = [a for a in answers if a["first_suspect"] is not None and a["suspect_rule"] == "flag"]
     assert suspects and all(a["correct"] is False for a in suspects)  # the demo's wrong chains only
     guessed = [a for a in answers if a["first_suspect"] is not None and a["suspect_rule"] == "fallback"]
+    assert guessed
     for a in guessed:  # no step reaches the flag threshold: the solution's own flags made it suspect
         assert a["solution_flags"] and all(s.get("sus", 0) < 0.5 for s in a["steps"])
     assert {a["suspect_rule"] for a in answers if a["first_suspect"] is None} <= {"none", None}

@@ -144,6 +144,13 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     save_screenshot(driver, shots / "question.png")
     copy_if_asked(shots / "question.png", REPO / "docs" / "img" / "report.png", "K12EVAL_DOCS_SCREENSHOTS")
 
+    # A suspect solution without a flagged step: its fallback suspect is marked as a guess, not a flag.
+    qi_g, run_g, guess = _guessed_suspect(data)
+    show_answer(driver, qi_g, run_g)
+    guessed = css(driver, f".answer[data-run='{run_g}'] li[data-step='{guess}']")
+    assert "suspect" in guessed.get_attribute("class").split() and "可能出错的步骤（推测）" in guessed.text
+    assert "首个可疑步骤" not in css(driver, f".answer[data-run='{run_g}']").text
+
     # A flag message quoting hostile model text is shown as text and runs nothing.
     qi_h, run_h, quoted = _hostile_finding(data)
     show_answer(driver, qi_h, run_h)
@@ -205,6 +212,14 @@ def _hostile_question(data: dict[str, Any], run_id: str) -> int:
         if answer["output"] and ("<script>" in answer["output"] or "onerror" in answer["output"]):
             return int(index)
     raise AssertionError("the demo runs have hostile outputs")
+
+
+def _guessed_suspect(data: dict[str, Any]) -> tuple[int, str, int]:
+    for run_id, answers in data["answers"].items():
+        for index, answer in answers.items():
+            if answer.get("suspect_rule") == "fallback":
+                return int(index), run_id, answer["first_suspect"]
+    raise AssertionError("the demo runs have a solution with a fallback suspect (no final answer)")
 
 
 def _hostile_finding(data: dict[str, Any]) -> tuple[int, str, str]:

@@ -196,6 +196,8 @@ def _operands(claim: Claim) -> tuple[float, ...]:
     """
     if claim.chained or claim.left.has_variable() or claim.right.has_variable():
         return ()
+    if not claim.left.is_operation() and not claim.right.is_operation():
+        return ()  # "in 8 years = 42": two bare numbers, no calculation starts anywhere
     side = claim.left if claim.left.is_operation() else claim.right
     return tuple(float(n.value) for n in side.literals() if n.value is not None)
 

@@ -37,7 +37,7 @@ _EN = {
     DoubtKind.SELF_CORRECTION: (
         r"\bhowever\b|\bwait\b|\bactually\b|\bmistake\b|\bmy error\b"
         r"|\bre-?(?:calculat|evaluat|consider|examin)\w*"
-        r"|\blet(?:'s| us| me) (?:re-?\w+|double[- ]check|correct)\b|\bcorrect(?:ion|ed|ly interpret\w*)\b"
+        r"|\blet(?:'s| us| me) (?:re-?(?:calculat|evaluat|examin|consider|check|comput|think|visit|assess|analy[sz]|read|do|work|interpret|approach|stat)\w*|double[- ]check|correct)\b|\bcorrect(?:ion|ed|ly interpret\w*)\b"
         r"|\bon second thought\b|\bhmm\b"
     ),
     DoubtKind.ASSUMPTION: (
