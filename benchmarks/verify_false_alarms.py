@@ -3,7 +3,8 @@
     python benchmarks/verify_false_alarms.py ../shared/data/processbench/gsm8k.json [MORE ...] [--format processbench]
 
 For each file: how many correct solutions get a false calculation flagged (arithmetic),
-how many get a first suspect from the aggregate rule (all CPU detectors, no encoder), and
+how many get a first suspect from the aggregate rule (all CPU detectors, no encoder; a flagged step or
+the fallback rule), and
 how many calculations the verifier actually checked in them (a silent verifier raises no
 alarm either). Then the same on ``tests/fixtures/metaeval/latex_steps.json``: MATH-style
 steps (fractions, roots, powers, factorials, Chinese) that are all true, and their false
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 
 from reasoning_metrics.metaeval import load_solutions
@@ -32,11 +34,13 @@ def on_file(path: Path, fmt: str) -> None:
     checks = [check_steps(s.steps) for s in correct]
     arithmetic = sum(any(c.false_claims for c in solution) for solution in checks)
     checked = sum(c.verdict is not Verdict.UNCHECKED for solution in checks for step in solution for c in step.claims)
-    suspects = sum(a.first_suspect >= 0 for a in assess_solutions(correct))
+    rules = Counter(a.suspect_rule for a in assess_solutions(correct))
+    suspects = rules["flag"] + rules["fallback"]
     n = len(correct)
     print(
         f"{path}: {n} correct solutions, {checked} calculations checked; "
-        f"arithmetic flags {arithmetic} ({arithmetic / n:.1%}); aggregate names a step in {suspects} ({suspects / n:.1%})"
+        f"arithmetic flags {arithmetic} ({arithmetic / n:.1%}); aggregate names a step in {suspects} ({suspects / n:.1%}: "
+        f"{rules['flag']} flagged, {rules['fallback']} by the fallback rule)"
     )
 
 

@@ -265,7 +265,7 @@ def demo_runs(root: Path) -> tuple[Path, list[Path]]:
             if not right:
                 output = "代入 x=2。\nf(2)=2+3=6，因为 1/2×4=3。\n所以答案不是 5。\n故选D。"
             elif q.type is QuestionType.JUDGMENT:  # no final answer: a suspect solution with no flagged step
-                output = output.removesuffix("\n故选B。")
+                output = output.replace("\n所以 f(2)=5。\n故选B。", "\n这道题不难。")
             if rng.random() < 0.15:
                 output = next(hostile)
             answers[q.id] = Answer(right, output=output, extracted=q.answer if right else ["D"])

@@ -29,7 +29,15 @@ SEVERITY = {
 CONTRADICTION_WEIGHT = 0.8
 REPEAT_SIMILARITY = 0.98
 """ROSCOE cos* to an earlier step at which a step counts as a repetition (1.0 = identical embedding)."""
-_FINAL_ANSWER = re.compile(r"\\boxed|####|\banswer\b|\bfinal\b|答案|故选|选[A-DＡ-Ｄ]", re.IGNORECASE)
+_FINAL_ANSWER = re.compile(
+    r"\\boxed|####|\banswer\b|\bfinal\b|答案|故选|选[A-DＡ-Ｄ]"
+    r"|[=＝∴]|故|所以|因此|综上|解得|答[:：]",
+    re.IGNORECASE,
+)
+"""A last step with one of these states a result: an answer marker, a relation giving a value (``∴ x = 3``),
+or the words with which Chinese analyses conclude (故, 所以, 因此, 综上, 解得, 答：). "So" and
+"therefore" are not enough in English: model solutions that end on them without an answer marker
+are wrong far more often than the rest (docs/detectors.md)."""
 
 
 def findings(

@@ -56,7 +56,7 @@ def test_flags_combine_by_noisy_or_and_weak_flags_alone_flag_no_step() -> None:
     assert [f.kind for f in a.flags] == [FlagKind.NO_FINAL_ANSWER]
     assert a.score == pytest.approx(1 - (1 - a.steps[0].suspicion) * (1 - no_answer))
     assert (a.first_suspect, a.suspect_rule) == (0, "flag")
-    (weak,) = assess_solutions([Sol("weak", QUESTION, ["12 + 5 = 17"])])
+    (weak,) = assess_solutions([Sol("weak", QUESTION, ["12 and 5 make 17 apples."])])
     assert weak.score == pytest.approx(no_answer) and no_answer < FLAG_THRESHOLD
     assert all(s.suspicion < FLAG_THRESHOLD for s in weak.steps)
 
@@ -101,6 +101,24 @@ def test_a_count_that_is_not_whole_is_a_solution_flag() -> None:
     measured = "A rope is 12 m long and gets 5.5 m longer. How many meters long is it?"
     (b,) = assess_solutions([Sol("m", measured, ["12 + 5.5 = 17.5", "The answer is 17.5."])])
     assert b.flags == [] and b.first_suspect == -1
+
+
+@pytest.mark.parametrize(
+    ("last", "flagged"),
+    [
+        ("The answer is 17.", False),
+        (r"So he has \boxed{17} apples.", False),
+        ("Total = 12 + 5 = 17 apples.", False),  # a relation states the value
+        ("∴ 他有 17 个苹果．", False),
+        ("所以他一共有 17 个苹果．", False),
+        ("故他有 17 个．", False),
+        ("So, he has 17 apples.", True),  # no marker, no value stated as a result
+        ("他很高兴．", True),
+    ],
+)
+def test_what_states_a_final_answer(last: str, flagged: bool) -> None:
+    (a,) = assess_solutions([Sol("f", QUESTION, ["12 + 5 = 17", last])])
+    assert (FlagKind.NO_FINAL_ANSWER in {f.kind for f in a.flags}) is flagged
 
 
 def test_unused_given_numbers_are_a_solution_flag() -> None:
