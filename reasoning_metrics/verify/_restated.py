@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from reasoning_metrics.verify._claims import Claim, is_variable, longest_prefix_parse
-from reasoning_metrics.verify._expr import Node
+from reasoning_metrics.verify._expr import MAX_TOKENS, Node
 from reasoning_metrics.verify._lexer import Kind, Token
 
 MAX_NAME_WORDS = 4
@@ -31,7 +31,7 @@ def restated_claims(tokens: list[Token]) -> Iterator[tuple[str, Claim]]:
         name = _name_before(tokens, r)
         if name is None:
             continue
-        value, end = longest_prefix_parse(tokens[r + 1 :])
+        value, end = longest_prefix_parse(tokens[r + 1 : r + 2 + MAX_TOKENS])  # no side is longer
         earlier = pending.pop(name, None)
         if value is None or value.has_variable():
             continue

@@ -1,6 +1,7 @@
 """Combine every detector into per-step flags, a solution score and a first-suspect step.
 
-The rule (documented in docs/detectors.md, fixed a priori, not fitted to any data set):
+The rule (documented in docs/detectors.md; no weight is fitted to any data set, and all but the
+fallback were fixed before any measurement):
 
 * each finding is a :class:`~.flags.StepFlag` with a severity (:data:`.findings.SEVERITY`);
 * a step's suspicion is ``1 - prod(1 - severity)`` over its flags;

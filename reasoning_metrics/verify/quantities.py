@@ -98,15 +98,20 @@ def unsupported_operands(question: str, checks: Sequence[StepCheck]) -> list[lis
         """Numbers of the step's claims so far: ``31 + O = 50`` supports a later ``50 - 31``."""
         for claim in check.claims:
             for value in claim.operands:
-                if not _contains(pool, value) and not _contains(written, value) and all(u.value != value for u in step):
+                if _is_new(value, pool, written, step):
                     step.append(UnsupportedOperand(value, claim.expression))
             written = sorted({*written, *_literals(claim)})
         for value in check.answers:
-            if not _contains(pool, value) and not _contains(written, value) and all(u.value != value for u in step):
+            if _is_new(value, pool, written, step):
                 step.append(UnsupportedOperand(value, f"the answer {value:g}"))
         found.append(step)
         known |= set(check.mentioned) | results | _written_values(check)
     return found
+
+
+def _is_new(value: float, pool: list[float], written: list[float], found: list[UnsupportedOperand]) -> bool:
+    """Unsupported by ``pool`` and ``written`` (both sorted), and not already ``found`` in the step."""
+    return not _contains(pool, value) and not _contains(written, value) and all(u.value != value for u in found)
 
 
 def _literals(claim: ClaimCheck) -> set[float]:
