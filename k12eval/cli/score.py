@@ -153,8 +153,10 @@ def _print_detectors(records: list[dict[str, Any]]) -> None:
     if not assessed:
         return
     suspects = sum(1 for a in assessed if a.get("first_suspect", -1) >= 0)
+    guessed = sum(1 for a in assessed if a.get("suspect_rule") == "fallback")
     kinds = Counter(f["kind"] for a in assessed for step in a.get("steps", []) for f in step.get("flags", []))
-    typer.echo(f"  detectors: a first suspect step in {suspects} of {len(assessed)} solutions")
+    how = f" ({guessed} guessed by the fallback rule: no step flagged)" if guessed else ""
+    typer.echo(f"  detectors: a first suspect step in {suspects} of {len(assessed)} solutions{how}")
     if kinds:
         typer.echo("  step flags: " + ", ".join(f"{kind} {n}" for kind, n in kinds.most_common()))
     missing = Counter((name, why) for a in assessed for name, why in a.get("unavailable", {}).items())

@@ -155,3 +155,16 @@ def test_score_a_run_folder(tmp_path: Path, minilm_path: str, tiny_nli: Path) ->
     assert lines[0]["assessment"]["detectors"][-1] == "contradiction" and lines[0]["first_suspect"] is not None
     result = runner.invoke(app, [*args, "--no-detectors"])
     assert result.exit_code == 2 and "scored with other detectors" in result.output
+
+
+def test_the_summary_counts_guessed_suspects_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    from k12eval.cli.score import _print_detectors
+
+    records = [
+        {"assessment": {"first_suspect": 1, "suspect_rule": "flag", "steps": []}},
+        {"assessment": {"first_suspect": 0, "suspect_rule": "fallback", "steps": []}},
+        {"assessment": {"first_suspect": -1, "suspect_rule": "none", "steps": []}},
+    ]
+    _print_detectors(records)
+    out = capsys.readouterr().out
+    assert "a first suspect step in 2 of 3 solutions (1 guessed by the fallback rule: no step flagged)" in out
