@@ -180,7 +180,9 @@ def _unsupported(ctx: DetectionContext) -> list[list[float]]:
 
 
 def _doubt(ctx: DetectionContext) -> list[list[float]]:
-    return [[max((c.weight for c in doubt_cues(step)), default=0.0) for step in s.steps] for s in ctx.solutions]
+    return [
+        [max((c.weight for c in doubt_cues(step, s.problem)), default=0.0) for step in s.steps] for s in ctx.solutions
+    ]
 
 
 def _contradiction(ctx: DetectionContext) -> DetectorResult:

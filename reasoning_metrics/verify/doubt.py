@@ -77,11 +77,16 @@ class DoubtCue:
         return WEIGHTS[self.kind]
 
 
-def doubt_cues(step: str) -> list[DoubtCue]:
-    """Every doubt cue of one step, at most one per kind (the first found)."""
+def doubt_cues(step: str, question: str = "") -> list[DoubtCue]:
+    """Every doubt cue of one step, at most one per kind (the first found).
+
+    Words the ``question`` itself uses are not the solver's doubt ("However, 40 guests came",
+    "after 3 rounds", "the wait time"): a cue whose text the question contains is skipped.
+    """
+    asked = question.lower()
     cues = []
     for kind, pattern in _PATTERNS:
-        match = pattern.search(step)
+        match = next((m for m in pattern.finditer(step) if not asked or m.group(0).lower() not in asked), None)
         if match:
             cues.append(DoubtCue(kind, match.group(0)))
     return cues

@@ -97,7 +97,7 @@ def _step_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[str])
             message = f"{operand.value:g} in {operand.expression} is new: not given, not derived"
             flags[i].append(_flag(FlagKind.UNSUPPORTED_NUMBER, message, operand.expression))
     for i, step in enumerate(steps):
-        for cue in doubt_cues(step):
+        for cue in doubt_cues(step, problem):
             message = f"{cue.kind.value.replace('_', ' ')}: {cue.text!r}"
             flags[i].append(StepFlag(kind=FlagKind.DOUBT, severity=cue.weight, message=message, evidence=cue.text))
     return flags

@@ -118,3 +118,13 @@ def test_doubt_cues(step: str, kind: DoubtKind) -> None:
 )
 def test_no_doubt_in_plain_reasoning(step: str) -> None:
     assert doubt_cues(step) == []
+
+
+def test_doubt_words_of_the_question_are_not_the_solvers_doubt() -> None:
+    question = "After 3 rounds Mike has 21 points. However, Jim has 3 points less. How many points does Jim have?"
+    assert doubt_cues("After the third round, Jim has 18 points. However, Jim has 3 points less.", question) == []
+    # a cue of the same kind in the solver's own words, later in the step, still counts
+    step = "However, Jim has 3 points less. However, that is odd, so let's recalculate."
+    cues = doubt_cues(step, question)
+    assert [(c.kind, c.text) for c in cues] == [(DoubtKind.SELF_CORRECTION, "let's recalculate")]
+    assert [c.text for c in doubt_cues(step)] == ["However"]  # without the question: the first one
