@@ -29,15 +29,15 @@ SEVERITY = {
 CONTRADICTION_WEIGHT = 0.8
 REPEAT_SIMILARITY = 0.98
 """ROSCOE cos* to an earlier step at which a step counts as a repetition (1.0 = identical embedding)."""
-_FINAL_ANSWER = re.compile(
-    r"\\boxed|####|\banswer\b|\bfinal\b|答案|故选|选[A-DＡ-Ｄ]"
-    r"|[=＝∴]|故|所以|因此|综上|解得|答[:：]",
-    re.IGNORECASE,
-)
-"""A last step with one of these states a result: an answer marker, a relation giving a value (``∴ x = 3``),
-or the words with which Chinese analyses conclude (故, 所以, 因此, 综上, 解得, 答：). "So" and
-"therefore" are not enough in English: model solutions that end on them without an answer marker
-are wrong far more often than the rest (docs/detectors.md)."""
+_ANSWER_MARKERS = r"\\boxed|####|\banswer\b|\bfinal\b|答案|故选|选[A-DＡ-Ｄ]"
+_FINAL_ANSWER = re.compile(_ANSWER_MARKERS, re.IGNORECASE)
+_FINAL_ANSWER_ZH = re.compile(_ANSWER_MARKERS + r"|[=＝∴]|故|所以|因此|综上|解得|答[:：]", re.IGNORECASE)
+"""How a last step states its result depends on the language of the problem. Chinese solutions
+conclude with a relation or a concluding word (``∴ x = 3``, 故, 所以, 因此, 综上, 解得, 答：), which
+teacher analyses do without any answer marker. English model output states it with a marker
+(``\\boxed``, ``####``, "the answer is"); one that ends on "So, ..." or a bare calculation without
+it is wrong far more often than the rest (docs/detectors.md), so only the marker counts there."""
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def findings(
@@ -109,7 +109,8 @@ def _solution_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[s
     if unused:
         listed = ", ".join(f"{v:g}" for v in unused[:5])
         flags.append(_flag(FlagKind.UNUSED_GIVEN, f"given number(s) never used: {listed}"))
-    if steps and not _FINAL_ANSWER.search(steps[-1]):
+    final_answer = _FINAL_ANSWER_ZH if _CJK.search(problem) else _FINAL_ANSWER
+    if steps and not final_answer.search(steps[-1]):
         flags.append(_flag(FlagKind.NO_FINAL_ANSWER, "the last step states no final answer"))
     answer = not_whole_answer(problem, checks)
     if answer is not None:

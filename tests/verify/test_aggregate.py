@@ -56,7 +56,7 @@ def test_flags_combine_by_noisy_or_and_weak_flags_alone_flag_no_step() -> None:
     assert [f.kind for f in a.flags] == [FlagKind.NO_FINAL_ANSWER]
     assert a.score == pytest.approx(1 - (1 - a.steps[0].suspicion) * (1 - no_answer))
     assert (a.first_suspect, a.suspect_rule) == (0, "flag")
-    (weak,) = assess_solutions([Sol("weak", QUESTION, ["12 and 5 make 17 apples."])])
+    (weak,) = assess_solutions([Sol("weak", QUESTION, ["12 + 5 = 17"])])
     assert weak.score == pytest.approx(no_answer) and no_answer < FLAG_THRESHOLD
     assert all(s.suspicion < FLAG_THRESHOLD for s in weak.steps)
 
@@ -103,21 +103,26 @@ def test_a_count_that_is_not_whole_is_a_solution_flag() -> None:
     assert b.flags == [] and b.first_suspect == -1
 
 
+ZH_QUESTION = "小明有 12 个苹果，又买了 5 个。他一共有多少个苹果？"
+
+
 @pytest.mark.parametrize(
-    ("last", "flagged"),
+    ("question", "last", "flagged"),
     [
-        ("The answer is 17.", False),
-        (r"So he has \boxed{17} apples.", False),
-        ("Total = 12 + 5 = 17 apples.", False),  # a relation states the value
-        ("∴ 他有 17 个苹果．", False),
-        ("所以他一共有 17 个苹果．", False),
-        ("故他有 17 个．", False),
-        ("So, he has 17 apples.", True),  # no marker, no value stated as a result
-        ("他很高兴．", True),
+        (QUESTION, "The answer is 17.", False),
+        (QUESTION, r"So he has \boxed{17} apples.", False),
+        (QUESTION, "So, he has 17 apples.", True),  # English model output states its answer with a marker
+        (QUESTION, "Total = 12 + 5 = 17 apples.", True),
+        (ZH_QUESTION, "答案是 17．", False),
+        (ZH_QUESTION, "∴ 他有 17 个苹果．", False),  # Chinese solutions conclude with ∴ / 故 / 所以 ...
+        (ZH_QUESTION, "所以他一共有 17 个苹果．", False),
+        (ZH_QUESTION, "故他有 17 个．", False),
+        (ZH_QUESTION, "$$12+5=17$$．", False),  # ... or with the relation itself
+        (ZH_QUESTION, "他很高兴．", True),
     ],
 )
-def test_what_states_a_final_answer(last: str, flagged: bool) -> None:
-    (a,) = assess_solutions([Sol("f", QUESTION, ["12 + 5 = 17", last])])
+def test_what_states_a_final_answer(question: str, last: str, flagged: bool) -> None:
+    (a,) = assess_solutions([Sol("f", question, ["12 + 5 = 17", last])])
     assert (FlagKind.NO_FINAL_ANSWER in {f.kind for f in a.flags}) is flagged
 
 
