@@ -278,7 +278,7 @@ def prepare(tokens: list[Token]) -> list[Token]:
 
 
 def find_claims(tokens: list[Token]) -> Iterator[Claim]:
-    """Every relation in :func:`prepare`-d ``tokens`` (:func:`prepare`) whose two sides parse, chains split into pairs."""
+    """Every relation in :func:`prepare`-d ``tokens`` whose two sides parse, chains split into pairs."""
     segment: list[Token] = []
     for token in [*tokens, Token(Kind.SEP, "")]:
         if token.kind is Kind.SEP:
