@@ -82,6 +82,8 @@ _TWO_LETTER_WORDS = {
     *("of", "on", "or", "so", "to", "up", "us", "we"),
 }
 """English words of two letters; any other lower-case pair (``ab``, ``mx``) is a product of variables."""
+_NESTING = {Kind.LP: 1, Kind.RP: -1}
+"""How a token changes the parenthesis depth."""
 ELLIPSIS = "⋯"
 RATIO = "∶"
 MAX_HAN_UNIT = 4
@@ -247,7 +249,7 @@ def _group_end(tokens: list[Token], start: int) -> int:
     """Index after the parenthesised group opening at ``start`` (or ``start + 1`` if it does not close)."""
     depth = 0
     for k in range(start, len(tokens)):
-        depth += {Kind.LP: 1, Kind.RP: -1}.get(tokens[k].kind, 0)
+        depth += _NESTING.get(tokens[k].kind, 0)
         if depth == 0:
             return k + 1
     return start + 1
@@ -366,7 +368,7 @@ def _group_start(run: list[Token]) -> int:
     """Where the parenthesised group that ends ``run`` opens (-1 if ``run`` does not end with one)."""
     depth = 0
     for k in range(len(run) - 1, -1, -1):
-        depth += {Kind.RP: 1, Kind.LP: -1}.get(run[k].kind, 0)
+        depth -= _NESTING.get(run[k].kind, 0)
         if depth == 0:
             return k if k < len(run) - 1 or run[k].kind is Kind.LP else -1
     return -1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kg.records import detect_language
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import StepCheck
 from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD
@@ -37,7 +38,6 @@ conclude with a relation or a concluding word (``∴ x = 3``, 故, 所以, 因�
 teacher analyses do without any answer marker. English model output states it with a marker
 (``\\boxed``, ``####``, "the answer is"); one that ends on "So, ..." or a bare calculation without
 it is wrong far more often than the rest (docs/detectors.md), so only the marker counts there."""
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def findings(
@@ -109,7 +109,7 @@ def _solution_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[s
     if unused:
         listed = ", ".join(f"{v:g}" for v in unused[:5])
         flags.append(_flag(FlagKind.UNUSED_GIVEN, f"given number(s) never used: {listed}"))
-    final_answer = _FINAL_ANSWER_ZH if _CJK.search(problem) else _FINAL_ANSWER
+    final_answer = _FINAL_ANSWER_ZH if detect_language(problem) == "zh" else _FINAL_ANSWER
     if steps and not final_answer.search(steps[-1]):
         flags.append(_flag(FlagKind.NO_FINAL_ANSWER, "the last step states no final answer"))
     answer = not_whole_answer(problem, checks)
