@@ -87,6 +87,8 @@ _ERROR_STEP = re.compile(
     re.IGNORECASE,
 )
 _ANSWER = re.compile(r"(?:final answer|answer|答案)\s*(?:is|为|是|:|：)?\s*(-?\d+)", re.IGNORECASE)
+_BARE = re.compile(rf"\s*(?:(?:step|paragraph)\s*)?{_NUMBER}\s*[.。]?\s*", re.IGNORECASE)
+"""An answer that is only a step number (``-1``, ``3.``, ``Step 2``), as terse judges and PRMs give it."""
 _NO_ERROR = re.compile(
     r"\bno (?:error|mistake)s?\b|\b(?:all|every) (?:the )?steps? (?:are|is) correct"
     r"|\bthe solution is (?:fully )?correct"
@@ -133,11 +135,15 @@ def parse_first_error(text: str, n_steps: int, index_base: int = 1) -> int | Non
     """0-based first wrong step named in a judge's answer, -1 for "no error", ``None`` if unreadable.
 
     Reasoning inside ``<think>...</think>`` is ignored (unfinished reasoning is no answer). Then, in
-    order: the last ``\\boxed{...}`` (its step number, or a no-error word); a step named
-    next to an error word; "answer: N"; a no-error phrase; the last step named at all.
+    order: an answer that is only a step number; the last ``\\boxed{...}`` (its step number, or a
+    no-error word); a step named next to an error word; "answer: N"; a no-error phrase; the last
+    step named at all.
     A step number outside the solution is unreadable in a box and skipped elsewhere.
     """
     text = _THINKING.sub(" ", text).translate(_MINUS)
+    bare = _BARE.fullmatch(text)
+    if bare:
+        return _index(_number(_first_group(bare)), n_steps, index_base)
     boxed = _boxed(text)
     if boxed:
         content = boxed[-1]

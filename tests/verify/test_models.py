@@ -118,6 +118,11 @@ def test_step_contradictions_use_question_and_earlier_steps_only() -> None:
         ("<think>Step 2 is wrong, so", None),  # unfinished reasoning: no answer
         ("The error is in step 9. Actually the error is in step 4.", 3),  # a step that does not exist is skipped
         ("\\boxed{\\text{No error}}", -1),
+        ("-1", -1),  # a terse judge answers with the number alone
+        (" 3.\n", 2),
+        ("Step 2", 1),
+        ("二", 1),
+        ("7", None),  # out of range
     ],
 )
 def test_parse_first_error(text: str, expected: int | None) -> None:
