@@ -36,6 +36,8 @@ _FUNCTION_WORDS = {
     "gcd",
     "lcm",
 }
+_GREEK_NAMES = {"alpha", "beta", "gamma", "delta", "theta", "lambda", "mu", "rho", "sigma", "omega", "phi", "eta"}
+"""LaTeX Greek letters that stay words after normalisation (``\\rho_水``)."""
 _STOP_WORDS = {
     "and",
     "or",
@@ -112,6 +114,9 @@ def is_variable(token: Token) -> bool:
     text = token.kind is Kind.WORD and token.text
     if not text:
         return False
+    if "_" in text.strip("_"):  # a subscripted name: a_1, m_水, ρ_液, rho_液, AB_1
+        base = text.split("_", 1)[0]
+        return len(base) == 1 or (base.isascii() and base.isupper() and len(base) <= 4) or base in _GREEK_NAMES
     if text.isascii() and text.isalpha():
         if len(text) == 1 or (text.isupper() and len(text) <= 4) or text.lower() in _FUNCTION_WORDS:
             return True

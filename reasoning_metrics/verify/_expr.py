@@ -73,10 +73,11 @@ class Node:
             return self.text
         if self.op == "pi":
             return "pi"
-        if self.op == "neg":
-            return f"-{self.args[0].render()}"
-        if self.op in ("%", "!"):
-            return f"{self.args[0].render()}{self.op}"
+        if self.op in ("neg", "%", "!"):
+            inner = self.args[0].render()
+            if self.args[0].op not in ("num", "var", "pi", "sqrt", "%", "!"):
+                inner = f"({inner})"  # -(a + b), (5 - 2)!
+            return f"-{inner}" if self.op == "neg" else f"{inner}{self.op}"
         if self.op == "sqrt":
             return f"sqrt({self.args[0].render()})"
         left, right = (arg.render() for arg in self.args)

@@ -58,7 +58,7 @@ _TOKEN = re.compile(
   | (?P<rp>[)\]])
   | (?P<pct>%)
   | (?P<fact>!(?=[ \t]*[=+\-*/×÷^)]))
-  | (?P<word>⋯|∶|[A-Za-z_]+(?:['’][A-Za-z]+)*|[\u4e00-\u9fff]+|[\u0370-\u03ff])
+  | (?P<word>⋯|∶|(?:[A-Za-z]+|[\u0370-\u03ff])_[A-Za-z0-9\u4e00-\u9fff]+|[A-Za-z_]+(?:['’][A-Za-z]+)*|[\u4e00-\u9fff]+|[\u0370-\u03ff])
   | (?P<sep>.)
     """,
     re.VERBOSE | re.DOTALL,

@@ -19,6 +19,12 @@ from reasoning_metrics.verify._chinese import rewrite_chinese
 MAX_LATEX_DEPTH = 40
 """Deeper nesting of LaTeX groups is left as it is (and will not parse): no unbounded recursion."""
 
+_SUBSCRIPT_LABEL = re.compile(r"[A-Za-z0-9\u4e00-\u9fff+\-]{1,8}")
+_FUNCTION_VALUE = re.compile(r"(?<![A-Za-z0-9_])([fghpqPQ])\s*\(\s*(-?[A-Za-z0-9.]+(?:\s*[+-]\s*[A-Za-z0-9.]+)?)\s*\)")
+"""``f(2)``, ``g(x+1)``, ``P(A)``: the value of a function, named ``f_2``, ``g_xp1``, ``P_A`` (not ``f × 2``)."""
+_LABEL_SIGNS = str.maketrans({"+": "p", "-": "m", ".": "d"})
+_BRACED_NAME = re.compile(r"^\(+([A-Za-z]|[\u0370-\u03ff])\)+$")
+"""``{m}`` or ``{{m}}`` before a subscript, already rewritten to ``(m)``: the name is ``m``."""
 _CIRCLED = re.compile(r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]")
 _BRACED_DIGITS = re.compile(r"(\d)\{\s*([.\d])")
 _MIXED_NUMBER = re.compile(r"(?<![\d.])(\d+)\\[dt]?frac\{(\d+)\}\{(\d+)\}")
@@ -142,6 +148,7 @@ def normalize(text: str) -> str:
     text = text.replace("{,}", ",").replace("{}", " ")
     text = re.sub(r"\^\s*\{?\s*\\circ\s*\}?", " degrees ", text)
     text = _latex(text, 0)
+    text = _FUNCTION_VALUE.sub(_function_value, text)
     text = text.replace("√", " sqrt ").replace("…", " ⋯ ").replace("...", " ⋯ ")
     text = rewrite_chinese(text)
     return text.translate(_SYMBOLS)
@@ -158,12 +165,11 @@ def _latex(text: str, depth: int) -> str:
         char = text[i]
         if char == "\\":
             i = _command(text, i + 1, depth, out)
-        elif char in "^_" and text[i + 1 : i + 2] in ("{", "\\"):
+        elif char == "^" and text[i + 1 : i + 2] in ("{", "\\"):
             arg, i = latex_argument(text, i + 1)
-            if char == "^":
-                out.append("^(" + _latex(arg, depth + 1) + ")")
-        elif char == "_":  # a one-character subscript: x_1 names a variable
-            i += 2
+            out.append("^(" + _latex(arg, depth + 1) + ")")
+        elif char == "_":
+            i = _subscript(text, i + 1, out)
         elif char == "{":
             arg, i = latex_argument(text, i)
             out.append("(" + _latex(arg, depth + 1) + ")")
@@ -174,6 +180,31 @@ def _latex(text: str, depth: int) -> str:
             out.append(char)
             i += 1
     return "".join(out)
+
+
+def _function_value(match: re.Match[str]) -> str:
+    label = re.sub(r"\s", "", match.group(2)).translate(_LABEL_SIGNS)
+    return f"{match.group(1)}_{label} "
+
+
+def _subscript(text: str, i: int, out: list[str]) -> int:
+    """Attach the subscript starting at ``text[i]`` to the name before it; return the index after it.
+
+    ``a_1``, ``a_{n+1}``, ``m_{水}``, ``{m}_{液}`` name variables of their own (``a_1`` is not ``a_2``,
+    ``m_水`` is not ``m_液``): the subscript joins the name as ``a_1``, ``a_np1``, ``m_水``. A subscript
+    that is not a short label (``x_{\\max}``, ``\\sum_{i=1}``) is dropped, as is one after no name.
+    """
+    if text[i : i + 1] in ("{", "\\"):
+        arg, i = latex_argument(text, i)
+    else:
+        arg, i = text[i : i + 1], i + 1
+    label = re.sub(r"[{}\s]", "", arg)
+    if not _SUBSCRIPT_LABEL.fullmatch(label) or not out:
+        return i
+    name = _BRACED_NAME.sub(r"\1", out[-1].rstrip())
+    if name[-1:].isalpha():
+        out[-1] = name + "_" + label.translate(_LABEL_SIGNS) + " "  # m_水V_水 is two names
+    return i
 
 
 def _command(text: str, i: int, depth: int, out: list[str]) -> int:
@@ -189,6 +220,11 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
         numerator, i = latex_argument(text, i)
         denominator, i = latex_argument(text, i)
         out.append(f"(({_latex(numerator, depth + 1)})/({_latex(denominator, depth + 1)}))")
+    elif name in ("binom", "dbinom", "tbinom"):  # C(n, k) = n! / (k! (n-k)!)
+        top, i = latex_argument(text, i)
+        bottom, i = latex_argument(text, i)
+        n, k = _latex(top, depth + 1), _latex(bottom, depth + 1)
+        out.append(f"(({n})!/(({k})!*(({n})-({k}))!))")
     elif name == "sqrt":
         index = None
         rest = text[i:].lstrip()

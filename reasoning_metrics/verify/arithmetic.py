@@ -83,6 +83,8 @@ class StepCheck:
     """Every number written in the step (after normalisation), claims or not."""
     answers: tuple[float, ...] = field(default=())
     """Numbers the step states as the final answer (``\\boxed{18}``, "the answer is 18", 答案为18)."""
+    alternatives: bool = False
+    """The step lists alternatives ("x - 3 = 5 or x - 3 = -5", 或): an unknown may take several values in it."""
 
     @property
     def false_claims(self) -> list[ClaimCheck]:
@@ -118,7 +120,10 @@ def inspect_step(text: str) -> StepCheck:
             seen.add(check.expression)
             checks.append(check)
     mentioned = tuple(float(t.value) for t in tokens if t.value is not None)
-    return StepCheck(tuple(checks), truncated, mentioned, stated_answers(text))
+    return StepCheck(tuple(checks), truncated, mentioned, stated_answers(text), bool(_ALTERNATIVES.search(text)))
+
+
+_ALTERNATIVES = re.compile(r"\b(?:or|either)\b|或", re.IGNORECASE)
 
 
 _ANSWER = re.compile(

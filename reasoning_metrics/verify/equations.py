@@ -4,10 +4,13 @@ Rewriting ``0.99B + 1.01B + B = 4500`` as ``3.01B = 4500``, or ``150 + x = 500``
 as ``x = 350 - 150``, changes the solution: each linear equation in a single
 unknown is solved (numerically, at three points, so nothing symbolic runs on
 model text) and compared with the last solution found for that unknown. Once a
-non-linear equation in an unknown appears (``(x-2)(x-3) = 0``), that unknown
-may have several values and is no longer followed. A bare assignment
-(``n = 2``) is checked against the equation before it but does not replace it,
-so enumerating cases (``for n = 1 ..., for n = 2 ...``) is not a conflict.
+non-linear equation in an unknown appears (``(x-2)(x-3) = 0``), or a step gives it two values
+as alternatives (``x - 3 = 5 or x - 3 = -5``), that unknown may have several values and is no
+longer followed. A bare assignment (``n = 2``) is checked against the equation to solve before it
+but does not replace it, so enumerating cases (``for n = 1 ..., for n = 2 ...``) is not a
+conflict; neither is a bare assignment after a definition (``m = (6-2)/(4-2) = 2`` for one line,
+``m = -1`` for another), nor an equation that only evaluates an expression at the value last
+assigned (``x = 5``, so ``3x + 1 = 16``).
 """
 
 from __future__ import annotations
@@ -86,25 +89,51 @@ def _exact_at(value: float, decimals: int) -> bool:
 def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflict]]:
     """Per step, the equations that contradict the previous equation in the same unknown."""
     last: dict[str, float] = {}
-    """Unknown -> solution of the last equation in it that was not a bare assignment (``x = 3``)."""
+    """Unknown -> solution of the last equation to solve in it (not a bare assignment ``x = 3``)."""
+    defined: set[str] = set()
+    """Unknowns whose last value came from a definition (``m = (6-2)/(4-2)``), not from an equation to solve."""
+    assigned: dict[str, float] = {}
+    """Unknown -> value of its last bare assignment (a case, a choice: ``x = 2``, then ``x = 5``)."""
     dropped: set[str] = set()
     found: list[list[EquationConflict]] = []
     for check in checks:
+        roots = [(c, linear_root(c.claim)) for c in check.claims if c.claim is not None]
+        dropped |= _several_values(roots) if check.alternatives else set()
         step: list[EquationConflict] = []
-        for claim_check in check.claims:
+        for claim_check, root in roots:
             claim = claim_check.claim
-            if claim is None:
-                continue
-            root = linear_root(claim)
+            assert claim is not None
             if root is False:
                 dropped |= claim.left.variables() | claim.right.variables()
             if not isinstance(root, tuple) or root[0] in dropped:
                 continue
             name, value = root
+            bare = claim.left.op == "var" and not claim.right.is_operation() and not claim.right.has_variable()
+            if not bare and name in assigned and _close(claim, value, assigned[name]):
+                continue  # "x = 2, so 3x + 1 = 7": evaluated at the value given, not solved for it
             previous = last.get(name)
-            if previous is not None and abs(value - previous) > _tolerance(claim, value, previous):
+            if previous is not None and not (bare and name in defined) and not _close(claim, value, previous):
                 step.append(EquationConflict(name, value, previous, claim_check.expression))
-            if claim.left.op != "var" or claim.right.is_operation() or claim.right.has_variable():
-                last[name] = value  # "for n = 1 ... for n = 2" enumerates cases: assignments are not followed
+            if bare:
+                assigned[name] = value
+            else:
+                last[name] = value
+                if claim.left.op == "var" and not claim.right.has_variable():
+                    defined.add(name)
+                else:
+                    defined.discard(name)
         found.append(step)
     return found
+
+
+def _several_values(roots: Sequence[tuple[object, tuple[str, float] | bool | None]]) -> set[str]:
+    """Unknowns with more than one value among ``roots`` (a step that lists alternatives)."""
+    values: dict[str, set[float]] = {}
+    for _, root in roots:
+        if isinstance(root, tuple):
+            values.setdefault(root[0], set()).add(round(root[1], 9))
+    return {name for name, found in values.items() if len(found) > 1}
+
+
+def _close(claim: Claim, value: float, previous: float) -> bool:
+    return abs(value - previous) <= _tolerance(claim, value, previous)

@@ -37,7 +37,9 @@ _FINAL_ANSWER_ZH = re.compile(_ANSWER_MARKERS + r"|[=＝∴]|故|所以|因此|�
 conclude with a relation or a concluding word (``∴ x = 3``, 故, 所以, 因此, 综上, 解得, 答：), which
 teacher analyses do without any answer marker. English model output states it with a marker
 (``\\boxed``, ``####``, "the answer is"); one that ends on "So, ..." or a bare calculation without
-it is wrong far more often than the rest (docs/detectors.md), so only the marker counts there."""
+it is wrong far more often than the rest (docs/detectors.md), so only the marker counts there.
+A Chinese solution that calculates nothing is an explanation (物理: 这表明力可以改变物体的运动状态．)
+and is not asked to conclude in any particular words."""
 
 
 def findings(
@@ -109,8 +111,10 @@ def _solution_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[s
     if unused:
         listed = ", ".join(f"{v:g}" for v in unused[:5])
         flags.append(_flag(FlagKind.UNUSED_GIVEN, f"given number(s) never used: {listed}"))
-    final_answer = _FINAL_ANSWER_ZH if detect_language(problem) == "zh" else _FINAL_ANSWER
-    if steps and not final_answer.search(steps[-1]):
+    chinese = detect_language(problem) == "zh"
+    final_answer = _FINAL_ANSWER_ZH if chinese else _FINAL_ANSWER
+    calculates = any(claim.left_value is not None for check in checks for claim in check.claims)
+    if steps and not final_answer.search(steps[-1]) and (calculates or not chinese):
         flags.append(_flag(FlagKind.NO_FINAL_ANSWER, "the last step states no final answer"))
     answer = not_whole_answer(problem, checks)
     if answer is not None:

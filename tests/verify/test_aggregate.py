@@ -126,6 +126,19 @@ def test_what_states_a_final_answer(question: str, last: str, flagged: bool) -> 
     assert (FlagKind.NO_FINAL_ANSWER in {f.kind for f in a.flags}) is flagged
 
 
+def test_a_chinese_explanation_without_calculations_needs_no_concluding_word() -> None:
+    question = "小车不再受推力后为什么会慢慢停下来？"
+    explanation = ["小车在运动中受到阻力．", "这表明力可以改变物体的运动状态．"]
+    (a,) = assess_solutions([Sol("z", question, explanation)])
+    assert a.flags == [] and a.first_suspect == -1
+    # the same explanation in English, and a Chinese calculation without a conclusion, are still flagged
+    (b,) = assess_solutions([Sol("e", "Why does the cart stop?", ["It meets friction.", "Force changes motion."])])
+    (c,) = assess_solutions([Sol("c", ZH_QUESTION, ["12 + 5 = 17", "他很高兴．"])])
+    assert FlagKind.NO_FINAL_ANSWER in {f.kind for f in b.flags} and FlagKind.NO_FINAL_ANSWER in {
+        f.kind for f in c.flags
+    }
+
+
 def test_unused_given_numbers_are_a_solution_flag() -> None:
     (a,) = assess_solutions([Sol("u", QUESTION, ["He has 12 apples.", "The answer is 12."])])
     assert [f.kind for f in a.flags] == [FlagKind.UNUSED_GIVEN] and "5" in a.flags[0].message

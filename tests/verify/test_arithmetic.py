@@ -46,6 +46,8 @@ def test_english_plain_text(text: str, expected: list[tuple[str, str]]) -> None:
         (r"\(2 \text{ books} \times 2 \text{ pounds/book} = 4 \text{ pounds}\)", "true"),
         (r"\left( \frac{1400}{2000} \right) \times 100 = 70\%", "true"),
         (r"$14{,}000 - 4\,000 = 10\,000$", "true"),
+        (r"$\binom{5}{3} = 10$", "true"),  # a binomial coefficient, not 5 × 3
+        (r"$\dbinom{6}{2} = 12$", "false"),
     ],
 )
 def test_latex(text: str, expected: str) -> None:
@@ -277,3 +279,19 @@ def test_nothing_is_executed() -> None:
     claims = check_step(f"__import__('os').system('touch {marker}') = 0 and open('{marker}', 'w') = 1")
     assert not marker.exists()
     assert all(c.verdict is Verdict.UNCHECKED or c.left_value is None for c in claims)
+
+
+def test_a_factorial_or_negation_of_a_sum_is_shown_with_its_parentheses() -> None:
+    assert [c.expression for c in check_step(r"$\binom{6}{2} = 12$ and $-(3 + 4) = -7$")] == [
+        "6! / (2! * (6 - 2)!) = 12",
+        "-(3 + 4) = -7",
+    ]
+
+
+def test_a_function_value_is_a_name_not_a_product() -> None:
+    checks = check_step(r"$f(2) = 2(2) + 1 = 5$ and $g(x+1) = 4$")
+    assert [(c.expression, c.verdict.value) for c in checks] == [
+        ("f_2 = 2 * 2 + 1", "unchecked"),  # an unknown's value, not f × 2
+        ("2 * 2 + 1 = 5", "true"),
+        ("g_xp1 = 4", "unchecked"),
+    ]

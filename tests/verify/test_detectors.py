@@ -28,6 +28,41 @@ def test_after_a_non_linear_equation_the_unknown_is_no_longer_followed() -> None
     assert equation_conflicts(check_steps(steps)) == [[], [], []]
 
 
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [r"$a_1 = 3$ and $a_2 = 2a_1 - 1 = 5$.", r"So $a_3 = 2a_2 - 1 = 9$ and $a_{n+1} = 2a_n - 1$."],
+        [r"$$m_水=\rho_水V_水=300{g}-50{g}=250{g}$$", r"$${{m}_{{液}}}=250{g}-50{g}=200{g}$$"],
+        [r"$x_1 + 1 = 3$ and $x_2 - 1 = 2$."],
+    ],
+)
+def test_subscripts_name_different_unknowns(steps: list[str]) -> None:
+    assert equation_conflicts(check_steps(steps)) == [[] for _ in steps]
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [r"Let $f(x) = 2x + 1$, so $f(2) = 5$.", r"And $f(3) = 2(3) + 1 = 7$; $P(A) = 0.5$, $P(B) = 0.25$."],
+        [r"One slope is $m = \frac{6-2}{4-2} = 2$.", r"The other line has $m = -1$."],  # definitions
+        [r"Case 1: $x = 2$, so $3x + 1 = 7$.", r"Case 2: $x = 5$, so $3x + 1 = 16$."],  # evaluated cases
+        [r"$|x - 3| = 5$ gives $x - 3 = 5$ or $x - 3 = -5$.", r"So $x = 8$ or $x = -2$."],  # alternatives
+    ],
+)
+def test_values_of_functions_definitions_cases_and_alternatives_do_not_conflict(steps: list[str]) -> None:
+    assert equation_conflicts(check_steps(steps)) == [[] for _ in steps]
+
+
+def test_a_solution_that_disagrees_with_its_equation_still_conflicts_after_a_case() -> None:
+    steps = [r"Case 1: $x = 2$, so $3x + 1 = 7$.", r"Case 2: $3x + 1 = 16$, so $3x = 15$ and $x = 6$."]
+    assert [(c.value, c.previous) for c in equation_conflicts(check_steps(steps))[1]] == [(6.0, 5.0)]
+
+
+def test_a_subscripted_unknown_solved_wrongly_still_conflicts() -> None:
+    conflicts = equation_conflicts(check_steps([r"$2a_1 + 4 = 10$", r"so $2a_1 = 6$ and $a_1 = 4$"]))
+    assert [(c.variable, c.value, c.previous) for c in conflicts[1]] == [("a_1", 4.0, 3.0)]
+
+
 def test_wrong_solving_step_in_chinese_is_found() -> None:
     conflicts = equation_conflicts(check_steps(["2x+3=11，", "所以2x=8，x=5"]))
     assert [c.value for c in conflicts[1]] == [5.0]
