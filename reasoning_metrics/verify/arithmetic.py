@@ -85,6 +85,8 @@ class StepCheck:
     """Numbers the step states as the final answer (``\\boxed{18}``, "the answer is 18", 答案为18)."""
     alternatives: bool = False
     """The step lists alternatives ("x - 3 = 5 or x - 3 = -5", 或): an unknown may take several values in it."""
+    defines: bool = False
+    """The step (re)defines its unknowns ("Let x be ...", 设/令 ...): earlier equations say nothing about them."""
 
     @property
     def false_claims(self) -> list[ClaimCheck]:
@@ -120,10 +122,22 @@ def inspect_step(text: str) -> StepCheck:
             seen.add(check.expression)
             checks.append(check)
     mentioned = tuple(float(t.value) for t in tokens if t.value is not None)
-    return StepCheck(tuple(checks), truncated, mentioned, stated_answers(text), bool(_ALTERNATIVES.search(text)))
+    return StepCheck(
+        tuple(checks),
+        truncated,
+        mentioned,
+        stated_answers(text),
+        alternatives=bool(_ALTERNATIVES.search(text)),
+        defines=bool(_DEFINES.search(text)),
+    )
 
 
 _ALTERNATIVES = re.compile(r"\b(?:or|either)\b|或", re.IGNORECASE)
+_DEFINES = re.compile(
+    r"\b(?:let|suppose|denote)\s+\$?\\?\(?\s*[A-Za-z](?:_\{?\w+\}?)?\s*\\?\)?\$?\s+(?:be|denote|represent|stand)"
+    r"|\blet\s+\$?\\?\(?\s*[A-Za-z]\s*\\?\)?\$?\s+(?:=|equal)|设|令",
+    re.IGNORECASE,
+)
 
 
 _ANSWER = re.compile(

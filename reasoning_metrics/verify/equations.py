@@ -10,7 +10,8 @@ longer followed. A bare assignment (``n = 2``) is checked against the equation t
 but does not replace it, so enumerating cases (``for n = 1 ..., for n = 2 ...``) is not a
 conflict; neither is a bare assignment after a definition (``m = (6-2)/(4-2) = 2`` for one line,
 ``m = -1`` for another), nor an equation that only evaluates an expression at the value last
-assigned (``x = 5``, so ``3x + 1 = 16``).
+assigned (``x = 5``, so ``3x + 1 = 16``). A step that defines its unknowns ("Let x be the number
+of pears", 设...) starts afresh.
 """
 
 from __future__ import annotations
@@ -97,6 +98,11 @@ def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflic
     dropped: set[str] = set()
     found: list[list[EquationConflict]] = []
     for check in checks:
+        if check.defines:  # "Let x be the number of pears": a new unknown under an old name
+            last.clear()
+            defined.clear()
+            assigned.clear()
+            dropped.clear()
         roots = [(c, linear_root(c.claim)) for c in check.claims if c.claim is not None]
         dropped |= _several_values(roots) if check.alternatives else set()
         step: list[EquationConflict] = []

@@ -53,6 +53,22 @@ def test_values_of_functions_definitions_cases_and_alternatives_do_not_conflict(
     assert equation_conflicts(check_steps(steps)) == [[] for _ in steps]
 
 
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [
+            "Let x be the number of apples: x + 5 = 12, so x = 7.",
+            "Now let x be the number of pears: 2x = 10, so x = 5.",
+        ],
+        ["设苹果有x个，x+5=12，x=7。", "设梨有x个，则2x=10，x=5。"],
+    ],
+)
+def test_an_unknown_defined_anew_starts_afresh(steps: list[str]) -> None:
+    assert equation_conflicts(check_steps(steps)) == [[], []]
+    # without the new definition the second equation contradicts the first
+    assert equation_conflicts(check_steps([steps[0], steps[1].replace("let x be", "").replace("设梨有x个，", "")]))[1]
+
+
 def test_a_solution_that_disagrees_with_its_equation_still_conflicts_after_a_case() -> None:
     steps = [r"Case 1: $x = 2$, so $3x + 1 = 7$.", r"Case 2: $3x + 1 = 16$, so $3x = 15$ and $x = 6$."]
     assert [(c.value, c.previous) for c in equation_conflicts(check_steps(steps))[1]] == [(6.0, 5.0)]
