@@ -38,8 +38,9 @@ conclude with a relation or a concluding word (``∴ x = 3``, 故, 所以, 因�
 teacher analyses do without any answer marker. English model output states it with a marker
 (``\\boxed``, ``####``, "the answer is"); one that ends on "So, ..." or a bare calculation without
 it is wrong far more often than the rest (docs/detectors.md), so only the marker counts there.
-A Chinese solution that calculates nothing is an explanation (物理: 这表明力可以改变物体的运动状态．)
-and is not asked to conclude in any particular words."""
+A Chinese solution that calculates nothing and concludes nowhere is an explanation (物理:
+这表明力可以改变物体的运动状态．) and is not asked to conclude in any particular words; one that
+states its answer with a marker (故答案为...) before its last step is still flagged."""
 
 
 def findings(
@@ -114,7 +115,8 @@ def _solution_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[s
     chinese = detect_language(problem) == "zh"
     final_answer = _FINAL_ANSWER_ZH if chinese else _FINAL_ANSWER
     calculates = any(claim.left_value is not None for check in checks for claim in check.claims)
-    if steps and not final_answer.search(steps[-1]) and (calculates or not chinese):
+    concludes_earlier = any(_FINAL_ANSWER.search(step) for step in steps[:-1])
+    if steps and not final_answer.search(steps[-1]) and (calculates or concludes_earlier or not chinese):
         flags.append(_flag(FlagKind.NO_FINAL_ANSWER, "the last step states no final answer"))
     answer = not_whole_answer(problem, checks)
     if answer is not None:

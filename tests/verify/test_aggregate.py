@@ -134,9 +134,10 @@ def test_a_chinese_explanation_without_calculations_needs_no_concluding_word() -
     # the same explanation in English, and a Chinese calculation without a conclusion, are still flagged
     (b,) = assess_solutions([Sol("e", "Why does the cart stop?", ["It meets friction.", "Force changes motion."])])
     (c,) = assess_solutions([Sol("c", ZH_QUESTION, ["12 + 5 = 17", "他很高兴．"])])
-    assert FlagKind.NO_FINAL_ANSWER in {f.kind for f in b.flags} and FlagKind.NO_FINAL_ANSWER in {
-        f.kind for f in c.flags
-    }
+    # an answer stated before the last step: the conclusion is out of place
+    (d,) = assess_solutions([Sol("d", question, ["故答案为：受到阻力．", *explanation])])
+    for flagged in (b, c, d):
+        assert FlagKind.NO_FINAL_ANSWER in {f.kind for f in flagged.flags}
 
 
 def test_unused_given_numbers_are_a_solution_flag() -> None:
