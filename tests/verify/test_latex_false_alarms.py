@@ -36,3 +36,13 @@ def test_no_first_suspect_in_correct_math_style_solutions() -> None:
     correct = [s for s in load_solutions(FIXTURES / "processbench_math.json", "processbench") if s.target == -1]
     assert len(correct) == 4
     assert [a.first_suspect for a in assess_solutions(correct)] == [-1, -1, -1, -1]
+
+
+def test_notation_of_math_and_physics_solutions_is_read_as_meant() -> None:
+    """Function values, subscripted unknowns, binomials, cases, alternatives, definitions and new
+    definitions (``processbench_notation.json``): no suspect in the correct solutions, the exact
+    step in their wrong twins."""
+    solutions = load_solutions(FIXTURES / "processbench_notation.json", "processbench")
+    found = {s.id: (s.target, a.first_suspect) for s, a in zip(solutions, assess_solutions(solutions), strict=True)}
+    assert len(found) == 13 and sum(target == -1 for target, _ in found.values()) == 9
+    assert {k: v for k, v in found.items() if v[0] != v[1]} == {}
