@@ -52,7 +52,8 @@ _EN = {
 }
 _ZH = {  # only words a teacher's analysis does not use: 矛盾, 不合题意, 假设 are part of correct proofs
     DoubtKind.SELF_CORRECTION: (
-        r"等等|等一下|重新(?:计算|考虑|审视|检查)|更正|纠正|之前的?(?:计算|理解)有误|我错了"
+        # 等等 as "wait" opens a clause (等等，我算错了); after a list it means "etc." (钳子、扳手等等)
+        r"(?<![^\s。．.！!？?，,：:；;…])等等(?=\s*[，,！!。．…])|等一下|重新(?:计算|考虑|审视|检查)|更正|纠正|之前的?(?:计算|理解)有误|我错了"
         # "算错/写错", but not a teacher's warning: 注意不要写错, 容易算错, 以免算错.
         r"|(?<!不要)(?<!别)(?<!容易)(?<!避免)(?<!以免)(?<!防止)(?<!不能)(?:算错|写错)"
     ),

@@ -148,6 +148,7 @@ def test_unused_given_numbers() -> None:
         ("This is not possible, since a count cannot be negative.", DoubtKind.IMPOSSIBILITY),
         ("That is approximately 33 people.", DoubtKind.APPROXIMATION),
         ("等一下，重新计算一遍。", DoubtKind.SELF_CORRECTION),
+        ("结果是 5。等等，再看一下。", DoubtKind.SELF_CORRECTION),
         ("题目没有说明每箱的数量。", DoubtKind.ASSUMPTION),
         ("刚才第二步算错了，应为 12。", DoubtKind.SELF_CORRECTION),
     ],
@@ -165,6 +166,7 @@ def test_doubt_cues(step: str, kind: DoubtKind) -> None:
         "The answer is 42.",
         "注意不要写错单位。",
         "这一步容易算错，要细心。",
+        "杠杆不一定是直的，比如钳子、扳手等等，故A错误；",  # 等等 after a list is "etc."
     ],
 )
 def test_no_doubt_in_plain_reasoning(step: str) -> None:
