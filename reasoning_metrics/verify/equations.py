@@ -103,12 +103,11 @@ def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflic
             defined.clear()
             assigned.clear()
             dropped.clear()
-        roots = [(c, linear_root(c.claim)) for c in check.claims if c.claim is not None]
-        dropped |= _several_values(roots) if check.alternatives else set()
+        solved = [(c, c.claim, linear_root(c.claim)) for c in check.claims if c.claim is not None]
+        if check.alternatives:
+            dropped |= _several_values([root for _, _, root in solved])
         step: list[EquationConflict] = []
-        for claim_check, root in roots:
-            claim = claim_check.claim
-            assert claim is not None
+        for claim_check, claim, root in solved:
             if root is False:
                 dropped |= claim.left.variables() | claim.right.variables()
             if not isinstance(root, tuple) or root[0] in dropped:
@@ -132,10 +131,10 @@ def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflic
     return found
 
 
-def _several_values(roots: Sequence[tuple[object, tuple[str, float] | bool | None]]) -> set[str]:
+def _several_values(roots: Sequence[tuple[str, float] | bool | None]) -> set[str]:
     """Unknowns with more than one value among ``roots`` (a step that lists alternatives)."""
     values: dict[str, set[float]] = {}
-    for _, root in roots:
+    for root in roots:
         if isinstance(root, tuple):
             values.setdefault(root[0], set()).add(round(root[1], 9))
     return {name for name, found in values.items() if len(found) > 1}
