@@ -140,7 +140,7 @@ def _first_suspect(
     with_finding = next((s.index for s in steps if s.flags), None)
     if with_finding is not None:
         return with_finding, "fallback"
-    calculating = next((i for i, c in enumerate(checks) if any(cl.left_value is not None for cl in c.claims)), 0)
+    calculating = next((i for i, check in enumerate(checks) if check.calculates), 0)
     return calculating, "fallback"
 
 

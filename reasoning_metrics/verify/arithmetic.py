@@ -89,6 +89,11 @@ class StepCheck:
     """The step (re)defines its unknowns ("Let x be ...", 设/令 ...): earlier equations say nothing about them."""
 
     @property
+    def calculates(self) -> bool:
+        """Whether the step evaluates at least one calculation."""
+        return any(c.left_value is not None for c in self.claims)
+
+    @property
     def false_claims(self) -> list[ClaimCheck]:
         """The claims that do not hold."""
         return [c for c in self.claims if c.verdict is Verdict.FALSE]

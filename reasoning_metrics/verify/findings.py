@@ -114,9 +114,12 @@ def _solution_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[s
         flags.append(_flag(FlagKind.UNUSED_GIVEN, f"given number(s) never used: {listed}"))
     chinese = detect_language(problem) == "zh"
     final_answer = _FINAL_ANSWER_ZH if chinese else _FINAL_ANSWER
-    calculates = any(claim.left_value is not None for check in checks for claim in check.claims)
-    concludes_earlier = any(_FINAL_ANSWER.search(step) for step in steps[:-1])
-    if steps and not final_answer.search(steps[-1]) and (calculates or concludes_earlier or not chinese):
+    explanation = (
+        chinese
+        and not any(check.calculates for check in checks)
+        and not any(_FINAL_ANSWER.search(step) for step in steps[:-1])
+    )
+    if steps and not final_answer.search(steps[-1]) and not explanation:
         flags.append(_flag(FlagKind.NO_FINAL_ANSWER, "the last step states no final answer"))
     answer = not_whole_answer(problem, checks)
     if answer is not None:
