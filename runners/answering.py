@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from kg.errors import InputError
 from kg.importers import load_questions
 from kg.records import Question, QuestionType
+from runners.backends._common import clean_text
 from runners.backends.base import (
     Backend,
     GenerationRequest,
@@ -126,7 +127,7 @@ class Answerer:
             )
             for q, (p, sent) in zip(questions, prompts, strict=True)
         ]
-        results = self.backend.generate(requests)
+        results = [_clean(result) for result in self.backend.generate(requests)]
         return [
             self._record_generation(q, sent, result)
             for q, (_, sent), result in zip(questions, prompts, results, strict=True)
@@ -186,8 +187,9 @@ class Answerer:
         for i, result in zip(positions, results, strict=True):
             question = questions[i]
             if result.error is not None:
+                error = clean_text(result.error)
                 records[i] = make_record(
-                    question, sent_by_index[i], parse_status="failed", error=result.error, latency_s=latency
+                    question, sent_by_index[i], parse_status="failed", error=error, latency_s=latency
                 )
                 continue
             scores = {o.label: lp for o, lp in zip(question.options, result.logprobs, strict=True)}
@@ -206,6 +208,19 @@ class Answerer:
                 latency_s=latency,
             )
         return [r for r in records if r is not None]
+
+
+def _clean(result: GenerationResult) -> GenerationResult:
+    """The result with its texts and error made writable: this is where backend output enters a run.
+
+    Every backend's text passes here, so no lone surrogate reaches extraction or the record
+    file (where it would fail the write, lose the batch and fail every resume the same way).
+    """
+    result.texts = [clean_text(text) for text in result.texts]
+    result.finish_reasons = [clean_text(reason) for reason in result.finish_reasons]
+    if result.error is not None:
+        result.error = clean_text(result.error)
+    return result
 
 
 def _resolve(model: str, backend: str) -> str:

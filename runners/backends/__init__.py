@@ -11,6 +11,7 @@ import inspect
 from typing import Any
 
 from kg.errors import InputError
+from runners.backends._common import clean_text
 from runners.backends.base import (
     Backend,
     ChatMessages,
@@ -74,6 +75,7 @@ __all__ = [
     "SamplingParams",
     "backend_class",
     "backend_options",
+    "clean_text",
     "default_sampling",
     "get_backend",
 ]

@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import TypeVar
 
 T = TypeVar("T")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD, so that it can be written as UTF-8.
+
+    A model or server can emit half of a surrogate pair (a JSON ``\\ud83d`` escape, a token cut
+    in the middle of an emoji); such a string cannot be encoded, and a record holding it could
+    never be written. A pair held as two code points is joined into its one character.
+    """
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def truncate_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:

@@ -198,7 +198,9 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             pass
 
         def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            # ASCII escapes, as Python servers send them: a lone surrogate in a model's text
+            # travels as its \ud83d escape instead of breaking the encoder.
+            data = json.dumps(payload).encode("ascii")
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
