@@ -23,6 +23,7 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.registry import Metric
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
+from runners.files import atomic_write, naming
 
 
 class ScoreConfig(BaseModel):
@@ -123,12 +124,14 @@ def append_scores(out: Path, records: Iterable[BaseModel], config: ScoreConfig) 
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a", encoding="utf-8") as handle:
         for record in records:
-            if not header.exists():
-                header.write_text(config.model_dump_json(indent=2) + "\n", encoding="utf-8")
-            handle.write(record.model_dump_json() + "\n")
-            handle.flush()
+            if not header.exists():  # whole or absent: a torn header would refuse every resume
+                atomic_write(header, config.model_dump_json(indent=2) + "\n")
+            with naming(out):
+                handle.write(record.model_dump_json() + "\n")
+                handle.flush()
             yield record
-        os.fsync(handle.fileno())
+        with naming(out):
+            os.fsync(handle.fileno())
 
 
 @dataclass

@@ -22,6 +22,7 @@ from kg.graph import node_ids
 from kg.importers import detect_format, load_questions
 from kg.records import Question, QuestionType
 from runners.answering import Answerer
+from runners.files import lock_folder
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore, in_shard, parse_shard
 
@@ -195,6 +196,13 @@ def run_questions(options: RunOptions, progress: Progress | None = None) -> RunS
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
     check_templates(options, questions)
+    with lock_folder(options.out):  # held to the end: a second run on this folder is refused
+        return _run_locked(options, questions, data, progress)
+
+
+def _run_locked(
+    options: RunOptions, questions: list[Question], data: dict[str, Any], progress: Progress | None
+) -> RunSummary:
     store = RunStore(options.out)
     answerer = Answerer.create(options)
     header = RunHeader(

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import InputError
+from runners.files import atomic_write, lock_folder, naming
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
 
 IDENTITY_FIELDS = ("model", "backend", "mode", "strategy", "variant", "language", "sampling", "seed", "template_hash")
@@ -64,7 +65,7 @@ class RunStore:
             self.repair()
             return old
         self.root.mkdir(parents=True, exist_ok=True)
-        _atomic_write(self.header_path, header.model_dump_json(indent=2))
+        atomic_write(self.header_path, header.model_dump_json(indent=2))
         self.records_path.touch()
         return header
 
@@ -124,15 +125,16 @@ class RunStore:
         if not lines:
             return 0
         data = "".join(lines).encode("utf-8")
-        fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        with naming(self.records_path):
+            fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         return len(lines)
 
 
@@ -179,27 +181,19 @@ def merge_runs(sources: list[Path], out: Path) -> tuple[int, int]:
         if clash:
             field, a, b = clash[0]
             raise InputError(f"{store.root} is not part of the same run as {stores[0].root} ({field}: {b!r} vs {a!r})")
-    target = RunStore(out)
-    merged_header = first.model_copy(update={"shard": None})
-    target.open(merged_header)
-    seen = target.done_ids()
-    written = dropped = 0
-    for store in stores:
-        batch: list[RunRecord] = []
-        for record in store.iter_records():
-            if record.question_id in seen:
-                dropped += 1
-                continue
-            seen.add(record.question_id)
-            batch.append(record)
-        written += target.append(batch)
+    with lock_folder(out):
+        target = RunStore(out)
+        target.open(first.model_copy(update={"shard": None}))
+        seen = target.done_ids()
+        written = dropped = 0
+        for store in stores:
+            batch: list[RunRecord] = []
+            for record in store.iter_records():
+                if record.question_id in seen:
+                    dropped += 1
+                    continue
+                seen.add(record.question_id)
+                batch.append(record)
+            written += target.append(batch)
     return written, dropped
 
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)

@@ -19,7 +19,12 @@ class UserError(Exception):
 
 
 def guarded(fn: Callable[P, R]) -> Callable[P, R]:
-    """Print bad-input errors of the command ``fn`` as one ``error: ...`` line and exit with status 2."""
+    """Print bad-input errors of the command ``fn`` as one ``error: ...`` line and exit with status 2.
+
+    An :class:`OSError` (a full disk, a read-only or forbidden folder, a missing file) is printed
+    the same way, as ``error: <file>: <reason>``: what was written before it stays, and the same
+    command resumes once the cause is fixed.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -28,8 +33,17 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
         except (InputError, UserError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
+        except OSError as exc:
+            typer.echo(f"error: {os_error_text(exc)}", err=True)
+            raise typer.Exit(2) from None
 
     return wrapper
+
+
+def os_error_text(exc: OSError) -> str:
+    """``<file>: <reason>`` for an :class:`OSError`, e.g. ``run/records.jsonl: No space left on device``."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return f"{exc.filename}: {reason}" if exc.filename is not None else reason
 
 
 def parse_pairs(pairs: list[str], option: str) -> dict[str, Any]:

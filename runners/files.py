@@ -1,0 +1,107 @@
+"""Files that a kill, a full disk or a second process cannot leave half-written.
+
+:func:`atomic_write` puts a whole file in place or leaves the old one untouched.
+:func:`exclusive` holds an advisory lock (``fcntl.flock``) for as long as a
+command writes a run folder or a score file, so two commands on one output are
+refused instead of interleaving their records. The lock is released by the
+kernel when the process ends, however it ends, so a killed run never leaves a
+stale lock behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from kg.errors import InputError
+
+LOCK_FILE = ".lock"
+"""The lock file inside a locked folder."""
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole: a temporary file beside it, fsync, then ``os.replace``.
+
+    On any failure (a full disk, a kill) ``path`` keeps its old content, or stays absent,
+    and the temporary file is removed.
+    """
+    path = Path(path)
+    with naming(path):
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+@contextlib.contextmanager
+def naming(path: Path) -> Iterator[None]:
+    """Give an :class:`OSError` raised in the block ``path`` as its file name, when it has none.
+
+    ``write`` and ``fsync`` errors (ENOSPC, EIO) carry no file name; the user needs it.
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
+
+
+@contextlib.contextmanager
+def exclusive(lock_path: Path, what: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_path`` (created if needed) for the ``with`` block.
+
+    When another process holds it, raise :class:`InputError` naming ``what`` (the folder
+    or file being protected) and the holder's pid, which each holder writes into the file.
+    """
+    lock_path = Path(lock_path)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise
+            holder = _holder(fd)
+            by = f" (pid {holder})" if holder else ""
+            raise InputError(
+                f"{what}: in use by another k12eval command{by}; wait for it to finish or choose another output"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def lock_folder(folder: Path) -> contextlib.AbstractContextManager[None]:
+    """Exclusive use of ``folder`` (a run folder); creates it if needed."""
+    return exclusive(Path(folder) / LOCK_FILE, Path(folder))
+
+
+def lock_file(path: Path) -> contextlib.AbstractContextManager[None]:
+    """Exclusive use of the file ``path`` (e.g. a score file), through ``path`` + ``.lock`` beside it."""
+    path = Path(path)
+    return exclusive(path.with_name(path.name + ".lock"), path)
+
+
+def _holder(fd: int) -> int | None:
+    """The pid the lock's holder wrote, if it can be read."""
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii").strip()
+        return int(text) if text else None
+    except (OSError, ValueError):
+        return None
