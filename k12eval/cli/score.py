@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections import Counter
 from pathlib import Path
@@ -119,33 +120,39 @@ def score(
     detectors: DetectorsOpt = True,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
-    from reasoning_metrics.runs import score_run
+    from reasoning_metrics.runs import SCORES_FILE, score_run
     from reasoning_metrics.store import read_score_lines
+    from runners.files import lock_file
+    from runners.records import HEADER_FILE
 
-    job = score_run(
-        run_dir,
-        data=data,
-        out=out,
-        metrics=_metric_names(metrics),
-        models=_models(embedder, nli, token_model, lm, grammar_model),
-        lang=_lang(lang),
-        batch_size=batch_size,
-        chunk_size=chunk_size,
-        cache=False if no_cache else None,
-        progress=None,
-        detectors=detectors,
-    )
-    typer.echo(
-        f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",
-        err=True,
-    )
-    report = _progress(job.todo)
-    for n, _ in enumerate(job.records, start=1):
-        if n % 100 == 0 or n == job.todo:
-            report(n)
-    records = [r for _, r in read_score_lines(job.out)]
-    _print_summary(records, str(job.out))
-    _print_detectors(records)
+    if not (run_dir / HEADER_FILE).is_file():  # before the lock, which would create the folder
+        raise UserError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
+    target = out or run_dir / SCORES_FILE
+    with lock_file(target):  # a second `score` on the same file is refused, not interleaved
+        job = score_run(
+            run_dir,
+            data=data,
+            out=target,
+            metrics=_metric_names(metrics),
+            models=_models(embedder, nli, token_model, lm, grammar_model),
+            lang=_lang(lang),
+            batch_size=batch_size,
+            chunk_size=chunk_size,
+            cache=False if no_cache else None,
+            progress=None,
+            detectors=detectors,
+        )
+        typer.echo(
+            f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",
+            err=True,
+        )
+        report = _progress(job.todo)
+        for n, _ in enumerate(job.records, start=1):
+            if n % 100 == 0 or n == job.todo:
+                report(n)
+        records = [r for _, r in read_score_lines(job.out)]
+        _print_summary(records, str(job.out))
+        _print_detectors(records)
 
 
 def _print_detectors(records: list[dict[str, Any]]) -> None:
@@ -192,37 +199,40 @@ def score_chains_cmd(
     from reasoning_metrics.slots import ModelSlots
     from reasoning_metrics.steps import StepThresholds
     from reasoning_metrics.store import append_scores, make_config, open_scores, read_score_lines
+    from runners.files import lock_file
 
     names = _metric_names(metrics)
     models = _models(embedder, nli, token_model, lm, grammar_model)
     chains = read_chains(file)
     config = make_config(resolve(names), ModelSlots(**models), StepThresholds(), _lang(lang))
-    if out is not None:
-        done = open_scores(out, config)
-        chains = [c for c in chains if c.id not in done]
-    scores: Any = iter_scores(
-        chains,
-        names,
-        **load_models(chains, names, models, _lang(lang)),
-        lang=_lang(lang),
-        batch_size=batch_size,
-        chunk_size=chunk_size,
-        cache=False if no_cache else None,
-        progress=_progress(len(chains)),
-    )
-    if out is not None:
-        scores = append_scores(out, scores, config)
-    records = []
-    for record in scores:
-        if as_json:
-            sys.stdout.write(record.model_dump_json() + "\n")
-            sys.stdout.flush()
-        records.append(record.model_dump())
-    if not as_json:
+    with contextlib.ExitStack() as held:
         if out is not None:
-            records = [r for _, r in read_score_lines(out)]
-        _print_table(records)
-        _print_summary(records, str(out or file))
+            held.enter_context(lock_file(out))  # a second job on this file is refused, not interleaved
+            done = open_scores(out, config)
+            chains = [c for c in chains if c.id not in done]
+        scores: Any = iter_scores(
+            chains,
+            names,
+            **load_models(chains, names, models, _lang(lang)),
+            lang=_lang(lang),
+            batch_size=batch_size,
+            chunk_size=chunk_size,
+            cache=False if no_cache else None,
+            progress=_progress(len(chains)),
+        )
+        if out is not None:
+            scores = append_scores(out, scores, config)
+        records = []
+        for record in scores:
+            if as_json:
+                sys.stdout.write(record.model_dump_json() + "\n")
+                sys.stdout.flush()
+            records.append(record.model_dump())
+        if not as_json:
+            if out is not None:
+                records = [r for _, r in read_score_lines(out)]
+            _print_table(records)
+            _print_summary(records, str(out or file))
 
 
 def _print_table(records: list[dict[str, Any]]) -> None:
