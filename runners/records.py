@@ -50,6 +50,16 @@ class RunHeader(BaseModel):
     """Hash of the prompt templates and exemplars used."""
     data: dict[str, Any] = Field(default_factory=dict)
     """The question bank: path, format, CK12 variant, number of questions selected, filters."""
+    backend_options: dict[str, Any] | None = None
+    """The backend's options (``-B``) that can change an answer: secrets such as ``api_key`` and
+    transport settings (concurrency, timeouts, retries) are left out; paths are absolute.
+    ``None`` in runs made before it was recorded: unknown, so not checked on resume."""
+    fewshot: dict[str, Any] | None = None
+    """``shots`` and ``token_budget`` in few-shot modes (empty otherwise; the exemplars themselves are
+    in ``template_hash``). ``None`` in runs made before it was recorded: unknown, not checked."""
+    bank: str | None = None
+    """Fingerprint of the selected questions (ids and content, before sharding): the same questions
+    anywhere are the same bank. ``None`` in runs made before it was recorded: unknown, not checked."""
     shard: str | None = None
     """``i/n`` when this run is one shard of a larger one."""
     packages: dict[str, str] = Field(default_factory=dict)

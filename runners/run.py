@@ -9,6 +9,7 @@ options, answers only what is missing.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -165,6 +166,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     ]
     if options.limit is not None:
         questions = questions[: options.limit]
+    fingerprint = bank_fingerprint(questions)  # before sharding: every shard belongs to the same bank
     shard = parse_shard(options.shard)
     questions = [q for q in questions if in_shard(q.id, shard)]
     data = {
@@ -177,8 +179,40 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         "types": list(options.types),
         "limit": options.limit,
         "questions": len(questions),
+        "fingerprint": fingerprint,
     }
     return questions, data
+
+
+def bank_fingerprint(questions: Sequence[Question]) -> str:
+    """A hash of the questions' ids and content, in order: another bank, or an edited one, differs."""
+    digest = hashlib.sha256()
+    for q in questions:
+        digest.update(q.model_dump_json().encode("utf-8", "surrogatepass") + b"\n")
+    return digest.hexdigest()[:16]
+
+
+TRANSPORT_OPTIONS = frozenset(
+    {"concurrency", "timeout_s", "max_retries", "backoff_s", "max_backoff_s", "batch_size", "gpu_memory_utilization"}
+)
+"""Backend options that change how answers are fetched, not what they are: free to change on resume."""
+_SECRET = re.compile(r"key|secret|password|passwd|auth|(^|_)token$", re.IGNORECASE)
+
+
+def identity_options(backend_options: dict[str, Any]) -> dict[str, Any]:
+    """The backend options that belong to a run's identity: no secrets, no transport settings.
+
+    A value naming an existing file or folder is made absolute, so a resume from another
+    working folder with the same file is the same run.
+    """
+    kept = {}
+    for key, value in sorted(backend_options.items()):
+        if key in TRANSPORT_OPTIONS or _SECRET.search(key):
+            continue
+        if isinstance(value, str) and value and Path(value).exists():
+            value = str(Path(value).resolve())
+        kept[key] = value
+    return kept
 
 
 def _has_released(path: Path, variant: str) -> bool:
@@ -216,6 +250,9 @@ def _run_locked(
         seed=options.seed,
         template_hash=answerer.template_hash,
         data=data,
+        backend_options=identity_options(options.backend_options),
+        fewshot={"shots": options.shots, "token_budget": options.token_budget} if options.few_shot else {},
+        bank=data["fingerprint"],
         shard=options.shard,
         packages=_package_versions(options.backend),
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),

@@ -21,8 +21,23 @@ from kg.errors import InputError
 from runners.files import atomic_write, lock_folder, naming
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
 
-IDENTITY_FIELDS = ("model", "backend", "mode", "strategy", "variant", "language", "sampling", "seed", "template_hash")
+IDENTITY_FIELDS = (
+    "model",
+    "backend",
+    "mode",
+    "strategy",
+    "variant",
+    "language",
+    "sampling",
+    "seed",
+    "template_hash",
+    "backend_options",
+    "fewshot",
+    "bank",
+)
 """Header fields that must match for a run folder to be resumed (or for shards to be merged)."""
+UNKNOWN_WHEN_MISSING = frozenset({"backend_options", "fewshot", "bank"})
+"""Identity fields that older headers lack: ``None`` there is unknown, and not held against a resume."""
 
 
 class RunStore:
@@ -139,8 +154,22 @@ class RunStore:
 
 
 def differing_fields(a: RunHeader, b: RunHeader, fields: Iterable[str]) -> list[tuple[str, Any, Any]]:
-    """``(field, a's value, b's value)`` for each of ``fields`` where the headers differ."""
-    return [(f, getattr(a, f), getattr(b, f)) for f in fields if getattr(a, f) != getattr(b, f)]
+    """``(field, a's value, b's value)`` for each of ``fields`` where the headers differ.
+
+    A dict field is compared key by key and named ``field.key``; a field of
+    :data:`UNKNOWN_WHEN_MISSING` that either header lacks is not compared.
+    """
+    found: list[tuple[str, Any, Any]] = []
+    for name in fields:
+        before, now = getattr(a, name), getattr(b, name)
+        if before == now or (name in UNKNOWN_WHEN_MISSING and (before is None or now is None)):
+            continue
+        if isinstance(before, dict) and isinstance(now, dict):
+            keys = sorted(before.keys() | now.keys())
+            found += [(f"{name}.{k}", before.get(k), now.get(k)) for k in keys if before.get(k) != now.get(k)]
+        else:
+            found.append((name, before, now))
+    return found
 
 
 def in_shard(question_id: str, shard: tuple[int, int] | None) -> bool:
