@@ -58,8 +58,9 @@ class RunHeader(BaseModel):
     """``shots`` and ``token_budget`` in few-shot modes (empty otherwise; the exemplars themselves are
     in ``template_hash``). ``None`` in runs made before it was recorded: unknown, not checked."""
     bank: str | None = None
-    """Fingerprint of the selected questions (ids and content, before sharding): the same questions
-    anywhere are the same bank. ``None`` in runs made before it was recorded: unknown, not checked."""
+    """Fingerprint of the question bank as the run's variant words it (ids and content, before filters,
+    ``--limit`` and shards, so a run can grow and be sharded): the same questions anywhere are the same
+    bank. ``None`` in runs made before it was recorded: unknown, not checked."""
     shard: str | None = None
     """``i/n`` when this run is one shard of a larger one."""
     packages: dict[str, str] = Field(default_factory=dict)

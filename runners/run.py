@@ -158,6 +158,9 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     questions = imported.questions
     if options.variant != "original" and not released:
         questions = make_variant(questions, options.variant, seed=options.seed).questions
+    # Of the whole bank, before filters, --limit and shards: a run may grow (--limit 100, then
+    # 200) or be split in shards and stay one run, while another or an edited bank is refused.
+    fingerprint = bank_fingerprint(questions)
     wanted_types = {QuestionType.parse(t) for t in options.types}
     questions = [
         q
@@ -166,7 +169,6 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     ]
     if options.limit is not None:
         questions = questions[: options.limit]
-    fingerprint = bank_fingerprint(questions)  # before sharding: every shard belongs to the same bank
     shard = parse_shard(options.shard)
     questions = [q for q in questions if in_shard(q.id, shard)]
     data = {
