@@ -32,7 +32,7 @@ class Run:
     dir: Path
     header: RunHeader
     records: list[RunRecord]
-    """One record per question, first copy of each id kept."""
+    """One record per question: the last written of each id (a retried question's newest answer)."""
     scores: dict[str, QuestionScores] = field(default_factory=dict)
     questions: dict[str, Question] = field(default_factory=dict)
     """The bank's question records by id, as this run's variant words them."""
@@ -46,20 +46,17 @@ class Run:
 
 
 def read_run(run_dir: Path, run_id: str | None = None) -> Run:
-    """Header, records (first copy of each question id) and scores of one run folder."""
+    """Header, records (the last of each question id, read by :class:`RunStore`) and scores of one run folder."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise InputError(f"{run_dir}: no such run folder")
     store = RunStore(run_dir)
     header = store.read_header()
-    records: dict[str, RunRecord] = {}
-    for record in store.iter_records():
-        records.setdefault(record.question_id, record)
     return Run(
         id=run_id or run_dir.resolve().name,
         dir=run_dir,
         header=header,
-        records=list(records.values()),
+        records=store.records(),
         scores=load_scores(run_dir),
     )
 

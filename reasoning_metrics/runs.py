@@ -16,10 +16,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from kg.errors import InputError, Problem
-from kg.importers._io import iter_jsonl
 from kg.records import Question
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import resolve
@@ -30,6 +27,7 @@ from reasoning_metrics.store import ScoreConfig, append_scores, make_config, ope
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
+from runners.store import RunStore
 
 SCORES_FILE = "scores.jsonl"
 COT_MODES = ("zero-shot-cot", "few-shot-cot")
@@ -77,38 +75,24 @@ class RunScoring:
 
 
 def read_run(run_dir: Path) -> tuple[RunHeader, list[RunRecord]]:
-    """The header and records of a run; bad input raises :class:`InputError` naming file, line and field."""
-    header_file = run_dir / HEADER_FILE
-    if not header_file.is_file():
-        raise InputError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
-    try:
-        header = RunHeader.model_validate_json(header_file.read_text(encoding="utf-8"))
-    except ValidationError as exc:
-        raise InputError.from_problem(_problem(header_file, None, exc, None)) from None
-    records: list[RunRecord] = []
-    for number, obj in iter_jsonl(run_dir / RECORDS_FILE):
-        if isinstance(obj, Problem):
-            raise InputError.from_problem(obj)
-        try:
-            records.append(RunRecord.model_validate(obj))
-        except ValidationError as exc:
-            rid = obj.get("question_id")
-            raise InputError.from_problem(
-                _problem(run_dir / RECORDS_FILE, number, exc, rid if isinstance(rid, str) else None)
-            ) from None
-    return header, records
+    """The header and records of a run, one per question id (the last written, as every reader sees it).
+
+    Bad input raises :class:`InputError` naming file, line and field.
+    """
+    header, numbered = _read_numbered(run_dir)
+    return header, [record for _, record in numbered]
 
 
-def _problem(path: Path, line: int | None, exc: ValidationError, record: str | None) -> Problem:
-    error = exc.errors()[0]
-    return Problem(path, line, ".".join(map(str, error["loc"])) or None, error["msg"], record=record)
+def _read_numbered(run_dir: Path) -> tuple[RunHeader, list[tuple[int, RunRecord]]]:
+    store = RunStore(run_dir)  # the run folder's one reader: its torn-line rule, one record per id
+    return store.read_header(), store.numbered_records()
 
 
 def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"] | None = None) -> RunChains:
     """Pair every answered CoT record of the run with its question's source and reference."""
     from kg.importers import load_questions
 
-    header, records = read_run(run_dir)
+    header, records = _read_numbered(run_dir)
     if header.mode not in COT_MODES:
         raise InputError(
             f"{run_dir / HEADER_FILE}, field 'mode': {header.mode!r} runs have no chains of thought; "
@@ -123,12 +107,8 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
     }
     chains: list[tuple[RunRecord, Chain]] = []
     stems: dict[str, str] = {}
-    seen: set[str] = set()
     no_output = 0
-    for number, record in enumerate(records, start=1):
-        if record.question_id in seen:
-            continue
-        seen.add(record.question_id)
+    for number, record in records:
         question = questions.get(record.question_id)
         if question is None:
             raise InputError.from_problem(

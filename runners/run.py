@@ -64,6 +64,8 @@ class RunOptions:
     max_tokens: int | None = None
     samples: int = 1
     batch_size: int = 16
+    retry_failed: bool = False
+    """Ask again the questions whose last record failed (the failed records stay as history)."""
     backend_options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -260,7 +262,7 @@ def _run_locked(
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     store.open(header)
-    done = store.done_ids()
+    done = {r.question_id for r in store.records() if not (options.retry_failed and r.parse_status == "failed")}
     todo = [q for q in questions if q.id not in done]
     summary = RunSummary(options.out, options.model, options.mode, options.variant, resumed=len(questions) - len(todo))
     total = len(questions)
@@ -275,7 +277,7 @@ def _run_locked(
             elapsed = time.perf_counter() - start
             progress(summary.resumed + summary.new, total, summary.new / elapsed if elapsed else 0.0)
     wanted = {q.id for q in questions}
-    summary.records = [r for r in store.iter_records() if r.question_id in wanted]
+    summary.records = [r for r in store.records() if r.question_id in wanted]
     return summary
 
 

@@ -10,6 +10,7 @@ stays exactly as written.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kg.errors import InputError
+from kg.errors import InputError, Problem
 from runners.files import atomic_write, lock_folder, naming
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
 
@@ -114,21 +115,53 @@ class RunStore:
             return size - keep
 
     def iter_records(self) -> Iterator[RunRecord]:
-        """Every complete record, in the order written; a bad line is an error naming it."""
+        """Every complete record in the order written, retried questions' earlier records included."""
+        for _, record in self.iter_lines():
+            yield record
+
+    def iter_lines(self) -> Iterator[tuple[int, RunRecord]]:
+        """``(line, record)`` for every complete line; a bad line is an error naming file, line and field.
+
+        The one torn-line rule of a run folder: a last line without its newline is a write in
+        progress (or cut by a kill), not a record yet, and is skipped.
+        """
         if not self.records_path.exists():
             return
         with self.records_path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.endswith("\n"):
-                    return  # a torn last line: not a record yet
-                if not line.strip():
-                    continue
-                try:
-                    yield RunRecord.model_validate_json(line)
-                except ValidationError as exc:
-                    error = exc.errors()[0]
-                    field = ".".join(map(str, error["loc"]))
-                    raise InputError(f"{self.records_path}, line {number}, field '{field}': {error['msg']}") from None
+            try:
+                for number, line in enumerate(handle, start=1):
+                    if not line.endswith("\n"):
+                        return
+                    if line.strip():
+                        yield number, self._parse(number, line)
+            except UnicodeDecodeError as exc:  # decoded a block at a time: the byte, not the line, is known
+                problem = Problem(self.records_path, None, None, f"not UTF-8 text ({exc.reason} near byte {exc.start})")
+                raise InputError.from_problem(problem) from None
+
+    def _parse(self, number: int, line: str) -> RunRecord:
+        try:
+            return RunRecord.model_validate_json(line)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = ".".join(map(str, error["loc"])) or None
+            rid = _question_id(line)
+            problem = Problem(self.records_path, number, field, error["msg"], record=rid)
+            raise InputError.from_problem(problem) from None
+
+    def numbered_records(self) -> list[tuple[int, RunRecord]]:
+        """One ``(line, record)`` per question id: the last written, in the order the ids first appear.
+
+        ``run --retry-failed`` appends a new record for a failed question and keeps the old one
+        as history; every reader of a run folder reads it through here, so none counts it twice.
+        """
+        latest: dict[str, tuple[int, RunRecord]] = {}
+        for number, record in self.iter_lines():
+            latest[record.question_id] = (number, record)  # a dict keeps each key's first position
+        return list(latest.values())
+
+    def records(self) -> list[RunRecord]:
+        """One record per question id, the last written (see :meth:`numbered_records`)."""
+        return [record for _, record in self.numbered_records()]
 
     def done_ids(self) -> set[str]:
         """Question ids already answered."""
@@ -151,6 +184,15 @@ class RunStore:
             finally:
                 os.close(fd)
         return len(lines)
+
+
+def _question_id(line: str) -> str | None:
+    """The ``question_id`` of a record line that does not validate, if it can be read."""
+    try:
+        value = json.loads(line).get("question_id")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 def differing_fields(a: RunHeader, b: RunHeader, fields: Iterable[str]) -> list[tuple[str, Any, Any]]:
@@ -197,8 +239,8 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 def merge_runs(sources: list[Path], out: Path) -> tuple[int, int]:
     """Merge shard folders (or partial copies) of one run into ``out``.
 
-    Headers must agree on every identity field. Records are keyed by question id:
-    the first copy of each id is kept. Returns ``(records written, duplicates dropped)``.
+    Headers must agree on every identity field. Records are keyed by question id: each
+    folder's last record of an id (see :meth:`RunStore.records`), the first folder's if several have it. Returns ``(records written, duplicates dropped)``.
     """
     if not sources:
         raise InputError("merge needs at least one run folder")
@@ -217,7 +259,7 @@ def merge_runs(sources: list[Path], out: Path) -> tuple[int, int]:
         written = dropped = 0
         for store in stores:
             batch: list[RunRecord] = []
-            for record in store.iter_records():
+            for record in store.records():
                 if record.question_id in seen:
                     dropped += 1
                     continue

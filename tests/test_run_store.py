@@ -60,7 +60,7 @@ def test_a_bad_record_line_names_file_line_and_field(tmp_path: Path) -> None:
     store.append([_record("a")])
     with store.records_path.open("a", encoding="utf-8") as handle:
         handle.write('{"version": 1, "question_id": "b"}\n')
-    with pytest.raises(InputError, match=r"records.jsonl, line 2, field '\w+'"):
+    with pytest.raises(InputError, match=r"records.jsonl, line 2 \(record b\), field '\w+'"):
         store.done_ids()
 
 
@@ -98,3 +98,21 @@ def test_merge_refuses_runs_of_different_models(tmp_path: Path) -> None:
     RunStore(tmp_path / "b").open(_header(model="other"))
     with pytest.raises(InputError, match="model"):
         merge_runs([tmp_path / "a", tmp_path / "b"], tmp_path / "all")
+
+
+def test_records_give_the_last_record_of_each_id_in_first_seen_order(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "run")
+    store.open(_header())
+    store.append([_record("a", correct=False), _record("b")])
+    store.append([_record("a")])  # a retry: the old record stays as history
+    assert [(r.question_id, r.correct) for r in store.iter_records()] == [("a", False), ("b", True), ("a", True)]
+    assert [(r.question_id, r.correct) for r in store.records()] == [("a", True), ("b", True)]
+    assert [n for n, _ in store.numbered_records()] == [3, 2]
+
+
+def test_a_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "run")
+    store.open(_header())
+    store.records_path.write_bytes(b'{"question_id": "\xff"}\n')
+    with pytest.raises(InputError, match=r"records.jsonl: not UTF-8 text"):
+        store.records()

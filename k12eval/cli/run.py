@@ -68,6 +68,12 @@ def run(
     ] = None,
     samples: Annotated[int, typer.Option("--samples", "-n", help="Samples per question.")] = 1,
     batch_size: Annotated[int, typer.Option(help="Questions per backend call (and per checkpoint).")] = 16,
+    retry_failed: Annotated[
+        bool,
+        typer.Option(
+            "--retry-failed", help="Ask again the questions whose requests failed; their failed records stay as history."
+        ),
+    ] = False,
     backend_option: Annotated[
         list[str] | None,
         typer.Option("--backend-option", "-B", help="KEY=VALUE passed to the backend (e.g. base_url=..., dtype=...)."),
@@ -111,6 +117,7 @@ def run(
         max_tokens=max_tokens,
         samples=samples,
         batch_size=batch_size,
+        retry_failed=retry_failed,
         backend_options=parse_pairs(backend_option or [], "--backend-option"),
     )
     summary = _with_progress(lambda progress: run_questions(options, progress=progress))
