@@ -88,8 +88,11 @@ def write_subset(source: Path, ids: set[str], target: Path) -> int:
     staging = target.with_name(target.name + ".partial")
     _remove_tree(staging)
     copied = 0
+    staging.mkdir(parents=True)  # even with no line to copy, the subset is an (empty) folder
     for path in sorted(source.rglob("*.jsonl")):
-        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if _record_id(line) in ids]
+        # Split by "\n" only: str.splitlines also breaks at U+2028, U+0085..., which JSON strings may hold.
+        text = path.read_text(encoding="utf-8")
+        lines = [line.removesuffix("\r") for line in text.split("\n") if _record_id(line) in ids]
         if not lines:
             continue
         out = staging / path.relative_to(source)
