@@ -9,6 +9,7 @@ support it; OpenAI's hosted chat models do not, and those requests get ``error``
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
 import time
@@ -69,6 +70,8 @@ class OpenAIBackend:
         self.sleep: Callable[[float], None] = time.sleep
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
+        if key:
+            warn_clear_text_key(self.base_url)
         self.client = httpx.Client(
             headers=headers,
             timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
@@ -178,6 +181,34 @@ class OpenAIBackend:
                 log.warning("%s has no usable /tokenize (%s); estimating token counts", root, exc)
                 self._server_tokenize = False
         return estimate_tokens(text)
+
+
+_WARNED: set[str] = set()
+
+
+def warn_clear_text_key(base_url: str) -> None:
+    """Warn, once per host, that the API key goes unencrypted to ``base_url``'s host.
+
+    Plain ``http://`` is fine on this machine (127.0.0.0/8, ::1, localhost), where a local
+    server usually runs; anywhere else anyone on the way can read the key.
+    """
+    url = httpx.URL(base_url)
+    host = url.host
+    if url.scheme != "http" or _is_loopback(host) or host in _WARNED:
+        return
+    _WARNED.add(host)
+    log.warning(
+        "the API key is sent unencrypted to %s over http://; use https:// unless the network is trusted", host
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _sampling_body(params: SamplingParams, chat: bool) -> dict[str, Any]:

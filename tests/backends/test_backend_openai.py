@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -221,3 +222,30 @@ def test_a_malformed_answer_is_recorded_not_raised() -> None:
         )
     assert ok.texts == ["A"] and ok.error is None
     assert broken.error is not None and broken.error.startswith("malformed answer")
+
+
+@pytest.mark.parametrize(
+    ("base_url", "warned"),
+    [
+        ("http://10.1.2.3:8000/v1", "10.1.2.3"),
+        ("http://models.example.org/v1", "models.example.org"),
+        ("https://models.example.org/v1", None),
+        ("http://127.0.0.1:8000/v1", None),
+        ("http://127.8.9.10/v1", None),
+        ("http://localhost:8000/v1", None),
+        ("http://[::1]:8000/v1", None),
+    ],
+)
+def test_a_key_sent_in_clear_text_to_another_host_is_warned_about_once(
+    base_url: str, warned: str | None, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="runners.backends.openai")
+    for _ in range(2):
+        OpenAIBackend("m", base_url=base_url, api_key="sk-test").close()
+    OpenAIBackend("m", base_url=base_url, api_key="").close()  # no key, nothing to leak
+    messages = [r.getMessage() for r in caplog.records]
+    if warned is None:
+        assert messages == []
+    else:
+        assert len(messages) == 1 and warned in messages[0] and "http://" in messages[0]
+        assert "sk-test" not in messages[0]
