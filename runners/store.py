@@ -267,4 +267,3 @@ def merge_runs(sources: list[Path], out: Path) -> tuple[int, int]:
                 batch.append(record)
             written += target.append(batch)
     return written, dropped
-

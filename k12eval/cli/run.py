@@ -71,7 +71,8 @@ def run(
     retry_failed: Annotated[
         bool,
         typer.Option(
-            "--retry-failed", help="Ask again the questions whose requests failed; their failed records stay as history."
+            "--retry-failed",
+            help="Ask again the questions whose requests failed; their failed records stay as history.",
         ),
     ] = False,
     backend_option: Annotated[

@@ -197,9 +197,7 @@ def warn_clear_text_key(base_url: str) -> None:
     if url.scheme != "http" or _is_loopback(host) or host in _WARNED:
         return
     _WARNED.add(host)
-    log.warning(
-        "the API key is sent unencrypted to %s over http://; use https:// unless the network is trusted", host
-    )
+    log.warning("the API key is sent unencrypted to %s over http://; use https:// unless the network is trusted", host)
 
 
 def _is_loopback(host: str) -> bool:
