@@ -17,9 +17,8 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from kg.errors import InputError
 from kg.importers import load_questions
 from kg.records import Question, QuestionType
 from runners.backends._common import clean_text
@@ -33,12 +32,10 @@ from runners.backends.base import (
 from runners.extract import extract
 from runners.fewshot import ExemplarPool, fit_prompt
 from runners.grading import grade
+from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text
 from runners.ranking import gold_rank
-from runners.records import RunRecord
-
-if TYPE_CHECKING:
-    from runners.run import RunOptions
+from runners.records import RunRecord, make_record
 
 COT_MAX_TOKENS = 1024
 ANSWER_MAX_TOKENS = 512
@@ -63,9 +60,9 @@ class Answerer:
         backend_options = dict(options.backend_options)
         if options.chat is not None:
             backend_options.setdefault("chat", options.chat)
-        model = _resolve(options.model, options.backend)
+        model = options.model_path or options.model
         backend = get_backend(options.backend, model, **backend_options)
-        is_chat = bool(getattr(backend, "is_chat", True))
+        is_chat = backend.is_chat
         base = default_sampling(is_chat)
         cot = options.mode.endswith("cot")
         sampling = replace(
@@ -90,7 +87,7 @@ class Answerer:
             "max_tokens": self.sampling.max_tokens,
             "n": self.sampling.n,
             "seed": self.sampling.seed,
-            "chat": bool(getattr(self.backend, "is_chat", True)),
+            "chat": self.backend.is_chat,
         }
 
     def prompt_for(self, question: Question) -> tuple[Prompt, str | list[dict[str, str]]]:
@@ -98,15 +95,15 @@ class Answerer:
         lang = question.language if self.options.lang == "auto" else self.options.lang
         prompt = fit_prompt(
             question,
-            self.options.mode,  # type: ignore[arg-type]
-            lang,  # type: ignore[arg-type]
+            self.options.mode,
+            lang,
             self.pool,
             count_tokens=self.backend.count_tokens if self.pool is not None else None,
             budget=self.options.token_budget,
             shots=self.options.shots,
             template_set=self.options.template_set,
         )
-        sent = as_chat(prompt) if getattr(self.backend, "is_chat", True) else as_text(prompt)
+        sent = as_chat(prompt) if self.backend.is_chat else as_text(prompt)
         return prompt, sent
 
     def answer(self, questions: Sequence[Question]) -> list[RunRecord]:
@@ -122,7 +119,7 @@ class Answerer:
                 id=q.id,
                 prompt=sent,
                 params=replace(self.sampling, stop=self.sampling.stop + tuple(p.stop))
-                if not getattr(self.backend, "is_chat", True)
+                if not self.backend.is_chat
                 else self.sampling,
             )
             for q, (p, sent) in zip(questions, prompts, strict=True)
@@ -136,8 +133,6 @@ class Answerer:
     def _record_generation(
         self, question: Question, sent: str | list[dict[str, str]], result: GenerationResult
     ) -> RunRecord:
-        from runners.run import make_record
-
         common: dict[str, Any] = {
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
@@ -161,8 +156,6 @@ class Answerer:
         )
 
     def _score(self, questions: Sequence[Question]) -> list[RunRecord]:
-        from runners.run import make_record
-
         records: list[RunRecord | None] = [None] * len(questions)
         requests: list[LoglikelihoodRequest] = []
         positions: list[int] = []
@@ -221,22 +214,6 @@ def _clean(result: GenerationResult) -> GenerationResult:
     if result.error is not None:
         result.error = clean_text(result.error)
     return result
-
-
-def _resolve(model: str, backend: str) -> str:
-    """A catalogue name (``k12eval models list``) becomes its local folder; other references pass through."""
-    if backend in ("openai", "replay"):
-        return model
-    try:
-        from k12eval.models import require_model
-    except ImportError:  # pragma: no cover - the models package ships with k12eval
-        return model
-    try:
-        return require_model(model)
-    except InputError:
-        raise
-    except Exception:
-        return model
 
 
 def _template_hash(options: RunOptions, pool: ExemplarPool | None) -> str:

@@ -12,9 +12,13 @@ Later stages (scoring, reports) read these records only.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import hashlib
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from kg.graph import node_ids
+from kg.records import Question
 
 RUN_VERSION: Literal[1] = 1
 HEADER_FILE = "run.json"
@@ -22,6 +26,11 @@ RECORDS_FILE = "records.jsonl"
 
 Mode = Literal["zero-shot", "few-shot", "zero-shot-cot", "few-shot-cot"]
 Strategy = Literal["generate", "next-token", "rank-options"]
+Lang = Literal["auto", "zh", "en"]
+"""The prompt language asked for: ``auto`` takes each question's own."""
+MODES: tuple[Mode, ...] = get_args(Mode)
+STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+LANGS: tuple[Lang, ...] = get_args(Lang)
 ParseStatus = Literal["ok", "unparsed", "failed", "skipped"]
 """``ok``: an answer was extracted; ``unparsed``: the output held no answer we could read;
 ``failed``: the backend gave no output (the error says why); ``skipped``: not scored (e.g. cloze in CK12's protocol)."""
@@ -41,7 +50,7 @@ class RunHeader(BaseModel):
     strategy: Strategy = "generate"
     variant: str = "original"
     """original, shuffled, distractors or options-N."""
-    language: Literal["zh", "en", "auto"] = "auto"
+    language: Lang = "auto"
     """Language of the prompt templates; ``auto``: each question's own language."""
     sampling: dict[str, Any] = Field(default_factory=dict)
     """Sampling parameters as given to the backend (temperature, top_p, max_tokens, n, seed...)."""
@@ -108,3 +117,20 @@ class RunRecord(BaseModel):
     latency_s: float | None = None
     error: str | None = None
     """Why the backend gave no output, when it did not."""
+
+
+def make_record(question: Question, prompt: str | list[dict[str, str]], **fields: Any) -> RunRecord:
+    """A run record for ``question`` with its graph coordinates filled in."""
+    text = prompt if isinstance(prompt, str) else "\n".join(m["content"] for m in prompt)
+    return RunRecord(
+        question_id=question.id,
+        nodes=node_ids(question),
+        subject=question.subject,
+        type=question.type.value,
+        stage=question.stage.value if question.stage else None,
+        variant=question.variant,
+        prompt=prompt,
+        prompt_hash=hashlib.sha256(text.encode("utf-8")).hexdigest()[:16],
+        gold=question.answer,
+        **fields,
+    )

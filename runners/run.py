@@ -19,54 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
-from kg.graph import node_ids
 from kg.importers import detect_format, load_questions
 from kg.records import Question, QuestionType
 from runners.answering import Answerer
 from runners.files import lock_folder
+from runners.options import RELEASED_VARIANTS, RunOptions, check_options
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore, in_shard, parse_shard
 
-MODES = ("zero-shot", "few-shot", "zero-shot-cot", "few-shot-cot")
-STRATEGIES = ("generate", "next-token", "rank-options")
-RELEASED_VARIANTS = ("original", "shuffled", "distractors")
-
 Progress = Callable[[int, int, float], None]
 """Called with (questions done, questions in the run, questions per second this session)."""
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """Everything ``k12eval run`` takes."""
-
-    data: Path
-    model: str
-    out: Path
-    backend: str = "transformers"
-    mode: str = "zero-shot"
-    variant: str = "original"
-    strategy: str = "generate"
-    lang: str = "auto"
-    fmt: str | None = None
-    mapping: Path | None = None
-    subjects: tuple[str, ...] = ()
-    types: tuple[str, ...] = ()
-    limit: int | None = None
-    seed: int = 0
-    shard: str | None = None
-    few_shot: Path | None = None
-    shots: int = 5
-    token_budget: int = 1024
-    template_set: str = "ck12"
-    chat: bool | None = None
-    temperature: float | None = None
-    top_p: float | None = None
-    max_tokens: int | None = None
-    samples: int = 1
-    batch_size: int = 16
-    retry_failed: bool = False
-    """Ask again the questions whose last record failed (the failed records stay as history)."""
-    backend_options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -109,22 +71,6 @@ class RunSummary:
                 }
             )
         return rows
-
-
-def check_options(options: RunOptions) -> None:
-    """Refuse impossible option combinations before anything is loaded."""
-    if options.mode not in MODES:
-        raise InputError(f"--mode {options.mode!r}: choose one of {', '.join(MODES)}")
-    if options.strategy not in STRATEGIES:
-        raise InputError(f"--strategy {options.strategy!r}: choose one of {', '.join(STRATEGIES)}")
-    if options.lang not in ("auto", "zh", "en"):
-        raise InputError(f"--lang {options.lang!r}: choose zh, en or auto")
-    if options.mode.startswith("few-shot") and options.few_shot is None:
-        raise InputError(f"--mode {options.mode} needs --few-shot DEV_DATA (a question bank to take exemplars from)")
-    if options.strategy != "generate" and options.mode.endswith("cot"):
-        raise InputError(f"--strategy {options.strategy} scores options directly; use a mode without CoT")
-    if options.batch_size < 1 or options.samples < 1:
-        raise InputError("--batch-size and --samples must be at least 1")
 
 
 def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
@@ -246,10 +192,10 @@ def _run_locked(
     header = RunHeader(
         model=options.model,
         backend=options.backend,
-        mode=options.mode,  # type: ignore[arg-type]
-        strategy=options.strategy,  # type: ignore[arg-type]
+        mode=options.mode,
+        strategy=options.strategy,
         variant=options.variant,
-        language=options.lang,  # type: ignore[arg-type]
+        language=options.lang,
         sampling=answerer.sampling_dict(),
         seed=options.seed,
         template_hash=answerer.template_hash,
@@ -279,23 +225,6 @@ def _run_locked(
     wanted = {q.id for q in questions}
     summary.records = [r for r in store.records() if r.question_id in wanted]
     return summary
-
-
-def make_record(question: Question, prompt: str | list[dict[str, str]], **fields: Any) -> RunRecord:
-    """A run record for ``question`` with its graph coordinates filled in."""
-    text = prompt if isinstance(prompt, str) else "\n".join(m["content"] for m in prompt)
-    return RunRecord(
-        question_id=question.id,
-        nodes=node_ids(question),
-        subject=question.subject,
-        type=question.type.value,
-        stage=question.stage.value if question.stage else None,
-        variant=question.variant,
-        prompt=prompt,
-        prompt_hash=hashlib.sha256(text.encode("utf-8")).hexdigest()[:16],
-        gold=question.answer,
-        **fields,
-    )
 
 
 def _chunks(items: Sequence[Question], size: int) -> list[Sequence[Question]]:

@@ -23,9 +23,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kg.records import QuestionType
-from runners.records import Mode
+from runners.records import MODES
 
-MODES: tuple[Mode, ...] = ("zero-shot", "few-shot", "zero-shot-cot", "few-shot-cot")
 LAYOUT_KEYS = (*MODES, "exemplar", "exemplar-cot")
 FIELDS = frozenset({"question", "stem", "options", "subject", "option_count", "letters", "exemplars"})
 """Placeholders filled from the question being asked."""

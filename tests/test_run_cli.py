@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 from k12eval.cli import app
 from kg.graph import node_ids
 from kg.records import Question
-from runners.run import RunOptions, run_questions
+from runners.options import RunOptions
+from runners.run import run_questions
 from runners.store import RunStore
 from tests._runs import question, write_bank
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -189,10 +189,13 @@ def _answer(
     fields: dict[str, Any],
     what: str,
 ) -> None:
-    from runners.run import RunOptions, run_questions
+    from k12eval.models import backend_model
+    from runners.options import RunOptions
+    from runners.run import run_questions
     from runners.store import RunStore
 
     options = RunOptions(**fields)
+    options = replace(options, model_path=backend_model(options.model, options.backend))
     with times.stage(name, f"{len(plan.question_ids)} questions, {what}") as outcome:
         store = RunStore(options.out)
         if store.exists() and set(plan.question_ids) <= store.done_ids():

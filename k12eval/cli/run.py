@@ -90,17 +90,20 @@ def run(
     ] = None,
 ) -> None:
     """Answer every selected question with a model and write one record per question to --out."""
-    from runners.run import RunOptions, run_questions
+    from k12eval.models import backend_model
+    from runners.options import LANGS, MODES, STRATEGIES, RunOptions, choose
+    from runners.run import run_questions
 
     options = RunOptions(
         data=data,
         model=model,
+        model_path=backend_model(model, backend),
         out=out,
         backend=backend,
-        mode=mode,
+        mode=choose(mode, MODES, "--mode"),
         variant=variant,
-        strategy=strategy,
-        lang=lang,
+        strategy=choose(strategy, STRATEGIES, "--strategy"),
+        lang=choose(lang, LANGS, "--lang"),
         fmt=fmt,
         mapping=mapping,
         subjects=tuple(subjects or ()),

@@ -29,7 +29,7 @@ from k12eval.models._catalogue import (
 from k12eval.models._checksums import ChecksumError, sha256_file
 from k12eval.models._hub import hub_offline
 from k12eval.models._pull import PullResult, pull
-from k12eval.models._resolve import missing_model_error, require_model, resolve_model
+from k12eval.models._resolve import backend_model, missing_model_error, require_model, resolve_model
 
 __all__ = [
     "MANIFEST_FILE",
@@ -42,6 +42,7 @@ __all__ = [
     "PackageRef",
     "PackageSource",
     "PullResult",
+    "backend_model",
     "find_installed",
     "home",
     "hub_offline",

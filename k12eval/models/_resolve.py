@@ -59,3 +59,23 @@ def require_model(ref: str, root: Path | None = None, catalogue: Catalogue | Non
     if not hub_offline() or in_hub_cache(resolved):
         return resolved
     raise missing_model_error(ref, catalogue)
+
+
+REMOTE_BACKENDS = ("openai", "replay")
+"""Backends whose model is a name on a server or a recorded file, never a model to load here."""
+
+
+def backend_model(ref: str, backend: str) -> str:
+    """What ``backend`` loads for the model the user named: an installed catalogue model's folder.
+
+    A server's model name (``openai``) and a recorded file (``replay``) pass through, and so
+    does any reference that cannot be resolved here (the backend then says what is wrong).
+    """
+    if backend in REMOTE_BACKENDS:
+        return ref
+    try:
+        return require_model(ref)
+    except InputError:
+        raise
+    except Exception:
+        return ref

@@ -80,6 +80,8 @@ class Backend(Protocol):
 
     name: str
     model: str
+    is_chat: bool
+    """Whether prompts go as chat messages through the model's chat template (else as one text)."""
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Complete every request; results in request order."""

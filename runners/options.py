@@ -1,0 +1,81 @@
+"""What a run is asked to do: :class:`RunOptions`, the choices each option takes, and their checks.
+
+The command line, the demo and the Python API build a :class:`RunOptions`; :mod:`runners.run`
+carries it out and :mod:`runners.answering` turns it into prompts. Text from a command line
+becomes one of the typed choices through :func:`choose`, which names the option it refuses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from kg.errors import InputError
+from runners.records import LANGS, MODES, STRATEGIES, Lang, Mode, Strategy
+
+__all__ = ["LANGS", "MODES", "RELEASED_VARIANTS", "STRATEGIES", "RunOptions", "check_options", "choose"]
+
+Choice = TypeVar("Choice", bound=str)
+
+
+def choose(value: str, choices: tuple[Choice, ...], option: str) -> Choice:
+    """``value`` as one of ``choices``, or an :class:`InputError` naming ``option`` and what it takes."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise InputError(f"{option} {value!r}: choose one of {', '.join(choices)}")
+
+
+RELEASED_VARIANTS = ("original", "shuffled", "distractors")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything ``k12eval run`` takes."""
+
+    data: Path
+    model: str
+    """The model as the user named it (a catalogue name, hub id, folder or server model): the run's identity."""
+    out: Path
+    backend: str = "transformers"
+    mode: Mode = "zero-shot"
+    variant: str = "original"
+    strategy: Strategy = "generate"
+    lang: Lang = "auto"
+    fmt: str | None = None
+    mapping: Path | None = None
+    subjects: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    limit: int | None = None
+    seed: int = 0
+    shard: str | None = None
+    few_shot: Path | None = None
+    shots: int = 5
+    token_budget: int = 1024
+    template_set: str = "ck12"
+    chat: bool | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    samples: int = 1
+    batch_size: int = 16
+    retry_failed: bool = False
+    """Ask again the questions whose last record failed (the failed records stay as history)."""
+    backend_options: dict[str, Any] = field(default_factory=dict)
+    model_path: str | None = None
+    """Where the backend loads ``model`` from, when the caller resolved a catalogue name to its folder
+    (``k12eval.models.backend_model``); ``None``: ``model`` as it is."""
+
+
+def check_options(options: RunOptions) -> None:
+    """Refuse impossible option combinations before anything is loaded."""
+    choose(options.mode, MODES, "--mode")
+    choose(options.strategy, STRATEGIES, "--strategy")
+    choose(options.lang, LANGS, "--lang")
+    if options.mode.startswith("few-shot") and options.few_shot is None:
+        raise InputError(f"--mode {options.mode} needs --few-shot DEV_DATA (a question bank to take exemplars from)")
+    if options.strategy != "generate" and options.mode.endswith("cot"):
+        raise InputError(f"--strategy {options.strategy} scores options directly; use a mode without CoT")
+    if options.batch_size < 1 or options.samples < 1:
+        raise InputError("--batch-size and --samples must be at least 1")
