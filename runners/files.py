@@ -22,6 +22,16 @@ from kg.errors import InputError
 
 LOCK_FILE = ".lock"
 """The lock file inside a locked folder."""
+HOME_ENV = "K12EVAL_HOME"
+"""The environment variable naming k12eval's one cache folder (models, converted GGUF files)."""
+
+
+def cache_home(override: Path | None = None) -> Path:
+    """k12eval's cache folder: ``override``, else ``$K12EVAL_HOME``, else ``~/.cache/k12eval``."""
+    if override is not None:
+        return override.expanduser()
+    env = os.environ.get(HOME_ENV)
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "k12eval"
 
 
 def atomic_write(path: Path, text: str) -> None:

@@ -7,7 +7,6 @@ nothing that looks installed.
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -16,9 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from k12eval.models._catalogue import Catalogue, load_catalogue
 from k12eval.models._checksums import sha256_file
+from runners.files import cache_home
 
 MANIFEST_FILE = "k12eval-manifest.json"
-HOME_ENV = "K12EVAL_HOME"
 
 
 class PackageRef(BaseModel):
@@ -75,11 +74,9 @@ class Manifest(BaseModel):
 
 
 def home(override: Path | None = None) -> Path:
-    """The cache folder: ``override``, else ``$K12EVAL_HOME``, else ``~/.cache/k12eval``."""
-    if override is not None:
-        return override.expanduser()
-    env = os.environ.get(HOME_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "k12eval"
+    """The cache folder: ``override``, else ``$K12EVAL_HOME``, else ``~/.cache/k12eval`` (one root for
+    models and converted GGUF files: :func:`runners.files.cache_home`)."""
+    return cache_home(override)
 
 
 def models_dir(root: Path | None = None) -> Path:

@@ -7,14 +7,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kg.errors import InputError
-from runners.backends._gguf import dequantize_gguf
+from runners.backends.gguf import dequantize_gguf
 
 
 def gguf_to_safetensors(folder: Path, gguf_file: str, report: Callable[[str], None] = lambda _: None) -> str:
     """Convert ``folder/gguf_file`` into safetensors weights and tokenizer in ``folder``; return their dtype.
 
     The conversion (and its logit check) is the transformers backend's own,
-    :func:`runners.backends._gguf.dequantize_gguf`; here the files are also made
+    :func:`runners.backends.gguf.dequantize_gguf`; here the files are also made
     world-readable, since the model cache is meant to be shared.
     """
     report(f"dequantizing {gguf_file} (about a minute for 0.5B parameters)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from runners.backends._gguf import convert_gguf, split_gguf
+from runners.backends.gguf import convert_gguf, split_gguf
 
 _DTYPES = ("auto", "float32", "bfloat16", "float16")
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from runners.backends._gguf import MARKER, converted_dir, is_converted, split_gguf
 from runners.backends.base import GenerationRequest, SamplingParams
+from runners.backends.gguf import MARKER, converted_dir, is_converted, split_gguf
 
 pytestmark = pytest.mark.real_model
 
@@ -112,8 +112,20 @@ def test_catalogue_conversion_writes_a_checked_copy_into_the_folder(tiny_gguf: P
 def test_an_unreadable_gguf_file_is_an_input_error(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
     from kg.errors import InputError
-    from runners.backends._gguf import dequantize_gguf
+    from runners.backends.gguf import dequantize_gguf
 
     (tmp_path / "bad.gguf").write_bytes(b"not a gguf file")
     with pytest.raises(InputError, match=r"could not load .*bad\.gguf"):
         dequantize_gguf(tmp_path, "bad.gguf", tmp_path / "out")
+
+
+def test_a_read_only_gguf_converts_into_the_one_cache_that_models_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from k12eval.models import models_dir
+
+    monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr("runners.backends.gguf.os.access", lambda path, mode: False)  # as site-packages for a user
+    target = converted_dir(tmp_path / "site" / "model.gguf")
+    assert target.parent == tmp_path / "home" / "gguf"
+    assert target.parent.parent == models_dir().parent

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
+from runners.files import cache_home
 
 _PROBE = "1 + 1 = 2. 数学"
 """A short text whose logits are compared before and after saving (English and Chinese tokens)."""
@@ -36,13 +37,14 @@ def split_gguf(model: str, gguf_file: str | None) -> tuple[str, str | None]:
 def converted_dir(gguf_path: Path, cache_root: Path | None = None) -> Path:
     """Where the converted copy of ``gguf_path`` lives: ``<stem>-hf`` beside it when writable.
 
-    A read-only location (e.g. inside site-packages) falls back to ``cache_root`` or
-    ``~/.cache/k12eval/gguf``, under a name that includes a hash of the file's path.
+    A read-only location (e.g. inside site-packages) falls back to ``cache_root`` or the
+    ``gguf`` folder of k12eval's cache (:func:`runners.files.cache_home`, which honours
+    ``$K12EVAL_HOME``), under a name that includes a hash of the file's path.
     """
     beside = gguf_path.with_name(gguf_path.stem + "-hf")
     if cache_root is None and os.access(gguf_path.parent, os.W_OK):
         return beside
-    root = cache_root or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "k12eval" / "gguf"
+    root = cache_root or cache_home() / "gguf"
     digest = hashlib.sha256(str(gguf_path.resolve()).encode()).hexdigest()[:12]
     return root / f"{gguf_path.stem}-{digest}"
 
