@@ -27,11 +27,14 @@ HOME_ENV = "K12EVAL_HOME"
 
 
 def cache_home(override: Path | None = None) -> Path:
-    """k12eval's cache folder: ``override``, else ``$K12EVAL_HOME``, else ``~/.cache/k12eval``."""
+    """k12eval's cache folder: ``override``, else ``$K12EVAL_HOME``, else ``$XDG_CACHE_HOME/k12eval``,
+    else ``~/.cache/k12eval``."""
     if override is not None:
         return override.expanduser()
     env = os.environ.get(HOME_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "k12eval"
+    if env:
+        return Path(env).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "k12eval"
 
 
 def atomic_write(path: Path, text: str) -> None:

@@ -74,8 +74,8 @@ class Manifest(BaseModel):
 
 
 def home(override: Path | None = None) -> Path:
-    """The cache folder: ``override``, else ``$K12EVAL_HOME``, else ``~/.cache/k12eval`` (one root for
-    models and converted GGUF files: :func:`runners.files.cache_home`)."""
+    """The cache folder: ``override``, else ``$K12EVAL_HOME``, else ``$XDG_CACHE_HOME/k12eval``, else
+    ``~/.cache/k12eval`` (one root for models and converted GGUF files: :func:`runners.files.cache_home`)."""
     return cache_home(override)
 
 
