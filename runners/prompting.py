@@ -1,8 +1,10 @@
 """Questions to prompts: pure functions over records; all wording comes from a template set.
 
->>> prompt = build_prompt(question, "few-shot", "zh", exemplars)   # doctest: +SKIP
->>> as_chat(prompt)      # chat models: messages; the backend applies the chat template
->>> as_text(prompt)      # base models: the plain text
+::
+
+    prompt = build_prompt(question, "few-shot", "zh", exemplars)
+    as_chat(prompt)      # chat models: messages; the backend applies the chat template
+    as_text(prompt)      # base models: the plain text
 """
 
 from __future__ import annotations
