@@ -1,7 +1,7 @@
 """Load run folders for the aggregates: header, records, step scores, and the questions they answered.
 
-A run's header names its question bank (``data.path``, ``data.format``,
-``data.variant``); the bank is reloaded to get stems, analyses and
+A run's header names its question bank; :func:`runners.bank.run_bank` reloads it as the run
+worded it (a generated variant made again with the run's seed) to get stems, analyses and
 difficulties. When it cannot be found the records still carry their node ids,
 subject, type and stage, so the aggregates go on without stems (and say so).
 """
@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from kg.errors import InputError
 from kg.graph import KnowledgeGraph, build_graph
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, subject_group
 from kg.scores import QuestionScores, load_scores
+from runners.bank import RunBank, locate_bank, run_bank
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore
 
@@ -61,30 +61,12 @@ def read_run(run_dir: Path, run_id: str | None = None) -> Run:
     )
 
 
-def bank_location(run: Run, override: Path | None = None) -> tuple[Path | None, str | None, str]:
-    """``(path, format, variant)`` of the run's question bank; the path is ``None`` if not found."""
-    data: dict[str, Any] = run.header.data
-    variant = str(data.get("variant") or run.header.variant or "original")
-    fmt = data.get("format") or None
-    if override is not None:
-        return (override if override.exists() else None), fmt, variant
-    raw = data.get("path")
-    if not raw:
-        return None, fmt, variant
-    for candidate in (Path(raw), run.dir / raw, run.dir.parent / raw):
-        if candidate.exists():
-            return candidate, fmt, variant
-    return None, fmt, variant
-
-
 def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run], list[str]]:
     """Read every run and attach its questions; returns the runs and warnings for the user.
 
     Banks are loaded once per ``(path, format, variant)``. ``data`` overrides every
     header's bank path (``--data``).
     """
-    from kg.importers import load_questions
-
     if data is not None and not data.exists():
         raise InputError(f"--data {data}: no such file or folder")
     runs: list[Run] = []
@@ -94,23 +76,28 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
         names[name] += 1
         runs.append(read_run(run_dir, name if names[name] == 1 else f"{name}-{names[name]}"))
     warnings: list[str] = []
-    banks: dict[tuple[str, str | None, str], dict[str, Question]] = {}
+    banks: dict[tuple[str, str, str, int, bool], RunBank] = {}
     for run in runs:
-        path, fmt, variant = bank_location(run, data)
+        path = locate_bank(run.dir, run.header, data)
         if path is None:
             where = run.header.data.get("path") or "(none in run.json)"
             warnings.append(f"{run.dir}: question bank {where} not found; pass --data PATH to show stems and analyses")
             run.questions = {r.question_id: question_from_record(r) for r in run.records}
             continue
-        key = (str(path.resolve()), fmt, variant)
+        # Banks are loaded once per way of wording them; the fingerprint check is per run.
+        key = (str(path.resolve()), str(run.header.data.get("format")), run.header.variant, run.header.seed, False)
         if key not in banks:
-            result = load_questions(path, fmt, variant=variant, skip_invalid=True)
-            banks[key] = {q.id: q for q in result.questions}
+            banks[key] = run_bank(run.dir, run.header, path, skip_invalid=True)
         bank = banks[key]
-        missing = [r.question_id for r in run.records if r.question_id not in bank]
+        recorded = run.header.bank or run.header.data.get("fingerprint")
+        if recorded and recorded != bank.fingerprint:
+            warnings.append(f"{run.dir}: the question bank {path} changed since the run answered it")
+        missing = [r.question_id for r in run.records if r.question_id not in bank.questions]
         if missing:
             warnings.append(f"{run.dir}: {len(missing)} answered question(s) not in {path}, e.g. {missing[0]!r}")
-        run.questions = {r.question_id: bank.get(r.question_id) or question_from_record(r) for r in run.records}
+        run.questions = {
+            r.question_id: bank.questions.get(r.question_id) or question_from_record(r) for r in run.records
+        }
         run.bank = str(path)
     return runs, warnings
 

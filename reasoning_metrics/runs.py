@@ -2,7 +2,8 @@
 
 The source of each chain is the question's stem and options, the reference its
 teacher's analysis (CK12 paragraphs as steps), both reloaded from the bank named
-in ``run.json`` (``data.path``, ``data.format``, ``data.variant``). Scores go to
+in ``run.json`` as the run worded them (:func:`runners.bank.run_bank`: a generated
+variant is made again with the run's seed). Scores go to
 ``RUN_DIR/scores.jsonl``, one :class:`ScoreRecord` per question, resumably. Each
 record also carries what the wrong-step detectors found (:mod:`reasoning_metrics.verify`):
 per-step flags and the first suspect step, unless they are turned off.
@@ -26,6 +27,7 @@ from reasoning_metrics.steps import StepThresholds
 from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored
+from runners.bank import run_bank
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
 from runners.store import RunStore
 
@@ -90,21 +92,14 @@ def _read_numbered(run_dir: Path) -> tuple[RunHeader, list[tuple[int, RunRecord]
 
 def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"] | None = None) -> RunChains:
     """Pair every answered CoT record of the run with its question's source and reference."""
-    from kg.importers import load_questions
-
     header, records = _read_numbered(run_dir)
     if header.mode not in COT_MODES:
         raise InputError(
             f"{run_dir / HEADER_FILE}, field 'mode': {header.mode!r} runs have no chains of thought; "
             f"score a {' or '.join(COT_MODES)} run"
         )
-    path = data or _data_path(run_dir, header)
-    questions = {
-        q.id: q
-        for q in load_questions(
-            path, header.data.get("format"), variant=header.data.get("variant", header.variant)
-        ).questions
-    }
+    bank = run_bank(run_dir, header, data)
+    path, questions = bank.path, bank.questions
     chains: list[tuple[RunRecord, Chain]] = []
     stems: dict[str, str] = {}
     no_output = 0
@@ -127,18 +122,6 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
         chains.append((record, chain))
         stems[chain.id] = question.stem
     return RunChains(header, chains, no_output, stems)
-
-
-def _data_path(run_dir: Path, header: RunHeader) -> Path:
-    raw = header.data.get("path")
-    if not isinstance(raw, str) or not raw:
-        raise InputError(f"{run_dir / HEADER_FILE}, field 'data.path': missing; pass the question bank with --data")
-    for candidate in (Path(raw), run_dir / raw):
-        if candidate.exists():
-            return candidate
-    raise InputError(
-        f"{run_dir / HEADER_FILE}, field 'data.path': {raw} does not exist here; pass the question bank with --data"
-    )
 
 
 def question_source(question: Question) -> str:

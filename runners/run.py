@@ -8,7 +8,6 @@ options, answers only what is missing.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from collections import Counter, defaultdict
@@ -19,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
-from kg.importers import detect_format, load_questions
 from kg.records import Question, QuestionType
 from runners.answering import Answerer
+from runners.bank import bank_fingerprint, load_bank
 from runners.files import lock_folder
-from runners.options import RELEASED_VARIANTS, RunOptions, check_options
+from runners.options import RunOptions, check_options
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore, in_shard, parse_shard
 
@@ -96,16 +95,8 @@ def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
 
 def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any]]:
     """The questions of the run, in a stable order, and the header's description of the data."""
-    from runners.variants import make_variant
-
-    fmt = options.fmt or detect_format(options.data, options.mapping)
-    released = fmt == "ck12" and options.variant in RELEASED_VARIANTS and _has_released(options.data, options.variant)
-    imported = load_questions(
-        options.data, fmt, variant=options.variant if released else "original", mapping=options.mapping
-    )
-    questions = imported.questions
-    if options.variant != "original" and not released:
-        questions = make_variant(questions, options.variant, seed=options.seed).questions
+    bank = load_bank(options.data, options.fmt, options.variant, seed=options.seed, mapping=options.mapping)
+    questions = bank.questions
     # Of the whole bank, before filters, --limit and shards: a run may grow (--limit 100, then
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
     fingerprint = bank_fingerprint(questions)
@@ -121,9 +112,9 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     questions = [q for q in questions if in_shard(q.id, shard)]
     data = {
         "path": str(options.data.resolve()),
-        "format": fmt,
-        "variant": options.variant if released else "original",
-        "variant_source": "released" if released else ("generated" if options.variant != "original" else "original"),
+        "format": bank.format,
+        "variant": options.variant if bank.variant_source != "generated" else "original",
+        "variant_source": bank.variant_source,
         "mapping": str(options.mapping.resolve()) if options.mapping else None,
         "subjects": list(options.subjects),
         "types": list(options.types),
@@ -132,14 +123,6 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         "fingerprint": fingerprint,
     }
     return questions, data
-
-
-def bank_fingerprint(questions: Sequence[Question]) -> str:
-    """A hash of the questions' ids and content, in order: another bank, or an edited one, differs."""
-    digest = hashlib.sha256()
-    for q in questions:
-        digest.update(q.model_dump_json().encode("utf-8", "surrogatepass") + b"\n")
-    return digest.hexdigest()[:16]
 
 
 TRANSPORT_OPTIONS = frozenset(
@@ -163,14 +146,6 @@ def identity_options(backend_options: dict[str, Any]) -> dict[str, Any]:
             value = str(Path(value).resolve())
         kept[key] = value
     return kept
-
-
-def _has_released(path: Path, variant: str) -> bool:
-    from kg.importers.ck12 import VARIANT_DIRS
-
-    if variant == "original":
-        return True
-    return path.is_dir() and (path / VARIANT_DIRS[variant]).is_dir()
 
 
 def run_questions(options: RunOptions, progress: Progress | None = None) -> RunSummary:
