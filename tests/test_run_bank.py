@@ -39,7 +39,7 @@ def _sent(prompt: str | list[dict[str, str]]) -> str:
 def test_a_generated_variant_is_scored_and_reported_with_the_options_the_model_saw(
     variant: str, tmp_path: Path
 ) -> None:
-    bank = write_bank(tmp_path / "bank", QUESTIONS + [question("o1", "物理", "力学", "浮力", options=["力", "热"])])
+    bank = write_bank(tmp_path / "bank", [*QUESTIONS, question("o1", "物理", "力学", "浮力", options=["力", "热"])])
     answers = tmp_path / "answers.jsonl"
     lines = [{"question_id": q.id, "output": "先看选项。\n所以答案是 A。"} for q in QUESTIONS]
     answers.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
