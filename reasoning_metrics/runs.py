@@ -143,13 +143,15 @@ def score_run(
     cache: Any = None,
     progress: Callable[[int], None] | None = None,
     detectors: bool = True,
+    model_resolver: Callable[[str], str] | None = None,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
     With ``detectors`` every record also gets the wrong-step detectors' flags and first
     suspect step. Their contradiction check uses the NLI model the metrics load, or the
     one given in ``models`` when no metric needs one; without either it is reported
-    unavailable. Nothing is scored until ``RunScoring.records`` is consumed.
+    unavailable. Nothing is scored until ``RunScoring.records`` is consumed. ``model_resolver`` turns
+    model names into what the loaders take (:class:`~reasoning_metrics.slots.ModelSlots`).
     """
     out = out or run_dir / SCORES_FILE
     chosen = resolve(metrics)
@@ -163,7 +165,7 @@ def score_run(
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
     problems = {c.id: c.source for _, c in todo}
-    loaded = load_models([c for _, c in todo], [m.name for m in chosen], slots_args, lang, extra_roles)
+    loaded = load_models([c for _, c in todo], [m.name for m in chosen], slots_args, lang, extra_roles, model_resolver)
     nli = _detector_nli(loaded)
 
     def records() -> Iterator[ScoreRecord]:

@@ -120,6 +120,7 @@ def load_models(
     models: dict[str, ModelArg],
     lang: Literal["zh", "en"] | None = None,
     roles: Iterable[str] = (),
+    model_resolver: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
     """Load now every model the metrics need for the languages of ``chains``: ``{role: {lang: model}}``.
 
@@ -127,9 +128,10 @@ def load_models(
     (a typo, no network) rather than write records saying so: raises
     :class:`~kg.errors.InputError` with the reason. Roles without a model for a
     language (``none``, no default) map to ``"none"`` there. ``roles`` are loaded
-    too whatever the metrics need (the detectors' NLI model).
+    too whatever the metrics need (the detectors' NLI model). ``model_resolver``: see
+    :class:`~reasoning_metrics.slots.ModelSlots`.
     """
-    slots = ModelSlots(**models)
+    slots = ModelSlots(model_resolver, **models)
     roles = sorted({role for m in resolve(metrics) for role in m.models} | set(roles))
     languages = sorted({chain_language(c, lang) for c in chains})
     loaded: dict[str, dict[str, Any]] = {}

@@ -9,7 +9,7 @@ reported unavailable with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from reasoning_metrics.models import DEFAULT_MODELS, ROLES, load_model
@@ -24,11 +24,15 @@ ModelArg = Any
 class ModelSlots:
     """Resolve ``(role, lang)`` to a loaded model, or to the reason there is none."""
 
-    def __init__(self, **given: ModelArg) -> None:
+    def __init__(self, resolve: Callable[[str], str] | None = None, **given: ModelArg) -> None:
+        """``given``: a :data:`ModelArg` per role. ``resolve`` turns a spec string into what
+        :func:`~reasoning_metrics.models.load_model` takes (the command line's catalogue names into
+        folders) just before it is loaded; an error it raises becomes the role's reason."""
         unknown = set(given) - set(ROLES)
         if unknown:
             raise ValueError(f"unknown model role(s) {sorted(unknown)}; one of {', '.join(ROLES)}")
         self._given = given
+        self._resolve = resolve or (lambda spec: spec)
         self._loaded: dict[tuple[str, str], tuple[Any, str | None]] = {}
 
     def spec(self, role: str, lang: str) -> Any:
@@ -57,7 +61,7 @@ class ModelSlots:
         key = (role, spec)
         if key not in self._loaded:
             try:
-                self._loaded[key] = (load_model(role, spec), None)
+                self._loaded[key] = (load_model(role, self._resolve(spec)), None)
             except Exception as exc:  # any loading failure (missing files, no network...) becomes the reason
                 self._loaded[key] = (None, f"{LOAD_FAILED} {role} model {spec!r}: {_first_line(exc)}")
         return self._loaded[key]

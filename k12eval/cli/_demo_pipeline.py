@@ -224,11 +224,12 @@ def _run_args(options: Any) -> list[str]:
 
 
 def _score(times: StageTimes, run_dir: Path, embedder: str, nli: str | None, echo: Echo) -> None:
+    from k12eval.models import metric_model
     from reasoning_metrics.runs import score_run
     from reasoning_metrics.store import read_score_lines, summarize
 
     with times.stage("step scores", f"ROSCOE scores of the {COT_RUN} chains") as outcome:
-        job = score_run(run_dir, models={"encoder": embedder, "nli": nli or "none"})
+        job = score_run(run_dir, models={"encoder": embedder, "nli": nli or "none"}, model_resolver=metric_model)
         if job.todo:
             echo(f"      {job.todo} chain(s) to score, {job.already} already scored")
         for n, _ in enumerate(job.records, start=1):

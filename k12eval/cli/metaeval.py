@@ -20,11 +20,12 @@ def _model(role: str, spec: str, option: str) -> Any:
     """The ``reasoning_metrics`` adapter for ``spec`` (as ``k12eval score`` loads it), or ``None`` for ``none``."""
     if spec.strip().lower() == "none":
         return None
+    from k12eval.models import metric_model
     from kg.errors import InputError
     from reasoning_metrics.models import load_model
 
     try:
-        return load_model(role, spec)
+        return load_model(role, metric_model(spec))
     except InputError:
         raise
     except Exception as exc:  # missing files, no network, not a model of that kind...

