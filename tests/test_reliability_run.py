@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,27 +21,15 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
-from runners.backends.base import GenerationRequest, GenerationResult
 from runners.store import RunStore
 from runners.testing.openai_server import Faults, OpenAIServer
 from tests._runs import question, write_bank
+from tests.scripted import ScriptedBackend
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = [
     question(f"q{i}", "数学", "函数", "一次函数", stem=f"第 {i} 题：下列函数中是一次函数的是") for i in range(5)
 ]
-
-
-class ScriptedModel:
-    """Stands behind the real HTTP test server: answers every prompt with ``text``."""
-
-    model = "scripted"
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        return [GenerationResult(r.id, texts=[self.text], finish_reasons=["stop"]) for r in requests]
 
 
 @pytest.fixture
@@ -54,7 +42,7 @@ def serve() -> Iterator[Any]:
     servers: list[OpenAIServer] = []
 
     def start(text: str = "正确答案是：A", faults: Faults | None = None) -> OpenAIServer:
-        server = OpenAIServer(ScriptedModel(text), faults or Faults()).start()  # type: ignore[arg-type]
+        server = OpenAIServer(ScriptedBackend(text), faults or Faults()).start()  # type: ignore[arg-type]
         servers.append(server)
         return server
 

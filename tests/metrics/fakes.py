@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
-
-from runners.backends.base import (
-    GenerationRequest,
-    GenerationResult,
-    LoglikelihoodRequest,
-    LoglikelihoodResult,
-)
 
 
 class HashEncoder:
@@ -52,35 +45,6 @@ class RuleNLI:
             contra = 0.9 if a and b and a[-1] != b[-1] else 0.05 + 0.01 * (len(p) % 7)
             out[i] = [(1 - contra) * 0.7, (1 - contra) * 0.3, contra]
         return out
-
-
-class ScriptedBackend:
-    """A runners backend answering generation requests from a function of the prompt text."""
-
-    name = "scripted"
-    model = "scripted-judge"
-
-    def __init__(self, answer: Callable[[str], str | None]) -> None:
-        self.answer = answer
-        self.requests: list[GenerationRequest] = []
-
-    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        self.requests.extend(requests)
-        results = []
-        for r in requests:
-            text = r.prompt if isinstance(r.prompt, str) else r.prompt[-1]["content"]
-            reply = self.answer(text)
-            if reply is None:
-                results.append(GenerationResult(id=r.id, error="backend down"))
-            else:
-                results.append(GenerationResult(id=r.id, texts=[reply]))
-        return list(reversed(results))  # out of order on purpose: results are matched by id
-
-    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
-        return [LoglikelihoodResult(id=r.id, error="not supported") for r in requests]
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
 
 
 class HashTokens:

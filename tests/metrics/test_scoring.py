@@ -14,8 +14,10 @@ from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.models.judge import JudgeNLI
 from reasoning_metrics.registry import METRICS
 from reasoning_metrics.scoring import prepare
+from runners.backends.base import GenerationRequest
+from tests.scripted import ScriptedBackend, prompt_text
 
-from .fakes import HashEncoder, HashTokens, RuleNLI, ScriptedBackend
+from .fakes import HashEncoder, HashTokens, RuleNLI
 
 SOURCE_EN = (
     "Janet's ducks lay 16 eggs per day. She eats 3 for breakfast. She bakes muffins with 4. How many eggs are left?"
@@ -214,12 +216,13 @@ def _content(prompt: str | list[dict[str, str]]) -> str:
 
 
 def test_judge_nli_reads_labels_and_refuses_to_guess() -> None:
-    def answer(prompt: str) -> str | None:
+    def answer(request: GenerationRequest) -> str | None:
+        prompt = prompt_text(request)
         if "Paris" in prompt:
             return "I am not sure."
         return "Contradiction." if "7 apples" in prompt else "entailment"
 
-    backend = ScriptedBackend(answer)
+    backend = ScriptedBackend(answer, model="scripted-judge", out_of_order=True)
     judge = JudgeNLI(backend)
     chain = Chain("j", "Tom has 5 apples. He eats 2 apples.", ["Tom has 5 apples.", "He has 7 apples left."])
     (out,) = score_chains([chain], ["source_consistency", "source_contradiction_max"], nli=judge, cache=False)
@@ -234,9 +237,9 @@ def test_judge_nli_reads_labels_and_refuses_to_guess() -> None:
 
 
 def test_judge_prompts_in_chinese_for_chinese_pairs() -> None:
-    backend = ScriptedBackend(lambda prompt: "矛盾")
+    backend = ScriptedBackend("矛盾", model="scripted-judge")
     rows = JudgeNLI(backend).nli([("小明有5个苹果。", "小明有3个苹果。")])
     np.testing.assert_array_equal(rows, [[0.0, 0.0, 1.0]])
     assert "前提：小明有5个苹果。" in _content(backend.requests[0].prompt)
-    down = JudgeNLI(ScriptedBackend(lambda prompt: None)).nli([("a", "b")])
+    down = JudgeNLI(ScriptedBackend(lambda request: None)).nli([("a", "b")])
     assert np.isnan(down).all()

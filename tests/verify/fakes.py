@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
-
-from runners.backends.base import (
-    GenerationRequest,
-    GenerationResult,
-    LoglikelihoodRequest,
-    LoglikelihoodResult,
-)
 
 
 class TableEncoder:
@@ -47,30 +40,3 @@ class WordNLI:
             c = self.high if self.word in hypothesis.split() else self.low
             rows.append([(1 - c) / 2, (1 - c) / 2, c])
         return np.asarray(rows, dtype=np.float32).reshape(len(pairs), 3)
-
-
-class ScriptedBackend:
-    """Answers each generation request with ``answer(request)``; log-likelihoods from ``score(request)``."""
-
-    name = "scripted"
-    model = "scripted"
-
-    def __init__(
-        self,
-        answer: Callable[[GenerationRequest], str] | None = None,
-        score: Callable[[LoglikelihoodRequest], list[float]] | None = None,
-    ) -> None:
-        self.answer = answer or (lambda request: "")
-        self.score = score or (lambda request: [0.0] * len(request.continuations))
-        self.batches: list[int] = []
-
-    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        self.batches.append(len(requests))
-        return [GenerationResult(id=r.id, texts=[self.answer(r)]) for r in requests]
-
-    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
-        self.batches.append(len(requests))
-        return [LoglikelihoodResult(id=r.id, logprobs=self.score(r)) for r in requests]
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())

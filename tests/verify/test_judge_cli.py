@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -11,9 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
-from runners.backends.base import GenerationRequest, GenerationResult
+from runners.backends.base import GenerationRequest
 from runners.backends.transformers import TransformersBackend
 from runners.testing.openai_server import Faults, OpenAIServer
+from tests.scripted import ScriptedBackend, prompt_text
 
 runner = CliRunner()
 
@@ -30,18 +31,10 @@ SCRIPT: dict[str, tuple[int, str]] = {
 STEPS = ["First line of the work.", "Second line of the work.", "The answer is 12."]
 
 
-class ScriptedModel:
-    """Stands behind the HTTP server in place of a transformers model: answers from :data:`SCRIPT`."""
-
-    model = "scripted-judge"
-
-    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        results = []
-        for request in requests:
-            user = str(request.prompt[-1]["content"])  # type: ignore[index]
-            answer = next(text for problem, (_, text) in SCRIPT.items() if problem in user)
-            results.append(GenerationResult(request.id, texts=[answer], finish_reasons=["stop"]))
-        return results
+def _scripted(request: GenerationRequest) -> str:
+    """The judge's answer to a problem, from :data:`SCRIPT`."""
+    user = prompt_text(request)
+    return next(text for problem, (_, text) in SCRIPT.items() if problem in user)
 
 
 def write_data(path: Path) -> Path:
@@ -57,7 +50,7 @@ def write_data(path: Path) -> Path:
 def server() -> Iterator[OpenAIServer]:
     # Every prompt's first attempt fails (429, 500 or a dropped connection): retries must recover them.
     faults = Faults(flaky=1, fail_marker="FAIL-ME")
-    with OpenAIServer(cast(TransformersBackend, ScriptedModel()), faults) as running:
+    with OpenAIServer(cast(TransformersBackend, ScriptedBackend(_scripted, model="scripted-judge")), faults) as running:
         yield running
 
 

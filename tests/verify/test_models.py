@@ -22,7 +22,8 @@ from reasoning_metrics.verify.judge import (
 )
 from reasoning_metrics.verify.judge_log import judge_resumably
 from runners.backends.base import GenerationRequest, LoglikelihoodRequest
-from tests.verify.fakes import ScriptedBackend, TableEncoder, WordNLI
+from tests.scripted import ScriptedBackend
+from tests.verify.fakes import TableEncoder, WordNLI
 
 R = math.sqrt(0.5)
 
@@ -152,8 +153,7 @@ def test_judge_names_requests_by_id_and_sends_text_to_base_models() -> None:
         seen.append(request)
         return "\\boxed{1}"
 
-    backend = ScriptedBackend(answer=answer)
-    backend.is_chat = False  # type: ignore[attr-defined]
+    backend = ScriptedBackend(answer=answer, is_chat=False)
     (verdict,) = judge_solutions([("Tom has 3.", ["3 + 1 = 4"])], backend, ids=["pb-7"])
     assert verdict.first_error == 0 and seen[0].id == "pb-7"
     assert isinstance(seen[0].prompt, str) and "Step 1: 3 + 1 = 4" in seen[0].prompt
