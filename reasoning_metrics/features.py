@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -27,7 +27,7 @@ class Prepared:
     """A chain split into steps, with the arrays computed for it so far."""
 
     id: str
-    lang: str
+    lang: Literal["zh", "en"]
     source: list[str]
     hypothesis: list[str]
     reference: list[str] | None

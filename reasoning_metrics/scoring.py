@@ -108,8 +108,10 @@ def chain_language(chain: Chain, lang: Literal["zh", "en"] | None = None) -> Lit
 
     One encoder must embed all three texts, and the multilingual one also reads English.
     """
-    if lang or chain.lang:
-        return lang or chain.lang  # type: ignore[return-value]
+    if lang is not None:
+        return lang
+    if chain.lang is not None:
+        return chain.lang
     texts = [chain.source, _text(chain.hypothesis), _text(chain.reference)]
     return "zh" if any(detect_language(t) == "zh" for t in texts if t.strip()) else "en"
 
@@ -209,7 +211,7 @@ def _assemble(p: Prepared, metrics: list[Metric], slots: ModelSlots, thresholds:
     used = sorted({role for m in metrics for role in m.models})
     return ChainScores(
         id=p.id,
-        lang=p.lang,  # type: ignore[arg-type]
+        lang=p.lang,
         scores=scores,
         unavailable=unavailable,
         steps=step_details(
