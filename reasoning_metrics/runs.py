@@ -43,7 +43,8 @@ class ScoreRecord(ChainScores):
     """Graph node ids by kind (subject, level1, level2, question), copied from the run record."""
     first_suspect: int | None = None
     """Index in ``steps`` of the step the detectors suspect first, -1 when none reaches the flag
-    threshold; ``None`` when the detectors did not run (``--no-detectors``, older files)."""
+    threshold; ``None`` when the detectors did not run (``--no-detectors``, older files) or could not
+    check this chain (``assessment.status`` is ``error`` or ``too_long``)."""
     assessment: SolutionAssessment | None = None
     """Everything the detectors found, step by step (``assessment.steps[i]`` is ``steps[i]``): each
     flag's kind, severity and message, the step's suspicion and contradiction, solution-level flags,
@@ -194,7 +195,9 @@ def score_run(
                         **s.model_dump(),
                         question_id=record.question_id,
                         nodes=record.nodes,
-                        first_suspect=assessment.first_suspect if assessment else None,
+                        first_suspect=assessment.first_suspect
+                        if assessment and assessment.status == "checked"
+                        else None,
                         assessment=assessment,
                     )
         finally:

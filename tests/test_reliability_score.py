@@ -142,3 +142,60 @@ def test_every_reader_takes_the_last_record_of_an_id_and_skips_a_torn_last_line(
         assert got[-1].output == retried["output"]
     chains = run_chains(run)
     assert [c.id for _, c in chains.chains] == ["q-apples", "q-eggs", "q-square"] and chains.no_output == 0
+
+
+POISON = "本金1元，年利率0.1%，5000年后是(1+0.001)^5000 = 148元。答案：B"
+"""A step whose exact value has 15,000 digits: the verifier crashed on it (#14 finding 1)."""
+
+
+def _poisoned_run(tmp_path: Path, output: str) -> Path:
+    bank = write_bank(tmp_path / "bank")
+    return write_run(
+        tmp_path / "poisoned", bank, outputs={"q-apples": output, "q-square": "边长是3，面积是3×3=9。答案：B"}
+    )
+
+
+def _assessments(run_dir: Path) -> dict[str, dict[str, Any]]:
+    return {r["id"]: r for _, r in read_score_lines(run_dir / "scores.jsonl")}
+
+
+def test_a_huge_power_in_a_chain_is_checked_and_every_chain_is_scored(run_dir: Path, tmp_path: Path) -> None:
+    poisoned = _poisoned_run(tmp_path, POISON)
+    result = _score(poisoned, "--chunk-size", "1")
+    assert result.exit_code == 0, result.output
+    records = _assessments(poisoned)
+    assert sorted(records) == ["q-apples", "q-eggs", "q-square"]
+    assert all(r["assessment"]["status"] == "checked" for r in records.values())
+
+
+def test_a_chain_the_detectors_fail_on_is_recorded_as_an_error_and_the_others_complete(
+    run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever a detector raises on one chain (here a bug planted on one step) stays with that chain."""
+    import reasoning_metrics.verify.arithmetic as arithmetic
+
+    real = arithmetic.inspect_step
+
+    def buggy(step: str) -> Any:
+        if "5000" in step:
+            raise ValueError("Exceeds the limit (4300 digits) for integer string conversion")
+        return real(step)
+
+    monkeypatch.setattr(arithmetic, "inspect_step", buggy)
+    poisoned = _poisoned_run(tmp_path, POISON)
+    first = _score(poisoned, "--chunk-size", "1")
+    assert first.exit_code == 0, first.output
+    assert "not checked: 1 chain(s) (error 1)" in first.output
+    records = _assessments(poisoned)
+    assert sorted(records) == ["q-apples", "q-eggs", "q-square"]
+    bad = records["q-apples"]
+    assert bad["assessment"]["status"] == "error" and bad["first_suspect"] is None
+    assert [f["kind"] for f in bad["assessment"]["flags"]] == ["not_checked"]
+    assert "ValueError: Exceeds the limit" in bad["assessment"]["flags"][0]["message"]
+    assert bad["scores"]["faithfulness_step"] is not None  # the ROSCOE scores of the chain are still there
+    for good in ("q-eggs", "q-square"):
+        assert records[good]["assessment"]["status"] == "checked"
+        assert records[good]["first_suspect"] is not None
+    again = _score(poisoned)  # the resume neither crashes nor rescores
+    assert again.exit_code == 0, again.output
+    assert "0 chain(s) to score, 3 already" in again.output

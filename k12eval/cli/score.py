@@ -168,6 +168,10 @@ def _print_detectors(records: list[dict[str, Any]]) -> None:
     typer.echo(f"  detectors: a first suspect step in {suspects} of {len(assessed)} solutions{how}")
     if kinds:
         typer.echo("  step flags: " + ", ".join(f"{kind} {n}" for kind, n in kinds.most_common()))
+    unchecked = Counter(a["status"] for a in assessed if a.get("status", "checked") != "checked")
+    if unchecked:
+        how = ", ".join(f"{status.replace('_', ' ')} {n}" for status, n in sorted(unchecked.items()))
+        typer.echo(f"  not checked: {sum(unchecked.values())} chain(s) ({how}); see their not_checked flag")
     missing = Counter((name, why) for a in assessed for name, why in a.get("unavailable", {}).items())
     for (name, why), n in missing.most_common(10):
         if name != "judge":

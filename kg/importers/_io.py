@@ -31,6 +31,10 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
                 except json.JSONDecodeError as exc:
                     yield number, Problem(path, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
                     continue
+                except (RecursionError, ValueError) as exc:  # nested too deep; an integer over 4,300 digits
+                    reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+                    yield number, Problem(path, number, None, f"not readable JSON ({reason})")
+                    continue
                 if not isinstance(obj, dict):
                     yield number, Problem(path, number, None, f"expected a JSON object, got {type(obj).__name__}")
                     continue

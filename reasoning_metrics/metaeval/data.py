@@ -149,7 +149,7 @@ def split_numbered(text: str) -> list[str]:
         head = text[: starts[0]].strip()
         parts = [text[a:b].strip() for a, b in itertools.pairwise(bounds)]
         return [head, *parts] if head else parts
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    return [line.strip() for line in text.split("\n") if line.strip()]  # "\n" only, as the pattern above
 
 
 def _mr_math(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:

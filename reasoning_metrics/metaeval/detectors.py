@@ -8,8 +8,8 @@ once per run and shared (:class:`DetectionContext`). A detector that cannot run
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
+from functools import cached_property, partial
 from pathlib import Path
 
 from reasoning_metrics.cache import ArrayCache
@@ -23,6 +23,7 @@ from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD, step
 from reasoning_metrics.verify.doubt import doubt_cues
 from reasoning_metrics.verify.equations import equation_conflicts
 from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.guard import CHAIN_BUDGET_S, Outcome, checking
 from reasoning_metrics.verify.judge_log import judge_resumably
 from reasoning_metrics.verify.quantities import unsupported_operands
 from runners.backends.base import Backend, SamplingParams
@@ -46,6 +47,9 @@ class DetectorResult:
     native: Sequence[int | None] | None = None
     """The detector's own first-wrong-step predictions (-1 none, ``None`` no answer), if it makes them."""
     unavailable: str | None = None
+    not_checked: dict[int, str] = field(default_factory=dict)
+    """Solution index -> why the detector could not check it (an error, over the time budget): its
+    scores are ``None`` (left out of AUROC) and it has no first-step prediction."""
 
 
 @dataclass
@@ -65,6 +69,8 @@ class DetectionContext:
     batch_size: int = 32
     cache: ArrayCache | Path | str | bool | None = False
     """Embedding cache of the ROSCOE scores, as ``score_chains`` takes it (``False``: none)."""
+    budget_s: float | None = CHAIN_BUDGET_S
+    """Seconds the CPU detectors may spend on one solution (:mod:`~reasoning_metrics.verify.guard`)."""
 
     @cached_property
     def roscoe(self) -> list[ChainScores]:
@@ -74,8 +80,22 @@ class DetectionContext:
         return roscoe_scores(self.solutions, self.encoder, self.nli, batch_size=self.batch_size, cache=self.cache)
 
     @cached_property
-    def checks(self) -> list[list[StepCheck]]:
-        return [check_steps(s.steps) for s in self.solutions]
+    def checks(self) -> list[Outcome[list[StepCheck]]]:
+        """Each solution's arithmetic checks, or why it has none (one solution's failure stays its own)."""
+        return [checking(partial(check_steps, s.steps), self.budget_s) for s in self.solutions]
+
+    def per_solution(
+        self, fn: Callable[[LabelledSolution, list[StepCheck]], list[float]]
+    ) -> list[Outcome[list[float]]]:
+        """``fn(solution, checks)`` for every solution, each under its own budget and never raising."""
+        out: list[Outcome[list[float]]] = []
+        for s, checked in zip(self.solutions, self.checks, strict=True):
+            if checked.value is None:
+                out.append(Outcome(None, checked.status, checked.reason))
+                continue
+            checks = checked.value
+            out.append(checking(partial(fn, s, checks), self.budget_s))
+        return out
 
     @cached_property
     def contradictions(self) -> list[list[float]]:
@@ -97,7 +117,14 @@ class DetectionContext:
         roscoe = self.roscoe if self.encoder is not None else None
         contradictions = self.contradictions if self.nli is not None else None
         judged = self.judged if self.backend is not None else None
-        return assess_solutions(self.solutions, roscoe=roscoe, judged=judged, nli=None, contradictions=contradictions)
+        return assess_solutions(
+            self.solutions,
+            roscoe=roscoe,
+            judged=judged,
+            nli=None,
+            contradictions=contradictions,
+            budget_s=self.budget_s,
+        )
 
 
 ROSCOE_STEP_PART = {
@@ -151,38 +178,48 @@ def _roscoe(metric: str) -> Callable[[DetectionContext], DetectorResult]:
 
 
 def _counts(
-    name: str, orientation: str, per_step: Callable[[DetectionContext], list[list[float]]]
+    name: str, orientation: str, per_step: Callable[[LabelledSolution, list[StepCheck]], list[float]]
 ) -> Callable[[DetectionContext], DetectorResult]:
-    """A detector whose step score is a count or weight of findings; it predicts the first step with any."""
+    """A detector whose step score is a count or weight of findings; it predicts the first step with any.
+
+    A solution it could not check (:attr:`DetectorResult.not_checked`) has no scores and no prediction.
+    """
 
     def run(ctx: DetectionContext) -> DetectorResult:
-        steps = per_step(ctx)
-        native = [next((i for i, v in enumerate(s) if v > 0), -1) for s in steps]
-        solution: list[float | None] = [float(sum(s)) for s in steps]
-        return DetectorResult(name, "k12eval", orientation, solution, [list(s) for s in steps], native)
+        solution: list[float | None] = []
+        steps: list[list[float | None]] = []
+        native: list[int | None] = []
+        not_checked: dict[int, str] = {}
+        for k, (s, outcome) in enumerate(zip(ctx.solutions, ctx.per_solution(per_step), strict=True)):
+            if outcome.value is None:
+                not_checked[k] = outcome.reason
+                solution.append(None)
+                steps.append([None] * len(s.steps))
+                native.append(None)
+                continue
+            found = outcome.value
+            solution.append(float(sum(found)))
+            steps.append(list(found))
+            native.append(next((i for i, v in enumerate(found) if v > 0), -1))
+        return DetectorResult(name, "k12eval", orientation, solution, steps, native, not_checked=not_checked)
 
     return run
 
 
-def _arithmetic(ctx: DetectionContext) -> list[list[float]]:
-    return [[float(len(c.false_claims)) for c in checks] for checks in ctx.checks]
+def _arithmetic(s: LabelledSolution, checks: list[StepCheck]) -> list[float]:
+    return [float(len(c.false_claims)) for c in checks]
 
 
-def _equations(ctx: DetectionContext) -> list[list[float]]:
-    return [[float(len(c)) for c in equation_conflicts(checks)] for checks in ctx.checks]
+def _equations(s: LabelledSolution, checks: list[StepCheck]) -> list[float]:
+    return [float(len(c)) for c in equation_conflicts(checks)]
 
 
-def _unsupported(ctx: DetectionContext) -> list[list[float]]:
-    return [
-        [float(len(u)) for u in unsupported_operands(s.problem, checks)]
-        for s, checks in zip(ctx.solutions, ctx.checks, strict=True)
-    ]
+def _unsupported(s: LabelledSolution, checks: list[StepCheck]) -> list[float]:
+    return [float(len(u)) for u in unsupported_operands(s.problem, checks)]
 
 
-def _doubt(ctx: DetectionContext) -> list[list[float]]:
-    return [
-        [max((c.weight for c in doubt_cues(step, s.problem)), default=0.0) for step in s.steps] for s in ctx.solutions
-    ]
+def _doubt(s: LabelledSolution, checks: list[StepCheck]) -> list[float]:
+    return [max((c.weight for c in doubt_cues(step, s.problem)), default=0.0) for step in s.steps]
 
 
 def _contradiction(ctx: DetectionContext) -> DetectorResult:
@@ -210,11 +247,16 @@ def _judge(ctx: DetectionContext) -> DetectorResult:
 
 
 def _aggregate(ctx: DetectionContext) -> DetectorResult:
+    """A solution the aggregate did not check (``status`` error or too long) has no scores and no prediction."""
     assessments = ctx.assessments
-    solution: list[float | None] = [a.score for a in assessments]
-    steps: list[list[float | None]] = [[step_score(s) for s in a.steps] for a in assessments]
-    native = [a.first_suspect for a in assessments]
-    return DetectorResult("aggregate", "k12eval", "combined flag severity (docs/detectors.md)", solution, steps, native)
+    not_checked = {k: a.flags[0].message for k, a in enumerate(assessments) if a.status != "checked"}
+    solution: list[float | None] = [None if k in not_checked else a.score for k, a in enumerate(assessments)]
+    steps: list[list[float | None]] = [
+        [None if k in not_checked else step_score(s) for s in a.steps] for k, a in enumerate(assessments)
+    ]
+    native: list[int | None] = [None if k in not_checked else a.first_suspect for k, a in enumerate(assessments)]
+    orientation = "combined flag severity (docs/detectors.md)"
+    return DetectorResult("aggregate", "k12eval", orientation, solution, steps, native, not_checked=not_checked)
 
 
 def _aggregate_flags(ctx: DetectionContext) -> DetectorResult:
@@ -223,9 +265,20 @@ def _aggregate_flags(ctx: DetectionContext) -> DetectorResult:
     Same scores as ``aggregate``; set beside it, it shows what the fallback adds and costs.
     """
     result = _aggregate(ctx)
-    native = [a.first_suspect if a.suspect_rule == "flag" else -1 for a in ctx.assessments]
+    native = [
+        None if k in result.not_checked else a.first_suspect if a.suspect_rule == "flag" else -1
+        for k, a in enumerate(ctx.assessments)
+    ]
     orientation = "combined flag severity, first suspect only where a step is flagged (no fallback)"
-    return DetectorResult("aggregate_flags", "k12eval", orientation, result.solution_scores, result.step_scores, native)
+    return DetectorResult(
+        "aggregate_flags",
+        "k12eval",
+        orientation,
+        result.solution_scores,
+        result.step_scores,
+        native,
+        not_checked=result.not_checked,
+    )
 
 
 def _aggregate_cv(ctx: DetectionContext) -> DetectorResult:
@@ -236,7 +289,14 @@ def _aggregate_cv(ctx: DetectionContext) -> DetectorResult:
     """
     result = _aggregate(ctx)
     orientation = "combined flag severity, step threshold fitted by cross-validation"
-    return DetectorResult("aggregate_cv", "k12eval", orientation, result.solution_scores, result.step_scores)
+    return DetectorResult(
+        "aggregate_cv",
+        "k12eval",
+        orientation,
+        result.solution_scores,
+        result.step_scores,
+        not_checked=result.not_checked,
+    )
 
 
 DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {

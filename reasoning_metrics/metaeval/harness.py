@@ -41,6 +41,10 @@ class DetectorReport:
     step_auroc_ci: Interval = None
     labelled_steps: int = 0
     unavailable: str | None = None
+    not_checked: int = 0
+    """Solutions the detector could not check (an error, over the time budget): no score, no prediction."""
+    not_checked_example: str | None = None
+    """Why the first of them was not checked."""
 
 
 @dataclass
@@ -107,6 +111,8 @@ def evaluate_detector(
     if result.unavailable:
         report.unavailable = result.unavailable
         return report
+    report.not_checked = len(result.not_checked)
+    report.not_checked_example = next(iter(result.not_checked.values()), None)
     labels = [s.has_error for s in solutions]
     everything = np.arange(len(solutions))
     scores = result.solution_scores

@@ -45,6 +45,13 @@ def to_markdown(report: MetaEvalReport) -> str:
             f"| {_num(d.f1)}{_ci(d.f1_ci)} | {_num(d.acc_error)} | {_num(d.acc_correct)} "
             f"| {_num(d.step_auroc)}{_ci(d.step_auroc_ci)} | {d.rule} |"
         )
+    unchecked = [d for d in report.detectors if d.not_checked]
+    if unchecked:
+        lines += [""] + [
+            f"{d.name}: {d.not_checked} solution(s) not checked, left out of AUROC and counted wrong by F1 "
+            f"(first: {_cell(d.not_checked_example or '')})"
+            for d in unchecked
+        ]
     c = report.comparison
     if c is not None:
         lines += [

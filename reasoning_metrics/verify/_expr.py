@@ -249,10 +249,22 @@ def _log10_abs(value: sympy.Expr) -> float:
     return -math.inf if magnitude == 0 else math.log10(magnitude)
 
 
+_MAX_BITS = math.ceil(MAX_RESULT_DIGITS / math.log10(2))
+""":data:`MAX_RESULT_DIGITS` in bits: sizes are measured with ``int.bit_length``, never by printing a
+number, since ``str()`` of an integer over 4,300 digits raises (and is slow long before)."""
+
+
+def _bits(value: sympy.Expr) -> int:
+    """Bits of the larger of numerator and denominator of a rational ``value`` (0 for anything else)."""
+    if not isinstance(value, sympy.Rational):
+        return 0
+    return max(int(value.p).bit_length(), int(value.q).bit_length())
+
+
 def _bounded(value: sympy.Expr) -> sympy.Expr:
     if _log10_abs(value) > MAX_RESULT_DIGITS:
         raise Unevaluable("result too large to check")
-    if isinstance(value, sympy.Rational) and len(str(value.q)) > MAX_RESULT_DIGITS:
+    if isinstance(value, sympy.Rational) and int(value.q).bit_length() > _MAX_BITS:
         raise Unevaluable("result too precise to check")
     return value
 
@@ -267,6 +279,9 @@ def _power(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
         return sympy.Integer(-1 if int(exponent) % 2 else 1)
     if abs(exp_float) > 10_000 or abs(exp_float) * abs(_log10_abs(base)) > MAX_RESULT_DIGITS:
         raise Unevaluable("power too large to check")
+    if abs(exp_float) * _bits(base) > 4 * _MAX_BITS:
+        # (1 + 0.001)^5000 is near 148 but its exact fraction has 15,000 digits: refuse before computing it.
+        raise Unevaluable("result too precise to check")
     if base.is_negative and not exponent.is_integer:
         raise Unevaluable("fractional power of a negative number")
     return _bounded(base**exponent)

@@ -29,6 +29,7 @@ from reasoning_metrics.verify.baseline import roscoe_scores
 from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.findings import SEVERITY, findings
 from reasoning_metrics.verify.flags import FlagKind, Solution, SolutionAssessment, StepAssessment, StepFlag
+from reasoning_metrics.verify.guard import CHAIN_BUDGET_S, NotChecked, checking
 
 FLAG_THRESHOLD = 0.5
 """A step whose suspicion reaches this is flagged; the earliest flagged step is the first suspect."""
@@ -41,7 +42,16 @@ NOT_LOCATING = frozenset({FlagKind.UNUSED_GIVEN})
 """Findings that never make a solution suspect enough for the fallback rule on their own."""
 TIE_BREAK = 0.01
 """Weight of (1 - Faithfulness-Step) in the solution score: below the smallest flag severity."""
-__all__ = ["FLAG_THRESHOLD", "LOCATE_AT", "SEVERITY", "TIE_BREAK", "assess_one", "assess_solutions", "step_score"]
+__all__ = [
+    "FLAG_THRESHOLD",
+    "LOCATE_AT",
+    "SEVERITY",
+    "TIE_BREAK",
+    "assess_one",
+    "assess_solutions",
+    "not_checked",
+    "step_score",
+]
 
 
 def assess_solutions(
@@ -53,13 +63,15 @@ def assess_solutions(
     roscoe: Sequence[ChainScores] | None = None,
     contradictions: Sequence[Sequence[float]] | None = None,
     batch_size: int = 64,
+    budget_s: float | None = CHAIN_BUDGET_S,
 ) -> list[SolutionAssessment]:
     """Assess every solution with every detector that can run.
 
     ``judged`` is an LLM judge's first wrong step per solution (-1 none, ``None``
     unparsed), from :func:`.judge.judge_solutions`. ``roscoe`` (:func:`.baseline.roscoe_scores`)
     and ``contradictions`` (:func:`.contradiction.step_contradictions`) may be passed when already
-    computed; otherwise they are computed when ``encoder`` / ``nli`` is given.
+    computed; otherwise they are computed when ``encoder`` / ``nli`` is given. Each solution gets
+    ``budget_s`` seconds of the CPU detectors (see :func:`assess_one`).
     """
     if roscoe is None and encoder is not None:
         roscoe = roscoe_scores(solutions, encoder, metrics=AGGREGATE_METRICS, batch_size=batch_size)
@@ -81,6 +93,7 @@ def assess_solutions(
                 contradictions=contradictions[k] if contradictions is not None else None,
                 judged=judged[k] if judged is not None else None,
                 unavailable=unavailable,
+                budget_s=budget_s,
             )
         )
     return out
@@ -93,8 +106,39 @@ def assess_one(
     contradictions: Sequence[float] | None = None,
     judged: int | None = None,
     unavailable: dict[str, str] | None = None,
+    budget_s: float | None = CHAIN_BUDGET_S,
 ) -> SolutionAssessment:
-    """Assess one solution from what has been computed for it (see the module doc for the rule)."""
+    """Assess one solution from what has been computed for it (see the module doc for the rule).
+
+    Never raises: a solution the detectors fail on, or cannot finish within ``budget_s`` seconds
+    (``None``: no limit), comes back with ``status`` ``error`` or ``too_long`` (see :func:`not_checked`).
+    """
+    outcome = checking(lambda: _assess(solution, roscoe, contradictions, judged, unavailable), budget_s)
+    if outcome.value is not None:
+        return outcome.value
+    assert outcome.status is not None
+    return not_checked(solution, outcome.status, outcome.reason)
+
+
+def not_checked(solution: Solution, status: NotChecked, reason: str) -> SolutionAssessment:
+    """The record of a solution the detectors did not check: no flags, score 0, no suspect step."""
+    return SolutionAssessment(
+        id=solution.id,
+        score=0.0,
+        first_suspect=-1,
+        steps=[StepAssessment(index=i, suspicion=0.0) for i in range(len(solution.steps))],
+        flags=[StepFlag(kind=FlagKind.NOT_CHECKED, severity=0.0, message=reason)],
+        status=status,
+    )
+
+
+def _assess(
+    solution: Solution,
+    roscoe: ChainScores | None,
+    contradictions: Sequence[float] | None,
+    judged: int | None,
+    unavailable: dict[str, str] | None,
+) -> SolutionAssessment:
     checks = check_steps(solution.steps)
     step_flags, solution_flags = findings(solution.problem, solution.steps, checks, roscoe, contradictions, judged)
     steps = [

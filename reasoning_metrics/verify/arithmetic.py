@@ -27,6 +27,7 @@ from reasoning_metrics.verify._expr import ParseFailure, Unevaluable, evaluate, 
 from reasoning_metrics.verify._lexer import tokenize
 from reasoning_metrics.verify._normalize import normalize
 from reasoning_metrics.verify._restated import restated_claims
+from reasoning_metrics.verify.guard import tick
 
 MAX_STEP_CHARS = 20_000
 """Only the first this many characters of a step are read."""
@@ -164,8 +165,12 @@ def stated_answers(text: str) -> tuple[float, ...]:
 
 
 def check_steps(steps: Sequence[str]) -> list[StepCheck]:
-    """:func:`inspect_step` of each step."""
-    return [inspect_step(step) for step in steps]
+    """:func:`inspect_step` of each step (checking the chain's time budget, :func:`.guard.tick`, between steps)."""
+    out = []
+    for step in steps:
+        tick()
+        out.append(inspect_step(step))
+    return out
 
 
 def _check_annotation(expression: str, result: str) -> list[ClaimCheck]:

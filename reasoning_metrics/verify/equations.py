@@ -23,6 +23,7 @@ from fractions import Fraction
 from reasoning_metrics.verify._claims import Claim
 from reasoning_metrics.verify._expr import Unevaluable, evaluate
 from reasoning_metrics.verify.arithmetic import StepCheck
+from reasoning_metrics.verify.guard import tick
 
 _POINTS = (Fraction(0), Fraction(1), Fraction(2), Fraction(3))
 
@@ -98,6 +99,7 @@ def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflic
     dropped: set[str] = set()
     found: list[list[EquationConflict]] = []
     for check in checks:
+        tick()
         if check.defines:  # "Let x be the number of pears": a new unknown under an old name
             last.clear()
             defined.clear()

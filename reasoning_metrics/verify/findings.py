@@ -12,6 +12,7 @@ from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD
 from reasoning_metrics.verify.doubt import doubt_cues
 from reasoning_metrics.verify.equations import equation_conflicts
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
+from reasoning_metrics.verify.guard import tick
 from reasoning_metrics.verify.plausibility import not_whole_answer
 from reasoning_metrics.verify.quantities import unsupported_operands, unused_given_numbers
 
@@ -100,6 +101,7 @@ def _step_flags(problem: str, checks: Sequence[StepCheck], steps: Sequence[str])
             message = f"{operand.value:g} in {operand.expression} is new: not given, not derived"
             flags[i].append(_flag(FlagKind.UNSUPPORTED_NUMBER, message, operand.expression))
     for i, step in enumerate(steps):
+        tick()
         for cue in doubt_cues(step, problem):
             message = f"{cue.kind.value.replace('_', ' ')}: {cue.text!r}"
             flags[i].append(StepFlag(kind=FlagKind.DOUBT, severity=cue.weight, message=message, evidence=cue.text))

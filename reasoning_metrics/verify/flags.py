@@ -48,6 +48,9 @@ class FlagKind(StrEnum):
     """(solution level) the solution never states a final answer."""
     NOT_WHOLE = "not_whole"
     """(solution level) the question asks how many things there are; the answer is not a whole number."""
+    NOT_CHECKED = "not_checked"
+    """(solution level, severity 0) the detectors could not check the solution: an unexpected error
+    or over the time budget of a chain (``SolutionAssessment.status`` says which)."""
 
 
 class StepFlag(BaseModel):
@@ -98,3 +101,7 @@ class SolutionAssessment(BaseModel):
     """Detectors that ran."""
     unavailable: dict[str, str] = Field(default_factory=dict)
     """Detector -> why it did not run (no NLI model, no backend...)."""
+    status: Literal["checked", "error", "too_long"] = "checked"
+    """``checked``; or the solution was not checked: ``error`` (a detector failed on it) or ``too_long``
+    (over the time budget of a chain). Then ``steps`` carry no flags, ``score`` is 0, ``first_suspect``
+    is -1 and the one solution flag (``not_checked``) says why."""

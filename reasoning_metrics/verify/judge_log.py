@@ -42,8 +42,10 @@ def read_log(path: Path, model: str, backend: str) -> dict[str, LoggedAnswer]:
         return {}
     answers: dict[str, LoggedAnswer] = {}
     text = path.read_text(encoding="utf-8")
-    for number, line in enumerate(text.splitlines(keepends=True), start=1):
-        if not line.strip() or not line.endswith("\n"):
+    # Lines end at "\n" only (str.splitlines() also breaks at U+2028, which a response may hold).
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if not line.strip() or number == len(lines):  # after the last "\n": nothing, or a torn line
             continue
         where = f"{path}, line {number}"
         try:
