@@ -27,6 +27,14 @@ from reasoning_metrics.verify._expr import ParseFailure, Unevaluable, evaluate, 
 from reasoning_metrics.verify._lexer import tokenize
 from reasoning_metrics.verify._normalize import normalize
 from reasoning_metrics.verify._restated import restated_claims
+from reasoning_metrics.verify._tolerance import (
+    FLOAT_NOISE,
+    carried_error,
+    carried_slack,
+    decimal_slack,
+    exact_at,
+    is_whole,
+)
 from reasoning_metrics.verify.guard import tick
 
 MAX_STEP_CHARS = 20_000
@@ -213,7 +221,7 @@ def _power_of_ten_apart(a: float, b: float) -> bool:
     if a == 0 or b == 0 or (a > 0) != (b > 0):
         return False
     exponent = math.log10(abs(a / b))
-    return abs(exponent - round(exponent)) < 1e-9 and round(exponent) in (-6, -3, -2, -1, 1, 2, 3, 6)
+    return is_whole(exponent) and round(exponent) in (-6, -3, -2, -1, 1, 2, 3, 6)
 
 
 def _operands(claim: Claim) -> tuple[float, ...]:
@@ -254,31 +262,24 @@ def _tolerance(claim: Claim, lv: float, rv: float, percent_plain: bool) -> tuple
     claimed, computed, computed_node = (
         (right, lv, claim.left) if right else (literal_value(claim.left), rv, claim.right)
     )
-    tol = 1e-9 * max(1.0, abs(computed))
+    tol = FLOAT_NOISE * max(1.0, abs(computed))
     rounded = False
     if claim.relation in ("≠", "<", ">"):
         return tol, False  # "1/97 + ... ≠ 0": no rounding slack for these
     if claimed is not None:
         _, decimals, percent = claimed
         places = decimals + (2 if percent and not percent_plain else 0)
-        if not _exact_at(computed, places):
-            tol = max(tol, 10.0**-places * (1 - 1e-9))
+        if not exact_at(computed, places):
+            tol = max(tol, decimal_slack(places))
             rounded = True
-    extra = sum(
-        0.5 * 10.0**-n.decimals / abs(float(n.value)) for n in computed_node.literals() if n.value and n.decimals >= 2
-    )
+    extra = carried_error(computed_node.literals())
     if extra:
-        tol += 1.5 * extra * abs(computed)
+        tol += carried_slack(extra, computed)
         rounded = True
     if claim.relation == "≈":
         tol = max(tol, APPROX_RELATIVE * abs(computed))
         rounded = True
     return tol, rounded
-
-
-def _exact_at(value: float, decimals: int) -> bool:
-    scaled = value * 10**decimals
-    return math.isclose(scaled, round(scaled), rel_tol=1e-12, abs_tol=1e-9)
 
 
 def _compare(relation: str, lv: float, rv: float, tol: float) -> bool:

@@ -22,6 +22,14 @@ from fractions import Fraction
 
 from reasoning_metrics.verify._claims import Claim
 from reasoning_metrics.verify._expr import Unevaluable, evaluate
+from reasoning_metrics.verify._tolerance import (
+    FLOAT_NOISE,
+    SAME_NUMBER,
+    carried_error,
+    carried_slack,
+    decimal_slack,
+    exact_at,
+)
 from reasoning_metrics.verify.arithmetic import StepCheck
 from reasoning_metrics.verify.guard import tick
 
@@ -66,7 +74,7 @@ def linear_root(claim: Claim) -> tuple[str, float] | bool | None:
     (x0, f0), (x1, f1), (x2, f2) = values
     slope = (f1 - f0) / float(x1 - x0)
     scale = max(1.0, abs(f0), abs(f1), abs(f2))
-    if abs(f2 - (f1 + slope * float(x2 - x1))) > 1e-9 * scale:
+    if abs(f2 - (f1 + slope * float(x2 - x1))) > FLOAT_NOISE * scale:
         return False
     if abs(slope) < 1e-12 * scale:
         return None
@@ -75,17 +83,11 @@ def linear_root(claim: Claim) -> tuple[str, float] | bool | None:
 
 def _tolerance(claim: Claim, value: float, previous: float) -> float:
     """Rounding the written numbers allow: ``x = 33.3`` after ``3x = 100``, not ``x = 5`` after ``x = 4``."""
-    literals = claim.left.literals() + claim.right.literals()
-    rel = sum(0.5 * 10.0**-n.decimals / abs(float(n.value)) for n in literals if n.value and n.decimals >= 2)
-    tol = max(1e-6 * max(1.0, abs(value)), 1.5 * rel * abs(value))
-    if claim.right.op == "num" and not _exact_at(previous, claim.right.decimals):
-        tol = max(tol, 10.0**-claim.right.decimals * (1 - 1e-9))
+    rel = carried_error(claim.left.literals() + claim.right.literals())
+    tol = max(SAME_NUMBER * max(1.0, abs(value)), carried_slack(rel, value))
+    if claim.right.op == "num" and not exact_at(previous, claim.right.decimals):
+        tol = max(tol, decimal_slack(claim.right.decimals))
     return tol
-
-
-def _exact_at(value: float, decimals: int) -> bool:
-    scaled = value * 10**decimals
-    return abs(scaled - round(scaled)) <= 1e-9 * max(1.0, abs(scaled))
 
 
 def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflict]]:

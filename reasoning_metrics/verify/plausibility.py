@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from reasoning_metrics.verify._tolerance import is_whole
 from reasoning_metrics.verify.arithmetic import StepCheck
 
 MEASURES = frozenset(
@@ -46,4 +47,4 @@ def not_whole_answer(question: str, checks: Sequence[StepCheck]) -> float | None
     if not answers or not asks_for_a_count(question):
         return None
     answer = answers[-1]
-    return answer if math.isfinite(answer) and abs(answer - round(answer)) > 1e-9 else None
+    return answer if math.isfinite(answer) and not is_whole(answer) else None

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from reasoning_metrics.verify._expr import Node, Unevaluable, evaluate
 from reasoning_metrics.verify._lexer import tokenize
 from reasoning_metrics.verify._normalize import normalize
+from reasoning_metrics.verify._tolerance import SAME_NUMBER
 from reasoning_metrics.verify.arithmetic import ClaimCheck, StepCheck
 from reasoning_metrics.verify.guard import tick
 
@@ -82,7 +83,7 @@ def _expand(known: Iterable[float]) -> list[float]:
 
 
 def _contains(sorted_values: list[float], value: float) -> bool:
-    tol = 1e-6 * max(1.0, abs(value))
+    tol = SAME_NUMBER * max(1.0, abs(value))
     i = bisect.bisect_left(sorted_values, value - tol)
     return i < len(sorted_values) and sorted_values[i] <= value + tol
 
