@@ -67,3 +67,36 @@ def test_plots_survive_each_broken_name(tmp_path: Path, name: str) -> None:
     run = write_run(tmp_path / "run", {q.id: q for q in questions}, {"q0": Answer(True), "q1": Answer(True)}, bank=bank)
     write_report([run], tmp_path / "out")
     assert (tmp_path / "out" / "plots" / "weakest.png").stat().st_size > 1000
+
+
+FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)", "\t=1", "\r=1"]
+
+
+def test_csv_cells_are_not_formulas_and_numbers_stay_numbers(tmp_path: Path) -> None:
+    questions = [question(f"q{i}", "数学", "函数", name) for i, name in enumerate(FORMULAS)]
+    questions.append(question("neg", "数学", "-3.5", "-3.5"))  # a number-like name is a number, not a formula
+    bank = write_bank(tmp_path / "bank", questions)
+    answers = {q.id: Answer(True) for q in questions}
+    run = write_run(tmp_path / "run", {q.id: q for q in questions}, answers, bank=bank, model="=1+1")
+    write_report([run], tmp_path / "out", plots=False)
+    csvs = [tmp_path / "out" / "nodes.csv", tmp_path / "out" / "questions.csv"]
+    csvs += sorted((tmp_path / "out" / "tables").glob("*.csv"))
+    for path in csvs:
+        for cell in _cells(path):
+            assert not cell.startswith(("=", "+", "@", "\t", "\r")), (path.name, cell)
+            assert not cell.startswith("-") or float(cell) < 0, (path.name, cell)
+    nodes = pd.read_csv(tmp_path / "out" / "nodes.csv", keep_default_na=False)
+    assert set(nodes["model"]) == {"'=1+1"}
+    assert {f"'{n}" for n in FORMULAS} <= set(nodes["name"]) and "-3.5" in set(nodes["name"])
+    assert nodes["acc_micro"].dtype == float  # number columns are written as numbers
+    questions_csv = pd.read_csv(tmp_path / "out" / "questions.csv", keep_default_na=False)
+    assert "'-2+3" in set(questions_csv["level2"])
+    raw = pd.read_parquet(tmp_path / "out" / "nodes.parquet")  # parquet is data, not a spreadsheet: raw text
+    assert set(raw["model"]) == {"=1+1"}
+
+
+def _cells(path: Path) -> list[str]:
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as handle:
+        return [cell for row in csv.reader(handle) for cell in row]

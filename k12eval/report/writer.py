@@ -99,6 +99,7 @@ def write_report(
     from k12eval.report.html import render
     from k12eval.report.payload import build_payload
     from k12eval.report.plots import write_plots
+    from k12eval.report.spreadsheet import write_csv
     from kg.aggregate import node_table, question_frame
     from kg.errors import InputError
     from kg.markdown import markdown
@@ -121,7 +122,7 @@ def write_report(
         result.files.append(str(path.relative_to(out)))
 
     for name, table in (("nodes", nodes), ("questions", frame)):
-        table.to_csv(out / f"{name}.csv", index=False)
+        write_csv(table, out / f"{name}.csv")
         table.to_parquet(out / f"{name}.parquet", index=False)
         wrote(out / f"{name}.csv")
         wrote(out / f"{name}.parquet")
@@ -132,7 +133,7 @@ def write_report(
     for name, table in built.items():
         zh, en, source = TABLE_TITLES[name]
         text = markdown(table, f"{en} ({source})")
-        table.to_csv(out / "tables" / f"{name}.csv", index=False)
+        write_csv(table, out / "tables" / f"{name}.csv")
         (out / "tables" / f"{name}.md").write_text(text, encoding="utf-8")
         wrote(out / "tables" / f"{name}.csv")
         sections.append(text)
