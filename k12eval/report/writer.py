@@ -159,7 +159,7 @@ def _write_folder(
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
     from k12eval.report.html import render
-    from k12eval.report.payload import build_payload
+    from k12eval.report.payload import build_payload, report_identity
     from k12eval.report.plots import write_plots
     from k12eval.report.spreadsheet import write_csv
     from kg.markdown import markdown
@@ -205,6 +205,7 @@ def _write_folder(
 
     meta = {
         "title": title,
+        "identity": report_identity(runs, result.out),
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "version": __version__,
         "k": k,
