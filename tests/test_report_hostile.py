@@ -100,3 +100,39 @@ def _cells(path: Path) -> list[str]:
 
     with path.open(encoding="utf-8", newline="") as handle:
         return [cell for row in csv.reader(handle) for cell in row]
+
+
+POISON = {
+    "p1": "\ufffd\ufffd 答案是 A",  # a lone surrogate, as the run records it (replaced by U+FFFD)
+    "p2": "1" + "0" * 5000 + " 所以答案是 B",  # 10^5000 as text
+    "p3": "</script><script>window.__pwned=1</script><!-- 答案是 A",
+    "p4": "$\\frac{ 而且 $x^$ 答案是 C",
+    "p5": "前\x00后 答案是 A",
+    "p6": "很长" * 50_000 + "\n答案是 A",  # one 100,000-character line
+}
+
+
+def test_poisoned_replay_outputs_go_through_run_and_report(tmp_path: Path) -> None:
+    good = [question(f"g{i}", "数学", "函数", "一次函数", stem=f"第 {i} 题") for i in range(4)]
+    bad = [question(qid, "物理", "力学", "$\\frac{", stem=f"毒 {qid}") for qid in POISON]
+    bank = write_bank(tmp_path / "bank", good + bad)
+    replies = [{"question_id": q.id, "output": "正确答案是：A"} for q in good]
+    replies += [{"question_id": qid, "output": text} for qid, text in POISON.items()]
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in replies), encoding="utf-8")
+    run, out = tmp_path / "run", tmp_path / "report"
+    done = CliRunner().invoke(
+        app, ["run", str(bank), "-m", "replayed", "-b", "replay", "-B", f"path={answers}", "-o", str(run)]
+    )
+    assert done.exit_code == 0, done.output
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "run: 10 scored" in result.output
+    html = (out / "index.html").read_text(encoding="utf-8")
+    block = html.split('id="report-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in block and ">" not in block and "\x00" not in block  # nothing closes the data block
+    assert html.count("<script") == 2 and "window.__pwned" not in html.replace(block, "")
+    outputs = {a["output"] for a in json.loads(block)["answers"]["run"].values()}
+    assert set(POISON.values()) <= outputs  # kept verbatim, shown as text by the page
+    for plot in ("heatmap", "groups", "weakest", "unparsed"):
+        assert (out / "plots" / f"{plot}.png").stat().st_size > 1000
