@@ -24,8 +24,11 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     denominator = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denominator
     half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    # Clamp the rounding error at the ends (0/n and n/n are exact bounds).
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # In exact arithmetic lo <= p <= hi, with lo = 0 at 0/n and hi = 1 at n/n; floating point
+    # misses those by an ulp (10/10 gave hi = 0.99999...), which made error bars negative.
+    lo = 0.0 if successes == 0 else min(p, max(0.0, centre - half))
+    hi = 1.0 if successes == n else max(p, min(1.0, centre + half))
+    return lo, hi
 
 
 def rank_of_gold(option_scores: dict[str, float], gold: str) -> int | None:

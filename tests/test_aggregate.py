@@ -45,6 +45,17 @@ def test_wilson_interval_empty_and_invalid() -> None:
         wilson_interval(3, 2)
 
 
+def test_wilson_interval_contains_the_point_for_every_count() -> None:
+    # Rounding once put 10/10's upper bound at 0.99999... and 0/7's lower bound above 0, so the
+    # plots got a negative error bar and matplotlib refused to draw (issue #14, finding 3).
+    for n in range(1, 201):
+        for k in range(n + 1):
+            lo, hi = wilson_interval(k, n)
+            assert 0.0 <= lo <= k / n <= hi <= 1.0, (k, n, lo, hi)
+            assert k / n - lo >= 0 and hi - k / n >= 0
+        assert wilson_interval(n, n)[1] == 1.0 and wilson_interval(0, n)[0] == 0.0
+
+
 def test_rank_of_gold_ties_count_against_gold() -> None:
     assert rank_of_gold({"A": -1.0, "B": -0.5, "C": -2.0}, "A") == 2
     assert rank_of_gold({"A": -1.0, "B": -1.0}, "A") == 2

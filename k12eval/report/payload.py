@@ -8,7 +8,10 @@ Python aggregates, which are the reference numbers (nodes.csv).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -78,6 +81,33 @@ def clean(value: Any) -> Any:
     if isinstance(value, float):
         return None if math.isnan(value) or math.isinf(value) else round(value, 4)
     return value
+
+
+def report_identity(runs: list[Run], out: Path) -> str:
+    """A short hash naming this report: its folder and, per run, folder, id, bank and how it was made.
+
+    The page keys the teacher's verdicts in the browser's storage by it: pages opened from
+    disk (or from one ``serve`` port) share one storage, and two reports must never share or
+    clear each other's verdicts. Rebuilding the same report in the same folder keeps the key,
+    so verdicts survive a rebuild.
+    """
+    parts = {
+        "out": str(Path(out).resolve()),
+        "runs": [
+            {
+                "id": run.id,
+                "dir": str(Path(run.dir).resolve()),
+                "bank": run.header.bank or run.bank,
+                "model": run.header.model,
+                "mode": run.header.mode,
+                "variant": run.header.variant,
+                "started": run.header.started_at,
+            }
+            for run in runs
+        ],
+    }
+    text = json.dumps(parts, ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def question_order(graph: KnowledgeGraph) -> list[str]:

@@ -4,6 +4,10 @@ Without a CJK font (install Debian's ``fonts-noto-cjk`` or ``fonts-wqy-microhei`
 Chinese labels would print as empty boxes: known subjects, types and groups are
 then written in English and other Chinese labels by their position (``#3``),
 and :func:`write_plots` says so in its notes.
+
+Labels are bank and model text: matplotlib's mathtext is switched off (a name
+such as ``$x^$`` would stop the report) and simple LaTeX is shown as plain text
+(``$x^2$`` -> ``x²``), as in the page.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from k12eval.report.latex import simplify_latex
 from kg.aggregate import ROOT, weakest_points
 
 CJK_FAMILIES = (
@@ -67,6 +73,7 @@ class Labeller:
         self.replaced = 0
 
     def __call__(self, text: str, position: int | None = None) -> str:
+        text = simplify_latex(text)
         if self.has_cjk or not _CJK.search(text):
             return text
         self.replaced += 1
@@ -93,6 +100,7 @@ def write_plots(nodes: pd.DataFrame, runs: list[dict[str, str]], out: Path, font
     style: dict[str, Any] = {
         "font.family": [family, "DejaVu Sans"] if family else ["DejaVu Sans"],
         "axes.unicode_minus": False,
+        "text.parse_math": False,  # labels are untrusted text, never mathtext
     }
     with plt.rc_context(style):  # type: ignore[arg-type]
         _heatmap(nodes, runs, out / "heatmap.png", label, plt)
@@ -108,6 +116,12 @@ def write_plots(nodes: pd.DataFrame, runs: list[dict[str, str]], out: Path, font
 
 def _short(label: str, width: int = 28) -> str:
     return label if len(label) <= width else label[: width - 1] + "…"
+
+
+def _error_bars(acc: Any, lo: Any, hi: Any) -> list[Any]:
+    """Lower and upper bar lengths, never negative (matplotlib refuses those; NaN stays NaN: no bar)."""
+    acc, lo, hi = (np.asarray(a, dtype=float) for a in (acc, lo, hi))
+    return [np.fmax(acc - lo, 0.0), np.fmax(hi - acc, 0.0)]
 
 
 def _heatmap(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, label: Labeller, plt: Any) -> None:
@@ -136,10 +150,7 @@ def _groups(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, plt: An
     for g, group in enumerate(groups):
         part = rows[rows["slice_value"] == group].set_index("run").reindex([r["id"] for r in runs])
         acc = part["acc_micro"].to_numpy(dtype=float) * 100
-        err = [
-            acc - part["acc_micro_lo"].to_numpy(dtype=float) * 100,
-            part["acc_micro_hi"].to_numpy(dtype=float) * 100 - acc,
-        ]
+        err = _error_bars(acc, part["acc_micro_lo"].to_numpy(dtype=float) * 100, part["acc_micro_hi"] * 100)
         xs = [i + (g - (len(groups) - 1) / 2) * width for i in range(len(runs))]
         ax.bar(xs, acc, width, yerr=err, capsize=3, label=group)
     ax.set_xticks(range(len(runs)), [_short(r["label"], 22) for r in runs], rotation=30, ha="right", fontsize=8)
@@ -165,7 +176,7 @@ def _weakest(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, label:
         label(f"{s} / {n} (n={int(k)})", i)
         for i, (s, n, k) in enumerate(zip(first["subject"], first["name"], first["n"], strict=True))
     ]
-    ax.barh(range(len(first)), acc, xerr=[acc - lo, hi - acc], capsize=3, color="#d9534f")
+    ax.barh(range(len(first)), acc, xerr=_error_bars(acc, lo, hi), capsize=3, color="#d9534f")
     ax.set_yticks(range(len(first)), [_short(n, 34) for n in names], fontsize=8)
     ax.set_xlim(0, 100)
     ax.set_xlabel("accuracy % (ranked by the upper end of the 95% interval)")

@@ -8,6 +8,9 @@
     tables/*.csv, *.md      the papers' tables and the analyses; tables.md has them all
     plots/*.png             heatmap, arts vs science, weakest points, unparsed answers
     summary.json            headline numbers per run, files written, warnings
+
+The folder is built beside ``REPORT_DIR`` and swapped in whole (:mod:`k12eval.report.staging`),
+so all its files come from one build and a failed build leaves the previous report as it was.
 """
 
 from __future__ import annotations
@@ -95,13 +98,14 @@ def write_report(
     cjk_font: str | None = None,
     plots: bool = True,
 ) -> ReportResult:
-    """Read the runs and write the whole report folder; returns the files written and warnings."""
-    from k12eval.report.html import render
-    from k12eval.report.payload import build_payload
-    from k12eval.report.plots import write_plots
+    """Read the runs and write the whole report folder; returns the files written and warnings.
+
+    The folder is replaced whole (see :mod:`k12eval.report.staging`): ``out`` must be new,
+    empty or an earlier report.
+    """
+    from k12eval.report.staging import staged_folder
     from kg.aggregate import node_table, question_frame
     from kg.errors import InputError
-    from kg.markdown import markdown
     from kg.runs import graph_of, load_runs
 
     started = time.perf_counter()
@@ -113,15 +117,60 @@ def write_report(
     graph = graph_of(runs)
     frame = question_frame(runs, graph)
     nodes = node_table(frame, graph, k=k)
+    inside = [p for p in [*run_dirs, *([data] if data else [])] if Path(out).resolve() in Path(p).resolve().parents]
+    if inside:
+        raise InputError(f"{out}: holds {inside[0]}; the report replaces its folder whole, choose another --out")
     result = ReportResult(out=out, warnings=warnings)
-    out.mkdir(parents=True, exist_ok=True)
+    # Built beside ``out`` and swapped in whole: a kill or a full disk leaves the previous report.
+    with staged_folder(out) as folder:
+        _write_folder(
+            folder,
+            runs,
+            graph,
+            frame,
+            nodes,
+            result,
+            k=k,
+            subject=subject,
+            stage=stage,
+            title=title,
+            cjk_font=cjk_font,
+            plots=plots,
+            started=started,
+        )
+    return result
+
+
+def _write_folder(
+    out: Path,
+    runs: list[Any],
+    graph: Any,
+    frame: pd.DataFrame,
+    nodes: pd.DataFrame,
+    result: ReportResult,
+    *,
+    k: int,
+    subject: str | None,
+    stage: str | None,
+    title: str,
+    cjk_font: str | None,
+    plots: bool,
+    started: float,
+) -> None:
+    """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
+    from k12eval.report.html import render
+    from k12eval.report.payload import build_payload, report_identity
+    from k12eval.report.plots import write_plots
+    from k12eval.report.spreadsheet import write_csv
+    from kg.markdown import markdown
+
     (out / "tables").mkdir(exist_ok=True)
 
     def wrote(path: Path) -> None:
         result.files.append(str(path.relative_to(out)))
 
     for name, table in (("nodes", nodes), ("questions", frame)):
-        table.to_csv(out / f"{name}.csv", index=False)
+        write_csv(table, out / f"{name}.csv")
         table.to_parquet(out / f"{name}.parquet", index=False)
         wrote(out / f"{name}.csv")
         wrote(out / f"{name}.parquet")
@@ -132,7 +181,7 @@ def write_report(
     for name, table in built.items():
         zh, en, source = TABLE_TITLES[name]
         text = markdown(table, f"{en} ({source})")
-        table.to_csv(out / "tables" / f"{name}.csv", index=False)
+        write_csv(table, out / "tables" / f"{name}.csv")
         (out / "tables" / f"{name}.md").write_text(text, encoding="utf-8")
         wrote(out / "tables" / f"{name}.csv")
         sections.append(text)
@@ -156,6 +205,7 @@ def write_report(
 
     meta = {
         "title": title,
+        "identity": report_identity(runs, result.out),
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "version": __version__,
         "k": k,
@@ -168,7 +218,6 @@ def write_report(
     result.summary = _summary(runs, nodes, result, meta, time.perf_counter() - started)
     (out / "summary.json").write_text(json.dumps(result.summary, ensure_ascii=False, indent=1), encoding="utf-8")
     result.files.append("summary.json")
-    return result
 
 
 def _summary(

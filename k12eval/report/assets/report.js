@@ -3,7 +3,8 @@
 'use strict';
 (function () {
   const DATA = JSON.parse(document.getElementById('report-data').textContent);
-  const VERDICT_KEY = 'k12eval.verdicts.v1';
+  // Verdicts are this report's own: pages opened from disk share one storage (issue #14, finding 13).
+  const VERDICT_KEY = DATA.meta.identity ? 'k12eval.verdicts.v2.' + DATA.meta.identity : 'k12eval.verdicts.v1';
   const LANG_KEY = 'k12eval.lang';
 
   // ---------------------------------------------------------------- text

@@ -1,0 +1,44 @@
+"""CSV cells a spreadsheet will not run: text starting ``= + - @``, tab or CR gets a leading ``'`` (OWASP).
+
+Knowledge-point names, model names and answers are untrusted text; Excel and
+LibreOffice read ``=HYPERLINK(...)`` or ``@SUM(...)`` in a CSV cell as a formula.
+A leading apostrophe makes the cell text. Numbers stay as they are, in number
+columns and as text (``-3.5`` is a number to a spreadsheet, not a formula), so
+the CSVs still sort and sum. Parquet files are not spreadsheets and keep the raw text.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?%?")
+
+
+def safe_cell(value: Any) -> Any:
+    """``value`` with a leading ``'`` if it is text a spreadsheet would read as a formula."""
+    if isinstance(value, str) and value.startswith(_TRIGGERS) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells are :func:`safe_cell`; number and bool columns untouched."""
+    safe = frame.copy()
+    for column in safe.columns:
+        if not (pd.api.types.is_numeric_dtype(safe[column]) or pd.api.types.is_bool_dtype(safe[column])):
+            safe[column] = safe[column].map(safe_cell)
+    safe.columns = [safe_cell(str(c)) for c in safe.columns]
+    return safe
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> None:
+    """Write ``frame`` to ``path`` as a CSV spreadsheets open without running any cell."""
+    # RFC 4180 line ends: Python's csv quotes a cell holding any character of the line
+    # terminator, so a bare CR inside a name is quoted too instead of splitting the row
+    # (a reader would then start a row with the rest of the name: "=1...").
+    safe_frame(frame).to_csv(path, index=False, lineterminator="\r\n")
