@@ -102,7 +102,7 @@ def test_duplicate_id_names_file_and_line(tmp_path: Path) -> None:
     assert_names(problem, second, 2, "id", "duplicate", f"{first}, line 1")
 
 
-@pytest.mark.parametrize("answer", ["TX", "T√", "对F", "TT"])
+@pytest.mark.parametrize("answer", ["TX", "T√", "对F", "√F", "TT"])
 def test_judgment_answers_are_strict(tmp_path: Path, answer: str) -> None:
     record = ck12_record(task_type="判断", answer_option=["甲", "乙"], answer=answer)
     data = write_jsonl(tmp_path / "a.jsonl", [record])

@@ -7,13 +7,13 @@ from kg.records import QuestionType
 TRUE_WORDS = frozenset({"T", "√", "对", "正确", "TRUE", "Y", "YES"})
 FALSE_WORDS = frozenset({"F", "×", "X", "错", "错误", "FALSE", "N", "NO"})
 CONVENTIONS = (
-    frozenset({"T", "F", "TRUE", "FALSE"}),
+    frozenset({"T", "F", "TRUE", "FALSE", "Y", "N", "YES", "NO"}),
     frozenset({"√", "×", "X"}),
     frozenset({"对", "错", "正确", "错误"}),
-    frozenset({"Y", "N", "YES", "NO"}),
 )
-"""The ways of writing true/false; one answer keeps to one of them, so ``TX`` (T from one, X from
-another) is a typo to report, not two statements."""
+"""The ways of writing true/false; one answer keeps to one of them, so ``TX`` (a letter with the
+check-mark notation's X) is a typo to report, not two statements. The Latin letters are one
+notation: the CK12 release writes ``TTNFT`` once, N for no."""
 _LETTER_SEPARATORS = ",，、;； "
 
 
