@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
+
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,16 @@ class Problem:
             where += f" (record {self.record})"
         if self.field:
             where += f", field '{self.field}'"
-        return f"{where}: {self.message}"
+        return one_line(f"{where}: {self.message}")
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks, control characters and lone surrogates escaped (``\\n``, ``\\ud83d``).
+
+    An error names values taken from the input (ids, field names, paths); escaping them keeps the
+    error one printable line whatever the input holds.
+    """
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 class InputError(Exception):

@@ -1,21 +1,23 @@
 """Question-bank importers: one module a format, one explicit name table, no import side effects.
 
-Every importer is a function ``read(path, options) -> Iterator[Question | Problem]``:
-it yields a :class:`~kg.records.Question` for each good record and a
-:class:`~kg.errors.Problem` for each bad one, so the caller decides whether a bad
-record stops the import (the default) or is counted and skipped (``--skip-invalid``).
+Every importer is a function ``read(path, options) -> Iterator[Found | Problem]``:
+it yields a :class:`Found` (a :class:`~kg.records.Question` and where it was read) for
+each good record and a :class:`~kg.errors.Problem` for each bad one, so the caller
+decides whether a bad record stops the import (the default) or is counted and skipped
+(``--skip-invalid``).
 """
 
 from __future__ import annotations
 
 import importlib
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from kg.errors import InputError, Problem
+from kg.errors import InputError, Problem, one_line
 from kg.records import Question
 
 FORMATS: dict[str, str] = {
@@ -58,7 +60,23 @@ class ImportResult:
         return Counter(p.field or "record" for p in self.problems)
 
 
-Reader = Callable[[Path, ImportOptions], Iterator[Question | Problem]]
+@dataclass(frozen=True)
+class Found:
+    """A good record and where it was read, so that a later duplicate of its id can point at both."""
+
+    question: Question
+    path: Path
+    """File the record came from."""
+    line: int
+    """1-based line of the record in that file."""
+
+
+def located(item: Question | Problem, path: Path, line: int) -> Found | Problem:
+    """A reader's result for one record, with the place of a good one kept beside it."""
+    return Found(item, path, line) if isinstance(item, Question) else item
+
+
+Reader = Callable[[Path, ImportOptions], Iterator[Found | Problem]]
 
 
 def _module(name: str) -> ModuleType:
@@ -73,8 +91,7 @@ def detect_format(path: Path, mapping: Path | None = None) -> str:
 
     Raises :class:`InputError` naming what was looked for when nothing fits.
     """
-    if not path.exists():
-        raise InputError(f"{path}: no such file or folder")
+    check_readable(path)
     if mapping is not None:
         return "mapped"
     for name in FORMATS:
@@ -86,16 +103,39 @@ def detect_format(path: Path, mapping: Path | None = None) -> str:
     )
 
 
+def check_readable(path: Path) -> None:
+    """Raise :class:`InputError` unless ``path`` is a regular file or a folder.
+
+    Checked before anything opens it: reading a FIFO blocks until someone writes to it,
+    and a device may never end.
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise InputError(one_line(f"{path}: no such file or folder")) from None
+    except OSError as exc:
+        raise InputError(one_line(f"{path}: cannot read it ({exc.strerror})")) from None
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise InputError(one_line(f"{path}: not a regular file or folder (a FIFO, device or socket is not read)"))
+
+
+def iter_found(path: Path, fmt: str | None = None, options: ImportOptions | None = None) -> Iterator[Found | Problem]:
+    """Yield the records of ``path`` with their places, and the problems, as the format's reader finds them."""
+    options = options or ImportOptions()
+    if options.variant not in VARIANTS:
+        raise InputError(f"unknown variant {options.variant!r}; choose one of {', '.join(VARIANTS)}")
+    check_readable(path)
+    name = fmt or detect_format(path, options.mapping)
+    reader: Reader = _module(name).read
+    yield from reader(path, options)
+
+
 def iter_questions(
     path: Path, fmt: str | None = None, options: ImportOptions | None = None
 ) -> Iterator[Question | Problem]:
     """Yield the questions and problems of ``path`` as the format's reader finds them."""
-    options = options or ImportOptions()
-    if options.variant not in VARIANTS:
-        raise InputError(f"unknown variant {options.variant!r}; choose one of {', '.join(VARIANTS)}")
-    name = fmt or detect_format(path, options.mapping)
-    reader: Reader = _module(name).read
-    yield from reader(path, options)
+    for item in iter_found(path, fmt, options):
+        yield item.question if isinstance(item, Found) else item
 
 
 def load_questions(
@@ -107,7 +147,7 @@ def load_questions(
     taxonomy: Path | str | None = None,
     skip_invalid: bool = False,
 ) -> ImportResult:
-    """Read every question under ``path``.
+    """Read every question under ``path`` (a regular file or a folder; a FIFO or device is refused unread).
 
     A bad record raises :class:`InputError` naming the file, line and field, unless
     ``skip_invalid`` is set: then it is left out and listed in ``ImportResult.problems``.
@@ -121,15 +161,22 @@ def load_questions(
     )
     name = fmt or detect_format(path, options.mapping)
     result = ImportResult(format=name)
-    seen: set[str] = set()
-    for item in iter_questions(path, name, options):
-        if isinstance(item, Question) and item.id in seen:
-            item = Problem(path, None, "id", f"duplicate question id {item.id!r}", record=item.id)
+    seen: dict[str, Found] = {}
+    for item in iter_found(path, name, options):
+        if isinstance(item, Found) and item.question.id in seen:
+            first = seen[item.question.id]
+            item = Problem(
+                item.path,
+                item.line,
+                "id",
+                f"duplicate question id {item.question.id!r} (first at {first.path}, line {first.line})",
+                record=item.question.id,
+            )
         if isinstance(item, Problem):
             if not skip_invalid:
                 raise InputError.from_problem(item)
             result.problems.append(item)
             continue
-        seen.add(item.id)
-        result.questions.append(item)
+        seen[item.question.id] = item
+        result.questions.append(item.question)
     return result

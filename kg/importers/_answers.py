@@ -6,6 +6,14 @@ from kg.records import QuestionType
 
 TRUE_WORDS = frozenset({"T", "√", "对", "正确", "TRUE", "Y", "YES"})
 FALSE_WORDS = frozenset({"F", "×", "X", "错", "错误", "FALSE", "N", "NO"})
+CONVENTIONS = (
+    frozenset({"T", "F", "TRUE", "FALSE", "Y", "N", "YES", "NO"}),
+    frozenset({"√", "×", "X"}),
+    frozenset({"对", "错", "正确", "错误"}),
+)
+"""The ways of writing true/false; one answer keeps to one of them, so ``TX`` (a letter with the
+check-mark notation's X) is a typo to report, not two statements. The Latin letters are one
+notation: the CK12 release writes ``TTNFT`` once, N for no."""
 _LETTER_SEPARATORS = ",，、;； "
 
 
@@ -43,6 +51,9 @@ def parse_judgments(text: str) -> list[bool]:
             values.append(False)
         else:
             raise ValueError(f"expected T/F (or √/×, 对/错) per statement, got {token!r}")
+    used = {t.upper() for t in tokens}
+    if not any(used <= convention for convention in CONVENTIONS):
+        raise ValueError(f"expected T/F (or √/×, 对/错) per statement in one notation, got {text!r}")
     return values
 
 

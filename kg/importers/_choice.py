@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import Problem
+from kg.importers import Found, located
 from kg.importers._io import csv_header, first_csv, iter_csv, read_csv_header
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, detect_language
 
@@ -121,7 +122,7 @@ def read_choice_csv(
     subject: Subject,
     split: str | None,
     columns: dict[str, str],
-) -> Iterator[Question | Problem]:
+) -> Iterator[Found | Problem]:
     """The questions of one subject's CSV, after checking its header has the ``required`` columns.
 
     ``pick(position, cells)`` picks a row's cells (``position`` counts data rows from 0); the
@@ -141,9 +142,10 @@ def read_choice_csv(
             continue
         row = pick(position, cells)
         qid = f"{prefix}/{row.qid}" if row.qid else ""
-        yield build_question(
+        question = build_question(
             replace(row, qid=qid), source=source, subject=subject, columns=columns, file=file, line=line, extra=extra
         )
+        yield located(question, file, line)
 
 
 def build_question(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,33 +15,126 @@ from kg.errors import InputError, Problem
 _OPTION_LABEL = re.compile(r"^\s*([A-Za-z]|\d{1,2})\s*[.．、:：)）]\s*", re.S)
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
-    """Yield ``(line_number, object)`` for every non-blank line; malformed lines yield a Problem."""
+MAX_DEPTH = 64
+"""Deepest nesting of lists and objects a JSONL record may have; no question bank needs more, and
+deeper values break every later reader (``json``, ``repr``) on Python's recursion limit."""
+
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+"""A byte that is not UTF-8, as ``errors="surrogateescape"`` decodes it."""
+
+
+def not_regular(path: Path) -> Problem | None:
+    """Why ``path`` cannot be read as a data file (missing, a folder, a FIFO, a device), or ``None``.
+
+    Checked before opening: opening a FIFO for reading blocks until someone writes to it.
+    """
     try:
-        handle = path.open(encoding="utf-8-sig")
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return Problem(path, None, None, f"cannot read file: {exc.strerror}")
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO, device or socket"
+        return Problem(path, None, None, f"not a regular file ({kind}); expected a data file")
+    return None
+
+
+def bad_byte(text: str) -> str | None:
+    """``"byte 0xff at byte 12 of the line"`` for the first byte of ``text`` that was not UTF-8, or ``None``."""
+    match = _BAD_BYTE.search(text)
+    if match is None:
+        return None
+    offset = len(text[: match.start()].encode("utf-8", "surrogateescape")) + 1
+    return f"byte 0x{ord(match.group()) - 0xDC00:02x} at byte {offset} of the line"
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
+    """Yield ``(line_number, object)`` for every non-blank line; malformed lines yield a Problem.
+
+    Lines end at ``\\n`` only (U+2028, U+0085 and other separators ``str.splitlines`` knows are
+    text inside a record), and each line is decoded on its own: a byte that is not UTF-8 spoils
+    its line, never the lines after it.
+    """
+    refused = not_regular(path)
+    if refused is not None:
+        yield 0, refused
+        return
+    try:
+        handle = path.open(encoding="utf-8-sig", errors="surrogateescape", newline="\n")
     except OSError as exc:
         yield 0, Problem(path, None, None, f"cannot read file: {exc.strerror}")
         return
     with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    yield number, Problem(path, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
-                    continue
-                except (RecursionError, ValueError) as exc:  # nested too deep; an integer over 4,300 digits
-                    reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
-                    yield number, Problem(path, number, None, f"not readable JSON ({reason})")
-                    continue
-                if not isinstance(obj, dict):
-                    yield number, Problem(path, number, None, f"expected a JSON object, got {type(obj).__name__}")
-                    continue
-                yield number, obj
-        except UnicodeDecodeError as exc:
-            yield 0, Problem(path, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            yield number, parse_json_line(line, path, number)
+
+
+def parse_json_line(line: str, path: Path, number: int) -> dict[str, Any] | Problem:
+    """One JSONL line as an object, or the Problem naming the line (and the key at fault, if one is)."""
+    where = bad_byte(line)
+    if where is not None:
+        return Problem(path, number, None, f"not UTF-8 text ({where})")
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return Problem(path, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
+    except ValueError as exc:  # an integer over Python's 4,300-digit limit
+        return Problem(path, number, None, f"not usable JSON ({exc})")
+    except RecursionError:
+        return Problem(path, number, None, f"not usable JSON (nested deeper than {MAX_DEPTH} levels)")
+    if not isinstance(obj, dict):
+        return Problem(path, number, None, f"expected a JSON object, got {type(obj).__name__}")
+    for key, value in obj.items():
+        fault = value_fault(key) or value_fault(value)
+        if fault is not None:
+            return Problem(path, number, printable(key), fault)
+    return obj
+
+
+def value_fault(value: object) -> str | None:
+    """Why a decoded JSON value cannot be kept: a lone surrogate in a string, or nesting over :data:`MAX_DEPTH`.
+
+    Walked with a stack, not recursion, so a deep value cannot exhaust the interpreter's stack.
+    """
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return "contains a lone surrogate (e.g. \\ud83d), which is not Unicode text"
+        elif isinstance(item, (list, dict)):
+            if depth >= MAX_DEPTH:
+                return f"nested deeper than {MAX_DEPTH} levels"
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def describe(value: object) -> str:
+    """A short name for a JSON value of the wrong type: ``a list``, ``true``, ``the number 17``, ``'text'``.
+
+    Never ``repr`` of the whole value: it may be megabytes long or nested past the recursion limit.
+    """
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, float):
+        return f"the number {value!r}"
+    if isinstance(value, int):
+        return f"the number {value}" if abs(value) < 10**18 else "a number with many digits"
+    if isinstance(value, str):
+        return repr(value[:40] + ("..." if len(value) > 40 else ""))
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def printable(text: str) -> str:
+    """``text`` with lone surrogates escaped, so that a message naming it can be printed."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -55,34 +149,51 @@ def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, 
     """Yield ``(line_number, row)`` for every data row of a CSV with a header line.
 
     The line number is the row's first physical line, so quoted multi-line cells
-    still point the user at the right place.
+    still point the user at the right place. A row with a byte that is not UTF-8,
+    or that the csv module refuses (a cell over its size limit), is a Problem of
+    its own: the rows after it are still read.
     """
+    refused = not_regular(path)
+    if refused is not None:
+        yield 0, refused
+        return
     try:
-        handle = path.open(encoding="utf-8-sig", newline="")
+        handle = path.open(encoding="utf-8-sig", errors="surrogateescape", newline="")
     except OSError as exc:
         yield 0, Problem(path, None, None, f"cannot read file: {exc.strerror}")
         return
     with handle:
         reader = csv.reader(handle, delimiter=delimiter)
-        try:
-            header = next(reader, None)
-            if header is None:
+        header: list[str] | None = None
+        start = 1
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
                 return
-            header = [h.strip() for h in header]
-            start = reader.line_num + 1
-            for row in reader:
-                if not any(cell.strip() for cell in row):
-                    start = reader.line_num + 1
-                    continue
-                if len(row) != len(header):
-                    yield start, Problem(path, start, None, f"expected {len(header)} columns, found {len(row)}")
-                else:
-                    yield start, dict(zip(header, row, strict=True))
+            except csv.Error as exc:
+                yield start, Problem(path, start, None, f"malformed CSV: {exc}")
                 start = reader.line_num + 1
-        except UnicodeDecodeError as exc:
-            yield 0, Problem(path, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
-        except csv.Error as exc:
-            yield reader.line_num, Problem(path, reader.line_num, None, f"malformed CSV: {exc}")
+                continue
+            if header is None:
+                header = [h.strip() for h in row]
+                where = bad_byte("".join(row))
+                if where is not None:
+                    yield 1, Problem(path, 1, None, f"not UTF-8 text ({where.replace('the line', 'the header')})")
+                    return
+            elif any(cell.strip() for cell in row):
+                yield start, _csv_row(path, start, header, row)
+            start = reader.line_num + 1
+
+
+def _csv_row(path: Path, line: int, header: list[str], row: list[str]) -> dict[str, str] | Problem:
+    if len(row) != len(header):
+        return Problem(path, line, None, f"expected {len(header)} columns, found {len(row)}")
+    for name, cell in zip(header, row, strict=True):
+        where = bad_byte(cell)
+        if where is not None:
+            return Problem(path, line, name, f"not UTF-8 text ({where.replace('the line', 'the cell')})")
+    return dict(zip(header, row, strict=True))
 
 
 def csv_header(path: Path, delimiter: str = ",") -> list[str] | None:
@@ -93,17 +204,21 @@ def csv_header(path: Path, delimiter: str = ",") -> list[str] | None:
 
 def read_csv_header(path: Path, delimiter: str = ",") -> list[str] | Problem:
     """The stripped header cells of a CSV file, or the Problem that prevents reading them."""
+    refused = not_regular(path)
+    if refused is not None:
+        return refused
     try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
+        with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
             header = next(csv.reader(handle, delimiter=delimiter), None)
     except OSError as exc:
         return Problem(path, None, None, f"cannot read file: {exc.strerror}")
-    except UnicodeDecodeError as exc:
-        return Problem(path, None, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
     except csv.Error as exc:
         return Problem(path, 1, None, f"malformed CSV header: {exc}")
     if not header or not any(cell.strip() for cell in header):
         return Problem(path, 1, None, "empty file: expected a header line naming the columns")
+    where = bad_byte("".join(header))
+    if where is not None:
+        return Problem(path, 1, None, f"not UTF-8 text ({where.replace('the line', 'the header')})")
     return [cell.strip() for cell in header]
 
 
@@ -133,7 +248,7 @@ def first_record(path: Path) -> dict[str, Any] | None:
     """The first JSON object of a JSONL file (or of the first JSONL file in a folder tree), if any."""
     files = [path] if path.is_file() else sorted(path.rglob("*.jsonl"))[:3]
     for file in files:
-        if file.suffix != ".jsonl":
+        if file.suffix != ".jsonl" or not_regular(file) is not None:
             continue
         for _, obj in iter_jsonl(file):
             if isinstance(obj, dict):

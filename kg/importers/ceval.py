@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kg.errors import Problem
-from kg.importers import ImportOptions
+from kg.importers import Found, ImportOptions
 from kg.importers._ceval_subjects import SUBJECTS, english_name
 from kg.importers._choice import (
     LETTERS,
@@ -31,7 +31,6 @@ from kg.importers._choice import (
     unknown_subject,
 )
 from kg.importers._io import csv_header, iter_csv
-from kg.records import Question
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +92,7 @@ def subject_of(key: str, mapping: dict[str, Subject] | None) -> Subject:
     return unknown_subject(key, "C-Eval")
 
 
-def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
+def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the questions (and problems) of every C-Eval CSV under ``path``."""
     files = csv_files(path)
     if not files:
@@ -138,7 +137,7 @@ def _unanswered_test_file(file: Path) -> bool:
     return True
 
 
-def read_file(file: Path, mapping: dict[str, Subject] | None = None) -> Iterator[Question | Problem]:
+def read_file(file: Path, mapping: dict[str, Subject] | None = None) -> Iterator[Found | Problem]:
     """The questions of one ``<subject>_<split>.csv``."""
     key, split = subject_and_split(file)
     yield from read_choice_csv(

@@ -19,10 +19,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import Problem
-from kg.importers import ImportOptions
+from kg.importers import Found, ImportOptions, located
 from kg.importers._answers import parse_answer as parse_answer
 from kg.importers._answers import parse_judgments as parse_judgments
-from kg.importers._io import first_record, iter_jsonl, split_option
+from kg.importers._io import describe, first_record, iter_jsonl, split_option
 from kg.records import (
     AnswerError,
     Knowledge,
@@ -83,7 +83,7 @@ def _variant_of(path: Path, default: str) -> str:
     return default
 
 
-def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
+def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the questions (and problems) of every CK12 JSONL file under ``path``."""
     files, variant = files_to_read(path, options.variant)
     if not files:
@@ -94,12 +94,12 @@ def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
             if isinstance(obj, Problem):
                 yield obj
             else:
-                yield parse_record(obj, file, number, variant)
+                yield located(parse_record(obj, file, number, variant), file, number)
 
 
 def parse_record(obj: dict[str, Any], file: Path, line: int, variant: str = "original") -> Question | Problem:
     """One CK12 record as a :class:`Question`, or the :class:`Problem` that stops it."""
-    rid = str(obj.get("id") or "") or None
+    rid = obj["id"] if isinstance(obj.get("id"), str) and obj["id"] else None
 
     def problem(field: str | None, message: str) -> Problem:
         return Problem(file, line, field, message, record=rid)
@@ -108,8 +108,14 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, variant: str = "ori
         if key not in obj:
             return problem(key, "missing field")
     for key in ("id", "prompt", "answer", "task_type", "task_subject", "task_grade"):
-        if not isinstance(obj[key], str) or (key != "prompt" and not obj[key].strip()):
-            return problem(key, f"expected a non-empty string, got {obj[key]!r:.60}")
+        if not isinstance(obj[key], str):
+            return problem(key, f"expected a non-empty string, got {describe(obj[key])}")
+        if not obj[key].strip():
+            return problem(key, "empty; expected a non-empty string")
+    for key in ("analysis", "task_semester", "difficulty", "knowledge_tree"):
+        # Empty is fine for these; another type is a broken record, not text to str() into the bank.
+        if obj[key] is not None and not isinstance(obj[key], str):
+            return problem(key, f"expected a string, got {describe(obj[key])}")
     for key in ("answer_option", "knowledge_domain"):
         if not isinstance(obj[key], list) or not all(isinstance(x, str) for x in obj[key]):
             return problem(key, "expected a list of strings")
@@ -163,7 +169,7 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, variant: str = "ori
                 category=domain[2] or None,
                 level1=domain[3],
                 level2=domain[4],
-                path=[p for p in str(tree).split("-") if p],
+                path=[p for p in tree.split("-") if p],
             ),
             difficulty=obj.get("difficulty") or None,
             semester=obj.get("task_semester") or None,

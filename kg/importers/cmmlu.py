@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kg.errors import Problem
-from kg.importers import ImportOptions
+from kg.importers import Found, ImportOptions
 from kg.importers._choice import (
     LETTERS,
     ChoiceRow,
@@ -26,7 +26,6 @@ from kg.importers._choice import (
 )
 from kg.importers._cmmlu_subjects import SUBJECTS, categories_of
 from kg.importers._io import csv_header
-from kg.records import Question
 
 COLUMNS = ("Question", *LETTERS, "Answer")
 
@@ -50,7 +49,7 @@ def subject_of(key: str) -> Subject:
     )
 
 
-def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
+def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the questions (and problems) of every CMMLU CSV under ``path``."""
     files = csv_files(path)
     if not files:
@@ -60,7 +59,7 @@ def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
         yield from read_file(file)
 
 
-def read_file(file: Path) -> Iterator[Question | Problem]:
+def read_file(file: Path) -> Iterator[Found | Problem]:
     """The questions of one ``<subject>.csv``; rows are numbered by the unnamed index column, else by position."""
     header = csv_header(file) or []
     index_column = header[0] if header and header[0] not in COLUMNS else None

@@ -16,14 +16,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import Problem
-from kg.importers import ImportOptions
+from kg.importers import Found, ImportOptions, located
 from kg.importers._answers import parse_answer, parse_judgments
-from kg.importers._io import iter_csv, iter_jsonl, read_csv_header, split_option
+from kg.importers._io import describe, iter_csv, iter_jsonl, read_csv_header, split_option
 from kg.importers._mapping import Column, Constant, Mapping, OptionColumns, load_mapping, parse_type
 from kg.importers.ck12 import parse_options
 from kg.records import AnswerError, Knowledge, Option, Question, QuestionType, Stage, check_answer, detect_language
 
 SUFFIXES = {".jsonl": "jsonl", ".csv": "csv", ".tsv": "tsv"}
+NUMBERED = frozenset({"id", "difficulty", "semester"})
+"""Fields a JSONL bank may give as a whole number (``"id": 17``); every other text field must be text."""
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -40,7 +42,7 @@ def detect(path: Path) -> bool:
     return False
 
 
-def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
+def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the questions (and problems) of ``path`` (a file, or a folder of them) read through the mapping."""
     if options.mapping is None:
         yield Problem(path, None, None, "the mapped format needs a mapping file (--mapping FILE) naming the columns")
@@ -81,9 +83,9 @@ def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
 
 def _rows(
     mapping: Mapping, file: Path, rows: Iterator[tuple[int, dict[str, Any] | Problem]]
-) -> Iterator[Question | Problem]:
+) -> Iterator[Found | Problem]:
     for line, row in rows:
-        yield row if isinstance(row, Problem) else parse_row(mapping, row, file, line)
+        yield row if isinstance(row, Problem) else located(parse_row(mapping, row, file, line), file, line)
 
 
 def parse_row(mapping: Mapping, row: dict[str, Any], file: Path, line: int) -> Question | Problem:
@@ -122,11 +124,13 @@ class _Row:
 
     def text(self, key: str, required: bool = False) -> str | None:
         value = self.raw(key)
-        if isinstance(value, (list, dict)):
-            raise RowError(
-                self.where(key), f"expected text for {key}, got {json.dumps(value, ensure_ascii=False)[:60]}"
-            )
-        text = "" if value is None else str(value).strip()
+        if value is None or isinstance(value, str):
+            text = (value or "").strip()
+        elif key in NUMBERED and isinstance(value, int) and not isinstance(value, bool):
+            text = str(value)
+        else:
+            # str() would turn true into "True" and ["x"] into "['x']": refuse instead of inventing text.
+            raise RowError(self.where(key), f"expected text for {key}, got {describe(value)}")
         if required and not text:
             raise RowError(self.where(key), f"empty {key}")
         return text or None
@@ -209,7 +213,7 @@ class _Row:
 def read_options(spec: OptionColumns, row: dict[str, Any], qtype: QuestionType) -> list[Option]:
     """The options of a row: one per column, or all from one column (list, JSON list or separated text)."""
     if not spec.single:
-        texts = ["" if row.get(c) is None else str(row.get(c)).strip() for c in spec.columns]
+        texts = [option_text(row.get(c)) for c in spec.columns]
         while texts and not texts[-1]:
             texts.pop()
         gaps = [spec.columns[i] for i, t in enumerate(texts) if not t]
@@ -225,16 +229,27 @@ def read_options(spec: OptionColumns, row: dict[str, Any], qtype: QuestionType) 
         except json.JSONDecodeError as exc:
             raise ValueError(f"not a JSON list of options ({exc.msg})") from None
     if isinstance(value, dict):
-        return [Option(label=str(k).strip().upper(), text=str(v).strip()) for k, v in value.items()]
+        return [Option(label=str(k).strip().upper(), text=option_text(v)) for k, v in value.items()]
     if isinstance(value, list):
-        texts = [str(v).strip() for v in value]
+        texts = [option_text(v) for v in value]
     elif isinstance(value, str):
         texts = [t.strip() for t in value.split(spec.separator or "\n") if t.strip()]
     else:
-        raise ValueError(f"expected the options as text or a list, got {value!r:.60}")
+        raise ValueError(f"expected the options as text or a list, got {describe(value)}")
     if texts and all(split_option(t) for t in texts):
         return parse_options(texts, qtype)
     return _lettered(texts, qtype, strip_labels=False)
+
+
+def option_text(value: Any) -> str:
+    """One option's text: a string, or a number (``12``); ``None`` is an empty option; anything else is refused."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise ValueError(f"expected each option as text or a number, got {describe(value)}")
 
 
 def _lettered(texts: list[str], qtype: QuestionType, strip_labels: bool) -> list[Option]:
@@ -255,17 +270,19 @@ def parse_any_answer(value: Any, qtype: QuestionType) -> list[str] | list[bool]:
     """A gold answer given as text (``"BD"``, ``"T,F"``, ``"50;0.8"``), a number, a bool or a JSON list."""
     if value is None or value == "" or value == []:
         raise ValueError("empty answer")
-    if isinstance(value, bool):
-        value = [value]
-    if isinstance(value, dict):
-        raise ValueError(f"expected the answer as text or a list, got {json.dumps(value, ensure_ascii=False)[:60]}")
-    if not isinstance(value, list):
-        return parse_answer(str(value), qtype)
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if isinstance(item, bool) and qtype is not QuestionType.JUDGMENT:
+            raise ValueError(f"expected the answer as text, got {describe(item)}")
+        if not isinstance(item, (str, int, float)):
+            raise ValueError(f"expected the answer as text or a list (of text or numbers), got {describe(item)}")
     if qtype is QuestionType.JUDGMENT:
         values: list[bool] = []
-        for item in value:
+        for item in items:
             values.extend([item] if isinstance(item, bool) else parse_judgments(str(item).strip()))
         return values
+    if not isinstance(value, list):
+        return parse_answer(str(value), qtype)
     if qtype is QuestionType.FILL:
         return [str(v).strip() for v in value]
     return parse_answer(",".join(str(v) for v in value), qtype)

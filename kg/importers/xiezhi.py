@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import Problem
-from kg.importers import ImportOptions
+from kg.importers import Found, ImportOptions, located
 from kg.importers._io import first_record, iter_jsonl
 from kg.importers._taxonomy import Taxonomy, find_taxonomy, load_taxonomy
 from kg.records import Knowledge, Option, Question, QuestionType, detect_language
@@ -42,7 +42,7 @@ def detect(path: Path) -> bool:
     return record is not None and set(KEYS) <= record.keys()
 
 
-def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
+def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the questions (and problems) of every Xiezhi JSONL file under ``path``."""
     files = [path] if path.is_file() else sorted(path.rglob("*.jsonl"))
     if not files:
@@ -72,7 +72,7 @@ def read(path: Path, options: ImportOptions) -> Iterator[Question | Problem]:
             if isinstance(obj, Problem):
                 yield obj
             else:
-                yield parse_record(obj, file, line, taxonomy)
+                yield located(parse_record(obj, file, line, taxonomy), file, line)
 
 
 def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy | None) -> Question | Problem:
