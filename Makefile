@@ -26,9 +26,9 @@ setup-vllm:
 demo: setup
 	$(BIN)/k12eval demo $(DEMO_ARGS)
 
-# Serves reports/demo on http://127.0.0.1:8000/index.html (Ctrl-C stops it).
+# Serves out/demo on http://127.0.0.1:8000/index.html (Ctrl-C stops it).
 report: setup
-	$(BIN)/k12eval serve reports/demo $(SERVE_ARGS)
+	$(BIN)/k12eval serve out/demo $(SERVE_ARGS)
 
 # The main suite, then the vllm-marked tests on the real engine when $(VLLM_VENV) exists
 # (CI creates it with `make setup-vllm`; in the main .venv those tests skip).

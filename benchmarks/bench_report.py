@@ -94,11 +94,11 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=13000)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    from k12eval.report.html import render
-    from k12eval.report.payload import build_payload
-    from k12eval.report.writer import build_tables
-    from kg.aggregate import node_table, question_frame
-    from kg.runs import graph_of, load_runs
+    from reports.aggregate import node_table, question_frame
+    from reports.html import render
+    from reports.payload import build_payload
+    from reports.runs import graph_of, load_runs
+    from reports.writer import build_tables
 
     with tempfile.TemporaryDirectory() as tmp:
         dirs = synthetic(Path(tmp), args.questions, args.runs)

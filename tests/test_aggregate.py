@@ -23,9 +23,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kg.aggregate import node_table, question_frame, weakest_points
-from kg.runs import graph_of, load_runs
-from kg.stats import mcnemar_exact, rank_of_gold, wilson_interval
+from reports.aggregate import node_table, question_frame, weakest_points
+from reports.runs import graph_of, load_runs
+from reports.stats import mcnemar_exact, rank_of_gold, wilson_interval
 from tests._runs import SMALL_ANSWERS, Answer, small_bank, write_bank, write_run, write_scores
 
 

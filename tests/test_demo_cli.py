@@ -84,7 +84,7 @@ def test_demo_runs_every_stage_then_resumes_without_redoing_work(
     html = index.read_text(encoding="utf-8")
     assert "zero-shot-cot" in html and "few-shot" in html
     assert f"report: {index.resolve()}" in output and "[6/6] report" in output
-    # `make report` serves reports/demo only; another --out is served by name
+    # `make report` serves out/demo only; another --out is served by name
     assert f"open it with: k12eval serve {tmp_path / 'report'}" in output and "make report" not in output
 
     # Interrupted mid-run: the few-shot run lost its last three answers and the report is gone.

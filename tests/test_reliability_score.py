@@ -124,9 +124,9 @@ def test_a_header_cut_short_by_a_full_disk_does_not_block_the_resume(tmp_path: P
 
 
 def test_every_reader_takes_the_last_record_of_an_id_and_skips_a_torn_last_line(tmp_path: Path) -> None:
-    from kg.runs import read_run as report_read
     from reasoning_metrics.runs import read_run as score_read
     from reasoning_metrics.runs import run_chains
+    from reports.runs import read_run as report_read
 
     run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
     records = run / "records.jsonl"

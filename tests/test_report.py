@@ -14,11 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
-from k12eval.report import write_report
-from k12eval.report.html import embed_json, render
-from k12eval.report.latex import simplify_latex
-from k12eval.report.plots import write_plots
-from k12eval.report.steps import split_steps
+from reports import write_report
+from reports.html import embed_json, render
+from reports.latex import simplify_latex
+from reports.plots import write_plots
+from reports.steps import split_steps
 from tests._runs import HOSTILE_OUTPUTS, SMALL_ANSWERS, demo_runs, small_bank, write_bank, write_run
 
 
@@ -231,7 +231,7 @@ def test_cli_report_bad_input_is_one_line(tmp_path: Path, setup: str, message: s
 
 
 def test_metric_titles_follow_the_registry_with_their_direction() -> None:
-    from k12eval.report.payload import metric_entry
+    from reports.payload import metric_entry
 
     lower = metric_entry("source_contradiction_max")
     assert lower["better"] == "lower" and lower["en"].endswith("↓") and lower["zh"].endswith("↓")

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import k12eval.report.html
+import reports.html
 from k12eval.cli import app
-from k12eval.report import write_report
+from reports import write_report
 from tests._runs import SMALL_ANSWERS, Answer, small_bank, write_bank, write_run
 
 
@@ -42,7 +42,7 @@ def test_an_error_mid_build_leaves_the_previous_report(run: Path, tmp_path: Path
     def full_disk(*args: object, **kwargs: object) -> str:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(k12eval.report.html, "render", full_disk)  # after CSVs and plots are written
+    monkeypatch.setattr(reports.html, "render", full_disk)  # after CSVs and plots are written
     result = CliRunner().invoke(app, ["report", str(run), "--out", str(out), "--title", "second"])
     assert result.exit_code == 2 and result.output.startswith("error: ") and "Traceback" not in result.output
     assert snapshot(out) == before
@@ -176,7 +176,7 @@ def test_answers_from_a_second_build_never_mix_with_the_first(tmp_path: Path) ->
 def test_without_an_atomic_exchange_the_old_report_is_moved_aside_then_removed(
     run: Path, tmp_path: Path, monkeypatch
 ) -> None:
-    import k12eval.report.staging as staging
+    import reports.staging as staging
 
     assert staging._exchange(tmp_path / "run", tmp_path / "bank")  # this system swaps in one step...
     staging._exchange(tmp_path / "run", tmp_path / "bank")

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from k12eval.report import write_report
+from reports import write_report
 from tests._browser import chromium, console_errors, copy_if_asked, requested_urls, save_screenshot
 from tests._runs import demo_runs
 

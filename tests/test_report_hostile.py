@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
-from k12eval.report import write_report
-from k12eval.report.plots import Labeller
+from reports import write_report
+from reports.plots import Labeller
 from tests._runs import Answer, question, write_bank, write_run
 
 BAD_NAMES = ["$\\frac{$", "$x^$", "$\\frac{", "$$}{$$", "$x^2$ 的图像"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from k12eval.report import write_report
+from reports import write_report
 from tests._runs import SMALL_ANSWERS, Answer, small_bank, write_bank, write_run
 from tests.test_report import page_data
 

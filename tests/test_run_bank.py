@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from k12eval.cli import app
 from kg.records import Question
-from kg.runs import load_runs
 from reasoning_metrics.runs import run_chains
+from reports.runs import load_runs
 from runners.store import RunStore
 from tests._runs import question, write_bank
 

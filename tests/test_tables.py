@@ -7,11 +7,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kg import analyses, tables
-from kg.aggregate import question_frame
 from kg.graph import KnowledgeGraph
-from kg.markdown import markdown
-from kg.runs import graph_of, load_runs
+from reports import analyses, tables
+from reports.aggregate import question_frame
+from reports.markdown import markdown
+from reports.runs import graph_of, load_runs
 from tests._runs import SMALL_ANSWERS, Answer, question, small_bank, write_bank, write_run, write_scores
 
 

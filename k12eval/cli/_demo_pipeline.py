@@ -244,7 +244,7 @@ def _score(times: StageTimes, run_dir: Path, embedder: str, nli: str | None, ech
 
 
 def _report(times: StageTimes, runs: list[Path], options: DemoOptions, echo: Echo) -> Path:
-    from k12eval.report import write_report
+    from reports import write_report
 
     index = options.out / "index.html"
     with times.stage("report", f"{options.out}") as outcome:

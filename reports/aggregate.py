@@ -31,8 +31,8 @@ import pandas as pd
 
 from kg.graph import KnowledgeGraph, node_ids, subject_id
 from kg.records import subject_group
-from kg.runs import Run
-from kg.stats import rank_of_gold, wilson_interval
+from reports.runs import Run
+from reports.stats import rank_of_gold, wilson_interval
 
 SLICES = ("stage", "type", "difficulty", "group")
 """Question attributes every node is also aggregated by (``group`` is arts / science for CK12)."""

@@ -17,7 +17,7 @@ import pandas as pd
 
 from kg.graph import KnowledgeGraph
 from kg.records import Question
-from kg.stats import mcnemar_exact, wilson_interval
+from reports.stats import mcnemar_exact, wilson_interval
 
 NEGATION = re.compile(
     r"不(?!等式|等号|等关系|断)|没有|错误|并非|除外|以外|"  # 不 but not 不等式 (inequality), 不断 (constantly)

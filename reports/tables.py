@@ -1,7 +1,7 @@
-"""The benchmark papers' result tables, generated from a question frame (see :mod:`kg.aggregate`).
+"""The benchmark papers' result tables, generated from a question frame (see :mod:`reports.aggregate`).
 
 Each function returns a display table (a DataFrame of strings, ready for CSV
-and :func:`kg.markdown.markdown`) whose cells are percentages with one decimal.
+and :func:`reports.markdown.markdown`) whose cells are percentages with one decimal.
 Accuracy is micro (right answers over scored questions) unless a column says
 ``macro``. Empty cells are ``—``.
 """
@@ -12,8 +12,8 @@ import math
 
 import pandas as pd
 
-from kg.aggregate import SCORE_PREFIX
 from kg.records import QuestionType
+from reports.aggregate import SCORE_PREFIX
 
 DASH = "—"
 TYPE_ORDER = [t.value for t in QuestionType]

@@ -16,13 +16,13 @@ from typing import Any
 
 import pandas as pd
 
-from k12eval.report.latex import simplify_latex
-from k12eval.report.steps import split_steps
-from kg.aggregate import ROOT, weakest_points
 from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question
-from kg.runs import Run
-from kg.scores import Finding, Match, QuestionScores, StepScore
+from reports.aggregate import ROOT, weakest_points
+from reports.latex import simplify_latex
+from reports.runs import Run
+from reports.scores import Finding, Match, QuestionScores, StepScore
+from reports.steps import split_steps
 from runners.records import RunRecord
 
 STATUS_CODES = {"ok": 0, "unparsed": 1, "failed": 2, "skipped": 3}

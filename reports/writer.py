@@ -3,13 +3,13 @@
 ``REPORT_DIR`` gets::
 
     index.html              the teacher's report (one file, opens from disk, no network)
-    nodes.csv / .parquet    one row per run x slice x node (see kg.aggregate)
+    nodes.csv / .parquet    one row per run x slice x node (see reports.aggregate)
     questions.csv / .parquet one row per run x question
     tables/*.csv, *.md      the papers' tables and the analyses; tables.md has them all
     plots/*.png             heatmap, arts vs science, weakest points, unparsed answers
     summary.json            headline numbers per run, files written, warnings
 
-The folder is built beside ``REPORT_DIR`` and swapped in whole (:mod:`k12eval.report.staging`),
+The folder is built beside ``REPORT_DIR`` and swapped in whole (:mod:`reports.staging`),
 so all its files come from one build and a failed build leaves the previous report as it was.
 """
 
@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-
-from k12eval import __version__
 
 TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "ck12_table1_type_by_mode": ("按题型与模式的正确率（文科 / 理科）", "Accuracy by question type and mode (arts / science)", "CK12 Table 1"),
@@ -53,7 +51,7 @@ def build_tables(
     frame: pd.DataFrame, graph: Any, k: int, subject: str | None, stage: str | None
 ) -> dict[str, pd.DataFrame]:
     """Every table of the report by name (empty tables included, so their absence is visible)."""
-    from kg import analyses, tables
+    from reports import analyses, tables
 
     if subject is None:  # CK12 Table 3's choice, or the biggest subject; a given subject spans all stages
         subject, chosen_stage = tables.default_subject_stage(frame)
@@ -75,7 +73,7 @@ def build_tables(
 
 def _format_analysis(table: pd.DataFrame) -> pd.DataFrame:
     """Accuracies as percentages, p-values with 3 decimals, for display."""
-    from kg.tables import pct
+    from reports.tables import pct
 
     shown = table.copy()
     for column in shown.columns:
@@ -100,13 +98,13 @@ def write_report(
 ) -> ReportResult:
     """Read the runs and write the whole report folder; returns the files written and warnings.
 
-    The folder is replaced whole (see :mod:`k12eval.report.staging`): ``out`` must be new,
+    The folder is replaced whole (see :mod:`reports.staging`): ``out`` must be new,
     empty or an earlier report.
     """
-    from k12eval.report.staging import staged_folder
-    from kg.aggregate import node_table, question_frame
     from kg.errors import InputError
-    from kg.runs import graph_of, load_runs
+    from reports.aggregate import node_table, question_frame
+    from reports.runs import graph_of, load_runs
+    from reports.staging import staged_folder
 
     started = time.perf_counter()
     if not run_dirs:
@@ -158,11 +156,11 @@ def _write_folder(
     started: float,
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
-    from k12eval.report.html import render
-    from k12eval.report.payload import build_payload, report_identity
-    from k12eval.report.plots import write_plots
-    from k12eval.report.spreadsheet import write_csv
-    from kg.markdown import markdown
+    from reports.html import render
+    from reports.markdown import markdown
+    from reports.payload import build_payload, report_identity
+    from reports.plots import write_plots
+    from reports.spreadsheet import write_csv
 
     (out / "tables").mkdir(exist_ok=True)
 
@@ -207,7 +205,7 @@ def _write_folder(
         "title": title,
         "identity": report_identity(runs, result.out),
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
-        "version": __version__,
+        "version": _version(),
         "k": k,
         "warnings": result.warnings,
     }
@@ -223,8 +221,8 @@ def _write_folder(
 def _summary(
     runs: list[Any], nodes: pd.DataFrame, result: ReportResult, meta: dict[str, Any], seconds: float
 ) -> dict[str, Any]:
-    from k12eval.report.payload import clean
-    from kg.aggregate import ROOT, weakest_points
+    from reports.aggregate import ROOT, weakest_points
+    from reports.payload import clean
 
     whole = nodes[(nodes["slice"] == "all") & (nodes["node"] == ROOT)].set_index("run")
     weakest = weakest_points(nodes, top=5)
@@ -254,3 +252,13 @@ def _summary(
             "seconds": round(seconds, 2),
         }
     )
+
+
+def _version() -> str:
+    """The installed k12eval's version (read from its metadata: this package sits below the ``k12eval`` one)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("k12eval")
+    except PackageNotFoundError:
+        return "unknown"

@@ -233,7 +233,7 @@
     return wrap;
   }
 
-  // ---------------------------------------------------------------- aggregation (mirrors kg.aggregate)
+  // ---------------------------------------------------------------- aggregation (mirrors reports.aggregate)
   const Q = DATA.questions;
   const TREE = DATA.tree;
   const under = {};

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from k12eval.report.latex import simplify_latex
-from kg.aggregate import ROOT, weakest_points
+from reports.aggregate import ROOT, weakest_points
+from reports.latex import simplify_latex
 
 CJK_FAMILIES = (
     "Noto Sans CJK SC",

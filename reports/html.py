@@ -17,7 +17,7 @@ import re
 from importlib import resources
 from typing import Any
 
-ASSETS = "k12eval.report.assets"
+ASSETS = "reports.assets"
 
 
 def asset(name: str) -> str:
@@ -30,7 +30,7 @@ def embed_json(data: Any) -> str:
     try:
         text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except ValueError:  # a NaN slipped in: JSON has no NaN, the page reads null
-        from k12eval.report.payload import clean
+        from reports.payload import clean
 
         text = json.dumps(clean(data), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")

@@ -15,7 +15,7 @@ from pathlib import Path
 from kg.errors import InputError
 from kg.graph import KnowledgeGraph, build_graph
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, subject_group
-from kg.scores import QuestionScores, load_scores
+from reports.scores import QuestionScores, load_scores
 from runners.bank import RunBank, locate_bank, run_bank
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore

@@ -1,5 +1,5 @@
 """The teacher's audit report: one self-contained HTML page plus tables, aggregates and plots."""
 
-from k12eval.report.writer import ReportResult, write_report
+from reports.writer import ReportResult, write_report
 
 __all__ = ["ReportResult", "write_report"]
