@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 ASSESSMENT_VERSION = 1
 """Version of :class:`SolutionAssessment` records (its ``version`` field)."""
@@ -51,6 +51,20 @@ class FlagKind(StrEnum):
     NOT_CHECKED = "not_checked"
     """(solution level, severity 0) the detectors could not check the solution: an unexpected error
     or over the time budget of a chain (``SolutionAssessment.status`` says which)."""
+
+
+SEVERITY = {
+    FlagKind.ARITHMETIC: 0.9,
+    FlagKind.EQUATION: 0.7,
+    FlagKind.JUDGE: 0.8,
+    FlagKind.UNSUPPORTED_NUMBER: 0.5,
+    FlagKind.REPETITION: 0.5,
+    FlagKind.UNUSED_GIVEN: 0.3,
+    FlagKind.NO_FINAL_ANSWER: 0.3,
+    FlagKind.NOT_WHOLE: 0.5,
+}
+"""Severity of each kind of flag; doubt cues carry their own (:data:`.doubt.WEIGHTS`), contradictions
+``CONTRADICTION_WEIGHT * P(contradiction)`` (:mod:`.detectors.contradiction`)."""
 
 
 class StepFlag(BaseModel):
@@ -98,9 +112,18 @@ class SolutionAssessment(BaseModel):
     flags: list[StepFlag] = Field(default_factory=list)
     """Solution-level flags (unused given numbers, no final answer, a count that is not whole)."""
     detectors: list[str] = Field(default_factory=list)
-    """Detectors that ran."""
+    """Detectors that ran, by their names in :data:`~.registry.DETECTORS` (older records' names are read
+    as today's: :func:`~.registry.current_names`)."""
     unavailable: dict[str, str] = Field(default_factory=dict)
     """Detector -> why it did not run (no NLI model, no backend...)."""
+
+    @field_validator("detectors")
+    @classmethod
+    def _current_names(cls, names: list[str]) -> list[str]:
+        from reasoning_metrics.verify.registry import current_names  # here: the registry imports this module
+
+        return current_names(names)
+
     status: Literal["checked", "error", "too_long"] = "checked"
     """``checked``; or the solution was not checked: ``error`` (a detector failed on it) or ``too_long``
     (over the time budget of a chain). Then ``steps`` carry no flags, ``score`` is 0, ``first_suspect``
