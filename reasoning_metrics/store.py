@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kg.errors import InputError, Problem
 from reasoning_metrics.records import ChainScores
@@ -39,8 +39,17 @@ class ScoreConfig(BaseModel):
     lang: str | None = None
     """The language forced on every chain, if any."""
     detectors: list[str] = Field(default_factory=list)
-    """The wrong-step detectors whose flags the records carry (``verify.scored.DETECTORS``); empty
-    for records without them (``--no-detectors``, ``score-chains``, files scored before they existed)."""
+    """The wrong-step detectors whose flags the records carry (``verify.scored.DETECTORS``, named as in ``verify.registry``); empty
+    for records without them (``--no-detectors``, ``score-chains``, files scored before they existed).
+    Names an older version wrote (``quantities``, ``completeness``) are read as today's, so its files resume."""
+
+    @field_validator("detectors")
+    @classmethod
+    def _current_names(cls, names: list[str]) -> list[str]:
+        # Imported here: the detectors (and sympy) load only when a header is read, not with the store.
+        from reasoning_metrics.verify.registry import current_names
+
+        return current_names(names)
 
 
 def make_config(metrics: list[Metric], slots: ModelSlots, thresholds: StepThresholds, lang: str | None) -> ScoreConfig:

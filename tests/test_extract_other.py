@@ -79,6 +79,13 @@ def test_judgment_unparsed(output: str) -> None:
     assert extract(THREE, output).status == "unparsed", output
 
 
+def test_judgment_reads_after_an_answer_marker_only_with_its_colon() -> None:
+    """答案 without a colon is a word of the sentence (runners.extraction.markers.ANSWERS_ARE_COLON):
+    the verdict-like 对 right after it is no answer."""
+    assert extract(ONE, "这个答案是对的吗？不对。").status == "unparsed"
+    assert extract(ONE, "这个说法对吗？答案是：不对。").answer == [False]
+
+
 ZERO = fill(["0"])
 FILL_ONE = [
     ("正确答案是：0", "0"),

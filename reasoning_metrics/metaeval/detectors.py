@@ -20,12 +20,11 @@ from reasoning_metrics.verify.aggregate import assess_solutions, step_score
 from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
 from reasoning_metrics.verify.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
 from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
-from reasoning_metrics.verify.doubt import doubt_cues
-from reasoning_metrics.verify.equations import equation_conflicts
-from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.detector import Detector, Evidence
+from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
 from reasoning_metrics.verify.guard import CHAIN_BUDGET_S, Outcome, checking
 from reasoning_metrics.verify.judge_log import judge_resumably
-from reasoning_metrics.verify.quantities import unsupported_operands
+from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
 from runners.backends.base import Backend, SamplingParams
 
 
@@ -177,15 +176,28 @@ def _roscoe(metric: str) -> Callable[[DetectionContext], DetectorResult]:
     return run
 
 
+def _count(flags: list[StepFlag]) -> float:
+    """How many flags a step has."""
+    return float(len(flags))
+
+
+def _heaviest(flags: list[StepFlag]) -> float:
+    """The largest severity of a step's flags, 0 without any."""
+    return max((f.severity for f in flags), default=0.0)
+
+
 def _counts(
-    name: str, orientation: str, per_step: Callable[[LabelledSolution, list[StepCheck]], list[float]]
+    name: str, orientation: str, measure: Callable[[list[StepFlag]], float]
 ) -> Callable[[DetectionContext], DetectorResult]:
-    """A detector whose step score is a count or weight of findings; it predicts the first step with any.
+    """The registered detector ``name`` alone: its step score is ``measure`` of its flags on the step,
+    its solution score their sum; it predicts the first step with any.
 
     A solution it could not check (:attr:`DetectorResult.not_checked`) has no scores and no prediction.
     """
+    detector = REGISTRY[name]
 
     def run(ctx: DetectionContext) -> DetectorResult:
+        per_step = partial(_per_step, detector, measure)
         solution: list[float | None] = []
         steps: list[list[float | None]] = []
         native: list[int | None] = []
@@ -206,20 +218,10 @@ def _counts(
     return run
 
 
-def _arithmetic(s: LabelledSolution, checks: list[StepCheck]) -> list[float]:
-    return [float(len(c.false_claims)) for c in checks]
-
-
-def _equations(s: LabelledSolution, checks: list[StepCheck]) -> list[float]:
-    return [float(len(c)) for c in equation_conflicts(checks)]
-
-
-def _unsupported(s: LabelledSolution, checks: list[StepCheck]) -> list[float]:
-    return [float(len(u)) for u in unsupported_operands(s.problem, checks)]
-
-
-def _doubt(s: LabelledSolution, checks: list[StepCheck]) -> list[float]:
-    return [max((c.weight for c in doubt_cues(step, s.problem)), default=0.0) for step in s.steps]
+def _per_step(
+    detector: Detector, measure: Callable[[list[StepFlag]], float], s: LabelledSolution, checks: list[StepCheck]
+) -> list[float]:
+    return [measure(flags) for flags in detector.find(Evidence(s.problem, s.steps, checks)).steps]
 
 
 def _contradiction(ctx: DetectionContext) -> DetectorResult:
@@ -299,12 +301,18 @@ def _aggregate_cv(ctx: DetectionContext) -> DetectorResult:
     )
 
 
+COUNTED: dict[str, tuple[str, Callable[[list[StepFlag]], float]]] = {
+    "arithmetic": ("number of false calculations", _count),
+    "equations": ("number of conflicting equations", _count),
+    "unsupported_numbers": ("number of operands from nowhere", _count),
+    "doubt": ("weight of doubt words", _heaviest),
+}
+"""The registered detectors (:data:`~reasoning_metrics.verify.registry.DETECTORS`) scored alone, by the
+same names: detector -> (orientation, a step's score from its flags on the step)."""
+
 DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
     **{f"roscoe.{metric}": _roscoe(metric) for metric in BASELINE_METRICS},
-    "arithmetic": _counts("arithmetic", "number of false calculations", _arithmetic),
-    "equations": _counts("equations", "number of conflicting equations", _equations),
-    "unsupported_numbers": _counts("unsupported_numbers", "number of operands from nowhere", _unsupported),
-    "doubt": _counts("doubt", "weight of doubt words", _doubt),
+    **{name: _counts(name, orientation, measure) for name, (orientation, measure) in COUNTED.items()},
     "contradiction": _contradiction,
     "judge": _judge,
     "aggregate": _aggregate,

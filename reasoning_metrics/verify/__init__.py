@@ -1,13 +1,21 @@
 """Detectors that find the wrong step of a solution, and their combination.
 
-* :mod:`.arithmetic`: calculations and comparisons a step asserts, checked numerically;
-* :mod:`.equations`: equations in one unknown that disagree with the previous one;
-* :mod:`.quantities`: numbers that come from nowhere, given numbers never used;
-* :mod:`.doubt`: self-correction and doubt words;
-* :mod:`.contradiction`: NLI of each step against the question and earlier steps;
-* :mod:`.judge`: an LLM judge or process reward model through any backend;
-* :mod:`.aggregate`: all of them (and the ROSCOE scores) as typed per-step flags.
+Each detector implements one protocol (:class:`~.detector.Detector`: a name, the parts of the
+:class:`~.detector.Evidence` it reads, the flag kinds it raises, ``find``) in its own module of
+:mod:`.detectors`, and is named once, in :data:`~.registry.DETECTORS`:
 
+* ``arithmetic`` (:mod:`.arithmetic`): calculations and comparisons a step asserts, checked numerically;
+* ``equations`` (:mod:`.equations`): equations in one unknown that disagree with the previous one;
+* ``unsupported_numbers``, ``unused_given`` (:mod:`.quantities`): numbers that come from nowhere,
+  given numbers never used;
+* ``doubt`` (:mod:`.doubt`): self-correction and doubt words;
+* ``repetition``: a step that repeats an earlier one;
+* ``contradiction`` (:mod:`.contradiction`): NLI of each step against the question and earlier steps;
+* ``judge`` (:mod:`.judge`): an LLM judge or process reward model through any backend;
+* ``final_answer``: no final answer stated; ``not_whole`` (:mod:`.plausibility`): a count that is not whole;
+* ``roscoe`` (:mod:`.baseline`): ROSCOE's Faithfulness-Step, the aggregate's tie-breaker (no flags).
+
+:mod:`.aggregate` runs them all (and reads the ROSCOE scores) into typed per-step flags.
 Heavy model code is never imported here; encoders and NLI models are passed in.
 """
 
@@ -21,18 +29,24 @@ from reasoning_metrics.verify.arithmetic import (
     inspect_step,
 )
 from reasoning_metrics.verify.contradiction import first_contradiction, step_contradictions
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings
 from reasoning_metrics.verify.doubt import DoubtCue, DoubtKind, doubt_cues
 from reasoning_metrics.verify.equations import EquationConflict, equation_conflicts
 from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment, StepAssessment, StepFlag
 from reasoning_metrics.verify.judge import JudgeVerdict, judge_solutions, parse_first_error, prm_step_scores
 from reasoning_metrics.verify.quantities import UnsupportedOperand, unsupported_operands, unused_given_numbers
+from reasoning_metrics.verify.registry import DETECTORS
 
 __all__ = [
+    "DETECTORS",
     "FLAG_THRESHOLD",
     "ClaimCheck",
+    "Detector",
     "DoubtCue",
     "DoubtKind",
     "EquationConflict",
+    "Evidence",
+    "Findings",
     "FlagKind",
     "JudgeVerdict",
     "SolutionAssessment",

@@ -3,7 +3,8 @@
 The rule (documented in docs/detectors.md; no weight is fitted to any data set, and all but the
 fallback were fixed before any measurement):
 
-* each finding is a :class:`~.flags.StepFlag` with a severity (:data:`.findings.SEVERITY`);
+* each registered detector (:data:`.registry.DETECTORS`) that can run adds its findings, each a
+  :class:`~.flags.StepFlag` with a severity (:data:`.flags.SEVERITY`);
 * a step's suspicion is ``1 - prod(1 - severity)`` over its flags;
 * the solution score is ``1 - prod(1 - x)`` over step suspicions and solution-level
   flags, plus ``TIE_BREAK * (1 - Faithfulness-Step)`` when an encoder ran, so ROSCOE
@@ -27,8 +28,9 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
 from reasoning_metrics.verify.baseline import roscoe_scores
 from reasoning_metrics.verify.contradiction import step_contradictions
-from reasoning_metrics.verify.findings import SEVERITY, findings
-from reasoning_metrics.verify.flags import FlagKind, Solution, SolutionAssessment, StepAssessment, StepFlag
+from reasoning_metrics.verify.detector import Evidence
+from reasoning_metrics.verify.findings import findings
+from reasoning_metrics.verify.flags import SEVERITY, FlagKind, Solution, SolutionAssessment, StepAssessment, StepFlag
 from reasoning_metrics.verify.guard import CHAIN_BUDGET_S, NotChecked, checking
 
 FLAG_THRESHOLD = 0.5
@@ -140,7 +142,8 @@ def _assess(
     unavailable: dict[str, str] | None,
 ) -> SolutionAssessment:
     checks = check_steps(solution.steps)
-    step_flags, solution_flags = findings(solution.problem, solution.steps, checks, roscoe, contradictions, judged)
+    found = findings(Evidence(solution.problem, solution.steps, checks, roscoe, contradictions, judged))
+    solution_flags = found.solution
     steps = [
         StepAssessment(
             index=i,
@@ -149,16 +152,14 @@ def _assess(
             alignment=roscoe.steps[i].source_similarity if roscoe is not None and i < len(roscoe.steps) else None,
             contradiction=contradictions[i] if contradictions is not None else None,
         )
-        for i, flags in enumerate(step_flags)
+        for i, flags in enumerate(found.steps)
     ]
     score = _noisy_or([s.suspicion for s in steps] + [f.severity for f in solution_flags])
     faithfulness = roscoe.scores.get("faithfulness_step") if roscoe is not None else None
     if faithfulness is not None:
         score += TIE_BREAK * (1 - faithfulness)
     first, rule = _first_suspect(steps, checks, solution_flags)
-    ran = ["arithmetic", "equations", "quantities", "doubt", "completeness"]
-    ran += [name for name, done in (("roscoe", roscoe), ("contradiction", contradictions)) if done is not None]
-    ran += ["judge"] if judged is not None else []
+    ran = found.ran
     return SolutionAssessment(
         id=solution.id,
         score=score,

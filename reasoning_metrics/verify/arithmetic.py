@@ -36,6 +36,7 @@ from reasoning_metrics.verify._tolerance import (
     is_whole,
 )
 from reasoning_metrics.verify.guard import tick
+from runners.extraction.markers import STATED_ANSWER
 
 MAX_STEP_CHARS = 20_000
 """Only the first this many characters of a step are read."""
@@ -154,17 +155,10 @@ _DEFINES = re.compile(
 )
 
 
-_ANSWER = re.compile(
-    r"\\boxed\s*\{([^{}]{1,80})\}|####\s*([^\n]{1,40})|\banswer\s*(?:is|:)\s*([^\n;]{1,40})"
-    r"|答案\s*(?:是|为|:|：)\s*([^\n。；，]{1,40})",
-    re.IGNORECASE,
-)
-
-
 def stated_answers(text: str) -> tuple[float, ...]:
     """The first number of each final-answer statement in ``text``."""
     values = []
-    for match in _ANSWER.finditer(text):
+    for match in STATED_ANSWER.finditer(text):
         content = next(g for g in match.groups() if g is not None)
         number = next((t.value for t in tokenize(normalize(content)) if t.value is not None), None)
         if number is not None:

@@ -53,6 +53,20 @@ class FlagKind(StrEnum):
     or over the time budget of a chain (``SolutionAssessment.status`` says which)."""
 
 
+SEVERITY = {
+    FlagKind.ARITHMETIC: 0.9,
+    FlagKind.EQUATION: 0.7,
+    FlagKind.JUDGE: 0.8,
+    FlagKind.UNSUPPORTED_NUMBER: 0.5,
+    FlagKind.REPETITION: 0.5,
+    FlagKind.UNUSED_GIVEN: 0.3,
+    FlagKind.NO_FINAL_ANSWER: 0.3,
+    FlagKind.NOT_WHOLE: 0.5,
+}
+"""Severity of each kind of flag; doubt cues carry their own (:data:`.doubt.WEIGHTS`), contradictions
+``CONTRADICTION_WEIGHT * P(contradiction)`` (:mod:`.detectors.contradiction`)."""
+
+
 class StepFlag(BaseModel):
     """One reason to suspect a step (or, for solution-level kinds, the whole solution)."""
 
@@ -98,9 +112,11 @@ class SolutionAssessment(BaseModel):
     flags: list[StepFlag] = Field(default_factory=list)
     """Solution-level flags (unused given numbers, no final answer, a count that is not whole)."""
     detectors: list[str] = Field(default_factory=list)
-    """Detectors that ran."""
+    """Detectors that ran, by their names in :data:`~.registry.DETECTORS` (records written before it may
+    hold older names; :func:`~.registry.current_names` reads them as today's)."""
     unavailable: dict[str, str] = Field(default_factory=dict)
     """Detector -> why it did not run (no NLI model, no backend...)."""
+
     status: Literal["checked", "error", "too_long"] = "checked"
     """``checked``; or the solution was not checked: ``error`` (a detector failed on it) or ``too_long``
     (over the time budget of a chain). Then ``steps`` carry no flags, ``score`` is 0, ``first_suspect``

@@ -29,6 +29,7 @@ from runners.backends.base import (
     LoglikelihoodRequest,
     SamplingParams,
 )
+from runners.extraction.markers import JUDGE_ANSWER, JUDGE_BOXED
 
 JUDGE_SAMPLING = SamplingParams(temperature=0.0, max_tokens=1024)
 """Greedy, with room to reason before the boxed answer."""
@@ -75,7 +76,6 @@ def render_prompt(problem: str, steps: Sequence[str], template: JudgeTemplate) -
     return [{"role": "system", "content": template.system}, {"role": "user", "content": user}]
 
 
-_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 _MINUS = str.maketrans({"\u2212": "-", "\uff0d": "-", "\u2013": "-"})
 _NUMBER = r"(-?\d+|[零一二两三四五六七八九十]+)"
@@ -86,7 +86,6 @@ _ERROR_STEP = re.compile(
     rf"|(?:(?:\bstep|\bparagraph)\s*[_#]?\s*{_NUMBER}|第\s*{_NUMBER}\s*[步段])[^.。\n]{{0,40}}?{_ERROR_WORDS}",
     re.IGNORECASE,
 )
-_ANSWER = re.compile(r"(?:final answer|answer|答案)\s*(?:is|为|是|:|：)?\s*(-?\d+)", re.IGNORECASE)
 _BARE = re.compile(rf"\s*(?:(?:step|paragraph)\s*)?{_NUMBER}\s*[.。]?\s*", re.IGNORECASE)
 """An answer that is only a step number (``-1``, ``3.``, ``Step 2``), as terse judges and PRMs give it."""
 _NO_ERROR = re.compile(
@@ -120,7 +119,7 @@ def _first_group(match: re.Match[str]) -> str:
 def _boxed(text: str) -> list[str]:
     """Contents of every ``\\boxed{...}`` (nested braces allowed), LaTeX commands and braces removed."""
     found = []
-    for match in _BOXED.finditer(text):
+    for match in JUDGE_BOXED.finditer(text):
         depth, end = 1, match.end()
         while end < len(text) and depth:
             depth += {"{": 1, "}": -1}.get(text[end], 0)
@@ -151,7 +150,7 @@ def parse_first_error(text: str, n_steps: int, index_base: int = 1) -> int | Non
         if found:
             return _index(_number(found.group(1)), n_steps, index_base)
         return -1 if _NO_ERROR.search(content) or content in ("", "无") else None
-    for pattern in (_ERROR_STEP, _ANSWER):
+    for pattern in (_ERROR_STEP, JUDGE_ANSWER):
         for match in pattern.finditer(text):
             index = _index(_number(_first_group(match)), n_steps, index_base)
             if index is not None:

@@ -23,9 +23,11 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.aggregate import assess_one
 from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
 
-DETECTORS = ("arithmetic", "equations", "quantities", "doubt", "completeness", "roscoe", "contradiction")
-"""What ``k12eval score`` runs (each where its model is there); the judge needs a backend and is not run."""
+DETECTORS = tuple(name for name, detector in REGISTRY.items() if "judged" not in detector.needs)
+"""What ``k12eval score`` runs (each where its model is there): every registered detector but the
+judge, which needs a backend."""
 NO_JUDGE = "k12eval score runs no judge (see k12eval meta-eval --detectors judge)"
 NO_ENCODER = "no step similarities: no sentence encoder ran on this chain, or the question has no sentences"
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kg.records import Question
+from runners.extraction.markers import ANSWER_IS, BOXED
 from runners.extraction.text import Found, View
 
 # After a run of letters, words that say the last letter is *wrong*: "答案是C，D项错误" is C.
@@ -31,7 +32,6 @@ _NEGATED_AFTER = re.compile(
     r"\s*(?:选?项)?\s*(?:是|为|的说法|说法)?\s*(?:错|不|有误|(?i:is wrong|is incorrect|is not|are wrong))"
 )
 _SENTENCE_END = re.compile(r"[。\n!?;]|\.(?:\s|$)")
-_ANSWER_MARKER = re.compile(r"答案\s*(?:应该|应)?\s*(?:是|为)?\s*:?|(?i:answer)\s*(?:(?i:is)\s*)?:?")
 _SHORT = 40
 _NOISE = re.compile(r"[\s$*`\"“”'‘’「」『』【】《》()（）\[\]{}.,。，、:：;；!！?？]|\\(?:text|mathrm|rm)\b")
 
@@ -63,7 +63,7 @@ def _patterns(labels: tuple[str, ...]) -> _Patterns:
         rf"(?i:answer)s?\s*(?:(?i:is|are|would be|should be|will be|must be)\s*|[:=]\s*)+(?:(?i:option|choice)s?\s*)?:?\s*{run}",
         rf"(?i:correct|right|best)\s+(?i:option|choice|answer)s?\s*(?:(?i:is|are)\s*|:\s*)+{run}",
         rf"(?i:I(?:'d| would)?\s+(?:choose|pick|select|go with))\s*(?:(?i:option|choice)\s*)?{run}",
-        rf"\\boxed\s*{run}",
+        rf"{BOXED}\s*{run}",
         rf"{run}\s+(?i:is the (?:correct |right |best )?answer)",
     )
     stated = (
@@ -175,7 +175,7 @@ def _union(patterns: Sequence[re.Pattern[str]], text: str, pats: _Patterns, rule
 
 
 def _option_text_after_marker(view: View, question: Question, multiple: bool) -> Found | None:
-    markers = list(_ANSWER_MARKER.finditer(view.text))
+    markers = list(ANSWER_IS.finditer(view.text))
     if not markers:
         return None
     begin = markers[-1].end()

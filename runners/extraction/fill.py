@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import re
 
+from runners.extraction.markers import FILL_ANSWER
 from runners.extraction.text import Found, View
 
-_MARKER = re.compile(
-    r"(?:正确答案|最终答案|答案)\s*(?:应该|应)?\s*(?:是|为)?\s*:|(?:故|所以|因此)?答案(?:是|为)|故填|应填|填入?\s*:"
-    r"|(?i:(?:final |correct )?answers?\s*(?:is|are|:))"
-)
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
 _ORDINALS = "一二三四五六七八九十"
 _NUMBER = re.compile(
@@ -39,7 +36,7 @@ def extract_fill(view: View, blanks: int) -> Found | None:
     raw = view.raw[view.start : view.start + len(view.text)]
     # Folding turns ① into 1; keep circled numbers, they number blanks.
     text = "".join(r if r in _CIRCLED else t for r, t in zip(raw, view.text, strict=True))
-    markers = list(_MARKER.finditer(text))
+    markers = list(FILL_ANSWER.finditer(text))
     if markers:
         begin, rule = markers[-1].end(), "after-marker"
         end = _end_of_answer(text, begin, blanks)

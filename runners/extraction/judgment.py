@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from runners.extraction.markers import ANSWERS_ARE_COLON
 from runners.extraction.text import Found, View
 
 _NOT_VERDICTS = re.compile(
@@ -38,12 +39,11 @@ _NUMBERED = re.compile(
     rf"(?<![\d.])(?:第\s*)?(?P<num>\d{{1,2}})\s*(?:(?:[.)、:]|题|小题|句|项)\s*[^\n\d]{{0,12}}?|\s*)"
     rf"(?:(?P<false>{_FALSE})|(?P<true>{_TRUE}))"
 )
-_ANSWER_MARKER = re.compile(r"答案\s*(?:应该|应)?\s*(?:是|为)?\s*:|(?i:answers?)\s*(?:(?i:is|are)\s*)?:?")
 
 
 def extract_judgment(view: View, statements: int) -> Found | None:
     """One bool per statement (``statements`` of them), or ``None``."""
-    markers = list(_ANSWER_MARKER.finditer(view.masked))  # before "正确答案" is blanked below
+    markers = list(ANSWERS_ARE_COLON.finditer(view.masked))  # before "正确答案" is blanked below
     text = _NOT_VERDICTS.sub(lambda m: " " * len(m.group()), view.masked)
     windows = [markers[-1].end()] if markers else []
     for begin in [*windows, 0]:

@@ -16,13 +16,10 @@ import re
 from functools import lru_cache
 
 from kg.records import Question
+from runners.extraction.markers import ANSWERS_ARE, ORDER_IS
 from runners.extraction.text import Found, View
 
 _ARROW = r"\s*(?:→|->|=>|—>|-->|>|-|—|,|、|;|/|\s)?\s*"
-_ORDER_MARKER = re.compile(
-    r"(?:顺序|排序|次序|答案|(?i:order|answer|sequence))[^:\n]{0,12}?(?:是|为|:|(?i:is))\s*:?\s*"
-)
-_MARKER = re.compile(r"答案\s*(?:应该|应)?\s*(?:是|为)?\s*:?|(?i:answers?)\s*(?:(?i:is|are)\s*)?:?")
 
 
 @lru_cache(maxsize=64)
@@ -41,7 +38,7 @@ def extract_sorting(view: View, question: Question) -> Found | None:
     labels = tuple(question.option_labels) or tuple(dict.fromkeys(str(a) for a in question.answer))
     text = view.masked
     run, letter = _run(labels), _letter(labels)
-    markers = list(_ORDER_MARKER.finditer(text))
+    markers = list(ORDER_IS.finditer(text))
     if markers:
         match = run.match(text, markers[-1].end())
         if match:
@@ -66,7 +63,7 @@ def extract_cloze(view: View, question: Question) -> Found | None:
     every = tuple(sorted({label for group in groups for label in group}))
     x = "(?:" + "|".join(re.escape(label) for label in sorted(every, key=len, reverse=True)) + ")"
     text = view.masked
-    markers = list(_MARKER.finditer(text))
+    markers = list(ANSWERS_ARE.finditer(text))
     for begin in ([markers[-1].end()] if markers else []) + [0]:
         found = _cloze_in(text, begin, groups, x)
         if found:

@@ -152,7 +152,7 @@ def test_score_a_run_folder(tmp_path: Path, minilm_path: str, tiny_nli: Path) ->
     assert result.exit_code == 0 and "0 chain(s) to score, 2 already" in result.output
     result = runner.invoke(app, [*args[:-1], "faithfulness_step"])
     assert result.exit_code == 2 and "scored with other metrics" in result.output
-    assert lines[0]["assessment"]["detectors"][-1] == "contradiction" and lines[0]["first_suspect"] is not None
+    assert "contradiction" in lines[0]["assessment"]["detectors"] and lines[0]["first_suspect"] is not None
     result = runner.invoke(app, [*args, "--no-detectors"])
     assert result.exit_code == 2 and "scored with other detectors" in result.output
 

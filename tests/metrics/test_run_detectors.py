@@ -11,6 +11,7 @@ import pytest
 from kg.errors import InputError
 from reasoning_metrics.runs import score_run
 from reasoning_metrics.store import read_score_lines
+from reasoning_metrics.verify.registry import current_names
 from reports.scores import load_scores
 
 from .fakes import HashEncoder, RuleNLI
@@ -140,3 +141,28 @@ def test_contradictions_reuse_the_cache(run_dir: Path, tmp_path: Path) -> None:
     assert nli.calls == []  # every pair, the metrics' and the detectors', came from the cache
     again = json.loads((run_dir / "scores.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert again["assessment"] == first["assessment"]
+
+
+OLD_NAMES = ["arithmetic", "equations", "quantities", "doubt", "completeness", "roscoe", "contradiction"]
+"""The detectors line of a score header written before the registry named each detector once."""
+
+
+def test_a_file_scored_under_the_old_detector_names_resumes(run_dir: Path) -> None:
+    models = {"encoder": HashEncoder(), "nli": RuleNLI()}
+    job = score_run(run_dir, models=models, cache=False, chunk_size=1)
+    next(job.records)
+    job.records.close()  # type: ignore[attr-defined]
+    header = json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))
+    header["detectors"] = OLD_NAMES
+    (run_dir / "scores.json").write_text(json.dumps(header), encoding="utf-8")
+    (line,) = _lines(run_dir)
+    line["assessment"]["detectors"] = OLD_NAMES
+    (run_dir / "scores.jsonl").write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+    again = score_run(run_dir, models=models, cache=False)
+    assert (again.todo, again.already) == (1, 1)
+    list(again.records)
+    old, new = (r["assessment"] for r in _lines(run_dir))
+    assert old["detectors"] == OLD_NAMES  # the old line is kept as written; its names read as today's
+    assert current_names(old["detectors"]) == new["detectors"]
+    with pytest.raises(InputError, match=r"scored with other detectors .*--no-detectors"):
+        score_run(run_dir, models=models, cache=False, detectors=False)

@@ -1,0 +1,83 @@
+"""What a wrong-step detector is: one protocol, the evidence it reads and the findings it returns.
+
+A detector (one class in :mod:`.detectors`, one entry in :data:`.registry.DETECTORS`) declares its
+``name``, the parts of the :class:`Evidence` it ``reads`` (and which of the optional ones it
+``needs`` to run at all) and the :class:`~.flags.FlagKind` s it raises; ``find`` turns the evidence
+of one solution into :class:`Findings`. The aggregate (:mod:`.aggregate`) runs every registered
+detector whose needs are met; the meta-evaluation scores the same objects one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from reasoning_metrics.records import ChainScores
+from reasoning_metrics.verify.arithmetic import StepCheck
+from reasoning_metrics.verify.flags import SEVERITY, FlagKind, StepFlag
+
+Input = Literal["problem", "steps", "checks", "roscoe", "contradictions", "judged"]
+"""A part of the :class:`Evidence`; ``roscoe``, ``contradictions`` and ``judged`` may be absent."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything known about one solution that a detector may read."""
+
+    problem: str
+    steps: Sequence[str]
+    checks: Sequence[StepCheck]
+    """:func:`~.arithmetic.check_steps` of ``steps``: one per step."""
+    roscoe: ChainScores | None = None
+    """ROSCOE scores with per-step detail (:func:`~.baseline.roscoe_scores`), if an encoder ran."""
+    contradictions: Sequence[float] | None = None
+    """Each step's largest P(contradiction) (:func:`~.contradiction.step_contradictions`), if an NLI model ran."""
+    judged: int | None = None
+    """The judge's first wrong step (-1 none), if a judge ran and answered."""
+
+    def has(self, inputs: frozenset[Input]) -> bool:
+        """Whether every one of ``inputs`` is present."""
+        return all(getattr(self, name) is not None for name in inputs)
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What one detector found in one solution."""
+
+    steps: list[list[StepFlag]]
+    """One list of flags per step (``steps[i]`` is step ``i``)."""
+    solution: list[StepFlag]
+    """Flags of the whole solution."""
+
+    @classmethod
+    def at_steps(cls, steps: list[list[StepFlag]]) -> Findings:
+        """Step flags only."""
+        return cls(steps, [])
+
+    @classmethod
+    def of_solution(cls, n_steps: int, flags: list[StepFlag]) -> Findings:
+        """Solution flags only."""
+        return cls([[] for _ in range(n_steps)], flags)
+
+
+class Detector(Protocol):
+    """One wrong-step detector (see the module doc)."""
+
+    name: str
+    """Its one name: in score headers, ``SolutionAssessment.detectors``, meta-eval reports and the CLI."""
+    reads: frozenset[Input]
+    """The parts of the evidence it looks at."""
+    needs: frozenset[Input]
+    """The optional parts without which it does not run (a subset of ``reads``)."""
+    kinds: frozenset[FlagKind]
+    """The kinds of flag it raises (none: it only informs the score, as ROSCOE's tie-breaker does)."""
+
+    def find(self, evidence: Evidence) -> Findings:
+        """Its flags on one solution."""
+        ...
+
+
+def flag(kind: FlagKind, message: str, evidence: str | None = None) -> StepFlag:
+    """A flag with the fixed severity of its kind (:data:`~.flags.SEVERITY`)."""
+    return StepFlag(kind=kind, severity=SEVERITY[kind], message=message, evidence=evidence)

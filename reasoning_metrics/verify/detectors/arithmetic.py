@@ -1,0 +1,29 @@
+"""``arithmetic``: a calculation or comparison a step asserts that does not hold (:mod:`..arithmetic`)."""
+
+from __future__ import annotations
+
+from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.flags import FlagKind, StepFlag
+
+
+class Arithmetic:
+    """One flag per false claim of a step."""
+
+    name = "arithmetic"
+    reads: frozenset[Input] = frozenset({"checks"})
+    needs: frozenset[Input] = frozenset()
+    kinds = frozenset({FlagKind.ARITHMETIC})
+
+    def find(self, evidence: Evidence) -> Findings:
+        """Flags per step."""
+        steps: list[list[StepFlag]] = []
+        for check in evidence.checks:
+            flags = []
+            for claim in check.false_claims:
+                actual = f"{claim.left_value:.6g} vs {claim.right_value:.6g}"
+                message = f"{claim.expression} does not hold ({actual})"
+                if claim.name:
+                    message = f"{claim.name} = {claim.left}, then {claim.name} = {claim.right} ({actual})"
+                flags.append(flag(FlagKind.ARITHMETIC, message, claim.expression))
+            steps.append(flags)
+        return Findings.at_steps(steps)

@@ -1,0 +1,30 @@
+"""``contradiction``: an NLI model finds a step contradicts the question or an earlier step (:mod:`..contradiction`)."""
+
+from __future__ import annotations
+
+from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD
+from reasoning_metrics.verify.detector import Evidence, Findings, Input
+from reasoning_metrics.verify.flags import FlagKind, StepFlag
+
+CONTRADICTION_WEIGHT = 0.8
+"""A contradiction flag's severity is this times P(contradiction)."""
+
+
+class Contradiction:
+    """A flag on each step whose P(contradiction) reaches :data:`~..contradiction.CONTRADICTION_THRESHOLD`."""
+
+    name = "contradiction"
+    reads: frozenset[Input] = frozenset({"contradictions"})
+    needs: frozenset[Input] = frozenset({"contradictions"})
+    kinds = frozenset({FlagKind.CONTRADICTION})
+
+    def find(self, evidence: Evidence) -> Findings:
+        """Flags per step."""
+        steps: list[list[StepFlag]] = [[] for _ in evidence.steps]
+        for i, p in enumerate(evidence.contradictions or ()):
+            if p >= CONTRADICTION_THRESHOLD:
+                message = f"contradicts the question or an earlier step (P = {p:.2f})"
+                steps[i].append(
+                    StepFlag(kind=FlagKind.CONTRADICTION, severity=CONTRADICTION_WEIGHT * p, message=message)
+                )
+        return Findings.at_steps(steps)

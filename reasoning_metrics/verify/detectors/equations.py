@@ -1,0 +1,25 @@
+"""``equations``: an equation in one unknown whose solution differs from the previous one (:mod:`..equations`)."""
+
+from __future__ import annotations
+
+from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.equations import equation_conflicts
+from reasoning_metrics.verify.flags import FlagKind
+
+
+class Equations:
+    """One flag per conflicting equation of a step."""
+
+    name = "equations"
+    reads: frozenset[Input] = frozenset({"checks"})
+    needs: frozenset[Input] = frozenset()
+    kinds = frozenset({FlagKind.EQUATION})
+
+    def find(self, evidence: Evidence) -> Findings:
+        """Flags per step."""
+        return Findings.at_steps(
+            [
+                [flag(FlagKind.EQUATION, c.message, c.expression) for c in conflicts]
+                for conflicts in equation_conflicts(evidence.checks)
+            ]
+        )

@@ -1,0 +1,23 @@
+"""``judge``: the step an LLM judge or process reward model names as the first wrong one (:mod:`..judge`)."""
+
+from __future__ import annotations
+
+from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.flags import FlagKind, StepFlag
+
+
+class Judge:
+    """A flag on the judged step, if the judge named one of the solution's steps."""
+
+    name = "judge"
+    reads: frozenset[Input] = frozenset({"judged"})
+    needs: frozenset[Input] = frozenset({"judged"})
+    kinds = frozenset({FlagKind.JUDGE})
+
+    def find(self, evidence: Evidence) -> Findings:
+        """Flags per step."""
+        steps: list[list[StepFlag]] = [[] for _ in evidence.steps]
+        judged = evidence.judged
+        if judged is not None and 0 <= judged < len(steps):
+            steps[judged].append(flag(FlagKind.JUDGE, "the judge names this step as the first wrong one"))
+        return Findings.at_steps(steps)

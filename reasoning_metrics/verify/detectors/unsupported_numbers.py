@@ -1,0 +1,32 @@
+"""``unsupported_numbers``: an operand or stated answer that comes from nowhere (:mod:`..quantities`)."""
+
+from __future__ import annotations
+
+from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.flags import FlagKind
+from reasoning_metrics.verify.quantities import unsupported_operands
+
+
+class UnsupportedNumbers:
+    """One flag per number of a step that is neither given nor derived."""
+
+    name = "unsupported_numbers"
+    reads: frozenset[Input] = frozenset({"problem", "checks"})
+    needs: frozenset[Input] = frozenset()
+    kinds = frozenset({FlagKind.UNSUPPORTED_NUMBER})
+
+    def find(self, evidence: Evidence) -> Findings:
+        """Flags per step."""
+        return Findings.at_steps(
+            [
+                [
+                    flag(
+                        FlagKind.UNSUPPORTED_NUMBER,
+                        f"{operand.value:g} in {operand.expression} is new: not given, not derived",
+                        operand.expression,
+                    )
+                    for operand in unsupported
+                ]
+                for unsupported in unsupported_operands(evidence.problem, evidence.checks)
+            ]
+        )

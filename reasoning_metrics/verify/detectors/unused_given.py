@@ -1,0 +1,25 @@
+"""``unused_given``: a number the question gives that no step uses (:mod:`..quantities`)."""
+
+from __future__ import annotations
+
+from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.flags import FlagKind
+from reasoning_metrics.verify.quantities import unused_given_numbers
+
+
+class UnusedGiven:
+    """One solution flag listing (up to five of) the unused given numbers."""
+
+    name = "unused_given"
+    reads: frozenset[Input] = frozenset({"problem", "checks"})
+    needs: frozenset[Input] = frozenset()
+    kinds = frozenset({FlagKind.UNUSED_GIVEN})
+
+    def find(self, evidence: Evidence) -> Findings:
+        """A solution flag, or none."""
+        unused = unused_given_numbers(evidence.problem, evidence.checks)
+        flags = []
+        if unused:
+            listed = ", ".join(f"{v:g}" for v in unused[:5])
+            flags.append(flag(FlagKind.UNUSED_GIVEN, f"given number(s) never used: {listed}"))
+        return Findings.of_solution(len(evidence.steps), flags)
