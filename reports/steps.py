@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from runners.extraction.markers import CONCLUDES
+
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])\s*|(?<=\.)\s+(?=[A-Z(（\d])")
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}[.．、)]|[（(]\d{1,2}[)）]|[①-⑳])")
 MIN_STEP = 6
@@ -36,4 +38,8 @@ def split_steps(text: str | None) -> list[str]:
 
 
 def _is_conclusion(piece: str) -> bool:
-    return bool(re.search(r"故选|答案|所以|因此|answer", piece, re.I))
+    """A short piece that states the answer (an answer marker, 所以, 因此) stays a step of its own."""
+    return bool(CONCLUDES.search(piece) or _THEREFORE.search(piece))
+
+
+_THEREFORE = re.compile("所以|因此")
