@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, Problem
-from kg.importers._io import jsonl_objects
+from kg.jsonl import jsonl_objects
 from reasoning_metrics.records import Chain
 
 FIELDS = ("id", "source", "hypothesis", "reference", "lang")

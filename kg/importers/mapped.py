@@ -18,9 +18,10 @@ from pydantic import ValidationError
 from kg.errors import Problem
 from kg.importers import Found, ImportOptions, located
 from kg.importers._answers import parse_answer, parse_judgments
-from kg.importers._io import describe, iter_csv, iter_jsonl, read_csv_header, split_option
+from kg.importers._io import iter_csv, read_csv_header, split_option
 from kg.importers._mapping import Column, Constant, Mapping, OptionColumns, load_mapping, parse_type
 from kg.importers.ck12 import parse_options
+from kg.jsonl import describe, iter_jsonl
 from kg.records import AnswerError, Knowledge, Option, Question, QuestionType, Stage, check_answer, detect_language
 
 SUFFIXES = {".jsonl": "jsonl", ".csv": "csv", ".tsv": "tsv"}

@@ -24,8 +24,9 @@ from pydantic import ValidationError
 
 from kg.errors import Problem
 from kg.importers import Found, ImportOptions, located
-from kg.importers._io import first_record, iter_jsonl
+from kg.importers._io import first_record
 from kg.importers._taxonomy import Taxonomy, find_taxonomy, load_taxonomy
+from kg.jsonl import iter_jsonl
 from kg.records import Knowledge, Option, Question, QuestionType, detect_language
 
 log = logging.getLogger(__name__)

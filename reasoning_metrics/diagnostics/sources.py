@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
-from kg.importers._io import jsonl_objects
+from kg.jsonl import jsonl_objects
 from kg.records import detect_language
 
 _ANNOTATION = re.compile(r"<<[^<>]*>>")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, Problem
-from kg.importers._io import jsonl_objects
+from kg.jsonl import jsonl_objects
 from runners.backends._common import estimate_tokens
 from runners.backends.base import (
     GenerationRequest,

@@ -1,0 +1,149 @@
+"""JSON Lines read safely: line-numbered, split at "\\n" only, each line decoded on its own.
+
+Every reader of JSONL a user hands to k12eval (question banks, chain files, replay files) goes
+through here, so one rule holds everywhere: a bad line (invalid UTF-8, not JSON, nested too
+deep, an integer over Python's 4,300-digit limit, a lone surrogate) is a :class:`~kg.errors.Problem`
+naming its line, never a traceback, and never spoils the lines after it. Append-only files that a
+kill may leave with a torn last line (run records, scores) have their own readers
+(``runners.store``, ``reasoning_metrics.store``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from kg.errors import InputError, Problem
+
+MAX_DEPTH = 64
+"""Deepest nesting of lists and objects a JSONL record may have; no question bank needs more, and
+deeper values break every later reader (``json``, ``repr``) on Python's recursion limit."""
+
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+"""A byte that is not UTF-8, as ``errors="surrogateescape"`` decodes it."""
+
+
+def not_regular(path: Path) -> Problem | None:
+    """Why ``path`` cannot be read as a data file (missing, a folder, a FIFO, a device), or ``None``.
+
+    Checked before opening: opening a FIFO for reading blocks until someone writes to it.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return Problem(path, None, None, f"cannot read file: {exc.strerror}")
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO, device or socket"
+        return Problem(path, None, None, f"not a regular file ({kind}); expected a data file")
+    return None
+
+
+def bad_byte(text: str) -> str | None:
+    """``"byte 0xff at byte 12 of the line"`` for the first byte of ``text`` that was not UTF-8, or ``None``."""
+    match = _BAD_BYTE.search(text)
+    if match is None:
+        return None
+    offset = len(text[: match.start()].encode("utf-8", "surrogateescape")) + 1
+    return f"byte 0x{ord(match.group()) - 0xDC00:02x} at byte {offset} of the line"
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
+    """Yield ``(line_number, object)`` for every non-blank line; malformed lines yield a Problem.
+
+    Lines end at ``\\n`` only (U+2028, U+0085 and other separators ``str.splitlines`` knows are
+    text inside a record), and each line is decoded on its own: a byte that is not UTF-8 spoils
+    its line, never the lines after it.
+    """
+    refused = not_regular(path)
+    if refused is not None:
+        yield 0, refused
+        return
+    try:
+        handle = path.open(encoding="utf-8-sig", errors="surrogateescape", newline="\n")
+    except OSError as exc:
+        yield 0, Problem(path, None, None, f"cannot read file: {exc.strerror}")
+        return
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            yield number, parse_json_line(line, path, number)
+
+
+def parse_json_line(line: str, path: Path, number: int) -> dict[str, Any] | Problem:
+    """One JSONL line as an object, or the Problem naming the line (and the key at fault, if one is)."""
+    where = bad_byte(line)
+    if where is not None:
+        return Problem(path, number, None, f"not UTF-8 text ({where})")
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return Problem(path, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
+    except ValueError as exc:  # an integer over Python's 4,300-digit limit
+        return Problem(path, number, None, f"not usable JSON ({exc})")
+    except RecursionError:
+        return Problem(path, number, None, f"not usable JSON (nested deeper than {MAX_DEPTH} levels)")
+    if not isinstance(obj, dict):
+        return Problem(path, number, None, f"expected a JSON object, got {type(obj).__name__}")
+    for key, value in obj.items():
+        fault = value_fault(key) or value_fault(value)
+        if fault is not None:
+            return Problem(path, number, printable(key), fault)
+    return obj
+
+
+def value_fault(value: object) -> str | None:
+    """Why a decoded JSON value cannot be kept: a lone surrogate in a string, or nesting over :data:`MAX_DEPTH`.
+
+    Walked with a stack, not recursion, so a deep value cannot exhaust the interpreter's stack.
+    """
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return "contains a lone surrogate (e.g. \\ud83d), which is not Unicode text"
+        elif isinstance(item, (list, dict)):
+            if depth >= MAX_DEPTH:
+                return f"nested deeper than {MAX_DEPTH} levels"
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def describe(value: object) -> str:
+    """A short name for a JSON value of the wrong type: ``a list``, ``true``, ``the number 17``, ``'text'``.
+
+    Never ``repr`` of the whole value: it may be megabytes long or nested past the recursion limit.
+    """
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, float):
+        return f"the number {value!r}"
+    if isinstance(value, int):
+        return f"the number {value}" if abs(value) < 10**18 else "a number with many digits"
+    if isinstance(value, str):
+        return repr(value[:40] + ("..." if len(value) > 40 else ""))
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def printable(text: str) -> str:
+    """``text`` with lone surrogates escaped, so that a message naming it can be printed."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`iter_jsonl` for readers that stop at the first bad line: it raises :class:`InputError`."""
+    for number, obj in iter_jsonl(path):
+        if isinstance(obj, Problem):
+            raise InputError.from_problem(obj)
+        yield number, obj
