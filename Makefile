@@ -40,7 +40,7 @@ test: setup
 # The import first: where `import vllm` fails, the tests would skip, and CI would pass without them.
 test-vllm: setup-vllm
 	$(VLLM_TEST_ENV) $(VLLM_VENV)/bin/python -c "import vllm"
-	$(VLLM_TEST_ENV) $(VLLM_VENV)/bin/python -m pytest -q -m vllm tests/backends
+	$(VLLM_TEST_ENV) $(VLLM_VENV)/bin/python -m pytest -q -m vllm tests/runners/backends
 
 lint: setup
 	$(BIN)/ruff check .

@@ -90,3 +90,11 @@ def test_the_scan_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
     modules = {"kg.x": tmp_path / "x.py", "reports.html": tmp_path / "h.py"}
     modules["kg.x"].write_text("def f():\n    from reports.html import page\n    from . import y\n", encoding="utf-8")
     assert _imports("kg.x", modules["kg.x"], modules) == [("reports.html", 2), ("kg", 3)]
+
+
+def test_the_tests_mirror_the_packages() -> None:
+    # tests/<package>/... holds the tests of <package>; only the project-wide ones sit at the top.
+    folders = {p.name for p in (REPO / "tests").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == {*LAYERS, "fixtures"}
+    top = {p.name for p in (REPO / "tests").glob("test_*.py")}
+    assert top == {"test_architecture.py", "test_docs.py", "test_doctests.py"}

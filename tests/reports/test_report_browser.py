@@ -1,0 +1,242 @@
+"""The report in a real headless chromium: opens from disk, fetches nothing, runs no injected code,
+drills down from a subject to a question, switches language and exports teacher verdicts.
+
+Screenshots land in the test's tmp folder; with K12EVAL_DOCS_SCREENSHOTS=1 one is copied to
+docs/img/report.png for the README.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from reports import write_report
+from tests._browser import chromium, console_errors, copy_if_asked, requested_urls, save_screenshot
+from tests._runs import demo_runs
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    root = tmp_path_factory.mktemp("browser")
+    _, runs = demo_runs(root)
+    out = root / "report"
+    write_report(runs, out, plots=False)
+    return out, runs
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Path]]:
+    root = tmp_path_factory.mktemp("chromium")
+    downloads = root / "downloads"
+    downloads.mkdir()
+    driver = chromium(root / "profile", downloads)
+    try:
+        yield driver, downloads
+    finally:
+        driver.quit()
+
+
+def wait(driver: Any, condition: Any, timeout: float = 10.0) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def go(driver: Any, hash_: str) -> None:
+    driver.execute_script("location.hash = arguments[0]", hash_)
+    wait(driver, lambda d: d.execute_script("return location.hash") == "#" + hash_)
+
+
+def css(driver: Any, selector: str) -> Any:
+    from selenium.webdriver.common.by import By
+
+    return wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, selector))
+
+
+def show_answer(driver: Any, question: int, run_id: str) -> None:
+    """Open a question's page with ``run_id`` as run A."""
+    go(driver, f"q/{question}")
+    select = css(driver, "select[aria-label='运行']")
+    driver.execute_script(
+        "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change'))", select, run_id
+    )
+
+
+def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any, Path], tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    out, runs = report
+    driver, downloads = browser
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    driver.get("about:blank")
+    requested_urls(driver), console_errors(driver)  # drain what the browser did on its own before our page
+    page = (out / "index.html").resolve().as_uri()
+    driver.get(page)
+    driver.execute_script("localStorage.clear()")
+    driver.refresh()
+
+    # Renders, in Chinese by default, with the hostile outputs inert.
+    assert css(driver, "#title").text == "知识点诊断报告"
+    heat_rows = driver.find_elements(By.CSS_SELECTOR, "table.heat tbody tr")
+    assert [r.find_element(By.TAG_NAME, "th").text for r in heat_rows] == ["数学", "物理", "语文"]
+    save_screenshot(driver, shots / "overview.png")
+
+    # Drill down: subject -> level 1 -> level 2 -> question, checking the page's numbers against nodes.csv.
+    nodes = pd.read_csv(out / "nodes.csv")
+    first_run = runs[0].name
+    css(driver, "table.heat tbody tr:first-child th a").click()
+    wait(driver, lambda d: d.find_element(By.TAG_NAME, "h2").text == "数学")
+    row = nodes[(nodes["run"] == first_run) & (nodes["node"] == "subject:数学") & (nodes["slice"] == "all")].iloc[0]
+    here = driver.find_elements(By.CSS_SELECTOR, ".card table.data tbody tr")[0].find_elements(By.TAG_NAME, "td")
+    assert here[1].text == str(row["n"])
+    assert here[2].text.startswith(f"{100 * row['acc_micro']:.1f}%")
+    save_screenshot(driver, shots / "subject.png")
+    css(driver, "a[href^='#node/l1']").click()
+    wait(driver, lambda d: "node/l1" in d.current_url)
+    css(driver, "a[href^='#node/l2']").click()
+    wait(driver, lambda d: "node/l2" in d.current_url)
+    css(driver, "a[href^='#q/']").click()
+    stem = css(driver, ".stem")
+    assert "f(x)=1/2x²+3" in stem.text  # LaTeX shown as text
+    assert "$$" not in stem.text
+
+    # A question with a hostile model output: shown as text, never run.
+    data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
+    target = _hostile_question(data, first_run)
+    go(driver, f"q/{target}")
+    panel = css(driver, f".answer[data-run='{first_run}']")
+    panel.find_element(By.TAG_NAME, "summary").click()
+    raw = panel.find_element(By.CSS_SELECTOR, "pre.raw").text
+    assert "<" in raw and ("<script>" in raw or "<img src=x" in raw or "<div onclick" in raw)
+    assert driver.execute_script("return window.__pwned") is None
+    assert driver.execute_script("return document.images.length") == 0
+    assert driver.execute_script("return document.scripts.length") == 2  # the data block and the report's own
+    save_screenshot(driver, shots / "hostile.png")
+
+    # Teacher verdicts: mark the first wrong step of a scored solution, export the labels.
+    qi, run_id, steps = _wrong_cot_answer(data)
+    show_answer(driver, qi, run_id)
+    panel = css(driver, f".answer[data-run='{run_id}']")
+    panel.find_element(By.CSS_SELECTOR, "li[data-step='1'] button[data-verdict='first']").click()
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] li.t-wrong"))
+    assert len(driver.find_elements(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] li.t-right")) == 1
+    flagged = driver.find_elements(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] li.flagged")
+    assert flagged, "the detector flags should highlight steps"
+    flagged[0].find_element(By.CSS_SELECTOR, ".text").click()
+    assert "f(2)=1/2×4+3=5" in flagged[0].find_element(By.CSS_SELECTOR, ".detail").text  # matched reference step
+    # The detectors' flags: kind and message on the step, the first suspect step outlined.
+    suspect = css(driver, f".answer[data-run='{run_id}'] li[data-step='1']")
+    assert {"suspect", "severe", "finding-arithmetic"} <= set(suspect.get_attribute("class").split())
+    findings = suspect.find_element(By.CSS_SELECTOR, "ul.findings").text
+    assert "计算错误" in findings and "2 + 3 = 6 does not hold (5 vs 6)" in findings
+    assert "首个可疑步骤" in suspect.text
+    assert not driver.find_elements(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] li[data-step='0'] ul.findings")
+    save_screenshot(driver, shots / "question.png")
+    copy_if_asked(shots / "question.png", REPO / "docs" / "img" / "report.png", "K12EVAL_DOCS_SCREENSHOTS")
+
+    # A suspect solution without a flagged step: its fallback suspect is marked as a guess, not a flag.
+    qi_g, run_g, guess = _guessed_suspect(data)
+    show_answer(driver, qi_g, run_g)
+    guessed = css(driver, f".answer[data-run='{run_g}'] li[data-step='{guess}']")
+    assert "suspect" in guessed.get_attribute("class").split() and "可能出错的步骤（推测）" in guessed.text
+    assert "首个可疑步骤" not in css(driver, f".answer[data-run='{run_g}']").text
+
+    # A flag message quoting hostile model text is shown as text and runs nothing.
+    qi_h, run_h, quoted = _hostile_finding(data)
+    show_answer(driver, qi_h, run_h)
+    shown = css(driver, f".answer[data-run='{run_h}'] li ul.findings .msg")
+    assert shown.text == quoted
+    assert driver.execute_script("return window.__pwned") is None
+    assert driver.execute_script("return document.images.length") == 0
+
+    css(driver, "a[data-tab='verdicts']").click()
+    text = css(driver, "#verdict-jsonl").get_attribute("value")
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    assert len(lines) == 1
+    label = lines[0]
+    assert label["step_labels"] == [True, False] + [None] * (steps - 2)
+    assert (label["first_error"], label["complete"], label["run"]) == (1, True, run_id)
+    assert label["question_id"] == data["questions"][qi]["id"] and len(label["steps"]) == steps
+    assert {"id", "source", "model", "mode"} <= label.keys()
+    css(driver, "#export-verdicts").click()
+    saved = downloads / "k12eval-step-labels.jsonl"
+    wait(driver, lambda _: saved.exists() and saved.stat().st_size > 0)
+    time.sleep(0.2)
+    assert saved.read_text(encoding="utf-8") == text
+
+    # Verdicts survive a reload (localStorage); the language switch, and it persists too.
+    driver.refresh()
+    css(driver, "#lang").click()
+    wait(driver, lambda d: d.find_element(By.ID, "title").text == "Knowledge-point audit report")
+    assert css(driver, "a[data-tab='overview']").text == "Overview"
+    assert "Download JSONL (1)" in css(driver, "#export-verdicts").text
+    save_screenshot(driver, shots / "verdicts-en.png")
+    driver.refresh()
+    assert css(driver, "#title").text == "Knowledge-point audit report"
+    css(driver, "#lang").click()
+    wait(driver, lambda d: d.find_element(By.ID, "title").text == "知识点诊断报告")
+
+    # Sortable tables: sort the drill-down by accuracy.
+    go(driver, "node/all")
+    header = css(driver, "h3 + div table.data th:nth-child(3)")
+    header.click()
+    assert header.get_attribute("aria-sort") in ("ascending", "descending")
+
+    # Nothing fetched but the page itself (and the verdict download's blob), and no console errors.
+    urls = requested_urls(driver)
+    assert urls and all(u.startswith((page.split("#")[0], "blob:", "data:")) for u in urls), urls
+    assert console_errors(driver) == []
+    assert len(list(shots.glob("*.png"))) == 5
+
+    # Second line of defence, and proof the monitors see things: HTML forced into the page by
+    # a script (which the report never does) is still stopped by the page's CSP, and logged.
+    driver.execute_script(
+        "document.body.insertAdjacentHTML('beforeend', arguments[0])", '<img src="x" onerror="window.__pwned=1">'
+    )
+    wait(driver, lambda d: console_errors(d) or requested_urls(d), timeout=5)
+    assert driver.execute_script("return window.__pwned") is None
+
+
+def _hostile_question(data: dict[str, Any], run_id: str) -> int:
+    for index, answer in data["answers"][run_id].items():
+        if answer["output"] and ("<script>" in answer["output"] or "onerror" in answer["output"]):
+            return int(index)
+    raise AssertionError("the demo runs have hostile outputs")
+
+
+def _guessed_suspect(data: dict[str, Any]) -> tuple[int, str, int]:
+    for run_id, answers in data["answers"].items():
+        for index, answer in answers.items():
+            if answer.get("suspect_rule") == "fallback":
+                return int(index), run_id, answer["first_suspect"]
+    raise AssertionError("the demo runs have a solution with a fallback suspect (no final answer)")
+
+
+def _hostile_finding(data: dict[str, Any]) -> tuple[int, str, str]:
+    for run_id, answers in data["answers"].items():
+        for index, answer in answers.items():
+            for step in answer["steps"]:
+                for finding in step.get("findings", []):
+                    if "<" in finding["message"]:
+                        return int(index), run_id, finding["message"]
+    raise AssertionError("the demo runs have flag messages quoting hostile outputs")
+
+
+def _wrong_cot_answer(data: dict[str, Any]) -> tuple[int, str, int]:
+    for run in data["runs"]:
+        if run["mode"] != "few-shot-cot":
+            continue
+        for index, answer in data["answers"][run["id"]].items():
+            if answer["correct"] is False and len(answer["steps"]) >= 3 and answer["first_suspect"] == 1:
+                return int(index), run["id"], len(answer["steps"])
+    raise AssertionError("the demo runs have wrong CoT answers with scored steps")
