@@ -98,8 +98,11 @@ def _describe(config: ScoreConfig, keys: list[str]) -> str:
     return "; ".join(f"{k}: {json.dumps(getattr(config, k), ensure_ascii=False)}" for k in keys)
 
 
-def read_score_lines(path: Path, repair: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line, record)`` of a score file; with ``repair``, a torn last line is cut off the file."""
+def read_score_lines(path: Path, repair: bool = False, skip_torn: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, record)`` of a score file; with ``repair``, a torn last line is cut off the file.
+
+    With ``skip_torn`` (a reader while a scorer may be writing), a torn last line is left alone and not read.
+    """
     if not path.exists():
         return
     data = path.read_bytes()
@@ -115,10 +118,10 @@ def read_score_lines(path: Path, repair: bool = False) -> Iterator[tuple[int, di
             if not isinstance(record, dict) or not isinstance(record.get("id"), str):
                 raise ValueError("a score record needs an 'id'")
         except ValueError as exc:
-            if torn and repair:
+            if torn and (repair or skip_torn):
                 break
             raise InputError.from_problem(Problem(path, number, None, f"not a score record ({exc})")) from None
-        if torn and repair:
+        if torn and (repair or skip_torn):
             break
         good_end += len(raw) + 1
         yield number, record

@@ -149,8 +149,6 @@ def _steps(output: str | None, scores: QuestionScores | None) -> list[dict[str, 
     steps: list[StepScore]
     if scores is not None and scores.steps:
         steps = list(scores.steps)
-    elif scores is not None and scores.hypothesis_steps:
-        steps = [StepScore(index=i, text=t) for i, t in enumerate(scores.hypothesis_steps)]
     else:
         steps = [StepScore(index=i, text=t) for i, t in enumerate(split_steps(output))]
     shown = []

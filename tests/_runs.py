@@ -159,10 +159,16 @@ def write_run(
 
 
 def write_scores(run_dir: Path, lines: list[dict[str, Any]]) -> None:
-    """Append scores lines as the scorer would."""
+    """Append score records as ``k12eval score`` writes them; each line gives ``question_id`` and what it sets.
+
+    Validated with the scorer's own record model, so a fixture cannot drift from what the scorer writes.
+    """
+    from reasoning_metrics.runs import ScoreRecord
+
     with (run_dir / "scores.jsonl").open("a", encoding="utf-8") as handle:
         for line in lines:
-            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+            record = ScoreRecord.model_validate({"id": line["question_id"], "lang": "zh", "nodes": {}, **line})
+            handle.write(record.model_dump_json() + "\n")
 
 
 def small_bank() -> dict[str, Question]:
@@ -293,32 +299,25 @@ def _demo_scores(q: Question, steps: list[str], right: bool, rng: Any) -> dict[s
             assessment["steps"][i]["flags"].append(quote)
     qid = q.id
     flagged = [] if right else [1]
+    sources = ["已知 f(x)=1/2 x²+3，求 f(2)", "求 f(2) 的值"]
+    references = ["f(x)=1/2 x²+3", "代入 x=2", "f(2)=1/2×4+3=5"]
     step_rows = []
     for i, text in enumerate(steps):
         flags = []
         if i in flagged:
-            flags = ["arithmetic_error", "not_in_reference"]
+            flags = ["not_in_reference", "contradicts_source"]
         elif not right and i == 2:
             flags = ["contradicts_source"]
         step_rows.append(
             {
                 "index": i,
                 "text": text,
-                "best_source": {
-                    "index": 0,
-                    "text": "已知 f(x)=1/2 x²+3，求 f(2)",
-                    "similarity": round(rng.uniform(0.5, 0.95), 3),
-                },
-                "best_reference": {
-                    "index": min(i, 2),
-                    "text": "f(2)=1/2×4+3=5",
-                    "similarity": round(rng.uniform(0.4, 0.99), 3),
-                },
-                "max_contradiction": {
-                    "prob": round(rng.uniform(0, 0.9 if flags else 0.2), 3),
-                    "source_index": 0,
-                    "text": "求 f(2) 的值",
-                },
+                "source_index": 0,
+                "source_similarity": round(rng.uniform(0.5, 0.95), 3),
+                "reference_index": 2,
+                "reference_similarity": round(rng.uniform(0.4, 0.99), 3),
+                "contradiction": round(rng.uniform(0, 0.9 if flags else 0.2), 3),
+                "contradiction_index": 1,
                 "flags": flags,
             }
         )
@@ -334,6 +333,8 @@ def _demo_scores(q: Question, steps: list[str], right: bool, rng: Any) -> dict[s
         },
         "unavailable": {},
         "steps": step_rows,
+        "source_steps": sources,
+        "reference_steps": references,
         "first_suspect": assessment["first_suspect"],
         "assessment": assessment,
     }

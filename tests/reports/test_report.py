@@ -222,7 +222,8 @@ def test_cli_report_bad_input_is_one_line(tmp_path: Path, setup: str, message: s
         (run / "records.jsonl").write_text('{"question_id": 3}\n', encoding="utf-8")
     if setup == "bad-scores":
         (run / "scores.jsonl").write_text(
-            '{"question_id": "q1", "scores": {"faithfulness": "high"}}\n', encoding="utf-8"
+            '{"id": "q1", "question_id": "q1", "lang": "zh", "nodes": {}, "scores": {"faithfulness": "high"}}\n',
+            encoding="utf-8",
         )
     result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2, result.output

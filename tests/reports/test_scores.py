@@ -1,4 +1,4 @@
-"""The one loader of step scores: aliases, optional file, torn last line, bad lines named."""
+"""The report's reader of step scores: the scorer's own record model, optional file, torn last line, bad lines named."""
 
 from __future__ import annotations
 
@@ -21,80 +21,59 @@ def test_missing_file_means_no_scores(tmp_path: Path) -> None:
     assert load_scores(tmp_path) == {}
 
 
-def test_fields_and_aliases(tmp_path: Path) -> None:
-    line = {
-        "question_id": "q1",
-        "metrics": {"faithfulness": 0.5, "redundancy": None, "broken": float("nan")},
-        "hypothesis": ["a", "b"],
-        "reference": [{"text": "r0"}],
-        "first_suspect_step": 1,
-        "steps": [
-            {"index": 0, "text": "a", "flags": ["repeats"], "best_reference": {"index": 0, "text": "r0", "score": 0.9},
-             "max_contradiction": {"probability": 0.2, "source_index": 3, "text": "s3"}, "detector": 0.7},
-            "b",
-        ],
-    }  # fmt: skip
-    _write(tmp_path, [json.dumps(line) + "\n"])
-    scores = load_scores(tmp_path)["q1"]
-    assert scores.scores == {"faithfulness": 0.5, "redundancy": None, "broken": None}
-    assert scores.hypothesis_steps == ("a", "b") and scores.reference_steps == ("r0",)
-    assert scores.first_suspect == 1
-    first, second = scores.steps
-    assert first.flags == ("repeats",) and first.values == {"detector": 0.7}
-    assert first.best_reference is not None and first.best_reference.score == 0.9
-    assert first.max_contradiction is not None and (first.max_contradiction.index, first.max_contradiction.score) == (
-        3,
-        0.2,
-    )
-    assert (second.index, second.text, second.flags) == (1, "b", ())
+def _record(qid: str, **fields: object) -> str:
+    """One line as ``k12eval score`` writes it (the required fields, then ``fields``)."""
+    return json.dumps({"id": qid, "question_id": qid, "lang": "zh", "nodes": {}, **fields}, ensure_ascii=False) + "\n"
 
 
 def test_later_line_wins_and_torn_last_line_is_ignored(tmp_path: Path) -> None:
     _write(
         tmp_path,
         [
-            '{"question_id": "q1", "scores": {"faithfulness": 0.1}}\n',
-            '{"question_id": "q1", "scores": {"faithfulness": 0.2}}\n',
-            '{"question_id": "q2", "scores": {"faith',
+            _record("q1", scores={"faithfulness": 0.1}),
+            _record("q1", scores={"faithfulness": 0.2, "broken": float("nan")}),
+            _record("q2", scores={"faithfulness": 0.3}).rstrip("\n"),  # the scorer is still writing it
         ],
     )
     scores = load_scores(tmp_path)
-    assert list(scores) == ["q1"] and scores["q1"].scores == {"faithfulness": 0.2}
+    assert list(scores) == ["q1"] and scores["q1"].scores == {"faithfulness": 0.2, "broken": None}
 
 
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("{not json\n", "line 1: not valid JSON"),
-        ('{"scores": {}}\n', "field 'question_id'"),
-        ('{"question_id": "q", "steps": {"a": 1}}\n', "field 'steps'"),
-        ('{"question_id": "q", "scores": {"x": true}}\n', "field 'scores.x'"),
+        ("{not json\n", "line 1: not a score record"),
+        ('{"id": "q", "lang": "zh", "nodes": {}}\n', "line 1, field 'question_id'"),
+        (_record("q", steps={"a": 1}), "line 1, field 'steps'"),
+        (_record("q", scores={"x": "high"}), "line 1, field 'scores.x'"),
+        (_record("q", steps=[{"index": 0, "text": "a", "flags": ["made_up"]}]), "line 1, field 'steps.0.flags.0'"),
+        (_record("q", hypothesis=["an alias of another tool"]), "line 1, field 'hypothesis'"),
     ],
 )
 def test_bad_lines_are_named(tmp_path: Path, line: str, message: str) -> None:
     _write(tmp_path, [line])
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(InputError, match=re.escape(message)):
         load_scores(tmp_path)
 
 
 def test_the_scorers_step_fields_and_the_detectors_assessment(tmp_path: Path) -> None:
     line = {
-        "id": "q1", "question_id": "q1", "scores": {"faithfulness_step": 0.7},
+        "id": "q1", "question_id": "q1", "lang": "zh", "nodes": {}, "scores": {"faithfulness_step": 0.7},
         "source_steps": ["s0", "s1"], "reference_steps": ["r0"],
         "steps": [
             {"index": 0, "text": "12×3 = 38", "source_index": 1, "source_similarity": 0.8, "reference_index": 0,
              "reference_similarity": 0.6, "contradiction": 0.3, "contradiction_index": 0, "repeat_index": None,
              "repeat_similarity": None, "flags": ["not_in_reference"]},
             {"index": 1, "text": "so 38", "source_index": None, "source_similarity": None,
-             "repeat_index": 0, "repeat_similarity": 0.5, "flags": [{"kind": "judge", "message": "hand label"}]},
+             "repeat_index": 0, "repeat_similarity": 0.5, "flags": []},
         ],
         "first_suspect": 0,
         "assessment": {
-            "first_suspect": 0, "score": 0.9,
+            "id": "q1", "first_suspect": 0, "score": 0.9,
             "steps": [{"index": 0, "suspicion": 0.9, "flags": [
                 {"kind": "arithmetic", "severity": 0.9, "message": "12 * 3 = 38 does not hold (36 vs 38)",
                  "evidence": "12 * 3 = 38"}]},
-                {"index": 1, "suspicion": 0.0, "flags": []}],
+                {"index": 1, "suspicion": 0.8, "flags": [{"kind": "judge", "severity": 0.8, "message": "hand label"}]}],
             "flags": [{"kind": "no_final_answer", "severity": 0.3, "message": "the last step states no final answer"}],
             "unavailable": {"contradiction": "no NLI model for zh text"},
         },
@@ -123,13 +102,15 @@ def test_the_scorers_step_fields_and_the_detectors_assessment(tmp_path: Path) ->
     ("assessment", "field"),
     [
         ([1], "'assessment'"),
-        ({"steps": {}}, "'assessment.steps'"),
-        ({"steps": [{"index": 0, "flags": ["x"]}]}, "'assessment.steps[0].flags'"),
-        ({"flags": "none"}, "'assessment.flags'"),
+        ({"id": "q", "score": 0, "first_suspect": -1, "steps": {}}, "'assessment.steps'"),
+        (
+            {"id": "q", "score": 0, "first_suspect": -1, "steps": [{"index": 0, "suspicion": 0, "flags": ["x"]}]},
+            "'assessment.steps.0.flags.0'",
+        ),
+        ({"id": "q", "score": 0, "first_suspect": -1, "steps": [], "flags": "none"}, "'assessment.flags'"),
     ],
 )
 def test_bad_assessments_are_named(tmp_path: Path, assessment: object, field: str) -> None:
-    line = {"question_id": "q", "steps": [{"index": 0, "text": "a"}], "assessment": assessment}
-    _write(tmp_path, [json.dumps(line) + "\n"])
+    _write(tmp_path, [_record("q", steps=[{"index": 0, "text": "a"}], assessment=assessment)])
     with pytest.raises(InputError, match=re.escape(f"field {field}")):
         load_scores(tmp_path)
