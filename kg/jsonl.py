@@ -15,7 +15,7 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from kg.errors import InputError, Problem
 
@@ -42,6 +42,18 @@ def not_regular(path: Path) -> Problem | None:
     return None
 
 
+def open_text(path: Path, newline: str) -> TextIO | Problem:
+    """``path`` opened as UTF-8 text (a BOM skipped, bad bytes kept as surrogates for :func:`bad_byte`),
+    or the Problem that says why it cannot be: not a regular file, or not readable."""
+    refused = not_regular(path)
+    if refused is not None:
+        return refused
+    try:
+        return path.open(encoding="utf-8-sig", errors="surrogateescape", newline=newline)
+    except OSError as exc:
+        return Problem(path, None, None, f"cannot read file: {exc.strerror}")
+
+
 def bad_byte(text: str) -> str | None:
     """``"byte 0xff at byte 12 of the line"`` for the first byte of ``text`` that was not UTF-8, or ``None``."""
     match = _BAD_BYTE.search(text)
@@ -58,14 +70,9 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
     text inside a record), and each line is decoded on its own: a byte that is not UTF-8 spoils
     its line, never the lines after it.
     """
-    refused = not_regular(path)
-    if refused is not None:
-        yield 0, refused
-        return
-    try:
-        handle = path.open(encoding="utf-8-sig", errors="surrogateescape", newline="\n")
-    except OSError as exc:
-        yield 0, Problem(path, None, None, f"cannot read file: {exc.strerror}")
+    handle = open_text(path, newline="\n")
+    if isinstance(handle, Problem):
+        yield 0, handle
         return
     with handle:
         for number, line in enumerate(handle, start=1):

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import Problem
-from kg.jsonl import bad_byte, iter_jsonl, not_regular
+from kg.jsonl import bad_byte, iter_jsonl, not_regular, open_text
 
 _OPTION_LABEL = re.compile(r"^\s*([A-Za-z]|\d{1,2})\s*[.．、:：)）]\s*", re.S)
 
@@ -22,14 +22,9 @@ def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, 
     or that the csv module refuses (a cell over its size limit), is a Problem of
     its own: the rows after it are still read.
     """
-    refused = not_regular(path)
-    if refused is not None:
-        yield 0, refused
-        return
-    try:
-        handle = path.open(encoding="utf-8-sig", errors="surrogateescape", newline="")
-    except OSError as exc:
-        yield 0, Problem(path, None, None, f"cannot read file: {exc.strerror}")
+    handle = open_text(path, newline="")
+    if isinstance(handle, Problem):
+        yield 0, handle
         return
     with handle:
         reader = csv.reader(handle, delimiter=delimiter)
