@@ -63,7 +63,7 @@ def bad_byte(text: str) -> str | None:
     return f"byte 0x{ord(match.group()) - 0xDC00:02x} at byte {offset} of the line"
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
+def iter_jsonl(path: Path, *, replace_surrogates: bool = False) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
     """Yield ``(line_number, object)`` for every non-blank line; malformed lines yield a Problem.
 
     Lines end at ``\\n`` only (U+2028, U+0085 and other separators ``str.splitlines`` knows are
@@ -78,11 +78,17 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
-            yield number, parse_json_line(line, path, number)
+            yield number, parse_json_line(line, path, number, replace_surrogates=replace_surrogates)
 
 
-def parse_json_line(line: str, path: Path, number: int) -> dict[str, Any] | Problem:
-    """One JSONL line as an object, or the Problem naming the line (and the key at fault, if one is)."""
+def parse_json_line(
+    line: str, path: Path, number: int, *, replace_surrogates: bool = False
+) -> dict[str, Any] | Problem:
+    """One JSONL line as an object, or the Problem naming the line (and the key at fault, if one is).
+
+    A lone surrogate (``"\\ud83d"``) in a string is a fault, unless ``replace_surrogates``: then it
+    becomes U+FFFD, as for recorded model output, which is kept whatever it holds.
+    """
     where = bad_byte(line)
     if where is not None:
         return Problem(path, number, None, f"not UTF-8 text ({where})")
@@ -97,14 +103,15 @@ def parse_json_line(line: str, path: Path, number: int) -> dict[str, Any] | Prob
     if not isinstance(obj, dict):
         return Problem(path, number, None, f"expected a JSON object, got {type(obj).__name__}")
     for key, value in obj.items():
-        fault = value_fault(key) or value_fault(value)
+        fault = value_fault(key, replace_surrogates) or value_fault(value, replace_surrogates)
         if fault is not None:
             return Problem(path, number, printable(key), fault)
-    return obj
+    return _replaced(obj) if replace_surrogates else obj
 
 
-def value_fault(value: object) -> str | None:
-    """Why a decoded JSON value cannot be kept: a lone surrogate in a string, or nesting over :data:`MAX_DEPTH`.
+def value_fault(value: object, surrogates_ok: bool = False) -> str | None:
+    """Why a decoded JSON value cannot be kept: a lone surrogate in a string (unless ``surrogates_ok``),
+    or nesting over :data:`MAX_DEPTH`.
 
     Walked with a stack, not recursion, so a deep value cannot exhaust the interpreter's stack.
     """
@@ -112,7 +119,7 @@ def value_fault(value: object) -> str | None:
     while stack:
         item, depth = stack.pop()
         if isinstance(item, str):
-            if _SURROGATE.search(item):
+            if not surrogates_ok and _SURROGATE.search(item):
                 return "contains a lone surrogate (e.g. \\ud83d), which is not Unicode text"
         elif isinstance(item, (list, dict)):
             if depth >= MAX_DEPTH:
@@ -123,6 +130,17 @@ def value_fault(value: object) -> str | None:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _replaced(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD (nesting already bounded)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_replaced(item) for item in value]
+    if isinstance(value, dict):
+        return {_replaced(k): _replaced(v) for k, v in value.items()}
+    return value
 
 
 def describe(value: object) -> str:
@@ -148,9 +166,9 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def jsonl_objects(path: Path, *, replace_surrogates: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
     """:func:`iter_jsonl` for readers that stop at the first bad line: it raises :class:`InputError`."""
-    for number, obj in iter_jsonl(path):
+    for number, obj in iter_jsonl(path, replace_surrogates=replace_surrogates):
         if isinstance(obj, Problem):
             raise InputError.from_problem(obj)
         yield number, obj

@@ -102,7 +102,7 @@ def load_recorded(path: Path) -> dict[str, Recorded]:
     if not path.is_file():
         raise InputError(f"{path}: no such file of recorded outputs")
     recorded: dict[str, Recorded] = {}
-    for line, item in jsonl_objects(path):
+    for line, item in jsonl_objects(path, replace_surrogates=True):  # model output: kept, made text
         key, found = _parse(item, path, line)
         recorded[key] = found
     return recorded
