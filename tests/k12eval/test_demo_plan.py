@@ -32,6 +32,7 @@ def _settings(per_subject: int = 2, **changes: object) -> DemoSettings:
         per_subject=per_subject,
         chat_model="m",
         embedder="e",
+        embedder_zh="z",
         nli="none",
         backend="transformers",
         cot_tokens=16,
@@ -121,7 +122,7 @@ def test_auto_leaves_the_cpu_build_alone_and_vllm_asks_for_it(tmp_path: Path) ->
     _fake_python(tmp_path / "ok", 0)
     options = DemoOptions(
         **dict.fromkeys(("data", "dev", "work", "out"), tmp_path),
-        **dict.fromkeys(("chat_model", "embedder", "nli"), "x"),
+        **dict.fromkeys(("chat_model", "embedder", "embedder_zh", "nli"), "x"),
         backend="auto",
         per_subject=2,
         cot_tokens=8,

@@ -113,16 +113,23 @@ def test_embed_json_round_trips_and_escapes() -> None:
     assert json.loads(text) == value
 
 
-def test_csp_allows_exactly_the_inline_script() -> None:
+def test_csp_allows_exactly_the_inline_scripts_and_styles() -> None:
     html = render({"meta": {}}, title="<T>")
-    script = re.search(r"<script>(.*?)</script>", html, re.S)
-    assert script
-    digest = base64.b64encode(hashlib.sha256(script.group(1).encode()).digest()).decode()
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
-    assert policy and f"'sha256-{digest}'" in policy.group(1)
+    assert policy
+    for tag, directive in (("script", "script-src"), ("style", "style-src")):
+        bodies = re.findall(rf"<{tag}>(.*?)</{tag}>", html, re.S)
+        assert len(bodies) == 2  # KaTeX's and the report's own
+        allowed = re.search(rf"{directive} ([^;]+);", policy.group(1))
+        hashes = {"'sha256-" + base64.b64encode(hashlib.sha256(b.encode()).digest()).decode() + "'" for b in bodies}
+        assert allowed and set(allowed.group(1).split()) == hashes
     assert "default-src 'none'" in policy.group(1) and "unsafe-inline" not in policy.group(1)
+    assert "font-src data:;" in policy.group(1)  # KaTeX's fonts are inlined, never fetched
     assert "<title>&lt;T&gt;</title>" in html
-    assert "innerHTML" not in script.group(1) and "insertAdjacentHTML" not in script.group(1)
+    scripts = re.findall(r"<script>(.*?)</script>", html, re.S)
+    assert "KaTeX" in scripts[0] and "The MIT License" in scripts[0]  # the bundled copy keeps its notice
+    assert all("innerHTML" not in s and "insertAdjacentHTML" not in s for s in scripts)
+    assert "url(fonts/" not in html and len(html) < 750_000  # one self-contained file of bounded size
 
 
 def test_placeholder_text_in_data_is_not_substituted() -> None:

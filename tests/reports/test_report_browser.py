@@ -107,8 +107,8 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     wait(driver, lambda d: "node/l2" in d.current_url)
     css(driver, "a[href^='#q/']").click()
     stem = css(driver, ".stem")
-    assert "f(x)=1/2x²+3" in stem.text  # LaTeX shown as text
-    assert "$$" not in stem.text
+    assert stem.find_elements(By.CSS_SELECTOR, ".katex .mfrac")  # LaTeX typeset by the bundled KaTeX
+    assert "$$" not in stem.text and "\\frac" not in stem.text
 
     # A question with a hostile model output: shown as text, never run.
     data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
@@ -120,7 +120,7 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     assert "<" in raw and ("<script>" in raw or "<img src=x" in raw or "<div onclick" in raw)
     assert driver.execute_script("return window.__pwned") is None
     assert driver.execute_script("return document.images.length") == 0
-    assert driver.execute_script("return document.scripts.length") == 2  # the data block and the report's own
+    assert driver.execute_script("return document.scripts.length") == 3  # the data block, KaTeX and the report's own
     save_screenshot(driver, shots / "hostile.png")
 
     # Teacher verdicts: mark the first wrong step of a scored solution, export the labels.

@@ -131,7 +131,7 @@ def test_poisoned_replay_outputs_go_through_run_and_report(tmp_path: Path) -> No
     html = (out / "index.html").read_text(encoding="utf-8")
     block = html.split('id="report-data">', 1)[1].split("</script>", 1)[0]
     assert "<" not in block and ">" not in block and "\x00" not in block  # nothing closes the data block
-    assert html.count("<script") == 2 and "window.__pwned" not in html.replace(block, "")
+    assert html.count("<script") == 3 and "window.__pwned" not in html.replace(block, "")
     outputs = {a["output"] for a in json.loads(block)["answers"]["run"].values()}
     assert set(POISON.values()) <= outputs  # kept verbatim, shown as text by the page
     for plot in ("heatmap", "groups", "weakest", "unparsed"):
