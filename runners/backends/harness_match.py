@@ -1,0 +1,103 @@
+"""Matching other harnesses' samples to the questions of a k12eval bank.
+
+A bank question imported from C-Eval or CMMLU (CSV or the hub's Parquet) has the id
+``<source>/<split>/<subject>/<n>``, where ``n`` is its row in the subject's file (C-Eval's
+``id`` column and CMMLU's index column count rows from 0). lm-eval's ``doc_id`` and
+OpenCompass's keys count the same rows of the same split, so a sample matches the question
+with the same source, subject, split and position.
+
+When the sample carries its question text (lm-eval's ``doc``), the match is checked: the
+text (whitespace and full-width forms aside) must appear in the prompt k12eval built for
+that question. If it does not, the question is looked up by text among the subject's
+samples instead; if that fails too the run stops with an error naming the sample's
+file, line and field: the file belongs to another release or order of the data.
+Samples whose task or dataset name is not C-Eval's or CMMLU's are matched by text only.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import defaultdict
+from collections.abc import Sequence
+
+from runners.backends.base import ChatMessages
+from runners.backends.harness_logs import Sample
+
+Key = tuple[str | None, str | None, str | None, int]
+
+
+def normalized(text: str) -> str:
+    """``text`` in NFKC with all whitespace removed, for comparing question texts."""
+    return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+def prompt_text(prompt: str | ChatMessages) -> str:
+    """The text of a prompt: itself, or its messages' contents joined."""
+    if isinstance(prompt, str):
+        return prompt
+    return "\n".join(str(message.get("content", "")) for message in prompt)
+
+
+def question_coordinates(question_id: str) -> Key | None:
+    """``ceval/val/computer_network/3`` -> ``("ceval", "val", "computer_network", 3)``; ``None`` if not so shaped."""
+    parts = question_id.split("/")
+    if len(parts) not in (3, 4) or not parts[-1].isdigit():
+        return None
+    split = parts[1] if len(parts) == 4 else None
+    return parts[0], split, parts[-2], int(parts[-1])
+
+
+class SampleIndex:
+    """Samples by their coordinates, and by subject for the look-up by text."""
+
+    def __init__(self, samples: Sequence[Sample]) -> None:
+        """Index ``samples``; a repeated coordinate keeps the first (lm-eval writes a line per filter)."""
+        self.by_key: dict[Key, Sample] = {}
+        self.by_subject: dict[tuple[str | None, str | None], list[Sample]] = defaultdict(list)
+        self.unplaced: list[Sample] = []
+        for sample in samples:
+            if sample.source is None:
+                self.unplaced.append(sample)
+                continue
+            self.by_key.setdefault((sample.source, sample.split, sample.subject, sample.position), sample)
+            self.by_subject[(sample.source, sample.subject)].append(sample)
+
+    def __len__(self) -> int:
+        return len(self.by_key) + len(self.unplaced)
+
+    def find(self, question_id: str, prompt: str | ChatMessages) -> Sample | None:
+        """The sample recorded for this question, ``None`` when there is none.
+
+        Raises :class:`~kg.errors.InputError` when the sample at the question's position
+        has another question's text and no sample of the subject has this one.
+        """
+        text = normalized(prompt_text(prompt))
+        where = question_coordinates(question_id)
+        candidates = list(self.unplaced)
+        positional = None
+        if where is not None:
+            source, split, subject, position = where
+            positional = self.by_key.get((source, split, subject, position))
+            if positional is None and split is None:  # a bank file outside a split folder
+                positional = next(
+                    (s for k, s in self.by_key.items() if (k[0], k[2], k[3]) == (source, subject, position)), None
+                )
+            if positional is not None and _agrees(positional, text):
+                return positional
+            candidates = self.by_subject.get((source, subject), []) + candidates
+        by_text = [s for s in candidates if s.question is not None and normalized(s.question) in text]
+        if len(by_text) == 1:  # two samples with the text are ambiguous: neither is taken
+            return by_text[0]
+        if positional is not None:
+            raise positional.problem(
+                positional.question_field,
+                f"the question at position {positional.position} does not match bank question {question_id!r} "
+                "(its text is not in the prompt k12eval built, and no other sample of the subject has it): "
+                "the file was made from another release or order of the data",
+            )
+        return None
+
+
+def _agrees(sample: Sample, prompt: str) -> bool:
+    """Whether the sample's question text (when it has one) is in the prompt."""
+    return sample.question is None or not sample.question.strip() or normalized(sample.question) in prompt
