@@ -51,6 +51,8 @@ class Sample:
     question: str | None = None
     """The document's question text (lm-eval), to check the match against the prompt."""
     question_field: str = "doc"
+    choices: tuple[str, ...] = ()
+    """The document's option texts (lm-eval's ``A``..``D``), checked with the question."""
     texts: tuple[str, ...] = ()
     scores: tuple[float, ...] | None = None
     """One score per choice (log-likelihood-like: higher is more probable), in choice order."""
@@ -127,8 +129,9 @@ def _lm_eval(file: Path) -> Iterator[Sample]:
                 if isinstance(doc.get(key), str):
                     question, field = doc[key], f"doc.{key}"
                     break
+        choices = tuple(doc[k] for k in "ABCD" if isinstance(doc.get(k), str)) if isinstance(doc, dict) else ()
         texts, scores = _lm_eval_responses(item.get("resps"), where)
-        yield Sample(file, line, str(doc_id), source, split, subject, doc_id, question, field, texts, scores)
+        yield Sample(file, line, str(doc_id), source, split, subject, doc_id, question, field, choices, texts, scores)
 
 
 def _lm_eval_responses(resps: Any, where: Problem) -> tuple[tuple[str, ...], tuple[float, ...] | None]:
@@ -169,7 +172,7 @@ def _opencompass(file: Path) -> Iterator[Sample]:
         if not isinstance(item, dict):
             raise InputError.from_problem(_at(where, "record", f"expected an object, got {type(item).__name__}"))
         texts, scores = _opencompass_answer(item, where)
-        yield Sample(file, None, key, source, split, subject, int(key), None, "origin_prompt", texts, scores)
+        yield Sample(file, None, key, source, split, subject, int(key), None, "origin_prompt", (), texts, scores)
 
 
 def _opencompass_answer(item: dict[str, Any], where: Problem) -> tuple[tuple[str, ...], tuple[float, ...] | None]:

@@ -7,9 +7,10 @@ OpenCompass's keys count the same rows of the same split, so a sample matches th
 with the same source, subject, split and position.
 
 When the sample carries its question text (lm-eval's ``doc``), the match is checked: the
-text (whitespace and full-width forms aside) must appear in the prompt k12eval built for
-that question. If it does not, the question is looked up by text among the subject's
-samples instead; if that fails too the run stops with an error naming the sample's
+question and option texts (whitespace and full-width forms aside) must appear in the prompt
+k12eval built for that question. If they do not, the question is looked up by text among
+the subject's samples instead (where one question's text holds another's, the longest
+match wins; two samples with the same texts are ambiguous and neither is taken); if that fails too the run stops with an error naming the sample's
 file, line and field: the file belongs to another release or order of the data.
 Samples whose task or dataset name is not C-Eval's or CMMLU's are matched by text only.
 """
@@ -85,9 +86,12 @@ class SampleIndex:
             if positional is not None and _agrees(positional, text):
                 return positional
             candidates = self.by_subject.get((source, subject), []) + candidates
-        by_text = [s for s in candidates if s.question is not None and normalized(s.question) in text]
-        if len(by_text) == 1:  # two samples with the text are ambiguous: neither is taken
-            return by_text[0]
+        by_text = [s for s in candidates if s.question is not None and _agrees(s, text)]
+        if by_text:
+            longest = max(_length(s) for s in by_text)
+            best = [s for s in by_text if _length(s) == longest]
+            if len(best) == 1:
+                return best[0]
         if positional is not None:
             raise positional.problem(
                 positional.question_field,
@@ -99,5 +103,10 @@ class SampleIndex:
 
 
 def _agrees(sample: Sample, prompt: str) -> bool:
-    """Whether the sample's question text (when it has one) is in the prompt."""
-    return sample.question is None or not sample.question.strip() or normalized(sample.question) in prompt
+    """Whether the sample's question and option texts (those it has) are all in the prompt."""
+    pieces = [normalized(t) for t in (sample.question or "", *sample.choices)]
+    return all(piece in prompt for piece in pieces if piece)
+
+
+def _length(sample: Sample) -> int:
+    return sum(len(normalized(t)) for t in (sample.question or "", *sample.choices))

@@ -83,6 +83,12 @@ def loglikelihoods(best: str) -> list[list[list[Any]]]:
     return [[[-0.5 if letter == best else -2.0 - i, letter == best]] for i, letter in enumerate("ABCD")]
 
 
+def prompt_of(item: tuple[str, tuple[str, ...], str]) -> str:
+    """A prompt as k12eval builds it: the question, then the options."""
+    question, options, _ = item
+    return f"题目：{question}\n" + "\n".join(f"{x}.{o}" for x, o in zip("ABCD", options, strict=True)) + "\n答案："
+
+
 def run_cli(*args: str) -> Any:
     return CliRunner().invoke(app, list(args))
 
@@ -160,7 +166,7 @@ def test_a_file_from_another_order_of_the_data_is_matched_by_text(tmp_path: Path
     lines = [lm_eval_line(i, item, [[f"答案：{text}"]], "ceval") for i, item, text in swapped]
     samples = write_jsonl(tmp_path / f"samples_ceval-valid_computer_network_{DATE}.jsonl", lines)
     backend = ReplayBackend(str(samples))
-    requests = [GenerationRequest(f"ceval/val/computer_network/{i}", f"题目：{CEVAL[i][0]}\n答案：") for i in (0, 1)]
+    requests = [GenerationRequest(f"ceval/val/computer_network/{i}", prompt_of(CEVAL[i])) for i in (0, 1)]
     assert [r.texts for r in backend.generate(requests)] == [["答案：A"], ["答案：B"]]
 
 
@@ -192,7 +198,7 @@ def test_opencompass_ppl_record_scores_are_minus_ppl(tmp_path: Path) -> None:
 def test_choice_count_mismatch_names_the_line(tmp_path: Path) -> None:
     line = lm_eval_line(0, CMMLU[0], loglikelihoods("A")[:3], "cmmlu")
     path = write_jsonl(tmp_path / f"samples_cmmlu_agronomy_{DATE}.jsonl", [line])
-    request = LoglikelihoodRequest("cmmlu/test/agronomy/0", CMMLU[0][0], ("a", "b", "c", "d"))
+    request = LoglikelihoodRequest("cmmlu/test/agronomy/0", prompt_of(CMMLU[0]), ("a", "b", "c", "d"))
     with pytest.raises(InputError, match=r"line 1 \(record 0\), field 'resps': 3 choice scores.* 4 options"):
         ReplayBackend(str(path)).loglikelihood([request])
 
@@ -219,8 +225,8 @@ def test_unmatched_questions_are_failed_requests_not_guesses(tmp_path: Path) -> 
     backend = ReplayBackend(str(path))
     hit, other_subject, other_position = backend.generate(
         [
-            GenerationRequest("cmmlu/test/agronomy/0", CMMLU[0][0]),
-            GenerationRequest("cmmlu/test/anatomy/0", CMMLU[0][0]),
+            GenerationRequest("cmmlu/test/agronomy/0", prompt_of(CMMLU[0])),
+            GenerationRequest("cmmlu/test/anatomy/0", prompt_of(CMMLU[0])),
             GenerationRequest("cmmlu/test/agronomy/5", "另一道题"),
         ]
     )
@@ -232,3 +238,39 @@ def test_unmatched_questions_are_failed_requests_not_guesses(tmp_path: Path) -> 
 def test_unknown_format_is_refused() -> None:
     with pytest.raises(InputError, match="unknown replay format 'helm'"):
         ReplayBackend("x.jsonl", format="helm")
+
+
+@pytest.mark.shared_data
+def test_lm_eval_samples_of_the_real_cmmlu_test_split_all_match(shared_data: Path, tmp_path: Path) -> None:
+    """A log_samples file per subject of the real CMMLU test split: every question is matched, by position or,
+    for one subject written in reverse order, by its text; none is refused."""
+    import csv
+
+    folder = tmp_path / "lm"
+    for n, file in enumerate(sorted((shared_data / "cmmlu" / "test").glob("*.csv"))):
+        with file.open(encoding="utf-8-sig", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        docs = [(i, {k: row[k] for k in ("Question", "A", "B", "C", "D", "Answer")}) for i, row in enumerate(rows)]
+        if n == 0:  # positions that point at other questions: only the texts can match them
+            docs = [(len(docs) - 1 - i, doc) for i, doc in docs]
+        lines = [{"doc_id": i, "doc": doc, "resps": [[f"答案：{doc['Answer'].strip()}"]]} for i, doc in docs]
+        write_jsonl(folder / f"samples_cmmlu_{file.stem}_{DATE}.jsonl", lines)
+    run = tmp_path / "run"
+    args = ("run", str(shared_data / "cmmlu" / "test"), "-b", "replay", "-m", "lm", "-B", f"path={folder}")
+    result = run_cli(*args, "-o", str(run), "--batch-size", "256")
+    assert result.exit_code == 0, result.output
+    records = records_of(run)
+    assert len(records) > 1000 and all(r["correct"] for r in records.values())
+
+
+def test_the_same_stem_with_other_options_is_told_apart_by_its_options(tmp_path: Path) -> None:
+    same = "下列说法正确的是____"
+    first = (same, ("甲对", "乙对", "丙对", "丁对"), "A")
+    second = (same, ("一对", "二对", "三对", "四对"), "B")
+    lines = [lm_eval_line(0, second, [["二"]], "cmmlu"), lm_eval_line(1, first, [["甲"]], "cmmlu")]  # swapped
+    path = write_jsonl(tmp_path / f"samples_cmmlu_agronomy_{DATE}.jsonl", lines)
+    requests = [
+        GenerationRequest("cmmlu/test/agronomy/0", prompt_of(first)),
+        GenerationRequest("cmmlu/test/agronomy/1", prompt_of(second)),
+    ]
+    assert [r.texts for r in ReplayBackend(str(path)).generate(requests)] == [["甲"], ["二"]]
