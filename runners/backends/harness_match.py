@@ -56,12 +56,17 @@ class SampleIndex:
         self.by_key: dict[Key, Sample] = {}
         self.by_subject: dict[tuple[str | None, str | None], list[Sample]] = defaultdict(list)
         self.unplaced: list[Sample] = []
+        self.by_position: dict[tuple[str | None, str | None, int], Sample] = {}
         for sample in samples:
             if sample.source is None:
                 self.unplaced.append(sample)
                 continue
             self.by_key.setdefault((sample.source, sample.split, sample.subject, sample.position), sample)
+            self.by_position.setdefault((sample.source, sample.subject, sample.position), sample)
             self.by_subject[(sample.source, sample.subject)].append(sample)
+        self.samples = list(samples)  # keeps every sample alive: _pieces is keyed by id()
+        # each sample's texts normalized once: a look-up by text compares them with many prompts
+        self._pieces = {id(s): _pieces(s) for s in samples}
 
     def __len__(self) -> int:
         return len(self.by_key) + len(self.unplaced)
@@ -80,33 +85,30 @@ class SampleIndex:
             source, split, subject, position = where
             positional = self.by_key.get((source, split, subject, position))
             if positional is None and split is None:  # a bank file outside a split folder
-                positional = next(
-                    (s for k, s in self.by_key.items() if (k[0], k[2], k[3]) == (source, subject, position)), None
-                )
-            if positional is not None and _agrees(positional, text):
+                positional = self.by_position.get((source, subject, position))
+            if positional is not None and self._agrees(positional, text):
                 return positional
             candidates = self.by_subject.get((source, subject), []) + candidates
-        by_text = [s for s in candidates if s.question is not None and _agrees(s, text)]
-        if by_text:
-            longest = max(_length(s) for s in by_text)
-            best = [s for s in by_text if _length(s) == longest]
-            if len(best) == 1:
-                return best[0]
+        by_text = [s for s in candidates if s.question is not None and self._agrees(s, text)]
+        lengths = {id(s): sum(map(len, self._pieces[id(s)])) for s in by_text}
+        best = [s for s in by_text if lengths[id(s)] == max(lengths.values())]
+        if len(best) == 1:
+            return best[0]
         if positional is not None:
+            found = "two samples of the subject have it" if best else "no other sample of the subject has it"
             raise positional.problem(
                 positional.question_field,
                 f"the question at position {positional.position} does not match bank question {question_id!r} "
-                "(its text is not in the prompt k12eval built, and no other sample of the subject has it): "
+                f"(its text is not in the prompt k12eval built, and {found}): "
                 "the file was made from another release or order of the data",
             )
         return None
 
-
-def _agrees(sample: Sample, prompt: str) -> bool:
-    """Whether the sample's question and option texts (those it has) are all in the prompt."""
-    pieces = [normalized(t) for t in (sample.question or "", *sample.choices)]
-    return all(piece in prompt for piece in pieces if piece)
+    def _agrees(self, sample: Sample, prompt: str) -> bool:
+        """Whether the sample's question and option texts (those it has) are all in the prompt."""
+        return all(piece in prompt for piece in self._pieces[id(sample)])
 
 
-def _length(sample: Sample) -> int:
-    return sum(len(normalized(t)) for t in (sample.question or "", *sample.choices))
+def _pieces(sample: Sample) -> tuple[str, ...]:
+    """The sample's question and option texts, normalized, empty ones left out."""
+    return tuple(p for p in (normalized(t) for t in (sample.question or "", *sample.choices)) if p)
