@@ -122,7 +122,10 @@ def test_lm_eval_generate_file_runs_and_reports(tmp_path: Path) -> None:
     report = tmp_path / "report"
     shown = run_cli("report", str(run), "--out", str(report), "--no-plots")
     assert shown.exit_code == 0, shown.output
-    assert (report / "index.html").is_file() or any(report.iterdir())
+    summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+    assert "计算机网络" in (report / "index.html").read_text(encoding="utf-8")
+    (shown_run,) = summary["runs"]
+    assert (shown_run["model"], shown_run["n"], shown_run["acc_micro"]) == ("lm-eval-model", 3, round(1 / 3, 4))
 
 
 def test_lm_eval_loglikelihood_file_becomes_option_scores(tmp_path: Path) -> None:
