@@ -12,6 +12,8 @@
   (OpenCompass's ``PPL`` is the mean token loss: lower is better, so the score is ``-PPL``)
   or ``"label: A": {"Loglikelihood": ...}``. Dataset ``cmmlu-<subject>`` is CMMLU's test
   split, ``ceval-<subject>`` C-Eval's val split, ``ceval-test-<subject>`` its test split.
+  A large dataset comes in shards ``<dataset>_0.json``, ``<dataset>_1.json``, ..., each keyed
+  from ``"0"``: their positions run on from shard to shard.
 
 Each record becomes a :class:`Sample` carrying where it came from, so a mismatch with the
 bank names the file, the line or record and the field.
@@ -32,6 +34,7 @@ from kg.jsonl import jsonl_objects, not_regular
 FORMATS = ("lm-eval", "opencompass")
 _DATE = re.compile(r"_\d{4}-\d{2}-\d{2}T[\d.\-]+$")
 _LABEL = "label: "
+_SHARD = re.compile(r"^(?P<base>.+)_(?P<index>\d+)$")
 
 
 @dataclass(frozen=True)
@@ -104,8 +107,36 @@ def read_samples(path: Path, fmt: str) -> list[Sample]:
     files = [path] if path.is_file() else sorted(path.glob(pattern))
     if not files:
         raise InputError(f"{path}: no {fmt} output files here (expected {pattern})")
-    reader = _lm_eval if fmt == "lm-eval" else _opencompass
-    return [sample for file in files for sample in reader(file)]
+    if fmt == "lm-eval":
+        return [sample for file in files for sample in _lm_eval(file)]
+    samples: list[Sample] = []
+    for name, shards in _opencompass_datasets(files).items():
+        offset = 0  # OpenCompass numbers each shard from "0"; its evaluator concatenates them in order
+        for shard in shards:
+            read = list(_opencompass(shard, name, offset))
+            samples.extend(read)
+            offset += len(read)
+    return samples
+
+
+def _opencompass_datasets(files: list[Path]) -> dict[str, list[Path]]:
+    """Files by dataset name: ``<abbr>.json``, or the shards ``<abbr>_0.json``, ``<abbr>_1.json``, ... in order.
+
+    A shard given alone brings its siblings, since its positions start after theirs.
+    """
+    datasets: dict[str, list[Path]] = {}
+    for file in files:
+        shard = _SHARD.match(file.stem)
+        base = shard.group("base") if shard else None
+        if base is None or task_coordinates(base)[0] is None or not (file.parent / f"{base}_0.json").is_file():
+            datasets.setdefault(file.stem, []).append(file)
+            continue
+        if base not in datasets:
+            count = 0
+            while (file.parent / f"{base}_{count}.json").is_file():
+                count += 1
+            datasets[base] = [file.parent / f"{base}_{i}.json" for i in range(count)]
+    return datasets
 
 
 def _lm_eval(file: Path) -> Iterator[Sample]:
@@ -154,7 +185,7 @@ def _at(where: Problem, field: str, message: str) -> Problem:
     return Problem(where.path, where.line, field, message, record=where.record)
 
 
-def _opencompass(file: Path) -> Iterator[Sample]:
+def _opencompass(file: Path, name: str, offset: int) -> Iterator[Sample]:
     refused = not_regular(file)
     if refused is not None:
         raise InputError.from_problem(refused)
@@ -164,7 +195,7 @@ def _opencompass(file: Path) -> Iterator[Sample]:
         raise InputError(f"{file}: not an OpenCompass prediction file (JSON): {str(exc)[:120]}") from None
     if not isinstance(data, dict):
         raise InputError(f"{file}: expected an object keyed by position ('0', '1', ...), got {type(data).__name__}")
-    source, split, subject = task_coordinates(file.stem)
+    source, split, subject = task_coordinates(name)
     for key, item in data.items():
         where = Problem(file, None, None, "", record=key)
         if not key.isdigit():
@@ -172,7 +203,8 @@ def _opencompass(file: Path) -> Iterator[Sample]:
         if not isinstance(item, dict):
             raise InputError.from_problem(_at(where, "record", f"expected an object, got {type(item).__name__}"))
         texts, scores = _opencompass_answer(item, where)
-        yield Sample(file, None, key, source, split, subject, int(key), None, "origin_prompt", (), texts, scores)
+        position = offset + int(key)
+        yield Sample(file, None, key, source, split, subject, position, None, "origin_prompt", (), texts, scores)
 
 
 def _opencompass_answer(item: dict[str, Any], where: Problem) -> tuple[tuple[str, ...], tuple[float, ...] | None]:

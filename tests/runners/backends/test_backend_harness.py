@@ -277,3 +277,12 @@ def test_the_same_stem_with_other_options_is_told_apart_by_its_options(tmp_path:
         GenerationRequest("cmmlu/test/agronomy/1", prompt_of(second)),
     ]
     assert [r.texts for r in ReplayBackend(str(path)).generate(requests)] == [["甲"], ["二"]]
+
+
+def test_opencompass_shards_continue_each_others_positions(tmp_path: Path) -> None:
+    folder = tmp_path / "predictions" / "m"
+    write_text(folder / "cmmlu-agronomy_0.json", json.dumps({"0": {"prediction": "甲"}, "1": {"prediction": "乙"}}))
+    write_text(folder / "cmmlu-agronomy_1.json", json.dumps({"0": {"prediction": "丙"}}))
+    requests = [GenerationRequest(f"cmmlu/test/agronomy/{i}", "q") for i in range(3)]
+    for path in (folder, folder / "cmmlu-agronomy_1.json"):  # a shard alone brings its siblings
+        assert [r.texts for r in ReplayBackend(str(path)).generate(requests)] == [["甲"], ["乙"], ["丙"]]
