@@ -81,7 +81,7 @@ def task_coordinates(name: str) -> tuple[str | None, str | None, str | None]:
 
 def detect(path: Path) -> str | None:
     """``lm-eval`` or ``opencompass`` when ``path`` (a file or a folder of them) looks like one, else ``None``."""
-    files = [path] if path.is_file() else sorted(path.glob("samples_*.jsonl")) or sorted(path.glob("*.json"))
+    files = [path] if path.is_file() else sorted(path.rglob("samples_*.jsonl")) or sorted(path.glob("*.json"))
     for file in files[:1]:
         if file.suffix == ".jsonl":
             for _, item in jsonl_objects(file):
@@ -104,10 +104,12 @@ def read_samples(path: Path, fmt: str) -> list[Sample]:
     if fmt not in FORMATS:
         raise InputError(f"unknown replay format {fmt!r}; choose one of records, {', '.join(FORMATS)}")
     pattern = "samples_*.jsonl" if fmt == "lm-eval" else "*.json"
-    files = [path] if path.is_file() else sorted(path.glob(pattern))
+    # lm-eval writes into a folder per model below --output_path: look down the tree for it
+    files = [path] if path.is_file() else sorted(path.rglob(pattern) if fmt == "lm-eval" else path.glob(pattern))
     if not files:
         raise InputError(f"{path}: no {fmt} output files here (expected {pattern})")
     if fmt == "lm-eval":
+        _one_file_per_task(files)
         return [sample for file in files for sample in _lm_eval(file)]
     samples: list[Sample] = []
     for name, shards in _opencompass_datasets(files).items():
@@ -117,6 +119,19 @@ def read_samples(path: Path, fmt: str) -> list[Sample]:
             samples.extend(read)
             offset += len(read)
     return samples
+
+
+def _one_file_per_task(files: list[Path]) -> None:
+    """Refuse two files of one task (two runs' outputs): which to replay is the user's choice."""
+    seen: dict[str, Path] = {}
+    for file in files:
+        task = _DATE.sub("", file.stem.removeprefix("samples_"))
+        if task in seen:
+            raise InputError(
+                f"{file}: a second samples file of task {task!r} (the first is {seen[task]}); "
+                "pass one file or a folder with one run's files"
+            )
+        seen[task] = file
 
 
 def _opencompass_datasets(files: list[Path]) -> dict[str, list[Path]]:

@@ -286,3 +286,14 @@ def test_opencompass_shards_continue_each_others_positions(tmp_path: Path) -> No
     requests = [GenerationRequest(f"cmmlu/test/agronomy/{i}", "q") for i in range(3)]
     for path in (folder, folder / "cmmlu-agronomy_1.json"):  # a shard alone brings its siblings
         assert [r.texts for r in ReplayBackend(str(path)).generate(requests)] == [["甲"], ["乙"], ["丙"]]
+
+
+def test_lm_eval_output_folder_is_searched_and_two_runs_of_a_task_are_refused(tmp_path: Path) -> None:
+    line = lm_eval_line(0, CMMLU[0], [["A"]], "cmmlu")
+    write_jsonl(tmp_path / "out" / "my__model" / f"samples_cmmlu_agronomy_{DATE}.jsonl", [line])
+    backend = ReplayBackend(str(tmp_path / "out"))
+    assert backend.format == "lm-eval"
+    assert backend.generate([GenerationRequest("cmmlu/test/agronomy/0", prompt_of(CMMLU[0]))])[0].texts == ["A"]
+    write_jsonl(tmp_path / "out" / "my__model" / "samples_cmmlu_agronomy_2024-06-01T10-00-00.5.jsonl", [line])
+    with pytest.raises(InputError, match=r"a second samples file of task 'cmmlu_agronomy'"):
+        ReplayBackend(str(tmp_path / "out"))
