@@ -23,11 +23,13 @@ class Problem:
     """What is wrong and what was expected."""
     record: str | None = None
     """The record's id, where it could be read."""
+    unit: str = "line"
+    """What ``line`` counts: ``line`` (text files) or ``row`` (Parquet data rows, from 1)."""
 
     def __str__(self) -> str:
         where = str(self.path)
         if self.line is not None:
-            where += f", line {self.line}"
+            where += f", {self.unit} {self.line}"
         if self.record:
             where += f" (record {self.record})"
         if self.field:

@@ -1,4 +1,4 @@
-"""What CMMLU and C-Eval share: four-option single-choice CSV rows grouped by named subject.
+"""What CMMLU and C-Eval share: four-option single-choice rows (CSV or Parquet) grouped by named subject.
 
 Both sources name a subject by a file-name key (``high_school_physics``) and
 give it a Chinese name and a category. Neither has knowledge points below the
@@ -8,6 +8,7 @@ in the graph (see docs/importers.md).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,11 +18,13 @@ from pydantic import ValidationError
 
 from kg.errors import Problem
 from kg.importers import Found, located
-from kg.importers._io import csv_header, first_csv, iter_csv, read_csv_header
+from kg.importers._io import first_csv, iter_table, read_table_header, table_header, tables_in
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, detect_language
 
 LETTERS = ("A", "B", "C", "D")
 SPLITS = ("dev", "val", "test")
+_HUB_SPLITS = {"dev": "dev", "val": "val", "validation": "val", "test": "test"}
+_HUB_SHARD = re.compile(r"^(?P<split>[a-z]+)-\d+-of-\d+$")
 _STAGE_PREFIXES = {"小学": Stage.PRIMARY, "初中": Stage.MIDDLE, "高中": Stage.HIGH}
 
 
@@ -55,17 +58,38 @@ class Subject:
 
 
 def csv_files(path: Path) -> list[Path]:
-    """The CSVs under ``path``: the one file, each split folder's files of a release root, or a folder's own."""
+    """The tables under ``path``: the one file, each split folder's files of a release root, or a folder's own.
+
+    A folder with none of those is read as the model hub's layout: ``<subject>/<split>-*.parquet``
+    (or ``<subject>/<split>/*.parquet``), every Parquet file below it.
+    """
     if path.is_file():
         return [path]
     split_dirs = [path / name for name in SPLITS if (path / name).is_dir()]
-    return [file for folder in split_dirs or [path] for file in sorted(folder.glob("*.csv"))]
+    files = [file for folder in split_dirs or [path] for file in tables_in(folder)]
+    return files or sorted(path.rglob("*.parquet"))
+
+
+def hub_subject_split(file: Path) -> tuple[str, str | None] | None:
+    """Subject key and split of a Parquet file in the hub's layout, or ``None`` for a file named as released.
+
+    ``computer_network/val-00000-of-00001.parquet`` -> ``("computer_network", "val")``;
+    ``agronomy/test/0000.parquet`` -> ``("agronomy", "test")``.
+    """
+    if file.suffix.lower() != ".parquet":
+        return None
+    shard = _HUB_SHARD.match(file.stem)
+    if shard and shard.group("split") in _HUB_SPLITS:
+        return file.parent.name, _HUB_SPLITS[shard.group("split")]
+    if file.stem.isdigit() and file.parent.name in _HUB_SPLITS:
+        return file.parent.parent.name, _HUB_SPLITS[file.parent.name]
+    return None
 
 
 def has_columns(path: Path, required: tuple[str, ...]) -> bool:
-    """Whether ``path`` (or the first CSV of its split folders or of itself) has ``required`` in its header."""
+    """Whether ``path`` (or the first table of its split folders, of itself or of a subject folder) has ``required``."""
     file = first_csv(path, SPLITS)
-    header = csv_header(file) if file else None
+    header = table_header(file) if file else None
     return header is not None and not missing_columns(header, required)
 
 
@@ -84,20 +108,30 @@ def split_of(file: Path) -> str | None:
     return file.parent.name if file.parent.name in SPLITS else None
 
 
+def unit_of(file: Path) -> str:
+    """What a Problem's number counts in ``file``: Parquet rows, else text lines."""
+    return "row" if file.suffix.lower() == ".parquet" else "line"
+
+
 def missing_columns(header: list[str] | None, required: tuple[str, ...]) -> list[str]:
     """The required columns a CSV header lacks (all of them when there is no header)."""
     return [c for c in required if header is None or c not in header]
 
 
 def header_problem(file: Path, required: tuple[str, ...]) -> Problem | None:
-    """Why the CSV's header cannot be used (unreadable, empty, a required column missing), or ``None``."""
-    header = read_csv_header(file)
+    """Why the table's header cannot be used (unreadable, empty, a required column missing), or ``None``."""
+    header = read_table_header(file)
     if isinstance(header, Problem):
         return header
     missing = missing_columns(header, required)
     if missing:
+        parquet = file.suffix.lower() == ".parquet"
         return Problem(
-            file, 1, missing[0], f"missing column(s) {', '.join(missing)}; the header has {', '.join(header)}"
+            file,
+            None if parquet else 1,
+            missing[0],
+            f"missing column(s) {', '.join(missing)}; the {'columns are' if parquet else 'header has'} "
+            f"{', '.join(header)}",
         )
     return None
 
@@ -123,7 +157,7 @@ def read_choice_csv(
     split: str | None,
     columns: dict[str, str],
 ) -> Iterator[Found | Problem]:
-    """The questions of one subject's CSV, after checking its header has the ``required`` columns.
+    """The questions of one subject's CSV or Parquet file, after checking it has the ``required`` columns.
 
     ``pick(position, cells)`` picks a row's cells (``position`` counts data rows from 0); the
     ``qid`` it returns is the row's id within the file, here prefixed with
@@ -136,7 +170,7 @@ def read_choice_csv(
         return
     prefix = "/".join(p for p in (source, split, subject.key) if p)
     extra = {"split": split} if split else {}
-    for position, (line, cells) in enumerate(iter_csv(file)):
+    for position, (line, cells) in enumerate(iter_table(file)):
         if isinstance(cells, Problem):
             yield cells
             continue
@@ -164,7 +198,7 @@ def build_question(
     """
 
     def problem(role: str, message: str) -> Problem:
-        return Problem(file, line, columns[role], message, record=row.qid or None)
+        return Problem(file, line, columns[role], message, record=row.qid or None, unit=unit_of(file))
 
     if not row.qid.strip():
         return problem("id", "empty id")
@@ -201,4 +235,11 @@ def build_question(
         )
     except ValidationError as exc:
         error = exc.errors()[0]
-        return Problem(file, line, ".".join(map(str, error["loc"])) or None, error["msg"], record=row.qid or None)
+        return Problem(
+            file,
+            line,
+            ".".join(map(str, error["loc"])) or None,
+            error["msg"],
+            record=row.qid or None,
+            unit=unit_of(file),
+        )

@@ -86,18 +86,60 @@ def read_csv_header(path: Path, delimiter: str = ",") -> list[str] | Problem:
     return [cell.strip() for cell in header]
 
 
+TABLE_SUFFIXES = (".csv", ".parquet")
+"""The table files the CSV importers read: CSV as released, Parquet as the model hub ships them."""
+
+
+def is_table(path: Path) -> bool:
+    """Whether ``path`` is named as a CSV or Parquet file."""
+    return path.suffix.lower() in TABLE_SUFFIXES
+
+
+def tables_in(folder: Path) -> list[Path]:
+    """The CSV and Parquet files directly in ``folder``, sorted."""
+    return sorted(p for p in folder.glob("*") if is_table(p) and not p.is_dir())
+
+
 def first_csv(path: Path, subfolders: tuple[str, ...] = ()) -> Path | None:
-    """``path`` if it is a CSV file, else the first CSV in one of ``subfolders`` or in ``path`` itself."""
+    """``path`` if it is a table file, else the first one in ``subfolders``, in ``path``, or in a subject folder.
+
+    The last place is the model hub's layout: one folder per subject holding ``<split>-*.parquet``.
+    """
     if path.is_file():
-        return path if path.suffix.lower() == ".csv" else None
+        return path if is_table(path) else None
     if not path.is_dir():
         return None
     for folder in [path / name for name in subfolders] + [path]:
         if folder.is_dir():
-            found = min(folder.glob("*.csv"), default=None)
+            found = min(tables_in(folder), default=None)
             if found is not None:
                 return found
-    return None
+    return min(path.glob("*/*.parquet"), default=None)
+
+
+def read_table_header(path: Path) -> list[str] | Problem:
+    """The column names of a CSV or Parquet file, or the Problem that prevents reading them."""
+    if path.suffix.lower() == ".parquet":
+        from kg.importers._parquet import parquet_columns
+
+        return parquet_columns(path)
+    return read_csv_header(path)
+
+
+def table_header(path: Path) -> list[str] | None:
+    """The column names of a CSV or Parquet file; ``None`` when they cannot be read."""
+    header = read_table_header(path)
+    return None if isinstance(header, Problem) else header
+
+
+def iter_table(path: Path) -> Iterator[tuple[int, dict[str, str] | Problem]]:
+    """Rows of a CSV (numbered by line) or Parquet file (numbered by row from 1), as text cells."""
+    if path.suffix.lower() == ".parquet":
+        from kg.importers._parquet import iter_parquet
+
+        yield from iter_parquet(path)
+        return
+    yield from iter_csv(path)
 
 
 def split_option(text: str) -> tuple[str, str] | None:

@@ -1,6 +1,7 @@
 """C-Eval: ``dev/``, ``val/``, ``test/`` folders of ``<subject>_<split>.csv`` (``id,question,A,B,C,D,answer,explanation``).
 
-Point it at the release root, at one split folder or at one CSV. Question ids
+Point it at the release root, at one split folder or at one CSV. The model hub's
+Parquet (``<subject>/<split>-00000-of-00001.parquet``, same columns) reads the same way. Question ids
 are ``ceval/<split>/<subject>/<id>``; ``explanation`` becomes the analysis.
 Subject names and categories come from ``subject_mapping.json`` when it sits
 in the data's folder or its parent, else from the built-in table.
@@ -26,11 +27,12 @@ from kg.importers._choice import (
     Subject,
     csv_files,
     has_columns,
+    hub_subject_split,
     read_choice_csv,
     split_of,
     unknown_subject,
 )
-from kg.importers._io import csv_header, iter_csv
+from kg.importers._io import iter_table, table_header
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +48,13 @@ def detect(path: Path) -> bool:
 
 
 def subject_and_split(file: Path) -> tuple[str, str | None]:
-    """``accountant_dev.csv`` -> ``("accountant", "dev")``; the folder names the split otherwise."""
+    """``accountant_dev.csv`` -> ``("accountant", "dev")``; the folder names the split otherwise.
+
+    A hub Parquet file is named by its folder: ``accountant/val-00000-of-00001.parquet``.
+    """
+    hub = hub_subject_split(file)
+    if hub is not None:
+        return hub
     key, _, split = file.stem.rpartition("_")
     if key and split in SPLITS:
         return key, split
@@ -97,7 +105,11 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     files = csv_files(path)
     if not files:
         yield Problem(
-            path, None, None, "no C-Eval CSV files here (expected dev/, val/ or test/ with <subject>_<split>.csv)"
+            path,
+            None,
+            None,
+            "no C-Eval CSV or Parquet files here (expected dev/, val/ or test/ with <subject>_<split>.csv, "
+            "or <subject>/<split>-*.parquet)",
         )
         return
     mapping = load_mapping(path)
@@ -129,10 +141,10 @@ def _unanswered_test_file(file: Path) -> bool:
     """A test-split file with no ``answer`` column, or whose first row leaves it empty."""
     if subject_and_split(file)[1] != "test":
         return False
-    header = csv_header(file)
+    header = table_header(file)
     if header is None or "answer" not in header:
         return True
-    for _, row in iter_csv(file):
+    for _, row in iter_table(file):
         return isinstance(row, dict) and not row["answer"].strip()
     return True
 

@@ -1,6 +1,8 @@
 """CMMLU: ``dev/`` and ``test/`` folders of ``<subject>.csv`` (unnamed index column, ``Question,A,B,C,D,Answer``).
 
-Point it at the release root, at one split folder or at one CSV. Question ids
+Point it at the release root, at one split folder or at one CSV. The model hub's
+Parquet (``<subject>/<split>-*.parquet`` or ``<subject>/<split>/*.parquet``, same
+columns without the index) reads the same way. Question ids
 are ``cmmlu/<split>/<subject>/<index>`` (``cmmlu/<subject>/<index>`` when the
 file is not in a split folder). Subject names and categories come from CMMLU's
 own table (:mod:`kg.importers._cmmlu_subjects`): the Chinese name is the graph's
@@ -20,12 +22,13 @@ from kg.importers._choice import (
     Subject,
     csv_files,
     has_columns,
+    hub_subject_split,
     read_choice_csv,
     split_of,
     unknown_subject,
 )
 from kg.importers._cmmlu_subjects import SUBJECTS, categories_of
-from kg.importers._io import csv_header
+from kg.importers._io import table_header
 
 COLUMNS = ("Question", *LETTERS, "Answer")
 
@@ -53,7 +56,13 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the questions (and problems) of every CMMLU CSV under ``path``."""
     files = csv_files(path)
     if not files:
-        yield Problem(path, None, None, "no CMMLU CSV files here (expected dev/ or test/ with <subject>.csv)")
+        yield Problem(
+            path,
+            None,
+            None,
+            "no CMMLU CSV or Parquet files here (expected dev/ or test/ with <subject>.csv, "
+            "or <subject>/<split>-*.parquet)",
+        )
         return
     for file in files:
         yield from read_file(file)
@@ -61,7 +70,7 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
 
 def read_file(file: Path) -> Iterator[Found | Problem]:
     """The questions of one ``<subject>.csv``; rows are numbered by the unnamed index column, else by position."""
-    header = csv_header(file) or []
+    header = table_header(file) or []
     index_column = header[0] if header and header[0] not in COLUMNS else None
     roles = {"id": index_column or "(index column)", "stem": "Question", "answer": "Answer"}
 
@@ -73,6 +82,5 @@ def read_file(file: Path) -> Iterator[Found | Problem]:
             answer=row["Answer"],
         )
 
-    yield from read_choice_csv(
-        file, COLUMNS, pick, source="cmmlu", subject=subject_of(file.stem), split=split_of(file), columns=roles
-    )
+    key, split = hub_subject_split(file) or (file.stem, split_of(file))
+    yield from read_choice_csv(file, COLUMNS, pick, source="cmmlu", subject=subject_of(key), split=split, columns=roles)

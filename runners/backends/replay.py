@@ -5,6 +5,12 @@ release's result files: a CK12 record plus ``"response"``) or a previous run's
 ``records.jsonl`` (``question_id`` + ``output``/``outputs``/``error``). A run folder
 may be given for its ``records.jsonl``. A later line for the same id replaces an
 earlier one. Ids with nothing recorded come back with ``error`` set.
+
+It also reads other harnesses' outputs (``format=lm-eval`` or ``format=opencompass``,
+detected when not given): see :mod:`runners.backends.harness_logs` for the formats and
+:mod:`runners.backends.harness_match` for how their records find the bank's questions.
+Their generations replay through ``generate``; their per-choice log-likelihoods
+through ``loglikelihood`` (the ``rank-options`` and ``next-token`` strategies).
 """
 
 from __future__ import annotations
@@ -18,12 +24,17 @@ from kg.errors import InputError, Problem
 from kg.jsonl import jsonl_objects
 from runners.backends._common import estimate_tokens
 from runners.backends.base import (
+    ChatMessages,
     GenerationRequest,
     GenerationResult,
     LoglikelihoodRequest,
     LoglikelihoodResult,
 )
+from runners.backends.harness_logs import FORMATS, Sample, detect, read_samples
+from runners.backends.harness_match import SampleIndex
 from runners.records import RECORDS_FILE
+
+RECORDS = "records"
 
 
 @dataclass(frozen=True)
@@ -42,23 +53,47 @@ class ReplayBackend:
 
     name = "replay"
 
-    def __init__(self, model: str, *, path: str | None = None, chat: bool = True, tokenizer: str | None = None):
+    def __init__(
+        self,
+        model: str,
+        *,
+        path: str | None = None,
+        format: str | None = None,  # shadows the builtin: the user writes -B format=lm-eval
+        chat: bool = True,
+        tokenizer: str | None = None,
+    ):
         """``model`` is the recorded file (or run folder) unless ``path`` names it; then ``model`` is a label.
 
+        ``format`` is ``records`` (k12eval's own and CK12 result files), ``lm-eval`` or
+        ``opencompass``; detected from the file (or folder) when not given.
         ``tokenizer`` (hub id or folder) makes ``count_tokens`` exact; otherwise it estimates.
         """
         source = Path(path or model)
-        if source.is_dir():
+        if format not in (None, RECORDS, *FORMATS):
+            raise InputError(f"unknown replay format {format!r}; choose one of {RECORDS}, {', '.join(FORMATS)}")
+        if format is None and source.exists() and not (source / RECORDS_FILE).is_file():
+            format = detect(source)
+        self.format = format or RECORDS
+        if self.format == RECORDS and source.is_dir():
             source = source / RECORDS_FILE
         self.model = model
         self.path = source
         self.is_chat = chat
-        self.recorded = load_recorded(source)
+        self.samples: SampleIndex | None = None
+        self.recorded: dict[str, Recorded] = {}
+        if self.format == RECORDS:
+            self.recorded = load_recorded(source)
+        elif not source.exists():
+            raise InputError(f"{source}: no such file or folder of {self.format} outputs")
+        else:
+            self.samples = SampleIndex(read_samples(source, self.format))
         self._tokenizer_name = tokenizer
         self._tokenizer: Any = None
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """The recorded answer for each request id; unknown ids get ``error``."""
+        if self.samples is not None:
+            return [self._generated(self.samples, r.id, r.prompt) for r in requests]
         results = []
         for request in requests:
             found = self.recorded.get(request.id)
@@ -81,10 +116,41 @@ class ReplayBackend:
         return results
 
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
-        """Recorded text has no log-probabilities: every request gets ``error``."""
+        """Recorded choice scores (lm-eval, OpenCompass PPL); recorded text has none: those get ``error``."""
+        if self.samples is not None:
+            return [self._scored(self.samples, r) for r in requests]
         return [
             LoglikelihoodResult(request.id, error="the replay backend has no log-probabilities") for request in requests
         ]
+
+    def _missing(self, question_id: str) -> str:
+        return f"no recorded output for id {question_id!r} in {self.path} ({self.format})"
+
+    def _generated(self, samples: SampleIndex, question_id: str, prompt: str | ChatMessages) -> GenerationResult:
+        sample = samples.find(question_id, prompt)
+        if sample is None:
+            return GenerationResult(question_id, error=self._missing(question_id))
+        if not sample.texts:
+            return GenerationResult(
+                question_id, error=f"{_place(sample)} has choice scores, no text: use -s rank-options"
+            )
+        return GenerationResult(question_id, texts=list(sample.texts), finish_reasons=["replay"] * len(sample.texts))
+
+    def _scored(self, samples: SampleIndex, request: LoglikelihoodRequest) -> LoglikelihoodResult:
+        sample = samples.find(request.id, request.prompt)
+        if sample is None:
+            return LoglikelihoodResult(request.id, error=self._missing(request.id))
+        if sample.scores is None:
+            return LoglikelihoodResult(
+                request.id, error=f"{_place(sample)} has text, no choice scores: use -s generate"
+            )
+        if len(sample.scores) != len(request.continuations):
+            raise sample.problem(
+                "resps" if self.format == "lm-eval" else "label",
+                f"{len(sample.scores)} choice scores, but bank question {request.id!r} has "
+                f"{len(request.continuations)} options",
+            )
+        return LoglikelihoodResult(request.id, logprobs=list(sample.scores))
 
     def count_tokens(self, text: str) -> int:
         """Exact with ``tokenizer``; otherwise an estimate that errs long."""
@@ -95,6 +161,11 @@ class ReplayBackend:
 
             self._tokenizer = AutoTokenizer.from_pretrained(self._tokenizer_name)
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def _place(sample: Sample) -> str:
+    where = f"line {sample.line}" if sample.line is not None else f"record {sample.record}"
+    return f"{sample.file}, {where}"
 
 
 def load_recorded(path: Path) -> dict[str, Recorded]:

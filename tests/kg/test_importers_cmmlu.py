@@ -100,7 +100,7 @@ def test_not_utf8(tmp_path: Path) -> None:
 
 def test_empty_folder(tmp_path: Path) -> None:
     problem = single_problem(tmp_path, "cmmlu")
-    assert problem.path == tmp_path and "no CMMLU CSV files" in str(problem)
+    assert problem.path == tmp_path and "no CMMLU CSV or Parquet files" in str(problem)
 
 
 def test_empty_file(tmp_path: Path) -> None:

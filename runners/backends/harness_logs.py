@@ -1,0 +1,245 @@
+"""Other harnesses' per-question outputs, read as replay input: lm-evaluation-harness and OpenCompass.
+
+- **lm-eval** ``--log_samples``: ``samples_<task>_<date>.jsonl``, one JSON object a line with
+  ``doc_id`` (the question's position in the task's split), ``doc`` (the task's document:
+  ``Question,A..D,Answer`` for ``cmmlu_<subject>``, ``id,question,A..D,answer`` for
+  ``ceval-valid_<subject>``), ``resps`` (``[[text, ...]]`` for ``generate_until``;
+  ``[[[logprob, is_greedy]], ...]``, one per choice, for ``loglikelihood``), and in
+  recent versions ``task_name``. A line per filter repeats a ``doc_id``: the first is kept.
+- **OpenCompass** ``predictions/<model>/<dataset>.json``: an object keyed ``"0"``, ``"1"``, ...
+  (the position in the dataset's split), each with ``origin_prompt``, ``prediction``
+  and ``gold``; the PPL inferencer adds ``"label: A": {"PPL": ...}`` per option
+  (OpenCompass's ``PPL`` is the mean token loss: lower is better, so the score is ``-PPL``)
+  or ``"label: A": {"Loglikelihood": ...}``. Dataset ``cmmlu-<subject>`` is CMMLU's test
+  split, ``ceval-<subject>`` C-Eval's val split, ``ceval-test-<subject>`` its test split.
+  A large dataset comes in shards ``<dataset>_0.json``, ``<dataset>_1.json``, ..., each keyed
+  from ``"0"``: their positions run on from shard to shard.
+
+Each record becomes a :class:`Sample` carrying where it came from, so a mismatch with the
+bank names the file, the line or record and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kg.errors import InputError, Problem
+from kg.jsonl import jsonl_objects, not_regular
+
+FORMATS = ("lm-eval", "opencompass")
+_DATE = re.compile(r"_\d{4}-\d{2}-\d{2}T[\d.\-]+$")
+_LABEL = "label: "
+_SHARD = re.compile(r"^(?P<base>.+)_(?P<index>\d+)$")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One recorded answer of another harness, with the coordinates used to match it to a bank question."""
+
+    file: Path
+    line: int | None
+    """Line of an lm-eval record; ``None`` for OpenCompass (``record`` names it)."""
+    record: str
+    """The harness's own id: lm-eval's ``doc_id``, OpenCompass's key."""
+    source: str | None
+    """``ceval`` / ``cmmlu`` when the task or dataset name says so."""
+    split: str | None
+    subject: str | None
+    position: int
+    question: str | None = None
+    """The document's question text (lm-eval), to check the match against the prompt."""
+    question_field: str = "doc"
+    choices: tuple[str, ...] = ()
+    """The document's option texts (lm-eval's ``A``..``D``), checked with the question."""
+    texts: tuple[str, ...] = ()
+    scores: tuple[float, ...] | None = None
+    """One score per choice (log-likelihood-like: higher is more probable), in choice order."""
+
+    def problem(self, field: str | None, message: str) -> InputError:
+        """An error naming this record's file, line or record, and ``field``."""
+        return InputError.from_problem(Problem(self.file, self.line, field, message, record=self.record))
+
+
+def task_coordinates(name: str) -> tuple[str | None, str | None, str | None]:
+    """``(source, split, subject)`` of an lm-eval task or OpenCompass dataset name; unknown parts are ``None``."""
+    for prefix, source, split in (
+        ("ceval-valid_", "ceval", "val"),
+        ("cmmlu_", "cmmlu", "test"),
+        ("ceval-test-", "ceval", "test"),
+        ("ceval-", "ceval", "val"),
+        ("cmmlu-", "cmmlu", "test"),
+    ):
+        if name.startswith(prefix) and len(name) > len(prefix):
+            return source, split, name[len(prefix) :]
+    return None, None, None
+
+
+def detect(path: Path) -> str | None:
+    """``lm-eval`` or ``opencompass`` when ``path`` (a file or a folder of them) looks like one, else ``None``."""
+    files = [path] if path.is_file() else sorted(path.rglob("samples_*.jsonl")) or sorted(path.glob("*.json"))
+    for file in files[:1]:
+        if file.suffix == ".jsonl":
+            for _, item in jsonl_objects(file):
+                return "lm-eval" if "doc_id" in item and "resps" in item else None
+        if file.suffix == ".json":
+            return "opencompass" if _looks_like_opencompass(file) else None
+    return None
+
+
+def _looks_like_opencompass(file: Path) -> bool:
+    try:
+        head = file.read_text(encoding="utf-8")[:4096]
+    except (OSError, UnicodeDecodeError):
+        return False
+    return head.lstrip().startswith("{") and ('"prediction"' in head or f'"{_LABEL}' in head)
+
+
+def read_samples(path: Path, fmt: str) -> list[Sample]:
+    """Every sample of ``path`` (one file, or a folder of ``samples_*.jsonl`` / ``*.json``); errors name their place."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown replay format {fmt!r}; choose one of records, {', '.join(FORMATS)}")
+    pattern = "samples_*.jsonl" if fmt == "lm-eval" else "*.json"
+    # lm-eval writes into a folder per model below --output_path: look down the tree for it
+    files = [path] if path.is_file() else sorted(path.rglob(pattern) if fmt == "lm-eval" else path.glob(pattern))
+    if not files:
+        raise InputError(f"{path}: no {fmt} output files here (expected {pattern})")
+    if fmt == "lm-eval":
+        _one_file_per_task(files)
+        return [sample for file in files for sample in _lm_eval(file)]
+    samples: list[Sample] = []
+    for name, shards in _opencompass_datasets(files).items():
+        offset = 0  # OpenCompass numbers each shard from "0"; its evaluator concatenates them in order
+        for shard in shards:
+            read = list(_opencompass(shard, name, offset))
+            samples.extend(read)
+            offset += len(read)
+    return samples
+
+
+def _one_file_per_task(files: list[Path]) -> None:
+    """Refuse two files of one task (two runs' outputs): which to replay is the user's choice."""
+    seen: dict[str, Path] = {}
+    for file in files:
+        task = _DATE.sub("", file.stem.removeprefix("samples_"))
+        if task in seen:
+            raise InputError(
+                f"{file}: a second samples file of task {task!r} (the first is {seen[task]}); "
+                "pass one file or a folder with one run's files"
+            )
+        seen[task] = file
+
+
+def _opencompass_datasets(files: list[Path]) -> dict[str, list[Path]]:
+    """Files by dataset name: ``<abbr>.json``, or the shards ``<abbr>_0.json``, ``<abbr>_1.json``, ... in order.
+
+    A shard given alone brings its siblings, since its positions start after theirs.
+    """
+    datasets: dict[str, list[Path]] = {}
+    for file in files:
+        shard = _SHARD.match(file.stem)
+        base = shard.group("base") if shard else None
+        if base is None or task_coordinates(base)[0] is None or not (file.parent / f"{base}_0.json").is_file():
+            datasets.setdefault(file.stem, []).append(file)
+            continue
+        if base not in datasets:
+            count = 0
+            while (file.parent / f"{base}_{count}.json").is_file():
+                count += 1
+            datasets[base] = [file.parent / f"{base}_{i}.json" for i in range(count)]
+    return datasets
+
+
+def _lm_eval(file: Path) -> Iterator[Sample]:
+    seen: set[int] = set()
+    for line, item in jsonl_objects(file):
+        where = Problem(file, line, None, "", record=str(item.get("doc_id", "")) or None)
+        doc_id = item.get("doc_id")
+        if not isinstance(doc_id, int) or isinstance(doc_id, bool) or doc_id < 0:
+            raise InputError.from_problem(_at(where, "doc_id", f"expected a position (0, 1, ...), got {doc_id!r:.40}"))
+        if doc_id in seen:  # one line per filter: the responses are the same
+            continue
+        seen.add(doc_id)
+        task = item.get("task_name")
+        name = task if isinstance(task, str) and task else _DATE.sub("", file.stem.removeprefix("samples_"))
+        source, split, subject = task_coordinates(name)
+        doc = item.get("doc")
+        question = None
+        field = "doc"
+        if isinstance(doc, dict):
+            for key in ("question", "Question"):
+                if isinstance(doc.get(key), str):
+                    question, field = doc[key], f"doc.{key}"
+                    break
+        choices = tuple(doc[k] for k in "ABCD" if isinstance(doc.get(k), str)) if isinstance(doc, dict) else ()
+        texts, scores = _lm_eval_responses(item.get("resps"), where)
+        yield Sample(file, line, str(doc_id), source, split, subject, doc_id, question, field, choices, texts, scores)
+
+
+def _lm_eval_responses(resps: Any, where: Problem) -> tuple[tuple[str, ...], tuple[float, ...] | None]:
+    expected = "[[text]] (generate_until) or [[[logprob, is_greedy]], ...] (loglikelihood)"
+    if not (isinstance(resps, list) and resps and all(isinstance(r, list) and r for r in resps)):
+        raise InputError.from_problem(_at(where, "resps", f"expected {expected}, got {json.dumps(resps)[:60]}"))
+    if all(isinstance(t, str) for t in resps[0]) and len(resps) == 1:
+        return tuple(resps[0]), None
+    scores = []
+    for choice in resps:
+        first = choice[0]
+        value = first[0] if isinstance(first, list) and first else first
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise InputError.from_problem(_at(where, "resps", f"expected {expected}, got {json.dumps(resps)[:60]}"))
+        scores.append(float(value))
+    return (), tuple(scores)
+
+
+def _at(where: Problem, field: str, message: str) -> Problem:
+    return Problem(where.path, where.line, field, message, record=where.record)
+
+
+def _opencompass(file: Path, name: str, offset: int) -> Iterator[Sample]:
+    refused = not_regular(file)
+    if refused is not None:
+        raise InputError.from_problem(refused)
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(f"{file}: not an OpenCompass prediction file (JSON): {str(exc)[:120]}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{file}: expected an object keyed by position ('0', '1', ...), got {type(data).__name__}")
+    source, split, subject = task_coordinates(name)
+    for key, item in data.items():
+        where = Problem(file, None, None, "", record=key)
+        if not key.isdigit():
+            raise InputError.from_problem(_at(where, "key", "expected a position ('0', '1', ...)"))
+        if not isinstance(item, dict):
+            raise InputError.from_problem(_at(where, "record", f"expected an object, got {type(item).__name__}"))
+        texts, scores = _opencompass_answer(item, where)
+        position = offset + int(key)
+        yield Sample(file, None, key, source, split, subject, position, None, "origin_prompt", (), texts, scores)
+
+
+def _opencompass_answer(item: dict[str, Any], where: Problem) -> tuple[tuple[str, ...], tuple[float, ...] | None]:
+    labels = sorted(k for k in item if k.startswith(_LABEL))
+    if labels:
+        scores = []
+        for label in labels:
+            entry = item[label]
+            value = entry.get("Loglikelihood") if isinstance(entry, dict) else None
+            if value is None and isinstance(entry, dict) and isinstance(entry.get("PPL"), int | float):
+                value = -entry["PPL"]  # OpenCompass's PPL is a loss: lower is more probable
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise InputError.from_problem(_at(where, label, "expected 'PPL' or 'Loglikelihood', a number"))
+            scores.append(float(value))
+        return (), tuple(scores)
+    prediction = item.get("prediction")
+    if isinstance(prediction, str):
+        return (prediction,), None
+    if isinstance(prediction, list) and prediction and all(isinstance(p, str) for p in prediction):
+        return tuple(prediction), None
+    raise InputError.from_problem(
+        _at(where, "prediction", f"expected the model's text, got {json.dumps(prediction)[:60]}")
+    )
