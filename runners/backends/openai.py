@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -68,6 +69,9 @@ class OpenAIBackend:
         self.is_chat = chat
         self.policy = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s, max_backoff_s=max_backoff_s)
         self.sleep: Callable[[float], None] = time.sleep
+        self.retries = 0
+        """Requests sent again (429, 5xx, dropped connections) since the backend was made."""
+        self._retry_lock = threading.Lock()
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         if key:
@@ -92,7 +96,11 @@ class OpenAIBackend:
         self.close()
 
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        return post_json(self.client, self.base_url + path, body, self.policy, sleep=self.sleep)
+        return post_json(self.client, self.base_url + path, body, self.policy, sleep=self.sleep, on_retry=self._count)
+
+    def _count(self) -> None:
+        with self._retry_lock:  # requests run on a thread pool
+            self.retries += 1
 
     def _map(self, work: Callable[[T], R], items: Sequence[T]) -> list[R]:
         if len(items) <= 1 or self.concurrency == 1:
@@ -231,6 +239,7 @@ def _parse_generation(request_id: str, answer: dict[str, Any], chat: bool) -> Ge
         choices = sorted(answer["choices"], key=lambda choice: choice.get("index", 0))
         texts = [(choice["message"].get("content") if chat else choice["text"]) or "" for choice in choices]
         reasons = [str(choice.get("finish_reason")) for choice in choices]
+        reasoning = _reasoning(choices[0]["message"]) if chat and choices else None
     except (KeyError, TypeError, AttributeError) as exc:
         raise RequestFailed(f"answer lacks {exc}: {str(answer)[:200]}") from exc
     usage = answer.get("usage") or {}
@@ -240,11 +249,21 @@ def _parse_generation(request_id: str, answer: dict[str, Any], chat: bool) -> Ge
         finish_reasons=reasons,
         prompt_tokens=usage.get("prompt_tokens"),
         completion_tokens=usage.get("completion_tokens"),
+        reasoning=reasoning,
     )
     logprobs = choices[0].get("logprobs") if choices else None
     if logprobs:
         result.top_logprobs = _chat_top(logprobs) if chat else list(logprobs.get("top_logprobs") or [])
     return result
+
+
+def _reasoning(message: dict[str, Any]) -> str | None:
+    """The chain of thought beside the answer: ``reasoning_content`` (vLLM, DeepSeek), else ``reasoning``."""
+    for key in ("reasoning_content", "reasoning"):
+        value = message.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
 
 
 def _chat_top(logprobs: dict[str, Any]) -> list[dict[str, float]]:
