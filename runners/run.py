@@ -135,7 +135,16 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
 
 
 TRANSPORT_OPTIONS = frozenset(
-    {"concurrency", "timeout_s", "max_retries", "backoff_s", "max_backoff_s", "batch_size", "gpu_memory_utilization"}
+    {
+        "concurrency",
+        "timeout_s",
+        "max_retries",
+        "backoff_s",
+        "max_backoff_s",
+        "batch_size",
+        "gpu_memory_utilization",
+        "progress_every_s",
+    }
 )
 """Backend options that change how answers are fetched, not what they are: free to change on resume."""
 _SECRET = re.compile(r"key|secret|password|passwd|auth|(^|_)token$", re.IGNORECASE)

@@ -55,11 +55,13 @@ class OpenAIBackend:
         max_backoff_s: float = 60.0,
         chat: bool = True,
         tokenizer: str | None = None,
+        progress_every_s: float = 10.0,
     ) -> None:
         """``base_url`` defaults to ``$OPENAI_BASE_URL`` or OpenAI's; ``api_key`` to ``$OPENAI_API_KEY``.
 
         ``tokenizer`` (a hub id or folder) makes ``count_tokens`` exact; without it the
         server's ``/tokenize`` (vLLM) is asked, and failing that a safe estimate is used.
+        ``progress_every_s``: seconds between the log lines that say how far a long batch is.
         """
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -69,6 +71,7 @@ class OpenAIBackend:
         self.is_chat = chat
         self.policy = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s, max_backoff_s=max_backoff_s)
         self.sleep: Callable[[float], None] = time.sleep
+        self.progress_every_s = progress_every_s
         self.retries = 0
         """Requests sent again (429, 5xx, dropped connections) since the backend was made."""
         self._retry_lock = threading.Lock()
@@ -109,8 +112,19 @@ class OpenAIBackend:
             return list(pool.map(work, items))
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        """Send every request (``concurrency`` at a time); failures come back with ``error`` set."""
-        return self._map(self._generate_one, requests)
+        """Send every request (``concurrency`` at a time); failures come back with ``error`` set.
+
+        A batch that takes long logs how many of its requests are answered, at most every
+        ``progress_every_s`` seconds (INFO), so a log shows it moving.
+        """
+        ticker = _Ticker(len(requests), self.progress_every_s)
+
+        def one(request: GenerationRequest) -> GenerationResult:
+            result = self._generate_one(request)
+            ticker.tick()
+            return result
+
+        return self._map(one, requests)
 
     def _generate_one(self, request: GenerationRequest) -> GenerationResult:
         chat = not isinstance(request.prompt, str)
@@ -189,6 +203,25 @@ class OpenAIBackend:
                 log.warning("%s has no usable /tokenize (%s); estimating token counts", root, exc)
                 self._server_tokenize = False
         return estimate_tokens(text)
+
+
+class _Ticker:
+    """Counts a batch's finished requests (from any thread) and logs the count now and then."""
+
+    def __init__(self, total: int, every_s: float) -> None:
+        self.total, self.every_s, self.done = total, every_s, 0
+        self.start = self.last = time.perf_counter()
+        self.lock = threading.Lock()
+
+    def tick(self) -> None:
+        with self.lock:
+            self.done += 1
+            now = time.perf_counter()
+            if now - self.last < self.every_s or self.done == self.total:  # the batch's end is logged by the run
+                return
+            self.last = now
+            done, rate = self.done, self.done / (now - self.start)
+        log.info("%d/%d requests of this batch answered (%.2f/s)", done, self.total, rate)
 
 
 _WARNED: set[str] = set()

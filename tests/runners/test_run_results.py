@@ -6,6 +6,7 @@ Against the real OpenAI-protocol test server, answering from a scripted backend.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -218,6 +219,14 @@ def test_a_redirected_log_shows_progress_during_the_run_and_stdout_only_the_json
     assert printed == json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert printed["session"]["retries"] == 5 and printed["status"]["ok"] == 5
     assert "\x1b[" not in log.read_text(encoding="utf-8")  # no bar drawn into a file
+
+
+def test_a_long_batch_over_http_says_how_far_it_is(bank: Path, tmp_path: Path, serve: Any) -> None:
+    server = serve(Faults(delay_s=0.2))
+    result = _openai(bank, tmp_path / "run", server, "-B", "concurrency=1", "-B", "progress_every_s=0.1")
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if "requests of this batch answered" in line]
+    assert lines and all(re.search(r" [1-4]/5 requests of this batch answered \([0-9.]+/s\)$", x) for x in lines)
 
 
 def test_quiet_shows_no_progress(bank: Path, tmp_path: Path, serve: Any) -> None:
