@@ -9,7 +9,6 @@ options, answers only what is missing.
 from __future__ import annotations
 
 import logging
-import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -27,7 +26,7 @@ from runners.files import atomic_write, lock_folder
 from runners.options import RunOptions, check_options
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore, in_shard, parse_shard
-from runners.summary import SUMMARY_FILE, RunResults, SessionStats, build_results, redact_command
+from runners.summary import SECRET_NAME, SUMMARY_FILE, RunResults, SessionStats, build_results, redact_command
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +146,6 @@ TRANSPORT_OPTIONS = frozenset(
     }
 )
 """Backend options that change how answers are fetched, not what they are: free to change on resume."""
-_SECRET = re.compile(r"key|secret|password|passwd|auth|(^|_)token$", re.IGNORECASE)
 
 
 def identity_options(backend_options: dict[str, Any]) -> dict[str, Any]:
@@ -158,7 +156,7 @@ def identity_options(backend_options: dict[str, Any]) -> dict[str, Any]:
     """
     kept = {}
     for key, value in sorted(backend_options.items()):
-        if key in TRANSPORT_OPTIONS or _SECRET.search(key):
+        if key in TRANSPORT_OPTIONS or SECRET_NAME.search(key):
             continue
         if isinstance(value, str) and value and Path(value).exists():
             value = str(Path(value).resolve())

@@ -22,7 +22,8 @@ from runners.records import RunHeader, RunRecord
 SUMMARY_FILE = "summary.json"
 SUMMARY_VERSION: Literal[1] = 1
 STATUSES = ("ok", "unparsed", "failed", "skipped")
-_SECRET_NAME = re.compile(r"key|secret|password|passwd|auth|(^|_)token$", re.IGNORECASE)
+SECRET_NAME = re.compile(r"key|secret|password|passwd|auth|(^|_)token$", re.IGNORECASE)
+"""Option names whose values are secrets: never recorded (``api_key``, ``token``; not ``max_tokens``)."""
 _SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{4,}|Bearer\s+\S+)")
 REDACTED = "***"
 
@@ -160,11 +161,11 @@ def redact_command(argv: Sequence[str]) -> list[str]:
             continue
         parts = arg.split("=")
         for i, part in enumerate(parts[:-1]):
-            if _SECRET_NAME.search(part.lstrip("-")):  # ``api_key=...``, ``--backend-option=api_key=...``
+            if SECRET_NAME.search(part.lstrip("-")):  # ``api_key=...``, ``--backend-option=api_key=...``
                 arg = "=".join([*parts[: i + 1], REDACTED])
                 break
         else:
-            if arg.startswith("--") and _SECRET_NAME.search(arg):
+            if arg.startswith("--") and SECRET_NAME.search(arg):
                 hide_next = True  # ``--api-key VALUE``: the value is the next word
         redacted.append(_SECRET_VALUE.sub(REDACTED, arg))
     return redacted
