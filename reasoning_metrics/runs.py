@@ -116,13 +116,26 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
                     record=record.question_id,
                 )
             )
-        if not record.output or not record.output.strip():
+        hypothesis = record_chain(record)
+        if not hypothesis:
             no_output += 1
             continue
-        chain = Chain(record.question_id, question_source(question), record.output, question.analysis or None, lang)
+        chain = Chain(record.question_id, question_source(question), hypothesis, question.analysis or None, lang)
         chains.append((record, chain))
         stems[chain.id] = question.stem
     return RunChains(header, chains, no_output, stems)
+
+
+def record_chain(record: RunRecord) -> str:
+    """The chain of thought of a run record: its ``reasoning`` (a reasoning model's separate
+    chain, e.g. ``reasoning_content``) followed by its ``output``, or the output alone.
+
+    Both, rather than the reasoning alone: a reasoning model's visible answer often states the
+    final step or the answer itself, which the steps and the final-answer check need; when it
+    holds no more than that, it is one last short step. Empty when there is neither.
+    """
+    parts = [text.strip() for text in (record.reasoning, record.output) if text and text.strip()]
+    return "\n\n".join(parts)
 
 
 def question_source(question: Question) -> str:

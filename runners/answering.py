@@ -148,6 +148,7 @@ class Answerer:
             sent,
             output=output,
             outputs=result.texts if len(result.texts) > 1 else [],
+            reasoning=result.reasoning,
             extracted=extraction.answer,
             parse_status=extraction.status,
             correct=verdict.correct,
@@ -213,6 +214,8 @@ def _clean(result: GenerationResult) -> GenerationResult:
     result.finish_reasons = [clean_text(reason) for reason in result.finish_reasons]
     if result.error is not None:
         result.error = clean_text(result.error)
+    if result.reasoning is not None:
+        result.reasoning = clean_text(result.reasoning)
     return result
 
 

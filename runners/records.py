@@ -99,6 +99,9 @@ class RunRecord(BaseModel):
     """Raw model output (the first sample when n > 1); untrusted text."""
     outputs: list[str] = Field(default_factory=list)
     """All samples when n > 1."""
+    reasoning: str | None = None
+    """The chain of thought a reasoning model's server returned apart from ``output`` (its
+    ``reasoning_content``), for the first sample; untrusted text. ``score`` reads it as the chain."""
     extracted: list[str] | list[bool] | None = None
     """The answer read from the output, in the gold answer's normal form."""
     gold: list[str] | list[bool]

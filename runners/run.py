@@ -8,7 +8,8 @@ options, answers only what is missing.
 
 from __future__ import annotations
 
-import re
+import logging
+import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -21,10 +22,13 @@ from kg.errors import InputError
 from kg.records import Question, QuestionType
 from runners.answering import Answerer
 from runners.bank import bank_fingerprint, load_bank
-from runners.files import lock_folder
+from runners.files import atomic_write, lock_folder
 from runners.options import RunOptions, check_options
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore, in_shard, parse_shard
+from runners.summary import SECRET_NAME, SUMMARY_FILE, RunResults, SessionStats, build_results, redact_command
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int, float], None]
 """Called with (questions done, questions in the run, questions per second this session)."""
@@ -40,7 +44,11 @@ class RunSummary:
     variant: str
     new: int = 0
     resumed: int = 0
+    retries: int = 0
+    """Requests the backend sent again in this session."""
     records: list[RunRecord] = field(default_factory=list)
+    results: RunResults | None = None
+    """What ``summary.json`` holds (set once the session is done)."""
 
     @property
     def unparsed_rate(self) -> float:
@@ -126,10 +134,18 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
 
 
 TRANSPORT_OPTIONS = frozenset(
-    {"concurrency", "timeout_s", "max_retries", "backoff_s", "max_backoff_s", "batch_size", "gpu_memory_utilization"}
+    {
+        "concurrency",
+        "timeout_s",
+        "max_retries",
+        "backoff_s",
+        "max_backoff_s",
+        "batch_size",
+        "gpu_memory_utilization",
+        "progress_every_s",
+    }
 )
 """Backend options that change how answers are fetched, not what they are: free to change on resume."""
-_SECRET = re.compile(r"key|secret|password|passwd|auth|(^|_)token$", re.IGNORECASE)
 
 
 def identity_options(backend_options: dict[str, Any]) -> dict[str, Any]:
@@ -140,7 +156,7 @@ def identity_options(backend_options: dict[str, Any]) -> dict[str, Any]:
     """
     kept = {}
     for key, value in sorted(backend_options.items()):
-        if key in TRANSPORT_OPTIONS or _SECRET.search(key):
+        if key in TRANSPORT_OPTIONS or SECRET_NAME.search(key):
             continue
         if isinstance(value, str) and value and Path(value).exists():
             value = str(Path(value).resolve())
@@ -148,15 +164,41 @@ def identity_options(backend_options: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def run_questions(options: RunOptions, progress: Progress | None = None) -> RunSummary:
-    """Answer the selected questions not yet in ``options.out``; return the run's summary."""
+def run_questions(
+    options: RunOptions, progress: Progress | None = None, command: Sequence[str] | None = None
+) -> RunSummary:
+    """Answer the selected questions not yet in ``options.out``; return the run's summary.
+
+    ``RUN_DIR/summary.json`` is written (atomically) at the end, from all the run's records;
+    ``command`` is the command line it records (default ``sys.argv``; secrets are redacted).
+    Each batch's start and end are logged (``runners.run``, INFO) with its size and time, so a
+    log shows progress even while one long batch is generated.
+    """
+    started = time.perf_counter()
+    started_at = _now()
     check_options(options)
     questions, data = select_questions(options)
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
     check_templates(options, questions)
     with lock_folder(options.out):  # held to the end: a second run on this folder is refused
-        return _run_locked(options, questions, data, progress)
+        summary = _run_locked(options, questions, data, progress)
+        session = SessionStats(
+            started_at=started_at,
+            ended_at=_now(),
+            wall_s=round(time.perf_counter() - started, 3),
+            new=summary.new,
+            resumed=summary.resumed,
+            retries=summary.retries,
+            command=redact_command(sys.argv if command is None else command),
+        )
+        summary.results = build_results(RunStore(options.out).read_header(), summary.records, session)
+        atomic_write(options.out / SUMMARY_FILE, summary.results.model_dump_json(indent=2) + "\n")
+        return summary
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _run_locked(
@@ -180,7 +222,7 @@ def _run_locked(
         bank=data["fingerprint"],
         shard=options.shard,
         packages=_package_versions(options.backend),
-        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        started_at=_now(),
     )
     store.open(header)
     done = {r.question_id for r in store.records() if not (options.retry_failed and r.parse_status == "failed")}
@@ -190,13 +232,35 @@ def _run_locked(
     start = time.perf_counter()
     if progress:
         progress(summary.resumed, total, 0.0)
-    for chunk in _chunks(todo, options.batch_size):
+    chunks = _chunks(todo, options.batch_size)
+    tokens = 0
+    for number, chunk in enumerate(chunks, start=1):
+        log.info("batch %d/%d: asking %d question(s)", number, len(chunks), len(chunk))
+        batch_start = time.perf_counter()
         records = answerer.answer(chunk)
         store.append(records)
+        now = time.perf_counter()
         summary.new += len(records)
+        batch_tokens = sum(r.completion_tokens or 0 for r in records)
+        tokens += batch_tokens
+        elapsed = now - start
+        log.info(
+            "batch %d/%d: %d answered in %.1f s (%d failed, %.1f tokens/s); %d/%d done, %.2f q/s, %.1f tokens/s",
+            number,
+            len(chunks),
+            len(records),
+            now - batch_start,
+            sum(r.parse_status == "failed" for r in records),
+            batch_tokens / (now - batch_start) if now > batch_start else 0.0,
+            summary.resumed + summary.new,
+            total,
+            summary.new / elapsed if elapsed else 0.0,
+            tokens / elapsed if elapsed else 0.0,
+        )
         if progress:
-            elapsed = time.perf_counter() - start
             progress(summary.resumed + summary.new, total, summary.new / elapsed if elapsed else 0.0)
+    # Requests sent again by a backend that retries (openai): a count it keeps, not part of the protocol.
+    summary.retries = int(getattr(answerer.backend, "retries", 0))
     wanted = {q.id for q in questions}
     summary.records = [r for r in store.records() if r.question_id in wanted]
     return summary

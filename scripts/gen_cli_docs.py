@@ -65,7 +65,7 @@ def _anchor(path: tuple[str, ...]) -> str:
 
 
 def _summary(command: Any) -> str:
-    text = " ".join((command.help or "").split())
+    text = " ".join((command.help or "").split("\n\n")[0].split())  # the first paragraph: a table row
     return text.replace("|", "\\|")
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+import logging
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any, ParamSpec, TypeVar
 
 import typer
@@ -99,3 +102,35 @@ def _scalar(text: str) -> Any:
         except ValueError:
             pass
     return text
+
+
+LOGGERS = ("kg", "runners", "reasoning_metrics", "reports", "k12eval")
+"""The packages whose log lines a command shows."""
+
+
+@contextlib.contextmanager
+def log_to_stderr(*, quiet: bool = False, verbose: bool = False) -> Iterator[bool]:
+    """Send the packages' log lines to stderr for the duration of a command; yields whether plain.
+
+    Plain (``True``) when stderr is not a terminal (a log file, a pipe, CI) or with ``verbose``:
+    then progress is written as lines (INFO: batch starts and ends, retries), each with the time.
+    On a terminal a bar shows progress and only warnings are logged. ``quiet``: warnings and errors
+    only, no progress. ``verbose``: DEBUG too.
+    """
+    plain = verbose or not sys.stderr.isatty()
+    level = logging.WARNING if quiet or not plain else logging.DEBUG if verbose else logging.INFO
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+    loggers = [logging.getLogger(name) for name in LOGGERS]
+    saved = [(logger.level, logger.propagate) for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = False  # one line per message, whatever the root logger has
+    try:
+        yield plain and not quiet
+    finally:
+        for logger, (old_level, old_propagate) in zip(loggers, saved, strict=True):
+            logger.removeHandler(handler)
+            logger.setLevel(old_level)
+            logger.propagate = old_propagate

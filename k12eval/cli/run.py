@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import guarded, parse_pairs
+from k12eval.cli._common import guarded, log_to_stderr, parse_pairs
 from k12eval.cli._config import load_config
 from kg.errors import InputError
 
 if TYPE_CHECKING:
+    from runners.run import Progress as ProgressFn
     from runners.run import RunSummary
+    from runners.summary import FailureLimit
 
 
 def _load_config(ctx: typer.Context, _param: Any, value: Path | None) -> Path | None:
@@ -79,6 +82,21 @@ def run(
         list[str] | None,
         typer.Option("--backend-option", "-B", help="KEY=VALUE passed to the backend (e.g. base_url=..., dtype=...)."),
     ] = None,
+    max_failures: Annotated[
+        str,
+        typer.Option(
+            "--max-failures",
+            help="Failed questions the run may hold and still exit 0: a count (3) or a share (5%). "
+            "Over it, the command exits 1.",
+        ),
+    ] = "0",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print summary.json to stdout (and nothing else there).")
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log more (each request's retry, debug lines).")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress; only warnings and errors.")] = False,
     config: Annotated[
         Path | None,
         typer.Option(
@@ -89,10 +107,19 @@ def run(
         ),
     ] = None,
 ) -> None:
-    """Answer every selected question with a model and write one record per question to --out."""
+    """Answer every selected question with a model and write one record per question to --out.
+
+    Progress goes to stderr: a bar on a terminal, else plain lines (one as each batch starts and
+    ends). The run's numbers go to --out/summary.json, and to stdout. Exit status: 0 when done,
+    1 when more questions failed than --max-failures allows (the last line says how many), 2 on
+    bad input.
+    """
     from k12eval.models import backend_model
     from runners.options import LANGS, MODES, STRATEGIES, RunOptions, choose
     from runners.run import run_questions
+    from runners.summary import FailureLimit
+
+    limit_failures = FailureLimit.parse(max_failures)
 
     options = RunOptions(
         data=data,
@@ -124,8 +151,19 @@ def run(
         retry_failed=retry_failed,
         backend_options=parse_pairs(backend_option or [], "--backend-option"),
     )
-    summary = _with_progress(lambda progress: run_questions(options, progress=progress))
-    _print_summary(summary)
+    with log_to_stderr(quiet=quiet, verbose=verbose) as plain:
+        if quiet:
+            summary = run_questions(options)
+        elif plain:
+            summary = run_questions(options, progress=_plain_progress())
+        else:
+            summary = _with_progress(lambda progress: run_questions(options, progress=progress))
+    if as_json:
+        assert summary.results is not None  # set by every finished run_questions
+        sys.stdout.write(summary.results.model_dump_json(indent=2) + "\n")
+    else:
+        _print_summary(summary)
+    _check_failures(summary, limit_failures)
 
 
 def merge(
@@ -137,6 +175,34 @@ def merge(
 
     written, dropped = merge_runs(runs, out)
     typer.echo(f"merged {written} record(s) into {out}; {dropped} duplicate(s) skipped")
+
+
+def _check_failures(summary: RunSummary, limit: FailureLimit) -> None:
+    """Exit 1 with a last line saying how many failed when the run holds more failures than allowed."""
+    failed = sum(r.parse_status == "failed" for r in summary.records)
+    if not failed:
+        return
+    total = len(summary.records)
+    where = f"their errors are in {summary.out / 'records.jsonl'}; ask them again with --retry-failed"
+    if limit.allows(failed, total):
+        typer.echo(
+            f"warning: {failed} of {total} question(s) failed (within --max-failures {limit}); {where}", err=True
+        )
+        return
+    typer.echo(f"error: {failed} of {total} question(s) failed (--max-failures {limit}); {where}", err=True)
+    raise typer.Exit(1)
+
+
+def _plain_progress() -> ProgressFn:
+    """Where a log gets no bar: one line saying what is left (the batch lines come from the log)."""
+    said: list[bool] = []
+
+    def progress(done: int, total: int, rate: float) -> None:
+        if not said:
+            said.append(True)
+            typer.echo(f"{total - done} of {total} question(s) to answer, {done} already in the run folder", err=True)
+
+    return progress
 
 
 def _with_progress(job: Any) -> RunSummary:
@@ -158,7 +224,9 @@ def _with_progress(job: Any) -> RunSummary:
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    bar = Progress(*columns, transient=False)
+    from rich.console import Console
+
+    bar = Progress(*columns, transient=False, console=Console(stderr=True))
     task = bar.add_task("answering", total=None, rate="")
 
     def progress(done: int, total: int, rate: float) -> None:

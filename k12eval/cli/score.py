@@ -149,12 +149,15 @@ def score(
             err=True,
         )
         report = _progress(job.todo)
-        for n, _ in enumerate(job.records, start=1):
+        failed_models: Counter[str] = Counter()
+        for n, scored in enumerate(job.records, start=1):
+            failed_models.update(_load_failures(scored.unavailable))
             if n % 100 == 0 or n == job.todo:
                 report(n)
         records = [r for _, r in read_score_lines(job.out)]
         _print_summary(records, str(job.out))
         _print_detectors(records)
+    _exit_if_models_failed(failed_models)
 
 
 def _print_detectors(records: list[dict[str, Any]]) -> None:
@@ -230,7 +233,9 @@ def score_chains_cmd(
         if out is not None:
             scores = append_scores(out, scores, config)
         records = []
+        failed_models: Counter[str] = Counter()
         for record in scores:
+            failed_models.update(_load_failures(record.unavailable))
             if as_json:
                 sys.stdout.write(record.model_dump_json() + "\n")
                 sys.stdout.flush()
@@ -240,6 +245,29 @@ def score_chains_cmd(
                 records = [r for _, r in read_score_lines(out)]
             _print_table(records)
             _print_summary(records, str(out or file))
+    _exit_if_models_failed(failed_models)
+
+
+def _load_failures(unavailable: dict[str, str]) -> set[str]:
+    """The reasons among a chain's unavailable scores that say a model could not be loaded."""
+    from reasoning_metrics.slots import LOAD_FAILED
+
+    return {reason for reason in unavailable.values() if reason.startswith(LOAD_FAILED)}
+
+
+def _exit_if_models_failed(failed: Counter[str]) -> None:
+    """Exit 1, the reason on the last line, when a model failed to load while scoring.
+
+    The models the metrics need are loaded before scoring and a failure there is an error
+    (status 2); one that failed later left scores missing in the chains written, which a
+    script must not take for a finished job.
+    """
+    if not failed:
+        return
+    reason, chains = failed.most_common(1)[0]
+    more = f" (and {len(failed) - 1} other model failure(s))" if len(failed) > 1 else ""
+    typer.echo(f"error: {reason}: {chains} chain(s) lack the scores that need it{more}", err=True)
+    raise typer.Exit(1)
 
 
 def _print_table(records: list[dict[str, Any]]) -> None:

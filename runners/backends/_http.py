@@ -7,6 +7,7 @@ backoff. Failures that retrying cannot fix (400, 401, 404...) raise at once.
 from __future__ import annotations
 
 import email.utils
+import logging
 import random
 import time
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from typing import Any
 
 import httpx
 
+log = logging.getLogger(__name__)
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
@@ -88,8 +90,12 @@ def post_json(
     *,
     sleep: Callable[[float], None] = time.sleep,
     rng: random.Random | None = None,
+    on_retry: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """The JSON object the server answered; raises :class:`RequestFailed` once retries are spent."""
+    """The JSON object the server answered; raises :class:`RequestFailed` once retries are spent.
+
+    Each retry is logged (INFO, one line: attempt, why, wait) and reported to ``on_retry``.
+    """
     rng = rng or random.Random()
     attempts = policy.max_retries + 1
     for attempt in range(attempts):
@@ -114,5 +120,9 @@ def post_json(
                 raise RequestFailed(reason)
             retry_after = parse_retry_after(response.headers)
         if attempt + 1 < attempts:
-            sleep(policy.delay(attempt, retry_after, rng))
+            wait = policy.delay(attempt, retry_after, rng)
+            log.info("retry %d/%d in %.1f s: %s (%s)", attempt + 1, policy.max_retries, wait, reason, url)
+            if on_retry is not None:
+                on_retry()
+            sleep(wait)
     raise RequestFailed(f"{reason} (gave up after {attempts} attempts)")

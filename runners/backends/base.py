@@ -52,6 +52,9 @@ class GenerationResult:
     """Why no output came back (after retries), or ``None``."""
     top_logprobs: list[dict[str, float]] | None = None
     """Per generated token of the first sample, the top tokens and their log-probabilities."""
+    reasoning: str | None = None
+    """The first sample's chain of thought when the server returns it apart from the answer
+    (``reasoning_content`` of vLLM's reasoning parsers and DeepSeek-R1-style APIs)."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -54,11 +55,13 @@ class OpenAIBackend:
         max_backoff_s: float = 60.0,
         chat: bool = True,
         tokenizer: str | None = None,
+        progress_every_s: float = 10.0,
     ) -> None:
         """``base_url`` defaults to ``$OPENAI_BASE_URL`` or OpenAI's; ``api_key`` to ``$OPENAI_API_KEY``.
 
         ``tokenizer`` (a hub id or folder) makes ``count_tokens`` exact; without it the
         server's ``/tokenize`` (vLLM) is asked, and failing that a safe estimate is used.
+        ``progress_every_s``: seconds between the log lines that say how far a long batch is.
         """
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -68,6 +71,10 @@ class OpenAIBackend:
         self.is_chat = chat
         self.policy = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s, max_backoff_s=max_backoff_s)
         self.sleep: Callable[[float], None] = time.sleep
+        self.progress_every_s = progress_every_s
+        self.retries = 0
+        """Requests sent again (429, 5xx, dropped connections) since the backend was made."""
+        self._retry_lock = threading.Lock()
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         if key:
@@ -92,7 +99,11 @@ class OpenAIBackend:
         self.close()
 
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        return post_json(self.client, self.base_url + path, body, self.policy, sleep=self.sleep)
+        return post_json(self.client, self.base_url + path, body, self.policy, sleep=self.sleep, on_retry=self._count)
+
+    def _count(self) -> None:
+        with self._retry_lock:  # requests run on a thread pool
+            self.retries += 1
 
     def _map(self, work: Callable[[T], R], items: Sequence[T]) -> list[R]:
         if len(items) <= 1 or self.concurrency == 1:
@@ -101,8 +112,19 @@ class OpenAIBackend:
             return list(pool.map(work, items))
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        """Send every request (``concurrency`` at a time); failures come back with ``error`` set."""
-        return self._map(self._generate_one, requests)
+        """Send every request (``concurrency`` at a time); failures come back with ``error`` set.
+
+        A batch that takes long logs how many of its requests are answered, at most every
+        ``progress_every_s`` seconds (INFO), so a log shows it moving.
+        """
+        ticker = _Ticker(len(requests), self.progress_every_s)
+
+        def one(request: GenerationRequest) -> GenerationResult:
+            result = self._generate_one(request)
+            ticker.tick()
+            return result
+
+        return self._map(one, requests)
 
     def _generate_one(self, request: GenerationRequest) -> GenerationResult:
         chat = not isinstance(request.prompt, str)
@@ -183,6 +205,25 @@ class OpenAIBackend:
         return estimate_tokens(text)
 
 
+class _Ticker:
+    """Counts a batch's finished requests (from any thread) and logs the count now and then."""
+
+    def __init__(self, total: int, every_s: float) -> None:
+        self.total, self.every_s, self.done = total, every_s, 0
+        self.start = self.last = time.perf_counter()
+        self.lock = threading.Lock()
+
+    def tick(self) -> None:
+        with self.lock:
+            self.done += 1
+            now = time.perf_counter()
+            if now - self.last < self.every_s or self.done == self.total:  # the batch's end is logged by the run
+                return
+            self.last = now
+            done, rate = self.done, self.done / (now - self.start)
+        log.info("%d/%d requests of this batch answered (%.2f/s)", done, self.total, rate)
+
+
 _WARNED: set[str] = set()
 
 
@@ -231,6 +272,7 @@ def _parse_generation(request_id: str, answer: dict[str, Any], chat: bool) -> Ge
         choices = sorted(answer["choices"], key=lambda choice: choice.get("index", 0))
         texts = [(choice["message"].get("content") if chat else choice["text"]) or "" for choice in choices]
         reasons = [str(choice.get("finish_reason")) for choice in choices]
+        reasoning = _reasoning(choices[0]["message"]) if chat and choices else None
     except (KeyError, TypeError, AttributeError) as exc:
         raise RequestFailed(f"answer lacks {exc}: {str(answer)[:200]}") from exc
     usage = answer.get("usage") or {}
@@ -240,11 +282,21 @@ def _parse_generation(request_id: str, answer: dict[str, Any], chat: bool) -> Ge
         finish_reasons=reasons,
         prompt_tokens=usage.get("prompt_tokens"),
         completion_tokens=usage.get("completion_tokens"),
+        reasoning=reasoning,
     )
     logprobs = choices[0].get("logprobs") if choices else None
     if logprobs:
         result.top_logprobs = _chat_top(logprobs) if chat else list(logprobs.get("top_logprobs") or [])
     return result
+
+
+def _reasoning(message: dict[str, Any]) -> str | None:
+    """The chain of thought beside the answer: ``reasoning_content`` (vLLM, DeepSeek), else ``reasoning``."""
+    for key in ("reasoning_content", "reasoning"):
+        value = message.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
 
 
 def _chat_top(logprobs: dict[str, Any]) -> list[dict[str, float]]:

@@ -115,6 +115,8 @@ class OpenAIServer:
             choice: dict[str, Any] = {"index": index, "finish_reason": reason}
             if chat:
                 choice["message"] = {"role": "assistant", "content": text}
+                if index == 0 and result.reasoning is not None:  # as vLLM's reasoning parsers answer
+                    choice["message"]["reasoning_content"] = result.reasoning
             else:
                 choice["text"] = text
             if index == 0 and result.top_logprobs is not None:

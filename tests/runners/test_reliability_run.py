@@ -227,10 +227,10 @@ def test_retry_failed_asks_failed_questions_again_and_every_reader_sees_one_reco
 
     server = serve(faults=Faults(flaky=1))  # every prompt's first attempt fails
     out = tmp_path / "run"
-    assert _openai(bank, out, server, "-B", "max_retries=0").exit_code == 0
+    assert _openai(bank, out, server, "-B", "max_retries=0").exit_code == 1  # every request failed
     assert {r["parse_status"] for r in _lines(out / "records.jsonl")} == {"failed"}
     plain = _openai(bank, out, server, "-B", "max_retries=0")
-    assert plain.exit_code == 0 and "0 new answer(s) this time, 5 already" in plain.output  # failures kept
+    assert plain.exit_code == 1 and "0 new answer(s) this time, 5 already" in plain.output  # failures kept
     retried = _openai(bank, out, server, "-B", "max_retries=0", "--retry-failed")
     assert retried.exit_code == 0, retried.output
     assert "5 new answer(s) this time, 0 already" in retried.output

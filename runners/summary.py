@@ -1,0 +1,207 @@
+"""``RUN_DIR/summary.json``: a run's numbers, written at the end of every session of ``run``.
+
+It is built from *all* the run's records (one per question, the last written), so after a
+killed run is resumed it describes the whole run, while ``session`` describes only the
+command that wrote it. Scripts read it instead of parsing the printed table;
+``k12eval run --json`` prints the same object.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kg.errors import InputError
+from runners.records import RunHeader, RunRecord
+
+SUMMARY_FILE = "summary.json"
+SUMMARY_VERSION: Literal[1] = 1
+STATUSES = ("ok", "unparsed", "failed", "skipped")
+SECRET_NAME = re.compile(r"key|secret|password|passwd|auth|(^|_)token$", re.IGNORECASE)
+"""Option names whose values are secrets: never recorded (``api_key``, ``token``; not ``max_tokens``)."""
+_SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{4,}|Bearer\s+\S+)")
+REDACTED = "***"
+
+
+class GroupStats(BaseModel):
+    """Accuracy and unparsed rate of a group of questions (a type, a subject, or all)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    """Questions in the group."""
+    scored: int
+    """Questions graded (``correct`` is not ``None``)."""
+    correct: int
+    accuracy: float | None
+    """``correct / scored``; ``None`` when none was scored."""
+    answered: int
+    """Questions with an output (status ``ok`` or ``unparsed``)."""
+    unparsed: int
+    unparsed_rate: float | None
+    """``unparsed / answered``; ``None`` when none was answered."""
+    failed: int
+    """Questions whose request failed (no output)."""
+
+
+class SessionStats(BaseModel):
+    """The command that wrote this summary (a resumed run has one session per command)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    started_at: str
+    """ISO 8601 time this session started."""
+    ended_at: str
+    wall_s: float
+    """Seconds this session took, backend loading included."""
+    new: int
+    """Questions answered in this session."""
+    resumed: int
+    """Questions already in the run folder when it started."""
+    retries: int
+    """Requests the backend sent again in this session (HTTP 429, 5xx, dropped connections)."""
+    command: list[str]
+    """The command line (``sys.argv``), with secrets such as API keys replaced by ``***``."""
+
+
+class RunResults(BaseModel):
+    """What ``summary.json`` holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = SUMMARY_VERSION
+    model: str
+    backend: str
+    mode: str
+    strategy: str
+    variant: str
+    questions: int
+    """Questions of the run as selected by this session's filters."""
+    status: dict[str, int]
+    """Questions by parse status: ok, unparsed, failed, skipped (every key present)."""
+    failures: int
+    """Questions whose request failed (``status['failed']``)."""
+    all: GroupStats
+    by_type: dict[str, GroupStats]
+    by_subject: dict[str, GroupStats]
+    prompt_tokens: int
+    """Sum over the run's records (those that report them)."""
+    completion_tokens: int
+    run_started_at: str
+    """When the run was first started (the header's ``started_at``)."""
+    template_hash: str
+    """The header's hash of the prompt templates and exemplars."""
+    packages: dict[str, str] = Field(default_factory=dict)
+    """Versions of k12eval and the model libraries (the header's)."""
+    session: SessionStats
+
+
+def group_stats(records: Sequence[RunRecord]) -> GroupStats:
+    """The :class:`GroupStats` of ``records``."""
+    scored = [r for r in records if r.correct is not None]
+    answered = [r for r in records if r.parse_status in ("ok", "unparsed")]
+    correct = sum(bool(r.correct) for r in scored)
+    unparsed = sum(r.parse_status == "unparsed" for r in answered)
+    return GroupStats(
+        n=len(records),
+        scored=len(scored),
+        correct=correct,
+        accuracy=correct / len(scored) if scored else None,
+        answered=len(answered),
+        unparsed=unparsed,
+        unparsed_rate=unparsed / len(answered) if answered else None,
+        failed=sum(r.parse_status == "failed" for r in records),
+    )
+
+
+def _by(records: Iterable[RunRecord], key: str) -> dict[str, GroupStats]:
+    groups: dict[str, list[RunRecord]] = defaultdict(list)
+    for record in records:
+        groups[getattr(record, key)].append(record)
+    return {name: group_stats(group) for name, group in sorted(groups.items())}
+
+
+def build_results(header: RunHeader, records: Sequence[RunRecord], session: SessionStats) -> RunResults:
+    """The summary of a run from its header and its records (one per question)."""
+    counts: Counter[str] = Counter(r.parse_status for r in records)
+    return RunResults(
+        model=header.model,
+        backend=header.backend,
+        mode=header.mode,
+        strategy=header.strategy,
+        variant=header.variant,
+        questions=len(records),
+        status={status: counts.get(status, 0) for status in STATUSES},
+        failures=counts.get("failed", 0),
+        all=group_stats(records),
+        by_type=_by(records, "type"),
+        by_subject=_by(records, "subject"),
+        prompt_tokens=sum(r.prompt_tokens or 0 for r in records),
+        completion_tokens=sum(r.completion_tokens or 0 for r in records),
+        run_started_at=header.started_at,
+        template_hash=header.template_hash,
+        packages=dict(header.packages),
+        session=session,
+    )
+
+
+def redact_command(argv: Sequence[str]) -> list[str]:
+    """``argv`` with secrets replaced: ``-B api_key=...`` values, ``--api-key X``, ``sk-...`` and bearer tokens."""
+    redacted: list[str] = []
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            redacted.append(REDACTED)
+            hide_next = False
+            continue
+        parts = arg.split("=")
+        for i, part in enumerate(parts[:-1]):
+            if SECRET_NAME.search(part.lstrip("-")):  # ``api_key=...``, ``--backend-option=api_key=...``
+                arg = "=".join([*parts[: i + 1], REDACTED])
+                break
+        else:
+            if arg.startswith("--") and SECRET_NAME.search(arg):
+                hide_next = True  # ``--api-key VALUE``: the value is the next word
+        redacted.append(_SECRET_VALUE.sub(REDACTED, arg))
+    return redacted
+
+
+@dataclass(frozen=True)
+class FailureLimit:
+    """How many failed questions a run may hold and still succeed (``--max-failures N`` or ``P%``)."""
+
+    count: int | None = 0
+    """At most this many; ``None`` when a share is given instead."""
+    share: float | None = None
+    """At most this share of the run's questions (0 to 1)."""
+
+    @classmethod
+    def parse(cls, text: str) -> FailureLimit:
+        """``"3"`` or ``"5%"``; anything else is an :class:`InputError` naming the option."""
+        value = text.strip()
+        try:
+            if value.endswith("%"):
+                share = float(value[:-1]) / 100
+                if 0 <= share <= 1:
+                    return cls(count=None, share=share)
+            elif int(value) >= 0:
+                return cls(count=int(value))
+        except ValueError:
+            pass
+        raise InputError(
+            f"--max-failures {text!r}: expected a count (e.g. 3) or a percentage from 0% to 100% (e.g. 5%)"
+        )
+
+    def allows(self, failed: int, total: int) -> bool:
+        """Whether ``failed`` failures out of ``total`` questions are within the limit."""
+        if self.share is not None:
+            return failed <= self.share * total + 1e-9
+        return failed <= (self.count or 0)
+
+    def __str__(self) -> str:
+        return f"{self.share * 100:g}%" if self.share is not None else str(self.count)
