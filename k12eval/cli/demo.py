@@ -83,6 +83,7 @@ def demo(
     with chain of thought and few-shot, scores the reasoning steps and writes the report. Run it
     again after an interruption: finished stages are skipped and runs resume where they stopped.
     """
+    from k12eval.cli._common import log_to_stderr
     from k12eval.cli._demo_pipeline import DemoOptions, run_demo
 
     if backend not in ("auto", "transformers", "vllm"):
@@ -106,7 +107,8 @@ def demo(
         offline=offline,
         root=REPO_ROOT,
     )
-    result = run_demo(options, _echo)
+    with log_to_stderr():  # redirected to a log, the long batches show their start and end lines
+        result = run_demo(options, _echo)
     typer.echo("stage times:")
     for line in result.times.table():
         typer.echo(line)
