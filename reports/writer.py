@@ -210,7 +210,7 @@ def _write_folder(
     wrote(out / "tables.md")
 
     run_list = [{"id": r.id, "label": r.label} for r in runs]
-    if plots and _missing("matplotlib", "plots", "the plots", result.warnings):
+    if plots and _missing("matplotlib", "plots", "plots/*.png", result.warnings):
         from reports.plots import write_plots
 
         result.warnings += write_plots(nodes, run_list, out / "plots", font=cjk_font)
