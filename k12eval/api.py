@@ -105,10 +105,14 @@ def score(
     (``encode(texts) -> ndarray`` for an encoder); a role left out gets its default model.
     """
     from k12eval.models import metric_model
+    from kg.errors import InputError
     from reasoning_metrics.runs import SCORES_FILE, ScoreRecord, score_run
     from reasoning_metrics.store import read_score_lines
     from runners.files import lock_file
+    from runners.records import HEADER_FILE
 
+    if not (Path(run_dir) / HEADER_FILE).is_file():  # before the lock, which would create the folder
+        raise InputError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
     target = Path(run_dir) / SCORES_FILE
     with lock_file(target):
         job = score_run(

@@ -121,3 +121,9 @@ def test_an_entry_point_in_an_installed_distribution_is_found(tmp_path: Path) ->
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "Shout"
+
+
+def test_score_refuses_a_folder_that_is_not_a_run(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not a run folder"):
+        k12eval.score(tmp_path / "nothing")
+    assert not (tmp_path / "nothing").exists()
