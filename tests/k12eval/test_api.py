@@ -127,3 +127,22 @@ def test_score_refuses_a_folder_that_is_not_a_run(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not a run folder"):
         k12eval.score(tmp_path / "nothing")
     assert not (tmp_path / "nothing").exists()
+
+
+def test_demo_defaults_to_the_bundled_banks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    seen = {}
+
+    def run_demo(options: object, echo: object) -> None:
+        seen["options"] = options
+        raise InputError("stopped here")
+
+    monkeypatch.setattr("k12eval.cli._demo_pipeline.run_demo", run_demo)
+    monkeypatch.chdir(tmp_path)  # no data/sample here: the defaults must not be relative to the working folder
+    result = CliRunner().invoke(app, ["demo", "--work", str(tmp_path / "w")])
+    assert result.exit_code == 2 and "stopped here" in result.output
+    options = seen["options"]
+    assert options.data == k12eval.sample_bank("sample") and options.dev == k12eval.sample_bank("sample_dev")  # type: ignore[attr-defined]
