@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,9 @@ PACKAGES = ("kg", "runners", "reasoning_metrics", "reports", "k12eval")
 
 
 def _sh(*args: str | Path, cwd: Path) -> str:
-    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    # Nothing from the test's own environment may leak in (a PYTHONPATH would hide what the wheel lacks).
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, f"{args}: {done.stdout}\n{done.stderr}"
     return done.stdout + done.stderr
 
