@@ -1,3 +1,35 @@
-"""k12eval: where a language model's knowledge and reasoning break down, knowledge point by knowledge point."""
+"""k12eval: where a language model's knowledge and reasoning break down, knowledge point by knowledge point.
+
+The Python API (docs/python.md) is :mod:`k12eval.api`, re-exported here and imported on first use,
+so ``import k12eval`` (and ``k12eval --help``) loads neither pandas nor a model library.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    "load_bank",
+    "load_runs",
+    "node_table",
+    "question_table",
+    "report",
+    "run",
+    "sample_bank",
+    "score",
+]
+
+if TYPE_CHECKING:
+    from k12eval.api import load_bank, load_runs, node_table, question_table, report, run, sample_bank, score
+
+
+def __getattr__(name: str) -> Any:
+    """The API functions, imported from :mod:`k12eval.api` when first asked for (PEP 562)."""
+    if name in __all__ and name != "__version__":
+        from k12eval import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'k12eval' has no attribute {name!r}")

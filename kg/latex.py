@@ -1,4 +1,7 @@
-"""Reading LaTeX as it appears in question and answer texts, shared by the report and the verifier."""
+"""Reading LaTeX as it appears in question and answer texts, shared by the report and the verifier.
+
+Holds the one set of LaTeX command tables both read (:data:`SYMBOLS`, :data:`ARITHMETIC`, ...).
+"""
 
 from __future__ import annotations
 
@@ -34,3 +37,114 @@ def latex_argument(text: str, i: int) -> tuple[str, int]:
         if match:
             return match.group(0), match.end()
     return text[i], i + 1
+
+
+# The LaTeX command tables of the report's display (reports.latex) and the verifier's
+# arithmetic reading (reasoning_metrics.verify): one home, so a command learnt by one is
+# seen next to the other's. Names are without the backslash.
+
+FRACTIONS = frozenset({"frac", "dfrac", "tfrac", "cfrac"})
+"""Commands of a fraction: two arguments, numerator then denominator."""
+
+TEXT_COMMANDS = frozenset({
+    "text", "mathrm", "mathbf", "mathit", "textbf", "textit", "textrm", "textnormal", "mbox",
+    "operatorname", "boldsymbol", "rm", "bf",
+})  # fmt: skip
+"""Commands whose one argument is shown as its text (font and text-mode switches)."""
+
+ACCENTS = {"overline": "\u0305", "bar": "\u0304", "vec": "\u20d7", "hat": "\u0302", "widehat": "\u0302"}
+"""Accent command -> the combining mark the display puts after each character of its argument."""
+
+SYMBOLS = {
+    "times": "×", "div": "÷", "cdot": "·", "pm": "±", "mp": "∓", "le": "≤", "leq": "≤", "ge": "≥",
+    "geq": "≥", "ne": "≠", "neq": "≠", "approx": "≈", "equiv": "≡", "sim": "∼", "infty": "∞",
+    "pi": "π", "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+    "theta": "θ", "lambda": "λ", "mu": "μ", "rho": "ρ", "sigma": "σ", "phi": "φ", "varphi": "φ",
+    "omega": "ω", "Delta": "Δ", "Omega": "Ω", "Sigma": "Σ", "angle": "∠", "triangle": "△",
+    "circ": "°", "degree": "°", "parallel": "∥", "perp": "⊥", "in": "∈", "notin": "∉",
+    "subset": "⊂", "subseteq": "⊆", "supset": "⊃", "cup": "∪", "cap": "∩", "emptyset": "∅",
+    "varnothing": "∅", "therefore": "∴", "because": "∵", "rightarrow": "→", "to": "→",
+    "Rightarrow": "⇒", "leftarrow": "←", "Leftarrow": "⇐", "leftrightarrow": "↔",
+    "Leftrightarrow": "⇔", "uparrow": "↑", "downarrow": "↓", "forall": "∀", "exists": "∃",
+    "neg": "¬", "land": "∧", "lor": "∨", "cong": "≅", "odot": "⊙", "prime": "′", "ldots": "…",
+    "cdots": "⋯", "dots": "…", "quad": " ", "qquad": "  ", ",": " ", ";": " ", ":": " ", "!": "",
+    " ": " ", "%": "%", "{": "{", "}": "}", "_": "_", "&": "&", "#": "#", "$": "$", "\\": " ",
+    "left": "", "right": "", "big": "", "Big": "", "bigg": "", "displaystyle": "", "limits": "",
+    "lbrace": "{", "rbrace": "}", "langle": "⟨", "rangle": "⟩", "lg": "lg", "ln": "ln", "log": "log",
+    "sin": "sin", "cos": "cos", "tan": "tan", "cot": "cot", "lim": "lim", "max": "max", "min": "min",
+    "overset": "", "underset": "",
+}  # fmt: skip
+"""Command -> the Unicode text a teacher reads in the report (``\\le`` -> ``≤``)."""
+
+ARITHMETIC = {
+    "times": " × ",
+    "cdot": " × ",
+    "ast": " × ",
+    "div": " ÷ ",
+    "approx": " ≈ ",
+    "neq": " ≠ ",
+    "ne": " ≠ ",
+    "leq": " ≤ ",
+    "le": " ≤ ",
+    "leqslant": " ≤ ",
+    "geq": " ≥ ",
+    "ge": " ≥ ",
+    "geqslant": " ≥ ",
+    "lt": " < ",
+    "gt": " > ",
+    "pi": " pi ",
+    "%": "%",
+    "$": " ",
+    "{": " ( ",
+    "}": " ) ",
+}
+"""Command -> the verifier's arithmetic reading (spaced operators: ``\\cdot`` is a product there, ``·`` in the display)."""
+
+SPACING = frozenset(
+    {
+        "(",
+        ")",
+        ",",
+        ";",
+        ":",
+        "!",
+        " ",
+        "quad",
+        "qquad",
+        "left",
+        "right",
+        "big",
+        "Big",
+        "bigl",
+        "bigr",
+        "Bigl",
+        "Bigr",
+    }
+)
+"""Commands the verifier reads as a space (spacing, sizing, delimiters it ignores)."""
+
+ELLIPSES = frozenset({"cdots", "ldots", "dots", "cdot\\cdot"})
+"""Commands the verifier reads as an ellipsis."""
+
+BREAKS = frozenset(
+    {
+        "\\",
+        "[",  # \[ ... \]: each displayed equation is a statement of its own
+        "]",
+        "Rightarrow",
+        "Leftarrow",
+        "Leftrightarrow",
+        "rightarrow",
+        "to",
+        "implies",
+        "therefore",
+        "because",
+        "lfloor",
+        "rfloor",
+        "lceil",
+        "rceil",
+        "pm",
+        "mp",
+    }
+)
+"""Commands that end a statement for the verifier (arrows, line breaks, floors, ±)."""

@@ -101,7 +101,7 @@ Variant = str
 class Option(BaseModel):
     """One option, or one numbered statement of a judgment question."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     label: str
     """The letter (``A``) or, for judgment statements, the number (``1``)."""
@@ -114,7 +114,7 @@ class Option(BaseModel):
 class Knowledge(BaseModel):
     """Where the question sits in the knowledge graph."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     category: str | None = None
     """CK12's category (知识点, 题型, 能力, 拓展思维) or the source's subject category."""
@@ -133,7 +133,7 @@ class Question(BaseModel):
     later stage can join on ids, never on display names.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     version: Literal[1] = RECORD_VERSION
     """Version of this record's schema."""

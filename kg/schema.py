@@ -10,18 +10,11 @@ A test fails while the checked-in file differs from :func:`render`.
 
 from __future__ import annotations
 
-import ast
-import inspect
-import itertools
 import json
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from kg import records
 from kg.records import RECORD_VERSION, Question
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "question.schema.json"
@@ -29,39 +22,13 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def question_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of a question record, as pydantic generates it."""
+    """The JSON Schema (draft 2020-12) of a question record, as pydantic generates it.
+
+    Field descriptions are the docstrings under the fields of :mod:`kg.records`
+    (pydantic's ``use_attribute_docstrings``), so the record's source is their one home.
+    """
     schema = Question.model_json_schema(mode="validation")
-    _describe(schema, Question)
-    for name, definition in schema.get("$defs", {}).items():
-        model = getattr(records, name, None)
-        if isinstance(model, type) and issubclass(model, BaseModel):
-            _describe(definition, model)
     return {"$schema": DIALECT, "$id": f"k12eval/question.v{RECORD_VERSION}.schema.json", **schema}
-
-
-def _describe(schema: dict[str, Any], model: type[BaseModel]) -> None:
-    """Copy the field docstrings of ``model`` (the string under each field) into the schema's descriptions."""
-    for name, doc in attribute_docs(model).items():
-        prop = schema.get("properties", {}).get(name)
-        if prop is not None and "description" not in prop:
-            prop["description"] = doc
-
-
-def attribute_docs(cls: type) -> dict[str, str]:
-    """``{field: docstring}`` for the fields of ``cls`` that have a string literal right below them."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-    docs: dict[str, str] = {}
-    for node, following in itertools.pairwise(body):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(following, ast.Expr)
-            and isinstance(following.value, ast.Constant)
-            and isinstance(following.value.value, str)
-        ):
-            docs[node.target.id] = inspect.cleandoc(following.value.value)
-    return docs
 
 
 def render() -> str:

@@ -10,32 +10,8 @@ from __future__ import annotations
 import functools
 import re
 
-from kg.latex import latex_argument
+from kg.latex import ACCENTS, FRACTIONS, SYMBOLS, TEXT_COMMANDS, latex_argument
 
-SYMBOLS = {
-    "times": "×", "div": "÷", "cdot": "·", "pm": "±", "mp": "∓", "le": "≤", "leq": "≤", "ge": "≥",
-    "geq": "≥", "ne": "≠", "neq": "≠", "approx": "≈", "equiv": "≡", "sim": "∼", "infty": "∞",
-    "pi": "π", "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
-    "theta": "θ", "lambda": "λ", "mu": "μ", "rho": "ρ", "sigma": "σ", "phi": "φ", "varphi": "φ",
-    "omega": "ω", "Delta": "Δ", "Omega": "Ω", "Sigma": "Σ", "angle": "∠", "triangle": "△",
-    "circ": "°", "degree": "°", "parallel": "∥", "perp": "⊥", "in": "∈", "notin": "∉",
-    "subset": "⊂", "subseteq": "⊆", "supset": "⊃", "cup": "∪", "cap": "∩", "emptyset": "∅",
-    "varnothing": "∅", "therefore": "∴", "because": "∵", "rightarrow": "→", "to": "→",
-    "Rightarrow": "⇒", "leftarrow": "←", "Leftarrow": "⇐", "leftrightarrow": "↔",
-    "Leftrightarrow": "⇔", "uparrow": "↑", "downarrow": "↓", "forall": "∀", "exists": "∃",
-    "neg": "¬", "land": "∧", "lor": "∨", "cong": "≅", "odot": "⊙", "prime": "′", "ldots": "…",
-    "cdots": "⋯", "dots": "…", "quad": " ", "qquad": "  ", ",": " ", ";": " ", ":": " ", "!": "",
-    " ": " ", "%": "%", "{": "{", "}": "}", "_": "_", "&": "&", "#": "#", "$": "$", "\\": " ",
-    "left": "", "right": "", "big": "", "Big": "", "bigg": "", "displaystyle": "", "limits": "",
-    "lbrace": "{", "rbrace": "}", "langle": "⟨", "rangle": "⟩", "lg": "lg", "ln": "ln", "log": "log",
-    "sin": "sin", "cos": "cos", "tan": "tan", "cot": "cot", "lim": "lim", "max": "max", "min": "min",
-    "overset": "", "underset": "",
-}  # fmt: skip
-"""Command (without backslash) -> text."""
-
-_TEXT_ARG = {"text", "mathrm", "mathbf", "mathit", "textbf", "textit", "operatorname", "boldsymbol", "rm", "bf"}
-_ACCENT = {"overline": "\u0305", "bar": "\u0304", "vec": "\u20d7", "hat": "\u0302", "widehat": "\u0302"}
-_FRAC = {"frac", "dfrac", "tfrac", "cfrac"}
 _SUP = str.maketrans("0123456789+-=()nixyabk", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱˣʸᵃᵇᵏ")
 _SUB = str.maketrans("0123456789+-=()aeoxnmk", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₙₘₖ")
 _SUP_CHARS = set("0123456789+-=()nixyabk")
@@ -77,7 +53,7 @@ def _convert(text: str) -> str:
             if name.isalpha():
                 while i < len(text) and text[i] == " ":  # LaTeX drops the spaces after a control word
                     i += 1
-            if name in _FRAC:
+            if name in FRACTIONS:
                 top, i = latex_argument(text, i)
                 bottom, i = latex_argument(text, i)
                 out.append(f"{_wrap(_convert(top))}/{_wrap(_convert(bottom))}")
@@ -90,12 +66,12 @@ def _convert(text: str) -> str:
                 root = {"3": "∛", "4": "∜"}.get(index, (index.translate(_SUP) if index else "") + "√")
                 inner = _convert(body)
                 out.append(root + (inner if len(inner) <= 1 or inner.isalnum() else f"({inner})"))
-            elif name in _TEXT_ARG:
+            elif name in TEXT_COMMANDS:
                 body, i = latex_argument(text, i)
                 out.append(_convert(body))
-            elif name in _ACCENT:
+            elif name in ACCENTS:
                 body, i = latex_argument(text, i)
-                out.append("".join(c + _ACCENT[name] for c in _convert(body)))
+                out.append("".join(c + ACCENTS[name] for c in _convert(body)))
             elif name in SYMBOLS:
                 out.append(SYMBOLS[name])
             elif i < len(text) and text[i] == "{":

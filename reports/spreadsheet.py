@@ -5,6 +5,12 @@ LibreOffice read ``=HYPERLINK(...)`` or ``@SUM(...)`` in a CSV cell as a formula
 A leading apostrophe makes the cell text. Numbers stay as they are, in number
 columns and as text (``-3.5`` is a number to a spreadsheet, not a formula), so
 the CSVs still sort and sum. Parquet files are not spreadsheets and keep the raw text.
+
+CSVs start with a UTF-8 byte order mark (``utf-8-sig``): Excel on a Chinese Windows reads a
+CSV without one in the local code page (GBK) and shows the names garbled; pandas, Python's
+``csv`` with ``encoding="utf-8-sig"`` and LibreOffice skip the mark. The ``.xlsx`` workbook
+(:func:`write_xlsx`, openpyxl) gets the same cell guard: openpyxl stores a text cell that
+starts with ``=`` as a formula.
 """
 
 from __future__ import annotations
@@ -41,4 +47,17 @@ def write_csv(frame: pd.DataFrame, path: Path) -> None:
     # RFC 4180 line ends: Python's csv quotes a cell holding any character of the line
     # terminator, so a bare CR inside a name is quoted too instead of splitting the row
     # (a reader would then start a row with the rest of the name: "=1...").
-    safe_frame(frame).to_csv(path, index=False, lineterminator="\r\n")
+    safe_frame(frame).to_csv(path, index=False, lineterminator="\r\n", encoding="utf-8-sig")
+
+
+def write_xlsx(sheets: dict[str, pd.DataFrame], path: Path) -> None:
+    """Write each frame of ``sheets`` to a sheet of the workbook ``path`` (needs openpyxl: ``k12eval[xlsx]``).
+
+    Raises :class:`ModuleNotFoundError` when openpyxl is missing, before anything is written.
+    """
+    import openpyxl  # noqa: F401  (pandas names its engine only when it writes; fail before creating the file)
+
+    with pd.ExcelWriter(path, engine="openpyxl") as writer:
+        for name, frame in sheets.items():
+            # Excel limits a sheet name to 31 characters.
+            safe_frame(frame).to_excel(writer, sheet_name=name[:31], index=False)

@@ -4,10 +4,14 @@
 
     index.html              the teacher's report (one file, opens from disk, no network)
     nodes.csv / .parquet    one row per run x slice x node (see reports.aggregate)
-    questions.csv / .parquet one row per run x question
+    questions.csv / .parquet one row per run x question (the .parquet files need pyarrow: k12eval[parquet])
+    report.xlsx             with ``xlsx=True``: the node table and the weakest points (openpyxl: k12eval[xlsx])
     tables/*.csv, *.md      the papers' tables and the analyses; tables.md has them all
-    plots/*.png             heatmap, arts vs science, weakest points, unparsed answers
+    plots/*.png             (matplotlib: k12eval[plots]) heatmap, arts vs science, weakest points, unparsed answers
     summary.json            headline numbers per run, files written, warnings
+
+A missing optional package (pyarrow, matplotlib, openpyxl) leaves its files out with a
+warning naming the extra to install; the rest of the report is written.
 
 The folder is built beside ``REPORT_DIR`` and swapped in whole (:mod:`reports.staging`),
 so all its files come from one build and a failed build leaves the previous report as it was.
@@ -15,6 +19,7 @@ so all its files come from one build and a failed build leaves the previous repo
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import time
 from dataclasses import dataclass, field
@@ -95,6 +100,7 @@ def write_report(
     title: str = "k12eval report",
     cjk_font: str | None = None,
     plots: bool = True,
+    xlsx: bool = False,
 ) -> ReportResult:
     """Read the runs and write the whole report folder; returns the files written and warnings.
 
@@ -134,6 +140,7 @@ def write_report(
             title=title,
             cjk_font=cjk_font,
             plots=plots,
+            xlsx=xlsx,
             started=started,
         )
     return result
@@ -153,25 +160,31 @@ def _write_folder(
     title: str,
     cjk_font: str | None,
     plots: bool,
+    xlsx: bool,
     started: float,
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
+    from reports.aggregate import weakest_points
     from reports.html import render
     from reports.markdown import markdown
     from reports.payload import build_payload, report_identity
-    from reports.plots import write_plots
-    from reports.spreadsheet import write_csv
+    from reports.spreadsheet import write_csv, write_xlsx
 
     (out / "tables").mkdir(exist_ok=True)
 
     def wrote(path: Path) -> None:
         result.files.append(str(path.relative_to(out)))
 
+    parquet = _missing("pyarrow", "parquet", "nodes.parquet and questions.parquet", result.warnings)
     for name, table in (("nodes", nodes), ("questions", frame)):
         write_csv(table, out / f"{name}.csv")
-        table.to_parquet(out / f"{name}.parquet", index=False)
         wrote(out / f"{name}.csv")
-        wrote(out / f"{name}.parquet")
+        if parquet:
+            table.to_parquet(out / f"{name}.parquet", index=False)
+            wrote(out / f"{name}.parquet")
+    if xlsx and _missing("openpyxl", "xlsx", "report.xlsx", result.warnings):
+        write_xlsx({"nodes": nodes, "weakest": weakest_points(nodes, top=10)}, out / "report.xlsx")
+        wrote(out / "report.xlsx")
 
     built = build_tables(frame, graph, k, subject, stage)
     sections = [f"# {title}\n"]
@@ -197,7 +210,9 @@ def _write_folder(
     wrote(out / "tables.md")
 
     run_list = [{"id": r.id, "label": r.label} for r in runs]
-    if plots:
+    if plots and _missing("matplotlib", "plots", "plots/*.png", result.warnings):
+        from reports.plots import write_plots
+
         result.warnings += write_plots(nodes, run_list, out / "plots", font=cjk_font)
         result.files += [f"plots/{p.name}" for p in sorted((out / "plots").glob("*.png"))]
 
@@ -216,6 +231,19 @@ def _write_folder(
     result.summary = _summary(runs, nodes, result, meta, time.perf_counter() - started)
     (out / "summary.json").write_text(json.dumps(result.summary, ensure_ascii=False, indent=1), encoding="utf-8")
     result.files.append("summary.json")
+
+
+def installed(module: str) -> bool:
+    """Whether the optional package ``module`` can be imported (found, not imported: matplotlib is slow)."""
+    return importlib.util.find_spec(module) is not None
+
+
+def _missing(module: str, extra: str, what: str, warnings: list[str]) -> bool:
+    """True when ``module`` is installed; else a warning naming what is left out and the extra to install."""
+    if installed(module):
+        return True
+    warnings.append(f"{module} is not installed: no {what}; install it with: pip install 'k12eval[{extra}]'")
+    return False
 
 
 def _summary(

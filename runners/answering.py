@@ -61,7 +61,7 @@ class Answerer:
         if options.chat is not None:
             backend_options.setdefault("chat", options.chat)
         model = options.model_path or options.model
-        backend = get_backend(options.backend, model, **backend_options)
+        backend = options.backend_instance or get_backend(options.backend, model, **backend_options)
         is_chat = backend.is_chat
         base = default_sampling(is_chat)
         cot = options.mode.endswith("cot")

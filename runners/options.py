@@ -63,6 +63,9 @@ class RunOptions:
     retry_failed: bool = False
     """Ask again the questions whose last record failed (the failed records stay as history)."""
     backend_options: dict[str, Any] = field(default_factory=dict)
+    backend_instance: Any = field(default=None, compare=False, repr=False)
+    """A backend object built by the caller (the Python API), used instead of creating ``backend`` by name;
+    ``backend`` is then its name, as the run header records it."""
     model_path: str | None = None
     """Where the backend loads ``model`` from, when the caller resolved a catalogue name to its folder
     (``k12eval.models.backend_model``); ``None``: ``model`` as it is."""

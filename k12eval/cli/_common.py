@@ -78,6 +78,15 @@ def os_error_text(exc: OSError) -> str:
     return f"{exc.filename}: {reason}" if exc.filename is not None else reason
 
 
+def comma_list(values: list[str] | None) -> tuple[str, ...]:
+    """A repeated option whose values may also be comma lists (``-s 数学,物理 -s 化学``), in order, without repeats.
+
+    A full-width comma (，) splits too: Chinese keyboards type it for subject lists.
+    """
+    items = (part.strip() for value in values or () for part in value.replace("，", ",").split(","))
+    return tuple(dict.fromkeys(item for item in items if item))
+
+
 def parse_pairs(pairs: list[str], option: str) -> dict[str, Any]:
     """``KEY=VALUE`` options (e.g. ``--backend-option base_url=...``) as a dict of scalars.
 

@@ -24,10 +24,15 @@ def _echo(message: str) -> None:
 @app.command("demo")
 @guarded
 def demo(
-    data: Annotated[Path, typer.Option("--data", help="Question bank (CK12 layout for a per-subject subset).")] = Path(
-        "data/sample"
-    ),
-    dev: Annotated[Path, typer.Option("--dev", help="Few-shot exemplar bank.")] = Path("data/sample_dev"),
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data", help="Question bank (CK12 layout for a per-subject subset).", show_default="the bundled sample"
+        ),
+    ] = None,
+    dev: Annotated[
+        Path | None, typer.Option("--dev", help="Few-shot exemplar bank.", show_default="the bundled sample_dev")
+    ] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Report folder.")] = REPORT_DIR,
     work: Annotated[
         Path, typer.Option("--work", help="Folder of the demo's question subset, runs and scores (resumable).")
@@ -88,9 +93,11 @@ def demo(
 
     if backend not in ("auto", "transformers", "vllm"):
         raise UserError(f"--backend {backend!r}: choose auto, transformers or vllm")
+    from k12eval.api import sample_bank  # inside the installed package: the demo runs from a wheel too
+
     options = DemoOptions(
-        data=data,
-        dev=dev,
+        data=data or sample_bank("sample"),
+        dev=dev or sample_bank("sample_dev"),
         work=work,
         out=out,
         chat_model=chat_model,

@@ -36,11 +36,14 @@ def report(
     ] = None,
     title: Annotated[str, typer.Option("--title", help="Title of the report.")] = "k12eval report",
     plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Draw the PNG figures (matplotlib).")] = True,
+    xlsx: Annotated[
+        bool, typer.Option("--xlsx", help="Also write report.xlsx: the node table and the weakest points (openpyxl).")
+    ] = False,
 ) -> None:
     """Aggregate runs per knowledge point and write the report folder."""
     from reports import write_report
 
-    result = write_report(run_dirs, out, data, k=k, subject=subject, stage=stage, title=title, plots=plots)
+    result = write_report(run_dirs, out, data, k=k, subject=subject, stage=stage, title=title, plots=plots, xlsx=xlsx)
     for warning in result.warnings:
         typer.echo(f"warning: {warning}", err=True)
     for run in result.summary["runs"]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import guarded, log_to_stderr, parse_pairs
+from k12eval.cli._common import comma_list, guarded, log_to_stderr, parse_pairs
 from k12eval.cli._config import load_config
 from kg.errors import InputError
 
@@ -48,8 +48,12 @@ def run(
         str | None, typer.Option("--format", "-f", help="Question-bank format; detected if omitted.")
     ] = None,
     mapping: Annotated[Path | None, typer.Option(help="Mapping file for your own JSONL/CSV.")] = None,
-    subjects: Annotated[list[str] | None, typer.Option("--subjects", "-s", help="Only these subjects.")] = None,
-    types: Annotated[list[str] | None, typer.Option("--types", "-t", help="Only these question types.")] = None,
+    subjects: Annotated[
+        list[str] | None, typer.Option("--subjects", "-s", help="Only these subjects (repeat, or a comma list).")
+    ] = None,
+    types: Annotated[
+        list[str] | None, typer.Option("--types", "-t", help="Only these question types (repeat, or a comma list).")
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="At most N questions (after filters).")] = None,
     seed: Annotated[int, typer.Option(help="Seed for variants, exemplar choice and sampling.")] = 0,
     shard: Annotated[
@@ -133,8 +137,8 @@ def run(
         lang=choose(lang, LANGS, "--lang"),
         fmt=fmt,
         mapping=mapping,
-        subjects=tuple(subjects or ()),
-        types=tuple(types or ()),
+        subjects=comma_list(subjects),
+        types=comma_list(types),
         limit=limit,
         seed=seed,
         shard=shard,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from kg.latex import latex_argument
+from kg.latex import ARITHMETIC, BREAKS, ELLIPSES, FRACTIONS, SPACING, TEXT_COMMANDS, latex_argument
 from reasoning_metrics.verify._chinese import rewrite_chinese
 
 MAX_LATEX_DEPTH = 40
@@ -57,81 +57,6 @@ _SYMBOLS = str.maketrans(
         "\u3000": " ",
     }
 )
-
-_FRAC = {"frac", "dfrac", "tfrac", "cfrac"}
-_TEXT = {
-    "text",
-    "mathrm",
-    "textbf",
-    "textit",
-    "textrm",
-    "mbox",
-    "mathbf",
-    "mathit",
-    "operatorname",
-    "textnormal",
-}
-_SIMPLE = {
-    "times": " × ",
-    "cdot": " × ",
-    "ast": " × ",
-    "div": " ÷ ",
-    "approx": " ≈ ",
-    "neq": " ≠ ",
-    "ne": " ≠ ",
-    "leq": " ≤ ",
-    "le": " ≤ ",
-    "leqslant": " ≤ ",
-    "geq": " ≥ ",
-    "ge": " ≥ ",
-    "geqslant": " ≥ ",
-    "lt": " < ",
-    "gt": " > ",
-    "pi": " pi ",
-    "%": "%",
-    "$": " ",
-    "{": " ( ",
-    "}": " ) ",
-}
-_SPACES = {
-    "(",
-    ")",
-    ",",
-    ";",
-    ":",
-    "!",
-    " ",
-    "quad",
-    "qquad",
-    "left",
-    "right",
-    "big",
-    "Big",
-    "bigl",
-    "bigr",
-    "Bigl",
-    "Bigr",
-}
-_ELLIPSES = {"cdots", "ldots", "dots", "cdot\\cdot"}
-_BREAKS = {
-    "\\",
-    "[",  # \[ ... \]: each displayed equation is a statement of its own
-    "]",
-    "Rightarrow",
-    "Leftarrow",
-    "Leftrightarrow",
-    "rightarrow",
-    "to",
-    "implies",
-    "therefore",
-    "because",
-    "lfloor",
-    "rfloor",
-    "lceil",
-    "rceil",
-    "pm",
-    "mp",
-}
 
 
 def normalize(text: str) -> str:
@@ -216,7 +141,7 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
     else:
         name = match.group(0)
         i += len(name)
-    if name in _FRAC:
+    if name in FRACTIONS:
         numerator, i = latex_argument(text, i)
         denominator, i = latex_argument(text, i)
         out.append(f"(({_latex(numerator, depth + 1)})/({_latex(denominator, depth + 1)}))")
@@ -236,19 +161,19 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
         radicand, i = latex_argument(text, i)
         inner = _latex(radicand, depth + 1)
         out.append(f" sqrt({inner})" if index is None else f"(({inner})^(1/({_latex(index, depth + 1)})))")
-    elif name in _TEXT:
+    elif name in TEXT_COMMANDS:
         content, i = latex_argument(text, i)
         out.append(f" {content} ")
     elif name == "boxed":
         content, i = latex_argument(text, i)
         out.append(f" {_latex(content, depth + 1)} ")
-    elif name in _SIMPLE:
-        out.append(_SIMPLE[name])
-    elif name in _SPACES:
+    elif name in ARITHMETIC:
+        out.append(ARITHMETIC[name])
+    elif name in SPACING:
         out.append(" ")
-    elif name in _ELLIPSES:
+    elif name in ELLIPSES:
         out.append(" ⋯ ")
-    elif name in _BREAKS:
+    elif name in BREAKS:
         out.append(" ; ")
     else:
         out.append(f" {name} ")

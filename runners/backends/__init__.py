@@ -32,15 +32,29 @@ BACKENDS: dict[str, str] = {
 """Backend name -> ``module:Class``; the module is imported when the backend is asked for."""
 
 
+ENTRY_POINT_GROUP = "k12eval.backends"
+"""Entry-point group of backends other packages provide (``name = "package.module:Class"``); see docs/python.md."""
+
+
 def backend_class(name: str) -> type:
-    """The class registered under ``name``; an unknown name raises :class:`InputError` listing the known ones."""
-    try:
-        target = BACKENDS[name]
-    except KeyError:
-        raise InputError(f"unknown backend {name!r}; choose one of: {', '.join(BACKENDS)}") from None
-    module, _, attribute = target.partition(":")
-    cls: type = getattr(importlib.import_module(module), attribute)
-    return cls
+    """The class registered under ``name``, built in or an installed package's ``k12eval.backends`` entry point.
+
+    Entry points are read only for a name that is not built in, and loaded only when asked for.
+    An unknown name raises :class:`InputError` listing the known ones.
+    """
+    if name in BACKENDS:
+        module, _, attribute = BACKENDS[name].partition(":")
+        cls: type = getattr(importlib.import_module(module), attribute)
+        return cls
+    from importlib.metadata import entry_points
+
+    found = entry_points(group=ENTRY_POINT_GROUP)
+    for entry in found:
+        if entry.name == name:
+            loaded: type = entry.load()
+            return loaded
+    known = [*BACKENDS, *sorted({e.name for e in found} - set(BACKENDS))]
+    raise InputError(f"unknown backend {name!r}; choose one of: {', '.join(known)}")
 
 
 def backend_options(name: str) -> dict[str, Any]:
@@ -66,6 +80,7 @@ __all__ = [
     "BACKENDS",
     "BASE_SAMPLING",
     "CHAT_SAMPLING",
+    "ENTRY_POINT_GROUP",
     "Backend",
     "ChatMessages",
     "GenerationRequest",

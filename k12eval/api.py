@@ -1,0 +1,188 @@
+"""The Python API for notebooks and scripts: the command line's steps as functions over typed records.
+
+Each function calls the same library function as its command (``k12eval run`` -> :func:`run`, ...),
+takes ``str`` or :class:`~pathlib.Path` for every path, and returns typed records
+(:class:`~kg.records.Question`, :class:`~runners.run.RunSummary`, :class:`~reports.runs.Run`)
+or, from the ``*_table`` functions, pandas frames. Nothing heavy is imported until a function is
+called: the model libraries only when a backend or scoring model is loaded. See docs/python.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from kg.records import Question
+    from reasoning_metrics.runs import ScoreRecord
+    from reports.runs import Run
+    from reports.writer import ReportResult
+    from runners.backends.base import Backend
+    from runners.run import RunSummary
+
+PathLike = str | Path
+"""Any path argument: a ``str`` or a :class:`~pathlib.Path`."""
+
+
+def sample_bank(name: str = "sample") -> Path:
+    """The bundled question bank ``sample`` (63 questions) or ``sample_dev`` (few-shot exemplars).
+
+    Found inside the installed package, so it works from a wheel as from a checkout.
+    """
+    if name not in ("sample", "sample_dev"):
+        raise ValueError(f"no bundled bank {name!r}; choose sample or sample_dev")
+    return Path(str(resources.files("k12eval") / "data" / name))
+
+
+def load_bank(
+    path: PathLike,
+    fmt: str | None = None,
+    *,
+    variant: str = "original",
+    mapping: PathLike | None = None,
+    skip_invalid: bool = False,
+) -> list[Question]:
+    """The questions of the bank at ``path`` (any format ``k12eval kg`` reads; detected if ``fmt`` is omitted)."""
+    from kg.importers import load_questions
+
+    return load_questions(Path(path), fmt, variant=variant, mapping=mapping, skip_invalid=skip_invalid).questions
+
+
+def run(
+    data: PathLike,
+    model: str,
+    out: PathLike,
+    *,
+    backend: str | Backend = "transformers",
+    subjects: str | Sequence[str] = (),
+    types: str | Sequence[str] = (),
+    few_shot: PathLike | None = None,
+    backend_options: dict[str, Any] | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
+    **options: Any,
+) -> RunSummary:
+    """Answer the questions of ``data`` with ``model`` into the run folder ``out`` (resumable, like ``k12eval run``).
+
+    ``backend`` is a name (``transformers``, ``vllm``, ``openai``, ``replay`` or one an installed
+    package registers, see docs/python.md) or a backend object you built. ``subjects`` and
+    ``types`` take a list or a comma list. Other keywords are :class:`~runners.options.RunOptions`
+    fields (``mode``, ``limit``, ``max_tokens``, ``batch_size``...).
+    """
+    from runners.options import RunOptions
+    from runners.run import run_questions
+
+    given = {"backend": backend} if isinstance(backend, str) else {"backend": backend.name, "backend_instance": backend}
+    run_options = RunOptions(
+        data=Path(data),
+        model=model,
+        out=Path(out),
+        subjects=_names(subjects),
+        types=_names(types),
+        few_shot=Path(few_shot) if few_shot is not None else None,
+        backend_options=dict(backend_options or {}),
+        **given,
+        **options,
+    )
+    return run_questions(run_options, progress=progress)
+
+
+def score(
+    run_dir: PathLike,
+    *,
+    metrics: Sequence[str] | None = None,
+    models: dict[str, Any] | None = None,
+    lang: str | None = None,
+    detectors: bool = True,
+    data: PathLike | None = None,
+) -> list[ScoreRecord]:
+    """Score the run's chains of thought (resumable, like ``k12eval score``); returns every chain's scores.
+
+    ``models`` maps a role (``encoder``, ``nli``, ...) to a model name or an adapter object
+    (``encode(texts) -> ndarray`` for an encoder); a role left out gets its default model.
+    """
+    from k12eval.models import metric_model
+    from kg.errors import InputError
+    from reasoning_metrics.runs import SCORES_FILE, ScoreRecord, score_run
+    from reasoning_metrics.store import read_score_lines
+    from runners.files import lock_file
+    from runners.records import HEADER_FILE
+
+    if not (Path(run_dir) / HEADER_FILE).is_file():  # before the lock, which would create the folder
+        raise InputError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
+    target = Path(run_dir) / SCORES_FILE
+    with lock_file(target):
+        job = score_run(
+            Path(run_dir),
+            data=Path(data) if data is not None else None,
+            metrics=list(metrics) if metrics is not None else None,
+            models=models,
+            model_resolver=metric_model,
+            lang=lang,  # type: ignore[arg-type]
+            detectors=detectors,
+        )
+        for _ in job.records:  # scored and appended as they are consumed
+            pass
+    return [ScoreRecord.model_validate(line) for _, line in read_score_lines(job.out)]
+
+
+def report(
+    run_dirs: PathLike | Iterable[PathLike],
+    out: PathLike,
+    *,
+    data: PathLike | None = None,
+    **options: Any,
+) -> ReportResult:
+    """Write the report folder of the runs (``index.html``, tables, ``nodes.csv``...), like ``k12eval report``.
+
+    Keywords are :func:`reports.write_report`'s (``title``, ``plots``, ``xlsx``, ``k``...).
+    """
+    from reports import write_report
+
+    return write_report(_paths(run_dirs), Path(out), Path(data) if data is not None else None, **options)
+
+
+def load_runs(run_dirs: PathLike | Iterable[PathLike], *, data: PathLike | None = None) -> list[Run]:
+    """The run folders, read: header, one record per question, step scores and the bank's questions.
+
+    Warnings (a bank that moved, a run without answers) are raised as :class:`UserWarning`.
+    """
+    import warnings
+
+    from reports.runs import load_runs as read_runs
+
+    runs, notes = read_runs(_paths(run_dirs), Path(data) if data is not None else None)
+    for note in notes:
+        warnings.warn(note, UserWarning, stacklevel=2)
+    return runs
+
+
+def question_table(runs: Sequence[Run]) -> pd.DataFrame:
+    """One row per run x answered question (the report's ``questions.csv``): coordinates, correctness, scores."""
+    from reports.aggregate import question_frame
+    from reports.runs import graph_of
+
+    return question_frame(runs, graph_of(list(runs)))
+
+
+def node_table(runs: Sequence[Run], k: int = 4) -> pd.DataFrame:
+    """One row per run x slice x knowledge point (the report's ``nodes.csv``): accuracy with Wilson intervals."""
+    from reports.aggregate import node_table as nodes
+    from reports.aggregate import question_frame
+    from reports.runs import graph_of
+
+    graph = graph_of(list(runs))
+    return nodes(question_frame(runs, graph), graph, k=k)
+
+
+def _names(value: str | Sequence[str]) -> tuple[str, ...]:
+    from k12eval.cli._common import comma_list
+
+    return comma_list([value] if isinstance(value, str) else list(value))
+
+
+def _paths(value: PathLike | Iterable[PathLike]) -> list[Path]:
+    return [Path(value)] if isinstance(value, str | Path) else [Path(v) for v in value]

@@ -1,0 +1,148 @@
+"""The Python API: lazy imports, str or Path arguments, backend objects, and backends from entry points."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+import k12eval
+from kg.errors import InputError
+from runners.backends import ENTRY_POINT_GROUP, backend_class, get_backend
+from runners.backends.base import GenerationRequest, GenerationResult, LoglikelihoodRequest, LoglikelihoodResult
+from tests.conftest import REPO
+
+SAMPLE = REPO / "data" / "sample"
+
+
+def test_import_k12eval_loads_no_model_library_and_no_pandas() -> None:
+    code = "import json, sys, k12eval\nprint(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    loaded = set(json.loads(proc.stdout))
+    assert not loaded & {"torch", "transformers", "sentence_transformers", "vllm", "pandas", "matplotlib", "pyarrow"}
+    assert "k12eval" in loaded
+
+
+def test_the_api_names_are_exported_and_unknown_names_raise() -> None:
+    assert {"load_bank", "run", "score", "report", "load_runs"} <= set(k12eval.__all__)
+    assert k12eval.load_bank.__module__ == "k12eval.api"
+    with pytest.raises(AttributeError):
+        _ = k12eval.no_such_function  # type: ignore[attr-defined]
+
+
+def test_load_bank_takes_str_and_path_and_sample_bank_is_the_bundled_copy() -> None:
+    by_str = k12eval.load_bank(str(SAMPLE))
+    by_path = k12eval.load_bank(k12eval.sample_bank())
+    assert len(by_str) == 63 and [q.id for q in by_str] == [q.id for q in by_path]
+    assert k12eval.sample_bank().resolve() == SAMPLE.resolve()  # the checkout's data/sample is the packaged one
+    with pytest.raises(ValueError, match="sample_dev"):
+        k12eval.sample_bank("other")
+
+
+class Echo:
+    """A backend of one's own: answers every question with option A."""
+
+    name = "echo"
+    is_chat = True
+
+    def __init__(self, model: str, *, letter: str = "A") -> None:
+        self.model, self.letter, self.calls = model, letter, 0
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        self.calls += 1
+        return [GenerationResult(id=r.id, texts=[f"答案是 {self.letter}"]) for r in requests]
+
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
+        return [LoglikelihoodResult(id=r.id, error="not supported") for r in requests]
+
+    def count_tokens(self, text: str) -> int:
+        return len(text)
+
+
+def test_run_takes_a_backend_object_and_comma_lists(tmp_path: Path) -> None:
+    echo = Echo("mine")
+    summary = k12eval.run(SAMPLE, "mine", str(tmp_path / "run"), backend=echo, subjects="数学,物理", limit=5)
+    assert echo.calls >= 1 and len(summary.records) == 5
+    assert {r.subject for r in summary.records} <= {"数学", "物理"}
+    assert all(r.extracted == ["A"] for r in summary.records if r.type == "single_choice")
+    header = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert header["backend"] == "echo"
+    runs = k12eval.load_runs(tmp_path / "run", data=SAMPLE)
+    assert len(runs) == 1 and len(runs[0].records) == 5
+    nodes = k12eval.node_table(runs)
+    assert nodes[(nodes["node"] == "all") & (nodes["slice"] == "all")]["n"].item() == 5
+
+
+class _EntryPoint:
+    """What importlib.metadata gives for one entry point (name, group, load)."""
+
+    def __init__(self, name: str, target: type) -> None:
+        self.name, self.group, self.target = name, ENTRY_POINT_GROUP, target
+
+    def load(self) -> type:
+        return self.target
+
+
+def test_a_backend_registered_by_entry_point_is_found_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str | None] = []
+
+    def entry_points(group: str | None = None) -> list[_EntryPoint]:
+        asked.append(group)
+        return [_EntryPoint("echo", Echo)] if group == ENTRY_POINT_GROUP else []
+
+    monkeypatch.setattr("importlib.metadata.entry_points", entry_points)
+    assert backend_class("replay").__name__ == "ReplayBackend" and asked == []  # built-in names read no metadata
+    assert backend_class("echo") is Echo and asked == [ENTRY_POINT_GROUP]
+    backend = get_backend("echo", "m", letter="B")
+    assert isinstance(backend, Echo) and backend.letter == "B"
+    with pytest.raises(InputError, match=r"unknown backend 'nope'; choose one of: .*replay, echo"):
+        backend_class("nope")
+
+
+def test_an_entry_point_in_an_installed_distribution_is_found(tmp_path: Path) -> None:
+    # A real (tiny) distribution on sys.path, in a subprocess: what `pip install my-backend` would leave.
+    site = tmp_path / "site"
+    (site / "my_backend-1.0.dist-info").mkdir(parents=True)
+    (site / "my_backend-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: my-backend\nVersion: 1.0\n"
+    )
+    (site / "my_backend-1.0.dist-info" / "entry_points.txt").write_text(
+        f"[{ENTRY_POINT_GROUP}]\nshout = my_backend:Shout\n", encoding="utf-8"
+    )
+    (site / "my_backend.py").write_text(
+        "class Shout:\n    def __init__(self, model, *, loud=True):\n        self.loud = loud\n"
+    )
+    code = "from runners.backends import get_backend; print(type(get_backend('shout', 'm', loud=False)).__name__)"
+    env = {"PYTHONPATH": f"{site}:{REPO}", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Shout"
+
+
+def test_score_refuses_a_folder_that_is_not_a_run(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not a run folder"):
+        k12eval.score(tmp_path / "nothing")
+    assert not (tmp_path / "nothing").exists()
+
+
+def test_demo_defaults_to_the_bundled_banks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    seen = {}
+
+    def run_demo(options: object, echo: object) -> None:
+        seen["options"] = options
+        raise InputError("stopped here")
+
+    monkeypatch.setattr("k12eval.cli._demo_pipeline.run_demo", run_demo)
+    monkeypatch.chdir(tmp_path)  # no data/sample here: the defaults must not be relative to the working folder
+    result = CliRunner().invoke(app, ["demo", "--work", str(tmp_path / "w")])
+    assert result.exit_code == 2 and "stopped here" in result.output
+    options = seen["options"]
+    assert options.data == k12eval.sample_bank("sample") and options.dev == k12eval.sample_bank("sample_dev")  # type: ignore[attr-defined]

@@ -1,0 +1,28 @@
+"""One set of LaTeX command tables (kg.latex) for the report's display and the verifier's reading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg.latex import ARITHMETIC, FRACTIONS, SYMBOLS, TEXT_COMMANDS
+from reasoning_metrics.verify._normalize import normalize
+from reports.latex import simplify_latex
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("command", ["textrm", "textnormal", "mbox", "boldsymbol", "mathbf"])
+def test_a_text_command_reads_the_same_in_the_report_and_the_verifier(command: str) -> None:
+    assert command in TEXT_COMMANDS
+    assert simplify_latex(f"$\\{command}{{km}}$") == "km"
+    assert command not in normalize(f"\\{command}{{v}} = 3")
+
+
+def test_the_tables_have_one_home() -> None:
+    # A second definition of a table is how the display and the verifier drifted apart before.
+    for path in (REPO / "reports" / "latex.py", REPO / "reasoning_metrics" / "verify" / "_normalize.py"):
+        text = path.read_text(encoding="utf-8")
+        assert '"dfrac"' not in text and '"mathrm"' not in text and '"leq"' not in text, path.name
+    assert {"frac", "dfrac"} <= FRACTIONS and SYMBOLS["le"] == "≤" and ARITHMETIC["le"] == " ≤ "
