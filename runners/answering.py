@@ -33,7 +33,7 @@ from runners.extract import extract
 from runners.fewshot import ExemplarPool, fit_prompt
 from runners.grading import grade
 from runners.options import RunOptions
-from runners.prompting import Prompt, as_chat, as_text
+from runners.prompting import Prompt, as_chat, as_text, prompt_language
 from runners.ranking import gold_rank
 from runners.records import RunRecord, make_record
 
@@ -92,7 +92,7 @@ class Answerer:
 
     def prompt_for(self, question: Question) -> tuple[Prompt, str | list[dict[str, str]]]:
         """The prompt object and what is sent: chat messages for chat models, text for base models."""
-        lang = question.language if self.options.lang == "auto" else self.options.lang
+        lang = prompt_language(question, self.options.lang)
         prompt = fit_prompt(
             question,
             self.options.mode,
