@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from kg.graph import KnowledgeGraph, node_ids, subject_id
-from kg.records import subject_group
+from kg.records import QuestionType, subject_group
 from reports.runs import Run
 from reports.stats import rank_of_gold, wilson_interval
 
@@ -86,6 +86,8 @@ def question_frame(runs: Iterable[Run], graph: KnowledgeGraph) -> pd.DataFrame:
                 "failed": record.parse_status == "failed",
                 "answered": not skipped,
                 "partial": record.partial,
+                # Judgment statements, for the released scorer's per-statement accuracy (reports.tables).
+                "statements": len(question.answer) if question.type is QuestionType.JUDGMENT else math.nan,
                 "rank": rank,
                 "n_options": n_options,
             }

@@ -183,3 +183,35 @@ def test_markdown_escapes_cells() -> None:
     assert "| a\\|b | n |" in text
     assert "| x\\|y | 1.0 |" in text
     assert "| line break |  |" in text
+
+
+def _judgment_frame() -> pd.DataFrame:
+    # Three judgment items of science: one single statement right, one 3-statement item with 2 right,
+    # one 2-statement item all right (#16 item 4).
+    rows = [
+        {"correct": 1.0, "partial": 1.0, "statements": 1},
+        {"correct": 0.0, "partial": 2 / 3, "statements": 3},
+        {"correct": 1.0, "partial": 1.0, "statements": 2},
+    ]
+    common = {"scored": True, "variant": "original", "model": "m", "mode": "zero-shot", "type": "judgment"}
+    return pd.DataFrame([{**common, "group": "science", **row} for row in rows])
+
+
+def test_judgment_per_item_is_the_default_and_per_statement_is_offered() -> None:
+    frame = _judgment_frame()
+    per_item = tables.type_by_mode(frame)
+    assert per_item.iloc[0]["judgment"] == "— / 66.7"  # 2 of 3 items wholly right (the paper)
+    per_statement = tables.type_by_mode(frame, judgment="per-statement")
+    assert per_statement.iloc[0]["judgment"] == "— / 83.3"  # 5 of 6 statements (the released scorer)
+    assert "per item" in tables.type_by_mode_caption("per-item")
+    assert "per statement" in tables.type_by_mode_caption("per-statement")
+    assert per_statement.attrs["caption"] == tables.type_by_mode_caption("per-statement")
+    with pytest.raises(ValueError, match="per-item"):
+        tables.type_by_mode(frame, judgment="per-blank")
+
+
+def test_the_question_frame_counts_judgment_statements(tmp_path: Path) -> None:
+    frame, graph = _frame([write_run(tmp_path / "a", small_bank(), SMALL_ANSWERS)])
+    judgments = frame[frame["type"] == "judgment"]
+    expected = [len(graph.questions[q].answer) for q in judgments["question_id"]]
+    assert list(judgments["statements"]) == expected
