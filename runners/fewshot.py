@@ -144,6 +144,31 @@ def _exemplar_text(exemplar: Exemplar) -> str:
     return (exemplar.text or exemplar.stem) + exemplar.analysis
 
 
+def is_ck12_examples_file(path: Path) -> bool:
+    """Whether ``path`` is a CK12 released example file: a JSON object ``{subject: {type: [...]}}``.
+
+    Told by its layout, not its name, so a renamed copy still loads; a question bank (JSONL, CSV,
+    a folder) is not one.
+    """
+    if not path.is_file() or path.suffix.lower() != ".json":
+        return False
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and bool(data) and all(isinstance(v, dict) for v in data.values())
+
+
+def load_exemplar_pool(path: Path, seed: int | None = 0) -> ExemplarPool:
+    """The exemplars of ``--few-shot PATH``: CK12's released example files as they are, in their order
+    (the first five are the paper's), or any question bank's questions in a seeded order."""
+    if is_ck12_examples_file(path):
+        return ExemplarPool(load_ck12_examples(path), seed=None)
+    from kg.importers import load_questions
+
+    return ExemplarPool.from_questions(load_questions(path).questions, seed=seed)
+
+
 def load_ck12_examples(path: Path) -> list[Exemplar]:
     """CK12's released ``few_shot_examples.json`` / ``few_shot_cot_examples.json`` as exemplars.
 
