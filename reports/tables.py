@@ -161,18 +161,30 @@ def level1_accuracy(frame: pd.DataFrame, subject: str, stage: str | None) -> pd.
 
 
 def category_scores(frame: pd.DataFrame) -> pd.DataFrame:
-    """CMMLU style: per run, each category (group) is the unweighted mean of its subjects' accuracies."""
+    """CMMLU style: per run, each category is the unweighted mean of its subjects' accuracies.
+
+    A subject counts in every category it sits in (``groups``; CMMLU's China specific subjects are in
+    a second one); the average is over subjects, each once.
+    """
     scored = _scored(frame[frame["group"].notna()])
     if scored.empty:
         return pd.DataFrame()
-    subjects = scored.groupby(["run", "group", "subject"], sort=False)["correct"].mean().reset_index()
-    groups = sorted(subjects["group"].unique())
+    groups_of = scored["groups"] if "groups" in scored else scored["group"].map(lambda g: (g,))
+    scored = scored.assign(groups=groups_of.map(lambda gs: tuple(gs) if len(gs) else ()))
+    subjects = (
+        scored.groupby(["run", "subject"], sort=False)
+        .agg(correct=("correct", "mean"), groups=("groups", "first"))
+        .reset_index()
+    )
+    by_group = subjects.explode("groups").dropna(subset=["groups"])
+    groups = sorted(by_group["groups"].unique())
     rows = []
     for run, sub in subjects.groupby("run", sort=False):
         first = frame[frame["run"] == run].iloc[0]
         row: dict[str, object] = {"run": run, "model": first["model"], "mode": first["mode"]}
+        in_run = by_group[by_group["run"] == run]
         for group in groups:
-            row[group] = pct(float(sub[sub["group"] == group]["correct"].mean()))
+            row[group] = pct(float(in_run[in_run["groups"] == group]["correct"].mean()))
         row["average (macro over subjects)"] = pct(float(sub["correct"].mean()))
         rows.append(row)
     return pd.DataFrame(rows)

@@ -215,3 +215,19 @@ def test_the_question_frame_counts_judgment_statements(tmp_path: Path) -> None:
     judgments = frame[frame["type"] == "judgment"]
     expected = [len(graph.questions[q].answer) for q in judgments["question_id"]]
     assert list(judgments["statements"]) == expected
+
+
+def test_a_subject_counts_in_each_of_its_categories() -> None:
+    # CMMLU: 中国历史 is Humanities and China specific; 小学数学 STEM only (#16 item 2).
+    common = {"scored": True, "run": "r", "model": "m", "mode": "zero-shot"}
+    rows = [
+        {"subject": "中国历史", "group": "Humanities", "groups": ("Humanities", "China specific"), "correct": 1.0},
+        {"subject": "中国历史", "group": "Humanities", "groups": ("Humanities", "China specific"), "correct": 0.0},
+        {"subject": "世界历史", "group": "Humanities", "groups": ("Humanities",), "correct": 1.0},
+        {"subject": "小学数学", "group": "STEM", "groups": ("STEM",), "correct": 0.0},
+    ]
+    row = tables.category_scores(pd.DataFrame([{**common, **r} for r in rows])).iloc[0]
+    assert row["China specific"] == "50.0"  # 中国历史 alone
+    assert row["Humanities"] == "75.0"  # (0.5 + 1.0) / 2 subjects
+    assert row["STEM"] == "0.0"
+    assert row["average (macro over subjects)"] == "50.0"  # three subjects, each once
