@@ -192,6 +192,9 @@ def render_answer(question: Question, templates: TemplateSet) -> str:
         return render.item_joiner.join(
             fill(render.cloze_item, {"index": str(i), "letter": str(a)}) for i, a in enumerate(answer, start=1)
         )
+    if render.choice_answer == "text" and question.type is QuestionType.SINGLE:
+        texts = {o.label: o.text for o in question.options}
+        return str(texts.get(str(answer[0]), answer[0]))
     return render.letter_joiner.join(str(a) for a in answer)
 
 

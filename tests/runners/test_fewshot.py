@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kg.errors import InputError
+from kg.records import Question
 from runners.fewshot import ExemplarPool, fit_prompt, load_ck12_examples
 from runners.prompting import build_prompt
 from tests.importer_helpers import ck12_record, write_jsonl
@@ -211,3 +212,20 @@ def test_the_released_example_files_drive_few_shot_prompts(shared_data: Path, na
     prompt = fit_prompt(question, mode, "zh", pool)  # type: ignore[arg-type]
     assert prompt.shots == 5 and "例5:" in prompt.text
     assert prompt.exemplar_ids[:1] == tuple(e.id for e in pool.select(question, cot=mode.endswith("cot")))[:1]
+
+
+def test_xiezhi_exemplars_share_at_least_two_labels() -> None:
+    # Xiezhi's rule (#16 item 6): an exemplar shares two or more discipline labels with the question.
+    def xiezhi(qid: str, subject: str, labels: list[str]) -> Question:
+        return single(id=qid, source="xiezhi", subject=subject, stem=f"题{qid}", extra={"labels": labels})
+
+    question = xiezhi("q", "理学", ["理学", "数学", "基础数学"])
+    pool = ExemplarPool.from_questions(
+        [
+            xiezhi("two", "理学", ["理学", "数学"]),
+            xiezhi("one", "理学", ["理学", "物理学"]),  # same 门类, one label shared: not an exemplar
+            xiezhi("other-subject", "工学", ["数学", "基础数学", "工学"]),
+            xiezhi("q", "理学", ["理学", "数学", "基础数学"]),  # the question itself
+        ]
+    )
+    assert sorted(e.id for e in pool.select(question)) == ["other-subject", "two"]

@@ -260,3 +260,14 @@ def test_a_ck12_english_question_is_asked_in_chinese_by_a_run() -> None:
     answerer = Answerer(options, Chat(), SamplingParams(), None, "")  # type: ignore[arg-type]
     prompt, _ = answerer.prompt_for(question)
     assert prompt.language == "zh" and prompt.text.startswith(CK12_SINGLE_ZERO)
+
+
+def test_xiezhi_template_set_is_its_own() -> None:
+    # Xiezhi's prompt (#16 item 6): a question block, unlettered options, the answer as option text.
+    question = single(source="xiezhi", stem="中国的首都是_____")
+    exemplar = Exemplar.from_question(single(id="e", source="xiezhi", stem="上海在_____", answer="A"))
+    text = build_prompt(question, "few-shot", "zh", [exemplar], "xiezhi").text
+    assert text == (
+        "### 问题描述:\n上海在_____\n### 所有选项:\n上海\n北京\n广州\n深圳\n### 答案:\n上海\n\n"
+        "### 问题描述:\n中国的首都是_____\n### 所有选项:\n上海\n北京\n广州\n深圳\n### 答案:\n"
+    )
