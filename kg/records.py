@@ -255,20 +255,44 @@ def subject_group(subject: str) -> str | None:
 
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
 
-
+# What is not prose, removed before counting words: LaTeX ($$x+1$$, $x$, \frac), the CK12 release's
+# table markup ($#table{...}, its ``centerlineendflag`` cells), code (#include, <iostream.h>, main(), option labels (A. B．(C)), chemical
+# formulas (KMnO4, NaCl, H2O) and bare one-letter variables. Their letters are not English words,
+# and counting them sent formula-heavy Chinese stems English prompts (#16 item 1).
 _LATEX = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\[A-Za-z]+", re.S)
+_MARKUP = re.compile(r"\$#table\{|centerlineendflag|endflag", re.I)
+_LABEL = re.compile(r"(?<![A-Za-z])[(（]?[A-Za-z][)）]?\s*[.．、:：)）](?![A-Za-z])")
+_FORMULA = re.compile(r"(?<![A-Za-z])(?:[A-Z][a-z]?\d*){1,6}(?![A-Za-z])")
+_CODE = re.compile(r"#[A-Za-z]+|<[^<>\n]*>|(?<!\w)[A-Za-z_]\w*(?=\()")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def prose(text: str) -> str:
+    """``text`` without LaTeX, table markup, option labels and formulas: the words a reader reads."""
+    text = _LATEX.sub(" ", text)
+    text = _MARKUP.sub(" ", text)
+    text = _CODE.sub(" ", text)
+    text = _LABEL.sub(" ", text)
+    return _FORMULA.sub(lambda m: " " if _is_formula(m.group()) else m.group(), text)
+
+
+def _is_formula(token: str) -> bool:
+    # "NaCl", "H2O", "CO" are formulas; "I", "He", "No" read as English words only in English prose,
+    # where plenty of other words decide anyway.
+    return any(c.isdigit() for c in token) or sum(c.isupper() for c in token) >= 2
 
 
 def detect_language(text: str) -> Literal["zh", "en"]:
-    """``zh`` when the text has Chinese characters in a fair share of its words, else ``en``.
+    """``zh`` when the prose of ``text`` has Chinese characters in a fair share of its words, else ``en``.
 
-    LaTeX (``$$x+1$$``, ``\\frac``) is left out of the count: its letters are not English words.
+    Only prose counts (:func:`prose`): formulas, labels and markup are not English words. Importers
+    pass the stem alone: options (pinyin, formulas, English answer choices) say nothing of the
+    language the question is asked in.
     """
-    text = _LATEX.sub(" ", text)
+    text = prose(text)
     han = len(_HAN.findall(text))
-    latin_words = len(re.findall(r"[A-Za-z]+", text))
+    latin_words = len(_WORD.findall(text))
     if han == 0 and latin_words > 0:
         return "en"
     # A Chinese word is about two characters long: compare words with words.

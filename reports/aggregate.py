@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from kg.graph import KnowledgeGraph, node_ids, subject_id
-from kg.records import subject_group
+from kg.records import Question, QuestionType, subject_group
 from reports.runs import Run
 from reports.stats import rank_of_gold, wilson_interval
 
@@ -79,6 +79,8 @@ def question_frame(runs: Iterable[Run], graph: KnowledgeGraph) -> pd.DataFrame:
                 "type": question.type.value,
                 "difficulty": question.difficulty,
                 "group": question.group or subject_group(question.subject),
+                # Every category of the subject (CMMLU: 古汉语 is Social Science and China specific).
+                "groups": _groups(question),
                 "status": record.parse_status,
                 "scored": not math.isnan(correct),
                 "correct": correct,
@@ -86,6 +88,8 @@ def question_frame(runs: Iterable[Run], graph: KnowledgeGraph) -> pd.DataFrame:
                 "failed": record.parse_status == "failed",
                 "answered": not skipped,
                 "partial": record.partial,
+                # Judgment statements, for the released scorer's per-statement accuracy (reports.tables).
+                "statements": len(question.answer) if question.type is QuestionType.JUDGMENT else math.nan,
                 "rank": rank,
                 "n_options": n_options,
             }
@@ -283,3 +287,12 @@ def weakest_points(nodes: pd.DataFrame, top: int = 10, min_n: int = 1) -> pd.Dat
     level2 = nodes[(nodes["slice"] == "all") & (nodes["kind"] == "level2") & (nodes["n"] >= max(1, min_n))]
     ordered = level2.sort_values(["run", "acc_micro_hi", "acc_micro", "n"], ascending=[True, True, True, False])
     return ordered.groupby("run", sort=False).head(top).reset_index(drop=True)
+
+
+def _groups(question: Question) -> tuple[str, ...]:
+    """All the categories a question's subject sits in; its ``group`` alone when the source names no others."""
+    listed = question.extra.get("categories")
+    if isinstance(listed, list) and listed and all(isinstance(c, str) for c in listed):
+        return tuple(listed)
+    group = question.group or subject_group(question.subject)
+    return (group,) if group else ()

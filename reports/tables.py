@@ -9,6 +9,7 @@ Accuracy is micro (right answers over scored questions) unless a column says
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import pandas as pd
 
@@ -56,11 +57,27 @@ def _sort_runs(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return table.sort_values(keys, key=lambda s: rank[str(s.name)](s) if s.name in rank else s, kind="stable")
 
 
-def type_by_mode(frame: pd.DataFrame) -> pd.DataFrame:
+JudgmentScoring = Literal["per-item", "per-statement"]
+JUDGMENT_SCORING: tuple[JudgmentScoring, ...] = ("per-item", "per-statement")
+"""``per-item`` (the CK12 paper): a multi-statement judgment is right only when every statement is;
+``per-statement`` (CK12's released scorer): each statement counts on its own."""
+
+
+def type_by_mode_caption(judgment: JudgmentScoring = "per-item") -> str:
+    """What Table 1's judgment column counts, for its caption."""
+    if judgment == "per-item":
+        return "Judgment scored per item: right only when every statement is right (the CK12 paper)."
+    return "Judgment scored per statement: each statement counts on its own (CK12's released scorer)."
+
+
+def type_by_mode(frame: pd.DataFrame, judgment: JudgmentScoring = "per-item") -> pd.DataFrame:
     """CK12 Table 1: accuracy by question type per variant x model x mode, each cell ``arts / science``.
 
-    Variants (original, shuffled, distractors) are rows when the runs hold more than one.
+    Variants (original, shuffled, distractors) are rows when the runs hold more than one. Judgment
+    is scored ``judgment`` way (see :data:`JUDGMENT_SCORING`); the table's ``attrs["caption"]`` says which.
     """
+    if judgment not in JUDGMENT_SCORING:
+        raise ValueError(f"judgment scoring {judgment!r}: choose one of {', '.join(JUDGMENT_SCORING)}")
     scored = _scored(frame)
     if scored.empty:
         return pd.DataFrame()
@@ -71,9 +88,21 @@ def type_by_mode(frame: pd.DataFrame) -> pd.DataFrame:
         row = dict(zip(keys, key, strict=True))
         for qtype in [*types, "overall"]:
             part = sub if qtype == "overall" else sub[sub["type"] == qtype]
-            row[qtype] = " / ".join(pct(_acc(part[part["group"] == g])) for g in ("arts", "science"))
+            acc = _statement_acc if qtype == "judgment" and judgment == "per-statement" else _acc
+            row[qtype] = " / ".join(pct(acc(part[part["group"] == g])) for g in ("arts", "science"))
         rows.append(row)
-    return _sort_runs(pd.DataFrame(rows), keys).reset_index(drop=True)
+    table = _sort_runs(pd.DataFrame(rows), keys).reset_index(drop=True)
+    table.attrs["caption"] = type_by_mode_caption(judgment)
+    return table
+
+
+def _statement_acc(part: pd.DataFrame) -> float:
+    """Right statements over all statements (an unparsed item's statements count as wrong)."""
+    if not len(part):
+        return math.nan
+    statements = part["statements"].fillna(1)
+    right = part["partial"].fillna(part["correct"]) * statements
+    return float(right.sum() / statements.sum())
 
 
 def _acc(part: pd.DataFrame) -> float:
@@ -132,18 +161,30 @@ def level1_accuracy(frame: pd.DataFrame, subject: str, stage: str | None) -> pd.
 
 
 def category_scores(frame: pd.DataFrame) -> pd.DataFrame:
-    """CMMLU style: per run, each category (group) is the unweighted mean of its subjects' accuracies."""
+    """CMMLU style: per run, each category is the unweighted mean of its subjects' accuracies.
+
+    A subject counts in every category it sits in (``groups``; CMMLU's China specific subjects are in
+    a second one); the average is over subjects, each once.
+    """
     scored = _scored(frame[frame["group"].notna()])
     if scored.empty:
         return pd.DataFrame()
-    subjects = scored.groupby(["run", "group", "subject"], sort=False)["correct"].mean().reset_index()
-    groups = sorted(subjects["group"].unique())
+    groups_of = scored["groups"] if "groups" in scored else scored["group"].map(lambda g: (g,))
+    scored = scored.assign(groups=groups_of.map(lambda gs: tuple(gs) if len(gs) else ()))
+    subjects = (
+        scored.groupby(["run", "subject"], sort=False)
+        .agg(correct=("correct", "mean"), groups=("groups", "first"))
+        .reset_index()
+    )
+    by_group = subjects.explode("groups").dropna(subset=["groups"])
+    groups = sorted(by_group["groups"].unique())
     rows = []
     for run, sub in subjects.groupby("run", sort=False):
         first = frame[frame["run"] == run].iloc[0]
         row: dict[str, object] = {"run": run, "model": first["model"], "mode": first["mode"]}
+        in_run = by_group[by_group["run"] == run]
         for group in groups:
-            row[group] = pct(float(sub[sub["group"] == group]["correct"].mean()))
+            row[group] = pct(float(in_run[in_run["groups"] == group]["correct"].mean()))
         row["average (macro over subjects)"] = pct(float(sub["correct"].mean()))
         rows.append(row)
     return pd.DataFrame(rows)

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kg.importers import load_questions
 from kg.records import Question, QuestionType
 from runners.backends._common import clean_text
 from runners.backends.base import (
@@ -30,10 +29,10 @@ from runners.backends.base import (
     SamplingParams,
 )
 from runners.extract import extract
-from runners.fewshot import ExemplarPool, fit_prompt
+from runners.fewshot import ExemplarPool, fit_prompt, load_exemplar_pool
 from runners.grading import grade
 from runners.options import RunOptions
-from runners.prompting import Prompt, as_chat, as_text
+from runners.prompting import Prompt, as_chat, as_text, prompt_language
 from runners.ranking import gold_rank
 from runners.records import RunRecord, make_record
 
@@ -73,10 +72,7 @@ class Answerer:
             n=options.samples,
             seed=options.seed,
         )
-        pool = None
-        if options.few_shot is not None:
-            dev = load_questions(options.few_shot)
-            pool = ExemplarPool.from_questions(dev.questions, seed=options.seed)
+        pool = load_exemplar_pool(options.few_shot, seed=options.seed) if options.few_shot is not None else None
         return cls(options, backend, sampling, pool, _template_hash(options, pool))
 
     def sampling_dict(self) -> dict[str, Any]:
@@ -92,7 +88,7 @@ class Answerer:
 
     def prompt_for(self, question: Question) -> tuple[Prompt, str | list[dict[str, str]]]:
         """The prompt object and what is sent: chat messages for chat models, text for base models."""
-        lang = question.language if self.options.lang == "auto" else self.options.lang
+        lang = prompt_language(question, self.options.lang)
         prompt = fit_prompt(
             question,
             self.options.mode,

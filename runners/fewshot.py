@@ -68,6 +68,14 @@ class ExemplarPool:
     def __len__(self) -> int:
         return sum(len(g) for g in self._groups.values())
 
+    def _candidates(self, question: Question) -> list[Exemplar]:
+        """Same subject and type; for Xiezhi, any exemplar of the type sharing at least two discipline
+        labels with the question (the paper's rule), whatever its 门类."""
+        if question.source != "xiezhi":
+            return self._groups.get((question.subject, question.type), [])
+        labels = _labels(question)
+        return [e for e in self if e.type is question.type and len(labels & _labels(e.question)) >= 2]
+
     def select(self, question: Question, k: int = DEFAULT_SHOTS, cot: bool = False) -> list[Exemplar]:
         """Up to ``k`` exemplars for ``question``: same subject and type, never the question or its stem.
 
@@ -75,7 +83,7 @@ class ExemplarPool:
         """
         key = stem_key(question.stem)
         chosen: list[Exemplar] = []
-        for exemplar in self._groups.get((question.subject, question.type), []):
+        for exemplar in self._candidates(question):
             if len(chosen) == k:
                 break
             if exemplar.id == question.id or _same_stem(key, exemplar):
@@ -84,6 +92,11 @@ class ExemplarPool:
                 continue
             chosen.append(exemplar)
         return chosen
+
+
+def _labels(question: Question | None) -> set[str]:
+    labels = question.extra.get("labels") if question is not None else None
+    return {str(x) for x in labels} if isinstance(labels, list) else set()
 
 
 def _same_stem(key: str, exemplar: Exemplar) -> bool:
@@ -142,6 +155,31 @@ def fit_prompt(
 
 def _exemplar_text(exemplar: Exemplar) -> str:
     return (exemplar.text or exemplar.stem) + exemplar.analysis
+
+
+def is_ck12_examples_file(path: Path) -> bool:
+    """Whether ``path`` is a CK12 released example file: a JSON object ``{subject: {type: [...]}}``.
+
+    Told by its layout, not its name, so a renamed copy still loads; a question bank (JSONL, CSV,
+    a folder) is not one.
+    """
+    if not path.is_file() or path.suffix.lower() != ".json":
+        return False
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and bool(data) and all(isinstance(v, dict) for v in data.values())
+
+
+def load_exemplar_pool(path: Path, seed: int | None = 0) -> ExemplarPool:
+    """The exemplars of ``--few-shot PATH``: CK12's released example files as they are, in their order
+    (the first five are the paper's), or any question bank's questions in a seeded order."""
+    if is_ck12_examples_file(path):
+        return ExemplarPool(load_ck12_examples(path), seed=None)
+    from kg.importers import load_questions
+
+    return ExemplarPool.from_questions(load_questions(path).questions, seed=seed)
 
 
 def load_ck12_examples(path: Path) -> list[Exemplar]:

@@ -15,7 +15,15 @@ plain text, spaces and trailing punctuation dropped, Latin letters lower-cased.
 * a worked line against its result: ``x=2`` or ``2-3=-1`` against ``-1`` (the text
   after the last ``=``, when only one side has one);
 * a short sentence that holds exactly one number, against a numeric gold
-  (``哥哥每分钟跑55米`` for ``55``; at most 24 characters once normalised).
+  (``哥哥每分钟跑55米`` for ``55``; at most 24 characters once normalised), when
+  nothing but a unit follows the number;
+* a selection of circled numbers in any order and with any separators
+  (``⑤、④`` for ``④⑤``), when the gold lists them in ascending order: a gold
+  written out of order (``①③⑤②④``) is a sequence and must be matched in order.
+
+Negated answers never match through the looser rules: ``不是12``, ``x不等于3``,
+``x≠3`` are not ``12`` or ``3``; nor is a number that is an operand (``55的两倍``,
+``比55多``): a Chinese "unit" never holds a structure or operation word.
 """
 
 from __future__ import annotations
@@ -71,6 +79,12 @@ _UNIT_LIST = (
 )
 _LATIN_UNITS = frozenset(_UNIT_LIST.split())
 _CJK_UNIT = re.compile(r"^[\u4e00-\u9fff]{1,4}$")
+# Characters that make a trailing Chinese phrase more than a unit: negation (不 非 没 无 未), structure
+# (的 之 是 为) and operations (倍 多 少 加 减 乘 除 和 差 积 商 倒 相反 平方 以 或 约). "55的两倍" is not 55.
+_NOT_UNIT = frozenset("不非没无未的之是为倍多少加减乘除和差积商倒相反平方立以或约")
+_NEGATION = re.compile(r"不|非|没|无|未|≠|否")
+_CIRCLED = re.compile(r"[\u2460-\u2473]")
+_SELECTION = re.compile(r"[\u2460-\u2473\s、,，;；和及与$]+")
 _NUMBERS = re.compile(r"(?<![\d.])[+-]?\d+(?:\.\d+)?(?:/\d+)?(?![\d.])")
 _SHORT_SENTENCE = 24
 
@@ -130,24 +144,43 @@ def is_unit(text: str) -> bool:
 
     Single letters that are usually variables (``x``, ``a``, ``k``...) are not units, so ``2x`` is not ``2``.
     """
-    return text in _LATIN_UNITS or bool(_CJK_UNIT.match(text))
+    if text in _LATIN_UNITS:
+        return True
+    return bool(_CJK_UNIT.match(text)) and not (_NOT_UNIT & set(text))
 
 
 def blank_matches(predicted: str, gold: str) -> bool:
     """Whether one predicted blank says what the gold blank says."""
+    selection = _selection(gold)
+    if selection is not None and selection == sorted(selection) and len(selection) > 1:
+        chosen = _selection(predicted)
+        return chosen is not None and sorted(set(chosen)) == selection
     p, g = normalize_blank(predicted), normalize_blank(gold)
     if not p:
         return False
     if _same(p, g):
         return True
+    if _NEGATION.search(p) and not _NEGATION.search(g):
+        return False  # the looser rules below read a number out of the text; a negation says it is not that
     if "=" in p and "=" not in g:
         return _same(p.rsplit("=", 1)[1], g)
     if "=" in g and "=" not in p:
         return _same(p, g.rsplit("=", 1)[1])
     if parse_value(g) is not None and parse_value(p) is None and len(p) <= _SHORT_SENTENCE:
-        numbers = _NUMBERS.findall(p)
-        return len(numbers) == 1 and _same(numbers[0], g)
+        numbers = list(_NUMBERS.finditer(p))
+        if len(numbers) != 1:
+            return False
+        rest = p[numbers[0].end() :]
+        return (not rest or is_unit(rest)) and _same(numbers[0].group(), g)
     return False
+
+
+def _selection(text: str) -> list[str] | None:
+    """The circled numbers of a blank that holds nothing else (``④、⑤`` -> ``["④", "⑤"]``), else ``None``."""
+    if not _SELECTION.fullmatch(text.strip()):
+        return None
+    circled = _CIRCLED.findall(text)
+    return circled or None
 
 
 def _same(p: str, g: str) -> bool:

@@ -77,7 +77,9 @@ def check_options(options: RunOptions) -> None:
     choose(options.strategy, STRATEGIES, "--strategy")
     choose(options.lang, LANGS, "--lang")
     if options.mode.startswith("few-shot") and options.few_shot is None:
-        raise InputError(f"--mode {options.mode} needs --few-shot DEV_DATA (a question bank to take exemplars from)")
+        raise InputError(
+            f"--mode {options.mode} needs --few-shot DEV_DATA (a question bank to take exemplars from, or CK12's few_shot_examples.json)"
+        )
     if options.strategy != "generate" and options.mode.endswith("cot"):
         raise InputError(f"--strategy {options.strategy} scores options directly; use a mode without CoT")
     if options.batch_size < 1 or options.samples < 1:

@@ -23,6 +23,12 @@ from runners.templates import MODES, TemplateSet, fill, load_template_set
 Language = Literal["zh", "en"]
 ChatMessages = list[dict[str, str]]
 
+PROTOCOL_LANGUAGE: dict[str, Language] = {"ck12": "zh", "cmmlu": "zh", "ceval": "zh"}
+"""The prompt language of each benchmark's own protocol. CK12 asks every question in Chinese,
+its English-subject ones too (the paper's prompts are all Chinese); CMMLU and C-Eval are Chinese
+exams with Chinese prompts. Other sources (Xiezhi's Chinese and English files, a user's bank)
+take the language of the question's stem."""
+
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
@@ -87,6 +93,15 @@ class Prompt:
     def shots(self) -> int:
         """Number of exemplars shown."""
         return len(self.exemplar_ids)
+
+
+def prompt_language(question: Question, asked: str = "auto") -> Language:
+    """The language to prompt ``question`` in: ``asked`` (``zh``/``en``), or for ``auto`` its benchmark's protocol."""
+    if asked in ("zh", "en"):
+        return "zh" if asked == "zh" else "en"
+    if asked != "auto":
+        raise ValueError(f"unknown prompt language {asked!r}; expected auto, zh or en")
+    return PROTOCOL_LANGUAGE.get(question.source, question.language)
 
 
 def build_prompt(
@@ -177,6 +192,9 @@ def render_answer(question: Question, templates: TemplateSet) -> str:
         return render.item_joiner.join(
             fill(render.cloze_item, {"index": str(i), "letter": str(a)}) for i, a in enumerate(answer, start=1)
         )
+    if render.choice_answer == "text" and question.type is QuestionType.SINGLE:
+        texts = {o.label: o.text for o in question.options}
+        return str(texts.get(str(answer[0]), answer[0]))
     return render.letter_joiner.join(str(a) for a in answer)
 
 

@@ -27,7 +27,8 @@ RECORDS_FILE = "records.jsonl"
 Mode = Literal["zero-shot", "few-shot", "zero-shot-cot", "few-shot-cot"]
 Strategy = Literal["generate", "next-token", "rank-options"]
 Lang = Literal["auto", "zh", "en"]
-"""The prompt language asked for: ``auto`` takes each question's own."""
+"""The prompt language asked for: ``auto`` follows each benchmark's protocol
+(:func:`runners.prompting.prompt_language`: CK12, CMMLU and C-Eval in Chinese, others the stem's)."""
 MODES: tuple[Mode, ...] = get_args(Mode)
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 LANGS: tuple[Lang, ...] = get_args(Lang)
@@ -51,7 +52,7 @@ class RunHeader(BaseModel):
     variant: str = "original"
     """original, shuffled, distractors or options-N."""
     language: Lang = "auto"
-    """Language of the prompt templates; ``auto``: each question's own language."""
+    """Language of the prompt templates; ``auto``: each benchmark's protocol (CK12, CMMLU: Chinese)."""
     sampling: dict[str, Any] = Field(default_factory=dict)
     """Sampling parameters as given to the backend (temperature, top_p, max_tokens, n, seed...)."""
     seed: int = 0

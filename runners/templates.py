@@ -62,6 +62,9 @@ class RenderSpec(BaseModel):
     """Words for small option counts (index = count); larger counts are written as digits."""
     letter_range: str = "{first}-{last}"
     """How more than eight option letters are named (``A到N``)."""
+    choice_answer: Literal["letter", "text"] = "letter"
+    """How an exemplar's single-choice answer is shown: its letter (CK12, CMMLU) or its option's
+    text (Xiezhi, whose options carry no letters and whose answer is ranked as text)."""
 
 
 class TemplateSet(BaseModel):

@@ -230,7 +230,7 @@ def build_question(
             answer=[answer],
             analysis=row.analysis.strip(),
             knowledge=subject.knowledge(),
-            language=detect_language(row.stem + " ".join(row.options)),
+            language=detect_language(row.stem),
             extra=record_extra,
         )
     except ValidationError as exc:

@@ -175,7 +175,7 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, variant: str = "ori
             difficulty=obj.get("difficulty") or None,
             semester=obj.get("task_semester") or None,
             variant=variant,
-            language=detect_language(obj["prompt"] + " ".join(obj["answer_option"])),
+            language=detect_language(obj["prompt"]),
             extra={"warnings": warnings} if warnings else {},
         )
     except ValidationError as exc:

@@ -185,7 +185,7 @@ class _Row:
     def language(self, stem: str, options: list[Option]) -> Any:
         text = self.text("language")
         if text is None:
-            return detect_language(stem + " ".join(o.text for o in options))
+            return detect_language(stem)
         if text not in ("zh", "en"):
             raise RowError(self.where("language"), f"expected zh or en, got {text!r}")
         return text

@@ -120,7 +120,7 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy 
             answer=[_LETTERS[matches[0]]],
             knowledge=knowledge,
             variant="original" if len(texts) <= 4 else f"options-{len(texts)}",
-            language=detect_language(stem + " ".join(texts)),
+            language=detect_language(stem),
             extra=extra,
         )
     except ValidationError as exc:

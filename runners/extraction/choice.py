@@ -13,7 +13,10 @@ The stages follow CMMLU's released extractor and go further; none guesses:
 6. ``lone-letter``: exactly one option letter stands alone in the output.
 7. ``option-text`` anywhere in a short output: exactly one option's text occurs in it.
 
-Letters are read only when they stand alone (not inside a word such as "Apple").
+Letters are read only when they stand alone (not inside a word such as "Apple"). An output
+that restates two or more options with their labels ("A. 错误 B. 正确", on one line or several)
+answers only through stages 1-4: its first label is not an answer. A single-choice answer is
+one letter or nothing: two letters for a one-letter question are unparsed, not a guess.
 """
 
 from __future__ import annotations
@@ -93,7 +96,17 @@ def _patterns(labels: tuple[str, ...]) -> _Patterns:
 
 
 def extract_choice(view: View, question: Question, multiple: bool) -> Found | None:
-    """The letter (single) or letters (multiple) the output answers, or ``None``."""
+    """The letter (single) or letters (multiple) the output answers, or ``None``.
+
+    A single-choice answer is exactly one letter: an output naming two ("答案为B和C") is ``None``.
+    """
+    found = _read_choice(view, question, multiple)
+    if found is not None and not multiple and len(found.answer) != 1:
+        return None
+    return found
+
+
+def _read_choice(view: View, question: Question, multiple: bool) -> Found | None:
     labels = tuple(question.option_labels)
     if not labels:
         return None
@@ -106,6 +119,10 @@ def extract_choice(view: View, question: Question, multiple: bool) -> Found | No
     found = _option_text_after_marker(view, question, multiple)
     if found:
         return found
+    restated = _restated_options(text, question)
+    if restated is not None:
+        # "A. 错误 B. 正确": the labels and texts are the options' own; only a verdict outside them answers.
+        text = restated
     if multiple:
         found = _union(pats.stated, text, pats, "stated-correct")
     else:
@@ -116,6 +133,8 @@ def extract_choice(view: View, question: Question, multiple: bool) -> Found | No
         found = _last(pats.weak, text, pats, "weak")
         if found:
             return found
+    if restated is not None:
+        return None
     match = pats.leading.search(text)
     if match and not _walks_through_options(text, pats):
         letters = _letters(match, text, pats)
@@ -131,6 +150,30 @@ def extract_choice(view: View, question: Question, multiple: bool) -> Found | No
     if len(_squash(view.text)) <= max(_SHORT, 2 * max(len(_squash(o.text)) for o in question.options)):
         return _option_text(view.text, 0, question, multiple, "option-text")
     return None
+
+
+def _restated_options(text: str, question: Question) -> str | None:
+    """``text`` with its restated options blanked out when it writes out two or more ("A. 错误 B. 正确"), else ``None``.
+
+    Blanking keeps offsets, and keeps an option's own text ("正确") from reading as a verdict on it.
+    """
+    spans: list[tuple[int, int]] = []
+    restated = 0
+    for option in question.options:
+        body = option.text.strip()
+        if not body:
+            continue
+        label = re.escape(option.label)
+        pattern = rf"(?<![A-Za-z])(?:[(（]\s*{label}\s*[)）]|{label}\s*[.．、:：)）])\s*{re.escape(body)}"
+        found = [m.span() for m in re.finditer(pattern, text)]
+        restated += bool(found)
+        spans.extend(found)
+    if restated < 2:
+        return None
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 def _walks_through_options(text: str, pats: _Patterns) -> bool:

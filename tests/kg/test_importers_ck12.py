@@ -151,3 +151,19 @@ def test_no_files_for_the_variant(tmp_path: Path) -> None:
     (tmp_path / "original_data").mkdir()
     with pytest.raises(InputError, match="no CK12 JSONL files"):
         load_questions(tmp_path, "ck12")
+
+
+def test_language_is_read_from_the_stem_prose_not_the_options(tmp_path: Path) -> None:
+    # 语文 pinyin options and a formula-only stem were detected as English (#16 item 1).
+    records = [
+        ck12_record(
+            id="pinyin",
+            prompt="下列加粗的字注音正确的是",
+            answer_option=["A.zhuó mó", "B.pián yi", "C.xiè dú", "D.qiè ér bù shě"],
+            task_subject="语文",
+        ),
+        ck12_record(id="formula", prompt="$$-2017$$的倒数是(  )", answer_option=["A.2017", "B.-2017", "C.x", "D.y"]),
+        ck12_record(id="english", prompt="It's very kind $$\\underline{}$$ you to help me.", task_subject="英语"),
+    ]
+    questions = by_id(write_jsonl(tmp_path / "a.jsonl", records))
+    assert {k: q.language for k, q in questions.items()} == {"pinyin": "zh", "formula": "zh", "english": "en"}

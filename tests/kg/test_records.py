@@ -18,6 +18,17 @@ ABCD = [Option(label=x, text=f"option {x}") for x in "ABCD"]
         ("What is the capital of China?", "en"),
         ("Read the passage. 阅读短文，回答问题。The boy went to school.", "en"),
         ("下列说法正确的是", "zh"),
+        # Found in the CK12 release, detected as English before (#16 item 1):
+        ("$$-2017$$的倒数是(  )", "zh"),  # nothing but a formula and six characters
+        ("已知$${{m}^{2}}+2mn=12$$，$$3mn+2{{n}^{2}}=20$$，则$$2{{m}^{2}}+13mn+6{{n}^{2}}-40$$的值为（   ）．", "zh"),
+        ("已知a、b均a >b,则下列结论不正确的是", "zh"),  # bare variables are not words
+        ("若直线x+y+m=0与圆x^2+y^2=m相切，则m=", "zh"),
+        (
+            "区别下列各组物质的方法正确的是（    ）\n\n$#table{|$$\\centerline{选项}centerlineendflag|$$\\centerline{方法}centerlineendflag|}",
+            "zh",
+        ),
+        ("下列物质属于氧化物的是 A. KMnO4 B. NaCl C. H2O D. CaCO3", "zh"),  # labels and formulas
+        ("根据句意填空: My grandmother doesn't have $$\\underline{}$$ apples, but she has oranges.", "en"),
     ],
 )
 def test_detect_language(text: str, lang: str) -> None:

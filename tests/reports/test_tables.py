@@ -183,3 +183,51 @@ def test_markdown_escapes_cells() -> None:
     assert "| a\\|b | n |" in text
     assert "| x\\|y | 1.0 |" in text
     assert "| line break |  |" in text
+
+
+def _judgment_frame() -> pd.DataFrame:
+    # Three judgment items of science: one single statement right, one 3-statement item with 2 right,
+    # one 2-statement item all right (#16 item 4).
+    rows = [
+        {"correct": 1.0, "partial": 1.0, "statements": 1},
+        {"correct": 0.0, "partial": 2 / 3, "statements": 3},
+        {"correct": 1.0, "partial": 1.0, "statements": 2},
+    ]
+    common = {"scored": True, "variant": "original", "model": "m", "mode": "zero-shot", "type": "judgment"}
+    return pd.DataFrame([{**common, "group": "science", **row} for row in rows])
+
+
+def test_judgment_per_item_is_the_default_and_per_statement_is_offered() -> None:
+    frame = _judgment_frame()
+    per_item = tables.type_by_mode(frame)
+    assert per_item.iloc[0]["judgment"] == "— / 66.7"  # 2 of 3 items wholly right (the paper)
+    per_statement = tables.type_by_mode(frame, judgment="per-statement")
+    assert per_statement.iloc[0]["judgment"] == "— / 83.3"  # 5 of 6 statements (the released scorer)
+    assert "per item" in tables.type_by_mode_caption("per-item")
+    assert "per statement" in tables.type_by_mode_caption("per-statement")
+    assert per_statement.attrs["caption"] == tables.type_by_mode_caption("per-statement")
+    with pytest.raises(ValueError, match="per-item"):
+        tables.type_by_mode(frame, judgment="per-blank")
+
+
+def test_the_question_frame_counts_judgment_statements(tmp_path: Path) -> None:
+    frame, graph = _frame([write_run(tmp_path / "a", small_bank(), SMALL_ANSWERS)])
+    judgments = frame[frame["type"] == "judgment"]
+    expected = [len(graph.questions[q].answer) for q in judgments["question_id"]]
+    assert list(judgments["statements"]) == expected
+
+
+def test_a_subject_counts_in_each_of_its_categories() -> None:
+    # CMMLU: 中国历史 is Humanities and China specific; 小学数学 STEM only (#16 item 2).
+    common = {"scored": True, "run": "r", "model": "m", "mode": "zero-shot"}
+    rows = [
+        {"subject": "中国历史", "group": "Humanities", "groups": ("Humanities", "China specific"), "correct": 1.0},
+        {"subject": "中国历史", "group": "Humanities", "groups": ("Humanities", "China specific"), "correct": 0.0},
+        {"subject": "世界历史", "group": "Humanities", "groups": ("Humanities",), "correct": 1.0},
+        {"subject": "小学数学", "group": "STEM", "groups": ("STEM",), "correct": 0.0},
+    ]
+    row = tables.category_scores(pd.DataFrame([{**common, **r} for r in rows])).iloc[0]
+    assert row["China specific"] == "50.0"  # 中国历史 alone
+    assert row["Humanities"] == "75.0"  # (0.5 + 1.0) / 2 subjects
+    assert row["STEM"] == "0.0"
+    assert row["average (macro over subjects)"] == "50.0"  # three subjects, each once

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kg.records import Question
 from runners.extract import extract
 from tests.qfactory import multiple, single
 
@@ -105,9 +106,35 @@ def test_no_answer_is_unparsed_never_a_guess(output: str) -> None:
     assert found.answer is None
 
 
-def test_two_letters_for_a_single_choice_are_read_as_given() -> None:
-    # The model named two options: that is its (wrong) answer, not an unreadable one.
-    assert extract(ZH, "答案为B和C").answer == ["B", "C"]
+@pytest.mark.parametrize("output", ["答案为B和C", "正确答案是：AB", "故选BD", "B和C都正确"])
+def test_a_single_choice_answer_is_one_letter_or_unparsed(output: str) -> None:
+    # Two letters for a one-letter question answer nothing that can be graded (#16 item 8).
+    found = extract(ZH, output)
+    assert (found.status, found.answer) == ("unparsed", None), output
+
+
+TRUE_FALSE = single(("错误", "正确"), "B", stem="判断：1是质数。")
+
+
+@pytest.mark.parametrize(
+    ("question", "output"),
+    [
+        (TRUE_FALSE, "A. 错误\nB. 正确"),
+        (TRUE_FALSE, "A. 错误 B. 正确"),  # on one line it was read as A
+        (TRUE_FALSE, "A.错误 B.正确"),
+        (TRUE_FALSE, "(A) 错误 (B) 正确"),
+        (ZH, "A. 上海 B. 北京 C. 广州 D. 深圳"),
+        (ZH, "A．上海　B．北京"),
+    ],
+)
+def test_restated_options_are_not_an_answer(question: Question, output: str) -> None:
+    found = extract(question, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
+
+
+def test_restated_options_then_an_answer_read_the_answer() -> None:
+    assert extract(TRUE_FALSE, "A. 错误 B. 正确\n正确答案是：B").answer == ["B"]
+    assert extract(ZH, "A. 上海 B. 北京 C. 广州 D. 深圳\n故选B").answer == ["B"]
 
 
 def test_span_and_evidence_point_into_the_raw_output() -> None:

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from kg.errors import InputError
+from kg.records import Question
 from runners.fewshot import ExemplarPool, fit_prompt, load_ck12_examples
 from runners.prompting import build_prompt
+from tests.importer_helpers import ck12_record, write_jsonl
 from tests.qfactory import fill, single
 
 
@@ -177,3 +179,53 @@ def test_bad_example_files_name_file_and_record(tmp_path: Path, content: str, me
     with pytest.raises(InputError, match=message) as error:
         load_ck12_examples(path)
     assert str(path) in str(error.value)
+
+
+def test_few_shot_file_or_bank_is_told_by_its_layout(tmp_path: Path) -> None:
+    # --few-shot takes CK12's released example files as well as a question bank (#16 item 7).
+    from runners.fewshot import is_ck12_examples_file, load_exemplar_pool
+
+    examples = tmp_path / "renamed.json"
+    examples.write_text(
+        json.dumps({"数学": {"单选": [{"prompt": "例：1+1=（  ）\nA.1\n B.2", "answer": "B"}]}}, ensure_ascii=False),
+        "utf-8",
+    )
+    assert is_ck12_examples_file(examples)
+    pool = load_exemplar_pool(examples, seed=3)
+    assert [e.answer_text for e in pool.select(single(id="t"))] == ["B"]
+    bank = write_jsonl(tmp_path / "dev.jsonl", [ck12_record(id="d1")])
+    assert not is_ck12_examples_file(bank)
+    assert [e.id for e in load_exemplar_pool(bank)] == ["d1"]
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize(
+    ("name", "mode"), [("few_shot_examples.json", "few-shot"), ("few_shot_cot_examples.json", "few-shot-cot")]
+)
+def test_the_released_example_files_drive_few_shot_prompts(shared_data: Path, name: str, mode: str) -> None:
+    from kg.importers import load_questions
+    from runners.fewshot import load_exemplar_pool
+
+    pool = load_exemplar_pool(shared_data / "ck12" / name)
+    bank = load_questions(shared_data / "ck12" / "original_data" / "初中" / "数学").questions
+    question = next(q for q in bank if q.type.value == "single_choice")
+    prompt = fit_prompt(question, mode, "zh", pool)  # type: ignore[arg-type]
+    assert prompt.shots == 5 and "例5:" in prompt.text
+    assert prompt.exemplar_ids[:1] == tuple(e.id for e in pool.select(question, cot=mode.endswith("cot")))[:1]
+
+
+def test_xiezhi_exemplars_share_at_least_two_labels() -> None:
+    # Xiezhi's rule (#16 item 6): an exemplar shares two or more discipline labels with the question.
+    def xiezhi(qid: str, subject: str, labels: list[str]) -> Question:
+        return single(id=qid, source="xiezhi", subject=subject, stem=f"题{qid}", extra={"labels": labels})
+
+    question = xiezhi("q", "理学", ["理学", "数学", "基础数学"])
+    pool = ExemplarPool.from_questions(
+        [
+            xiezhi("two", "理学", ["理学", "数学"]),
+            xiezhi("one", "理学", ["理学", "物理学"]),  # same 门类, one label shared: not an exemplar
+            xiezhi("other-subject", "工学", ["数学", "基础数学", "工学"]),
+            xiezhi("q", "理学", ["理学", "数学", "基础数学"]),  # the question itself
+        ]
+    )
+    assert sorted(e.id for e in pool.select(question)) == ["other-subject", "two"]

@@ -85,6 +85,12 @@ SAME = [
     ("y=2x+1", "2x+1"),
     ("2x+1", "y=2x+1"),
     ("哥哥每分钟跑$$55$$米", "55"),
+    # Order-free selections (#16 item 5): a gold listed in ascending order is a set of statements.
+    ("⑤④", "④⑤"),
+    ("⑤、④", "④⑤"),
+    ("③，①", "①③"),
+    ("答案是55", "55"),
+    ("55米。", "55"),
 ]
 DIFFERENT = [
     ("0.3", "0.34"),  # 0.34 has a finite decimal: 0.3 is not it rounded
@@ -101,6 +107,21 @@ DIFFERENT = [
     ("2+3=6", "5"),
     ("第3个数是55", "55"),  # two numbers: which one is meant?
     ("哥哥每分钟跑的路程是五十五米，比弟弟多10米", "55"),
+    # Negations and numbers that are operands, not answers (#16 item 5).
+    ("不是12", "12"),
+    ("x不等于3", "3"),
+    ("$$x\\neq 3$$", "3"),
+    ("x≠3", "3"),
+    ("12不对", "12"),
+    ("并非55", "55"),
+    ("55的两倍", "55"),
+    ("比55多", "55"),
+    ("55的倒数", "55"),
+    ("没有3个", "3"),
+    # A gold written out of order is an order: ①③⑤②④ is a sequence, not a set.
+    ("①②③④⑤", "①③⑤②④"),
+    ("④", "④⑤"),
+    ("④⑤⑥", "④⑤"),
 ]
 
 

@@ -15,6 +15,7 @@ from runners.prompting import (
     as_text,
     build_prompt,
     prompt_hash,
+    prompt_language,
     render_answer,
     template_hash,
 )
@@ -225,3 +226,48 @@ def test_bad_template_files_are_reported_with_file_and_field(
     with pytest.raises(TemplateError, match=message) as error:
         load_template_set(str(bad))
     assert str(bad) in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("source", "stem_language", "asked", "expected"),
+    [
+        ("ck12", "en", "auto", "zh"),  # CK12's English-subject questions get the paper's Chinese prompt
+        ("cmmlu", "en", "auto", "zh"),
+        ("ceval", "en", "auto", "zh"),
+        ("xiezhi", "en", "auto", "en"),  # Xiezhi's English file is asked in English
+        ("my-bank", "en", "auto", "en"),
+        ("ck12", "zh", "en", "en"),  # an explicit --lang wins
+        ("my-bank", "en", "zh", "zh"),
+    ],
+)
+def test_auto_prompt_language_is_the_benchmarks_protocol(
+    source: str, stem_language: str, asked: str, expected: str
+) -> None:
+    question = single(source=source, language=stem_language, stem="Which city is the capital of China?")
+    assert prompt_language(question, asked) == expected
+
+
+def test_a_ck12_english_question_is_asked_in_chinese_by_a_run() -> None:
+    from runners.answering import Answerer
+    from runners.backends.base import SamplingParams
+    from runners.options import RunOptions
+
+    class Chat:
+        is_chat = True
+
+    question = single(source="ck12", language="en", subject="英语", stem="It's very kind ___ you.")
+    options = RunOptions(data=Path("bank"), model="m", out=Path("out"))
+    answerer = Answerer(options, Chat(), SamplingParams(), None, "")  # type: ignore[arg-type]
+    prompt, _ = answerer.prompt_for(question)
+    assert prompt.language == "zh" and prompt.text.startswith(CK12_SINGLE_ZERO)
+
+
+def test_xiezhi_template_set_is_its_own() -> None:
+    # Xiezhi's prompt (#16 item 6): a question block, unlettered options, the answer as option text.
+    question = single(source="xiezhi", stem="中国的首都是_____")
+    exemplar = Exemplar.from_question(single(id="e", source="xiezhi", stem="上海在_____", answer="A"))
+    text = build_prompt(question, "few-shot", "zh", [exemplar], "xiezhi").text
+    assert text == (
+        "### 问题描述:\n上海在_____\n### 所有选项:\n上海\n北京\n广州\n深圳\n### 答案:\n上海\n\n"
+        "### 问题描述:\n中国的首都是_____\n### 所有选项:\n上海\n北京\n广州\n深圳\n### 答案:\n"
+    )

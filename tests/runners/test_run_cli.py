@@ -280,3 +280,18 @@ def test_a_missing_optional_package_is_one_line_naming_how_to_install_it(
         "error: vllm is not installed; install it with: pip install 'k12eval[vllm]' (on a CPU: make setup-vllm)"
     ]
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_few_shot_takes_ck12s_released_example_file(bank: Path, answers: Path, tmp_path: Path) -> None:
+    # --few-shot FILE with CK12's few_shot_examples.json layout (#16 item 7): it was read as a question bank.
+    examples = tmp_path / "few_shot_examples.json"
+    shots = [{"prompt": f"自编例题{i}：{i}+1=（  ）\nA.{i}\n B.{i + 1}", "answer": "B"} for i in range(6)]
+    examples.write_text(json.dumps({"数学": {"单选": shots}}, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "run"
+    result = _invoke(str(bank), "-m", "replayed", "-b", "replay", "-B", f"path={answers}", "-o", str(out),
+                     "--mode", "few-shot", "--few-shot", str(examples), "--types", "single_choice")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+    texts = [r["prompt"] if isinstance(r["prompt"], str) else r["prompt"][-1]["content"] for r in records]
+    # The released order is kept: the file's first five examples, the sixth never shown.
+    assert texts and all("例5: 自编例题4" in t and "自编例题5" not in t for t in texts)
