@@ -24,6 +24,7 @@ from runners.answering import Answerer
 from runners.bank import bank_fingerprint, load_bank
 from runners.files import atomic_write, lock_folder
 from runners.options import RunOptions, check_options
+from runners.prompting import prompt_language
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore, in_shard, parse_shard
 from runners.summary import SECRET_NAME, SUMMARY_FILE, RunResults, SessionStats, build_results, redact_command
@@ -86,7 +87,7 @@ def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
 
     kinds_by_lang: dict[str, set[QuestionType]] = defaultdict(set)
     for q in questions:
-        kinds_by_lang[q.language if options.lang == "auto" else options.lang].add(q.type)
+        kinds_by_lang[prompt_language(q, options.lang)].add(q.type)
     for lang, kinds in sorted(kinds_by_lang.items()):
         try:
             templates = load_template_set(options.template_set, lang)

@@ -43,7 +43,12 @@ def run(
         str, typer.Option(help="original, shuffled, distractors (CK12's released files when present) or options-N.")
     ] = "original",
     strategy: Annotated[str, typer.Option(help="generate, next-token or rank-options.")] = "generate",
-    lang: Annotated[str, typer.Option(help="Prompt language: zh, en, or auto (each question's own).")] = "auto",
+    lang: Annotated[
+        str,
+        typer.Option(
+            help="Prompt language: zh, en, or auto (each benchmark's protocol: Chinese for CK12, CMMLU and C-Eval; otherwise the stem's language)."
+        ),
+    ] = "auto",
     fmt: Annotated[
         str | None, typer.Option("--format", "-f", help="Question-bank format; detected if omitted.")
     ] = None,
