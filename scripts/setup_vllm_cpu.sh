@@ -19,7 +19,7 @@ PY="$VENV/bin/python"
 
 if [[ -x "$PY" ]] && "$PY" - <<'PY' 2>/dev/null
 import importlib.util, sys
-mods = ("vllm", "pytest", "runners")
+mods = ("vllm", "pytest", "hypothesis", "runners")
 sys.exit(0 if all(importlib.util.find_spec(m) for m in mods) else 1)
 PY
 then
@@ -34,7 +34,9 @@ PIP=("$PY" -m pip install --disable-pip-version-check -c "$ROOT/constraints.txt"
 "${PIP[@]}" --upgrade pip wheel
 # The CPU torch first: it is a local file here; any other torch pulls a CUDA build.
 "${PIP[@]}" torch==2.13.0
-"${PIP[@]}" "$VLLM_SPEC" pytest pytest-timeout
+# pytest imports every module under tests/runners/backends before -m vllm deselects, so the
+# test-only imports there (hypothesis) are needed too.
+"${PIP[@]}" "$VLLM_SPEC" pytest pytest-timeout hypothesis
 # CUDA builds of these break `import vllm` on a CPU (see ../shared/MODELS.md).
 "$PY" -m pip uninstall -y torchvision torchaudio torchcodec triton 2>/dev/null || true
 # This package, editable, without pulling its own dependency list (vllm brings what it needs);
