@@ -75,7 +75,14 @@ def _detector_names(detectors: str | None) -> list[str]:
 @guarded
 def meta_eval(
     data: Annotated[Path, typer.Argument(help="Step-labelled solutions (JSON list or JSONL).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="processbench, mr-math or chains.")],
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="processbench, mr-math, chains or ck12-labels (joins CK12 questions from $K12EVAL_CK12 or ../shared/data/ck12).",
+        ),
+    ],
     detectors: Annotated[
         str | None, typer.Option("--detectors", "-d", help="Comma-separated detector names; all if omitted.")
     ] = None,

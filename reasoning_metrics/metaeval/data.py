@@ -1,4 +1,4 @@
-"""Step-labelled solutions from ProcessBench, MR-MATH / MR-GSM8K and our own chains JSONL.
+"""Step-labelled solutions from ProcessBench, MR-MATH / MR-GSM8K, our own chains JSONL and CK12 labels.
 
 All three become :class:`LabelledSolution`. Step indices are 0-based everywhere
 here (MR-MATH's 1-based "first error step" is converted on reading).
@@ -22,7 +22,7 @@ from typing import Any
 from kg.errors import InputError
 from reasoning_metrics.metaeval._io import iter_records
 
-FORMATS = ("processbench", "mr-math", "chains")
+FORMATS = ("processbench", "mr-math", "chains", "ck12-labels")
 
 
 @dataclass(frozen=True)
@@ -78,11 +78,17 @@ def load_solutions(path: Path | str, fmt: str) -> list[LabelledSolution]:
         raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if not path.is_file():
         raise InputError(f"{path}: no such file")
-    reader = {"processbench": _processbench, "mr-math": _mr_math, "chains": _chains}[fmt]
+    if fmt == "ck12-labels":
+        # Joined from the CK12 release, which the file does not hold (see ck12_labels).
+        from reasoning_metrics.metaeval.ck12_labels import read_ck12_labels
+
+        pairs = read_ck12_labels(path)
+    else:
+        reader = {"processbench": _processbench, "mr-math": _mr_math, "chains": _chains}[fmt]
+        pairs = [(where, reader(where, path, record)) for where, record in iter_records(path)]
     solutions = []
     seen: dict[str, str] = {}
-    for where, record in iter_records(path):
-        solution = reader(where, path, record)
+    for where, solution in pairs:
         if solution.id in seen:
             raise InputError(f"{where}: duplicate solution id {solution.id!r} (first at {seen[solution.id]})")
         seen[solution.id] = where.removeprefix(f"{path}, ")

@@ -1,0 +1,109 @@
+"""Hand-labelled first wrong steps of real model answers to CK12 questions (``ck12-labels`` format).
+
+The repository keeps only what was made here: the model's output, its steps as k12eval splits
+them, the grade, and the labels, keyed by CK12 question id (``data/ck12_errors/``). The question
+text, gold answer and teacher's analysis are CK12's and are joined from the public release at
+read time (``$K12EVAL_CK12``, ``$K12EVAL_SHARED_DATA/ck12`` or ``../shared/data/ck12``), so the
+labelled set needs the release beside it. One line per solution::
+
+    {"id": "<ck12 id>/<model>", "ck12_id": "...", "model": "...", "mode": "zero-shot-cot",
+     "subject": "数学", "type": "fill_in_blank", "steps": ["...", "..."], "extracted": ["12"],
+     "graded_correct": false, "first_error": 2, "kind": "wrong_model", "note": "..."}
+
+``first_error`` is 0-based, -1 for a solution with no wrong step; ``kind`` is one of :data:`KINDS`
+(``null`` when there is no error).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kg.errors import InputError
+from reasoning_metrics.metaeval._io import iter_records
+
+if TYPE_CHECKING:
+    from kg.records import Question
+    from reasoning_metrics.metaeval.data import LabelledSolution
+
+KINDS = ("calculation", "wrong_model", "misread", "false_fact", "logic", "unsupported")
+"""Kinds of first wrong step: an arithmetic slip; a wrong model of the problem or a wrong formula;
+the question misread (wrong quantity, condition or what is asked); a false statement of fact; an
+invalid inference; a leap to a claim or value nothing before supports."""
+
+CK12_ENV = "K12EVAL_CK12"
+
+
+def ck12_root() -> Path:
+    """Where the CK12 release is: ``$K12EVAL_CK12``, ``$K12EVAL_SHARED_DATA/ck12``, or ``../shared/data/ck12``."""
+    if os.environ.get(CK12_ENV):
+        return Path(os.environ[CK12_ENV])
+    if os.environ.get("K12EVAL_SHARED_DATA"):
+        return Path(os.environ["K12EVAL_SHARED_DATA"]) / "ck12"
+    return Path.cwd().parent / "shared" / "data" / "ck12"
+
+
+@cache
+def ck12_questions(root: Path) -> dict[str, Question]:
+    """Every question of the CK12 release at ``root`` by id (read once per process)."""
+    from kg.importers import load_questions
+
+    folder = root / "original_data" if (root / "original_data").is_dir() else root
+    return {q.id: q for q in load_questions(folder, "ck12").questions}
+
+
+def problem_text(question: Question) -> str:
+    """The stem, then each option on its own line as ``A. text`` (what the model was shown)."""
+    lines = [question.stem.strip()]
+    lines += [f"{option.label}. {option.text}" for option in question.options]
+    return "\n".join(lines)
+
+
+def read_ck12_labels(path: Path, root: Path | None = None) -> list[tuple[str, LabelledSolution]]:
+    """Each solution of a labelled file with where it was read, its question joined from the CK12 release."""
+    from reasoning_metrics.metaeval.data import from_first_error
+
+    root = root or ck12_root()
+    if not root.is_dir():
+        raise InputError(
+            f"{path}: the ck12-labels format joins questions from the CK12 release, not found at {root}; "
+            f"set {CK12_ENV} to its folder"
+        )
+    questions = ck12_questions(root.resolve())
+    solutions = []
+    for where, record in iter_records(path):
+        ck12_id = _string(where, record, "ck12_id")
+        question = questions.get(ck12_id)
+        if question is None:
+            raise InputError(f"{where}, field 'ck12_id': {ck12_id!r} is not in the CK12 release at {root}")
+        steps = record.get("steps")
+        if not isinstance(steps, list) or not steps or not all(isinstance(s, str) for s in steps):
+            raise InputError(f"{where}, field 'steps': expected a non-empty list of step texts")
+        first = record.get("first_error")
+        if not isinstance(first, int) or isinstance(first, bool) or not -1 <= first < len(steps):
+            raise InputError(f"{where}, field 'first_error': expected -1 or a step index below {len(steps)}")
+        kind = record.get("kind")
+        if first >= 0 and kind not in KINDS:
+            raise InputError(f"{where}, field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
+        meta: dict[str, Any] = {
+            "kind": kind if first >= 0 else None,
+            "subject": question.subject,
+            "type": question.type.value,
+            "model": record.get("model"),
+            "graded_correct": record.get("graded_correct"),
+            "gold": [str(a) for a in question.answer],
+            "analysis": question.analysis,
+            "extracted": record.get("extracted"),
+        }
+        sid = _string(where, record, "id")
+        solutions.append((where, from_first_error(sid, problem_text(question), steps, first, "zh", meta)))
+    return solutions
+
+
+def _string(where: str, record: dict[str, Any], name: str) -> str:
+    value = record.get(name)
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{where}, field '{name}': expected a non-empty string")
+    return value

@@ -1,0 +1,145 @@
+"""Make the hand-labelled Chinese set of real model errors (data/ck12_errors/, see docs/detectors.md).
+
+Two steps around the labelling by hand:
+
+    python scripts/ck12_errors.py packets RUN_DIR... --out PACKET_DIR [--per-packet 40]
+        writes labelling sheets (Markdown, outside the repository: they hold CK12 text) with the
+        question, gold answer, teacher's analysis and the model's numbered steps, and an empty
+        labels file per sheet to fill in: {"id", "first_error", "kind", "note"} per solution;
+    python scripts/ck12_errors.py build RUN_DIR... --labels PACKET_DIR --out data/ck12_errors/FILE.jsonl
+        joins the filled labels with the run records into the stored set (no CK12 text: the model's
+        output, its steps, its grade and the labels, keyed by CK12 id).
+
+The steps are the model output split by ``reasoning_metrics.split.split_steps``, which ``k12eval
+score`` uses, so a label's step index is the index every detector sees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from kg.jsonl import jsonl_objects
+from reasoning_metrics.metaeval.ck12_labels import KINDS, ck12_questions, ck12_root, problem_text
+from reasoning_metrics.split import split_steps
+
+
+def _records(run_dirs: list[Path]) -> list[dict]:
+    """Answered records of the runs (one per question), in run order; requests that failed are left out."""
+    out = []
+    for run in run_dirs:
+        for _, record in jsonl_objects(run / "records.jsonl"):
+            if record.get("error") or not (record.get("output") or "").strip():
+                continue
+            out.append(record)
+    return out
+
+
+def _solution_id(record: dict, model: str) -> str:
+    return f"{record['question_id']}/{model}"
+
+
+def _model(run: Path) -> str:
+    meta = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    return Path(str(meta.get("model", "model"))).name
+
+
+def packets(args: argparse.Namespace) -> None:
+    questions = ck12_questions(ck12_root().resolve())
+    rows = [(r, _model(run)) for run in args.runs for r in _records([run])]
+    args.out.mkdir(parents=True, exist_ok=True)
+    for start in range(0, len(rows), args.per_packet):
+        chunk = rows[start : start + args.per_packet]
+        name = f"packet{start // args.per_packet + 1:02d}"
+        lines = [f"# {name}: label the first wrong step of each solution", ""]
+        for record, model in chunk:
+            q = questions[record["question_id"]]
+            steps = split_steps(record["output"])
+            lines += [
+                f"## {_solution_id(record, model)}",
+                f"subject {q.subject}, type {q.type.value}; graded {'RIGHT' if record['correct'] else 'WRONG'}"
+                f" (extracted {record.get('extracted')}, gold {q.answer})",
+                "",
+                "### question",
+                problem_text(q),
+                "",
+                "### teacher's analysis",
+                q.analysis.strip() or "(none)",
+                "",
+                "### model steps",
+                *[f"[{i}] {step}" for i, step in enumerate(steps)],
+                "",
+            ]
+        (args.out / f"{name}.md").write_text("\n".join(lines), encoding="utf-8")
+        template = [{"id": _solution_id(r, m), "first_error": None, "kind": None, "note": ""} for r, m in chunk]
+        (args.out / f"{name}.labels.jsonl").write_text(
+            "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in template), encoding="utf-8"
+        )
+    print(f"{len(rows)} solutions in {-(-len(rows) // args.per_packet)} packets under {args.out}")
+
+
+def build(args: argparse.Namespace) -> None:
+    labels: dict[str, dict] = {}
+    for file in sorted(args.labels.glob("*.labels.jsonl")):
+        for where, label in jsonl_objects(file):
+            if label.get("first_error") is None:
+                continue  # not labelled (yet)
+            first = label["first_error"]
+            if first >= 0 and label.get("kind") not in KINDS:
+                sys.exit(f"{file}, {where}: kind {label.get('kind')!r} is not one of {', '.join(KINDS)}")
+            labels[label["id"]] = label
+    out = []
+    for run in args.runs:
+        model = _model(run)
+        for record in _records([run]):
+            sid = _solution_id(record, model)
+            label = labels.get(sid)
+            if label is None:
+                continue
+            steps = split_steps(record["output"])
+            if not -1 <= label["first_error"] < len(steps):
+                sys.exit(f"{sid}: first_error {label['first_error']} is outside its {len(steps)} steps")
+            out.append(
+                {
+                    "id": sid,
+                    "ck12_id": record["question_id"],
+                    "model": model,
+                    "mode": "zero-shot-cot",
+                    "subject": record["subject"],
+                    "type": record["type"],
+                    "output": record["output"],
+                    "steps": steps,
+                    "extracted": record.get("extracted"),
+                    "graded_correct": bool(record.get("correct")),
+                    "first_error": label["first_error"],
+                    "kind": label.get("kind") if label["first_error"] >= 0 else None,
+                    "note": label.get("note", ""),
+                }
+            )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
+    wrong = sum(r["first_error"] >= 0 for r in out)
+    print(f"{len(out)} labelled solutions ({wrong} with a wrong step, {len(out) - wrong} without) -> {args.out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(required=True)
+    p = sub.add_parser("packets")
+    p.add_argument("runs", nargs="+", type=Path)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--per-packet", type=int, default=40)
+    p.set_defaults(func=packets)
+    b = sub.add_parser("build")
+    b.add_argument("runs", nargs="+", type=Path)
+    b.add_argument("--labels", type=Path, required=True)
+    b.add_argument("--out", type=Path, required=True)
+    b.set_defaults(func=build)
+    args = parser.parse_args()
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""The ``ck12-labels`` meta-eval format: labels kept here, question text joined from the CK12 release."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kg.errors import InputError
+from reasoning_metrics.metaeval import load_solutions
+from reasoning_metrics.metaeval.ck12_labels import CK12_ENV, KINDS
+from tests.conftest import REPO, shared_data
+from tests.importer_helpers import ck12_record, write_jsonl
+
+STORED = sorted((REPO / "data" / "ck12_errors").glob("*.jsonl"))
+
+
+@pytest.fixture
+def release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A two-question CK12 release of invented questions, found through $K12EVAL_CK12."""
+    root = tmp_path / "ck12"
+    write_jsonl(
+        root / "original_data" / "初中" / "数学" / "单选.jsonl",
+        [
+            ck12_record(
+                id="q-hand",
+                prompt="8 人两两握手，共握手几次（　　）",
+                answer="C",
+                answer_option=["A.4", "B.16", "C.28", "D.64"],
+                analysis="每人与另外 7 人握手，共 8×7÷2=28 次。",
+            ),
+            ck12_record(
+                id="q-prime",
+                prompt="下列数中是质数的是（　　）",
+                answer="B",
+                answer_option=["A.9", "B.11", "C.10", "D.15"],
+                analysis="11 只有 1 和它本身两个因数。",
+            ),
+        ],
+    )
+    monkeypatch.setenv(CK12_ENV, str(root))
+    return root
+
+
+def label(**changes: object) -> dict[str, object]:
+    record: dict[str, object] = {
+        "id": "q-hand/m",
+        "ck12_id": "q-hand",
+        "model": "m",
+        "steps": ["8 人握手", "8/2 = 4", "答案是 A"],
+        "graded_correct": False,
+        "first_error": 1,
+        "kind": "wrong_model",
+        "note": "handshakes are C(8,2)",
+    }
+    record.update(changes)
+    return record
+
+
+def test_question_text_analysis_and_gold_are_joined_from_the_release(release: Path, tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "labels.jsonl",
+        [
+            label(),
+            label(
+                id="q-prime/m",
+                ck12_id="q-prime",
+                steps=["11 是质数", "答案是 B"],
+                graded_correct=True,
+                first_error=-1,
+                kind=None,
+            ),
+        ],
+    )
+    wrong, right = load_solutions(path, "ck12-labels")
+    assert wrong.problem.splitlines() == ["8 人两两握手，共握手几次（　　）", "A. 4", "B. 16", "C. 28", "D. 64"]
+    assert (wrong.has_error, wrong.first_error, wrong.step_labels) == (True, 1, (False, True, None))
+    assert wrong.meta["kind"] == "wrong_model" and wrong.meta["gold"] == ["C"]
+    assert "8×7÷2" in wrong.meta["analysis"] and wrong.lang == "zh"
+    assert (right.has_error, right.target, right.meta["kind"], right.meta["graded_correct"]) == (False, -1, None, True)
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"ck12_id": "not-there"}, "ck12_id"),
+        ({"first_error": 3}, "first_error"),
+        ({"first_error": True}, "first_error"),
+        ({"kind": "typo"}, "kind"),
+        ({"steps": []}, "steps"),
+    ],
+)
+def test_a_bad_label_names_its_line_and_field(release: Path, tmp_path: Path, changes: dict, field: str) -> None:
+    path = write_jsonl(tmp_path / "labels.jsonl", [label(id="ok/m"), label(**changes)])
+    with pytest.raises(InputError, match=rf"labels\.jsonl, line 2, field '{field}'"):
+        load_solutions(path, "ck12-labels")
+
+
+def test_without_the_release_the_error_says_where_to_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(CK12_ENV, str(tmp_path / "missing"))
+    path = write_jsonl(tmp_path / "labels.jsonl", [label()])
+    with pytest.raises(InputError, match=CK12_ENV):
+        load_solutions(path, "ck12-labels")
+
+
+@pytest.mark.skipif(not STORED, reason="no labelled set in data/ck12_errors yet")
+@pytest.mark.parametrize("path", STORED, ids=lambda p: p.name)
+def test_the_stored_set_loads_against_the_release(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ck12 = shared_data() / "ck12"
+    if not ck12.is_dir():
+        pytest.skip("the CK12 release is not in ../shared/data")
+    monkeypatch.setenv(CK12_ENV, str(ck12))
+    solutions = load_solutions(path, "ck12-labels")
+    wrong = [s for s in solutions if s.has_error]
+    assert len(wrong) >= 150 and len(solutions) - len(wrong) >= 50
+    assert {s.meta["kind"] for s in wrong} <= set(KINDS)
+    # No CK12 text in the repository: the stored lines hold no stem or analysis.
+    text = path.read_text(encoding="utf-8")
+    assert all(s.meta["analysis"][:30] not in text for s in solutions if len(s.meta["analysis"]) >= 30)
+    assert all(
+        json.loads(line).keys().isdisjoint({"problem", "question", "analysis", "stem"}) for line in text.splitlines()
+    )
