@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from kg.errors import InputError
 from reasoning_metrics.metaeval._io import iter_records
+from reasoning_metrics.metaeval.solution import LabelledSolution, from_first_error
 
 if TYPE_CHECKING:
     from kg.records import Question
-    from reasoning_metrics.metaeval.data import LabelledSolution
 
 KINDS = ("calculation", "wrong_model", "misread", "false_fact", "logic", "unsupported")
 """Kinds of first wrong step: an arithmetic slip; a wrong model of the problem or a wrong formula;
@@ -63,8 +63,6 @@ def problem_text(question: Question) -> str:
 
 def read_ck12_labels(path: Path, root: Path | None = None) -> list[tuple[str, LabelledSolution]]:
     """Each solution of a labelled file with where it was read, its question joined from the CK12 release."""
-    from reasoning_metrics.metaeval.data import from_first_error
-
     root = root or ck12_root()
     if not root.is_dir():
         raise InputError(
