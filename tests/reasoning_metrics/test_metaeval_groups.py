@@ -1,0 +1,38 @@
+"""``meta-eval --by``: per-group results against the planted set's originals or, for real answers, the correct ones."""
+
+from __future__ import annotations
+
+from reasoning_metrics.metaeval.detectors import DetectorResult
+from reasoning_metrics.metaeval.groups import by_group, group_markdown
+from reasoning_metrics.metaeval.solution import from_first_error
+
+
+def _result(scores: list[float]) -> DetectorResult:
+    return DetectorResult("d", "k12eval", "higher = wrong", list(scores), [[s, s] for s in scores])
+
+
+def test_real_answers_are_grouped_by_kind_against_the_correct_solutions() -> None:
+    solutions = [
+        from_first_error("ok1", "p", ["a", "b"], -1, "zh", {"kind": None}),
+        from_first_error("ok2", "p", ["a", "b"], -1, "zh", {"kind": None}),
+        from_first_error("w1", "p", ["a", "b"], 0, "zh", {"kind": "false_fact"}),
+        from_first_error("w2", "p", ["a", "b"], 1, "zh", {"kind": "wrong_model"}),
+        from_first_error("w3", "p", ["a", "b"], 0, "zh", {"kind": "false_fact"}),
+    ]
+    # The detector separates false facts from correct solutions perfectly and misses the wrong model.
+    rows = by_group(solutions, [_result([0.1, 0.2, 0.9, 0.0, 0.8])])
+    by_kind = {r.group: r for r in rows}
+    assert set(by_kind) == {"false_fact", "wrong_model"}
+    assert (by_kind["false_fact"].solutions, by_kind["false_fact"].auroc) == (4, 1.0)
+    assert (by_kind["wrong_model"].solutions, by_kind["wrong_model"].auroc) == (3, 0.0)
+    assert "vs correct solutions" in group_markdown(rows)
+
+
+def test_a_planted_set_is_still_compared_with_its_originals() -> None:
+    solutions = [
+        from_first_error("o", "p", ["a", "b"], -1, None, {"kind": "original"}),
+        from_first_error("e", "p", ["a", "b"], 1, None, {"kind": "swap"}),
+        from_first_error("c", "p", ["a", "b"], -1, None, {"kind": "reworded"}),
+    ]
+    rows = by_group(solutions, [_result([0.2, 0.9, 0.1])])
+    assert [(r.group, r.solutions) for r in rows] == [("swap", 2), ("reworded", 2)]
