@@ -82,7 +82,7 @@ def packets(args: argparse.Namespace) -> None:
 
 def build(args: argparse.Namespace) -> None:
     labels: dict[str, dict] = {}
-    for file in sorted(args.labels.glob("*.labels.jsonl")):
+    for file in sorted(args.labels.rglob("*.labels.jsonl")):
         for where, label in jsonl_objects(file):
             if label.get("first_error") is None:
                 continue  # not labelled (yet)
