@@ -160,3 +160,11 @@ def test_bad_opencompass_jsonl_lines_name_line_and_field(tmp_path: Path, line: d
     )
     with pytest.raises(InputError, match=rf"^{file}, line 2.*'{field}'"):
         ReplayBackend(str(file), format="opencompass")
+
+
+def test_an_unfinished_shard_before_others_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "predictions" / "m"
+    write_text(folder / "tmp_cmmlu-agronomy_0.jsonl", json.dumps({"idx": "0", "prediction": "甲"}) + "\n")
+    write_text(folder / "cmmlu-agronomy_1.json", json.dumps({"0": {"prediction": "丙"}}))
+    with pytest.raises(InputError, match=r"tmp_cmmlu-agronomy_0.jsonl: shard 0 of cmmlu-agronomy is unfinished"):
+        ReplayBackend(str(folder))
