@@ -61,6 +61,8 @@ class RunSummary:
     """What ``summary.json`` holds (set once the session is done)."""
     opened: bool = False
     """Whether this session opened the run folder (its header matched): only then is its summary written."""
+    chat_template_hash: str | None = None
+    """The backend's hash of the model's chat template, when it knows it."""
 
     @property
     def unparsed_rate(self) -> float:
@@ -237,7 +239,9 @@ def _write_results(
         reason=reason,
     )
     header = RunStore(options.out).read_header()
-    summary.results = build_results(header, summary.records, session, pending=len(wanted) - len(summary.records))
+    summary.results = build_results(
+        header, summary.records, session, len(wanted) - len(summary.records), summary.chat_template_hash
+    )
     atomic_write(options.out / SUMMARY_FILE, summary.results.model_dump_json(indent=2) + "\n")
 
 
@@ -277,6 +281,8 @@ def _run_locked(
     """Answer what is missing, filling ``summary`` in as it goes (it is read even if this raises)."""
     store = RunStore(options.out)
     answerer = Answerer.create(options)
+    # Known to local backends only (transformers, vLLM): an attribute they have, not part of the protocol.
+    summary.chat_template_hash = getattr(answerer.backend, "chat_template_hash", None)
     header = RunHeader(
         model=options.model,
         backend=options.backend,

@@ -111,6 +111,9 @@ class RunResults(BaseModel):
     """When the run was first started (the header's ``started_at``)."""
     template_hash: str
     """The header's hash of the prompt templates and exemplars."""
+    chat_template_hash: str | None = None
+    """Hash of the model's chat template as this session's backend loaded it (transformers, vLLM);
+    ``None`` when the backend cannot know it (an HTTP server's, a replay) or the model has none."""
     packages: dict[str, str] = Field(default_factory=dict)
     """Versions of k12eval and the model libraries (the header's)."""
     session: SessionStats
@@ -142,7 +145,11 @@ def _by(records: Iterable[RunRecord], key: str) -> dict[str, GroupStats]:
 
 
 def build_results(
-    header: RunHeader, records: Sequence[RunRecord], session: SessionStats, pending: int = 0
+    header: RunHeader,
+    records: Sequence[RunRecord],
+    session: SessionStats,
+    pending: int = 0,
+    chat_template_hash: str | None = None,
 ) -> RunResults:
     """The summary of a run from its header, its records (one per question) and the questions left."""
     counts: Counter[str] = Counter(r.parse_status for r in records)
@@ -163,6 +170,7 @@ def build_results(
         completion_tokens=sum(r.completion_tokens or 0 for r in records),
         run_started_at=header.started_at,
         template_hash=header.template_hash,
+        chat_template_hash=chat_template_hash,
         packages=dict(header.packages),
         session=session,
     )

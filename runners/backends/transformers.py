@@ -14,7 +14,7 @@ from typing import Any
 
 from runners.backends._common import chunked, truncate_at_stop
 from runners.backends._hf_loading import load_causal_lm
-from runners.backends._prompts import PromptError, has_chat_template, prompt_ids, scoring_ids
+from runners.backends._prompts import PromptError, chat_template_hash, has_chat_template, prompt_ids, scoring_ids
 from runners.backends.base import (
     GenerationRequest,
     GenerationResult,
@@ -59,6 +59,8 @@ class TransformersBackend:
             trust_remote_code=trust_remote_code,
         )
         self.is_chat: bool = has_chat_template(self.tokenizer) if chat is None else chat
+        self.chat_template_hash: str | None = chat_template_hash(self.tokenizer)
+        """Hash of the tokenizer's chat template (``summary.json`` records it); ``None`` without one."""
         self.max_length: int = max_length or _context_length(self.lm, self.tokenizer)
         self.eos_ids: list[int] = _eos_ids(self.lm, self.tokenizer)
 
