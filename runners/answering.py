@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kg.errors import InputError
 from kg.records import Question, QuestionType
 from runners.backends._common import clean_text
 from runners.backends.base import (
@@ -53,14 +54,13 @@ class Answerer:
     @classmethod
     def create(cls, options: RunOptions) -> Answerer:
         """Load the backend and the exemplar pool; fix the sampling parameters."""
-        from runners.backends import get_backend
         from runners.backends.sampling import default_sampling
 
         backend_options = dict(options.backend_options)
         if options.chat is not None:
             backend_options.setdefault("chat", options.chat)
         model = options.model_path or options.model
-        backend = options.backend_instance or get_backend(options.backend, model, **backend_options)
+        backend = options.backend_instance or _load_backend(options, model, backend_options)
         is_chat = backend.is_chat
         base = default_sampling(is_chat)
         cot = options.mode.endswith("cot")
@@ -213,6 +213,25 @@ def _clean(result: GenerationResult) -> GenerationResult:
     if result.reasoning is not None:
         result.reasoning = clean_text(result.reasoning)
     return result
+
+
+def _load_backend(options: RunOptions, model: str, backend_options: dict[str, Any]) -> Backend:
+    """The backend, or one :class:`InputError` line saying why the model could not be loaded.
+
+    A missing optional package (``ImportError``) goes on to the CLI, which names how to install it.
+    """
+    from runners.backends import get_backend
+
+    try:
+        return get_backend(options.backend, model, **backend_options)
+    except (InputError, ImportError):
+        raise
+    except Exception as exc:  # a broken folder, a missing tokenizer, out of memory: any of them, one line
+        lines = str(exc).strip().splitlines()
+        reason = f"{type(exc).__name__}: {lines[0].strip()[:300]}" if lines else type(exc).__name__
+        raise InputError(
+            f"--model {options.model!r}: the {options.backend} backend could not load it ({reason})"
+        ) from None
 
 
 def _template_hash(options: RunOptions, pool: ExemplarPool | None) -> str:

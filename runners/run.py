@@ -26,8 +26,17 @@ from runners.files import atomic_write, lock_folder
 from runners.options import RunOptions, check_options
 from runners.prompting import prompt_language
 from runners.records import RunHeader, RunRecord
+from runners.stopping import stop_reason
 from runners.store import RunStore, in_shard, parse_shard
-from runners.summary import SECRET_NAME, SUMMARY_FILE, RunResults, SessionStats, build_results, redact_command
+from runners.summary import (
+    SECRET_NAME,
+    SUMMARY_FILE,
+    RunResults,
+    SessionStats,
+    SessionStatus,
+    build_results,
+    redact_command,
+)
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +59,10 @@ class RunSummary:
     records: list[RunRecord] = field(default_factory=list)
     results: RunResults | None = None
     """What ``summary.json`` holds (set once the session is done)."""
+    opened: bool = False
+    """Whether this session opened the run folder (its header matched): only then is its summary written."""
+    chat_template_hash: str | None = None
+    """The backend's hash of the model's chat template, when it knows it."""
 
     @property
     def unparsed_rate(self) -> float:
@@ -172,6 +185,9 @@ def run_questions(
 
     ``RUN_DIR/summary.json`` is written (atomically) at the end, from all the run's records;
     ``command`` is the command line it records (default ``sys.argv``; secrets are redacted).
+    A session stopped by an exception once the run folder is open (a backend error, Ctrl-C,
+    SIGTERM under :func:`runners.stopping.sigterm_raises`) writes it too, from the records on
+    disk, with ``session.status`` and ``session.reason`` saying why; then the exception goes on.
     Each batch's start and end are logged (``runners.run``, INFO) with its size and time, so a
     log shows progress even while one long batch is generated.
     """
@@ -182,20 +198,73 @@ def run_questions(
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
     check_templates(options, questions)
+    argv = redact_command(sys.argv if command is None else command)
     with lock_folder(options.out):  # held to the end: a second run on this folder is refused
-        summary = _run_locked(options, questions, data, progress)
-        session = SessionStats(
-            started_at=started_at,
-            ended_at=_now(),
-            wall_s=round(time.perf_counter() - started, 3),
-            new=summary.new,
-            resumed=summary.resumed,
-            retries=summary.retries,
-            command=redact_command(sys.argv if command is None else command),
-        )
-        summary.results = build_results(RunStore(options.out).read_header(), summary.records, session)
-        atomic_write(options.out / SUMMARY_FILE, summary.results.model_dump_json(indent=2) + "\n")
+        summary = RunSummary(options.out, options.model, options.mode, options.variant)
+        try:
+            _run_locked(options, questions, data, progress, summary)
+        except BaseException as exc:  # Ctrl-C and SIGTERM too: the summary says how far it got
+            if summary.opened:
+                _write_stopped(options, questions, summary, exc, (started, started_at, argv))
+            raise
+        _write_results(options, questions, summary, (started, started_at, argv), "finished", None)
         return summary
+
+
+_Clock = tuple[float, str, list[str]]
+"""When the session started (``perf_counter``, ISO time) and its redacted command line."""
+
+
+def _write_results(
+    options: RunOptions,
+    questions: Sequence[Question],
+    summary: RunSummary,
+    clock: _Clock,
+    status: SessionStatus,
+    reason: str | None,
+) -> None:
+    """Build ``summary.results`` from all the run's records on disk and write ``summary.json``."""
+    started, started_at, argv = clock
+    wanted = {q.id for q in questions}
+    summary.records = [r for r in RunStore(options.out).records() if r.question_id in wanted]
+    session = SessionStats(
+        started_at=started_at,
+        ended_at=_now(),
+        wall_s=round(time.perf_counter() - started, 3),
+        new=summary.new,
+        resumed=summary.resumed,
+        retries=summary.retries,
+        command=argv,
+        status=status,
+        reason=reason,
+    )
+    header = RunStore(options.out).read_header()
+    summary.results = build_results(
+        header, summary.records, session, len(wanted) - len(summary.records), summary.chat_template_hash
+    )
+    atomic_write(options.out / SUMMARY_FILE, summary.results.model_dump_json(indent=2) + "\n")
+
+
+def _write_stopped(
+    options: RunOptions, questions: Sequence[Question], summary: RunSummary, exc: BaseException, clock: _Clock
+) -> None:
+    """Write the summary of a session stopped by ``exc``; a failure to write it never hides ``exc``."""
+    status, reason = stop_reason(exc)
+    try:
+        _write_results(options, questions, summary, clock, status, reason)
+    except Exception as write_error:  # e.g. the disk that made the run fail is full
+        log.warning("run %s (%s); %s could not be written: %s", status, reason, SUMMARY_FILE, write_error)
+        return
+    assert summary.results is not None
+    log.warning(
+        "run %s (%s): %d of %d question(s) answered are kept in %s; %s says so; the same command resumes",
+        status,
+        reason,
+        len(summary.records),
+        summary.results.questions,
+        options.out,
+        SUMMARY_FILE,
+    )
 
 
 def _now() -> str:
@@ -203,10 +272,17 @@ def _now() -> str:
 
 
 def _run_locked(
-    options: RunOptions, questions: list[Question], data: dict[str, Any], progress: Progress | None
-) -> RunSummary:
+    options: RunOptions,
+    questions: list[Question],
+    data: dict[str, Any],
+    progress: Progress | None,
+    summary: RunSummary,
+) -> None:
+    """Answer what is missing, filling ``summary`` in as it goes (it is read even if this raises)."""
     store = RunStore(options.out)
     answerer = Answerer.create(options)
+    # Known to local backends only (transformers, vLLM): an attribute they have, not part of the protocol.
+    summary.chat_template_hash = getattr(answerer.backend, "chat_template_hash", None)
     header = RunHeader(
         model=options.model,
         backend=options.backend,
@@ -226,13 +302,30 @@ def _run_locked(
         started_at=_now(),
     )
     store.open(header)
+    summary.opened = True
     done = {r.question_id for r in store.records() if not (options.retry_failed and r.parse_status == "failed")}
     todo = [q for q in questions if q.id not in done]
-    summary = RunSummary(options.out, options.model, options.mode, options.variant, resumed=len(questions) - len(todo))
+    summary.resumed = len(questions) - len(todo)
     total = len(questions)
-    start = time.perf_counter()
     if progress:
         progress(summary.resumed, total, 0.0)
+    try:
+        _answer(options, answerer, store, todo, total, progress, summary)
+    finally:
+        # Requests sent again by a backend that retries (openai): a count it keeps, not part of the protocol.
+        summary.retries = int(getattr(answerer.backend, "retries", 0))
+
+
+def _answer(
+    options: RunOptions,
+    answerer: Answerer,
+    store: RunStore,
+    todo: Sequence[Question],
+    total: int,
+    progress: Progress | None,
+    summary: RunSummary,
+) -> None:
+    start = time.perf_counter()
     chunks = _chunks(todo, options.batch_size)
     tokens = 0
     for number, chunk in enumerate(chunks, start=1):
@@ -260,11 +353,6 @@ def _run_locked(
         )
         if progress:
             progress(summary.resumed + summary.new, total, summary.new / elapsed if elapsed else 0.0)
-    # Requests sent again by a backend that retries (openai): a count it keeps, not part of the protocol.
-    summary.retries = int(getattr(answerer.backend, "retries", 0))
-    wanted = {q.id for q in questions}
-    summary.records = [r for r in store.records() if r.question_id in wanted]
-    return summary
 
 
 def _chunks(items: Sequence[Question], size: int) -> list[Sequence[Question]]:

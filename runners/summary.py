@@ -1,5 +1,9 @@
 """``RUN_DIR/summary.json``: a run's numbers, written at the end of every session of ``run``.
 
+Also when a session dies (a backend error that escapes, Ctrl-C, SIGTERM): then it describes the
+records written so far, ``pending`` counts the questions still to answer, and
+``session.status``/``session.reason`` say how and why it stopped.
+
 It is built from *all* the run's records (one per question, the last written), so after a
 killed run is resumed it describes the whole run, while ``session`` describes only the
 command that wrote it. Scripts read it instead of parsing the printed table;
@@ -19,12 +23,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from kg.errors import InputError
 from runners.records import RunHeader, RunRecord
 
+SessionStatus = Literal["finished", "interrupted", "failed"]
+"""How a session of ``run`` ended."""
 SUMMARY_FILE = "summary.json"
 SUMMARY_VERSION: Literal[1] = 1
 STATUSES = ("ok", "unparsed", "failed", "skipped")
 SECRET_NAME = re.compile(r"key|secret|password|passwd|auth|(^|_)token$", re.IGNORECASE)
 """Option names whose values are secrets: never recorded (``api_key``, ``token``; not ``max_tokens``)."""
-_SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{4,}|Bearer\s+\S+)")
+SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{4,}|Bearer\s+\S+)")
+"""Secrets by their look, wherever they appear: OpenAI-style keys and bearer tokens."""
 REDACTED = "***"
 
 
@@ -67,6 +74,12 @@ class SessionStats(BaseModel):
     """Requests the backend sent again in this session (HTTP 429, 5xx, dropped connections)."""
     command: list[str]
     """The command line (``sys.argv``), with secrets such as API keys replaced by ``***``."""
+    status: SessionStatus = "finished"
+    """How this session ended: ``finished``; ``interrupted`` by Ctrl-C or SIGTERM; ``failed`` by an error.
+
+    Either way the records it wrote are kept and the same command resumes the run."""
+    reason: str | None = None
+    """Why it did not finish, one line: ``KeyboardInterrupt``, ``SIGTERM``, or the error's type and first line."""
 
 
 class RunResults(BaseModel):
@@ -81,7 +94,9 @@ class RunResults(BaseModel):
     strategy: str
     variant: str
     questions: int
-    """Questions of the run as selected by this session's filters."""
+    """Questions of the run as selected by this session's filters (answered or ``pending``)."""
+    pending: int = 0
+    """Selected questions with no record yet: more than 0 only when ``session.status`` is not ``finished``."""
     status: dict[str, int]
     """Questions by parse status: ok, unparsed, failed, skipped (every key present)."""
     failures: int
@@ -96,6 +111,9 @@ class RunResults(BaseModel):
     """When the run was first started (the header's ``started_at``)."""
     template_hash: str
     """The header's hash of the prompt templates and exemplars."""
+    chat_template_hash: str | None = None
+    """Hash of the model's chat template as this session's backend loaded it (transformers, vLLM);
+    ``None`` when the backend cannot know it (an HTTP server's, a replay) or the model has none."""
     packages: dict[str, str] = Field(default_factory=dict)
     """Versions of k12eval and the model libraries (the header's)."""
     session: SessionStats
@@ -126,8 +144,14 @@ def _by(records: Iterable[RunRecord], key: str) -> dict[str, GroupStats]:
     return {name: group_stats(group) for name, group in sorted(groups.items())}
 
 
-def build_results(header: RunHeader, records: Sequence[RunRecord], session: SessionStats) -> RunResults:
-    """The summary of a run from its header and its records (one per question)."""
+def build_results(
+    header: RunHeader,
+    records: Sequence[RunRecord],
+    session: SessionStats,
+    pending: int = 0,
+    chat_template_hash: str | None = None,
+) -> RunResults:
+    """The summary of a run from its header, its records (one per question) and the questions left."""
     counts: Counter[str] = Counter(r.parse_status for r in records)
     return RunResults(
         model=header.model,
@@ -135,7 +159,8 @@ def build_results(header: RunHeader, records: Sequence[RunRecord], session: Sess
         mode=header.mode,
         strategy=header.strategy,
         variant=header.variant,
-        questions=len(records),
+        questions=len(records) + pending,
+        pending=pending,
         status={status: counts.get(status, 0) for status in STATUSES},
         failures=counts.get("failed", 0),
         all=group_stats(records),
@@ -145,6 +170,7 @@ def build_results(header: RunHeader, records: Sequence[RunRecord], session: Sess
         completion_tokens=sum(r.completion_tokens or 0 for r in records),
         run_started_at=header.started_at,
         template_hash=header.template_hash,
+        chat_template_hash=chat_template_hash,
         packages=dict(header.packages),
         session=session,
     )
@@ -167,7 +193,7 @@ def redact_command(argv: Sequence[str]) -> list[str]:
         else:
             if arg.startswith("--") and SECRET_NAME.search(arg):
                 hide_next = True  # ``--api-key VALUE``: the value is the next word
-        redacted.append(_SECRET_VALUE.sub(REDACTED, arg))
+        redacted.append(SECRET_VALUE.sub(REDACTED, arg))
     return redacted
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -121,11 +122,12 @@ def run(
     Progress goes to stderr: a bar on a terminal, else plain lines (one as each batch starts and
     ends). The run's numbers go to --out/summary.json, and to stdout. Exit status: 0 when done,
     1 when more questions failed than --max-failures allows (the last line says how many), 2 on
-    bad input.
+    bad input, 130 on Ctrl-C and 143 on SIGTERM (summary.json is written then too, saying so).
     """
     from k12eval.models import backend_model
     from runners.options import LANGS, MODES, STRATEGIES, RunOptions, choose
     from runners.run import run_questions
+    from runners.stopping import Terminated, sigterm_raises
     from runners.summary import FailureLimit
 
     limit_failures = FailureLimit.parse(max_failures)
@@ -160,13 +162,21 @@ def run(
         retry_failed=retry_failed,
         backend_options=parse_pairs(backend_option or [], "--backend-option"),
     )
-    with log_to_stderr(quiet=quiet, verbose=verbose) as plain:
-        if quiet:
-            summary = run_questions(options)
-        elif plain:
-            summary = run_questions(options, progress=_plain_progress())
-        else:
-            summary = _with_progress(lambda progress: run_questions(options, progress=progress))
+    try:
+        with log_to_stderr(quiet=quiet, verbose=verbose) as plain, sigterm_raises():
+            if quiet:
+                summary = run_questions(options)
+            elif plain:
+                summary = run_questions(options, progress=_plain_progress())
+            else:
+                summary = _with_progress(lambda progress: run_questions(options, progress=progress))
+    except (KeyboardInterrupt, Terminated) as exc:  # summary.json was written; an error escaping is a bug: traceback
+        name = exc.signal_name if isinstance(exc, Terminated) else "KeyboardInterrupt"
+        code = 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
+        typer.echo(
+            f"error: interrupted ({name}); what was answered is kept in {out}; the same command resumes", err=True
+        )
+        raise typer.Exit(code) from None
     if as_json:
         assert summary.results is not None  # set by every finished run_questions
         sys.stdout.write(summary.results.model_dump_json(indent=2) + "\n")

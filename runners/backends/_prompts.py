@@ -7,6 +7,8 @@ the rendered text is encoded without adding special tokens again (the template h
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from runners.backends.base import ChatMessages
@@ -19,6 +21,18 @@ class PromptError(ValueError):
 def has_chat_template(tokenizer: Any) -> bool:
     """Whether the tokenizer carries a chat template (how chat models are told from base models)."""
     return bool(getattr(tokenizer, "chat_template", None))
+
+
+def chat_template_hash(tokenizer: Any) -> str | None:
+    """The first 16 hex digits of the SHA-256 of the tokenizer's chat template; ``None`` without one.
+
+    Several named templates (a dict, as some tokenizers carry) are hashed as sorted JSON.
+    """
+    template = getattr(tokenizer, "chat_template", None)
+    if not template:
+        return None
+    text = template if isinstance(template, str) else json.dumps(template, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def render_chat(tokenizer: Any, messages: ChatMessages) -> str:

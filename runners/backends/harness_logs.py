@@ -1,6 +1,7 @@
 """Other harnesses' per-question outputs, read as replay input: lm-evaluation-harness and OpenCompass.
 
-- **lm-eval** ``--log_samples``: ``samples_<task>_<date>.jsonl``, one JSON object a line with
+- **lm-eval** ``--log_samples``: ``samples_<task>_<date>.jsonl`` (or ``.jsonl.gz``, as users
+  compress it), one JSON object a line with
   ``doc_id`` (the question's position in the task's split), ``doc`` (the task's document:
   ``Question,A..D,Answer`` for ``cmmlu_<subject>``, ``id,question,A..D,answer`` for
   ``ceval-valid_<subject>``), ``resps`` (``[[text, ...]]`` for ``generate_until``;
@@ -13,7 +14,11 @@
   or ``"label: A": {"Loglikelihood": ...}``. Dataset ``cmmlu-<subject>`` is CMMLU's test
   split, ``ceval-<subject>`` C-Eval's val split, ``ceval-test-<subject>`` its test split.
   A large dataset comes in shards ``<dataset>_0.json``, ``<dataset>_1.json``, ..., each keyed
-  from ``"0"``: their positions run on from shard to shard.
+  from ``"0"``: their positions run on from shard to shard. While it runs, OpenCompass appends
+  the same records to ``tmp_<dataset>.jsonl``, one ``{"idx": "0", ...}`` a line (a resumed run
+  may repeat an ``idx``: the last counts, as when OpenCompass reads it back); it deletes that
+  file once ``<dataset>.json`` is written, so an interrupted run leaves only the JSON Lines. The
+  finished ``.json`` is read when both are there.
 
 Each record becomes a :class:`Sample` carrying where it came from, so a mismatch with the
 bank names the file, the line or record and the field.
@@ -29,7 +34,16 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, Problem
-from kg.jsonl import jsonl_objects, not_regular
+from kg.jsonl import not_regular
+from runners.backends.harness_files import (
+    OPENCOMPASS_TMP,
+    PATTERNS,
+    base_name,
+    first_record,
+    is_jsonl,
+    jsonl_records,
+    output_files,
+)
 
 FORMATS = ("lm-eval", "opencompass")
 _DATE = re.compile(r"_\d{4}-\d{2}-\d{2}T[\d.\-]+$")
@@ -81,14 +95,20 @@ def task_coordinates(name: str) -> tuple[str | None, str | None, str | None]:
 
 def detect(path: Path) -> str | None:
     """``lm-eval`` or ``opencompass`` when ``path`` (a file or a folder of them) looks like one, else ``None``."""
-    files = [path] if path.is_file() else sorted(path.rglob("samples_*.jsonl")) or sorted(path.glob("*.json"))
+    files = [path] if path.is_file() else output_files(path, "lm-eval") or output_files(path, "opencompass")
     for file in files[:1]:
-        if file.suffix == ".jsonl":
-            for _, item in jsonl_objects(file):
-                return "lm-eval" if "doc_id" in item and "resps" in item else None
+        if is_jsonl(file):
+            item = first_record(file) or {}
+            if "doc_id" in item and "resps" in item:
+                return "lm-eval"
+            return "opencompass" if "idx" in item and _opencompass_like(item) else None
         if file.suffix == ".json":
             return "opencompass" if _looks_like_opencompass(file) else None
     return None
+
+
+def _opencompass_like(item: dict[str, Any]) -> bool:
+    return "prediction" in item or any(key.startswith(_LABEL) for key in item)
 
 
 def _looks_like_opencompass(file: Path) -> bool:
@@ -100,32 +120,39 @@ def _looks_like_opencompass(file: Path) -> bool:
 
 
 def read_samples(path: Path, fmt: str) -> list[Sample]:
-    """Every sample of ``path`` (one file, or a folder of ``samples_*.jsonl`` / ``*.json``); errors name their place."""
+    """Every sample of ``path`` (one file, or a folder of the format's files); errors name their place."""
     if fmt not in FORMATS:
         raise InputError(f"unknown replay format {fmt!r}; choose one of records, {', '.join(FORMATS)}")
-    pattern = "samples_*.jsonl" if fmt == "lm-eval" else "*.json"
-    # lm-eval writes into a folder per model below --output_path: look down the tree for it
-    files = [path] if path.is_file() else sorted(path.rglob(pattern) if fmt == "lm-eval" else path.glob(pattern))
+    files = output_files(path, fmt)
     if not files:
-        raise InputError(f"{path}: no {fmt} output files here (expected {pattern})")
+        raise InputError(f"{path}: no {fmt} output files here (expected {' or '.join(PATTERNS[fmt])})")
     if fmt == "lm-eval":
         _one_file_per_task(files)
         return [sample for file in files for sample in _lm_eval(file)]
     samples: list[Sample] = []
     for name, shards in _opencompass_datasets(files).items():
         offset = 0  # OpenCompass numbers each shard from "0"; its evaluator concatenates them in order
-        for shard in shards:
+        for number, shard in enumerate(shards):
+            if number < len(shards) - 1 and shard.name.startswith(OPENCOMPASS_TMP):
+                raise InputError(
+                    f"{shard}: shard {number} of {name} is unfinished (OpenCompass's tmp_ file), so the positions "
+                    "of the shards after it are unknown; finish that shard, or pass the shards before it"
+                )
             read = list(_opencompass(shard, name, offset))
             samples.extend(read)
             offset += len(read)
     return samples
 
 
+def _task_of(file: Path) -> str:
+    return _DATE.sub("", base_name(file).removeprefix("samples_"))
+
+
 def _one_file_per_task(files: list[Path]) -> None:
-    """Refuse two files of one task (two runs' outputs): which to replay is the user's choice."""
+    """Refuse two files of one task (two runs' outputs, or one kept plain and gzipped): the user chooses."""
     seen: dict[str, Path] = {}
     for file in files:
-        task = _DATE.sub("", file.stem.removeprefix("samples_"))
+        task = _task_of(file)
         if task in seen:
             raise InputError(
                 f"{file}: a second samples file of task {task!r} (the first is {seen[task]}); "
@@ -137,26 +164,37 @@ def _one_file_per_task(files: list[Path]) -> None:
 def _opencompass_datasets(files: list[Path]) -> dict[str, list[Path]]:
     """Files by dataset name: ``<abbr>.json``, or the shards ``<abbr>_0.json``, ``<abbr>_1.json``, ... in order.
 
-    A shard given alone brings its siblings, since its positions start after theirs.
+    A shard given alone brings its siblings, since its positions start after theirs. A finished
+    ``<abbr>.json`` is taken over the ``tmp_<abbr>.jsonl`` of the same dataset or shard.
     """
     datasets: dict[str, list[Path]] = {}
     for file in files:
-        shard = _SHARD.match(file.stem)
+        stem = base_name(file).removeprefix(OPENCOMPASS_TMP)
+        shard = _SHARD.match(stem)
         base = shard.group("base") if shard else None
-        if base is None or task_coordinates(base)[0] is None or not (file.parent / f"{base}_0.json").is_file():
-            datasets.setdefault(file.stem, []).append(file)
+        if base is None or task_coordinates(base)[0] is None or _dataset_file(file.parent, f"{base}_0") is None:
+            if stem not in datasets or datasets[stem][0].name.startswith(OPENCOMPASS_TMP):
+                datasets[stem] = [_dataset_file(file.parent, stem) or file]
             continue
         if base not in datasets:
-            count = 0
-            while (file.parent / f"{base}_{count}.json").is_file():
-                count += 1
-            datasets[base] = [file.parent / f"{base}_{i}.json" for i in range(count)]
+            found: list[Path] = []
+            while (next_shard := _dataset_file(file.parent, f"{base}_{len(found)}")) is not None:
+                found.append(next_shard)
+            datasets[base] = found
     return datasets
+
+
+def _dataset_file(folder: Path, stem: str) -> Path | None:
+    """The finished ``<stem>.json``, else OpenCompass's ``tmp_<stem>.jsonl``, else ``<stem>.jsonl``; or ``None``."""
+    for name in (f"{stem}.json", f"{OPENCOMPASS_TMP}{stem}.jsonl", f"{stem}.jsonl"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
 
 
 def _lm_eval(file: Path) -> Iterator[Sample]:
     seen: set[int] = set()
-    for line, item in jsonl_objects(file):
+    for line, item in jsonl_records(file):
         where = Problem(file, line, None, "", record=str(item.get("doc_id", "")) or None)
         doc_id = item.get("doc_id")
         if not isinstance(doc_id, int) or isinstance(doc_id, bool) or doc_id < 0:
@@ -165,7 +203,7 @@ def _lm_eval(file: Path) -> Iterator[Sample]:
             continue
         seen.add(doc_id)
         task = item.get("task_name")
-        name = task if isinstance(task, str) and task else _DATE.sub("", file.stem.removeprefix("samples_"))
+        name = task if isinstance(task, str) and task else _task_of(file)
         source, split, subject = task_coordinates(name)
         doc = item.get("doc")
         question = None
@@ -201,6 +239,34 @@ def _at(where: Problem, field: str, message: str) -> Problem:
 
 
 def _opencompass(file: Path, name: str, offset: int) -> Iterator[Sample]:
+    source, split, subject = task_coordinates(name)
+    for key, line, item in _opencompass_records(file):
+        where = Problem(file, line, None, "", record=key)
+        if not key.isdigit():
+            raise InputError.from_problem(_at(where, "idx" if line else "key", "expected a position ('0', '1', ...)"))
+        if not isinstance(item, dict):
+            raise InputError.from_problem(_at(where, "record", f"expected an object, got {type(item).__name__}"))
+        texts, scores = _opencompass_answer(item, where)
+        position = offset + int(key)
+        yield Sample(file, line, key, source, split, subject, position, None, "origin_prompt", (), texts, scores)
+
+
+def _opencompass_records(file: Path) -> list[tuple[str, int | None, Any]]:
+    """``(key, line, record)`` of a prediction file: a ``.json`` object's items, or a ``.jsonl``'s lines.
+
+    A key repeated in JSON Lines (a resumed OpenCompass run appends again) keeps its last record,
+    at the place of its first.
+    """
+    if is_jsonl(file):
+        records: dict[str, tuple[int | None, Any]] = {}
+        for line, item in jsonl_records(file):
+            idx = item.get("idx")
+            key = str(idx) if isinstance(idx, int | str) and not isinstance(idx, bool) else ""
+            if not key.isdigit():
+                problem = Problem(file, line, "idx", f"expected a position ('0', '1', ...), got {json.dumps(idx)[:40]}")
+                raise InputError.from_problem(problem)
+            records[key] = (line, {k: v for k, v in item.items() if k != "idx"})
+        return [(key, line, item) for key, (line, item) in records.items()]
     refused = not_regular(file)
     if refused is not None:
         raise InputError.from_problem(refused)
@@ -210,16 +276,7 @@ def _opencompass(file: Path, name: str, offset: int) -> Iterator[Sample]:
         raise InputError(f"{file}: not an OpenCompass prediction file (JSON): {str(exc)[:120]}") from None
     if not isinstance(data, dict):
         raise InputError(f"{file}: expected an object keyed by position ('0', '1', ...), got {type(data).__name__}")
-    source, split, subject = task_coordinates(name)
-    for key, item in data.items():
-        where = Problem(file, None, None, "", record=key)
-        if not key.isdigit():
-            raise InputError.from_problem(_at(where, "key", "expected a position ('0', '1', ...)"))
-        if not isinstance(item, dict):
-            raise InputError.from_problem(_at(where, "record", f"expected an object, got {type(item).__name__}"))
-        texts, scores = _opencompass_answer(item, where)
-        position = offset + int(key)
-        yield Sample(file, None, key, source, split, subject, position, None, "origin_prompt", (), texts, scores)
+    return [(key, None, item) for key, item in data.items()]
 
 
 def _opencompass_answer(item: dict[str, Any], where: Problem) -> tuple[tuple[str, ...], tuple[float, ...] | None]:

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from runners.backends._common import chunked, truncate_at_stop
+from runners.backends._generation_progress import ProgressStreamer
 from runners.backends._hf_loading import load_causal_lm
-from runners.backends._prompts import PromptError, has_chat_template, prompt_ids, scoring_ids
+from runners.backends._prompts import PromptError, chat_template_hash, has_chat_template, prompt_ids, scoring_ids
 from runners.backends.base import (
     GenerationRequest,
     GenerationResult,
@@ -44,12 +45,20 @@ class TransformersBackend:
         chat: bool | None = None,
         max_length: int | None = None,
         trust_remote_code: bool = False,
+        progress_every_s: float = 10.0,
     ) -> None:
-        """Load ``model``; ``chat`` overrides chat detection (a tokenizer with a chat template)."""
+        """Load ``model``; ``chat`` overrides chat detection (a tokenizer with a chat template).
+
+        ``progress_every_s``: seconds between the log lines (INFO) that say how far one long
+        ``generate`` call is (sequences finished, tokens/s); 0 logs every step.
+        """
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        if progress_every_s < 0:
+            raise ValueError(f"progress_every_s must be 0 or more, got {progress_every_s}")
         self.model = model
         self.batch_size = batch_size
+        self.progress_every_s = progress_every_s
         self.lm, self.tokenizer, self.device = load_causal_lm(
             model,
             device=device,
@@ -59,6 +68,8 @@ class TransformersBackend:
             trust_remote_code=trust_remote_code,
         )
         self.is_chat: bool = has_chat_template(self.tokenizer) if chat is None else chat
+        self.chat_template_hash: str | None = chat_template_hash(self.tokenizer)
+        """Hash of the tokenizer's chat template (``summary.json`` records it); ``None`` without one."""
         self.max_length: int = max_length or _context_length(self.lm, self.tokenizer)
         self.eos_ids: list[int] = _eos_ids(self.lm, self.tokenizer)
 
@@ -123,8 +134,9 @@ class TransformersBackend:
         if sample and params.seed is not None:
             torch.manual_seed(params.seed)
         start = time.perf_counter()
+        streamer = ProgressStreamer(len(prompts) * per_prompt, self.eos_ids, self.progress_every_s)
         with torch.inference_mode():
-            out = self.lm.generate(input_ids=input_ids, attention_mask=attention, **options)
+            out = self.lm.generate(input_ids=input_ids, attention_mask=attention, streamer=streamer, **options)
         latency = (time.perf_counter() - start) / len(prompts)
         rows = out.sequences[:, input_ids.shape[1] :].tolist()
         answers = []

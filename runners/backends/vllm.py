@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from runners.backends._prompts import PromptError, has_chat_template, prompt_ids, scoring_ids
+from runners.backends._prompts import PromptError, chat_template_hash, has_chat_template, prompt_ids, scoring_ids
 from runners.backends.base import (
     GenerationRequest,
     GenerationResult,
@@ -66,6 +66,8 @@ class VLLMBackend:
         )
         self.tokenizer = self.llm.get_tokenizer()
         self.is_chat: bool = has_chat_template(self.tokenizer) if chat is None else chat
+        self.chat_template_hash: str | None = chat_template_hash(self.tokenizer)
+        """Hash of the tokenizer's chat template (``summary.json`` records it); ``None`` without one."""
         self.max_model_len: int = int(self.llm.llm_engine.model_config.max_model_len)
 
     def count_tokens(self, text: str) -> int:

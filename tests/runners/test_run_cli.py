@@ -265,6 +265,20 @@ def test_a_backend_that_cannot_load_prints_its_error_alone(bank: Path, tmp_path:
     assert result.output == f"error: {missing}: no such file of recorded outputs\n"  # no progress bar before it
 
 
+def test_a_model_the_backend_cannot_load_is_one_line_and_no_run_folder(bank: Path, tmp_path: Path) -> None:
+    # #17 item 1: a model that fails to load printed a traceback; the metric and judge models already said it in one line.
+    pytest.importorskip("transformers")
+    broken = tmp_path / "broken-model"
+    broken.mkdir()
+    (broken / "config.json").write_text("{}", encoding="utf-8")  # no weights, no tokenizer
+    out = tmp_path / "o"
+    result = _invoke(str(bank), "-m", str(broken), "-b", "transformers", "-o", str(out))
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith(f"error: --model {str(broken)!r}: the transformers backend could not load it (")
+    assert not (out / "run.json").exists() and not (out / "summary.json").exists()  # no run was started
+
+
 def test_a_missing_optional_package_is_one_line_naming_how_to_install_it(
     bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,0 +1,84 @@
+"""Other harnesses' output files as users keep them: which files a folder holds, and their JSON Lines.
+
+lm-eval's ``samples_<task>_<date>.jsonl`` is often kept gzip-compressed (``.jsonl.gz``);
+OpenCompass leaves ``tmp_<dataset>.jsonl`` beside or instead of ``<dataset>.json`` when a run
+stops before the end. Every line goes through :func:`kg.jsonl.parse_json_line`, so a bad line
+is an error naming its line; a gzip file that cannot be decompressed is an error naming the file.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from kg.errors import InputError, Problem
+from kg.jsonl import jsonl_objects, not_regular, parse_json_line
+
+GZIP = ".gz"
+PATTERNS = {"lm-eval": ("samples_*.jsonl", "samples_*.jsonl.gz"), "opencompass": ("*.json", "*.jsonl")}
+"""File names each format's files have in a folder."""
+OPENCOMPASS_TMP = "tmp_"
+"""Prefix of the JSON Lines an OpenCompass inferencer appends to while it runs."""
+
+
+def output_files(path: Path, fmt: str) -> list[Path]:
+    """``path`` itself, or the format's files in the folder ``path``, sorted.
+
+    lm-eval writes below ``--output_path`` in a folder per model: its files are looked for down
+    the tree; OpenCompass's are in ``predictions/<model>/`` itself.
+    """
+    if path.is_file():
+        return [path]
+    find = path.rglob if fmt == "lm-eval" else path.glob
+    return sorted({file for pattern in PATTERNS[fmt] for file in find(pattern)})
+
+
+def base_name(file: Path) -> str:
+    """The file's name without its data suffixes: ``samples_x_<date>.jsonl.gz`` -> ``samples_x_<date>``."""
+    name = file.name.removesuffix(GZIP)
+    for suffix in (".jsonl", ".json"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def is_jsonl(file: Path) -> bool:
+    """Whether ``file`` is JSON Lines (``.jsonl``, or ``.jsonl.gz``)."""
+    return file.name.removesuffix(GZIP).endswith(".jsonl")
+
+
+def jsonl_records(file: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` of each line of ``file``, plain or gzip-compressed (``.gz``).
+
+    A bad line raises :class:`InputError` naming it; a gzip file that is truncated, corrupt or
+    not gzip at all raises one naming the file (the lines before the damage have been yielded).
+    """
+    if not file.name.endswith(GZIP):
+        yield from jsonl_objects(file)
+        return
+    refused = not_regular(file)
+    if refused is not None:
+        raise InputError.from_problem(refused)
+    try:
+        # utf-8-sig and surrogateescape as kg.jsonl reads plain files: a bad byte spoils its line only
+        with gzip.open(file, "rt", encoding="utf-8-sig", errors="surrogateescape", newline="\n") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                obj = parse_json_line(line, file, number)
+                if isinstance(obj, Problem):
+                    raise InputError.from_problem(obj)
+                yield number, obj
+    except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError; a cut file ends in EOFError
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise InputError(f"{file}: cannot read this gzip file, truncated or corrupt ({reason})") from None
+
+
+def first_record(file: Path) -> dict[str, Any] | None:
+    """The first object of a JSON Lines file (plain or gzip), ``None`` when it has none."""
+    for _, item in jsonl_records(file):
+        return item
+    return None
