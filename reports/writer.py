@@ -53,9 +53,20 @@ class ReportResult:
 
 
 def build_tables(
-    frame: pd.DataFrame, graph: Any, k: int, subject: str | None, stage: str | None
+    frame: pd.DataFrame,
+    graph: Any,
+    k: int,
+    subject: str | None,
+    stage: str | None,
+    *,
+    selected: pd.Series | None = None,
+    select: str = "all",
 ) -> dict[str, pd.DataFrame]:
-    """Every table of the report by name (empty tables included, so their absence is visible)."""
+    """Every table of the report by name (empty tables included, so their absence is visible).
+
+    ``selected`` (a boolean mask of ``frame``'s rows) is the named selection ``select`` CK12 Table 2
+    is computed over; a table's ``attrs["caption"]`` says what it counts.
+    """
     from reports import analyses, tables
 
     if subject is None:  # CK12 Table 3's choice, or the biggest subject; a given subject spans all stages
@@ -65,7 +76,7 @@ def build_tables(
     features = analyses.text_features(graph)
     return {
         "ck12_table1_type_by_mode": tables.type_by_mode(frame),
-        "ck12_table2_cot_step_scores": tables.cot_step_scores(frame),
+        "ck12_table2_cot_step_scores": _table2(frame if selected is None else frame[selected], select),
         "ck12_table3_level1": tables.level1_accuracy(frame, subject, stage),
         "cmmlu_categories": tables.category_scores(frame),
         "xiezhi_ranking": tables.ranking(frame, k),
@@ -74,6 +85,24 @@ def build_tables(
         "analysis_variants": fmt(analyses.variant_pairs(frame)),
         "analysis_cot": fmt(analyses.cot_pairs(frame)),
     }
+
+
+def _table2(frame: pd.DataFrame, select: str) -> pd.DataFrame:
+    """CK12 Table 2 over the selection's questions, its caption naming the selection."""
+    from reports.tables import cot_step_scores
+
+    table = cot_step_scores(frame)
+    table.attrs["caption"] = f"Questions: {select} (--select)."
+    return table
+
+
+def selection_mask(runs: list[Any], frame: pd.DataFrame, select: str) -> pd.Series:
+    """Which rows of ``frame`` (run x question) are in the named selection ``select`` of each run's questions."""
+    from runners.selection import select as select_questions
+
+    chosen = {(run.id, q.id) for run in runs for q in select_questions(run.questions.values(), select)}
+    pairs = zip(frame["run"], frame["question_id"], strict=True) if len(frame) else iter(())
+    return pd.Series([pair in chosen for pair in pairs], index=frame.index, dtype=bool)
 
 
 def _format_analysis(table: pd.DataFrame) -> pd.DataFrame:
@@ -101,18 +130,23 @@ def write_report(
     cjk_font: str | None = None,
     plots: bool = True,
     xlsx: bool = False,
+    select: str = "all",
 ) -> ReportResult:
     """Read the runs and write the whole report folder; returns the files written and warnings.
 
-    The folder is replaced whole (see :mod:`reports.staging`): ``out`` must be new,
-    empty or an earlier report.
+    ``select`` names the selection of :mod:`runners.selection` CK12 Table 2 is computed over
+    (``reasoning-subset``: the paper's). The folder is replaced whole (see :mod:`reports.staging`):
+    ``out`` must be new, empty or an earlier report.
     """
     from kg.errors import InputError
     from reports.aggregate import node_table, question_frame
     from reports.runs import graph_of, load_runs
     from reports.staging import staged_folder
+    from runners.options import choose
+    from runners.selection import SELECTIONS
 
     started = time.perf_counter()
+    choose(select, tuple(SELECTIONS), "--select")
     if not run_dirs:
         raise InputError("give at least one run folder")
     runs, warnings = load_runs(run_dirs, data)
@@ -142,6 +176,8 @@ def write_report(
             plots=plots,
             xlsx=xlsx,
             started=started,
+            selected=selection_mask(runs, frame, select),
+            select=select,
         )
     return result
 
@@ -162,6 +198,8 @@ def _write_folder(
     plots: bool,
     xlsx: bool,
     started: float,
+    selected: pd.Series,
+    select: str,
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
     from reports.aggregate import weakest_points
@@ -186,12 +224,13 @@ def _write_folder(
         write_xlsx({"nodes": nodes, "weakest": weakest_points(nodes, top=10)}, out / "report.xlsx")
         wrote(out / "report.xlsx")
 
-    built = build_tables(frame, graph, k, subject, stage)
+    built = build_tables(frame, graph, k, subject, stage, selected=selected, select=select)
     sections = [f"# {title}\n"]
     page_tables = []
     for name, table in built.items():
         zh, en, source = TABLE_TITLES[name]
-        text = markdown(table, f"{en} ({source})")
+        caption = table.attrs.get("caption")
+        text = markdown(table, f"{en} ({source})", note=caption)
         write_csv(table, out / "tables" / f"{name}.csv")
         (out / "tables" / f"{name}.md").write_text(text, encoding="utf-8")
         wrote(out / "tables" / f"{name}.csv")
@@ -202,6 +241,7 @@ def _write_folder(
                 "zh": zh,
                 "en": en,
                 "source": source,
+                "caption": caption,
                 "columns": [str(c) for c in table.columns],
                 "rows": table.astype(object).where(table.notna(), None).values.tolist(),
             }

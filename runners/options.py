@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from kg.errors import InputError
 from runners.records import LANGS, MODES, STRATEGIES, Lang, Mode, Strategy
+from runners.selection import SELECTIONS
 
 __all__ = ["LANGS", "MODES", "RELEASED_VARIANTS", "STRATEGIES", "RunOptions", "check_options", "choose"]
 
@@ -48,6 +49,8 @@ class RunOptions:
     subjects: tuple[str, ...] = ()
     types: tuple[str, ...] = ()
     limit: int | None = None
+    select: str = "all"
+    """A named selection of :mod:`runners.selection` (``reasoning-subset``): part of the run's identity."""
     seed: int = 0
     shard: str | None = None
     few_shot: Path | None = None
@@ -76,6 +79,7 @@ def check_options(options: RunOptions) -> None:
     choose(options.mode, MODES, "--mode")
     choose(options.strategy, STRATEGIES, "--strategy")
     choose(options.lang, LANGS, "--lang")
+    choose(options.select, tuple(SELECTIONS), "--select")
     if options.mode.startswith("few-shot") and options.few_shot is None:
         raise InputError(
             f"--mode {options.mode} needs --few-shot DEV_DATA (a question bank to take exemplars from, or CK12's few_shot_examples.json)"

@@ -56,6 +56,9 @@ class RunHeader(BaseModel):
     sampling: dict[str, Any] = Field(default_factory=dict)
     """Sampling parameters as given to the backend (temperature, top_p, max_tokens, n, seed...)."""
     seed: int = 0
+    selection: str = "all"
+    """The named selection of the bank's questions (``--select``, :mod:`runners.selection`); runs made
+    before it was recorded asked every question, which is ``all``."""
     template_hash: str = ""
     """Hash of the prompt templates and exemplars used."""
     data: dict[str, Any] = Field(default_factory=dict)

@@ -26,6 +26,7 @@ from runners.files import atomic_write, lock_folder
 from runners.options import RunOptions, check_options
 from runners.prompting import prompt_language
 from runners.records import RunHeader, RunRecord
+from runners.selection import select
 from runners.store import RunStore, in_shard, parse_shard
 from runners.summary import SECRET_NAME, SUMMARY_FILE, RunResults, SessionStats, build_results, redact_command
 
@@ -109,6 +110,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     # Of the whole bank, before filters, --limit and shards: a run may grow (--limit 100, then
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
     fingerprint = bank_fingerprint(questions)
+    questions = select(questions, options.select)
     wanted_types = {QuestionType.parse(t) for t in options.types}
     questions = [
         q
@@ -128,6 +130,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         "subjects": list(options.subjects),
         "types": list(options.types),
         "limit": options.limit,
+        "select": options.select,
         "questions": len(questions),
         "fingerprint": fingerprint,
     }
@@ -216,6 +219,7 @@ def _run_locked(
         language=options.lang,
         sampling=answerer.sampling_dict(),
         seed=options.seed,
+        selection=options.select,
         template_hash=answerer.template_hash,
         data=data,
         backend_options=identity_options(options.backend_options),

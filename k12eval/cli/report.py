@@ -39,11 +39,21 @@ def report(
     xlsx: Annotated[
         bool, typer.Option("--xlsx", help="Also write report.xlsx: the node table and the weakest points (openpyxl).")
     ] = False,
+    select: Annotated[
+        str,
+        typer.Option(
+            "--select",
+            help="Questions CK12 Table 2 is computed over: all, or reasoning-subset (the paper's: math questions "
+            "whose analysis has more than two steps).",
+        ),
+    ] = "all",
 ) -> None:
     """Aggregate runs per knowledge point and write the report folder."""
     from reports import write_report
 
-    result = write_report(run_dirs, out, data, k=k, subject=subject, stage=stage, title=title, plots=plots, xlsx=xlsx)
+    result = write_report(
+        run_dirs, out, data, k=k, subject=subject, stage=stage, title=title, plots=plots, xlsx=xlsx, select=select
+    )
     for warning in result.warnings:
         typer.echo(f"warning: {warning}", err=True)
     for run in result.summary["runs"]:

@@ -60,6 +60,14 @@ def run(
         list[str] | None, typer.Option("--types", "-t", help="Only these question types (repeat, or a comma list).")
     ] = None,
     limit: Annotated[int | None, typer.Option(help="At most N questions (after filters).")] = None,
+    select: Annotated[
+        str,
+        typer.Option(
+            "--select",
+            help="A named selection of the bank: all, or reasoning-subset (CK12 Table 2: math questions whose "
+            "analysis has more than two steps). Part of the run's identity.",
+        ),
+    ] = "all",
     seed: Annotated[int, typer.Option(help="Seed for variants, exemplar choice and sampling.")] = 0,
     shard: Annotated[
         str | None, typer.Option(help="Run shard i/n of the questions (merge with `k12eval merge`).")
@@ -145,6 +153,7 @@ def run(
         subjects=comma_list(subjects),
         types=comma_list(types),
         limit=limit,
+        select=select,
         seed=seed,
         shard=shard,
         few_shot=few_shot,

@@ -118,6 +118,14 @@ def score(
     chunk_size: ChunkOpt = 256,
     no_cache: NoCacheOpt = False,
     detectors: DetectorsOpt = True,
+    select: Annotated[
+        str,
+        typer.Option(
+            "--select",
+            help="Score only a named selection: all, or reasoning-subset (CK12 Table 2: math questions whose "
+            "analysis has more than two steps).",
+        ),
+    ] = "all",
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.models import metric_model
@@ -143,6 +151,7 @@ def score(
             cache=False if no_cache else None,
             progress=None,
             detectors=detectors,
+            select=select,
         )
         typer.echo(
             f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",
