@@ -29,6 +29,8 @@ from typing import Any
 
 import pandas as pd
 
+from reports.tables import JUDGMENT_SCORING, JudgmentScoring
+
 TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "ck12_table1_type_by_mode": ("按题型与模式的正确率（文科 / 理科）", "Accuracy by question type and mode (arts / science)", "CK12 Table 1"),
     "ck12_table2_cot_step_scores": ("思维链步骤得分", "CoT step scores", "CK12 Table 2"),
@@ -61,11 +63,13 @@ def build_tables(
     *,
     selected: pd.Series | None = None,
     select: str = "all",
+    judgment: JudgmentScoring = "per-item",
 ) -> dict[str, pd.DataFrame]:
     """Every table of the report by name (empty tables included, so their absence is visible).
 
     ``selected`` (a boolean mask of ``frame``'s rows) is the named selection ``select`` CK12 Table 2
-    is computed over; a table's ``attrs["caption"]`` says what it counts.
+    is computed over; ``judgment`` how CK12 Table 1 scores judgment items (see
+    :data:`reports.tables.JUDGMENT_SCORING`). A table's ``attrs["caption"]`` says what it counts.
     """
     from reports import analyses, tables
 
@@ -75,7 +79,7 @@ def build_tables(
     fmt = _format_analysis
     features = analyses.text_features(graph)
     return {
-        "ck12_table1_type_by_mode": tables.type_by_mode(frame),
+        "ck12_table1_type_by_mode": tables.type_by_mode(frame, judgment),
         "ck12_table2_cot_step_scores": _table2(frame if selected is None else frame[selected], select),
         "ck12_table3_level1": tables.level1_accuracy(frame, subject, stage),
         "cmmlu_categories": tables.category_scores(frame),
@@ -131,12 +135,15 @@ def write_report(
     plots: bool = True,
     xlsx: bool = False,
     select: str = "all",
+    judgment: JudgmentScoring = "per-item",
 ) -> ReportResult:
     """Read the runs and write the whole report folder; returns the files written and warnings.
 
     ``select`` names the selection of :mod:`runners.selection` CK12 Table 2 is computed over
     (``reasoning-subset``: the paper's). The folder is replaced whole (see :mod:`reports.staging`):
-    ``out`` must be new, empty or an earlier report.
+    ``out`` must be new, empty or an earlier report. ``judgment`` is how CK12 Table 1 scores a
+    multi-statement judgment: ``per-item`` (the paper: right when every statement is) or
+    ``per-statement`` (CK12's released scorer); the table's caption says which.
     """
     from kg.errors import InputError
     from reports.aggregate import node_table, question_frame
@@ -147,6 +154,7 @@ def write_report(
 
     started = time.perf_counter()
     choose(select, tuple(SELECTIONS), "--select")
+    choose(judgment, JUDGMENT_SCORING, "--judgment")
     if not run_dirs:
         raise InputError("give at least one run folder")
     runs, warnings = load_runs(run_dirs, data)
@@ -178,6 +186,7 @@ def write_report(
             started=started,
             selected=selection_mask(runs, frame, select),
             select=select,
+            judgment=judgment,
         )
     return result
 
@@ -200,6 +209,7 @@ def _write_folder(
     started: float,
     selected: pd.Series,
     select: str,
+    judgment: JudgmentScoring,
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
     from reports.aggregate import weakest_points
@@ -224,7 +234,7 @@ def _write_folder(
         write_xlsx({"nodes": nodes, "weakest": weakest_points(nodes, top=10)}, out / "report.xlsx")
         wrote(out / "report.xlsx")
 
-    built = build_tables(frame, graph, k, subject, stage, selected=selected, select=select)
+    built = build_tables(frame, graph, k, subject, stage, selected=selected, select=select, judgment=judgment)
     sections = [f"# {title}\n"]
     page_tables = []
     for name, table in built.items():
