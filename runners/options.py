@@ -51,11 +51,13 @@ class RunOptions:
     limit: int | None = None
     select: str = "all"
     """A named selection of :mod:`runners.selection` (``reasoning-subset``): part of the run's identity."""
-    seed: int = 0
+    seed: int | None = None
+    """``None``: the benchmark's own (:func:`runners.protocol.with_protocol_defaults`: 42 for Xiezhi, else 0)."""
     shard: str | None = None
     few_shot: Path | None = None
     shots: int = 5
-    token_budget: int = 1024
+    token_budget: int | None = None
+    """``None``: the template set's ``fewshot_budget`` (CK12 1,024 tokens, CMMLU 2,048)."""
     template_set: str = "ck12"
     chat: bool | None = None
     temperature: float | None = None
@@ -72,6 +74,20 @@ class RunOptions:
     model_path: str | None = None
     """Where the backend loads ``model`` from, when the caller resolved a catalogue name to its folder
     (``k12eval.models.backend_model``); ``None``: ``model`` as it is."""
+
+    @property
+    def run_seed(self) -> int:
+        """The seed in force; the run fills in ``seed`` (:func:`runners.protocol.with_protocol_defaults`) first."""
+        if self.seed is None:
+            raise ValueError("RunOptions.seed is unset: apply runners.protocol.with_protocol_defaults first")
+        return self.seed
+
+    @property
+    def run_token_budget(self) -> int:
+        """The few-shot budget in force, filled in like :attr:`run_seed`."""
+        if self.token_budget is None:
+            raise ValueError("RunOptions.token_budget is unset: apply runners.protocol.with_protocol_defaults first")
+        return self.token_budget
 
 
 def check_options(options: RunOptions) -> None:
