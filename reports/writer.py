@@ -37,6 +37,8 @@ TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "ck12_table3_level1": ("一级知识点正确率", "Accuracy of level-1 knowledge points", "CK12 Table 3"),
     "cmmlu_categories": ("分类得分（学科正确率的简单平均）", "Category scores (unweighted mean of subject accuracies)", "CMMLU"),
     "xiezhi_ranking": ("选项排序指标", "Option ranking metrics", "Xiezhi"),
+    "xiezhi_disciplines": ("各学科结果（多标签题计入每个学科）", "Results per discipline (a question counts under each of its labels)", "Xiezhi"),
+    "xiezhi_split": ("专业题 vs 跨学科题", "Specialty vs Interdiscipline", "Xiezhi"),
     "analysis_negation": ("含否定词 vs 不含", "Questions with vs without negation words", "CMMLU analysis"),
     "analysis_sub_options": ("含子选项 vs 不含", "Questions with vs without sub-options (①②③)", "CMMLU analysis"),
     "analysis_variants": ("原题 vs 打乱选项 vs 干扰项（同题配对）", "Original vs shuffled vs distractors (paired)", "CK12 variants"),
@@ -64,14 +66,17 @@ def build_tables(
     selected: pd.Series | None = None,
     select: str = "all",
     judgment: JudgmentScoring = "per-item",
+    xiezhi: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Every table of the report by name (empty tables included, so their absence is visible).
 
     ``selected`` (a boolean mask of ``frame``'s rows) is the named selection ``select`` CK12 Table 2
     is computed over; ``judgment`` how CK12 Table 1 scores judgment items (see
-    :data:`reports.tables.JUDGMENT_SCORING`). A table's ``attrs["caption"]`` says what it counts.
+    :data:`reports.tables.JUDGMENT_SCORING`); ``xiezhi`` the Xiezhi questions' rows with their labels
+    and split (:func:`reports.xiezhi.xiezhi_coordinates`). A table's ``attrs["caption"]`` says what it counts.
     """
     from reports import analyses, tables
+    from reports.xiezhi import discipline_scores, split_scores
 
     if subject is None:  # CK12 Table 3's choice, or the biggest subject; a given subject spans all stages
         subject, chosen_stage = tables.default_subject_stage(frame)
@@ -84,6 +89,8 @@ def build_tables(
         "ck12_table3_level1": tables.level1_accuracy(frame, subject, stage),
         "cmmlu_categories": tables.category_scores(frame),
         "xiezhi_ranking": tables.ranking(frame, k),
+        "xiezhi_disciplines": discipline_scores(xiezhi) if xiezhi is not None else pd.DataFrame(),
+        "xiezhi_split": split_scores(xiezhi) if xiezhi is not None else pd.DataFrame(),
         "analysis_negation": fmt(analyses.split_accuracy(frame, graph, "negation", features)),
         "analysis_sub_options": fmt(analyses.split_accuracy(frame, graph, "sub_options", features)),
         "analysis_variants": fmt(analyses.variant_pairs(frame)),
@@ -217,6 +224,7 @@ def _write_folder(
     from reports.markdown import markdown
     from reports.payload import build_payload, report_identity
     from reports.spreadsheet import write_csv, write_xlsx
+    from reports.xiezhi import xiezhi_coordinates
 
     (out / "tables").mkdir(exist_ok=True)
 
@@ -234,7 +242,17 @@ def _write_folder(
         write_xlsx({"nodes": nodes, "weakest": weakest_points(nodes, top=10)}, out / "report.xlsx")
         wrote(out / "report.xlsx")
 
-    built = build_tables(frame, graph, k, subject, stage, selected=selected, select=select, judgment=judgment)
+    built = build_tables(
+        frame,
+        graph,
+        k,
+        subject,
+        stage,
+        selected=selected,
+        select=select,
+        judgment=judgment,
+        xiezhi=xiezhi_coordinates(runs, frame),
+    )
     sections = [f"# {title}\n"]
     page_tables = []
     for name, table in built.items():
