@@ -132,10 +132,13 @@ def score(
     from reasoning_metrics.runs import SCORES_FILE, score_run
     from reasoning_metrics.store import read_score_lines
     from runners.files import lock_file
+    from runners.options import choose
     from runners.records import HEADER_FILE
+    from runners.selection import SELECTIONS
 
     if not (run_dir / HEADER_FILE).is_file():  # before the lock, which would create the folder
         raise UserError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
+    choose(select, tuple(SELECTIONS), "--select")  # before the lock and the bank are touched
     target = out or run_dir / SCORES_FILE
     with lock_file(target):  # a second `score` on the same file is refused, not interleaved
         job = score_run(

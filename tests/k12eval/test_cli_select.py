@@ -80,11 +80,13 @@ def test_an_unknown_selection_is_one_line_listing_the_names(
         "score": ["score", str(run)],
         "report": ["report", str(run), "-o", str(tmp_path / "report"), "--no-plots"],
     }[command]
+    before = sorted(p.name for p in run.iterdir())
     result = CliRunner().invoke(app, [*args, "--select", "reasoning"])
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
     assert lines == ["error: --select 'reasoning': choose one of all, reasoning-subset"]
-    assert not (tmp_path / "new").exists()
+    assert not (tmp_path / "new").exists() and not (tmp_path / "report").exists()
+    assert sorted(p.name for p in run.iterdir()) == before  # nothing added (no score file, no lock)
 
 
 def test_score_leaves_out_the_chains_outside_the_selection(bank: Path, answers: Path, tmp_path: Path) -> None:
