@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from typer.testing import CliRunner
 from k12eval.cli import app
 from tests._runs import question, write_bank
 
+REPO = Path(__file__).resolve().parents[2]
 HOSTILE = "清屏\x1b[2J反转\u202e末尾"
 QUESTIONS = [
     question("q1", "数学", "函数", "一次函数", stem="直线 y=2x+1 的斜率是"),
@@ -73,3 +76,15 @@ def test_a_dry_run_checks_its_options_like_a_run(bank: Path, tmp_path: Path) -> 
         app, ["run", str(bank), "-m", "x", "-o", str(tmp_path / "dry"), "--dry-run", "--mode", "few-shot"]
     )
     assert result.exit_code == 2 and "needs --few-shot" in result.output
+
+
+def test_a_dry_run_imports_no_model_library(bank: Path, tmp_path: Path) -> None:
+    code = (
+        "import sys; from typer.testing import CliRunner; from k12eval.cli import app; "
+        f"r = CliRunner().invoke(app, ['run', {str(bank)!r}, '-m', 'Qwen/Qwen2.5-0.5B', '-o', {str(tmp_path / 'o')!r}, "
+        "'--dry-run']); assert r.exit_code == 0, r.output; "
+        "print(sorted(m for m in ('torch', 'transformers', 'vllm', 'httpx') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
