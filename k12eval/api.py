@@ -98,8 +98,11 @@ def score(
     lang: str | None = None,
     detectors: bool = True,
     data: PathLike | None = None,
+    select: str = "all",
 ) -> list[ScoreRecord]:
     """Score the run's chains of thought (resumable, like ``k12eval score``); returns every chain's scores.
+
+    ``select`` scores only a named selection of the questions (``reasoning-subset``, as ``--select``).
 
     ``models`` maps a role (``encoder``, ``nli``, ...) to a model name or an adapter object
     (``encode(texts) -> ndarray`` for an encoder); a role left out gets its default model.
@@ -123,6 +126,7 @@ def score(
             model_resolver=metric_model,
             lang=lang,  # type: ignore[arg-type]
             detectors=detectors,
+            select=select,
         )
         for _ in job.records:  # scored and appended as they are consumed
             pass
@@ -138,7 +142,7 @@ def report(
 ) -> ReportResult:
     """Write the report folder of the runs (``index.html``, tables, ``nodes.csv``...), like ``k12eval report``.
 
-    Keywords are :func:`reports.write_report`'s (``title``, ``plots``, ``xlsx``, ``k``...).
+    Keywords are :func:`reports.write_report`'s (``title``, ``plots``, ``xlsx``, ``k``, ``select``...).
     """
     from reports import write_report
 

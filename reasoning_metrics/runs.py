@@ -29,6 +29,7 @@ from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored
 from runners.bank import run_bank
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
+from runners.selection import select as select_questions
 from runners.store import RunStore
 
 SCORES_FILE = "scores.jsonl"
@@ -91,8 +92,14 @@ def _read_numbered(run_dir: Path) -> tuple[RunHeader, list[tuple[int, RunRecord]
     return store.read_header(), store.numbered_records()
 
 
-def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"] | None = None) -> RunChains:
-    """Pair every answered CoT record of the run with its question's source and reference."""
+def run_chains(
+    run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"] | None = None, select: str = "all"
+) -> RunChains:
+    """Pair every answered CoT record of the run with its question's source and reference.
+
+    ``select`` names a selection of :mod:`runners.selection` (``reasoning-subset``): the records
+    of other questions are left out.
+    """
     header, records = _read_numbered(run_dir)
     if header.mode not in COT_MODES:
         raise InputError(
@@ -101,6 +108,7 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
         )
     bank = run_bank(run_dir, header, data)
     path, questions = bank.path, bank.questions
+    chosen = {q.id for q in select_questions(questions.values(), select)}
     chains: list[tuple[RunRecord, Chain]] = []
     stems: dict[str, str] = {}
     no_output = 0
@@ -116,6 +124,8 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
                     record=record.question_id,
                 )
             )
+        if record.question_id not in chosen:
+            continue
         hypothesis = record_chain(record)
         if not hypothesis:
             no_output += 1
@@ -158,6 +168,7 @@ def score_run(
     progress: Callable[[int], None] | None = None,
     detectors: bool = True,
     model_resolver: Callable[[str], str] | None = None,
+    select: str = "all",
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -166,6 +177,7 @@ def score_run(
     one given in ``models`` when no metric needs one; without either it is reported
     unavailable. Nothing is scored until ``RunScoring.records`` is consumed. ``model_resolver`` turns
     model names into what the loaders take (:class:`~reasoning_metrics.slots.ModelSlots`).
+    ``select`` scores only the chains of a named selection (``reasoning-subset``, CK12 Table 2's set).
     """
     out = out or run_dir / SCORES_FILE
     chosen = resolve(metrics)
@@ -174,7 +186,7 @@ def score_run(
     slots = ModelSlots(**slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     config = _config(make_config(chosen, slots, thresholds, lang), slots, detectors, extra_roles)
-    run = run_chains(run_dir, data, lang)
+    run = run_chains(run_dir, data, lang, select)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}

@@ -29,12 +29,16 @@ from typing import Any
 
 import pandas as pd
 
+from reports.tables import JUDGMENT_SCORING, JudgmentScoring
+
 TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "ck12_table1_type_by_mode": ("按题型与模式的正确率（文科 / 理科）", "Accuracy by question type and mode (arts / science)", "CK12 Table 1"),
     "ck12_table2_cot_step_scores": ("思维链步骤得分", "CoT step scores", "CK12 Table 2"),
     "ck12_table3_level1": ("一级知识点正确率", "Accuracy of level-1 knowledge points", "CK12 Table 3"),
     "cmmlu_categories": ("分类得分（学科正确率的简单平均）", "Category scores (unweighted mean of subject accuracies)", "CMMLU"),
     "xiezhi_ranking": ("选项排序指标", "Option ranking metrics", "Xiezhi"),
+    "xiezhi_disciplines": ("各学科结果（多标签题计入每个学科）", "Results per discipline (a question counts under each of its labels)", "Xiezhi"),
+    "xiezhi_split": ("专业题 vs 跨学科题", "Specialty vs Interdiscipline", "Xiezhi"),
     "analysis_negation": ("含否定词 vs 不含", "Questions with vs without negation words", "CMMLU analysis"),
     "analysis_sub_options": ("含子选项 vs 不含", "Questions with vs without sub-options (①②③)", "CMMLU analysis"),
     "analysis_variants": ("原题 vs 打乱选项 vs 干扰项（同题配对）", "Original vs shuffled vs distractors (paired)", "CK12 variants"),
@@ -53,10 +57,26 @@ class ReportResult:
 
 
 def build_tables(
-    frame: pd.DataFrame, graph: Any, k: int, subject: str | None, stage: str | None
+    frame: pd.DataFrame,
+    graph: Any,
+    k: int,
+    subject: str | None,
+    stage: str | None,
+    *,
+    selected: pd.Series | None = None,
+    select: str = "all",
+    judgment: JudgmentScoring = "per-item",
+    xiezhi: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """Every table of the report by name (empty tables included, so their absence is visible)."""
+    """Every table of the report by name (empty tables included, so their absence is visible).
+
+    ``selected`` (a boolean mask of ``frame``'s rows) is the named selection ``select`` CK12 Table 2
+    is computed over; ``judgment`` how CK12 Table 1 scores judgment items (see
+    :data:`reports.tables.JUDGMENT_SCORING`); ``xiezhi`` the Xiezhi questions' rows with their labels
+    and split (:func:`reports.xiezhi.xiezhi_coordinates`). A table's ``attrs["caption"]`` says what it counts.
+    """
     from reports import analyses, tables
+    from reports.xiezhi import discipline_scores, split_scores
 
     if subject is None:  # CK12 Table 3's choice, or the biggest subject; a given subject spans all stages
         subject, chosen_stage = tables.default_subject_stage(frame)
@@ -64,16 +84,36 @@ def build_tables(
     fmt = _format_analysis
     features = analyses.text_features(graph)
     return {
-        "ck12_table1_type_by_mode": tables.type_by_mode(frame),
-        "ck12_table2_cot_step_scores": tables.cot_step_scores(frame),
+        "ck12_table1_type_by_mode": tables.type_by_mode(frame, judgment),
+        "ck12_table2_cot_step_scores": _table2(frame if selected is None else frame[selected], select),
         "ck12_table3_level1": tables.level1_accuracy(frame, subject, stage),
         "cmmlu_categories": tables.category_scores(frame),
         "xiezhi_ranking": tables.ranking(frame, k),
+        "xiezhi_disciplines": discipline_scores(xiezhi) if xiezhi is not None else pd.DataFrame(),
+        "xiezhi_split": split_scores(xiezhi) if xiezhi is not None else pd.DataFrame(),
         "analysis_negation": fmt(analyses.split_accuracy(frame, graph, "negation", features)),
         "analysis_sub_options": fmt(analyses.split_accuracy(frame, graph, "sub_options", features)),
         "analysis_variants": fmt(analyses.variant_pairs(frame)),
         "analysis_cot": fmt(analyses.cot_pairs(frame)),
     }
+
+
+def _table2(frame: pd.DataFrame, select: str) -> pd.DataFrame:
+    """CK12 Table 2 over the selection's questions, its caption naming the selection."""
+    from reports.tables import cot_step_scores
+
+    table = cot_step_scores(frame)
+    table.attrs["caption"] = f"Questions: {select} (--select)."
+    return table
+
+
+def selection_mask(runs: list[Any], frame: pd.DataFrame, select: str) -> pd.Series:
+    """Which rows of ``frame`` (run x question) are in the named selection ``select`` of each run's questions."""
+    from runners.selection import select as select_questions
+
+    chosen = {(run.id, q.id) for run in runs for q in select_questions(run.questions.values(), select)}
+    pairs = zip(frame["run"], frame["question_id"], strict=True) if len(frame) else iter(())
+    return pd.Series([pair in chosen for pair in pairs], index=frame.index, dtype=bool)
 
 
 def _format_analysis(table: pd.DataFrame) -> pd.DataFrame:
@@ -101,18 +141,27 @@ def write_report(
     cjk_font: str | None = None,
     plots: bool = True,
     xlsx: bool = False,
+    select: str = "all",
+    judgment: JudgmentScoring = "per-item",
 ) -> ReportResult:
     """Read the runs and write the whole report folder; returns the files written and warnings.
 
-    The folder is replaced whole (see :mod:`reports.staging`): ``out`` must be new,
-    empty or an earlier report.
+    ``select`` names the selection of :mod:`runners.selection` CK12 Table 2 is computed over
+    (``reasoning-subset``: the paper's). The folder is replaced whole (see :mod:`reports.staging`):
+    ``out`` must be new, empty or an earlier report. ``judgment`` is how CK12 Table 1 scores a
+    multi-statement judgment: ``per-item`` (the paper: right when every statement is) or
+    ``per-statement`` (CK12's released scorer); the table's caption says which.
     """
     from kg.errors import InputError
     from reports.aggregate import node_table, question_frame
     from reports.runs import graph_of, load_runs
     from reports.staging import staged_folder
+    from runners.options import choose
+    from runners.selection import SELECTIONS
 
     started = time.perf_counter()
+    choose(select, tuple(SELECTIONS), "--select")
+    choose(judgment, JUDGMENT_SCORING, "--judgment")
     if not run_dirs:
         raise InputError("give at least one run folder")
     runs, warnings = load_runs(run_dirs, data)
@@ -142,6 +191,9 @@ def write_report(
             plots=plots,
             xlsx=xlsx,
             started=started,
+            selected=selection_mask(runs, frame, select),
+            select=select,
+            judgment=judgment,
         )
     return result
 
@@ -162,6 +214,9 @@ def _write_folder(
     plots: bool,
     xlsx: bool,
     started: float,
+    selected: pd.Series,
+    select: str,
+    judgment: JudgmentScoring,
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
     from reports.aggregate import weakest_points
@@ -169,6 +224,7 @@ def _write_folder(
     from reports.markdown import markdown
     from reports.payload import build_payload, report_identity
     from reports.spreadsheet import write_csv, write_xlsx
+    from reports.xiezhi import xiezhi_coordinates
 
     (out / "tables").mkdir(exist_ok=True)
 
@@ -186,12 +242,23 @@ def _write_folder(
         write_xlsx({"nodes": nodes, "weakest": weakest_points(nodes, top=10)}, out / "report.xlsx")
         wrote(out / "report.xlsx")
 
-    built = build_tables(frame, graph, k, subject, stage)
+    built = build_tables(
+        frame,
+        graph,
+        k,
+        subject,
+        stage,
+        selected=selected,
+        select=select,
+        judgment=judgment,
+        xiezhi=xiezhi_coordinates(runs, frame),
+    )
     sections = [f"# {title}\n"]
     page_tables = []
     for name, table in built.items():
         zh, en, source = TABLE_TITLES[name]
-        text = markdown(table, f"{en} ({source})")
+        caption = table.attrs.get("caption")
+        text = markdown(table, f"{en} ({source})", note=caption)
         write_csv(table, out / "tables" / f"{name}.csv")
         (out / "tables" / f"{name}.md").write_text(text, encoding="utf-8")
         wrote(out / "tables" / f"{name}.csv")
@@ -202,6 +269,7 @@ def _write_folder(
                 "zh": zh,
                 "en": en,
                 "source": source,
+                "caption": caption,
                 "columns": [str(c) for c in table.columns],
                 "rows": table.astype(object).where(table.notna(), None).values.tolist(),
             }

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -30,7 +30,7 @@ from runners.backends.base import (
     SamplingParams,
 )
 from runners.extract import extract
-from runners.fewshot import ExemplarPool, fit_prompt, load_exemplar_pool
+from runners.fewshot import DEFAULT_BUDGET, ExemplarPool, fit_prompt, load_exemplar_pool
 from runners.grading import grade
 from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text, prompt_language
@@ -39,6 +39,33 @@ from runners.records import RunRecord, make_record
 
 COT_MAX_TOKENS = 1024
 ANSWER_MAX_TOKENS = 512
+
+
+def build_prompt(
+    question: Question,
+    options: RunOptions,
+    pool: ExemplarPool | None,
+    count_tokens: Callable[[str], int] | None,
+    is_chat: bool,
+) -> tuple[Prompt, str | list[dict[str, str]]]:
+    """The prompt of ``question`` and what is sent: chat messages for chat models, text for base models.
+
+    The one rule for a run and for ``run --dry-run``; ``count_tokens`` measures the few-shot budget
+    (``None``: no budget applies).
+    """
+    lang = prompt_language(question, options.lang)
+    budgeted = pool is not None and count_tokens is not None
+    prompt = fit_prompt(
+        question,
+        options.mode,
+        lang,
+        pool,
+        count_tokens=count_tokens if budgeted else None,
+        budget=options.run_token_budget if budgeted else DEFAULT_BUDGET,  # unused without count_tokens
+        shots=options.shots,
+        template_set=options.template_set,
+    )
+    return prompt, as_chat(prompt) if is_chat else as_text(prompt)
 
 
 @dataclass
@@ -70,9 +97,9 @@ class Answerer:
             top_p=options.top_p if options.top_p is not None else base.top_p,
             max_tokens=options.max_tokens or (COT_MAX_TOKENS if cot else ANSWER_MAX_TOKENS),
             n=options.samples,
-            seed=options.seed,
+            seed=options.run_seed,
         )
-        pool = load_exemplar_pool(options.few_shot, seed=options.seed) if options.few_shot is not None else None
+        pool = load_exemplar_pool(options.few_shot, seed=options.run_seed) if options.few_shot is not None else None
         return cls(options, backend, sampling, pool, _template_hash(options, pool))
 
     def sampling_dict(self) -> dict[str, Any]:
@@ -88,19 +115,8 @@ class Answerer:
 
     def prompt_for(self, question: Question) -> tuple[Prompt, str | list[dict[str, str]]]:
         """The prompt object and what is sent: chat messages for chat models, text for base models."""
-        lang = prompt_language(question, self.options.lang)
-        prompt = fit_prompt(
-            question,
-            self.options.mode,
-            lang,
-            self.pool,
-            count_tokens=self.backend.count_tokens if self.pool is not None else None,
-            budget=self.options.token_budget,
-            shots=self.options.shots,
-            template_set=self.options.template_set,
-        )
-        sent = as_chat(prompt) if self.backend.is_chat else as_text(prompt)
-        return prompt, sent
+        count = self.backend.count_tokens if self.pool is not None else None  # zero-shot: no tokenizer needed
+        return build_prompt(question, self.options, self.pool, count, self.backend.is_chat)
 
     def answer(self, questions: Sequence[Question]) -> list[RunRecord]:
         """Records for ``questions``, from one batched backend call."""

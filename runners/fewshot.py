@@ -122,7 +122,8 @@ def fit_prompt(
     Zero-shot modes ignore the pool. Without ``count_tokens`` no budget applies.
     ``ck12`` template sets try ``shots``, then 3, then 1 exemplar and keep 1 even
     if it is still over (``Prompt.over_budget``); ``drop-longest`` sets drop the
-    longest exemplar (by tokens) until the prompt fits, down to none.
+    longest exemplar (by tokens; exemplars tied for longest together, as CMMLU's released
+    ``gen_prompt`` does) until the prompt fits, down to none.
     """
     templates = template_set if isinstance(template_set, TemplateSet) else load_template_set(template_set, lang)
     if not mode.startswith("few-shot") or pool is None:
@@ -139,8 +140,9 @@ def fit_prompt(
         chosen = list(exemplars)
         prompt, fits = build(chosen)
         while not fits and chosen:
-            longest = max(range(len(chosen)), key=lambda i: (count_tokens(_exemplar_text(chosen[i])), i))
-            del chosen[longest]
+            # CMMLU's gen_prompt drops every exemplar of the longest length at once (ties go together).
+            sizes = [count_tokens(_exemplar_text(e)) for e in chosen]
+            chosen = [e for e, size in zip(chosen, sizes, strict=True) if size != max(sizes)]
             prompt, fits = build(chosen)
         return prompt if fits else replace(prompt, over_budget=True)
 

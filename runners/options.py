@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from kg.errors import InputError
 from runners.records import LANGS, MODES, STRATEGIES, Lang, Mode, Strategy
+from runners.selection import SELECTIONS
 
 __all__ = ["LANGS", "MODES", "RELEASED_VARIANTS", "STRATEGIES", "RunOptions", "check_options", "choose"]
 
@@ -48,11 +49,15 @@ class RunOptions:
     subjects: tuple[str, ...] = ()
     types: tuple[str, ...] = ()
     limit: int | None = None
-    seed: int = 0
+    select: str = "all"
+    """A named selection of :mod:`runners.selection` (``reasoning-subset``): part of the run's identity."""
+    seed: int | None = None
+    """``None``: the benchmark's own (:func:`runners.protocol.with_protocol_defaults`: 42 for Xiezhi, else 0)."""
     shard: str | None = None
     few_shot: Path | None = None
     shots: int = 5
-    token_budget: int = 1024
+    token_budget: int | None = None
+    """``None``: the template set's ``fewshot_budget`` (CK12 1,024 tokens, CMMLU 2,048)."""
     template_set: str = "ck12"
     chat: bool | None = None
     temperature: float | None = None
@@ -70,12 +75,27 @@ class RunOptions:
     """Where the backend loads ``model`` from, when the caller resolved a catalogue name to its folder
     (``k12eval.models.backend_model``); ``None``: ``model`` as it is."""
 
+    @property
+    def run_seed(self) -> int:
+        """The seed in force; the run fills in ``seed`` (:func:`runners.protocol.with_protocol_defaults`) first."""
+        if self.seed is None:
+            raise ValueError("RunOptions.seed is unset: apply runners.protocol.with_protocol_defaults first")
+        return self.seed
+
+    @property
+    def run_token_budget(self) -> int:
+        """The few-shot budget in force, filled in like :attr:`run_seed`."""
+        if self.token_budget is None:
+            raise ValueError("RunOptions.token_budget is unset: apply runners.protocol.with_protocol_defaults first")
+        return self.token_budget
+
 
 def check_options(options: RunOptions) -> None:
     """Refuse impossible option combinations before anything is loaded."""
     choose(options.mode, MODES, "--mode")
     choose(options.strategy, STRATEGIES, "--strategy")
     choose(options.lang, LANGS, "--lang")
+    choose(options.select, tuple(SELECTIONS), "--select")
     if options.mode.startswith("few-shot") and options.few_shot is None:
         raise InputError(
             f"--mode {options.mode} needs --few-shot DEV_DATA (a question bank to take exemplars from, or CK12's few_shot_examples.json)"

@@ -34,7 +34,8 @@ STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 LANGS: tuple[Lang, ...] = get_args(Lang)
 ParseStatus = Literal["ok", "unparsed", "failed", "skipped"]
 """``ok``: an answer was extracted; ``unparsed``: the output held no answer we could read;
-``failed``: the backend gave no output (the error says why); ``skipped``: not scored (e.g. cloze in CK12's protocol)."""
+``failed``: the backend gave no output (the error says why); ``skipped``: not scored (a type the strategy cannot score: next-token and rank-options score single choice only;
+cloze is scored, unlike in CK12's released scorer)."""
 
 
 class RunHeader(BaseModel):
@@ -56,6 +57,9 @@ class RunHeader(BaseModel):
     sampling: dict[str, Any] = Field(default_factory=dict)
     """Sampling parameters as given to the backend (temperature, top_p, max_tokens, n, seed...)."""
     seed: int = 0
+    selection: str = "all"
+    """The named selection of the bank's questions (``--select``, :mod:`runners.selection`); runs made
+    before it was recorded asked every question, which is ``all``."""
     template_hash: str = ""
     """Hash of the prompt templates and exemplars used."""
     data: dict[str, Any] = Field(default_factory=dict)

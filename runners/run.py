@@ -25,7 +25,9 @@ from runners.bank import bank_fingerprint, load_bank
 from runners.files import atomic_write, lock_folder
 from runners.options import RunOptions, check_options
 from runners.prompting import prompt_language
+from runners.protocol import with_protocol_defaults
 from runners.records import RunHeader, RunRecord
+from runners.selection import select
 from runners.stopping import stop_reason
 from runners.store import RunStore, in_shard, parse_shard
 from runners.summary import (
@@ -117,11 +119,12 @@ def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
 
 def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any]]:
     """The questions of the run, in a stable order, and the header's description of the data."""
-    bank = load_bank(options.data, options.fmt, options.variant, seed=options.seed, mapping=options.mapping)
+    bank = load_bank(options.data, options.fmt, options.variant, seed=options.run_seed, mapping=options.mapping)
     questions = bank.questions
     # Of the whole bank, before filters, --limit and shards: a run may grow (--limit 100, then
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
     fingerprint = bank_fingerprint(questions)
+    questions = select(questions, options.select)
     wanted_types = {QuestionType.parse(t) for t in options.types}
     questions = [
         q
@@ -141,6 +144,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         "subjects": list(options.subjects),
         "types": list(options.types),
         "limit": options.limit,
+        "select": options.select,
         "questions": len(questions),
         "fingerprint": fingerprint,
     }
@@ -193,6 +197,7 @@ def run_questions(
     """
     started = time.perf_counter()
     started_at = _now()
+    options = with_protocol_defaults(options)
     check_options(options)
     questions, data = select_questions(options)
     if not questions:
@@ -291,7 +296,8 @@ def _run_locked(
         variant=options.variant,
         language=options.lang,
         sampling=answerer.sampling_dict(),
-        seed=options.seed,
+        seed=options.run_seed,
+        selection=options.select,
         template_hash=answerer.template_hash,
         data=data,
         backend_options=identity_options(options.backend_options),

@@ -31,6 +31,7 @@ IDENTITY_FIELDS = (
     "language",
     "sampling",
     "seed",
+    "selection",
     "template_hash",
     "backend_options",
     "fewshot",

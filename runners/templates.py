@@ -77,6 +77,9 @@ class TemplateSet(BaseModel):
     description: str = ""
     fewshot_fallback: Literal["ck12", "drop-longest"] = "ck12"
     """Over the token budget: ``ck12`` tries 5, 3, then 1 shot; ``drop-longest`` drops the longest exemplar."""
+    fewshot_budget: int = Field(default=1024, ge=1)
+    """The few-shot prompt budget in the model's tokens when ``--token-budget`` is not given: CK12's
+    1,024; CMMLU's released code fits the prompt in 2,048 (its ``max_length``)."""
     stop: list[str] = Field(default_factory=list)
     """Stop sequences that end a base model's answer before it writes the next example."""
     system: str = ""

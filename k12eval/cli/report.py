@@ -39,11 +39,41 @@ def report(
     xlsx: Annotated[
         bool, typer.Option("--xlsx", help="Also write report.xlsx: the node table and the weakest points (openpyxl).")
     ] = False,
+    select: Annotated[
+        str,
+        typer.Option(
+            "--select",
+            help="Questions CK12 Table 2 is computed over: all, or reasoning-subset (the paper's: math questions "
+            "whose analysis has more than two steps).",
+        ),
+    ] = "all",
+    judgment: Annotated[
+        str,
+        typer.Option(
+            "--judgment",
+            help="How CK12 Table 1 scores a multi-statement judgment: per-item (the paper: right only when every "
+            "statement is) or per-statement (CK12's released scorer). The table's caption says which.",
+        ),
+    ] = "per-item",
 ) -> None:
     """Aggregate runs per knowledge point and write the report folder."""
     from reports import write_report
+    from reports.tables import JUDGMENT_SCORING
+    from runners.options import choose
 
-    result = write_report(run_dirs, out, data, k=k, subject=subject, stage=stage, title=title, plots=plots, xlsx=xlsx)
+    result = write_report(
+        run_dirs,
+        out,
+        data,
+        k=k,
+        subject=subject,
+        stage=stage,
+        title=title,
+        plots=plots,
+        xlsx=xlsx,
+        select=select,
+        judgment=choose(judgment, JUDGMENT_SCORING, "--judgment"),
+    )
     for warning in result.warnings:
         typer.echo(f"warning: {warning}", err=True)
     for run in result.summary["runs"]:

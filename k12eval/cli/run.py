@@ -14,6 +14,7 @@ from k12eval.cli._config import load_config
 from kg.errors import InputError
 
 if TYPE_CHECKING:
+    from runners.options import RunOptions
     from runners.run import Progress as ProgressFn
     from runners.run import RunSummary
     from runners.summary import FailureLimit
@@ -61,7 +62,21 @@ def run(
         list[str] | None, typer.Option("--types", "-t", help="Only these question types (repeat, or a comma list).")
     ] = None,
     limit: Annotated[int | None, typer.Option(help="At most N questions (after filters).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed for variants, exemplar choice and sampling.")] = 0,
+    select: Annotated[
+        str,
+        typer.Option(
+            "--select",
+            help="A named selection of the bank: all, or reasoning-subset (CK12 Table 2: math questions whose "
+            "analysis has more than two steps). Part of the run's identity.",
+        ),
+    ] = "all",
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Seed for variants, exemplar choice and sampling. Default: the benchmark's own "
+            "(42 for Xiezhi, 0 otherwise); run.json records the one used."
+        ),
+    ] = None,
     shard: Annotated[
         str | None, typer.Option(help="Run shard i/n of the questions (merge with `k12eval merge`).")
     ] = None,
@@ -69,7 +84,13 @@ def run(
         Path | None, typer.Option("--few-shot", help="Exemplar bank for few-shot modes (a dev split).")
     ] = None,
     shots: Annotated[int, typer.Option(help="Exemplars per prompt (falls back to 3, then 1, over the budget).")] = 5,
-    token_budget: Annotated[int, typer.Option(help="Prompt budget in the model's tokens for few-shot.")] = 1024,
+    token_budget: Annotated[
+        int | None,
+        typer.Option(
+            help="Prompt budget in the model's tokens for few-shot. Default: the template set's (ck12 1,024; "
+            "cmmlu 2,048, as CMMLU's released code); run.json records the one used."
+        ),
+    ] = None,
     template_set: Annotated[str, typer.Option("--templates", help="Prompt template set: ck12 or cmmlu.")] = "ck12",
     chat: Annotated[
         bool | None, typer.Option("--chat/--base", help="Treat the model as a chat or base model; detected if omitted.")
@@ -103,6 +124,14 @@ def run(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print summary.json to stdout (and nothing else there).")
     ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print the exact prompts of the first --limit questions (default 3) as the backend would receive "
+            "them, then stop: no model is loaded and --out is not written.",
+        ),
+    ] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Log more (each request's retry, debug lines).")
     ] = False,
@@ -135,7 +164,7 @@ def run(
     options = RunOptions(
         data=data,
         model=model,
-        model_path=backend_model(model, backend),
+        model_path=None if dry_run else backend_model(model, backend),
         out=out,
         backend=backend,
         mode=choose(mode, MODES, "--mode"),
@@ -147,6 +176,7 @@ def run(
         subjects=comma_list(subjects),
         types=comma_list(types),
         limit=limit,
+        select=select,
         seed=seed,
         shard=shard,
         few_shot=few_shot,
@@ -162,6 +192,9 @@ def run(
         retry_failed=retry_failed,
         backend_options=parse_pairs(backend_option or [], "--backend-option"),
     )
+    if dry_run:
+        _print_dry_run(options)
+        return
     try:
         with log_to_stderr(quiet=quiet, verbose=verbose) as plain, sigterm_raises():
             if quiet:
@@ -183,6 +216,30 @@ def run(
     else:
         _print_summary(summary)
     _check_failures(summary, limit_failures)
+
+
+def _print_dry_run(options: RunOptions) -> None:
+    """The prompts of ``run --dry-run``, each under a line naming its question (escaped for a terminal)."""
+    from runners.dryrun import dry_run, show
+
+    result = dry_run(options)
+    sent = "chat messages (JSON)" if result.chat else "text"
+    how = "; change with --base" if result.chat else "; change with --chat"
+    budget = ", the few-shot budget counted in characters (no tokenizer loaded)" if result.budget_in_chars else ""
+    typer.echo(
+        f"# dry run: {len(result.prompts)} prompt(s) as {sent}{how}{budget}; seed {result.options.seed}, "
+        f"templates {result.options.template_set}; no model loaded, {options.out} not written"
+    )
+    for number, prompt in enumerate(result.prompts, start=1):
+        typer.echo(f"\n## {number}/{len(result.prompts)} {_show_id(prompt.question_id)} ({prompt.type})")
+        typer.echo(show(prompt))
+
+
+def _show_id(question_id: str) -> str:
+    """A question id for a terminal line (ids come from the bank: escaped like the prompts)."""
+    from runners.dryrun import terminal_safe
+
+    return terminal_safe(question_id)
 
 
 def merge(

@@ -118,16 +118,27 @@ def score(
     chunk_size: ChunkOpt = 256,
     no_cache: NoCacheOpt = False,
     detectors: DetectorsOpt = True,
+    select: Annotated[
+        str,
+        typer.Option(
+            "--select",
+            help="Score only a named selection: all, or reasoning-subset (CK12 Table 2: math questions whose "
+            "analysis has more than two steps).",
+        ),
+    ] = "all",
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.models import metric_model
     from reasoning_metrics.runs import SCORES_FILE, score_run
     from reasoning_metrics.store import read_score_lines
     from runners.files import lock_file
+    from runners.options import choose
     from runners.records import HEADER_FILE
+    from runners.selection import SELECTIONS
 
     if not (run_dir / HEADER_FILE).is_file():  # before the lock, which would create the folder
         raise UserError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
+    choose(select, tuple(SELECTIONS), "--select")  # before the lock and the bank are touched
     target = out or run_dir / SCORES_FILE
     with lock_file(target):  # a second `score` on the same file is refused, not interleaved
         job = score_run(
@@ -143,6 +154,7 @@ def score(
             cache=False if no_cache else None,
             progress=None,
             detectors=detectors,
+            select=select,
         )
         typer.echo(
             f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",

@@ -7,7 +7,10 @@ option (after trimming spaces). Ids are ``xiezhi/<file stem>/<line>``.
 Graph coordinates: the labels are placed in the taxonomy (门类 -> 一级学科 ->
 二级学科, see :mod:`kg.importers._taxonomy`); subject = 门类, level 1 = 一级学科,
 level 2 = 二级学科, and a level the labels do not reach repeats the name above
-it. All labels are kept in ``extra["labels"]``. Without a taxonomy file the
+it. All labels are kept in ``extra["labels"]``; the split a question belongs to, Xiezhi-Specialty
+or Xiezhi-Interdiscipline, is told by its release file's name (``xiezhi_spec_chn.json``,
+``xiezhi_inter_eng.json``) and kept in ``extra["split"]`` (``specialty`` / ``interdiscipline``;
+absent for other files, such as the training set). Without a taxonomy file the
 questions are still imported, under the subject ``未归类`` with their labels as
 the knowledge point, each with a warning.
 """
@@ -107,6 +110,9 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy 
         return problem("labels", placed)
     knowledge, subject, warnings = placed
     extra: dict[str, Any] = {"labels": labels}
+    split = release_split(file)
+    if split is not None:
+        extra["split"] = split
     if warnings:
         extra["warnings"] = warnings
     try:
@@ -126,6 +132,16 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy 
     except ValidationError as exc:
         error = exc.errors()[0]
         return problem(".".join(map(str, error["loc"])) or None, error["msg"])
+
+
+SPLITS = {"spec": "specialty", "inter": "interdiscipline"}
+"""Xiezhi's release file name part -> the split it holds (``xiezhi_spec_chn.json``: Xiezhi-Specialty)."""
+
+
+def release_split(file: Path) -> str | None:
+    """``specialty`` or ``interdiscipline`` when the file's name says so (its ``_``-separated parts), else ``None``."""
+    found = {SPLITS[part] for part in file.name.split(".")[0].lower().split("_") if part in SPLITS}
+    return found.pop() if len(found) == 1 else None
 
 
 def split_options(raw: object) -> list[str] | str:

@@ -791,6 +791,7 @@
     for (const table of DATA.tables) {
       const card = el('div', { class: 'card', id: 'table-' + table.id });
       card.appendChild(el('h3', null, table[state.lang], ' ', el('span', { class: 'muted small' }, t('tableSource') + ': ' + table.source)));
+      if (table.caption) card.appendChild(el('p', { class: 'muted small caption' }, table.caption));
       if (!table.rows.length) card.appendChild(el('p', { class: 'empty' }, t('noData')));
       else {
         const numeric = (i) => table.rows.every((r) => r[i] == null || /^[-+\d.\s/—%]*$/.test(String(r[i])));

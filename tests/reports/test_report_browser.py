@@ -240,3 +240,13 @@ def _wrong_cot_answer(data: dict[str, Any]) -> tuple[int, str, int]:
             if answer["correct"] is False and len(answer["steps"]) >= 3 and answer["first_suspect"] == 1:
                 return int(index), run["id"], len(answer["steps"])
     raise AssertionError("the demo runs have wrong CoT answers with scored steps")
+
+
+def test_table_captions_show_under_their_tables(report: tuple[Path, list[Path]], browser: tuple[Any, Path]) -> None:
+    # Table 1 says how judgment is scored (#16 item 4), Table 2 over which questions (#16 item 3).
+    driver, _ = browser
+    driver.get((report[0] / "index.html").as_uri())
+    go(driver, "tables")
+    caption = css(driver, "#table-ck12_table1_type_by_mode .caption").text
+    assert caption.startswith("Judgment scored per item")
+    assert css(driver, "#table-ck12_table2_cot_step_scores .caption").text == "Questions: all (--select)."

@@ -118,6 +118,20 @@ def test_cmmlu_drops_the_longest_exemplar_first() -> None:
     assert none.shots == 0 and none.over_budget
 
 
+def test_cmmlu_drops_exemplars_tied_for_longest_together() -> None:
+    # CMMLU's gen_prompt removes every example of the longest length in one step (#16 item 10).
+    dev = _dev(3)
+    dev += [single(id=f"long{i}", stem=f"很长的题干{i}" * 40, analysis="") for i in (1, 2)]
+    pool = ExemplarPool.from_questions(dev)
+    question = single(id="test", stem="新题")
+    everything = fit_prompt(question, "few-shot", "zh", pool, template_set="cmmlu")
+    assert everything.shots == 5
+    shorter = fit_prompt(
+        question, "few-shot", "zh", pool, count_tokens=len, budget=len(everything.text) - 1, template_set="cmmlu"
+    )
+    assert shorter.shots == 3 and not {"long1", "long2"} & set(shorter.exemplar_ids)
+
+
 def test_zero_shot_ignores_the_pool() -> None:
     pool = ExemplarPool.from_questions(_dev(8))
     assert fit_prompt(single(id="t"), "zero-shot-cot", "zh", pool, count_tokens=len, budget=1).shots == 0

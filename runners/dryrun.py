@@ -1,0 +1,74 @@
+"""``k12eval run --dry-run``: the exact prompts of the first questions, with no model and no run folder.
+
+The prompts are built by :func:`runners.answering.build_prompt`, the rule a run uses. Two things a
+run learns from its model are given instead: whether it takes chat messages (``--chat`` /
+``--base``; otherwise chat for the ``openai`` backend, text for the others) and how the few-shot
+budget is counted (in characters, with no tokenizer loaded).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+
+from kg.errors import InputError
+from runners.answering import build_prompt
+from runners.fewshot import load_exemplar_pool
+from runners.options import RunOptions, check_options
+from runners.protocol import with_protocol_defaults
+from runners.run import check_templates, select_questions
+
+DEFAULT_LIMIT = 3
+"""Questions shown when ``--limit`` is not given."""
+
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+"""Characters a terminal acts on or hides (escapes, bidi overrides, zero-width): shown escaped."""
+
+
+@dataclass(frozen=True)
+class DryPrompt:
+    """One question's prompt as the backend would receive it."""
+
+    question_id: str
+    type: str
+    sent: str | list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class DryRun:
+    """The prompts of a dry run and how they were made."""
+
+    prompts: list[DryPrompt]
+    chat: bool
+    budget_in_chars: bool
+    options: RunOptions
+
+
+def dry_run(options: RunOptions) -> DryRun:
+    """Build the prompts of the first ``options.limit`` (default 3) selected questions; loads no model, writes nothing."""
+    options = with_protocol_defaults(options)
+    if options.limit is None:
+        options = replace(options, limit=DEFAULT_LIMIT)
+    check_options(options)
+    questions, _ = select_questions(options)
+    if not questions:
+        raise InputError(f"{options.data}: no question matches the filters")
+    check_templates(options, questions)
+    chat = options.chat if options.chat is not None else options.backend == "openai"
+    pool = load_exemplar_pool(options.few_shot, seed=options.run_seed) if options.few_shot is not None else None
+    prompts = [DryPrompt(q.id, q.type.value, build_prompt(q, options, pool, len, chat)[1]) for q in questions]
+    return DryRun(prompts, chat, pool is not None, options)
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with control, bidi and zero-width characters written as escapes (``\\x1b``, ``\\u202e``);
+    line breaks and tabs are kept."""
+    return _UNSAFE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
+def show(prompt: DryPrompt) -> str:
+    """What the backend receives, for a terminal: text as it is, chat messages as JSON, both escaped."""
+    if isinstance(prompt.sent, str):
+        return terminal_safe(prompt.sent)
+    return terminal_safe(json.dumps(prompt.sent, ensure_ascii=False, indent=1))
