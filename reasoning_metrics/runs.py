@@ -1,6 +1,8 @@
 """Score the chains of thought of a run (``runners.records`` format) against its question bank.
 
-The source of each chain is the question's stem and options, the reference its
+The source of each chain is the question's stem (and its options with
+``with_options``: a choice question's options are candidates, not facts the steps
+should rest on, and the paper's source-based scores leave them out), the reference its
 teacher's analysis (CK12 paragraphs as steps), both reloaded from the bank named
 in ``run.json`` as the run worded them (:func:`runners.bank.run_bank`: a generated
 variant is made again with the run's seed). Scores go to
@@ -61,6 +63,8 @@ class RunChains:
     """Records without output (the backend failed), not scored."""
     stems: dict[str, str]
     """Question id -> the stem alone (a choice question's options are candidates, not facts)."""
+    problems: dict[str, str]
+    """Question id -> the question as the model saw it, options included (the detectors' givens)."""
 
 
 @dataclass
@@ -91,8 +95,16 @@ def _read_numbered(run_dir: Path) -> tuple[RunHeader, list[tuple[int, RunRecord]
     return store.read_header(), store.numbered_records()
 
 
-def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"] | None = None) -> RunChains:
-    """Pair every answered CoT record of the run with its question's source and reference."""
+def run_chains(
+    run_dir: Path,
+    data: Path | None = None,
+    lang: Literal["zh", "en"] | None = None,
+    *,
+    with_options: bool = False,
+) -> RunChains:
+    """Pair every answered CoT record of the run with its question's source and reference.
+
+    The source is the stem alone, or the stem and one line per option with ``with_options``."""
     header, records = _read_numbered(run_dir)
     if header.mode not in COT_MODES:
         raise InputError(
@@ -103,6 +115,7 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
     path, questions = bank.path, bank.questions
     chains: list[tuple[RunRecord, Chain]] = []
     stems: dict[str, str] = {}
+    problems: dict[str, str] = {}
     no_output = 0
     for number, record in records:
         question = questions.get(record.question_id)
@@ -120,10 +133,13 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
         if not hypothesis:
             no_output += 1
             continue
-        chain = Chain(record.question_id, question_source(question), hypothesis, question.analysis or None, lang)
+        problem = question_source(question)
+        source = problem if with_options else question.stem
+        chain = Chain(record.question_id, source, hypothesis, question.analysis or None, lang)
         chains.append((record, chain))
         stems[chain.id] = question.stem
-    return RunChains(header, chains, no_output, stems)
+        problems[chain.id] = problem
+    return RunChains(header, chains, no_output, stems, problems)
 
 
 def record_chain(record: RunRecord) -> str:
@@ -158,6 +174,7 @@ def score_run(
     progress: Callable[[int], None] | None = None,
     detectors: bool = True,
     model_resolver: Callable[[str], str] | None = None,
+    source_with_options: bool = False,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -166,6 +183,8 @@ def score_run(
     one given in ``models`` when no metric needs one; without either it is reported
     unavailable. Nothing is scored until ``RunScoring.records`` is consumed. ``model_resolver`` turns
     model names into what the loaders take (:class:`~reasoning_metrics.slots.ModelSlots`).
+    ``source_with_options``: the source-based scores read the options too, not the stem alone
+    (the header records which, so a file is never resumed with the other source).
     """
     out = out or run_dir / SCORES_FILE
     chosen = resolve(metrics)
@@ -174,11 +193,12 @@ def score_run(
     slots = ModelSlots(**slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     config = _config(make_config(chosen, slots, thresholds, lang), slots, detectors, extra_roles)
-    run = run_chains(run_dir, data, lang)
+    config = config.model_copy(update={"source": "stem+options" if source_with_options else "stem"})
+    run = run_chains(run_dir, data, lang, with_options=source_with_options)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
-    problems = {c.id: c.source for _, c in todo}
+    problems = {c.id: run.problems[c.id] for _, c in todo}
     loaded = load_models([c for _, c in todo], [m.name for m in chosen], slots_args, lang, extra_roles, model_resolver)
     nli = _detector_nli(loaded)
 

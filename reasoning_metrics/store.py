@@ -38,6 +38,10 @@ class ScoreConfig(BaseModel):
     thresholds: dict[str, float] = Field(default_factory=dict)
     lang: str | None = None
     """The language forced on every chain, if any."""
+    source: Literal["stem", "stem+options"] | None = None
+    """What a run's chains were scored against: the question's stem alone (the default) or with
+    its options (``--source-with-options``); ``None`` for chain files, which bring their own source,
+    and for files scored before this was recorded (they held the options)."""
     detectors: list[str] = Field(default_factory=list)
     """The wrong-step detectors whose flags the records carry (``verify.scored.DETECTORS``, named as in ``verify.registry``); empty
     for records without them (``--no-detectors``, ``score-chains``, files scored before they existed).

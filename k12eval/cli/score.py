@@ -118,6 +118,14 @@ def score(
     chunk_size: ChunkOpt = 256,
     no_cache: NoCacheOpt = False,
     detectors: DetectorsOpt = True,
+    source_with_options: Annotated[
+        bool,
+        typer.Option(
+            "--source-with-options",
+            help="Score the chains against the stem and its options; by default against the stem alone, as the "
+            "paper does (a choice question's options are candidates, not facts to rest on).",
+        ),
+    ] = False,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.models import metric_model
@@ -143,6 +151,7 @@ def score(
             cache=False if no_cache else None,
             progress=None,
             detectors=detectors,
+            source_with_options=source_with_options,
         )
         typer.echo(
             f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",
