@@ -13,7 +13,7 @@ per-step flags and the first suspect step, unless they are turned off.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from kg.errors import InputError, Problem
 from kg.records import Question
+from reasoning_metrics.permetric import assign_models
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import resolve
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
@@ -175,6 +176,7 @@ def score_run(
     detectors: bool = True,
     model_resolver: Callable[[str], str] | None = None,
     source_with_options: bool = False,
+    metric_models: Mapping[str, Any] | None = None,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -185,6 +187,8 @@ def score_run(
     model names into what the loaders take (:class:`~reasoning_metrics.slots.ModelSlots`).
     ``source_with_options``: the source-based scores read the options too, not the stem alone
     (the header records which, so a file is never resumed with the other source).
+    ``metric_models``: a metric's (or group's) own model, as :func:`~reasoning_metrics.scoring.iter_scores`
+    takes them; the header records each metric's models.
     """
     out = out or run_dir / SCORES_FILE
     chosen = resolve(metrics)
@@ -192,14 +196,17 @@ def score_run(
     thresholds = StepThresholds()
     slots = ModelSlots(**slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
-    config = _config(make_config(chosen, slots, thresholds, lang), slots, detectors, extra_roles)
+    assigned = assign_models(metric_models, chosen)
+    config = _config(make_config(chosen, slots, thresholds, lang, assigned), slots, detectors, extra_roles)
     config = config.model_copy(update={"source": "stem+options" if source_with_options else "stem"})
     run = run_chains(run_dir, data, lang, with_options=source_with_options)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
     problems = {c.id: run.problems[c.id] for _, c in todo}
-    loaded = load_models([c for _, c in todo], [m.name for m in chosen], slots_args, lang, extra_roles, model_resolver)
+    loaded = load_models(
+        [c for _, c in todo], [m.name for m in chosen], slots_args, lang, extra_roles, model_resolver, metric_models
+    )
     nli = _detector_nli(loaded)
 
     def records() -> Iterator[ScoreRecord]:
