@@ -34,6 +34,13 @@ ROLE_FLAGS = {
     "grammar": "--grammar-model",
 }
 """Model role -> the option that gives it."""
+ROLE_NAMES = {
+    "encoder": "sentence encoder",
+    "nli": "NLI model",
+    "token_embedder": "token-embedding model",
+    "lm": "language model",
+    "grammar": "grammar (CoLA) model",
+}
 
 
 def role_models(**given: str | None) -> dict[str, str]:
@@ -73,7 +80,7 @@ def check_models(
         why = (
             f"every metric that needs it has its own (--model-for {', '.join(own)})"
             if own
-            else f"none of the metrics computed needs a {role} model ({', '.join(metrics_using(role))} do)"
+            else f"none of the metrics computed uses a {ROLE_NAMES[role]} ({', '.join(metrics_using(role))} do)"
         )
         raise UserError(f"{flag} {spec!r} is not used: {why}; drop {flag} or add such a metric with --metrics")
 

@@ -182,7 +182,7 @@ def test_the_summary_counts_guessed_suspects_apart(capsys: pytest.CaptureFixture
             "error: --model-for perplexity_step: perplexity_step is not",
         ),
         (["--model-for", "alignment"], "error: --model-for 'alignment': expected METRIC=MODEL"),
-        (["--lm", "gpt2"], "error: --lm 'gpt2' is not used: none of the metrics computed needs a lm model"),
+        (["--lm", "gpt2"], "error: --lm 'gpt2' is not used: none of the metrics computed uses a language model"),
         (
             ["--metrics", "reasoning_alignment", "--embedder", "x", "--model-for", "alignment=y"],
             "error: --embedder 'x' is not used: every metric that needs it has its own (--model-for reasoning_alignment)",
