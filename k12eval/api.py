@@ -99,6 +99,8 @@ def score(
     detectors: bool = True,
     data: PathLike | None = None,
     select: str = "all",
+    metric_models: dict[str, Any] | None = None,
+    source_with_options: bool = False,
 ) -> list[ScoreRecord]:
     """Score the run's chains of thought (resumable, like ``k12eval score``); returns every chain's scores.
 
@@ -106,6 +108,8 @@ def score(
 
     ``models`` maps a role (``encoder``, ``nli``, ...) to a model name or an adapter object
     (``encode(texts) -> ndarray`` for an encoder); a role left out gets its default model.
+    ``metric_models`` gives a metric (or ``alignment``) its own model, as ``--model-for`` does;
+    ``source_with_options`` scores against the stem and its options, as ``--source-with-options``.
     """
     from k12eval.models import metric_model
     from kg.errors import InputError
@@ -127,6 +131,8 @@ def score(
             lang=lang,  # type: ignore[arg-type]
             detectors=detectors,
             select=select,
+            metric_models=metric_models,
+            source_with_options=source_with_options,
         )
         for _ in job.records:  # scored and appended as they are consumed
             pass

@@ -75,3 +75,6 @@ class ChainScores(BaseModel):
     reference_steps: list[str] = Field(default_factory=list)
     models: dict[str, str] = Field(default_factory=dict)
     """Role (encoder, token_embedder, nli, lm, grammar) -> name of the model that was used."""
+    metric_models: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Metric -> role -> model, for the metrics scored with models of their own (``--model-for``);
+    the others used ``models``."""

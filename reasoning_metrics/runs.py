@@ -1,6 +1,8 @@
 """Score the chains of thought of a run (``runners.records`` format) against its question bank.
 
-The source of each chain is the question's stem and options, the reference its
+The source of each chain is the question's stem (and its options with
+``with_options``: a choice question's options are candidates, not facts the steps
+should rest on, and the paper's source-based scores leave them out), the reference its
 teacher's analysis (CK12 paragraphs as steps), both reloaded from the bank named
 in ``run.json`` as the run worded them (:func:`runners.bank.run_bank`: a generated
 variant is made again with the run's seed). Scores go to
@@ -11,7 +13,7 @@ per-step flags and the first suspect step, unless they are turned off.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -19,6 +21,7 @@ from typing import Any, Literal
 
 from kg.errors import InputError, Problem
 from kg.records import Question
+from reasoning_metrics.permetric import assign_models
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import resolve
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
@@ -62,6 +65,8 @@ class RunChains:
     """Records without output (the backend failed), not scored."""
     stems: dict[str, str]
     """Question id -> the stem alone (a choice question's options are candidates, not facts)."""
+    problems: dict[str, str]
+    """Question id -> the question as the model saw it, options included (the detectors' givens)."""
 
 
 @dataclass
@@ -93,12 +98,18 @@ def _read_numbered(run_dir: Path) -> tuple[RunHeader, list[tuple[int, RunRecord]
 
 
 def run_chains(
-    run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"] | None = None, select: str = "all"
+    run_dir: Path,
+    data: Path | None = None,
+    lang: Literal["zh", "en"] | None = None,
+    select: str = "all",
+    *,
+    with_options: bool = False,
 ) -> RunChains:
     """Pair every answered CoT record of the run with its question's source and reference.
 
     ``select`` names a selection of :mod:`runners.selection` (``reasoning-subset``): the records
-    of other questions are left out.
+    of other questions are left out. The source is the stem alone, or the stem and one line per
+    option with ``with_options``.
     """
     header, records = _read_numbered(run_dir)
     if header.mode not in COT_MODES:
@@ -111,6 +122,7 @@ def run_chains(
     chosen = {q.id for q in select_questions(questions.values(), select)}
     chains: list[tuple[RunRecord, Chain]] = []
     stems: dict[str, str] = {}
+    problems: dict[str, str] = {}
     no_output = 0
     for number, record in records:
         question = questions.get(record.question_id)
@@ -130,10 +142,13 @@ def run_chains(
         if not hypothesis:
             no_output += 1
             continue
-        chain = Chain(record.question_id, question_source(question), hypothesis, question.analysis or None, lang)
+        problem = question_source(question)
+        source = problem if with_options else question.stem
+        chain = Chain(record.question_id, source, hypothesis, question.analysis or None, lang)
         chains.append((record, chain))
         stems[chain.id] = question.stem
-    return RunChains(header, chains, no_output, stems)
+        problems[chain.id] = problem
+    return RunChains(header, chains, no_output, stems, problems)
 
 
 def record_chain(record: RunRecord) -> str:
@@ -169,6 +184,8 @@ def score_run(
     detectors: bool = True,
     model_resolver: Callable[[str], str] | None = None,
     select: str = "all",
+    source_with_options: bool = False,
+    metric_models: Mapping[str, Any] | None = None,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -178,6 +195,10 @@ def score_run(
     unavailable. Nothing is scored until ``RunScoring.records`` is consumed. ``model_resolver`` turns
     model names into what the loaders take (:class:`~reasoning_metrics.slots.ModelSlots`).
     ``select`` scores only the chains of a named selection (``reasoning-subset``, CK12 Table 2's set).
+    ``source_with_options``: the source-based scores read the options too, not the stem alone
+    (the header records which, so a file is never resumed with the other source).
+    ``metric_models``: a metric's (or group's) own model, as :func:`~reasoning_metrics.scoring.iter_scores`
+    takes them; the header records each metric's models.
     """
     out = out or run_dir / SCORES_FILE
     chosen = resolve(metrics)
@@ -185,13 +206,17 @@ def score_run(
     thresholds = StepThresholds()
     slots = ModelSlots(**slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
-    config = _config(make_config(chosen, slots, thresholds, lang), slots, detectors, extra_roles)
-    run = run_chains(run_dir, data, lang, select)
+    assigned = assign_models(metric_models, chosen)
+    config = _config(make_config(chosen, slots, thresholds, lang, assigned), slots, detectors, extra_roles)
+    config = config.model_copy(update={"source": "stem+options" if source_with_options else "stem"})
+    run = run_chains(run_dir, data, lang, select, with_options=source_with_options)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
-    problems = {c.id: c.source for _, c in todo}
-    loaded = load_models([c for _, c in todo], [m.name for m in chosen], slots_args, lang, extra_roles, model_resolver)
+    problems = {c.id: run.problems[c.id] for _, c in todo}
+    loaded = load_models(
+        [c for _, c in todo], [m.name for m in chosen], slots_args, lang, extra_roles, model_resolver, metric_models
+    )
     nli = _detector_nli(loaded)
 
     def records() -> Iterator[ScoreRecord]:

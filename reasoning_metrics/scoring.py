@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
@@ -11,6 +12,7 @@ from kg.errors import InputError
 from kg.records import detect_language
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.features import FILLERS, Prepared
+from reasoning_metrics.permetric import MetricPlan, assign_models, base_roles, plans
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import INPUT_MODEL, REFERENCE_INPUTS, SOURCE_INPUTS, Metric, resolve
 from reasoning_metrics.slots import LOAD_FAILED, ModelArg, ModelSlots
@@ -36,6 +38,7 @@ def score_chains(
     cache: ArrayCache | Path | str | bool | None = None,
     thresholds: StepThresholds | None = None,
     progress: Callable[[int], None] | None = None,
+    metric_models: Mapping[str, ModelArg] | None = None,
 ) -> list[ChainScores]:
     """Score every chain; see :func:`iter_scores` for the arguments."""
     return list(
@@ -53,6 +56,7 @@ def score_chains(
             cache=cache,
             thresholds=thresholds,
             progress=progress,
+            metric_models=metric_models,
         )
     )
 
@@ -72,6 +76,7 @@ def iter_scores(
     cache: ArrayCache | Path | str | bool | None = None,
     thresholds: StepThresholds | None = None,
     progress: Callable[[int], None] | None = None,
+    metric_models: Mapping[str, ModelArg] | None = None,
 ) -> Iterator[ChainScores]:
     """Yield the scores of each chain, in order, ``chunk_size`` chains at a time.
 
@@ -82,9 +87,13 @@ def iter_scores(
     ``lang`` forces the language of every chain. Models see ``batch_size`` items per call.
     ``cache``: an :class:`ArrayCache`, a path to one, ``False`` for none, ``None``/``True`` for the default.
     ``progress`` is called with the number of chains scored so far.
+    ``metric_models``: a metric's (or group's) own model instead of its role's
+    (:func:`reasoning_metrics.permetric.assign_models`: ``{"alignment": "all-mpnet-base-v2"}``);
+    each record's ``metric_models`` names them.
     """
     chosen = resolve(metrics)
     slots = ModelSlots(encoder=encoder, nli=nli, token_embedder=token_embedder, lm=lm, grammar=grammar)
+    scoring_plans = plans(chosen, slots, assign_models(metric_models, chosen))
     store = open_cache(cache)
     thresholds = thresholds or StepThresholds()
     done = 0
@@ -92,9 +101,16 @@ def iter_scores(
     try:
         while chunk := list(islice(iterator, chunk_size)):
             prepared = [prepare(c, lang) for c in chunk]
-            _compute_inputs(prepared, chosen, slots, batch_size, store)
-            for p in prepared:
-                yield _assemble(p, chosen, slots, thresholds)
+            per_plan = []
+            for plan in scoring_plans:
+                # Each plan fills its own copy: two plans compute the same input with different models.
+                mine = prepared if len(scoring_plans) == 1 else [replace(p, inputs={}, missing={}) for p in prepared]
+                _compute_inputs(mine, plan.metrics, plan.slots, batch_size, store)
+                per_plan.append(mine)
+            for k in range(len(prepared)):
+                yield _assemble(
+                    [(plan, run[k]) for plan, run in zip(scoring_plans, per_plan, strict=True)], chosen, thresholds
+                )
             done += len(chunk)
             if progress:
                 progress(done)
@@ -123,6 +139,7 @@ def load_models(
     lang: Literal["zh", "en"] | None = None,
     roles: Iterable[str] = (),
     model_resolver: Callable[[str], str] | None = None,
+    metric_models: Mapping[str, ModelArg] | None = None,
 ) -> dict[str, Any]:
     """Load now every model the metrics need for the languages of ``chains``: ``{role: {lang: model}}``.
 
@@ -131,19 +148,37 @@ def load_models(
     :class:`~kg.errors.InputError` with the reason. Roles without a model for a
     language (``none``, no default) map to ``"none"`` there. ``roles`` are loaded
     too whatever the metrics need (the detectors' NLI model). ``model_resolver``: see
-    :class:`~reasoning_metrics.slots.ModelSlots`.
+    :class:`~reasoning_metrics.slots.ModelSlots`. ``metric_models`` (as :func:`iter_scores` takes
+    them) are loaded too and returned under ``metric_models``, keyed ``metric.role``; a role's own
+    model is loaded only when a metric uses it.
     """
+    chosen = resolve(metrics)
+    assigned = assign_models(metric_models, chosen)
     slots = ModelSlots(model_resolver, **models)
-    roles = sorted({role for m in resolve(metrics) for role in m.models} | set(roles))
     languages = sorted({chain_language(c, lang) for c in chains})
-    loaded: dict[str, dict[str, Any]] = {}
-    for role in roles:
-        for language in languages:
-            model, reason = slots.get(role, language)
-            if reason and reason.startswith(LOAD_FAILED):
-                raise InputError(f"{reason} (choose another, or 'none' to score without it)")
-            loaded.setdefault(role, {})[language] = model if model is not None else "none"
+    loaded: dict[str, Any] = {}
+    for role in sorted(base_roles(chosen, assigned) | set(roles)):
+        loaded[role] = _load_role(slots, role, languages)
+    own: dict[str, Any] = {}
+    for plan in plans(chosen, slots, assigned):
+        if plan.own:
+            for metric in plan.metrics:
+                for role in assigned[metric.name]:
+                    own[f"{metric.name}.{role}"] = _load_role(plan.slots, role, languages)
+    if own:
+        loaded["metric_models"] = own
     return loaded
+
+
+def _load_role(slots: ModelSlots, role: str, languages: Sequence[str]) -> dict[str, Any]:
+    """``{lang: model}`` for ``role``, ``"none"`` where there is none; a model that fails to load is an error."""
+    found: dict[str, Any] = {}
+    for language in languages:
+        model, reason = slots.get(role, language)
+        if reason and reason.startswith(LOAD_FAILED):
+            raise InputError(f"{reason} (choose another, or 'none' to score without it)")
+        found[language] = model if model is not None else "none"
+    return found
 
 
 def prepare(chain: Chain, lang: Literal["zh", "en"] | None = None) -> Prepared:
@@ -199,33 +234,51 @@ def _compute_inputs(
             FILLERS[role](model, members, wanted, batch_size, cache)
 
 
-def _assemble(p: Prepared, metrics: list[Metric], slots: ModelSlots, thresholds: StepThresholds) -> ChainScores:
+def _assemble(
+    parts: list[tuple[MetricPlan, Prepared]], chosen: list[Metric], thresholds: StepThresholds
+) -> ChainScores:
+    """One chain's record from what each plan computed for it; the step detail from the first
+    plan that has each input (the roles' own models first)."""
     scores: dict[str, float | None] = {}
     unavailable: dict[str, str] = {}
-    for metric in metrics:
-        reason = _why_unavailable(p, metric)
-        if reason:
-            scores[metric.name], unavailable[metric.name] = None, reason
+    inputs: dict[str, Any] = {}
+    models: dict[str, str] = {}
+    own: dict[str, dict[str, str]] = {}
+    p = parts[0][1]
+    for plan, part in parts:
+        for metric in plan.metrics:
+            reason = _why_unavailable(part, metric)
+            if reason:
+                scores[metric.name], unavailable[metric.name] = None, reason
+            else:
+                scores[metric.name] = metric.fn(*(part.inputs[i] for i in metric.inputs))
+        for key, value in part.inputs.items():
+            inputs.setdefault(key, value)
+        names = {
+            role: name for role in plan.roles if role not in part.missing and (name := plan.slots.name(role, part.lang))
+        }
+        if plan.own:
+            own.update({m.name: {r: names[r] for r in sorted(m.models) if r in names} for m in plan.metrics})
         else:
-            scores[metric.name] = metric.fn(*(p.inputs[i] for i in metric.inputs))
-    used = sorted({role for m in metrics for role in m.models})
+            models = names
     return ChainScores(
         id=p.id,
         lang=p.lang,
-        scores=scores,
-        unavailable=unavailable,
+        scores={m.name: scores[m.name] for m in chosen},
+        unavailable={m.name: unavailable[m.name] for m in chosen if m.name in unavailable},
         steps=step_details(
             p.hypothesis,
-            p.inputs.get("sim_hs"),
-            p.inputs.get("sim_hr"),
-            p.inputs.get("sim_hh"),
-            p.inputs.get("contra_hs"),
+            inputs.get("sim_hs"),
+            inputs.get("sim_hr"),
+            inputs.get("sim_hh"),
+            inputs.get("contra_hs"),
             thresholds,
-            p.inputs.get("contra_hh"),
+            inputs.get("contra_hh"),
         ),
         source_steps=p.source,
         reference_steps=p.reference or [],
-        models={role: name for role in used if role not in p.missing and (name := slots.name(role, p.lang))},
+        models=models,
+        metric_models=own,
     )
 
 

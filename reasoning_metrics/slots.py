@@ -31,17 +31,28 @@ ModelArg = Any
 class ModelSlots:
     """Resolve ``(role, lang)`` to a loaded model, or to the reason there is none."""
 
-    def __init__(self, resolve: Callable[[str], str] | None = None, **given: ModelArg) -> None:
+    def __init__(
+        self, resolve: Callable[[str], str] | None = None, *, encoder_flag: str = "--embedder", **given: ModelArg
+    ) -> None:
         """``given``: a :data:`ModelArg` per role. ``resolve`` turns a spec string into what
         :func:`~reasoning_metrics.models.load_model` takes (the command line's catalogue names into
-        folders) just before it is loaded; an error it raises becomes the role's reason."""
+        folders) just before it is loaded; an error it raises becomes the role's reason.
+        ``encoder_flag``: the option the English-only encoder warning tells the user to change."""
         unknown = set(given) - set(ROLES)
         if unknown:
             raise ValueError(f"unknown model role(s) {sorted(unknown)}; one of {', '.join(ROLES)}")
         self._given = given
         self._resolve = resolve or (lambda spec: spec)
+        self._encoder_flag = encoder_flag
         self._loaded: dict[tuple[str, str], tuple[Any, str | None]] = {}
         self._warned: set[str] = set()
+
+    def overridden(self, overrides: Mapping[str, ModelArg], encoder_flag: str) -> ModelSlots:
+        """These slots with some roles given other models (one metric's own); the loaded models are
+        shared, so a model two metrics use is loaded once."""
+        other = ModelSlots(self._resolve, encoder_flag=encoder_flag, **{**self._given, **overrides})
+        other._loaded, other._warned = self._loaded, self._warned
+        return other
 
     def spec(self, role: str, lang: str) -> Any:
         """What was asked for ``role`` in ``lang``: an adapter, a spec string, or ``None`` (no model)."""
@@ -72,7 +83,7 @@ class ModelSlots:
         key = (role, spec)
         if role == "encoder" and lang == "zh" and spec not in self._warned:
             self._warned.add(spec)
-            message = english_only_warning(spec, "--embedder")
+            message = english_only_warning(spec, self._encoder_flag)
             if message:  # loud, but not fatal: a user may mean it (to compare with the English paper setup)
                 warnings.warn(message, EnglishOnlyEncoderWarning, stacklevel=2)
         if key not in self._loaded:

@@ -16,11 +16,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from kg.errors import InputError, Problem
+from reasoning_metrics.permetric import Assigned, base_roles, plans
 from reasoning_metrics.records import ChainScores
-from reasoning_metrics.registry import Metric
+from reasoning_metrics.registry import METRICS, Metric
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
 from runners.files import atomic_write, naming
@@ -34,14 +35,31 @@ class ScoreConfig(BaseModel):
     version: Literal[1] = 1
     metrics: list[str]
     models: dict[str, dict[str, str | None]] = Field(default_factory=dict)
-    """Role -> language -> model name."""
+    """Role -> language -> model name, for the roles whose own model some metric uses."""
+    metric_models: dict[str, dict[str, dict[str, str | None]]] = Field(default_factory=dict)
+    """Metric -> role -> language -> the model that produced it: the role's (``models``) or the
+    metric's own (``--model-for``). Files written before it existed get it from ``models``."""
     thresholds: dict[str, float] = Field(default_factory=dict)
     lang: str | None = None
     """The language forced on every chain, if any."""
+    source: Literal["stem", "stem+options"] | None = None
+    """What a run's chains were scored against: the question's stem alone (the default) or with
+    its options (``--source-with-options``); ``None`` for chain files, which bring their own source,
+    and for files scored before this was recorded (they held the options)."""
     detectors: list[str] = Field(default_factory=list)
     """The wrong-step detectors whose flags the records carry (``verify.scored.DETECTORS``, named as in ``verify.registry``); empty
     for records without them (``--no-detectors``, ``score-chains``, files scored before they existed).
     Names an older version wrote (``quantities``, ``completeness``) are read as today's, so its files resume."""
+
+    @model_validator(mode="after")
+    def _each_metric_its_models(self) -> ScoreConfig:
+        if not self.metric_models:  # an older header: every metric used its roles' models
+            self.metric_models = {
+                name: {role: self.models.get(role, {}) for role in sorted(METRICS[name].models)}
+                for name in self.metrics
+                if name in METRICS
+            }
+        return self
 
     @field_validator("detectors")
     @classmethod
@@ -52,12 +70,27 @@ class ScoreConfig(BaseModel):
         return current_names(names)
 
 
-def make_config(metrics: list[Metric], slots: ModelSlots, thresholds: StepThresholds, lang: str | None) -> ScoreConfig:
-    """The config of a scoring job: the chosen metrics and the models their roles resolve to."""
-    roles = sorted({role for m in metrics for role in m.models})
+def make_config(
+    metrics: list[Metric],
+    slots: ModelSlots,
+    thresholds: StepThresholds,
+    lang: str | None,
+    assigned: Assigned | None = None,
+) -> ScoreConfig:
+    """The config of a scoring job: the chosen metrics and the models that produce each
+    (``assigned``: the metrics' own, :func:`reasoning_metrics.permetric.assign_models`)."""
+    assigned = assigned or {}
+    per_metric = {
+        m.name: {role: {lg: plan.slots.name(role, lg) for lg in ("en", "zh")} for role in sorted(m.models)}
+        for plan in plans(metrics, slots, assigned)
+        for m in plan.metrics
+    }
     return ScoreConfig(
         metrics=[m.name for m in metrics],
-        models={role: {lg: slots.name(role, lg) for lg in ("en", "zh")} for role in roles},
+        models={
+            role: {lg: slots.name(role, lg) for lg in ("en", "zh")} for role in sorted(base_roles(metrics, assigned))
+        },
+        metric_models={m.name: per_metric[m.name] for m in metrics},
         thresholds=asdict(thresholds),
         lang=lang,
     )
@@ -86,6 +119,8 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
             raise InputError(f"{header}: not a score header ({exc.errors()[0]['msg']})") from None
         if old != config:
             changed = sorted(k for k in ScoreConfig.model_fields if getattr(old, k) != getattr(config, k))
+            if "metric_models" in changed and {"metrics", "models"} & set(changed):
+                changed.remove("metric_models")  # follows from those: naming them says it shorter
             hint = " (or resume with --detectors/--no-detectors as it was)" if "detectors" in changed else ""
             raise InputError(
                 f"{header}: {out.name} was scored with other {', '.join(changed)} "

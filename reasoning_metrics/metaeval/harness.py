@@ -83,6 +83,9 @@ class MetaEvalReport:
     detectors: list[DetectorReport] = field(default_factory=list)
     comparison: Comparison | None = None
     version: int = REPORT_VERSION
+    models: dict[str, str] = field(default_factory=dict)
+    """The models the scores came from: ``encoder.zh``, ``encoder.en`` (by the solutions' language),
+    ``nli``, ``judge``; only those used."""
 
 
 def _solution_auroc(scores: Sequence[float | None], labels: Sequence[bool], idx: np.ndarray) -> float | None:
@@ -208,8 +211,9 @@ def meta_evaluate(
     n_boot: int = 1000,
     seed: int = 0,
     folds: int = 5,
+    models: dict[str, str] | None = None,
 ) -> MetaEvalReport:
-    """The full report for detector ``results`` on ``solutions``."""
+    """The full report for detector ``results`` on ``solutions``; ``models`` as :attr:`MetaEvalReport.models`."""
     reports = [evaluate_detector(r, solutions, n_boot=n_boot, seed=seed, folds=folds) for r in results]
     return MetaEvalReport(
         data=data,
@@ -222,4 +226,5 @@ def meta_evaluate(
         folds=folds,
         detectors=reports,
         comparison=compare(results, reports, solutions, n_boot=n_boot, seed=seed),
+        models=dict(models or {}),
     )

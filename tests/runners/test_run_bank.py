@@ -51,7 +51,8 @@ def test_a_generated_variant_is_scored_and_reported_with_the_options_the_model_s
     moved = [qid for qid, r in records.items() if r.gold != ["A"]]
     assert moved, "the seed moved no gold answer: the test would not tell the variant from the original"
 
-    chains = {record.question_id: chain for record, chain in run_chains(out).chains}
+    # with the options in the source, as --source-with-options scores them (the default scores the stem alone)
+    chains = {record.question_id: chain for record, chain in run_chains(out, with_options=True).chains}
     runs, warnings = load_runs([out])
     assert warnings == []
     for qid, record in records.items():

