@@ -1,0 +1,179 @@
+"""Leave-one-dataset-out: fit the combiner on the development halves of the other sets, report on each
+half of the one left out, beside the hand-weighted ``aggregate`` (and the best ROSCOE score when an
+encoder runs). Nothing reported on a set was chosen on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from reasoning_metrics.combine.features import feature_names
+from reasoning_metrics.combine.fit import fit_combiner
+from reasoning_metrics.combine.model import Combiner
+from reasoning_metrics.metaeval.combined import predict, set_features, training_set
+from reasoning_metrics.metaeval.data import LabelledSolution
+from reasoning_metrics.metaeval.detectors import DetectionContext, DetectorResult, run_detectors
+from reasoning_metrics.metaeval.halves import half_indices
+from reasoning_metrics.metaeval.harness import evaluate_detector
+from reasoning_metrics.metaeval.sets import SetSpec
+from reasoning_metrics.protocols import SentenceEncoder
+from reasoning_metrics.verify.baseline import BASELINE_METRICS
+
+
+@dataclass
+class Scored:
+    """One set with everything computed once: the detectors' results and the step features."""
+
+    spec: SetSpec
+    solutions: list[LabelledSolution]
+    ctx: DetectionContext
+    results: list[DetectorResult]
+    rows: list[list[dict[str, float]]]
+
+
+@dataclass
+class LodoRow:
+    """One detector on one half of one held-out set."""
+
+    dataset: str
+    half: str
+    detector: str
+    solutions: int
+    with_error: int
+    auroc: float | None
+    acc_error: float | None
+    acc_correct: float | None
+    f1: float | None
+
+
+@dataclass
+class LodoReport:
+    """The whole leave-one-dataset-out run."""
+
+    rows: list[LodoRow] = field(default_factory=list)
+    combiners: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Held-out set -> what each fitted combiner was trained on, its C and threshold."""
+
+
+VARIANTS = {"combiner": True, "combiner (no grade)": False}
+"""Combiner rows: name -> whether it reads the final answer's grade (when the data gives it)."""
+
+
+def score_set(
+    spec: SetSpec, solutions: list[LabelledSolution], encoder: SentenceEncoder | None, cache: Any = False
+) -> Scored:
+    """Run ``aggregate`` (and the ROSCOE scores with an encoder) and compute the step features, once."""
+    ctx = DetectionContext(solutions, encoder=encoder, cache=cache)
+    names = ["aggregate", *([f"roscoe.{m}" for m in BASELINE_METRICS] if encoder is not None else [])]
+    results = run_detectors(ctx, names)
+    rows = set_features(solutions, ctx.assessments, ctx.checks, ctx.roscoe if encoder is not None else None)
+    return Scored(spec, solutions, ctx, results, rows)
+
+
+def _subset(result: DetectorResult, idx: Sequence[int]) -> DetectorResult:
+    where = {k: n for n, k in enumerate(idx)}
+    return DetectorResult(
+        result.name,
+        result.family,
+        result.orientation,
+        [result.solution_scores[k] for k in idx],
+        [result.step_scores[k] for k in idx],
+        None if result.native is None else [result.native[k] for k in idx],
+        result.unavailable,
+        {where[k]: v for k, v in result.not_checked.items() if k in where},
+    )
+
+
+def fit_on_dev(
+    train: Sequence[Scored], *, grade: bool, roscoe: bool, folds: int, seed: int, package_version: str = ""
+) -> Combiner:
+    """A combiner fitted on the development halves of ``train``."""
+    features = feature_names(roscoe=roscoe, grade=grade)
+    sets = []
+    for s in train:
+        idx = half_indices(s.solutions, "dev")
+        sets.append(
+            training_set(
+                s.spec.name,
+                [s.solutions[k] for k in idx],
+                [s.ctx.assessments[k] for k in idx],
+                [s.rows[k] for k in idx],
+                {"format": s.spec.fmt, "paths": [str(p) for p in s.spec.paths], "half": "dev"},
+            )
+        )
+    return fit_combiner(sets, features, folds=folds, seed=seed, package_version=package_version)
+
+
+def leave_one_out(scored: Sequence[Scored], *, folds: int = 5, seed: int = 0, roscoe: bool = False) -> LodoReport:
+    """For each set: fit on the others' development halves, report on its development and confirmation halves."""
+    report = LodoReport()
+    for k, held in enumerate(scored):
+        others = [s for j, s in enumerate(scored) if j != k]
+        results = list(held.results)
+        fitted = {}
+        for name, grade in VARIANTS.items():
+            combiner = fit_on_dev(others, grade=grade, roscoe=roscoe, folds=folds, seed=seed)
+            fitted[name] = {"C": combiner.C, "threshold": combiner.threshold, "training": combiner.training}
+            p = predict(combiner, held.ctx.assessments, held.rows)
+            orientation = "largest step P(first wrong step)"
+            results.append(
+                DetectorResult(
+                    name,
+                    "k12eval",
+                    orientation,
+                    p.solution_scores,
+                    p.step_scores,
+                    p.first_suspects,
+                    not_checked=p.not_checked,
+                )
+            )
+        report.combiners[held.spec.name] = fitted
+        for half in ("dev", "confirm"):
+            idx = half_indices(held.solutions, half)
+            sub = [held.solutions[i] for i in idx]
+            reports = [evaluate_detector(_subset(r, idx), sub, n_boot=0, seed=seed, folds=folds) for r in results]
+            roscoe_reports = [r for r in reports if r.family == "roscoe" and r.auroc is not None]
+            best = max(roscoe_reports, key=lambda r: r.auroc or 0.0, default=None)
+            for r in reports:
+                if r.family == "roscoe" and r is not best:
+                    continue
+                label = f"best ROSCOE ({r.name}, picked on this half)" if r.family == "roscoe" else r.name
+                report.rows.append(
+                    LodoRow(
+                        held.spec.name,
+                        half,
+                        label,
+                        len(sub),
+                        sum(s.has_error for s in sub),
+                        r.auroc,
+                        r.acc_error,
+                        r.acc_correct,
+                        r.f1,
+                    )
+                )
+    return report
+
+
+def _cell(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def lodo_markdown(report: LodoReport) -> str:
+    """One table: held-out set × half × detector."""
+    lines = [
+        "| held-out set | half | solutions (wrong) | detector | AUROC | exact first step | correct called correct | F1 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in report.rows:
+        lines.append(
+            f"| {r.dataset} | {r.half} | {r.solutions} ({r.with_error}) | {r.detector} | {_cell(r.auroc)} | "
+            f"{_cell(r.acc_error)} | {_cell(r.acc_correct)} | {_cell(r.f1)} |"
+        )
+    notes = ["", "Combiners (each fitted on the development halves of the other sets):", ""]
+    for held, fitted in report.combiners.items():
+        for name, info in fitted.items():
+            trained = ", ".join(f"{t['name']} dev ({t['solutions']})" for t in info["training"])
+            notes.append(f"* {held} / {name}: trained on {trained}; C = {info['C']}, threshold {info['threshold']:.3f}")
+    return "\n".join(lines + notes) + "\n"
