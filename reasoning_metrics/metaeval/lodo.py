@@ -175,5 +175,8 @@ def lodo_markdown(report: LodoReport) -> str:
     for held, fitted in report.combiners.items():
         for name, info in fitted.items():
             trained = ", ".join(f"{t['name']} dev ({t['solutions']})" for t in info["training"])
-            notes.append(f"* {held} / {name}: trained on {trained}; C = {info['C']}, threshold {info['threshold']:.3f}")
+            line = f"* {held} / {name}: trained on {trained}; C = {info['C']}, threshold {info['threshold']:.3f}"
+            if not any(t["solutions"] > t["with_error"] for t in info["training"]):
+                line += " (no correct solution to train on: the threshold maximises exact first steps and cannot weigh false alarms)"
+            notes.append(line)
     return "\n".join(lines + notes) + "\n"
