@@ -19,6 +19,8 @@ from typing import Any, Literal
 
 from kg.errors import InputError, Problem
 from kg.records import Question
+from reasoning_metrics.combine.apply import CombinedVerdict, combine_one, fingerprint
+from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import resolve
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
@@ -26,7 +28,7 @@ from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
 from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
 from reasoning_metrics.verify.flags import SolutionAssessment
-from reasoning_metrics.verify.scored import DETECTORS, assess_scored
+from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail
 from runners.bank import run_bank
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
 from runners.store import RunStore
@@ -49,6 +51,9 @@ class ScoreRecord(ChainScores):
     """Everything the detectors found, step by step (``assessment.steps[i]`` is ``steps[i]``): each
     flag's kind, severity and message, the step's suspicion and contradiction, solution-level flags,
     and the detectors that could not run with the reason. ``None`` when the detectors did not run."""
+    combined: CombinedVerdict | None = None
+    """The learned combiner's step probabilities and first suspect (``score --combiner``); ``None``
+    without one, or when the detectors did not check this chain."""
 
 
 @dataclass
@@ -158,6 +163,7 @@ def score_run(
     progress: Callable[[int], None] | None = None,
     detectors: bool = True,
     model_resolver: Callable[[str], str] | None = None,
+    combiner: tuple[str, Combiner] | None = None,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -166,7 +172,11 @@ def score_run(
     one given in ``models`` when no metric needs one; without either it is reported
     unavailable. Nothing is scored until ``RunScoring.records`` is consumed. ``model_resolver`` turns
     model names into what the loaders take (:class:`~reasoning_metrics.slots.ModelSlots`).
+    ``combiner`` (its name and the fitted combiner, :mod:`reasoning_metrics.combine`) adds its verdict
+    to each record the detectors checked, with the record's grade as the grade feature.
     """
+    if combiner is not None and not detectors:
+        raise InputError("a combiner reads the detectors' findings: it cannot run with --no-detectors")
     out = out or run_dir / SCORES_FILE
     chosen = resolve(metrics)
     slots_args = models or {}
@@ -174,6 +184,8 @@ def score_run(
     slots = ModelSlots(**slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     config = _config(make_config(chosen, slots, thresholds, lang), slots, detectors, extra_roles)
+    if combiner is not None:
+        config = config.model_copy(update={"combiner": fingerprint(*combiner)})
     run = run_chains(run_dir, data, lang)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
@@ -204,6 +216,10 @@ def score_run(
                 )
                 for s, assessment in zip(chunk, found, strict=True):
                     record = by_id[s.id]
+                    combined = None
+                    if combiner is not None and assessment is not None:
+                        steps = [step.text for step in s.steps]
+                        combined = combine_one(combiner[1], steps, assessment, roscoe_detail(s), record.correct)
                     yield ScoreRecord(
                         **s.model_dump(),
                         question_id=record.question_id,
@@ -212,6 +228,7 @@ def score_run(
                         if assessment and assessment.status == "checked"
                         else None,
                         assessment=assessment,
+                        combined=combined,
                     )
         finally:
             if store is not None and store is not cache:

@@ -43,6 +43,10 @@ class ScoreConfig(BaseModel):
     for records without them (``--no-detectors``, ``score-chains``, files scored before they existed).
     Names an older version wrote (``quantities``, ``completeness``) are read as today's, so its files resume."""
 
+    combiner: str | None = None
+    """The learned combiner whose verdicts the records carry (``score --combiner``): its name and a hash
+    of its weights; ``None`` without one."""
+
     @field_validator("detectors")
     @classmethod
     def _current_names(cls, names: list[str]) -> list[str]:

@@ -118,9 +118,18 @@ def score(
     chunk_size: ChunkOpt = 256,
     no_cache: NoCacheOpt = False,
     detectors: DetectorsOpt = True,
+    combiner: Annotated[
+        str | None,
+        typer.Option(
+            "--combiner",
+            help="Also write the learned combiner's step probabilities and first suspect (`combined`): a "
+            "combiner.json from `k12eval calibrate`, or 'default' (the one shipped). Off unless given.",
+        ),
+    ] = None,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.models import metric_model
+    from reasoning_metrics.combine import load_combiner
     from reasoning_metrics.runs import SCORES_FILE, score_run
     from reasoning_metrics.store import read_score_lines
     from runners.files import lock_file
@@ -143,6 +152,7 @@ def score(
             cache=False if no_cache else None,
             progress=None,
             detectors=detectors,
+            combiner=None if combiner is None else (combiner, load_combiner(combiner)),
         )
         typer.echo(
             f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",
