@@ -168,3 +168,16 @@ def test_the_default_combiner_ships_and_reads_every_registered_detector() -> Non
     assert {t["name"] for t in combiner.training} == {"processbench-gsm8k", "mr-gsm8k"}
     assert all(t["half"] == "dev" for t in combiner.training)
     assert set(combiner.features) == set(feature_names(roscoe=False, grade=True))
+
+
+def test_lodo_with_an_encoder_adds_roscoe_features_and_the_best_roscoe_row(sets: list[Path]) -> None:
+    from reasoning_metrics.metaeval.lodo import leave_one_out, lodo_markdown, score_set
+    from tests.reasoning_metrics.fakes import HashEncoder
+
+    specs = [parse_set(f"chains:{p}") for p in sets[:2]]
+    scored = [score_set(s, load_set(s)[:24], HashEncoder()) for s in specs]
+    report = leave_one_out(scored, folds=2, roscoe=True)
+    table = lodo_markdown(report)
+    assert table.count("best ROSCOE (roscoe.") == 4  # two sets × two halves
+    held = scored[0]
+    assert "roscoe.alignment" in held.rows[0][0] and held.rows[0][0]["roscoe.alignment"] != 0.0
