@@ -176,7 +176,7 @@ def meta_eval(
     if half not in HALVES:
         raise UserError(f"--half {half!r}: choose one of {', '.join(HALVES)}")
     if lodo:
-        _lodo(lodo, fmt, encoder, folds, seed, out)
+        _lodo(lodo, fmt, encoder, folds, seed, out, by)
         return
     if data is None or fmt is None:
         raise UserError("meta-eval needs DATA and --format (or --lodo SETS)")
@@ -219,7 +219,9 @@ def meta_eval(
         out.write_text(to_json(report) if out.suffix == ".json" else to_markdown(report), encoding="utf-8")
 
 
-def _lodo(specs: list[str], fmt: str | None, encoder: str, folds: int, seed: int, out: Path | None) -> None:
+def _lodo(
+    specs: list[str], fmt: str | None, encoder: str, folds: int, seed: int, out: Path | None, by: str | None
+) -> None:
     """``meta-eval --lodo``: the leave-one-dataset-out table (reasoning_metrics.metaeval.lodo)."""
     from reasoning_metrics.metaeval.lodo import leave_one_out, lodo_markdown, score_set
     from reasoning_metrics.metaeval.sets import load_set, parse_set
@@ -234,7 +236,7 @@ def _lodo(specs: list[str], fmt: str | None, encoder: str, folds: int, seed: int
     for spec in sets:
         typer.echo(f"scoring {spec.name} ...", err=True)
         scored.append(score_set(spec, load_set(spec), model))
-    text = lodo_markdown(leave_one_out(scored, folds=folds, seed=seed, roscoe=model is not None))
+    text = lodo_markdown(leave_one_out(scored, folds=folds, seed=seed, roscoe=model is not None, by=by))
     typer.echo(text, nl=False)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -53,6 +53,11 @@ class LodoReport:
     """The whole leave-one-dataset-out run."""
 
     rows: list[LodoRow] = field(default_factory=list)
+    by: str | None = None
+    """The meta field of the per-group rows (``--by kind``), if asked."""
+    group_rows: list[LodoRow] = field(default_factory=list)
+    """Per held-out set, half and value of ``meta[by]`` of the wrong solutions: each group with the
+    set's correct solutions of that half (``detector`` is ``<group>: <detector>``)."""
     combiners: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Held-out set -> what each fitted combiner was trained on, its C and threshold."""
 
@@ -106,9 +111,12 @@ def fit_on_dev(
     return fit_combiner(sets, features, folds=folds, seed=seed, package_version=package_version)
 
 
-def leave_one_out(scored: Sequence[Scored], *, folds: int = 5, seed: int = 0, roscoe: bool = False) -> LodoReport:
-    """For each set: fit on the others' development halves, report on its development and confirmation halves."""
-    report = LodoReport()
+def leave_one_out(
+    scored: Sequence[Scored], *, folds: int = 5, seed: int = 0, roscoe: bool = False, by: str | None = None
+) -> LodoReport:
+    """For each set: fit on the others' development halves, report on its development and confirmation halves
+    (and, with ``by``, on each group of its wrong solutions by ``meta[by]``, beside its correct ones)."""
+    report = LodoReport(by=by)
     for k, held in enumerate(scored):
         others = [s for j, s in enumerate(scored) if j != k]
         results = list(held.results)
@@ -153,7 +161,39 @@ def leave_one_out(scored: Sequence[Scored], *, folds: int = 5, seed: int = 0, ro
                         r.f1,
                     )
                 )
+            if by:
+                report.group_rows += _groups(held.spec.name, half, held.solutions, idx, results, by, seed, folds)
     return report
+
+
+def _groups(
+    name: str,
+    half: str,
+    solutions: Sequence[LabelledSolution],
+    idx: Sequence[int],
+    results: Sequence[DetectorResult],
+    by: str,
+    seed: int,
+    folds: int,
+) -> list[LodoRow]:
+    """Each value of ``meta[by]`` among the wrong solutions of ``idx``, evaluated with the correct ones."""
+    correct = [i for i in idx if not solutions[i].has_error]
+    values = {i: str(solutions[i].meta.get(by, "(none)")) for i in idx if solutions[i].has_error}
+    rows = []
+    for group in sorted(set(values.values())):
+        members = correct + [i for i, v in values.items() if v == group]
+        sub = [solutions[i] for i in members]
+        for result in results:
+            if result.family == "roscoe" or result.unavailable:
+                continue
+            r = evaluate_detector(_subset(result, members), sub, n_boot=0, seed=seed, folds=folds)
+            label = f"{group}: {result.name}"
+            rows.append(
+                LodoRow(
+                    name, half, label, len(sub), len(members) - len(correct), r.auroc, r.acc_error, r.acc_correct, r.f1
+                )
+            )
+    return rows
 
 
 def _cell(value: float | None) -> str:
@@ -171,6 +211,13 @@ def lodo_markdown(report: LodoReport) -> str:
             f"| {r.dataset} | {r.half} | {r.solutions} ({r.with_error}) | {r.detector} | {_cell(r.auroc)} | "
             f"{_cell(r.acc_error)} | {_cell(r.acc_correct)} | {_cell(r.f1)} |"
         )
+    if report.group_rows:
+        lines += ["", f"By {report.by} (each group of wrong solutions with the half's correct ones):", "", *lines[:2]]
+        for r in report.group_rows:
+            lines.append(
+                f"| {r.dataset} | {r.half} | {r.solutions} ({r.with_error}) | {r.detector} | {_cell(r.auroc)} | "
+                f"{_cell(r.acc_error)} | {_cell(r.acc_correct)} | {_cell(r.f1)} |"
+            )
     notes = ["", "Combiners (each fitted on the development halves of the other sets):", ""]
     for held, fitted in report.combiners.items():
         for name, info in fitted.items():

@@ -32,8 +32,11 @@ def chains(name: str, n: int, seed: int, *, graded: bool = False) -> list[dict[s
             "steps": steps,
             "first_error": at,
         }
+        meta: dict[str, Any] = {"kind": "early" if at == 1 else "late"} if wrong else {}
         if graded:
-            record["meta"] = {"graded_correct": not wrong}
+            meta["graded_correct"] = not wrong
+        if meta:
+            record["meta"] = meta
         out.append(record)
     return out
 

@@ -156,10 +156,14 @@ def test_cli_calibrate_then_meta_eval_with_it(sets: list[Path], tmp_path: Path) 
 
 def test_cli_lodo_table(sets: list[Path]) -> None:
     specs = [x for p in sets for x in ("--lodo", f"chains:{p}")]
-    result = runner.invoke(app, ["meta-eval", *specs, "--encoder", "none", "--folds", "3"])
+    result = runner.invoke(app, ["meta-eval", *specs, "--encoder", "none", "--folds", "3", "--by", "kind"])
     assert result.exit_code == 0, result.output
     rows = [line for line in result.output.splitlines() if line.startswith("| a |")]
-    assert [r.split("|")[2].strip() for r in rows] == ["dev"] * 3 + ["confirm"] * 3
+    assert [r.split("|")[2].strip() for r in rows[:6]] == ["dev"] * 3 + ["confirm"] * 3
+    groups = [r.split("|")[4].strip() for r in rows[6:]]
+    assert (
+        groups == [f"{k}: {d}" for k in ("early", "late") for d in ("aggregate", "combiner", "combiner (no grade)")] * 2
+    )
     assert "a / combiner: trained on b dev" in result.output and "c dev" in result.output
 
 
