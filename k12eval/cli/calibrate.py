@@ -44,6 +44,16 @@ def calibrate(
         bool, typer.Option("--no-grade", help="Do not use the final answer's grade, even where the data gives it.")
     ] = False,
     folds: Annotated[int, typer.Option("--folds", help="Cross-validation folds (grouped by question).")] = 5,
+    min_correct: Annotated[
+        float,
+        typer.Option(
+            "--min-correct",
+            min=0.0,
+            max=1.0,
+            help="Choose the step threshold among those calling at least this share of the correct training "
+            "solutions correct (out of fold); best F1 among them.",
+        ),
+    ] = 0.0,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the folds.")] = 0,
 ) -> None:
     """Fit a regularised logistic regression over every detector's step findings; write combiner.json."""
@@ -66,6 +76,7 @@ def calibrate(
         folds=folds,
         seed=seed,
         package_version=__version__,
+        min_correct=min_correct,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(combiner.to_json(), encoding="utf-8")

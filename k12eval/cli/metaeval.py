@@ -149,6 +149,16 @@ def meta_eval(
             help="A combiner.json from `k12eval calibrate`, or 'default' (the one shipped): adds the 'combiner' detector.",
         ),
     ] = None,
+    min_correct: Annotated[
+        float,
+        typer.Option(
+            "--min-correct",
+            min=0.0,
+            max=1.0,
+            help="With --lodo: each combiner's threshold calls at least this share of its training set's "
+            "correct solutions correct (as `calibrate --min-correct`).",
+        ),
+    ] = 0.0,
     lodo: Annotated[
         list[str] | None,
         typer.Option(
@@ -176,7 +186,7 @@ def meta_eval(
     if half not in HALVES:
         raise UserError(f"--half {half!r}: choose one of {', '.join(HALVES)}")
     if lodo:
-        _lodo(lodo, fmt, encoder, folds, seed, out, by)
+        _lodo(lodo, fmt, encoder, folds, seed, out, by, min_correct)
         return
     if data is None or fmt is None:
         raise UserError("meta-eval needs DATA and --format (or --lodo SETS)")
@@ -220,7 +230,14 @@ def meta_eval(
 
 
 def _lodo(
-    specs: list[str], fmt: str | None, encoder: str, folds: int, seed: int, out: Path | None, by: str | None
+    specs: list[str],
+    fmt: str | None,
+    encoder: str,
+    folds: int,
+    seed: int,
+    out: Path | None,
+    by: str | None,
+    min_correct: float,
 ) -> None:
     """``meta-eval --lodo``: the leave-one-dataset-out table (reasoning_metrics.metaeval.lodo)."""
     from reasoning_metrics.metaeval.lodo import leave_one_out, lodo_markdown, score_set
@@ -236,7 +253,9 @@ def _lodo(
     for spec in sets:
         typer.echo(f"scoring {spec.name} ...", err=True)
         scored.append(score_set(spec, load_set(spec), model))
-    text = lodo_markdown(leave_one_out(scored, folds=folds, seed=seed, roscoe=model is not None, by=by))
+    text = lodo_markdown(
+        leave_one_out(scored, folds=folds, seed=seed, roscoe=model is not None, by=by, min_correct=min_correct)
+    )
     typer.echo(text, nl=False)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -69,9 +69,10 @@ def _matrix(
 
 
 def choose_threshold(
-    probabilities: Sequence[Sequence[float]], targets: Sequence[int]
+    probabilities: Sequence[Sequence[float]], targets: Sequence[int], min_correct: float = 0.0
 ) -> tuple[float, dict[str, float | None]]:
-    """The step threshold with the best ProcessBench F1 (best exact first step without correct solutions)."""
+    """The step threshold with the best ProcessBench F1 (best exact first step without correct solutions),
+    among those that call at least ``min_correct`` of the correct solutions correct."""
     from reasoning_metrics.combine.scores import processbench
 
     pooled = sorted({round(p, 6) for ps in probabilities for p in ps})
@@ -80,6 +81,8 @@ def choose_threshold(
     for t in [*candidates, 1.0 + 1e-9]:
         predictions = [next((i for i, p in enumerate(ps) if p >= t), -1) for ps in probabilities]
         scores = processbench(predictions, targets)
+        if scores["acc_correct"] is not None and scores["acc_correct"] < min_correct:
+            continue
         objective = scores["f1"] if scores["f1"] is not None else scores["acc_error"] or 0.0
         if objective > best[0]:
             best = (objective, float(min(t, 1.0)), scores)
@@ -87,9 +90,16 @@ def choose_threshold(
 
 
 def fit_combiner(
-    sets: Sequence[TrainingSet], features: list[str], *, folds: int = 5, seed: int = 0, package_version: str = ""
+    sets: Sequence[TrainingSet],
+    features: list[str],
+    *,
+    folds: int = 5,
+    seed: int = 0,
+    package_version: str = "",
+    min_correct: float = 0.0,
 ) -> Combiner:
-    """Fit the weights (C by grouped CV log-loss) and the threshold (on out-of-fold probabilities)."""
+    """Fit the weights (C by grouped CV log-loss) and the threshold (on out-of-fold probabilities; the best
+    F1 among thresholds calling at least ``min_correct`` of the correct training solutions correct)."""
     sk = _sklearn()
     x, y, groups, where = _matrix(sets, features)
     if len(y) == 0 or y.sum() == 0:
@@ -126,7 +136,7 @@ def fit_combiner(
     # so the threshold is chosen on predictions as the first-suspect rule will make them.
     probabilities = _out_of_fold_all(sets, features, x, y, groups, splits, model(c), where)
     targets = [t for s in sets for t in s.targets if t is not None]
-    threshold, scores = choose_threshold(probabilities, targets)
+    threshold, scores = choose_threshold(probabilities, targets, min_correct)
     fitted = model(c).fit(x, y)
     scaler, logistic = fitted[0], fitted[1]
     coef = logistic.coef_[0] / scaler.scale_
@@ -149,7 +159,13 @@ def fit_combiner(
             }
             for k, s in enumerate(sets)
         ],
-        cv={"folds": k, "grouped_by": "question", "step_log_loss": round(loss, 5), **_rounded(scores)},
+        cv={
+            "folds": k,
+            "grouped_by": "question",
+            "min_correct": min_correct,
+            "step_log_loss": round(loss, 5),
+            **_rounded(scores),
+        },
     )
 
 

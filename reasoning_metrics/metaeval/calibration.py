@@ -26,11 +26,13 @@ def calibrate(
     seed: int = 0,
     package_version: str = "",
     cache: Any = False,
+    min_correct: float = 0.0,
 ) -> Combiner:
     """A combiner fitted on ``half`` (``dev``, ``confirm``, ``all``) of every set of ``specs``.
 
     With ``encoder`` the ROSCOE step scores are features too; ``grade`` adds the final answer's grade
-    where the data gives it (``meta.graded_correct`` / ``final_answer_correct``).
+    where the data gives it (``meta.graded_correct`` / ``final_answer_correct``); ``min_correct`` bounds the
+    threshold (see :func:`~reasoning_metrics.combine.fit.fit_combiner`).
     """
     sets = []
     for spec in specs:
@@ -46,4 +48,6 @@ def calibrate(
             )
         )
     features = feature_names(roscoe=encoder is not None, grade=grade)
-    return fit_combiner(sets, features, folds=folds, seed=seed, package_version=package_version)
+    return fit_combiner(
+        sets, features, folds=folds, seed=seed, package_version=package_version, min_correct=min_correct
+    )

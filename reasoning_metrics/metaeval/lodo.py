@@ -92,7 +92,14 @@ def _subset(result: DetectorResult, idx: Sequence[int]) -> DetectorResult:
 
 
 def fit_on_dev(
-    train: Sequence[Scored], *, grade: bool, roscoe: bool, folds: int, seed: int, package_version: str = ""
+    train: Sequence[Scored],
+    *,
+    grade: bool,
+    roscoe: bool,
+    folds: int,
+    seed: int,
+    package_version: str = "",
+    min_correct: float = 0.0,
 ) -> Combiner:
     """A combiner fitted on the development halves of ``train``."""
     features = feature_names(roscoe=roscoe, grade=grade)
@@ -108,11 +115,19 @@ def fit_on_dev(
                 {"format": s.spec.fmt, "paths": [str(p) for p in s.spec.paths], "half": "dev"},
             )
         )
-    return fit_combiner(sets, features, folds=folds, seed=seed, package_version=package_version)
+    return fit_combiner(
+        sets, features, folds=folds, seed=seed, package_version=package_version, min_correct=min_correct
+    )
 
 
 def leave_one_out(
-    scored: Sequence[Scored], *, folds: int = 5, seed: int = 0, roscoe: bool = False, by: str | None = None
+    scored: Sequence[Scored],
+    *,
+    folds: int = 5,
+    seed: int = 0,
+    roscoe: bool = False,
+    by: str | None = None,
+    min_correct: float = 0.0,
 ) -> LodoReport:
     """For each set: fit on the others' development halves, report on its development and confirmation halves
     (and, with ``by``, on each group of its wrong solutions by ``meta[by]``, beside its correct ones)."""
@@ -122,7 +137,7 @@ def leave_one_out(
         results = list(held.results)
         fitted = {}
         for name, grade in VARIANTS.items():
-            combiner = fit_on_dev(others, grade=grade, roscoe=roscoe, folds=folds, seed=seed)
+            combiner = fit_on_dev(others, grade=grade, roscoe=roscoe, folds=folds, seed=seed, min_correct=min_correct)
             fitted[name] = {"C": combiner.C, "threshold": combiner.threshold, "training": combiner.training}
             p = predict(combiner, held.ctx.assessments, held.rows)
             orientation = "largest step P(first wrong step)"

@@ -185,3 +185,14 @@ def test_lodo_with_an_encoder_adds_roscoe_features_and_the_best_roscoe_row(sets:
     assert table.count("best ROSCOE (roscoe.") == 4  # two sets × two halves
     held = scored[0]
     assert "roscoe.alignment" in held.rows[0][0] and held.rows[0][0]["roscoe.alignment"] != 0.0
+
+
+def test_min_correct_bounds_the_threshold() -> None:
+    from reasoning_metrics.combine.fit import choose_threshold
+
+    probabilities = [[0.6]] * 5 + [[0.65]] * 2 + [[0.1]] * 3
+    targets = [0] * 5 + [-1] * 5
+    free, scores = choose_threshold(probabilities, targets)
+    assert free <= 0.6 and scores["f1"] == pytest.approx(0.75)
+    bounded, scores = choose_threshold(probabilities, targets, min_correct=0.8)
+    assert bounded > 0.65 and scores["acc_correct"] == 1.0
