@@ -136,7 +136,11 @@ def meta_eval(
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N solutions.")] = None,
     by: Annotated[
         str | None,
-        typer.Option("--by", help="Also report per value of this meta field against 'original' (e.g. kind)."),
+        typer.Option(
+            "--by",
+            help="Also report per value of this meta field against 'original' (e.g. kind); with --lodo, each "
+            "value among the wrong solutions against the correct ones.",
+        ),
     ] = None,
     half: Annotated[
         str,

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
+from reasoning_metrics.combine.features import feature_names
 
 FORMAT = "k12eval-combiner"
 VERSION = 1
@@ -117,8 +118,6 @@ def parse_combiner(text: str, where: str) -> Combiner:
             raise InputError(f"{where}, field '{name}': expected a finite number, got {raw.get(name)!r}")
     if not 0 <= raw["threshold"] <= 1:
         raise InputError(f"{where}, field 'threshold': expected a probability in [0, 1], got {raw['threshold']!r}")
-    from reasoning_metrics.combine.features import feature_names
-
     known = set(feature_names(roscoe=True, grade=True))
     unknown = [f for f in features if f not in known]
     if unknown:
