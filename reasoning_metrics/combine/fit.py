@@ -42,6 +42,7 @@ def _sklearn() -> Any:
     try:
         import sklearn.linear_model
         import sklearn.model_selection
+        import sklearn.pipeline
         import sklearn.preprocessing
     except ImportError:
         raise InputError("fitting a combiner needs scikit-learn: pip install 'k12eval[fit]'") from None
@@ -116,8 +117,6 @@ def fit_combiner(
             sk.preprocessing.StandardScaler(), sk.linear_model.LogisticRegression(C=c, max_iter=2000)
         )
 
-    import sklearn.pipeline  # noqa: F401  (sk.pipeline above)
-
     best: tuple[float, float, np.ndarray] | None = None
     for c in C_GRID:
         oof = np.zeros(len(y))
@@ -131,7 +130,7 @@ def fit_combiner(
         if best is None or loss < best[0]:
             best = (loss, c, oof)
     assert best is not None
-    loss, c, oof = best
+    loss, c, _ = best
     # Out-of-fold probabilities of every step of every solution (steps after the first error included),
     # so the threshold is chosen on predictions as the first-suspect rule will make them.
     probabilities = _out_of_fold_all(sets, features, x, y, groups, splits, model(c), where)
