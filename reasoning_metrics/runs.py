@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from kg.errors import InputError, Problem
 from kg.records import Question
+from reasoning_metrics.combine.apply import CombinedVerdict, combine_one, fingerprint
+from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.permetric import assign_models
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import resolve
@@ -29,7 +31,7 @@ from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
 from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
 from reasoning_metrics.verify.flags import SolutionAssessment
-from reasoning_metrics.verify.scored import DETECTORS, assess_scored
+from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail
 from runners.bank import run_bank
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
 from runners.selection import select as select_questions
@@ -53,6 +55,9 @@ class ScoreRecord(ChainScores):
     """Everything the detectors found, step by step (``assessment.steps[i]`` is ``steps[i]``): each
     flag's kind, severity and message, the step's suspicion and contradiction, solution-level flags,
     and the detectors that could not run with the reason. ``None`` when the detectors did not run."""
+    combined: CombinedVerdict | None = None
+    """The learned combiner's step probabilities and first suspect (``score --combiner``); ``None``
+    without one, or when the detectors did not check this chain."""
 
 
 @dataclass
@@ -186,6 +191,7 @@ def score_run(
     select: str = "all",
     source_with_options: bool = False,
     metric_models: Mapping[str, Any] | None = None,
+    combiner: tuple[str, Combiner] | None = None,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -199,7 +205,11 @@ def score_run(
     (the header records which, so a file is never resumed with the other source).
     ``metric_models``: a metric's (or group's) own model, as :func:`~reasoning_metrics.scoring.iter_scores`
     takes them; the header records each metric's models.
+    ``combiner`` (its name and the fitted combiner, :mod:`reasoning_metrics.combine`) adds its verdict
+    to each record the detectors checked, with the record's grade as the grade feature.
     """
+    if combiner is not None and not detectors:
+        raise InputError("a combiner reads the detectors' findings: it cannot run with --no-detectors")
     out = out or run_dir / SCORES_FILE
     chosen = resolve(metrics)
     slots_args = models or {}
@@ -209,6 +219,8 @@ def score_run(
     assigned = assign_models(metric_models, chosen)
     config = _config(make_config(chosen, slots, thresholds, lang, assigned), slots, detectors, extra_roles)
     config = config.model_copy(update={"source": "stem+options" if source_with_options else "stem"})
+    if combiner is not None:
+        config = config.model_copy(update={"combiner": fingerprint(*combiner)})
     run = run_chains(run_dir, data, lang, select, with_options=source_with_options)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
@@ -241,6 +253,10 @@ def score_run(
                 )
                 for s, assessment in zip(chunk, found, strict=True):
                     record = by_id[s.id]
+                    combined = None
+                    if combiner is not None and assessment is not None:
+                        steps = [step.text for step in s.steps]
+                        combined = combine_one(combiner[1], steps, assessment, roscoe_detail(s), record.correct)
                     yield ScoreRecord(
                         **s.model_dump(),
                         question_id=record.question_id,
@@ -249,6 +265,7 @@ def score_run(
                         if assessment and assessment.status == "checked"
                         else None,
                         assessment=assessment,
+                        combined=combined,
                     )
         finally:
             if store is not None and store is not cache:

@@ -51,6 +51,10 @@ class ScoreConfig(BaseModel):
     for records without them (``--no-detectors``, ``score-chains``, files scored before they existed).
     Names an older version wrote (``quantities``, ``completeness``) are read as today's, so its files resume."""
 
+    combiner: str | None = None
+    """The learned combiner whose verdicts the records carry (``score --combiner``): its name and a hash
+    of its weights; ``None`` without one."""
+
     @model_validator(mode="after")
     def _each_metric_its_models(self) -> ScoreConfig:
         if not self.metric_models:  # an older header: every metric used its roles' models

@@ -9,6 +9,7 @@ from __future__ import annotations
 import typer
 
 from k12eval import __version__
+from k12eval.cli import calibrate as calibrate_cli
 from k12eval.cli import demo as demo_cli
 from k12eval.cli import diagnostics as diagnostics_cli
 from k12eval.cli import kg as kg_cli
@@ -31,6 +32,7 @@ app.add_typer(models_cli.app, name="models")
 app.add_typer(report_cli.app, name="report")
 app.add_typer(score_cli.app)
 app.add_typer(metaeval_cli.app)
+app.add_typer(calibrate_cli.app)
 app.add_typer(diagnostics_cli.app, name="diagnostics")
 app.add_typer(demo_cli.app)
 

@@ -56,6 +56,13 @@ def _encoders(encoder: str, solutions: Any) -> tuple[dict[str, Any] | None, dict
     return {lg: loaded[spec] for lg, spec in specs.items()}, {f"encoder.{lg}": spec for lg, spec in specs.items()}
 
 
+def load_encoder(spec: str) -> Any:
+    """The sentence encoder ``--encoder`` names (``default``: all-MiniLM-L6-v2), or ``None`` for ``none``."""
+    from reasoning_metrics.verify.baseline import DEFAULT_ENCODER
+
+    return _model("encoder", DEFAULT_ENCODER if spec == "default" else spec, "--encoder")
+
+
 def _judge_backend(model: str, backend: str, options: dict[str, Any]) -> Backend:
     """The judge's backend, loaded like ``k12eval run`` loads one (catalogue names work for local backends)."""
     from kg.errors import InputError
@@ -80,7 +87,7 @@ def _detector_names(detectors: str | None) -> list[str]:
     from reasoning_metrics.registry import resolve
 
     if not detectors:
-        return list(DETECTORS)
+        return [n for n in DETECTORS if n != "combiner"]  # the combiner runs when --combiner names one
     names = []
     for raw in (n.strip() for n in detectors.split(",")):
         if raw.startswith("roscoe.") and raw not in DETECTORS:
@@ -97,15 +104,17 @@ def _detector_names(detectors: str | None) -> list[str]:
 @app.command("meta-eval")
 @guarded
 def meta_eval(
-    data: Annotated[Path, typer.Argument(help="Step-labelled solutions (JSON list or JSONL).")],
+    data: Annotated[
+        Path | None, typer.Argument(help="Step-labelled solutions (JSON list or JSONL); not with --lodo.")
+    ] = None,
     fmt: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--format",
             "-f",
             help="processbench, mr-math, chains or ck12-labels (joins CK12 questions from $K12EVAL_CK12 or ../shared/data/ck12).",
         ),
-    ],
+    ] = None,
     detectors: Annotated[
         str | None, typer.Option("--detectors", "-d", help="Comma-separated detector names; all if omitted.")
     ] = None,
@@ -158,10 +167,44 @@ def meta_eval(
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N solutions.")] = None,
     by: Annotated[
         str | None,
-        typer.Option("--by", help="Also report per value of this meta field against 'original' (e.g. kind)."),
+        typer.Option(
+            "--by",
+            help="Also report per value of this meta field against 'original' (e.g. kind); with --lodo, each "
+            "value among the wrong solutions against the correct ones.",
+        ),
+    ] = None,
+    half: Annotated[
+        str,
+        typer.Option("--half", help="dev, confirm or all: the fixed half of the data to report (docs/detectors.md)."),
+    ] = "all",
+    combiner: Annotated[
+        str | None,
+        typer.Option(
+            "--combiner",
+            help="A combiner.json from `k12eval calibrate`, or 'default' (the one shipped): adds the 'combiner' detector.",
+        ),
+    ] = None,
+    min_correct: Annotated[
+        float,
+        typer.Option(
+            "--min-correct",
+            min=0.0,
+            max=1.0,
+            help="With --lodo: each combiner's threshold calls at least this share of its training set's "
+            "correct solutions correct (as `calibrate --min-correct`).",
+        ),
+    ] = 0.0,
+    lodo: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--lodo",
+            help="Leave-one-dataset-out over these sets (repeat; FORMAT:PATH or NAME=FORMAT:PATH,PATH): fit the "
+            "combiner on the other sets' dev halves, report each set's dev and confirm halves.",
+        ),
     ] = None,
 ) -> None:
     """Report AUROC, Somers' D, ProcessBench F1 and step-level AUROC of every score and detector."""
+    from reasoning_metrics.combine import load_combiner
     from reasoning_metrics.metaeval import (
         DetectionContext,
         load_solutions,
@@ -170,13 +213,26 @@ def meta_eval(
         to_json,
         to_markdown,
     )
+    from reasoning_metrics.metaeval.halves import HALVES, in_half
     from runners.backends.base import SamplingParams
 
-    names = _detector_names(detectors)
     if n_boot < 0 or folds < 2:
         raise UserError("--boot must be >= 0 and --folds >= 2")
-    solutions = load_solutions(data, fmt)[:limit]
-    needs_encoder = any(n.startswith("roscoe.") or n.startswith("aggregate") for n in names)
+    if half not in HALVES:
+        raise UserError(f"--half {half!r}: choose one of {', '.join(HALVES)}")
+    if lodo:
+        _lodo(lodo, fmt, encoder, folds, seed, out, by, min_correct)
+        return
+    if data is None or fmt is None:
+        raise UserError("meta-eval needs DATA and --format (or --lodo SETS)")
+    fitted = load_combiner(combiner) if combiner else None
+    names = _detector_names(detectors)
+    if fitted is not None and "combiner" not in names:
+        names.append("combiner")
+    solutions = in_half(load_solutions(data, fmt), half)[:limit]
+    needs_encoder = any(n.startswith(("roscoe.", "aggregate")) for n in names) or bool(
+        fitted is not None and fitted.uses_roscoe
+    )
     needs_nli = any(
         n in ("roscoe.source_consistency", "roscoe.self_consistency", "contradiction") or n.startswith("aggregate")
         for n in names
@@ -199,6 +255,7 @@ def meta_eval(
         judge_params=SamplingParams(temperature=0.0, max_tokens=judge_max_tokens),
         judge_progress=lambda done: typer.echo(f"judged {done}/{len(solutions)} solutions", err=True),
         cache=False if no_cache else None,
+        combiner=fitted,
     )
     results = run_detectors(context, names)
     report = meta_evaluate(
@@ -213,3 +270,36 @@ def meta_eval(
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(to_json(report) if out.suffix == ".json" else to_markdown(report), encoding="utf-8")
+
+
+def _lodo(
+    specs: list[str],
+    fmt: str | None,
+    encoder: str,
+    folds: int,
+    seed: int,
+    out: Path | None,
+    by: str | None,
+    min_correct: float,
+) -> None:
+    """``meta-eval --lodo``: the leave-one-dataset-out table (reasoning_metrics.metaeval.lodo)."""
+    from reasoning_metrics.metaeval.lodo import leave_one_out, lodo_markdown, score_set
+    from reasoning_metrics.metaeval.sets import load_set, parse_set
+
+    sets = [parse_set(spec, fmt) for spec in specs]
+    if len(sets) < 2:
+        raise UserError("--lodo needs at least two labelled sets")
+    if len({s.name for s in sets}) < len(sets):
+        raise UserError("--lodo: two sets have the same name; name them NAME=FORMAT:PATH")
+    model = load_encoder(encoder)
+    scored = []
+    for spec in sets:
+        typer.echo(f"scoring {spec.name} ...", err=True)
+        scored.append(score_set(spec, load_set(spec), model))
+    text = lodo_markdown(
+        leave_one_out(scored, folds=folds, seed=seed, roscoe=model is not None, by=by, min_correct=min_correct)
+    )
+    typer.echo(text, nl=False)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")

@@ -162,9 +162,18 @@ def score(
             is_eager=True,
         ),
     ] = None,
+    combiner: Annotated[
+        str | None,
+        typer.Option(
+            "--combiner",
+            help="Also write the learned combiner's step probabilities and first suspect (`combined`): a "
+            "combiner.json from `k12eval calibrate`, or 'default' (the one shipped). Off unless given.",
+        ),
+    ] = None,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.models import metric_model
+    from reasoning_metrics.combine import load_combiner
     from reasoning_metrics.runs import SCORES_FILE, score_run
     from reasoning_metrics.store import read_score_lines
     from runners.files import lock_file
@@ -198,6 +207,7 @@ def score(
             detectors=detectors,
             select=select,
             source_with_options=source_with_options,
+            combiner=None if combiner is None else (combiner, load_combiner(combiner)),
         )
         typer.echo(
             f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",

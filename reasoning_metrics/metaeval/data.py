@@ -136,10 +136,23 @@ def _mr_math(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
             )
     problem = _text(where, record, "question")
     sid = str(record.get("uuid", record.get("id", where)))
+    meta = _mr_meta(record)
     if first is not None:
-        return from_first_error(sid, problem, steps, first)
+        return from_first_error(sid, problem, steps, first, None, meta)
     labels = (None,) * len(steps) if has_error else (False,) * len(steps)
-    return LabelledSolution(sid, problem, tuple(steps), has_error, None, labels)
+    return LabelledSolution(sid, problem, tuple(steps), has_error, None, labels, None, meta)
+
+
+def _mr_meta(record: dict[str, Any]) -> dict[str, Any]:
+    """What MR-MATH / MR-GSM8K say beside the labels: the question's type, and whether the final answer
+    was graded right (``model_output_answer_correctness``, kept as ``final_answer_correct`` as ProcessBench names it)."""
+    meta: dict[str, Any] = {}
+    if isinstance(record.get("question_type"), str):
+        meta["question_type"] = record["question_type"]
+    graded = record.get("model_output_answer_correctness")
+    if isinstance(graded, str) and graded.strip().lower() in _CORRECT:
+        meta["final_answer_correct"] = not _CORRECT[graded.strip().lower()]
+    return meta
 
 
 _CORRECT = {"correct": False, "true": False, "yes": False, "wrong": True, "incorrect": True, "false": True, "no": True}
@@ -185,6 +198,8 @@ def _chains(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
     meta = record.get("meta") or {}
     lang = record.get("lang")
     raw_labels = record.get("step_labels")
+    if record.get("source") == REPORT_EXPORT:
+        raw_labels, meta = _from_report(where, record, raw_labels, meta)
     first = record.get("first_error")
     if first is not None and (not isinstance(first, int) or isinstance(first, bool) or not -1 <= first < len(steps)):
         raise InputError(f"{where}, field 'first_error': expected -1 or a step index below {len(steps)}")
@@ -210,3 +225,25 @@ def _chains(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
         raise InputError(f"{where}: no step is marked wrong but some are unlabelled; give 'first_error' (-1 = none)")
     located = first if first is not None and first >= 0 else derived
     return LabelledSolution(sid, problem, tuple(steps), has_error, located, tuple(labels), lang, meta)
+
+
+REPORT_EXPORT = "k12eval-report"
+"""``source`` of the teacher verdicts the HTML report exports (``reports/assets/report.js``, ``exportLine``)."""
+
+
+def _from_report(where: str, record: dict[str, Any], labels: Any, meta: Any) -> tuple[Any, dict[str, Any]]:
+    """A teacher verdict exported by the report: its ``step_labels`` say ``true`` for a right step and
+    ``false`` for a wrong one (the page's buttons), the opposite of this format's 1 = wrong; its question,
+    model and graded final answer are top-level fields, kept in ``meta`` (the split key, the grade)."""
+    if isinstance(labels, list):
+        if not all(v is None or isinstance(v, bool) for v in labels):
+            raise InputError(
+                f"{where}, field 'step_labels': a report export labels steps true (right), false (wrong) or null"
+            )
+        labels = [None if v is None else not v for v in labels]
+    kept = {
+        k: record[k]
+        for k in ("question_id", "model", "mode", "run", "final_answer_correct")
+        if record.get(k) is not None
+    }
+    return labels, {**kept, **(meta if isinstance(meta, dict) else {})}

@@ -13,6 +13,8 @@ from functools import cached_property, partial
 from pathlib import Path
 
 from reasoning_metrics.cache import ArrayCache
+from reasoning_metrics.combine.model import Combiner
+from reasoning_metrics.metaeval.combined import predict, set_features
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.records import ChainScores, StepDetail
@@ -71,6 +73,8 @@ class DetectionContext:
     """Embedding cache of the ROSCOE scores, as ``score_chains`` takes it (``False``: none)."""
     budget_s: float | None = CHAIN_BUDGET_S
     """Seconds the CPU detectors may spend on one solution (:mod:`~reasoning_metrics.verify.guard`)."""
+    combiner: Combiner | None = None
+    """A fitted combiner (``k12eval calibrate``) for the ``combiner`` detector, if any."""
 
     @cached_property
     def roscoe(self) -> list[ChainScores]:
@@ -302,6 +306,28 @@ def _aggregate_cv(ctx: DetectionContext) -> DetectorResult:
     )
 
 
+def _combiner(ctx: DetectionContext) -> DetectorResult:
+    """The learned combination (:mod:`reasoning_metrics.combine`) of every detector's findings."""
+    combiner = ctx.combiner
+    if combiner is None:
+        raise Unavailable("needs a fitted combiner (--combiner combiner.json or default)")
+    if combiner.uses_roscoe and ctx.encoder is None:
+        raise Unavailable("the combiner was fitted with ROSCOE features: pass --encoder")
+    roscoe = ctx.roscoe if combiner.uses_roscoe else None
+    rows = set_features(ctx.solutions, ctx.assessments, ctx.checks, roscoe)
+    p = predict(combiner, ctx.assessments, rows)
+    orientation = f"largest step P(first wrong step), learned (threshold {combiner.threshold:.3f})"
+    return DetectorResult(
+        "combiner",
+        "k12eval",
+        orientation,
+        p.solution_scores,
+        p.step_scores,
+        p.first_suspects,
+        not_checked=p.not_checked,
+    )
+
+
 COUNTED: dict[str, tuple[str, Callable[[list[StepFlag]], float]]] = {
     "arithmetic": ("number of false calculations", _count),
     "equations": ("number of conflicting equations", _count),
@@ -319,6 +345,7 @@ DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
     "aggregate": _aggregate,
     "aggregate_flags": _aggregate_flags,
     "aggregate_cv": _aggregate_cv,
+    "combiner": _combiner,
 }
 """Detector name -> how to run it. ``roscoe.<name>`` are the baseline scores, named as ``k12eval score`` names them."""
 
@@ -326,7 +353,8 @@ DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
 def run_detectors(ctx: DetectionContext, names: Sequence[str] | None = None) -> list[DetectorResult]:
     """Run the named detectors (all by default) on ``ctx``; unavailable ones come back marked so."""
     results = []
-    for name in names or list(DETECTORS):
+    default = [n for n in DETECTORS if n != "combiner" or ctx.combiner is not None]
+    for name in names or default:
         if name not in DETECTORS:
             raise KeyError(name)
         try:

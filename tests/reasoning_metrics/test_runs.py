@@ -162,3 +162,26 @@ def test_a_model_that_does_not_load_stops_the_job_before_any_record(run_dir: Pat
     job = score_run(run_dir, models={**FAKES, "nli": "none"}, cache=False, metrics=["faithfulness_step"])
     (record,) = list(job.records)[:1]
     assert record.scores["faithfulness_step"] is not None
+
+
+def test_score_run_writes_the_combiners_verdict_only_when_asked(run_dir: Path) -> None:
+    """``score --combiner default``: each checked record gets step probabilities and a first suspect, and
+    the header names the combiner, so resuming without it (or with another) is refused (#15 item 4)."""
+    from reasoning_metrics.combine import load_combiner
+
+    plain = score_run(run_dir, models=FAKES, cache=False, out=run_dir / "plain.jsonl")
+    assert all(r.combined is None for r in plain.records)
+    combiner = load_combiner("default")
+    job = score_run(run_dir, models=FAKES, cache=False, combiner=("default", combiner))
+    records = list(job.records)
+    for r in records:
+        assert r.combined is not None and len(r.combined.step_probabilities) == len(r.steps)
+        p = r.combined.step_probabilities
+        assert r.combined.first_suspect == next((i for i, v in enumerate(p) if v >= combiner.threshold), -1)
+        assert r.combined.score == pytest.approx(max(p), abs=1e-6)
+    header = json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))
+    assert header["combiner"].startswith("default (sha256 ")
+    with pytest.raises(InputError, match="scored with other combiner"):
+        score_run(run_dir, models=FAKES, cache=False)
+    with pytest.raises(InputError, match="--no-detectors"):
+        score_run(run_dir, models=FAKES, cache=False, detectors=False, combiner=("default", combiner))

@@ -58,3 +58,25 @@ def load_record(record: dict[str, Any]) -> LabelledSolution:
         first if first >= 0 else None,
         labels,
     )
+
+
+def test_mr_gsm8k_halves_and_the_default_combiner_on_processbench(shared_data: Path) -> None:
+    """MR-GSM8K reads as one set of two generators; the shipped combiner runs on ProcessBench's confirmation
+    half (which it was not fitted on) and calls most correct solutions correct."""
+    from reasoning_metrics.combine import load_combiner
+    from reasoning_metrics.metaeval.halves import in_half, split_key
+    from reasoning_metrics.metaeval.sets import load_set, parse_set
+
+    mr = shared_data / "mr-gsm8k"
+    both = load_set(parse_set(f"mr=mr-math:{mr / 'Claude_eval_results.json'},{mr / 'llama2_70b_eval_results.json'}"))
+    assert len(both) == 649 and all(s.has_error and s.first_error is not None for s in both)
+    dev = in_half(both, "dev")
+    assert 0.4 < len(dev) / len(both) < 0.6
+    assert {split_key(s) for s in dev}.isdisjoint({split_key(s) for s in in_half(both, "confirm")})
+    solutions = in_half(load_solutions(shared_data / "processbench" / "gsm8k.json", "processbench"), "confirm")
+    results = run_detectors(DetectionContext(solutions, combiner=load_combiner("default")), ["aggregate", "combiner"])
+    report = meta_evaluate(solutions, results, n_boot=0)
+    aggregate, combiner = report.detectors
+    assert combiner.acc_correct is not None and combiner.acc_correct > 0.9
+    assert combiner.acc_error is not None and aggregate.acc_error is not None
+    assert combiner.acc_error >= aggregate.acc_error - 0.05

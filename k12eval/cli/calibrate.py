@@ -1,0 +1,89 @@
+"""``k12eval calibrate``: learn how every detector's findings combine into a step's probability of being
+the first wrong one (docs/detectors.md, "The learned combiner")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from k12eval.cli._common import UserError, guarded
+
+app = typer.Typer()
+
+
+@app.command("calibrate")
+@guarded
+def calibrate(
+    labelled: Annotated[
+        list[str],
+        typer.Argument(
+            help="Labelled sets: PATH (with --format), FORMAT:PATH, or NAME=FORMAT:PATH,PATH... (several files as one "
+            "set). Teacher verdicts downloaded from the report are chains files."
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write combiner.json.")],
+    fmt: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="Format of sets given without FORMAT: (processbench, mr-math, chains)."),
+    ] = None,
+    half: Annotated[
+        str, typer.Option("--half", help="Which half of each set to fit on: dev (default), confirm or all.")
+    ] = "dev",
+    encoder: Annotated[
+        str,
+        typer.Option(
+            "--encoder",
+            "--embedder",
+            help="Sentence encoder whose ROSCOE step scores become features too (as `meta-eval --encoder`); "
+            "'none' (default) fits on the CPU detectors alone.",
+        ),
+    ] = "none",
+    no_grade: Annotated[
+        bool, typer.Option("--no-grade", help="Do not use the final answer's grade, even where the data gives it.")
+    ] = False,
+    folds: Annotated[int, typer.Option("--folds", help="Cross-validation folds (grouped by question).")] = 5,
+    min_correct: Annotated[
+        float,
+        typer.Option(
+            "--min-correct",
+            min=0.0,
+            max=1.0,
+            help="Choose the step threshold among those calling at least this share of the correct training "
+            "solutions correct (out of fold); best F1 among them.",
+        ),
+    ] = 0.0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the folds.")] = 0,
+) -> None:
+    """Fit a regularised logistic regression over every detector's step findings; write combiner.json."""
+    from k12eval import __version__
+    from k12eval.cli.metaeval import load_encoder
+    from reasoning_metrics.metaeval.calibration import calibrate as fit
+    from reasoning_metrics.metaeval.halves import HALVES
+    from reasoning_metrics.metaeval.sets import parse_set
+
+    if half not in HALVES:
+        raise UserError(f"--half {half!r}: choose one of {', '.join(HALVES)}")
+    if folds < 2:
+        raise UserError("--folds must be >= 2")
+    specs = [parse_set(spec, fmt) for spec in labelled]
+    combiner = fit(
+        specs,
+        half=half,
+        encoder=load_encoder(encoder),
+        grade=not no_grade,
+        folds=folds,
+        seed=seed,
+        package_version=__version__,
+        min_correct=min_correct,
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(combiner.to_json(), encoding="utf-8")
+    sizes = ", ".join(f"{t['name']} {t['half']} ({t['solutions']})" for t in combiner.training)
+    cv = combiner.cv
+    typer.echo(
+        f"wrote {out}: {len(combiner.features)} features, C = {combiner.C}, threshold {combiner.threshold:.3f}; "
+        f"trained on {sizes}; cross-validated exact first step {cv.get('acc_error')}, "
+        f"correct called correct {cv.get('acc_correct')}, F1 {cv.get('f1')}"
+    )

@@ -1,0 +1,53 @@
+"""A fitted combiner on one assessed solution: what ``k12eval score --combiner`` adds to a record."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from reasoning_metrics.combine.features import step_features
+from reasoning_metrics.combine.model import Combiner
+from reasoning_metrics.records import ChainScores
+from reasoning_metrics.verify.arithmetic import check_steps
+from reasoning_metrics.verify.flags import SolutionAssessment
+
+
+class CombinedVerdict(BaseModel):
+    """The learned combiner's verdict on one solution (docs/detectors.md, "The learned combiner")."""
+
+    step_probabilities: list[float]
+    """Per step: P(this step is the first wrong one)."""
+    first_suspect: int = Field(ge=-1)
+    """The earliest step at or above ``threshold``, else -1."""
+    score: float
+    """The largest step probability."""
+    threshold: float
+
+
+def fingerprint(name: str, combiner: Combiner) -> str:
+    """What a score header records of the combiner: its name and a hash of its weights (resumes must match)."""
+    digest = hashlib.sha256(combiner.to_json().encode("utf-8")).hexdigest()[:12]
+    return f"{name} (sha256 {digest})"
+
+
+def combine_one(
+    combiner: Combiner,
+    steps: Sequence[str],
+    assessment: SolutionAssessment,
+    roscoe: ChainScores | None = None,
+    graded: bool | None = None,
+) -> CombinedVerdict | None:
+    """The verdict, or ``None`` when the detectors did not check the solution or the ROSCOE features it
+    needs are missing (no encoder ran on this chain)."""
+    if assessment.status != "checked" or (combiner.uses_roscoe and roscoe is None):
+        return None
+    rows = step_features(steps, assessment, check_steps(steps), roscoe, graded)
+    p = combiner.step_probabilities(rows)
+    return CombinedVerdict(
+        step_probabilities=[round(v, 6) for v in p],
+        first_suspect=combiner.first_suspect(p),
+        score=max(p, default=0.0),
+        threshold=combiner.threshold,
+    )

@@ -1,0 +1,49 @@
+"""Fit the combiner shipped with the package (reasoning_metrics/combine/default_combiner.json).
+
+It is fitted on the development halves of ProcessBench GSM8K and MR-GSM8K (both generators), CPU
+detectors only (no encoder), with the final answer's grade as a feature, folds and seed 5 / 0:
+
+    python scripts/fit_default_combiner.py [--shared ../shared/data] [--out PATH]
+
+Running it again on the same data and package gives the same file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from k12eval import __version__  # noqa: E402
+from reasoning_metrics.metaeval.calibration import calibrate  # noqa: E402
+from reasoning_metrics.metaeval.sets import SetSpec  # noqa: E402
+
+OUT = REPO / "reasoning_metrics" / "combine" / "default_combiner.json"
+
+
+def main() -> None:
+    """Fit and write the default combiner."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    default_shared = os.environ.get("K12EVAL_SHARED_DATA") or str(REPO / ".." / "shared" / "data")
+    parser.add_argument("--shared", type=Path, default=Path(default_shared))
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    shared = args.shared.resolve()
+    mr = shared / "mr-gsm8k"
+    specs = [
+        SetSpec("processbench-gsm8k", "processbench", (shared / "processbench" / "gsm8k.json",)),
+        SetSpec("mr-gsm8k", "mr-math", (mr / "Claude_eval_results.json", mr / "llama2_70b_eval_results.json")),
+    ]
+    combiner = calibrate(specs, half="dev", encoder=None, grade=True, folds=5, seed=0, package_version=__version__)
+    for entry in combiner.training:  # paths relative to the shared data folder, not this machine's
+        entry["paths"] = [str(Path(p).relative_to(shared)) for p in entry["paths"]]
+    args.out.write_text(combiner.to_json(), encoding="utf-8")
+    print(f"wrote {args.out}: threshold {combiner.threshold:.3f}, C = {combiner.C}, cv {combiner.cv}")
+
+
+if __name__ == "__main__":
+    main()
