@@ -49,6 +49,9 @@ def _model(run: Path) -> str:
 def packets(args: argparse.Namespace) -> None:
     questions = ck12_questions(ck12_root().resolve())
     rows = [(r, _model(run)) for run in args.runs for r in _records([run])]
+    if args.skip_labelled:  # the run grew since its first sheets were made
+        done = {label["id"] for file in args.skip_labelled.rglob("*.labels.jsonl") for _, label in jsonl_objects(file)}
+        rows = [(r, m) for r, m in rows if _solution_id(r, m) not in done]
     args.out.mkdir(parents=True, exist_ok=True)
     for start in range(0, len(rows), args.per_packet):
         chunk = rows[start : start + args.per_packet]
@@ -131,6 +134,7 @@ def main() -> None:
     p.add_argument("runs", nargs="+", type=Path)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--per-packet", type=int, default=40)
+    p.add_argument("--skip-labelled", type=Path, help="leave out solutions already on a sheet below this folder")
     p.set_defaults(func=packets)
     b = sub.add_parser("build")
     b.add_argument("runs", nargs="+", type=Path)

@@ -86,6 +86,7 @@ def read_ck12_labels(path: Path, root: Path | None = None) -> list[tuple[str, La
         if first >= 0 and kind not in KINDS:
             raise InputError(f"{where}, field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
         meta: dict[str, Any] = {
+            "question_id": ck12_id,  # the dev/confirm split key: a question's answers stay in one half
             "kind": kind if first >= 0 else None,
             "subject": question.subject,
             "type": question.type.value,
