@@ -25,6 +25,7 @@ from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
 from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
+from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored
 from runners.bank import run_bank
@@ -61,6 +62,9 @@ class RunChains:
     """Records without output (the backend failed), not scored."""
     stems: dict[str, str]
     """Question id -> the stem alone (a choice question's options are candidates, not facts)."""
+    references: dict[str, Reference]
+    """Question id -> its gold answer, teacher's analysis and the record's grading, where the bank has
+    an analysis (what the ``reference`` detector compares with)."""
 
 
 @dataclass
@@ -103,6 +107,7 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
     path, questions = bank.path, bank.questions
     chains: list[tuple[RunRecord, Chain]] = []
     stems: dict[str, str] = {}
+    references: dict[str, Reference] = {}
     no_output = 0
     for number, record in records:
         question = questions.get(record.question_id)
@@ -123,7 +128,10 @@ def run_chains(run_dir: Path, data: Path | None = None, lang: Literal["zh", "en"
         chain = Chain(record.question_id, question_source(question), hypothesis, question.analysis or None, lang)
         chains.append((record, chain))
         stems[chain.id] = question.stem
-    return RunChains(header, chains, no_output, stems)
+        if question.analysis.strip():
+            answer = " ".join(str(a) for a in question.answer)
+            references[chain.id] = Reference(answer, question.analysis, record.correct)
+    return RunChains(header, chains, no_output, stems, references)
 
 
 def record_chain(record: RunRecord) -> str:
@@ -198,7 +206,15 @@ def score_run(
             )
             while chunk := list(islice(scores, chunk_size)):
                 found: Sequence[SolutionAssessment | None] = (
-                    assess_scored(chunk, problems, nli, premises=run.stems, batch_size=batch_size, cache=store)
+                    assess_scored(
+                        chunk,
+                        problems,
+                        nli,
+                        premises=run.stems,
+                        references=run.references,
+                        batch_size=batch_size,
+                        cache=store,
+                    )
                     if detectors
                     else [None] * len(chunk)
                 )

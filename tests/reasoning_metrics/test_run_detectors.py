@@ -143,8 +143,19 @@ def test_contradictions_reuse_the_cache(run_dir: Path, tmp_path: Path) -> None:
     assert again["assessment"] == first["assessment"]
 
 
-OLD_NAMES = ["arithmetic", "equations", "quantities", "doubt", "completeness", "roscoe", "contradiction"]
-"""The detectors line of a score header written before the registry named each detector once."""
+OLD_NAMES = [
+    "arithmetic",
+    "equations",
+    "facts",
+    "reference",
+    "quantities",
+    "doubt",
+    "completeness",
+    "roscoe",
+    "contradiction",
+]
+"""The detectors line of a score header written before the registry named each detector once (with the
+detectors registered since, so that only the renaming differs from today's list)."""
 
 
 def test_a_file_scored_under_the_old_detector_names_resumes(run_dir: Path) -> None:
