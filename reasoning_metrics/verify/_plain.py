@@ -25,6 +25,7 @@ NUM = r"-?\d+(?:\.\d+)?"
 START = r"(?<![A-Za-z0-9_.^)/+\-×÷*])"
 """A number starts here: not inside a name, a longer number or a calculation."""
 
+_LONG_NUMERAL = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 _WRAPPERS = re.compile(r"\\(?:text|mathrm|rm|mathit|operatorname|mbox|textbf|boldsymbol)\s*")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}\s*\{\s*(\d+(?:\.\d+)?)\s*\}")
 _COMMANDS = {
@@ -65,6 +66,9 @@ def plain(text: str) -> str:
     text = _POWER.sub(r"^\1", text)
     text = text.replace("$", " ").replace("{", "").replace("}", "").replace("＝", "=")
     text = text.replace("⋅", "×").replace("·", "×").replace("−", "-")
+    # a numeral too long to read is not a number; it also keeps rewrite_chinese's digit patterns, which
+    # rescan a run of digits from each of its positions, off quadratic work
+    text = _LONG_NUMERAL.sub("#", text)
     return rewrite_chinese(text)
 
 

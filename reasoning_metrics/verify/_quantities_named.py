@@ -23,9 +23,10 @@ from reasoning_metrics.verify._units import SI_LETTERS
 from reasoning_metrics.verify.arithmetic import StepCheck
 
 _NAMED = re.compile(
-    r"([\u4e00-\u9fff]{1,12})\s*(?:为|是|等于|=|:)\s*"
-    rf"((?:{NUM}|[\s×÷*/+\-()^.])*?=\s*)?({NUM})(?!\s*[×÷*/+\-^(\d.])\s*([A-Za-z/^\d]{{0,8}}|[\u4e00-\u9fff]?)"
+    r"([\u4e00-\u9fff]{1,12})\s*(?:为|是|等于|=|:)\s*([\d\s×÷*/+\-()^.]{0,200}?=\s*)?"
+    rf"({NUM})(?!\s*[×÷*/+\-^(\d.])\s*\(?\s*([A-Za-z][A-Za-z/^\d]{{0,7}}|[\u4e00-\u9fff]{{1,2}}(?:/[\u4e00-\u9fff]{{1,2}})?)?"
 )
+"""The calculation before the value is one bounded character class: no nested repetition to backtrack."""
 _TOTAL = re.compile(
     rf"(?:共|一共|总共)(?:有|需|要|可|能|可以|需要|握手|进行|比赛|组成|得到)*了?\s*({NUM})\s*([种个次人条场组份张本辆天元])"
 )
@@ -108,7 +109,7 @@ def named_values(text: str) -> Iterator[Named]:
     for match in _NAMED.finditer(text):
         key = _CUT.sub("", match.group(1)).rstrip("为是")
         if len(key) >= 2 and key not in _NOT_NAMES and "答案" not in key and not key.endswith("选"):
-            yield Named(key, float(match.group(3)), match.group(4).strip())
+            yield Named(key, float(match.group(3)), (match.group(4) or "").strip())
     for match in _TOTAL.finditer(text):
         yield Named(f"共{match.group(2)}", float(match.group(1)), match.group(2))
 

@@ -24,7 +24,8 @@ MAX_PRIME_DIGITS = 30
 """Primality is not asked of longer numbers (sympy's test is fast, but there is no need)."""
 
 _ITEM = rf"{START}{NUM}(?:/\d+)?"
-_ZH_LIST = rf"({_ITEM}(?:\s*[、和与及]\s*{_ITEM})*)"
+_ZH_LIST = rf"({_ITEM}(?:\s*[、和与及]\s*{_ITEM}){{0,12}})"
+"""At most 13 numbers: a longer list is rescanned from each of its items when nothing follows it."""
 _ZH_PROPERTY = re.compile(
     _ZH_LIST
     + r"\s*(?:都|均|也|一定|必|必定)?\s*(不|不是|一定不|一定不是)?\s*(?:是|为)\s*(?:1个)?\s*"
@@ -33,7 +34,7 @@ _ZH_PROPERTY = re.compile(
 _ZH_DIVIDED = re.compile(rf"({_ITEM})\s*(不)?\s*能被\s*({_ITEM})\s*整除")
 _ZH_DIVIDES = re.compile(rf"({_ITEM})\s*(不)?\s*能整除\s*({_ITEM})")
 _ZH_MULTIPLE = re.compile(rf"({_ITEM})\s*(不)?\s*是\s*({_ITEM})\s*的\s*(倍数|因数|约数)")
-_EN_LIST = rf"({_ITEM}(?:\s*(?:,|and)\s*{_ITEM})*)"
+_EN_LIST = rf"({_ITEM}(?:\s*(?:,|and)\s*{_ITEM}){{0,12}})"
 _EN_PROPERTY = re.compile(
     _EN_LIST
     + r"\s+(?:is|are)\s+(not\s+)?(?:both\s+|all\s+)?(?:an?\s+)?"

@@ -23,7 +23,7 @@ MAX_N = 10_000
 """Counts (people, sides, n of C(n, k)) above this are not checked."""
 
 _SENTENCE = re.compile(r"[。；;！？!?\n]")
-_VALUE = r"(?:为|是|=|等于|:|is|equals|of|\s)\s*([-\d.\s×÷*/+^()π=°度]+)"
+_VALUE = r"(?:约|大约)?(?:为|是|=|≈|等于|:|is|equals|of|\s)\s*([-\d.\s×÷*/+^()π=°度]+)"
 """A stated value: the run of calculation characters after the quantity (one character class: linear)."""
 _LAST = re.compile(rf"^\s*({NUM})?\s*(π)?\s*$")
 

@@ -31,6 +31,7 @@ from fractions import Fraction
 from typing import Literal
 
 from reasoning_metrics.split import split_steps
+from reasoning_metrics.verify._expr import Unevaluable, evaluate
 from reasoning_metrics.verify._plain import NUM, START, number, plain
 from reasoning_metrics.verify._quantities_named import Named, Relation, bindings, keys_of, named_values, relations
 from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
@@ -59,6 +60,8 @@ class ReadReference:
     letters: frozenset[str] = frozenset()
     """The gold answer's choice letters, when it is one."""
     question_variables: frozenset[str] = frozenset()
+    solved: dict[str, float] = field(default_factory=dict)
+    """Each variable the analysis gives exactly one value (``x = 5`` and nothing else)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class Finding:
     hard: bool
     message: str
     evidence: str = ""
+    variables: frozenset[str] = frozenset()
 
 
 def read_reference(problem: str, reference: Reference) -> ReadReference:
@@ -77,7 +81,8 @@ def read_reference(problem: str, reference: Reference) -> ReadReference:
     read = ReadReference()
     texts = split_steps(reference.analysis)
     values: set[float] = set(given_numbers(problem))
-    for text, check in zip(texts, check_steps(texts), strict=True):
+    analysis_checks = check_steps(texts)
+    for text, check in zip(texts, analysis_checks, strict=True):
         tick()
         for b in bindings(check):
             read.bindings.setdefault(b.key, []).append(b.value)
@@ -99,6 +104,14 @@ def read_reference(problem: str, reference: Reference) -> ReadReference:
         read.gold = [v for v in (number(m.group(0)) for m in re.finditer(rf"{NUM}(?:/\d+)?", answer)) if v is not None]
         values.update(float(v) for v in read.gold)
     read.values = sorted(values)
+    for key, given in read.bindings.items():
+        if re.fullmatch(r"[A-Za-z](?:_\w+)?", key) and all(same(v, given[0]) for v in given):
+            read.solved[key] = given[0]
+    for i, check in enumerate(analysis_checks):
+        for finding in _equations_at(i, check, read):
+            # the analysis's own equation fails there: its letters take other values elsewhere (cases, parts)
+            for variable in finding.variables:
+                read.solved.pop(variable, None)
     read.question_variables = frozenset(_QUESTION_VARIABLE.findall(plain(problem)))
     return read
 
@@ -127,8 +140,9 @@ def compare_steps(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadR
                 hard = b.variables <= read.question_variables
                 message = f"{b.key} = {b.value:g}; the analysis gives {b.key} = {_listed(known)}"
                 found.append(Finding(i, "value", hard, message, f"{b.key} = {b.value:g}"))
+        found += _equations_at(i, check, read)
         for n in named_values(text):
-            others = [o for o in read.named.get(n.key, []) if not (o.unit and n.unit and o.unit != n.unit)]
+            others = [o for o in read.named.get(n.key, []) if o.unit == n.unit]
             if others and not any(same(n.value, o.value) for o in others):
                 listed = _listed([o.value for o in others])
                 message = f"{n.key} = {n.value:g}{n.unit}; the analysis gives {others[0].key} = {listed}"
@@ -147,6 +161,30 @@ def compare_steps(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadR
     if answer is not None:
         found.append(answer)
     return sorted(found, key=lambda f: f.step)
+
+
+def _equations_at(step: int, check: StepCheck, read: ReadReference) -> list[Finding]:
+    """Equations of the step that do not hold at the values the analysis solves for (``3(x+5) = 20`` where
+    the analysis finds ``x = 5``): a wrong equation set up from the text."""
+    found = []
+    for c in check.claims:
+        claim = c.claim
+        if claim is None or c.relation != "=" or not (claim.left.has_variable() or claim.right.has_variable()):
+            continue
+        variables = claim.left.variables() | claim.right.variables()
+        if claim.left.op == "var" or claim.right.op == "var" or not variables <= read.solved.keys():
+            continue  # a bare binding (x = 5/3) is compared as a value
+        env = {v: Fraction(read.solved[v]).limit_denominator(10**6) for v in variables}
+        try:
+            left, right = evaluate(claim.left, env), evaluate(claim.right, env)
+        except (Unevaluable, OverflowError):
+            continue
+        if not same(left, right):
+            at = ", ".join(f"{v} = {read.solved[v]:g}" for v in sorted(variables))
+            message = f"{c.expression} does not hold at the analysis's {at} ({left:g} vs {right:g})"
+            hard = variables <= read.question_variables
+            found.append(Finding(step, "value", hard, message, c.expression, frozenset(variables)))
+    return found
 
 
 def _listed(values: Sequence[float]) -> str:
