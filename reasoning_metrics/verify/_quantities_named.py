@@ -24,7 +24,7 @@ from reasoning_metrics.verify.arithmetic import StepCheck
 
 _NAMED = re.compile(
     r"([\u4e00-\u9fff]{1,12})\s*(?:为|是|等于|=|:)\s*([\d\s×÷*/+\-()^.]{0,200}?=\s*)?"
-    rf"({NUM})(?!\s*[×÷*/+\-^(\d.])\s*\(?\s*([A-Za-z][A-Za-z/^\d]{{0,7}}|[\u4e00-\u9fff]{{1,2}}(?:/[\u4e00-\u9fff]{{1,2}})?)?"
+    rf"({NUM})(?![(\d.])(?!\s*[×÷*/+\-^])\s*\(?\s*([A-Za-z][A-Za-z/^\d]{{0,7}}|[\u4e00-\u9fff]{{1,2}}(?:/[\u4e00-\u9fff]{{1,2}})?)?"
 )
 """The calculation before the value is one bounded character class: no nested repetition to backtrack."""
 _TOTAL = re.compile(
