@@ -72,7 +72,7 @@ CASES = [
         False,
         1,
         FlagKind.REFERENCE_DEPARTURE,
-    ),  # fmt: skip
+    ),
     # ungraded: the final answer alone disagrees
     Case(
         "handshake, ungraded",
@@ -81,7 +81,7 @@ CASES = [
         None,
         2,
         FlagKind.REFERENCE_ANSWER,
-    ),  # fmt: skip
+    ),
     # right arithmetic on the wrong quantity: the area where the perimeter is asked
     Case(
         "area for perimeter",
@@ -90,7 +90,7 @@ CASES = [
         False,
         0,
         FlagKind.REFERENCE_DEPARTURE,
-    ),  # fmt: skip
+    ),
     Case(
         "area for perimeter, ungraded",
         *PERIMETER,
@@ -98,7 +98,7 @@ CASES = [
         None,
         1,
         FlagKind.REFERENCE_VALUE,
-    ),  # fmt: skip
+    ),
     # a wrong equation set up from the text: it fails at the analysis's x = 5
     Case(
         "wrong equation",
@@ -107,7 +107,7 @@ CASES = [
         False,
         0,
         FlagKind.REFERENCE_VALUE,
-    ),  # fmt: skip
+    ),
     # a relation the analysis contradicts, on the question's own variable: flagged even graded right
     Case("reversed inequality", *INEQUALITY, ("2x>6", "所以x<3"), True, 1, FlagKind.REFERENCE_RELATION),
     # the same variable, another value
@@ -118,7 +118,7 @@ CASES = [
         False,
         0,
         FlagKind.REFERENCE_VALUE,
-    ),  # fmt: skip
+    ),
     Case(
         "wrong integer part, graded right",
         *SURD,
@@ -126,7 +126,7 @@ CASES = [
         True,
         0,
         FlagKind.REFERENCE_VALUE,
-    ),  # fmt: skip
+    ),
     # another route, graded right: no flag (30 minutes and metres are not the analysis's numbers)
     Case(
         "another route",
@@ -134,7 +134,7 @@ CASES = [
         ("0.5小时=30分钟", "3千米=3000米", "速度为3000÷30=100米/分", "100米/分=6千米/时", "答案：6"),
         True,
         -1,
-    ),  # fmt: skip
+    ),
     Case("another route, ungraded", *SPEED, ("0.5小时=30分钟", "速度为3000÷30=100米/分", "答案：6"), None, -1),
     # the analysis's own steps: never flagged
     Case("the analysis itself", *SURD, ("∴m=4，n=√17-4．", "∴m-n+√17=4-√17+4+√17=8．"), None, -1),
