@@ -44,6 +44,7 @@ _COMMANDS = {
     r"\left": "",
     r"\right": "",
     r"\quad": " ",
+    r"\min": "min",
     r"\,": " ",
     r"\;": " ",
 }

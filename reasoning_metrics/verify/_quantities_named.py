@@ -24,7 +24,7 @@ from reasoning_metrics.verify.arithmetic import StepCheck
 
 _NAMED = re.compile(
     r"([\u4e00-\u9fff]{1,12})\s*(?:为|是|等于|=|:)\s*([\d\s×÷*/+\-()^.]{0,200}?=\s*)?"
-    rf"({NUM})(?![(\d.])(?!\s*[×÷*/+\-^])\s*\(?\s*([A-Za-z][A-Za-z/^\d]{{0,7}}|[\u4e00-\u9fff]{{1,2}}(?:/[\u4e00-\u9fff]{{1,2}})?)?"
+    rf"({NUM})(?![\d.]|\([\dA-Za-z(])(?!\s*[×÷*/+\-^])\s*\(?\s*([A-Za-z][A-Za-z/^\d]{{0,7}}|[\u4e00-\u9fff]{{1,2}}(?:/[\u4e00-\u9fff]{{1,2}})?)?"
 )
 """The calculation before the value is one bounded character class: no nested repetition to backtrack."""
 _TOTAL = re.compile(
@@ -83,15 +83,24 @@ class Relation:
 
 
 def bindings(check: StepCheck) -> Iterator[Binding]:
-    """The bindings of a step's claims (see the module doc)."""
+    """The bindings of a step's claims (see the module doc); the head of a chain is bound to the value the
+    chain reaches with its units dropped (``v = s/t = 100m/20s = 5m/s`` binds ``v`` to 5)."""
+    head: Node | None = None
     for c in check.claims:
         if c.claim is None or c.relation not in ("=", "≈"):
+            head = None
             continue
+        if not c.claim.chained:
+            head = c.claim.left
         for named, valued in ((c.claim.left, c.claim.right), (c.claim.right, c.claim.left)):
             if named.has_variable() and not valued.has_variable() and not _unit_reading(named):
                 with contextlib.suppress(Unevaluable, OverflowError):
                     yield Binding(_key(named), evaluate(valued), frozenset(named.variables()))
                 break
+        else:
+            if c.claim.chained and head is not None and c.right_value is not None and c.note == "units dropped":
+                if head.has_variable() and not _unit_reading(head):
+                    yield Binding(_key(head), c.right_value, frozenset(head.variables()))
 
 
 def _unit_reading(node: Node) -> bool:

@@ -207,10 +207,11 @@ def _answer_finding(steps: Sequence[str], checks: Sequence[StepCheck], read: Rea
     if final is None:
         return None
     stated = _stated_numbers(steps[final[0]])
-    if not stated or any(same(v, float(g)) for v in stated for g in read.gold):
+    other = next((v for v in stated if not any(same(v, float(g)) for g in read.gold)), None)
+    if other is None:
         return None
     gold = ", ".join(f"{float(g):g}" for g in read.gold[:3])
-    return Finding(final[0], "answer", False, f"reaches {stated[0]:g}; the gold answer is {gold}", f"{stated[0]:g}")
+    return Finding(final[0], "answer", False, f"reaches {other:g}; the gold answer is {gold}", f"{other:g}")
 
 
 def _stated_numbers(step: str) -> list[float]:
