@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from reasoning_metrics.verify._expr import Node, Unevaluable, evaluate
 from reasoning_metrics.verify._plain import NUM, START, plain
 from reasoning_metrics.verify._units import SI_LETTERS
-from reasoning_metrics.verify.arithmetic import StepCheck
+from reasoning_metrics.verify.arithmetic import ClaimCheck, StepCheck
 
 _NAMED = re.compile(
     r"([\u4e00-\u9fff]{1,12})\s*(?:为|是|等于|=|:)\s*([\d\s×÷*/+\-()^.]{0,200}?=\s*)?"
@@ -98,9 +98,15 @@ def bindings(check: StepCheck) -> Iterator[Binding]:
                     yield Binding(_key(named), evaluate(valued), frozenset(named.variables()))
                 break
         else:
-            if c.claim.chained and head is not None and c.right_value is not None and c.note == "units dropped":
-                if head.has_variable() and not _unit_reading(head):
-                    yield Binding(_key(head), c.right_value, frozenset(head.variables()))
+            if _chain_value(c, head) and head is not None and c.right_value is not None:
+                yield Binding(_key(head), c.right_value, frozenset(head.variables()))
+
+
+def _chain_value(c: ClaimCheck, head: Node | None) -> bool:
+    """Whether ``c`` ends a physics chain whose head names a quantity: ``100m/20s = 5m/s`` after ``v = s/t``."""
+    if c.claim is None or not c.claim.chained or head is None or c.right_value is None:
+        return False
+    return c.note == "units dropped" and head.has_variable() and not _unit_reading(head)
 
 
 def _unit_reading(node: Node) -> bool:
