@@ -44,7 +44,7 @@ SOLUTIONS = [
         "5 children share 12 cakes equally. How many cakes does each child get?",
         ["12 / 5 = 2.4", "The answer is 2.4."],
     ),
-    Sol("facts", "长方形的长为3，宽为2，求面积。", ["10是质数", "长方形的长为3，宽为2，面积为5"]),
+    Sol("facts", "长方形的长为3，宽为2，求面积。", ["10是质数", "长为3，宽为2的长方形面积为5"]),
     Sol("reference", "若x满足x+2=5，求x。", ["x < 2", "x = 2", "故答案为2"]),
     Sol("departure", "8人两两握手，共握手几次？", ["8 / 2 = 4"]),
 ]
