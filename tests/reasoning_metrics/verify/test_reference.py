@@ -9,12 +9,15 @@ import time
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reasoning_metrics.verify.aggregate import assess_one
 from reasoning_metrics.verify.arithmetic import check_steps
 from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.detectors.reference import AgainstReference
 from reasoning_metrics.verify.flags import FlagKind
+from tests.reasoning_metrics.verify.test_fuzz import FUZZ, STEP
 
 
 @dataclass(frozen=True)
@@ -197,3 +200,23 @@ class _Sol:
     id: str
     problem: str
     steps: tuple[str, ...]
+
+
+WORDS = st.sampled_from(
+    ["是质数", "不是", "能被", "整除", "的倍数", "长方形", "长为", "宽为", "面积为", "5边形内角和为", "8人", "握手",
+     "共", "次", "km", "=", "米", "x>3", "x<", "设x", "速度为", "故答案为", "故选", "C(8,2)=", "A_4^4=", "10^", "×"]
+)  # fmt: skip
+HOSTILE = st.lists(st.one_of(WORDS, STEP), max_size=10).map("".join)
+
+
+@settings(parent=FUZZ, max_examples=60)
+@given(HOSTILE, st.lists(HOSTILE, min_size=1, max_size=5), HOSTILE, HOSTILE, st.sampled_from([True, False, None]))
+def test_facts_and_reference_check_any_chain_against_any_reference(
+    problem: str, steps: list[str], answer: str, analysis: str, correct: bool | None
+) -> None:
+    assessment = assess_one(_Sol("s", problem, tuple(steps)), reference=Reference(answer, analysis, correct))
+    assert assessment.status in ("checked", "too_long"), assessment.flags
+    if assessment.status == "checked":
+        assert {"facts", "reference"} <= set(assessment.detectors)
+        if correct is False:
+            assert assessment.first_suspect >= 0  # a graded-wrong answer always gets a step
