@@ -67,8 +67,7 @@ def plain(text: str) -> str:
     text = _POWER.sub(r"^\1", text)
     text = text.replace("$", " ").replace("{", "").replace("}", "").replace("＝", "=")
     text = text.replace("⋅", "×").replace("·", "×").replace("−", "-")
-    # a numeral too long to read is not a number; it also keeps rewrite_chinese's digit patterns, which
-    # rescan a run of digits from each of its positions, off quadratic work
+    # a numeral too long to read is not a number (nothing here checks one)
     text = _LONG_NUMERAL.sub("#", text)
     return rewrite_chinese(text)
 
