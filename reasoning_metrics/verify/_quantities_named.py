@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from reasoning_metrics.verify._expr import Node, Unevaluable, evaluate
-from reasoning_metrics.verify._plain import NUM, START, plain
+from reasoning_metrics.verify._plain import NUM, plain
 from reasoning_metrics.verify._units import SI_LETTERS
 from reasoning_metrics.verify.arithmetic import ClaimCheck, StepCheck
 
@@ -147,4 +147,4 @@ def keys_of(key: str) -> Iterator[str]:
         yield key[start:]
 
 
-__all__ = ["START", "Binding", "Named", "Relation", "bindings", "keys_of", "named_values", "relations"]
+__all__ = ["Binding", "Named", "Relation", "bindings", "keys_of", "named_values", "relations"]

@@ -68,24 +68,24 @@ class Fact:
 
 def stated_facts(text: str) -> list[Fact]:
     """Every fact about numbers that ``text`` states (see the module doc), checked."""
-    text = plain(text)
-    return sorted(_facts(text), key=lambda f: text.find(f.statement))
+    return [fact for _, fact in sorted(_facts(plain(text)), key=lambda found: found[0])]
 
 
-def _facts(text: str) -> Iterator[Fact]:
+def _facts(text: str) -> Iterator[tuple[int, Fact]]:
+    """Each fact with where it starts in ``text``."""
     for match in _ZH_PROPERTY.finditer(text):
         if _hypothetical(text, match.start()):
             continue
-        negated = bool(match.group(2))
-        yield from _property_facts(
-            match.group(0), match.group(1), re.split(r"[、和与及]", match.group(1)), match.group(3), negated
-        )
+        items = re.split(r"[、和与及]", match.group(1))
+        for found in _property_facts(match.group(0), items, match.group(3), bool(match.group(2))):
+            yield match.start(), found
     for match in _EN_PROPERTY.finditer(text):
         if _hypothetical(text, match.start()):
             continue
         items = re.split(r",|and", match.group(1))
         prop = _ENGLISH_PROPERTY[match.group(3).lower()]
-        yield from _property_facts(match.group(0), match.group(1), items, prop, bool(match.group(2)))
+        for fact in _property_facts(match.group(0), items, prop, bool(match.group(2))):
+            yield match.start(), fact
     for pattern, order in ((_ZH_DIVIDED, "divided"), (_ZH_DIVIDES, "divides"), (_EN_DIVIDED, "divided")):
         for match in pattern.finditer(text):
             if _hypothetical(text, match.start()):
@@ -93,18 +93,18 @@ def _facts(text: str) -> Iterator[Fact]:
             a, b = number(match.group(1)), number(match.group(3))
             if order == "divides":
                 a, b = b, a
-            fact = _divisible(match.group(0), a, b, bool(match.group(2)))
-            if fact is not None:
-                yield fact
+            divisible = _divisible(match.group(0), a, b, bool(match.group(2)))
+            if divisible is not None:
+                yield match.start(), divisible
     for match in _ZH_MULTIPLE.finditer(text):
         if _hypothetical(text, match.start()):
             continue
         a, b = number(match.group(1)), number(match.group(3))
         if match.group(4) != "倍数":
             a, b = b, a  # 3是12的因数: 12 is divisible by 3
-        fact = _divisible(match.group(0), a, b, bool(match.group(2)))
-        if fact is not None:
-            yield fact
+        multiple = _divisible(match.group(0), a, b, bool(match.group(2)))
+        if multiple is not None:
+            yield match.start(), multiple
 
 
 def _hypothetical(text: str, start: int) -> bool:
@@ -113,8 +113,7 @@ def _hypothetical(text: str, start: int) -> bool:
     return bool(_HYPOTHESIS.search(clause))
 
 
-def _property_facts(statement: str, listed: str, items: list[str], prop: str, negated: bool) -> Iterator[Fact]:
-    del listed
+def _property_facts(statement: str, items: list[str], prop: str, negated: bool) -> Iterator[Fact]:
     for item in items:
         value = number(item.strip())
         if value is None:
