@@ -30,6 +30,7 @@ from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
 from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
+from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail
 from runners.bank import run_bank
@@ -72,6 +73,9 @@ class RunChains:
     """Question id -> the stem alone (a choice question's options are candidates, not facts)."""
     problems: dict[str, str]
     """Question id -> the question as the model saw it, options included (the detectors' givens)."""
+    references: dict[str, Reference]
+    """Question id -> its gold answer, teacher's analysis and the record's grading, where the bank has
+    an analysis (what the ``reference`` detector compares with)."""
 
 
 @dataclass
@@ -128,6 +132,7 @@ def run_chains(
     chains: list[tuple[RunRecord, Chain]] = []
     stems: dict[str, str] = {}
     problems: dict[str, str] = {}
+    references: dict[str, Reference] = {}
     no_output = 0
     for number, record in records:
         question = questions.get(record.question_id)
@@ -153,7 +158,10 @@ def run_chains(
         chains.append((record, chain))
         stems[chain.id] = question.stem
         problems[chain.id] = problem
-    return RunChains(header, chains, no_output, stems, problems)
+        if question.analysis.strip():
+            answer = " ".join(str(a) for a in question.answer)
+            references[chain.id] = Reference(answer, question.analysis, record.correct)
+    return RunChains(header, chains, no_output, stems, problems, references)
 
 
 def record_chain(record: RunRecord) -> str:
@@ -247,7 +255,15 @@ def score_run(
             )
             while chunk := list(islice(scores, chunk_size)):
                 found: Sequence[SolutionAssessment | None] = (
-                    assess_scored(chunk, problems, nli, premises=run.stems, batch_size=batch_size, cache=store)
+                    assess_scored(
+                        chunk,
+                        problems,
+                        nli,
+                        premises=run.stems,
+                        references=run.references,
+                        batch_size=batch_size,
+                        cache=store,
+                    )
                     if detectors
                     else [None] * len(chunk)
                 )

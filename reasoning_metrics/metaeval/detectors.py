@@ -333,6 +333,7 @@ COUNTED: dict[str, tuple[str, Callable[[list[StepFlag]], float]]] = {
     "equations": ("number of conflicting equations", _count),
     "unsupported_numbers": ("number of operands from nowhere", _count),
     "doubt": ("weight of doubt words", _heaviest),
+    "facts": ("number of false facts, formulas and conversions", _count),
 }
 """The registered detectors (:data:`~reasoning_metrics.verify.registry.DETECTORS`) scored alone, by the
 same names: detector -> (orientation, a step's score from its flags on the step)."""

@@ -29,10 +29,13 @@ from reasoning_metrics.verify.arithmetic import (
     inspect_step,
 )
 from reasoning_metrics.verify.contradiction import first_contradiction, step_contradictions
-from reasoning_metrics.verify.detector import Detector, Evidence, Findings
+from reasoning_metrics.verify.conversions import stated_conversions
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Reference
 from reasoning_metrics.verify.doubt import DoubtCue, DoubtKind, doubt_cues
 from reasoning_metrics.verify.equations import EquationConflict, equation_conflicts
+from reasoning_metrics.verify.facts import Fact, stated_facts
 from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment, StepAssessment, StepFlag
+from reasoning_metrics.verify.formulas import stated_formulas
 from reasoning_metrics.verify.judge import JudgeVerdict, judge_solutions, parse_first_error, prm_step_scores
 from reasoning_metrics.verify.quantities import UnsupportedOperand, unsupported_operands, unused_given_numbers
 from reasoning_metrics.verify.registry import DETECTORS
@@ -46,9 +49,11 @@ __all__ = [
     "DoubtKind",
     "EquationConflict",
     "Evidence",
+    "Fact",
     "Findings",
     "FlagKind",
     "JudgeVerdict",
+    "Reference",
     "SolutionAssessment",
     "StepAssessment",
     "StepCheck",
@@ -66,6 +71,9 @@ __all__ = [
     "judge_solutions",
     "parse_first_error",
     "prm_step_scores",
+    "stated_conversions",
+    "stated_facts",
+    "stated_formulas",
     "step_contradictions",
     "step_score",
     "unsupported_operands",

@@ -28,7 +28,7 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
 from reasoning_metrics.verify.baseline import roscoe_scores
 from reasoning_metrics.verify.contradiction import step_contradictions
-from reasoning_metrics.verify.detector import Evidence
+from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.findings import findings
 from reasoning_metrics.verify.flags import SEVERITY, FlagKind, Solution, SolutionAssessment, StepAssessment, StepFlag
 from reasoning_metrics.verify.guard import CHAIN_BUDGET_S, NotChecked, checking
@@ -42,11 +42,13 @@ LOCATE_AT = 0.25
 :data:`FLAG_THRESHOLD` gets a first suspect by the fallback rule; approximation cues (0.2) do not."""
 NOT_LOCATING = frozenset({FlagKind.UNUSED_GIVEN})
 """Findings that never make a solution suspect enough for the fallback rule on their own."""
+NO_REFERENCE = "no reference: the question bank gives no teacher's analysis for this question"
 TIE_BREAK = 0.01
 """Weight of (1 - Faithfulness-Step) in the solution score: below the smallest flag severity."""
 __all__ = [
     "FLAG_THRESHOLD",
     "LOCATE_AT",
+    "NO_REFERENCE",
     "SEVERITY",
     "TIE_BREAK",
     "assess_one",
@@ -64,6 +66,7 @@ def assess_solutions(
     judged: Sequence[int | None] | None = None,
     roscoe: Sequence[ChainScores] | None = None,
     contradictions: Sequence[Sequence[float]] | None = None,
+    references: Sequence[Reference | None] | None = None,
     batch_size: int = 64,
     budget_s: float | None = CHAIN_BUDGET_S,
 ) -> list[SolutionAssessment]:
@@ -72,7 +75,8 @@ def assess_solutions(
     ``judged`` is an LLM judge's first wrong step per solution (-1 none, ``None``
     unparsed), from :func:`.judge.judge_solutions`. ``roscoe`` (:func:`.baseline.roscoe_scores`)
     and ``contradictions`` (:func:`.contradiction.step_contradictions`) may be passed when already
-    computed; otherwise they are computed when ``encoder`` / ``nli`` is given. Each solution gets
+    computed; otherwise they are computed when ``encoder`` / ``nli`` is given. ``references`` are the
+    gold answers and teacher's analyses, per solution (``None`` where there is none). Each solution gets
     ``budget_s`` seconds of the CPU detectors (see :func:`assess_one`).
     """
     if roscoe is None and encoder is not None:
@@ -88,13 +92,15 @@ def assess_solutions(
         unavailable["judge"] = "no judge backend given"
     out = []
     for k, solution in enumerate(solutions):
+        reference = references[k] if references is not None else None
         out.append(
             assess_one(
                 solution,
                 roscoe=roscoe[k] if roscoe is not None else None,
                 contradictions=contradictions[k] if contradictions is not None else None,
                 judged=judged[k] if judged is not None else None,
-                unavailable=unavailable,
+                reference=reference,
+                unavailable=unavailable if reference is not None else {**unavailable, "reference": NO_REFERENCE},
                 budget_s=budget_s,
             )
         )
@@ -107,6 +113,7 @@ def assess_one(
     roscoe: ChainScores | None = None,
     contradictions: Sequence[float] | None = None,
     judged: int | None = None,
+    reference: Reference | None = None,
     unavailable: dict[str, str] | None = None,
     budget_s: float | None = CHAIN_BUDGET_S,
 ) -> SolutionAssessment:
@@ -115,7 +122,7 @@ def assess_one(
     Never raises: a solution the detectors fail on, or cannot finish within ``budget_s`` seconds
     (``None``: no limit), comes back with ``status`` ``error`` or ``too_long`` (see :func:`not_checked`).
     """
-    outcome = checking(lambda: _assess(solution, roscoe, contradictions, judged, unavailable), budget_s)
+    outcome = checking(lambda: _assess(solution, roscoe, contradictions, judged, reference, unavailable), budget_s)
     if outcome.value is not None:
         return outcome.value
     assert outcome.status is not None
@@ -139,10 +146,11 @@ def _assess(
     roscoe: ChainScores | None,
     contradictions: Sequence[float] | None,
     judged: int | None,
+    reference: Reference | None,
     unavailable: dict[str, str] | None,
 ) -> SolutionAssessment:
     checks = check_steps(solution.steps)
-    found = findings(Evidence(solution.problem, solution.steps, checks, roscoe, contradictions, judged))
+    found = findings(Evidence(solution.problem, solution.steps, checks, roscoe, contradictions, judged, reference))
     solution_flags = found.solution
     steps = [
         StepAssessment(

@@ -17,8 +17,20 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import StepCheck
 from reasoning_metrics.verify.flags import SEVERITY, FlagKind, StepFlag
 
-Input = Literal["problem", "steps", "checks", "roscoe", "contradictions", "judged"]
-"""A part of the :class:`Evidence`; ``roscoe``, ``contradictions`` and ``judged`` may be absent."""
+Input = Literal["problem", "steps", "checks", "roscoe", "contradictions", "judged", "reference"]
+"""A part of the :class:`Evidence`; ``roscoe``, ``contradictions``, ``judged`` and ``reference`` may be absent."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What the question bank knows of the right solution, and how the run graded the answer."""
+
+    answer: str
+    """The gold answer as the bank writes it (``$$8$$``, ``C``, ``28种``)."""
+    analysis: str
+    """The teacher's worked solution (CK12 ``analysis``)."""
+    correct: bool | None = None
+    """The run record's grading of the model's final answer; ``None`` when not graded."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,8 @@ class Evidence:
     """Each step's largest P(contradiction) (:func:`~.contradiction.step_contradictions`), if an NLI model ran."""
     judged: int | None = None
     """The judge's first wrong step (-1 none), if a judge ran and answered."""
+    reference: Reference | None = None
+    """The gold answer and teacher's analysis, where the bank has them."""
 
     def has(self, inputs: frozenset[Input]) -> bool:
         """Whether every one of ``inputs`` is present."""

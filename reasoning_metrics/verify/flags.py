@@ -48,6 +48,21 @@ class FlagKind(StrEnum):
     """(solution level) the solution never states a final answer."""
     NOT_WHOLE = "not_whole"
     """(solution level) the question asks how many things there are; the answer is not a whole number."""
+    REFERENCE_VALUE = "reference_value"
+    """The step gives a quantity the teacher's analysis also computes (same variable or named quantity)
+    another value."""
+    REFERENCE_RELATION = "reference_relation"
+    """The step states a relation (``x < 3``) that the teacher's analysis contradicts (``x > 3``)."""
+    REFERENCE_ANSWER = "reference_answer"
+    """The step reaches a final value other than the gold answer."""
+    REFERENCE_DEPARTURE = "reference_departure"
+    """The answer was graded wrong and no sharper finding says where: the earliest step whose computed
+    values leave the analysis's values (else the step that introduces the wrong final value)."""
+    FALSE_FACT = "false_fact"
+    """The step states a false fact about a number: ``10是质数``, ``15 is even``, ``7能被2整除``."""
+    WRONG_FORMULA = "wrong_formula"
+    """A formula or unit conversion stated with numbers does not hold: ``底6高4的三角形面积为24``,
+    ``五边形内角和为720°``, ``8人两两握手共4次``, ``1km = 100m``."""
     NOT_CHECKED = "not_checked"
     """(solution level, severity 0) the detectors could not check the solution: an unexpected error
     or over the time budget of a chain (``SolutionAssessment.status`` says which)."""
@@ -62,6 +77,12 @@ SEVERITY = {
     FlagKind.UNUSED_GIVEN: 0.3,
     FlagKind.NO_FINAL_ANSWER: 0.3,
     FlagKind.NOT_WHOLE: 0.5,
+    FlagKind.REFERENCE_VALUE: 0.7,
+    FlagKind.REFERENCE_RELATION: 0.7,
+    FlagKind.REFERENCE_ANSWER: 0.6,
+    FlagKind.REFERENCE_DEPARTURE: 0.5,
+    FlagKind.FALSE_FACT: 0.9,
+    FlagKind.WRONG_FORMULA: 0.8,
 }
 """Severity of each kind of flag; doubt cues carry their own (:data:`.doubt.WEIGHTS`), contradictions
 ``CONTRADICTION_WEIGHT * P(contradiction)`` (:mod:`.detectors.contradiction`)."""

@@ -14,9 +14,11 @@ from reasoning_metrics.verify.detectors.arithmetic import Arithmetic
 from reasoning_metrics.verify.detectors.contradiction import Contradiction
 from reasoning_metrics.verify.detectors.doubt import Doubt
 from reasoning_metrics.verify.detectors.equations import Equations
+from reasoning_metrics.verify.detectors.facts import Facts
 from reasoning_metrics.verify.detectors.final_answer import FinalAnswer
 from reasoning_metrics.verify.detectors.judge import Judge
 from reasoning_metrics.verify.detectors.not_whole import NotWhole
+from reasoning_metrics.verify.detectors.reference import AgainstReference
 from reasoning_metrics.verify.detectors.repetition import Repetition
 from reasoning_metrics.verify.detectors.roscoe import Roscoe
 from reasoning_metrics.verify.detectors.unsupported_numbers import UnsupportedNumbers
@@ -25,6 +27,8 @@ from reasoning_metrics.verify.detectors.unused_given import UnusedGiven
 _ALL: tuple[Detector, ...] = (
     Arithmetic(),
     Equations(),
+    Facts(),
+    AgainstReference(),
     UnsupportedNumbers(),
     Doubt(),
     Repetition(),

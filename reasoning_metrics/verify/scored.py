@@ -20,8 +20,9 @@ from reasoning_metrics import batching
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.protocols import NLIModel
 from reasoning_metrics.records import ChainScores
-from reasoning_metrics.verify.aggregate import assess_one
+from reasoning_metrics.verify.aggregate import NO_REFERENCE, assess_one
 from reasoning_metrics.verify.contradiction import step_contradictions
+from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
 
@@ -65,6 +66,7 @@ def assess_scored(
     nli: Mapping[str, NLIModel | str],
     *,
     premises: Mapping[str, str] | None = None,
+    references: Mapping[str, Reference] | None = None,
     batch_size: int = 32,
     cache: ArrayCache | None = None,
 ) -> list[SolutionAssessment]:
@@ -76,8 +78,10 @@ def assess_scored(
     question pass the stem alone, since its options are candidates, not facts).
     ``nli``: language -> the NLI model, or the reason there is none (then the
     contradiction detector is reported unavailable with it, and no number is written).
-    All pairs of all chains of one language go to the model together.
+    All pairs of all chains of one language go to the model together. ``references``: chain id ->
+    the gold answer, teacher's analysis and grading, where the bank has an analysis.
     """
+    references = references or {}
     premises = premises or problems
     solutions = [ScoredSolution(s.id, problems[s.id], tuple(step.text for step in s.steps)) for s in scored]
     contradictions: dict[int, list[float]] = {}
@@ -98,8 +102,19 @@ def assess_scored(
         unavailable = {"judge": NO_JUDGE}
         if roscoe is None:
             unavailable["roscoe"] = NO_ENCODER
+        reference = references.get(solution.id)
+        if reference is None:
+            unavailable["reference"] = NO_REFERENCE
         if k not in contradictions:
             reason = nli.get(scores.lang, f"no NLI model for {scores.lang} text")
             unavailable["contradiction"] = reason if isinstance(reason, str) else "no NLI result"
-        out.append(assess_one(solution, roscoe=roscoe, contradictions=contradictions.get(k), unavailable=unavailable))
+        out.append(
+            assess_one(
+                solution,
+                roscoe=roscoe,
+                contradictions=contradictions.get(k),
+                reference=reference,
+                unavailable=unavailable,
+            )
+        )
     return out

@@ -100,6 +100,12 @@
     unused_given: ['已知数未用', 'unused given'],
     no_final_answer: ['没有最终答案', 'no final answer'],
     not_whole: ['个数不是整数', 'count not whole'],
+    reference_value: ['与解析的数值不同', 'differs from the analysis'],
+    reference_relation: ['与解析的关系矛盾', 'relation against the analysis'],
+    reference_answer: ['与标准答案不同', 'not the gold answer'],
+    reference_departure: ['偏离解析', 'leaves the analysis'],
+    false_fact: ['事实错误', 'false fact'],
+    wrong_formula: ['公式或换算错误', 'wrong formula or conversion'],
   };
   const SUSPECT_AT = 0.5; // reasoning_metrics.verify.aggregate.FLAG_THRESHOLD
 

@@ -143,8 +143,19 @@ def test_contradictions_reuse_the_cache(run_dir: Path, tmp_path: Path) -> None:
     assert again["assessment"] == first["assessment"]
 
 
-OLD_NAMES = ["arithmetic", "equations", "quantities", "doubt", "completeness", "roscoe", "contradiction"]
-"""The detectors line of a score header written before the registry named each detector once."""
+OLD_NAMES = [
+    "arithmetic",
+    "equations",
+    "facts",
+    "reference",
+    "quantities",
+    "doubt",
+    "completeness",
+    "roscoe",
+    "contradiction",
+]
+"""The detectors line of a score header written before the registry named each detector once (with the
+detectors registered since, so that only the renaming differs from today's list)."""
 
 
 def test_a_file_scored_under_the_old_detector_names_resumes(run_dir: Path) -> None:
@@ -166,3 +177,20 @@ def test_a_file_scored_under_the_old_detector_names_resumes(run_dir: Path) -> No
     assert current_names(old["detectors"]) == new["detectors"]
     with pytest.raises(InputError, match=r"scored with other detectors .*--no-detectors"):
         score_run(run_dir, models=models, cache=False, detectors=False)
+
+
+def test_score_gives_the_reference_detector_the_bank_answer_analysis_and_grading(tmp_path: Path) -> None:
+    wrong = "小明有5个苹果。他吃了2个。所以还剩5-2=3个。答案：C"  # right arithmetic, wrong letter
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"), outputs={"q-apples": wrong})
+    records = run / "records.jsonl"
+    lines = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()]
+    lines[0]["correct"] = False  # the run graded the apples answer wrong, the eggs one right
+    lines[1]["correct"] = True
+    records.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in lines), encoding="utf-8")
+    list(score_run(run, models={"encoder": HashEncoder(), "nli": RuleNLI()}, cache=False).records)
+    apples, eggs = _lines(run)
+    assert "reference" in apples["assessment"]["detectors"]
+    last = apples["assessment"]["steps"][-1]["flags"]
+    assert [f["message"] for f in last if f["kind"] == "reference_answer"] == ["chooses C; the gold answer is B"]
+    assert apples["first_suspect"] >= 0
+    assert not [f for s in eggs["assessment"]["steps"] for f in s["flags"] if f["kind"].startswith("reference")]

@@ -18,7 +18,7 @@ from reasoning_metrics.verify.aggregate import assess_solutions
 from reasoning_metrics.verify.arithmetic import check_steps
 from reasoning_metrics.verify.baseline import roscoe_scores
 from reasoning_metrics.verify.contradiction import step_contradictions
-from reasoning_metrics.verify.detector import Evidence
+from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.flags import FlagKind
 from reasoning_metrics.verify.registry import DETECTORS, current_names
 from reasoning_metrics.verify.scored import DETECTORS as SCORED
@@ -44,6 +44,17 @@ SOLUTIONS = [
         "5 children share 12 cakes equally. How many cakes does each child get?",
         ["12 / 5 = 2.4", "The answer is 2.4."],
     ),
+    Sol("facts", "长方形的长为3，宽为2，求面积。", ["10是质数", "长为3，宽为2的长方形面积为5"]),
+    Sol("reference", "若x满足x+2=5，求x。", ["x < 2", "x = 2", "故答案为2"]),
+    Sol("departure", "8人两两握手，共握手几次？", ["8 / 2 = 4"]),
+]
+REFERENCES = [
+    Reference("17", "12 + 5 - 3 = 14"),
+    Reference("350", "x = 500 - 150 = 350"),
+    Reference("2.4", "12 ÷ 5 = 2.4", correct=True),
+    Reference("5", "3 × 2 = 6"),
+    Reference("3", "由题意x>2.9\n\nx=5-2=3\n\n故答案为3"),
+    Reference("C", "8×7÷2=28", correct=False),
 ]
 EVERY_KIND = set(FlagKind) - {FlagKind.NOT_CHECKED}
 """``not_checked`` is the aggregate's own: no detector ran."""
@@ -53,7 +64,7 @@ def _evidence() -> list[Evidence]:
     roscoe = roscoe_scores(SOLUTIONS, TableEncoder({}, default=[1.0, 0.0]))
     contradictions = step_contradictions([(s.problem, s.steps) for s in SOLUTIONS], WordNLI())
     return [
-        Evidence(s.problem, s.steps, check_steps(s.steps), roscoe[k], contradictions[k], judged=0)
+        Evidence(s.problem, s.steps, check_steps(s.steps), roscoe[k], contradictions[k], 0, REFERENCES[k])
         for k, s in enumerate(SOLUTIONS)
     ]
 
@@ -80,7 +91,7 @@ def test_every_kind_of_flag_is_raised_by_exactly_one_detector() -> None:
 
 
 def test_a_detector_raises_only_its_kinds_and_reads_only_what_it_declares() -> None:
-    optional = {"roscoe", "contradictions", "judged"}
+    optional = {"roscoe", "contradictions", "judged", "reference"}
     assert {f.name for f in fields(Evidence)} >= {i for d in DETECTORS.values() for i in d.reads}
     seen = set()
     for evidence in _evidence():
@@ -98,9 +109,13 @@ def test_a_detector_raises_only_its_kinds_and_reads_only_what_it_declares() -> N
 
 def test_the_aggregate_names_the_registry_detectors_that_ran() -> None:
     everything = assess_solutions(
-        SOLUTIONS, encoder=TableEncoder({}, default=[1.0, 0.0]), nli=WordNLI(), judged=[0, -1, -1]
+        SOLUTIONS,
+        encoder=TableEncoder({}, default=[1.0, 0.0]),
+        nli=WordNLI(),
+        judged=[0, -1, -1, -1, -1, -1],
+        references=REFERENCES,
     )
-    assert [a.detectors for a in everything] == [list(DETECTORS)] * 3
+    assert [a.detectors for a in everything] == [list(DETECTORS)] * len(SOLUTIONS)
     bare = assess_solutions(SOLUTIONS)
     for a in bare:
         assert set(a.detectors) | set(a.unavailable) == set(DETECTORS)
@@ -127,7 +142,8 @@ def test_meta_evaluation_scores_each_counting_detector_by_its_own_flags(name: st
 
 def test_old_names_are_read_as_todays() -> None:
     old = ["arithmetic", "equations", "quantities", "doubt", "completeness", "roscoe", "contradiction"]
-    assert current_names(old) == list(SCORED)
+    added_since = ("facts", "reference")  # registered after the renaming: an old file never ran them
+    assert current_names(old) == [name for name in SCORED if name not in added_since]
     assert current_names(list(SCORED)) == list(SCORED)
     assert current_names(["arithmetic", "quantities", "mystery"]) == [
         "arithmetic",

@@ -1,0 +1,39 @@
+"""``facts``: a false fact about a number, formula or unit conversion a step states (:mod:`..facts`,
+:mod:`..formulas`, :mod:`..conversions`), checked with sympy and exact arithmetic."""
+
+from __future__ import annotations
+
+from reasoning_metrics.verify.conversions import stated_conversions
+from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.facts import stated_facts
+from reasoning_metrics.verify.flags import FlagKind, StepFlag
+from reasoning_metrics.verify.formulas import stated_formulas
+from reasoning_metrics.verify.guard import tick
+
+
+class Facts:
+    """One flag per false statement of a step: ``false_fact`` for properties of numbers (prime, even,
+    divisible, integer, square), ``wrong_formula`` for formulas and unit conversions."""
+
+    name = "facts"
+    reads: frozenset[Input] = frozenset({"steps"})
+    needs: frozenset[Input] = frozenset()
+    kinds = frozenset({FlagKind.FALSE_FACT, FlagKind.WRONG_FORMULA})
+
+    def find(self, evidence: Evidence) -> Findings:
+        """Flags per step."""
+        steps: list[list[StepFlag]] = []
+        for step in evidence.steps:
+            tick()
+            flags = [
+                flag(FlagKind.FALSE_FACT, f"{fact.statement} is false ({fact.why})", fact.statement)
+                for fact in stated_facts(step)
+                if not fact.holds
+            ]
+            flags += [
+                flag(FlagKind.WRONG_FORMULA, f"{fact.statement} does not hold ({fact.why})", fact.statement)
+                for fact in stated_formulas(step) + stated_conversions(step)
+                if not fact.holds
+            ]
+            steps.append(flags)
+        return Findings.at_steps(steps)

@@ -1,0 +1,42 @@
+"""``reference``: the first step that disagrees with the teacher's analysis or the gold answer (:mod:`..reference`)."""
+
+from __future__ import annotations
+
+from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.flags import FlagKind, StepFlag
+from reasoning_metrics.verify.reference import compare_steps, departure, read_reference
+
+KINDS = {
+    "value": FlagKind.REFERENCE_VALUE,
+    "relation": FlagKind.REFERENCE_RELATION,
+    "answer": FlagKind.REFERENCE_ANSWER,
+    "departure": FlagKind.REFERENCE_DEPARTURE,
+}
+
+
+class AgainstReference:
+    """Flags where steps leave the reference; a graded-right answer only on hard findings, a graded-wrong
+    one always on some step (see :mod:`..reference`)."""
+
+    name = "reference"
+    reads: frozenset[Input] = frozenset({"problem", "steps", "checks", "reference"})
+    needs: frozenset[Input] = frozenset({"reference"})
+    kinds = frozenset(KINDS.values())
+
+    def find(self, evidence: Evidence) -> Findings:
+        """Flags per step."""
+        steps: list[list[StepFlag]] = [[] for _ in evidence.steps]
+        reference = evidence.reference
+        if reference is None or not evidence.steps:
+            return Findings.at_steps(steps)
+        read = read_reference(evidence.problem, reference)
+        found = compare_steps(evidence.steps, evidence.checks, read)
+        if reference.correct:
+            found = [f for f in found if f.hard]
+        if reference.correct is False:
+            placed = departure(evidence.steps, evidence.checks, read)
+            if not any(f.step <= placed.step for f in found):
+                found.append(placed)
+        for f in found:
+            steps[f.step].append(flag(KINDS[f.kind], f.message, f.evidence or None))
+        return Findings.at_steps(steps)

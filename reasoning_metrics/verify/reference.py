@@ -1,0 +1,255 @@
+"""Where a solution leaves the teacher's reference: the gold answer and the worked analysis.
+
+:func:`read_reference` reads once what the analysis computes (bindings, named values and
+relations of :mod:`._quantities_named`, every number it writes) with the question's numbers and
+the gold answer; :func:`compare_steps` then walks the model's steps once:
+
+* a *value* finding: a step gives a variable, an expression in variables or a named quantity that
+  the analysis also gives, a value the analysis never gives it (``x = 5`` where the analysis says
+  ``x = 3``; ``速度为4m/s`` where it says ``速度为5m/s``);
+* a *relation* finding: a step states ``x < 3`` where the analysis says ``x > 3`` (no value satisfies
+  both, and the analysis states no relation that includes the step's);
+* an *answer* finding: the step that states the final answer (or, without one, the last step giving
+  a value) reaches a number, or a choice letter, that the gold answer does not hold.
+
+A finding on a variable of the question is *hard*; a named quantity, a variable the solution
+introduces itself (设 x ...) and the final answer are *soft*: names and letters may mean other
+things in another route. A graded-right answer (``Reference.correct``) gets hard findings only.
+A graded-wrong one always gets a step: the first finding, else a *departure* at the earliest step
+whose computed values (results of calculations, bindings, named values, stated answers) are none of
+the analysis's or question's numbers, else at the step that introduces the wrong final value, else
+the last step.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+from reasoning_metrics.split import split_steps
+from reasoning_metrics.verify._expr import Unevaluable, evaluate
+from reasoning_metrics.verify._plain import NUM, START, number, plain
+from reasoning_metrics.verify._quantities_named import Named, Relation, bindings, keys_of, named_values, relations
+from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
+from reasoning_metrics.verify.detector import Reference
+from reasoning_metrics.verify.guard import tick
+from reasoning_metrics.verify.quantities import given_numbers
+
+Kind = Literal["value", "relation", "answer", "departure"]
+_LETTER = re.compile(r"(?:选|答案(?:是|为|应为|应选)?\s*:?|answer is)\s*\(?\s*([A-H])(?![A-Za-z])")
+_MARKERS = ("答案", "boxed", "answer", "Answer", "####")
+_CIRCLED = re.compile(r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]")
+_QUESTION_VARIABLE = re.compile(r"(?<![A-Za-z\\])[A-Za-z](?![A-Za-z])")
+
+
+@dataclass
+class ReadReference:
+    """What the analysis computes, with the question's numbers and the gold answer."""
+
+    bindings: dict[str, list[float]] = field(default_factory=dict)
+    named: dict[str, list[Named]] = field(default_factory=dict)
+    """Every suffix of every named value's key -> the named values under it."""
+    relations: dict[str, list[Relation]] = field(default_factory=dict)
+    values: list[float] = field(default_factory=list)
+    """Sorted: every number of the analysis, the question and the gold answer."""
+    gold: list[Fraction] = field(default_factory=list)
+    letters: frozenset[str] = frozenset()
+    """The gold answer's choice letters, when it is one."""
+    question_variables: frozenset[str] = frozenset()
+    solved: dict[str, float] = field(default_factory=dict)
+    """Each variable the analysis gives exactly one value (``x = 5`` and nothing else)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One place where a step leaves the reference."""
+
+    step: int
+    kind: Kind
+    hard: bool
+    message: str
+    evidence: str = ""
+    variables: frozenset[str] = frozenset()
+
+
+def read_reference(problem: str, reference: Reference) -> ReadReference:
+    """What :func:`compare_steps` compares with (see the module doc)."""
+    read = ReadReference()
+    texts = split_steps(reference.analysis)
+    values: set[float] = set(given_numbers(problem))
+    analysis_checks = check_steps(texts)
+    for text, check in zip(texts, analysis_checks, strict=True):
+        tick()
+        for b in bindings(check):
+            read.bindings.setdefault(b.key, []).append(b.value)
+            values.add(b.value)
+        for n in named_values(text):
+            for key in keys_of(n.key):
+                read.named.setdefault(key, []).append(n)
+            values.add(n.value)
+        for r in relations(text):
+            read.relations.setdefault(r.variable, []).append(r)
+        values.update(check.mentioned)
+        values.update(v for c in check.claims for v in (c.left_value, c.right_value) if v is not None)
+    answer = plain(reference.answer)
+    if _CIRCLED.search(reference.answer):
+        pass  # ①⑤ names statements; NFKC would read it as the number 15
+    elif re.fullmatch(r"\s*[A-H]+\s*", answer):
+        read.letters = frozenset(answer.strip())
+    else:
+        read.gold = [v for v in (number(m.group(0)) for m in re.finditer(rf"{NUM}(?:/\d+)?", answer)) if v is not None]
+        values.update(float(v) for v in read.gold)
+    read.values = sorted(values)
+    for key, given in read.bindings.items():
+        if re.fullmatch(r"[A-Za-z](?:_\w+)?", key) and all(same(v, given[0]) for v in given):
+            read.solved[key] = given[0]
+    for i, check in enumerate(analysis_checks):
+        for finding in _equations_at(i, check, read):
+            # the analysis's own equation fails there: its letters take other values elsewhere (cases, parts)
+            for variable in finding.variables:
+                read.solved.pop(variable, None)
+    read.question_variables = frozenset(_QUESTION_VARIABLE.findall(plain(problem)))
+    return read
+
+
+def same(a: float, b: float) -> bool:
+    """Equal, allowing a value rounded at a few decimals where either is not whole."""
+    if float(a).is_integer() and float(b).is_integer():
+        return a == b
+    return abs(a - b) <= 0.005 * max(1.0, abs(a), abs(b))
+
+
+def _known(values: list[float], value: float) -> bool:
+    tolerance = 0.005 * max(1.0, abs(value))
+    i = bisect.bisect_left(values, value - tolerance)
+    return any(same(v, value) for v in values[i : i + 8] if v <= value + tolerance)
+
+
+def compare_steps(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadReference) -> list[Finding]:
+    """Every finding of the module doc, in step order (the departure excluded: see :func:`departure`)."""
+    found: list[Finding] = []
+    for i, (text, check) in enumerate(zip(steps, checks, strict=True)):
+        tick()
+        for b in bindings(check):
+            known = read.bindings.get(b.key)
+            if known and not any(same(b.value, v) for v in known):
+                hard = b.variables <= read.question_variables
+                message = f"{b.key} = {b.value:g}; the analysis gives {b.key} = {_listed(known)}"
+                found.append(Finding(i, "value", hard, message, f"{b.key} = {b.value:g}"))
+        found += _equations_at(i, check, read)
+        for n in named_values(text):
+            others = [o for o in read.named.get(n.key, []) if o.unit == n.unit]
+            if others and not any(same(n.value, o.value) for o in others):
+                listed = _listed([o.value for o in others])
+                message = f"{n.key} = {n.value:g}{n.unit}; the analysis gives {others[0].key} = {listed}"
+                found.append(Finding(i, "value", False, message, f"{n.key} {n.value:g}"))
+        for r in relations(text):
+            theirs = read.relations.get(r.variable, [])
+            against = next((t for t in theirs if r.disjoint(t)), None)
+            if against is not None and not any(r.within(t) for t in theirs):
+                message = (
+                    f"{r.variable} {r.relation} {r.bound:g}; the analysis says "
+                    f"{against.variable} {against.relation} {against.bound:g}"
+                )
+                hard = r.variable in read.question_variables
+                found.append(Finding(i, "relation", hard, message, f"{r.variable} {r.relation} {r.bound:g}"))
+    answer = _answer_finding(steps, checks, read)
+    if answer is not None:
+        found.append(answer)
+    return sorted(found, key=lambda f: f.step)
+
+
+def _equations_at(step: int, check: StepCheck, read: ReadReference) -> list[Finding]:
+    """Equations of the step that do not hold at the values the analysis solves for (``3(x+5) = 20`` where
+    the analysis finds ``x = 5``): a wrong equation set up from the text."""
+    found = []
+    for c in check.claims:
+        claim = c.claim
+        if claim is None or c.relation != "=" or not (claim.left.has_variable() or claim.right.has_variable()):
+            continue
+        variables = claim.left.variables() | claim.right.variables()
+        if claim.left.op == "var" or claim.right.op == "var" or not variables <= read.solved.keys():
+            continue  # a bare binding (x = 5/3) is compared as a value
+        env = {v: Fraction(read.solved[v]).limit_denominator(10**6) for v in variables}
+        try:
+            left, right = evaluate(claim.left, env), evaluate(claim.right, env)
+        except (Unevaluable, OverflowError):
+            continue
+        if not same(left, right):
+            at = ", ".join(f"{v} = {read.solved[v]:g}" for v in sorted(variables))
+            message = f"{c.expression} does not hold at the analysis's {at} ({left:g} vs {right:g})"
+            hard = variables <= read.question_variables
+            found.append(Finding(step, "value", hard, message, c.expression, frozenset(variables)))
+    return found
+
+
+def _listed(values: Sequence[float]) -> str:
+    return " or ".join(f"{v:g}" for v in sorted(set(values))[:3])
+
+
+def _answer_finding(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadReference) -> Finding | None:
+    if read.letters:
+        for i in range(len(steps) - 1, -1, -1):
+            letters = _LETTER.findall(plain(steps[i]))
+            if letters:
+                if letters[-1] not in read.letters:
+                    message = f"chooses {letters[-1]}; the gold answer is {''.join(sorted(read.letters))}"
+                    return Finding(i, "answer", False, message, letters[-1])
+                return None
+        return None
+    if not read.gold:
+        return None
+    final = final_value(steps, checks)
+    if final is None:
+        return None
+    stated = _stated_numbers(steps[final[0]])
+    other = next((v for v in stated if not any(same(v, float(g)) for g in read.gold)), None)
+    if other is None:
+        return None
+    gold = ", ".join(f"{float(g):g}" for g in read.gold[:3])
+    return Finding(final[0], "answer", False, f"reaches {other:g}; the gold answer is {gold}", f"{other:g}")
+
+
+def _stated_numbers(step: str) -> list[float]:
+    """The numbers after the last answer marker of a step (all of them: ``x_1 = -1, x_2 = -2``)."""
+    text = plain(step)
+    at = max(text.rfind(marker) for marker in _MARKERS)
+    values = (number(m.group(0)) for m in re.finditer(rf"{START}{NUM}(?:/\d+)?", text[max(at, 0) :]))
+    return [float(v) for v in values if v is not None]
+
+
+def final_value(steps: Sequence[str], checks: Sequence[StepCheck]) -> tuple[int, float] | None:
+    """The last step stating a final answer (``故答案为``, ``\\boxed``) and its value: a value merely given
+    last may be a check or a side result, which the gold answer need not hold."""
+    for i in range(len(checks) - 1, -1, -1):
+        if checks[i].answers:
+            return i, checks[i].answers[-1]
+    return None
+
+
+def computed(text: str, check: StepCheck) -> list[float]:
+    """What a step computes, in order: results of its calculations, bindings, named values, stated answers."""
+    values = [c.right_value for c in check.claims if c.left_value is not None and c.right_value is not None]
+    values += [c.right_value for c in check.claims if c.claim is not None and c.claim.left.is_operation()
+               and c.right_value is not None and c.left_value is None]  # fmt: skip
+    values += [b.value for b in bindings(check)]
+    values += [n.value for n in named_values(text)]
+    return values + list(check.answers)
+
+
+def departure(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadReference) -> Finding:
+    """Where a graded-wrong solution first leaves the reference (see the module doc)."""
+    for i, (text, check) in enumerate(zip(steps, checks, strict=True)):
+        tick()
+        new = next((v for v in computed(text, check) if not _known(read.values, v)), None)
+        if new is not None:
+            return Finding(i, "departure", False, f"computes {new:g}, which the analysis never reaches", f"{new:g}")
+    final = final_value(steps, checks)
+    if final is not None:
+        first = next((i for i, c in enumerate(checks) if any(same(final[1], v) for v in c.mentioned)), final[0])
+        return Finding(first, "departure", False, f"introduces {final[1]:g}, the final value graded wrong")
+    return Finding(len(steps) - 1, "departure", False, "the answer is graded wrong; no step computes a value")
