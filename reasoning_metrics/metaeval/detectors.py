@@ -22,7 +22,7 @@ from reasoning_metrics.verify.aggregate import assess_solutions, step_score
 from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
 from reasoning_metrics.verify.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
 from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
-from reasoning_metrics.verify.detector import Detector, Evidence
+from reasoning_metrics.verify.detector import Detector, Evidence, Reference
 from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
 from reasoning_metrics.verify.guard import CHAIN_BUDGET_S, Outcome, checking
 from reasoning_metrics.verify.judge_log import judge_resumably
@@ -127,6 +127,7 @@ class DetectionContext:
             judged=judged,
             nli=None,
             contradictions=contradictions,
+            references=[reference_of(s) for s in self.solutions],
             budget_s=self.budget_s,
         )
 
@@ -226,7 +227,24 @@ def _counts(
 def _per_step(
     detector: Detector, measure: Callable[[list[StepFlag]], float], s: LabelledSolution, checks: list[StepCheck]
 ) -> list[float]:
-    return [measure(flags) for flags in detector.find(Evidence(s.problem, s.steps, checks)).steps]
+    evidence = Evidence(s.problem, s.steps, checks, reference=reference_of(s))
+    if not evidence.has(detector.needs):
+        return [0.0] * len(s.steps)
+    return [measure(flags) for flags in detector.find(evidence).steps]
+
+
+def reference_of(solution: LabelledSolution) -> Reference | None:
+    """The gold answer, teacher's analysis and grade a labelled set carries (``ck12-labels`` does), else ``None``.
+
+    Read from ``meta``: ``gold`` (a list or text), ``analysis`` and ``graded_correct``.
+    """
+    analysis = solution.meta.get("analysis")
+    if not isinstance(analysis, str) or not analysis.strip():
+        return None
+    gold = solution.meta.get("gold")
+    answer = " ".join(str(g) for g in gold) if isinstance(gold, list) else str(gold or "")
+    correct = solution.meta.get("graded_correct")
+    return Reference(answer, analysis, correct if isinstance(correct, bool) else None)
 
 
 def _contradiction(ctx: DetectionContext) -> DetectorResult:
@@ -334,6 +352,8 @@ COUNTED: dict[str, tuple[str, Callable[[list[StepFlag]], float]]] = {
     "unsupported_numbers": ("number of operands from nowhere", _count),
     "doubt": ("weight of doubt words", _heaviest),
     "facts": ("number of false facts, formulas and conversions", _count),
+    "reference": ("number of departures from the teacher's analysis and the gold answer", _count),
+    "option_verdicts": ("number of options given the verdict the gold answer rules out", _count),
 }
 """The registered detectors (:data:`~reasoning_metrics.verify.registry.DETECTORS`) scored alone, by the
 same names: detector -> (orientation, a step's score from its flags on the step)."""

@@ -43,6 +43,15 @@ LOCATE_AT = 0.25
 NOT_LOCATING = frozenset({FlagKind.UNUSED_GIVEN})
 """Findings that never make a solution suspect enough for the fallback rule on their own."""
 NO_REFERENCE = "no reference: the question bank gives no teacher's analysis for this question"
+
+
+def without_reference() -> dict[str, str]:
+    """Why each detector that needs a reference did not run, for a solution without one."""
+    from reasoning_metrics.verify.registry import DETECTORS
+
+    return {name: NO_REFERENCE for name, detector in DETECTORS.items() if "reference" in detector.needs}
+
+
 TIE_BREAK = 0.01
 """Weight of (1 - Faithfulness-Step) in the solution score: below the smallest flag severity."""
 __all__ = [
@@ -55,6 +64,7 @@ __all__ = [
     "assess_solutions",
     "not_checked",
     "step_score",
+    "without_reference",
 ]
 
 
@@ -100,7 +110,7 @@ def assess_solutions(
                 contradictions=contradictions[k] if contradictions is not None else None,
                 judged=judged[k] if judged is not None else None,
                 reference=reference,
-                unavailable=unavailable if reference is not None else {**unavailable, "reference": NO_REFERENCE},
+                unavailable=unavailable if reference is not None else {**unavailable, **without_reference()},
                 budget_s=budget_s,
             )
         )

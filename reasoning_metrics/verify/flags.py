@@ -63,6 +63,9 @@ class FlagKind(StrEnum):
     WRONG_FORMULA = "wrong_formula"
     """A formula or unit conversion stated with numbers does not hold: ``底6高4的三角形面积为24``,
     ``五边形内角和为720°``, ``8人两两握手共4次``, ``1km = 100m``."""
+    WRONG_VERDICT = "wrong_verdict"
+    """The step chooses an option the gold answer excludes, or rejects one it includes (a choice
+    question answered option by option, :mod:`.verdicts`)."""
     NOT_CHECKED = "not_checked"
     """(solution level, severity 0) the detectors could not check the solution: an unexpected error
     or over the time budget of a chain (``SolutionAssessment.status`` says which)."""
@@ -83,6 +86,7 @@ SEVERITY = {
     FlagKind.REFERENCE_DEPARTURE: 0.5,
     FlagKind.FALSE_FACT: 0.9,
     FlagKind.WRONG_FORMULA: 0.8,
+    FlagKind.WRONG_VERDICT: 0.8,
 }
 """Severity of each kind of flag; doubt cues carry their own (:data:`.doubt.WEIGHTS`), contradictions
 ``CONTRADICTION_WEIGHT * P(contradiction)`` (:mod:`.detectors.contradiction`)."""

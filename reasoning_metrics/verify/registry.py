@@ -18,6 +18,7 @@ from reasoning_metrics.verify.detectors.facts import Facts
 from reasoning_metrics.verify.detectors.final_answer import FinalAnswer
 from reasoning_metrics.verify.detectors.judge import Judge
 from reasoning_metrics.verify.detectors.not_whole import NotWhole
+from reasoning_metrics.verify.detectors.option_verdicts import OptionVerdicts
 from reasoning_metrics.verify.detectors.reference import AgainstReference
 from reasoning_metrics.verify.detectors.repetition import Repetition
 from reasoning_metrics.verify.detectors.roscoe import Roscoe
@@ -29,6 +30,7 @@ _ALL: tuple[Detector, ...] = (
     Equations(),
     Facts(),
     AgainstReference(),
+    OptionVerdicts(),
     UnsupportedNumbers(),
     Doubt(),
     Repetition(),

@@ -20,7 +20,7 @@ from reasoning_metrics import batching
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.protocols import NLIModel
 from reasoning_metrics.records import ChainScores
-from reasoning_metrics.verify.aggregate import NO_REFERENCE, assess_one
+from reasoning_metrics.verify.aggregate import assess_one, without_reference
 from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
@@ -104,7 +104,7 @@ def assess_scored(
             unavailable["roscoe"] = NO_ENCODER
         reference = references.get(solution.id)
         if reference is None:
-            unavailable["reference"] = NO_REFERENCE
+            unavailable.update(without_reference())
         if k not in contradictions:
             reason = nli.get(scores.lang, f"no NLI model for {scores.lang} text")
             unavailable["contradiction"] = reason if isinstance(reason, str) else "no NLI result"

@@ -106,6 +106,7 @@
     reference_departure: ['偏离解析', 'leaves the analysis'],
     false_fact: ['事实错误', 'false fact'],
     wrong_formula: ['公式或换算错误', 'wrong formula or conversion'],
+    wrong_verdict: ['选项判断与答案相反', 'option verdict against the answer'],
   };
   const SUSPECT_AT = 0.5; // reasoning_metrics.verify.aggregate.FLAG_THRESHOLD
 

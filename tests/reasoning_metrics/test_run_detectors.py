@@ -148,6 +148,7 @@ OLD_NAMES = [
     "equations",
     "facts",
     "reference",
+    "option_verdicts",
     "quantities",
     "doubt",
     "completeness",

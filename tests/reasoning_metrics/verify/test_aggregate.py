@@ -36,7 +36,7 @@ def test_a_correct_solution_has_no_flags_and_no_suspect() -> None:
     (a,) = assess_solutions([Sol("ok", QUESTION, ["12 + 5 = 17", "The answer is 17."])])
     assert kinds(a) == [[], []] and a.flags == []
     assert (a.score, a.first_suspect) == (0.0, -1)
-    assert set(a.unavailable) == {"roscoe", "contradiction", "judge", "reference"}
+    assert set(a.unavailable) == {"roscoe", "contradiction", "judge", "reference", "option_verdicts"}
 
 
 def test_false_arithmetic_flags_its_step_and_is_the_first_suspect() -> None:
@@ -151,7 +151,11 @@ def test_contradictions_and_judge_add_flags_where_they_point() -> None:
     assert kinds(a) == [[], ["contradiction"], ["judge"]]
     assert a.steps[1].contradiction == pytest.approx(0.9)
     assert a.first_suspect == 1
-    assert "contradiction" in a.detectors and "judge" in a.detectors and set(a.unavailable) == {"roscoe", "reference"}
+    assert (
+        "contradiction" in a.detectors
+        and "judge" in a.detectors
+        and set(a.unavailable) == {"roscoe", "reference", "option_verdicts"}
+    )
 
 
 def test_roscoe_only_breaks_ties() -> None:

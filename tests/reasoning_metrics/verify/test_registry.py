@@ -47,6 +47,7 @@ SOLUTIONS = [
     Sol("facts", "长方形的长为3，宽为2，求面积。", ["10是质数", "长为3，宽为2的长方形面积为5"]),
     Sol("reference", "若x满足x+2=5，求x。", ["x < 2", "x = 2", "故答案为2"]),
     Sol("departure", "8人两两握手，共握手几次？", ["8 / 2 = 4"]),
+    Sol("verdict", "下列说法正确的是（　　）\nA. 水是单质\nB. 氧气能支持燃烧", ["A. 水是单质", "这个说法是正确的。"]),
 ]
 REFERENCES = [
     Reference("17", "12 + 5 - 3 = 14"),
@@ -55,6 +56,7 @@ REFERENCES = [
     Reference("5", "3 × 2 = 6"),
     Reference("3", "由题意x>2.9\n\nx=5-2=3\n\n故答案为3"),
     Reference("C", "8×7÷2=28", correct=False),
+    Reference("B", "水是化合物，A错误；氧气能支持燃烧，B正确。故选B。", correct=False),
 ]
 EVERY_KIND = set(FlagKind) - {FlagKind.NOT_CHECKED}
 """``not_checked`` is the aggregate's own: no detector ran."""
@@ -112,7 +114,7 @@ def test_the_aggregate_names_the_registry_detectors_that_ran() -> None:
         SOLUTIONS,
         encoder=TableEncoder({}, default=[1.0, 0.0]),
         nli=WordNLI(),
-        judged=[0, -1, -1, -1, -1, -1],
+        judged=[0] + [-1] * (len(SOLUTIONS) - 1),
         references=REFERENCES,
     )
     assert [a.detectors for a in everything] == [list(DETECTORS)] * len(SOLUTIONS)
@@ -131,7 +133,16 @@ def test_score_and_meta_evaluation_use_the_registry_names() -> None:
 @pytest.mark.parametrize("name", sorted(COUNTED))
 def test_meta_evaluation_scores_each_counting_detector_by_its_own_flags(name: str) -> None:
     solutions = [
-        LabelledSolution(s.id, s.problem, tuple(s.steps), True, None, (None,) * len(s.steps)) for s in SOLUTIONS
+        LabelledSolution(
+            s.id,
+            s.problem,
+            tuple(s.steps),
+            True,
+            None,
+            (None,) * len(s.steps),
+            meta={"gold": [r.answer], "analysis": r.analysis, "graded_correct": r.correct},
+        )
+        for s, r in zip(SOLUTIONS, REFERENCES, strict=True)
     ]
     (result,) = run_detectors(DetectionContext(solutions), [name])
     for evidence, steps in zip(_evidence(), result.step_scores, strict=True):
@@ -142,7 +153,7 @@ def test_meta_evaluation_scores_each_counting_detector_by_its_own_flags(name: st
 
 def test_old_names_are_read_as_todays() -> None:
     old = ["arithmetic", "equations", "quantities", "doubt", "completeness", "roscoe", "contradiction"]
-    added_since = ("facts", "reference")  # registered after the renaming: an old file never ran them
+    added_since = ("facts", "reference", "option_verdicts")  # registered after the renaming: an old file never ran them
     assert current_names(old) == [name for name in SCORED if name not in added_since]
     assert current_names(list(SCORED)) == list(SCORED)
     assert current_names(["arithmetic", "quantities", "mystery"]) == [

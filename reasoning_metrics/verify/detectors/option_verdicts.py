@@ -1,0 +1,28 @@
+"""``option_verdicts``: the first step giving an option of a choice question the wrong verdict (:mod:`..verdicts`)."""
+
+from __future__ import annotations
+
+from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.flags import FlagKind, StepFlag
+from reasoning_metrics.verify.verdicts import wrong_verdicts
+
+
+class OptionVerdicts:
+    """Flags each step whose verdict on an option the gold answer rules out."""
+
+    name = "option_verdicts"
+    reads: frozenset[Input] = frozenset({"problem", "steps", "reference"})
+    needs: frozenset[Input] = frozenset({"reference"})
+    kinds = frozenset({FlagKind.WRONG_VERDICT})
+
+    def find(self, evidence: Evidence) -> Findings:
+        """Flags per step."""
+        steps: list[list[StepFlag]] = [[] for _ in evidence.steps]
+        if evidence.reference is None:
+            return Findings.at_steps(steps)
+        for found in wrong_verdicts(evidence.problem, evidence.steps, evidence.reference.answer):
+            said = "chooses" if found.said == "chosen" else "rejects"
+            steps[found.step].append(
+                flag(FlagKind.WRONG_VERDICT, f"{said} option {found.option}, against the gold answer", found.option)
+            )
+        return Findings.at_steps(steps)

@@ -1,0 +1,143 @@
+"""Verdicts on the options of a choice question, read from the steps and checked against the gold answer.
+
+Small models answer a choice question option by option: they restate an option, comment on it, and
+give it a verdict (``这个说法是正确的``, ``因此，这个选项不符合题意``, ``故选C``). With the gold answer
+known, each verdict is right or wrong: in a question that asks for what is right (``下列说法正确的是``)
+the gold options are true statements and the others false; in one that asks for what is wrong
+(``下列说法错误的是``, ``不属于``) the other way round. The first step that gives an option the wrong
+verdict is where the solution goes wrong, whatever kind of error led there (a false fact, a misread
+option, a reason that does not follow).
+
+Which option a step speaks of: the option it names (``A.``, ``选项A``, ``A选项``, ``（A）`` at its head,
+or ``A`` with a verdict right after), else the last option named in an earlier step. Verdict words are
+matched in a fixed list; a step with none, or with both kinds, gives no verdict. Nothing is executed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+OPTION_LINE = re.compile(r"(?m)^\s*([A-H])\s*[.．、:：]\s*\S")
+NEGATIVE_STEM = re.compile(
+    r"(错误|不正确|不合理|不恰当|不属于|不是|不能|不可能|不符合|不相符|不科学|不包括|不同于|有误|不妥|不对)"
+    r"[^，。,.]{0,6}(是|为|的是|的一项|一组|选项)?\s*[（(]"
+)
+"""A stem that asks for the wrong / non-member option: the negation right before the answer blank."""
+
+_HEAD = re.compile(
+    r"^\s*[-*•]?\s*(?:\*\*)?\s*(?:选项\s*([A-H])|([A-H])\s*选项|[（(]\s*([A-H])\s*[)）]|([A-H])\s*[.．、:：])"
+)
+_NAMED = re.compile(r"选项\s*([A-H])|([A-H])\s*选项|([A-H])\s*项")
+_CHOSEN = re.compile(
+    r"(?:故选|应选|选择|答案是|答案为|答案：|答案:|正确答案是|正确选项是|正确的选项是)\s*[:：]?\s*\**\s*([A-H])\b"
+)
+_CHOOSE = re.compile(r"符合题意|符合题目(?:的)?要求|符合要求|是正确答案|是正确的选项|是正确选项|是答案|应该选|可以选")
+_REJECT = re.compile(r"不符合题意|不符合题目(?:的)?要求|不符合要求|不是正确答案|不是答案|排除|不能选|不应该选|不选")
+_TRUE = re.compile(
+    r"(?<![不])(?:说法|描述|叙述|表述|判断|观点|结论)?(?:是)?正确(?:的)?(?:[。，,.！!；;]|$)|(?<![不])是对的|(?<!不)成立"
+)
+_FALSE = re.compile(
+    r"(?:说法|描述|叙述|表述|判断|观点|结论)?(?:是)?(?:错误|不正确|不对|不成立)(?:的)?(?:[。，,.！!；;]|$)"
+)
+_HAS = re.compile(r"(?:因此|所以|故|则|说明|可见|这)[^，。,.；;]{0,8}?(?<![不没])(?:符合|属于|满足|能够|可以)")
+_HAS_NOT = re.compile(r"(?:因此|所以|故|则|说明|可见|这)[^，。,.；;]{0,8}?(?:不符合|不属于|不满足|不能|不可以|没有)")
+"""The option has (or lacks) what the question asks for, said in the question's own terms after a
+conclusion word (``因此不符合绿色化学的核心``, ``因此不属于气体``): a statement about the option, so
+read as its truth, turned round for a question asking for what is wrong."""
+_CONCLUDES = re.compile(r"^\s*[-*•]?\s*(?:因此|所以|故|因而|综上|由此可见|可见)")
+
+
+@dataclass(frozen=True)
+class WrongVerdict:
+    """A step that gives an option the verdict the gold answer rules out."""
+
+    step: int
+    option: str
+    said: str
+    """``chosen`` or ``rejected``: what the step made of the option."""
+
+
+def options_of(problem: str) -> list[str]:
+    """The option letters of a question written as its stem then ``A. text`` lines."""
+    return list(dict.fromkeys(m.group(1) for m in OPTION_LINE.finditer(problem)))
+
+
+def asks_for_wrong(problem: str) -> bool:
+    """Whether the stem asks for the false / non-member option (``下列说法错误的是（ ）``)."""
+    stem = OPTION_LINE.split(problem, maxsplit=1)[0]
+    return bool(NEGATIVE_STEM.search(stem))
+
+
+def gold_letters(answer: str, letters: list[str]) -> set[str]:
+    """The option letters of a gold answer (``C``, ``AC``, ``['A', 'C']`` written as text)."""
+    found = set(re.findall(r"[A-H]", answer.upper()))
+    return found if found and found <= set(letters) else set()
+
+
+def wrong_verdicts(problem: str, steps: Sequence[str], answer: str) -> list[WrongVerdict]:
+    """Every step whose verdict on an option disagrees with the gold answer, in step order."""
+    letters = options_of(problem)
+    gold = gold_letters(answer, letters)
+    if len(letters) < 2 or not gold:
+        return []
+    negative = asks_for_wrong(problem)
+    current: str | None = None
+    head_at: int | None = None  # the step that named the current option at its head
+    found: list[WrongVerdict] = []
+    for i, step in enumerate(steps):
+        text = step[:2000]  # verdicts are short; a runaway step is not read whole
+        chosen = _CHOSEN.search(text)
+        if chosen and chosen.group(1) in letters:
+            if chosen.group(1) not in gold:
+                found.append(WrongVerdict(i, chosen.group(1), "chosen"))
+            current, head_at = chosen.group(1), None
+            continue
+        head = _HEAD.match(text)
+        named = [g for m in _NAMED.finditer(text) for g in m.groups() if g]
+        if len(set(named)) > 1:
+            current, head_at = None, None  # a step comparing options gives no single verdict
+            continue
+        if head:
+            current, head_at = next(g for g in head.groups() if g), i
+        elif named:
+            current, head_at = named[0], None
+        if current is None or current not in letters:
+            continue
+        verdict = _verdict(text, negative)
+        if verdict is None:
+            continue
+        if (verdict == "chosen") != (current in gold):
+            found.append(WrongVerdict(_reason_step(steps, i, head_at), current, verdict))
+    return found
+
+
+def _reason_step(steps: Sequence[str], i: int, head_at: int | None) -> int:
+    """Where a wrong verdict went wrong: a bare conclusion (``因此，这个选项不符合题目的要求``) rests on the
+    step before it when that step comments on the same option (it is not the option's own line)."""
+    if i > 0 and head_at is not None and head_at < i - 1 and _CONCLUDES.match(steps[i][:40]):
+        return i - 1
+    return i
+
+
+def _verdict(text: str, negative: bool) -> str | None:
+    """``chosen``, ``rejected`` or ``None`` (no verdict, or both kinds of words)."""
+    if _REJECT.search(text):
+        answer = "rejected"
+    elif _CHOOSE.search(text):
+        answer = "chosen"
+    else:
+        answer = None
+    truth = None
+    if _FALSE.search(text) or _HAS_NOT.search(text):
+        truth = False
+    elif _TRUE.search(text) or _HAS.search(text):
+        truth = True
+    if answer is not None:
+        return answer
+    if truth is None:
+        return None
+    # A statement called true is chosen when the question asks for what is right, rejected when it asks
+    # for what is wrong.
+    return "chosen" if truth != negative else "rejected"

@@ -1,0 +1,98 @@
+"""Verdicts on a choice question's options against the gold answer (``option_verdicts``); invented questions."""
+
+from __future__ import annotations
+
+import pytest
+
+from reasoning_metrics.verify.detector import Evidence, Reference
+from reasoning_metrics.verify.detectors.option_verdicts import OptionVerdicts
+from reasoning_metrics.verify.verdicts import asks_for_wrong, wrong_verdicts
+
+RIGHT = "下列说法正确的是（　　）\nA. 水是单质\nB. 氧气能支持燃烧\nC. 铁是非金属\nD. 空气是纯净物"
+WRONG = "下列说法错误的是（　　）\nA. 水是化合物\nB. 氧气能支持燃烧\nC. 铁是非金属\nD. 空气是混合物"
+NOT_MEMBER = "下列物质不属于纯净物的是（　　）\nA. 水\nB. 氧气\nC. 空气\nD. 铁"
+
+
+@pytest.mark.parametrize(
+    ("problem", "negative"),
+    [
+        (RIGHT, False),
+        (WRONG, True),
+        (NOT_MEMBER, True),
+        ("下列实验能达到目的的是（　　）\nA. x\nB. y", False),
+        ("下列做法不能达到目的的是（　　）\nA. x\nB. y", True),
+    ],
+)
+def test_what_the_stem_asks_for(problem: str, negative: bool) -> None:
+    assert asks_for_wrong(problem) is negative
+
+
+@pytest.mark.parametrize(
+    ("problem", "gold", "steps", "expected"),
+    [
+        # Option by option, every verdict right: nothing.
+        (
+            RIGHT,
+            "B",
+            [
+                "A. 水是单质",
+                "水是化合物，因此这个说法是错误的。",
+                "B. 氧气能支持燃烧",
+                "这个说法是正确的。",
+                "C. 铁是非金属",
+                "铁是金属，说法错误。",
+                "故选B",
+            ],
+            [],
+        ),
+        # A false statement called true in a question asking for the true one: that step.
+        (RIGHT, "B", ["A. 水是单质", "这个说法是正确的。", "故选A"], [(1, "A", "chosen"), (2, "A", "chosen")]),
+        # The gold option rejected in a bare conclusion: placed on the comment it rests on.
+        (
+            RIGHT,
+            "B",
+            ["B. 氧气能支持燃烧", "- 氧气本身不能燃烧，没有明确说明。", "因此，这个选项不符合题意。"],
+            [(1, "B", "rejected")],
+        ),
+        # The same words in a question asking for the wrong one mean the other verdict.
+        (
+            WRONG,
+            "C",
+            ["A. 水是化合物", "这个说法是正确的。", "C. 铁是非金属", "这个说法是正确的。"],
+            [(3, "C", "rejected")],
+        ),
+        (WRONG, "C", ["B. 氧气能支持燃烧：这个说法是错误的。"], [(0, "B", "chosen")]),
+        # Verdicts in the question's own terms, inline.
+        (NOT_MEMBER, "C", ["A. 水：水由一种物质组成，因此不属于纯净物。"], [(0, "A", "chosen")]),
+        (NOT_MEMBER, "C", ["C. 空气：空气由氮气、氧气等组成，因此属于纯净物。"], [(0, "C", "rejected")]),
+        # "选项X" named in the middle of a step, and the final choice.
+        (RIGHT, "B", ["我们来看选项D：空气是纯净物，这个说法是错误的。", "正确答案是：D"], [(1, "D", "chosen")]),
+        # A step comparing two options gives no verdict.
+        (RIGHT, "B", ["选项A和选项C都是正确的。"], []),
+    ],
+)
+def test_wrong_verdicts(problem: str, gold: str, steps: list[str], expected: list[tuple[int, str, str]]) -> None:
+    assert [(v.step, v.option, v.said) for v in wrong_verdicts(problem, steps, gold)] == expected
+
+
+def test_no_options_or_no_letter_gold_gives_nothing() -> None:
+    assert wrong_verdicts("1+1=____", ["1+1=3，这个说法是正确的。"], "2") == []
+    assert wrong_verdicts(RIGHT, ["A. 水是单质", "这个说法是正确的。"], "$$2$$") == []
+
+
+def test_the_detector_needs_the_gold_answer_and_flags_the_step() -> None:
+    steps = ["A. 水是单质", "这个说法是正确的。"]
+    detector = OptionVerdicts()
+    assert "reference" in detector.needs
+    found = detector.find(Evidence(RIGHT, steps, [], reference=Reference("B", "氧气能支持燃烧。", False)))
+    assert [len(f) for f in found.steps] == [0, 1]
+    assert found.steps[1][0].kind == "wrong_verdict" and "A" in found.steps[1][0].message
+
+
+def test_a_runaway_step_is_read_in_linear_time() -> None:
+    import time
+
+    step = "A. " + "这个说法是正确的吗" * 50_000
+    start = time.perf_counter()
+    wrong_verdicts(RIGHT, [step] * 20, "B")
+    assert time.perf_counter() - start < 2.0
