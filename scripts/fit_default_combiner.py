@@ -1,7 +1,9 @@
 """Fit the combiner shipped with the package (reasoning_metrics/combine/default_combiner.json).
 
-It is fitted on the development halves of ProcessBench GSM8K and MR-GSM8K (both generators), CPU
-detectors only (no encoder), with the final answer's grade as a feature, folds and seed 5 / 0:
+It is fitted on the development halves of ProcessBench GSM8K, MR-GSM8K (both generators) and the
+project's Chinese set of real model errors (data/ck12_errors/, its CK12 questions joined from the
+release in the shared data), CPU detectors only (no encoder), with the final answer's grade as a
+feature, folds and seed 5 / 0:
 
     python scripts/fit_default_combiner.py [--shared ../shared/data] [--out PATH]
 
@@ -25,6 +27,11 @@ from reasoning_metrics.metaeval.sets import SetSpec  # noqa: E402
 OUT = REPO / "reasoning_metrics" / "combine" / "default_combiner.json"
 
 
+def _relative(path: Path, shared: Path) -> str:
+    path = path.resolve()
+    return str(path.relative_to(shared) if path.is_relative_to(shared) else path.relative_to(REPO))
+
+
 def main() -> None:
     """Fit and write the default combiner."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -38,9 +45,14 @@ def main() -> None:
         SetSpec("processbench-gsm8k", "processbench", (shared / "processbench" / "gsm8k.json",)),
         SetSpec("mr-gsm8k", "mr-math", (mr / "Claude_eval_results.json", mr / "llama2_70b_eval_results.json")),
     ]
+    os.environ.setdefault("K12EVAL_CK12", str(shared / "ck12"))
+    specs += [
+        SetSpec(f"ck12-zh:{p.stem}", "ck12-labels", (p,))
+        for p in sorted((REPO / "data" / "ck12_errors").glob("*.jsonl"))
+    ]
     combiner = calibrate(specs, half="dev", encoder=None, grade=True, folds=5, seed=0, package_version=__version__)
-    for entry in combiner.training:  # paths relative to the shared data folder, not this machine's
-        entry["paths"] = [str(Path(p).relative_to(shared)) for p in entry["paths"]]
+    for entry in combiner.training:  # paths relative to the shared data folder or the repository
+        entry["paths"] = [_relative(Path(p), shared) for p in entry["paths"]]
     args.out.write_text(combiner.to_json(), encoding="utf-8")
     print(f"wrote {args.out}: threshold {combiner.threshold:.3f}, C = {combiner.C}, cv {combiner.cv}")
 

@@ -169,7 +169,8 @@ def test_cli_lodo_table(sets: list[Path]) -> None:
 
 def test_the_default_combiner_ships_and_reads_every_registered_detector() -> None:
     combiner = load_combiner("default")
-    assert {t["name"] for t in combiner.training} == {"processbench-gsm8k", "mr-gsm8k"}
+    names = {t["name"] for t in combiner.training}
+    assert {"processbench-gsm8k", "mr-gsm8k"} <= names and any(n.startswith("ck12-zh:") for n in names)
     assert all(t["half"] == "dev" for t in combiner.training)
     # A detector added later (not in the file yet) gets no weight until scripts/fit_default_combiner.py runs again.
     assert set(combiner.features) <= set(feature_names(roscoe=False, grade=True))
