@@ -136,10 +136,12 @@ def _mr_math(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
             )
     problem = _text(where, record, "question")
     sid = str(record.get("uuid", record.get("id", where)))
+    gold = record.get("ground_truth_answer")  # MR-GSM8K's; what rollouts grade continuations against
+    meta = {"gold": [str(gold)]} if isinstance(gold, int | float | str) and str(gold).strip() else {}
     if first is not None:
-        return from_first_error(sid, problem, steps, first)
+        return from_first_error(sid, problem, steps, first, meta=meta)
     labels = (None,) * len(steps) if has_error else (False,) * len(steps)
-    return LabelledSolution(sid, problem, tuple(steps), has_error, None, labels)
+    return LabelledSolution(sid, problem, tuple(steps), has_error, None, labels, meta=meta)
 
 
 _CORRECT = {"correct": False, "true": False, "yes": False, "wrong": True, "incorrect": True, "false": True, "no": True}

@@ -17,8 +17,8 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import StepCheck
 from reasoning_metrics.verify.flags import SEVERITY, FlagKind, StepFlag
 
-Input = Literal["problem", "steps", "checks", "roscoe", "contradictions", "judged"]
-"""A part of the :class:`Evidence`; ``roscoe``, ``contradictions`` and ``judged`` may be absent."""
+Input = Literal["problem", "steps", "checks", "roscoe", "contradictions", "judged", "prm", "rollouts"]
+"""A part of the :class:`Evidence`; ``roscoe``, ``contradictions``, ``judged``, ``prm`` and ``rollouts`` may be absent."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,11 @@ class Evidence:
     """Each step's largest P(contradiction) (:func:`~.contradiction.step_contradictions`), if an NLI model ran."""
     judged: int | None = None
     """The judge's first wrong step (-1 none), if a judge ran and answered."""
+    prm: Sequence[float] | None = None
+    """A process reward model's P(correct) of each step (:mod:`~.prm`), if one ran on this solution."""
+    rollouts: Sequence[float | None] | None = None
+    """Per step, the share of sampled continuations from its prefix that reach the gold answer
+    (``None``: the backend failed on that prefix), if rollouts ran on this solution (:mod:`~.rollouts`)."""
 
     def has(self, inputs: frozenset[Input]) -> bool:
         """Whether every one of ``inputs`` is present."""

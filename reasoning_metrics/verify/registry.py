@@ -17,7 +17,9 @@ from reasoning_metrics.verify.detectors.equations import Equations
 from reasoning_metrics.verify.detectors.final_answer import FinalAnswer
 from reasoning_metrics.verify.detectors.judge import Judge
 from reasoning_metrics.verify.detectors.not_whole import NotWhole
+from reasoning_metrics.verify.detectors.prm import PRM
 from reasoning_metrics.verify.detectors.repetition import Repetition
+from reasoning_metrics.verify.detectors.rollouts import Rollouts
 from reasoning_metrics.verify.detectors.roscoe import Roscoe
 from reasoning_metrics.verify.detectors.unsupported_numbers import UnsupportedNumbers
 from reasoning_metrics.verify.detectors.unused_given import UnusedGiven
@@ -30,6 +32,8 @@ _ALL: tuple[Detector, ...] = (
     Repetition(),
     Contradiction(),
     Judge(),
+    PRM(),
+    Rollouts(),
     UnusedGiven(),
     FinalAnswer(),
     NotWhole(),

@@ -25,9 +25,13 @@ from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
 
-DETECTORS = tuple(name for name, detector in REGISTRY.items() if "judged" not in detector.needs)
-"""What ``k12eval score`` runs (each where its model is there): every registered detector but the
-judge, which needs a backend."""
+GIVEN_ONLY = ("judged", "prm", "rollouts")
+"""Evidence ``k12eval score`` has only when the user gives its model: the judge's backend (never),
+a process reward model (``--prm``), a rollout backend (never)."""
+DETECTORS = tuple(name for name, detector in REGISTRY.items() if not set(GIVEN_ONLY) & detector.needs)
+"""What ``k12eval score`` always names (each runs where its model is there): every registered detector
+but the judge, the process reward model and rollouts, which need a model the user names; ``prm`` is
+added to a score header when ``--prm`` is given."""
 NO_JUDGE = "k12eval score runs no judge (see k12eval meta-eval --detectors judge)"
 NO_ENCODER = "no step similarities: no sentence encoder ran on this chain, or the question has no sentences"
 

@@ -53,7 +53,16 @@ def _evidence() -> list[Evidence]:
     roscoe = roscoe_scores(SOLUTIONS, TableEncoder({}, default=[1.0, 0.0]))
     contradictions = step_contradictions([(s.problem, s.steps) for s in SOLUTIONS], WordNLI())
     return [
-        Evidence(s.problem, s.steps, check_steps(s.steps), roscoe[k], contradictions[k], judged=0)
+        Evidence(
+            s.problem,
+            s.steps,
+            check_steps(s.steps),
+            roscoe[k],
+            contradictions[k],
+            judged=0,
+            prm=[0.9] + [0.2] * (len(s.steps) - 1),
+            rollouts=[0.5, 0.0] + [None] * (len(s.steps) - 2),
+        )
         for k, s in enumerate(SOLUTIONS)
     ]
 
@@ -98,7 +107,12 @@ def test_a_detector_raises_only_its_kinds_and_reads_only_what_it_declares() -> N
 
 def test_the_aggregate_names_the_registry_detectors_that_ran() -> None:
     everything = assess_solutions(
-        SOLUTIONS, encoder=TableEncoder({}, default=[1.0, 0.0]), nli=WordNLI(), judged=[0, -1, -1]
+        SOLUTIONS,
+        encoder=TableEncoder({}, default=[1.0, 0.0]),
+        nli=WordNLI(),
+        judged=[0, -1, -1],
+        prm=[[0.9] * len(s.steps) for s in SOLUTIONS],
+        rollouts=[[1.0] * len(s.steps) for s in SOLUTIONS],
     )
     assert [a.detectors for a in everything] == [list(DETECTORS)] * 3
     bare = assess_solutions(SOLUTIONS)
@@ -108,7 +122,7 @@ def test_the_aggregate_names_the_registry_detectors_that_ran() -> None:
 
 
 def test_score_and_meta_evaluation_use_the_registry_names() -> None:
-    assert set(SCORED) == set(DETECTORS) - {"judge"}
+    assert set(SCORED) == set(DETECTORS) - {"judge", "prm", "rollouts"}
     assert set(COUNTED) <= set(DETECTORS) and set(COUNTED) <= set(METAEVAL)
     assert {"contradiction", "judge"} <= set(DETECTORS) & set(METAEVAL)
 
