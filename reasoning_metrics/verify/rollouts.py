@@ -31,6 +31,8 @@ ROLLOUT_K = 4
 ROLLOUT_SAMPLING = SamplingParams(temperature=0.7, top_p=0.95, max_tokens=512)
 """Sampled (the continuations must differ), with room to finish a school solution."""
 NO_GOLD = "no gold answer to compare continuations with"
+_UNMARKED = frozenset({"whole", "last-line"})
+"""Extraction rules that take the whole output, or its last line, as the answer because nothing marks one."""
 
 
 @dataclass(frozen=True)
@@ -97,12 +99,15 @@ def rollout_prompt(problem: str, prefix: Sequence[str], chat: bool) -> str | lis
 def reaches_gold(question: Question, prefix: Sequence[str], continuation: str) -> bool:
     """Whether the continuation's final answer is the gold one.
 
-    The answer is read from the continuation; when it states none (the prefix had already
-    reached the end), from the prefix followed by it.
+    The answer is read from the continuation where it marks one (``The answer is``, 答案, ``\\boxed``...);
+    when it marks none (the prefix had already reached the end), from the prefix followed by it; when
+    neither marks one, the whole continuation is graded, as ``k12eval run`` grades an unmarked output.
     """
     found = extract(question, continuation)
-    if found.answer is None:
-        found = extract(question, "\n".join([*prefix, continuation]))
+    if found.answer is None or found.rule in _UNMARKED:
+        joined = extract(question, "\n".join([*prefix, continuation]))
+        if joined.answer is not None and joined.rule not in _UNMARKED:
+            found = joined
     return grade(question, found.answer).correct
 
 
