@@ -26,6 +26,7 @@ from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
 from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
 from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.prm import StepRewardModel
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored
 from runners.bank import run_bank
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
@@ -158,6 +159,7 @@ def score_run(
     progress: Callable[[int], None] | None = None,
     detectors: bool = True,
     model_resolver: Callable[[str], str] | None = None,
+    prm: StepRewardModel | None = None,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -165,7 +167,9 @@ def score_run(
     suspect step. Their contradiction check uses the NLI model the metrics load, or the
     one given in ``models`` when no metric needs one; without either it is reported
     unavailable. Nothing is scored until ``RunScoring.records`` is consumed. ``model_resolver`` turns
-    model names into what the loaders take (:class:`~reasoning_metrics.slots.ModelSlots`).
+    model names into what the loaders take (:class:`~reasoning_metrics.slots.ModelSlots`). With a process
+    reward model ``prm`` (:mod:`~reasoning_metrics.models.prm`) the ``prm`` detector runs too, and the
+    score header names it and the model.
     """
     out = out or run_dir / SCORES_FILE
     chosen = resolve(metrics)
@@ -174,6 +178,13 @@ def score_run(
     slots = ModelSlots(**slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     config = _config(make_config(chosen, slots, thresholds, lang), slots, detectors, extra_roles)
+    if detectors and prm is not None:
+        config = config.model_copy(
+            update={
+                "detectors": [*config.detectors, "prm"],
+                "models": {**config.models, "prm": dict.fromkeys(("en", "zh"), prm.name)},
+            }
+        )
     run = run_chains(run_dir, data, lang)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
@@ -198,7 +209,7 @@ def score_run(
             )
             while chunk := list(islice(scores, chunk_size)):
                 found: Sequence[SolutionAssessment | None] = (
-                    assess_scored(chunk, problems, nli, premises=run.stems, batch_size=batch_size, cache=store)
+                    assess_scored(chunk, problems, nli, premises=run.stems, batch_size=batch_size, cache=store, prm=prm)
                     if detectors
                     else [None] * len(chunk)
                 )

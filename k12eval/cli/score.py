@@ -10,7 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from k12eval.cli._common import UserError, guarded
+from k12eval.cli._common import UserError, guarded, parse_pairs
+from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt, load_prm_option
 
 app = typer.Typer()
 
@@ -118,6 +119,9 @@ def score(
     chunk_size: ChunkOpt = 256,
     no_cache: NoCacheOpt = False,
     detectors: DetectorsOpt = True,
+    prm: PrmOpt = None,
+    prm_backend: PrmBackendOpt = "transformers",
+    prm_option: PrmOptionOpt = None,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.models import metric_model
@@ -129,6 +133,11 @@ def score(
     if not (run_dir / HEADER_FILE).is_file():  # before the lock, which would create the folder
         raise UserError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
     target = out or run_dir / SCORES_FILE
+    if prm is not None and not detectors:
+        raise UserError("--prm runs a detector: drop --no-detectors")
+    reward_model = (
+        load_prm_option(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option")) if prm is not None else None
+    )
     with lock_file(target):  # a second `score` on the same file is refused, not interleaved
         job = score_run(
             run_dir,
@@ -143,6 +152,7 @@ def score(
             cache=False if no_cache else None,
             progress=None,
             detectors=detectors,
+            prm=reward_model,
         )
         typer.echo(
             f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",

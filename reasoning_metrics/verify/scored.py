@@ -23,6 +23,7 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.aggregate import assess_one
 from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.prm import StepRewardModel
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
 
 GIVEN_ONLY = ("judged", "prm", "rollouts")
@@ -71,6 +72,7 @@ def assess_scored(
     premises: Mapping[str, str] | None = None,
     batch_size: int = 32,
     cache: ArrayCache | None = None,
+    prm: StepRewardModel | None = None,
 ) -> list[SolutionAssessment]:
     """The aggregate's assessment of each scored chain, in order.
 
@@ -80,7 +82,8 @@ def assess_scored(
     question pass the stem alone, since its options are candidates, not facts).
     ``nli``: language -> the NLI model, or the reason there is none (then the
     contradiction detector is reported unavailable with it, and no number is written).
-    All pairs of all chains of one language go to the model together.
+    All pairs of all chains of one language go to the model together. ``prm``: a process reward
+    model, run on all the chains at once (its detector runs only when one is given).
     """
     premises = premises or problems
     solutions = [ScoredSolution(s.id, problems[s.id], tuple(step.text for step in s.steps)) for s in scored]
@@ -96,14 +99,25 @@ def assess_scored(
             batch_size=sys.maxsize,  # all pairs at once: the cached model dedups and batches them itself
         )
         contradictions.update(zip(members, found, strict=True))
+    rewards = prm.step_probabilities([(s.problem, s.steps) for s in solutions]) if prm is not None else None
     out = []
     for k, (solution, scores) in enumerate(zip(solutions, scored, strict=True)):
         roscoe = roscoe_detail(scores)
         unavailable = {"judge": NO_JUDGE}
+        if rewards is not None and rewards[k] is None:
+            unavailable["prm"] = "the process reward model could not score this chain (too long)"
         if roscoe is None:
             unavailable["roscoe"] = NO_ENCODER
         if k not in contradictions:
             reason = nli.get(scores.lang, f"no NLI model for {scores.lang} text")
             unavailable["contradiction"] = reason if isinstance(reason, str) else "no NLI result"
-        out.append(assess_one(solution, roscoe=roscoe, contradictions=contradictions.get(k), unavailable=unavailable))
+        out.append(
+            assess_one(
+                solution,
+                roscoe=roscoe,
+                contradictions=contradictions.get(k),
+                prm=rewards[k] if rewards is not None else None,
+                unavailable=unavailable,
+            )
+        )
     return out

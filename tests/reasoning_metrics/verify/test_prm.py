@@ -157,3 +157,26 @@ def test_meta_eval_takes_a_prm_on_the_command_line(tiny_prm: Path, tmp_path: Pat
     assert prm.get("unavailable") in (None, "")
     bad = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "missing"), "--boot", "0"])
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+@pytest.mark.real_model
+@pytest.mark.slow
+def test_score_runs_the_prm_when_given_and_its_header_says_so(tiny_prm: Path, tmp_path: Path, minilm_path: str) -> None:
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from tests.reasoning_metrics.runs import write_bank, write_run
+
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
+    args = ["score", str(run), "--embedder", minilm_path, "--nli", "none", "--metrics", "faithfulness_step"]
+    result = CliRunner().invoke(app, [*args, "--prm", str(tiny_prm)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(x) for x in (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        assessment = line["assessment"]
+        assert "prm" in assessment["detectors"] and "prm" not in assessment["unavailable"]
+        prm_flags = [f for step in assessment["steps"] for f in step["flags"] if f["kind"] == "prm"]
+        assert all(f["severity"] > 0.5 for f in prm_flags)
+    again = CliRunner().invoke(app, args)  # without the PRM: not the detectors the file was scored with
+    assert again.exit_code == 2 and "scored with other detectors" in again.output
+    assert CliRunner().invoke(app, [*args, "--prm", str(tiny_prm)]).exit_code == 0
