@@ -8,7 +8,8 @@ tokens with :func:`~reasoning_metrics.verify.prm.positive_at_separators`:
   checkpoints ship ``Qwen2ForProcessRewardModel`` as remote code), logits ``[batch, tokens, 2]``,
   softmax, as the model card's ``make_step_rewards`` does;
 * :class:`VLLMPRM`: ``vllm.LLM(..., runner="pooling")`` and ``encode(..., pooling_task="token_classify")``;
-  vLLM has ``Qwen2ForProcessRewardModel`` built in, with ``STEP`` pooling (softmax over the two labels).
+  vLLM has ``Qwen2ForProcessRewardModel`` built in, with ``STEP`` pooling (softmax over the two labels)
+  at ``step_tag_id``, which is set here to the tokenizer's separator (vLLM's default is 151651).
 """
 
 from __future__ import annotations
@@ -133,10 +134,17 @@ class VLLMPRM:
 
     def step_probabilities(self, solutions: Sequence[tuple[str, Sequence[str]]]) -> list[list[float] | None]:
         """P(correct) per step of each solution, all solutions in one ``encode`` call."""
+        from vllm import PoolingParams
+
         encoded = [prm_token_ids(self.tokenizer, problem, steps) for problem, steps in solutions]
         fits = [k for k, ids in enumerate(encoded) if len(ids) <= self.max_length]
+        # vLLM pools at token 151651 (Qwen2.5's <extra_0>) unless told: name this tokenizer's separator.
+        params = PoolingParams(step_tag_id=self.separator)
         outputs = self.llm.encode(
-            [{"prompt_token_ids": encoded[k]} for k in fits], pooling_task="token_classify", use_tqdm=False
+            [{"prompt_token_ids": encoded[k]} for k in fits],
+            [params] * len(fits),
+            pooling_task="token_classify",
+            use_tqdm=False,
         )
         out: list[list[float] | None] = [None] * len(solutions)
         for k, output in zip(fits, outputs, strict=True):
