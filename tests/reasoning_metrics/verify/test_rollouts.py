@@ -123,3 +123,34 @@ def test_a_real_tiny_model_continues_every_prefix_k_times(tmp_path: Path) -> Non
     assert shares is not None and len(shares) == 2
     assert all(s in (0.0, 0.5, 1.0) for s in shares)  # two continuations each, graded
     assert results[1].shares is None
+
+
+def test_meta_eval_takes_rollouts_on_the_command_line_and_says_what_they_cost(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    chains = tmp_path / "chains.jsonl"
+    rows = [
+        {"id": "g", "problem": PROBLEM, "steps": STEPS[:2], "first_error": 0, "meta": {"gold": ["17"]}},
+        {"id": "n", "problem": PROBLEM, "steps": STEPS, "first_error": 0},
+    ]
+    chains.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    answers = tmp_path / "answers.jsonl"  # the replay backend answers by request id: solution:step
+    answers.write_text(
+        json.dumps({"question_id": "0:0", "output": "Then \\boxed{18}"})
+        + "\n"
+        + json.dumps({"question_id": "0:1", "output": "Then \\boxed{18}"})
+        + "\n",
+        encoding="utf-8",
+    )
+    args = ["meta-eval", str(chains), "--format", "chains", "--detectors", "rollouts", "--boot", "0", "--json"]
+    result = CliRunner().invoke(
+        app, [*args, "--rollouts", str(answers), "--rollout-backend", "replay", "--rollout-k", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "rollouts: 4 generations (2 per step of the 1 of 2 solutions with a gold answer)" in result.stderr
+    (rollouts,) = [d for d in json.loads(result.stdout)["detectors"] if d["name"] == "rollouts"]
+    assert not rollouts.get("unavailable")
+    bad = CliRunner().invoke(app, [*args, "--rollouts", str(tmp_path / "missing.jsonl"), "--rollout-backend", "replay"])
+    assert bad.exit_code == 2 and "missing.jsonl" in bad.output and "Traceback" not in bad.output
