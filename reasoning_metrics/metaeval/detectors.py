@@ -161,13 +161,17 @@ class DetectionContext:
 
 def rollout_tasks(solutions: Sequence[LabelledSolution]) -> list[RolloutTask]:
     """The rollouts' view of each solution: its gold answer (``meta["gold"]``, graded as ``meta["type"]``,
-    fill-in by default) as a question, ``None`` where it has none (ProcessBench gives none)."""
+    fill-in by default, against ``meta["options"]``, ``[label, text]`` pairs) as a question, ``None``
+    where it has none (ProcessBench gives none)."""
     tasks = []
     for s in solutions:
         gold = s.meta.get("gold")
         golds = [gold] if isinstance(gold, str) else gold if isinstance(gold, list) else []
         qtype = str(s.meta.get("type") or "fill_in_blank")
-        question = gold_question(s.id, s.problem, [str(g) for g in golds], qtype) if golds else None
+        options = [
+            (str(o[0]), str(o[1])) for o in s.meta.get("options") or [] if isinstance(o, list | tuple) and len(o) == 2
+        ]
+        question = gold_question(s.id, s.problem, [str(g) for g in golds], qtype, options) if golds else None
         tasks.append(RolloutTask(s.problem, s.steps, question))
     return tasks
 

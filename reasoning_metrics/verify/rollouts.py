@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 
-from kg.records import Knowledge, Question, QuestionType, detect_language
+from kg.records import Knowledge, Option, Question, QuestionType, detect_language
 from runners.backends.base import Backend, GenerationRequest, SamplingParams
 from runners.extract import extract
 from runners.grading import grade
@@ -55,8 +55,15 @@ class RolloutResult:
     """Why it was not rolled out (:data:`NO_GOLD`)."""
 
 
-def gold_question(qid: str, problem: str, gold: Sequence[str], qtype: str = "fill_in_blank") -> Question | None:
-    """A question to grade continuations against, from a gold answer and the question type's name.
+def gold_question(
+    qid: str,
+    problem: str,
+    gold: Sequence[str],
+    qtype: str = "fill_in_blank",
+    options: Sequence[tuple[str, str]] = (),
+) -> Question | None:
+    """A question to grade continuations against, from a gold answer, the question type's name and
+    the options as ``(label, text)`` pairs.
 
     ``None`` when the gold answer does not fit the type (a choice answer without its options, say).
     """
@@ -67,6 +74,7 @@ def gold_question(qid: str, problem: str, gold: Sequence[str], qtype: str = "fil
             subject="math",
             type=QuestionType(qtype),
             stem=problem,
+            options=[Option(label=label, text=text) for label, text in options],
             answer=list(gold),
             knowledge=Knowledge(level1="-", level2="-"),
             language=detect_language(problem),

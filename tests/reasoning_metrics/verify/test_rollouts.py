@@ -73,6 +73,15 @@ def test_a_choice_gold_without_options_is_no_gold() -> None:
     assert gold_question("c", "Which?", ["17"], "no_such_type") is None
 
 
+def test_a_choice_continuation_is_graded_by_its_letter() -> None:
+    meta = {"gold": ["B"], "type": "single_choice", "options": [["A", "16"], ["B", "17"]]}
+    choice = from_first_error("c", "Which is 12 + 5?\nA. 16\nB. 17", ["12 + 5 = 18"], 0, meta=meta)
+    (task,) = rollout_tasks([choice])
+    assert task.question is not None
+    assert reaches_gold(task.question, ["12 + 5 = 17"], "So the answer is B")
+    assert not reaches_gold(task.question, ["12 + 5 = 16"], "So the answer is A")
+
+
 def test_the_detector_flags_the_dead_end_and_says_what_came_before() -> None:
     steps = Rollouts().find(Evidence("Q", ["a", "b", "c"], [], rollouts=[0.75, 0.0, 0.0])).steps
     assert [[f.kind for f in s] for s in steps] == [[], [FlagKind.ROLLOUT], []]
