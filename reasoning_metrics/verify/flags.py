@@ -41,7 +41,7 @@ class FlagKind(StrEnum):
     CONTRADICTION = "contradiction"
     """An NLI model finds the step contradicts the question or an earlier step."""
     JUDGE = "judge"
-    """An LLM judge or process reward model names this step as the first wrong one."""
+    """An LLM judge names this step as the first wrong one."""
     PRM = "prm"
     """A process reward model gives the step a probability of being correct below its threshold."""
     ROLLOUT = "rollout"
