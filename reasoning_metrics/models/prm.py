@@ -48,16 +48,20 @@ class TransformersPRM:
         device: str | None = None,
         dtype: str = "auto",
         batch_size: int = 4,
-        max_length: int = 4096,
+        max_length: int | None = None,
     ) -> None:
-        """Load ``model`` (folder or hub id) with its remote code; ``dtype`` auto is float32 on a CPU."""
+        """Load ``model`` (folder or hub id) with its remote code; ``dtype`` auto is float32 on a CPU.
+
+        ``max_length``: the longest input scored, by default the model's ``max_position_embeddings``
+        (4096 for Qwen2.5-Math-PRM-7B); a longer solution is not scored (``None``).
+        """
         import torch
         import transformers
 
         path = model_path(model)
         self.name = f"prm:transformers:{model}"
         self.device = pick_device(device)
-        self.batch_size, self.max_length = batch_size, max_length
+        self.batch_size = batch_size
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(path, trust_remote_code=True)
         torch_dtype = torch.float32 if dtype == "auto" and self.device == "cpu" else dtype
         if isinstance(torch_dtype, str) and torch_dtype != "auto":
@@ -68,6 +72,8 @@ class TransformersPRM:
             .to(self.device)
         )
         self.separator = separator_id(self.tokenizer)
+        positions = getattr(self.model.config, "max_position_embeddings", None)
+        self.max_length = max_length or (positions if isinstance(positions, int) and positions > 0 else 4096)
         pad = self.tokenizer.pad_token_id
         self.pad_id = int(pad if pad is not None else self.tokenizer.eos_token_id or 0)
 
