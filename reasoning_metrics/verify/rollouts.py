@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 
 from kg.records import Knowledge, Option, Question, QuestionType, detect_language
@@ -127,15 +127,7 @@ def rollout_shares(
     params: SamplingParams | None = None,
 ) -> list[RolloutResult]:
     """Each solution's share of continuations reaching its gold answer, per step prefix, in one batch."""
-    params = params or ROLLOUT_SAMPLING
-    sampling = SamplingParams(
-        temperature=params.temperature,
-        top_p=params.top_p,
-        max_tokens=params.max_tokens,
-        n=k,
-        seed=params.seed,
-        stop=params.stop,
-    )
+    sampling = replace(params or ROLLOUT_SAMPLING, n=k)
     chat = bool(getattr(backend, "is_chat", True))
     requests, owners = [], []
     for t, task in enumerate(tasks):

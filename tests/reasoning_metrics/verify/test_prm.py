@@ -125,6 +125,7 @@ def test_batching_and_padding_do_not_change_the_scores(prm_model: Any) -> None:
 def test_a_solution_too_long_for_the_model_is_not_scored(tiny_prm: Path) -> None:
     from reasoning_metrics.models.prm import TransformersPRM
 
+    assert TransformersPRM(str(tiny_prm)).max_length == 2048  # the tiny model's max_position_embeddings
     short = TransformersPRM(str(tiny_prm), max_length=40)
     scored = short.step_probabilities([SOLUTIONS[0], ("Q", ["x " * 200])])
     assert scored[1] is None
