@@ -32,6 +32,7 @@ from reasoning_metrics.steps import StepThresholds
 from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.prm import StepRewardModel
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail
 from runners.bank import run_bank
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
@@ -200,6 +201,7 @@ def score_run(
     source_with_options: bool = False,
     metric_models: Mapping[str, Any] | None = None,
     combiner: tuple[str, Combiner] | None = None,
+    prm: StepRewardModel | None = None,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -215,6 +217,9 @@ def score_run(
     takes them; the header records each metric's models.
     ``combiner`` (its name and the fitted combiner, :mod:`reasoning_metrics.combine`) adds its verdict
     to each record the detectors checked, with the record's grade as the grade feature.
+    With a process
+    reward model ``prm`` (:mod:`~reasoning_metrics.models.prm`) the ``prm`` detector runs too, and the
+    score header names it and the model.
     """
     if combiner is not None and not detectors:
         raise InputError("a combiner reads the detectors' findings: it cannot run with --no-detectors")
@@ -229,6 +234,13 @@ def score_run(
     config = config.model_copy(update={"source": "stem+options" if source_with_options else "stem"})
     if combiner is not None:
         config = config.model_copy(update={"combiner": fingerprint(*combiner)})
+    if detectors and prm is not None:
+        config = config.model_copy(
+            update={
+                "detectors": [*config.detectors, "prm"],
+                "models": {**config.models, "prm": dict.fromkeys(("en", "zh"), prm.name)},
+            }
+        )
     run = run_chains(run_dir, data, lang, select, with_options=source_with_options)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
@@ -263,6 +275,7 @@ def score_run(
                         references=run.references,
                         batch_size=batch_size,
                         cache=store,
+                        prm=prm,
                     )
                     if detectors
                     else [None] * len(chunk)

@@ -9,6 +9,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from k12eval.cli._common import UserError, guarded, parse_pairs
+from k12eval.cli._strong import (
+    PrmBackendOpt,
+    PrmOpt,
+    PrmOptionOpt,
+    load_prm_option,
+    load_rollout_backend,
+)
 
 if TYPE_CHECKING:
     from runners.backends.base import Backend
@@ -159,6 +166,28 @@ def meta_eval(
         Path | None,
         typer.Option("--judge-log", help="JSONL of the judge's answers: resumes from it and appends to it."),
     ] = None,
+    prm: PrmOpt = None,
+    prm_backend: PrmBackendOpt = "transformers",
+    prm_option: PrmOptionOpt = None,
+    rollouts: Annotated[
+        str | None,
+        typer.Option(
+            "--rollouts",
+            help="Model that continues each step prefix (as --judge-model takes it). Enables the 'rollouts' "
+            "detector on solutions with a gold answer; it makes k generations per step.",
+        ),
+    ] = None,
+    rollout_backend: Annotated[
+        str, typer.Option("--rollout-backend", help="transformers, vllm, openai or replay.")
+    ] = "transformers",
+    rollout_k: Annotated[int, typer.Option("--rollout-k", min=1, help="Continuations per step prefix.")] = 4,
+    rollout_option: Annotated[
+        list[str] | None,
+        typer.Option("--rollout-option", "-R", help="KEY=VALUE passed to the rollouts' backend."),
+    ] = None,
+    rollout_max_tokens: Annotated[
+        int, typer.Option("--rollout-max-tokens", min=1, help="Tokens each continuation may generate.")
+    ] = 512,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of Markdown.")] = False,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Also write the report here (.md or .json).")] = None,
     n_boot: Annotated[int, typer.Option("--boot", help="Bootstrap resamples for the intervals.")] = 1000,
@@ -246,6 +275,24 @@ def meta_eval(
         models["nli"] = nli
     if backend is not None and judge_model is not None:
         models["judge"] = judge_model
+    reward_model = None
+    if prm is not None and any(n == "prm" or n.startswith("aggregate") for n in names):
+        reward_model = load_prm_option(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option"))
+    continuer = None
+    if rollouts is not None and any(n == "rollouts" or n.startswith("aggregate") for n in names):
+        from reasoning_metrics.metaeval.detectors import rollout_tasks
+        from reasoning_metrics.verify.rollouts import generation_count
+
+        tasks = rollout_tasks(solutions)
+        with_gold = sum(t.question is not None for t in tasks)
+        typer.echo(
+            f"rollouts: {generation_count(tasks, rollout_k)} generations ({rollout_k} per step of the "
+            f"{with_gold} of {len(tasks)} solutions with a gold answer)",
+            err=True,
+        )
+        continuer = load_rollout_backend(
+            rollouts, rollout_backend, parse_pairs(rollout_option or [], "--rollout-option")
+        )
     context = DetectionContext(
         solutions,
         encoder=encoders,
@@ -254,6 +301,10 @@ def meta_eval(
         judge_log=judge_log,
         judge_params=SamplingParams(temperature=0.0, max_tokens=judge_max_tokens),
         judge_progress=lambda done: typer.echo(f"judged {done}/{len(solutions)} solutions", err=True),
+        prm=reward_model,
+        rollout_backend=continuer,
+        rollout_k=rollout_k,
+        rollout_params=SamplingParams(temperature=0.7, top_p=0.95, max_tokens=rollout_max_tokens),
         cache=False if no_cache else None,
         combiner=fitted,
     )

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from k12eval.cli._common import UserError, guarded
+from k12eval.cli._common import UserError, guarded, parse_pairs
 from k12eval.cli._config import load_config
 from k12eval.cli._score_models import (
     ModelForOpt,
@@ -19,6 +19,7 @@ from k12eval.cli._score_models import (
     metric_models,
     role_models,
 )
+from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt, load_prm_option
 from kg.errors import InputError
 
 app = typer.Typer()
@@ -170,6 +171,9 @@ def score(
             "combiner.json from `k12eval calibrate`, or 'default' (the one shipped). Off unless given.",
         ),
     ] = None,
+    prm: PrmOpt = None,
+    prm_backend: PrmBackendOpt = "transformers",
+    prm_option: PrmOptionOpt = None,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.models import metric_model
@@ -189,6 +193,11 @@ def score(
     own = metric_models(model_for)
     check_models(names, models, own, also=("nli",) if detectors else ())
     target = out or run_dir / SCORES_FILE
+    if prm is not None and not detectors:
+        raise UserError("--prm runs a detector: drop --no-detectors")
+    reward_model = (
+        load_prm_option(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option")) if prm is not None else None
+    )
     # A second `score` on the same file is refused, not interleaved.
     with lock_file(target), encoder_warnings_to_stderr():
         job = score_run(
@@ -208,6 +217,7 @@ def score(
             select=select,
             source_with_options=source_with_options,
             combiner=None if combiner is None else (combiner, load_combiner(combiner)),
+            prm=reward_model,
         )
         typer.echo(
             f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",

@@ -93,6 +93,7 @@ def read_ck12_labels(path: Path, root: Path | None = None) -> list[tuple[str, La
             "model": record.get("model"),
             "graded_correct": record.get("graded_correct"),
             "gold": [str(a) for a in question.answer],
+            "options": [[o.label, o.text] for o in question.options],  # rollouts grade choices against them
             "analysis": question.analysis,
             "extracted": record.get("extracted"),
         }

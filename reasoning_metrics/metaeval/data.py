@@ -137,6 +137,9 @@ def _mr_math(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
     problem = _text(where, record, "question")
     sid = str(record.get("uuid", record.get("id", where)))
     meta = _mr_meta(record)
+    gold = record.get("ground_truth_answer")  # MR-GSM8K's; what rollouts grade continuations against
+    if isinstance(gold, int | float | str) and str(gold).strip():
+        meta["gold"] = [str(gold)]
     if first is not None:
         return from_first_error(sid, problem, steps, first, None, meta)
     labels = (None,) * len(steps) if has_error else (False,) * len(steps)

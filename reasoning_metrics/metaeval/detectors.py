@@ -26,7 +26,16 @@ from reasoning_metrics.verify.detector import Detector, Evidence, Reference
 from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
 from reasoning_metrics.verify.guard import CHAIN_BUDGET_S, Outcome, checking
 from reasoning_metrics.verify.judge_log import judge_resumably
+from reasoning_metrics.verify.prm import PRM_THRESHOLD, StepRewardModel, first_below
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
+from reasoning_metrics.verify.rollouts import (
+    ROLLOUT_K,
+    RolloutResult,
+    RolloutTask,
+    first_dead_end,
+    gold_question,
+    rollout_shares,
+)
 from runners.backends.base import Backend, SamplingParams
 
 
@@ -68,6 +77,12 @@ class DetectionContext:
     judge_params: SamplingParams | None = None
     judge_progress: Callable[[int], None] | None = None
     """Called with the number of solutions judged so far."""
+    prm: StepRewardModel | None = None
+    """A process reward model (:mod:`~reasoning_metrics.models.prm`), if any."""
+    rollout_backend: Backend | None = None
+    """The backend that samples the rollouts' continuations, if any."""
+    rollout_k: int = ROLLOUT_K
+    rollout_params: SamplingParams | None = None
     batch_size: int = 32
     cache: ArrayCache | Path | str | bool | None = False
     """Embedding cache of the ROSCOE scores, as ``score_chains`` takes it (``False``: none)."""
@@ -117,6 +132,22 @@ class DetectionContext:
         return [v.first_error for v in verdicts]
 
     @cached_property
+    def step_rewards(self) -> list[list[float] | None]:
+        """The process reward model's P(correct) per step (``None``: a solution it could not score)."""
+        if self.prm is None:
+            raise Unavailable("needs a process reward model (--prm)")
+        return self.prm.step_probabilities([(s.problem, s.steps) for s in self.solutions])
+
+    @cached_property
+    def rollouts(self) -> list[RolloutResult]:
+        """Each solution's share of continuations reaching its gold answer, per step (:mod:`~reasoning_metrics.verify.rollouts`)."""
+        if self.rollout_backend is None:
+            raise Unavailable("needs a rollout model (--rollouts)")
+        return rollout_shares(
+            rollout_tasks(self.solutions), self.rollout_backend, k=self.rollout_k, params=self.rollout_params
+        )
+
+    @cached_property
     def assessments(self) -> list[SolutionAssessment]:
         roscoe = self.roscoe if self.encoder is not None else None
         contradictions = self.contradictions if self.nli is not None else None
@@ -125,11 +156,30 @@ class DetectionContext:
             self.solutions,
             roscoe=roscoe,
             judged=judged,
+            prm=self.step_rewards if self.prm is not None else None,
+            rollouts=[r.shares for r in self.rollouts] if self.rollout_backend is not None else None,
             nli=None,
             contradictions=contradictions,
             references=[reference_of(s) for s in self.solutions],
             budget_s=self.budget_s,
         )
+
+
+def rollout_tasks(solutions: Sequence[LabelledSolution]) -> list[RolloutTask]:
+    """The rollouts' view of each solution: its gold answer (``meta["gold"]``, graded as ``meta["type"]``,
+    fill-in by default, against ``meta["options"]``, ``[label, text]`` pairs) as a question, ``None``
+    where it has none (ProcessBench gives none)."""
+    tasks = []
+    for s in solutions:
+        gold = s.meta.get("gold")
+        golds = [gold] if isinstance(gold, str) else gold if isinstance(gold, list) else []
+        qtype = str(s.meta.get("type") or "fill_in_blank")
+        options = [
+            (str(o[0]), str(o[1])) for o in s.meta.get("options") or [] if isinstance(o, list | tuple) and len(o) == 2
+        ]
+        question = gold_question(s.id, s.problem, [str(g) for g in golds], qtype, options) if golds else None
+        tasks.append(RolloutTask(s.problem, s.steps, question))
+    return tasks
 
 
 ROSCOE_STEP_PART = {
@@ -271,6 +321,42 @@ def _judge(ctx: DetectionContext) -> DetectorResult:
     return DetectorResult("judge", "k12eval", orientation, solution, steps, list(judged))
 
 
+def _prm(ctx: DetectionContext) -> DetectorResult:
+    """Step score 1 - P(correct); solution score its largest; first wrong step the first below the threshold."""
+    scored = ctx.step_rewards
+    not_checked = {
+        k: "the process reward model could not score it (too long)" for k, p in enumerate(scored) if p is None
+    }
+    solution: list[float | None] = [None if p is None else max((1 - x for x in p), default=0.0) for p in scored]
+    steps: list[list[float | None]] = [
+        [None] * len(s.steps) if p is None else [1 - x for x in p] for s, p in zip(ctx.solutions, scored, strict=True)
+    ]
+    native: list[int | None] = [None if p is None else first_below(p) for p in scored]
+    orientation = f"1 - P(correct) of the process reward model; first wrong step: the first below {PRM_THRESHOLD}"
+    return DetectorResult("prm", "k12eval", orientation, solution, steps, native, not_checked=not_checked)
+
+
+def _rollouts(ctx: DetectionContext) -> DetectorResult:
+    """Step score 1 - share reaching the gold answer; first wrong step the first with share 0."""
+    results = ctx.rollouts
+    not_checked = {k: r.reason or "not rolled out" for k, r in enumerate(results) if r.shares is None}
+    solution: list[float | None] = []
+    steps: list[list[float | None]] = []
+    native: list[int | None] = []
+    for s, r in zip(ctx.solutions, results, strict=True):
+        if r.shares is None:
+            solution.append(None)
+            steps.append([None] * len(s.steps))
+            native.append(None)
+            continue
+        step = [None if x is None else 1 - x for x in r.shares]
+        steps.append(step)
+        solution.append(max((x for x in step if x is not None), default=None))
+        native.append(first_dead_end(r.shares))
+    orientation = "1 - share of continuations reaching the gold answer; first wrong step: the first with share 0"
+    return DetectorResult("rollouts", "k12eval", orientation, solution, steps, native, not_checked=not_checked)
+
+
 def _aggregate(ctx: DetectionContext) -> DetectorResult:
     """A solution the aggregate did not check (``status`` error or too long) has no scores and no prediction."""
     assessments = ctx.assessments
@@ -363,6 +449,8 @@ DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
     **{name: _counts(name, orientation, measure) for name, (orientation, measure) in COUNTED.items()},
     "contradiction": _contradiction,
     "judge": _judge,
+    "prm": _prm,
+    "rollouts": _rollouts,
     "aggregate": _aggregate,
     "aggregate_flags": _aggregate_flags,
     "aggregate_cv": _aggregate_cv,

@@ -11,7 +11,11 @@ Each detector implements one protocol (:class:`~.detector.Detector`: a name, the
 * ``doubt`` (:mod:`.doubt`): self-correction and doubt words;
 * ``repetition``: a step that repeats an earlier one;
 * ``contradiction`` (:mod:`.contradiction`): NLI of each step against the question and earlier steps;
-* ``judge`` (:mod:`.judge`): an LLM judge or process reward model through any backend;
+* ``judge`` (:mod:`.judge`): an LLM judge through any backend;
+* ``prm`` (:mod:`.prm`): a Qwen2.5-Math-PRM-style process reward model's P(correct) of each step
+  (the models: :mod:`reasoning_metrics.models.prm`);
+* ``rollouts`` (:mod:`.rollouts`): Math-Shepherd's share of continuations from each step that reach
+  the gold answer, through any backend;
 * ``final_answer``: no final answer stated; ``not_whole`` (:mod:`.plausibility`): a count that is not whole;
 * ``roscoe`` (:mod:`.baseline`): ROSCOE's Faithfulness-Step, the aggregate's tie-breaker (no flags).
 
@@ -37,12 +41,15 @@ from reasoning_metrics.verify.facts import Fact, stated_facts
 from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment, StepAssessment, StepFlag
 from reasoning_metrics.verify.formulas import stated_formulas
 from reasoning_metrics.verify.judge import JudgeVerdict, judge_solutions, parse_first_error, prm_step_scores
+from reasoning_metrics.verify.prm import PRM_THRESHOLD, StepRewardModel, first_below, prm_messages
 from reasoning_metrics.verify.quantities import UnsupportedOperand, unsupported_operands, unused_given_numbers
 from reasoning_metrics.verify.registry import DETECTORS
+from reasoning_metrics.verify.rollouts import RolloutResult, RolloutTask, first_dead_end, rollout_shares
 
 __all__ = [
     "DETECTORS",
     "FLAG_THRESHOLD",
+    "PRM_THRESHOLD",
     "ClaimCheck",
     "Detector",
     "DoubtCue",
@@ -54,10 +61,13 @@ __all__ = [
     "FlagKind",
     "JudgeVerdict",
     "Reference",
+    "RolloutResult",
+    "RolloutTask",
     "SolutionAssessment",
     "StepAssessment",
     "StepCheck",
     "StepFlag",
+    "StepRewardModel",
     "UnsupportedOperand",
     "Verdict",
     "assess_one",
@@ -66,11 +76,15 @@ __all__ = [
     "check_steps",
     "doubt_cues",
     "equation_conflicts",
+    "first_below",
     "first_contradiction",
+    "first_dead_end",
     "inspect_step",
     "judge_solutions",
     "parse_first_error",
+    "prm_messages",
     "prm_step_scores",
+    "rollout_shares",
     "stated_conversions",
     "stated_facts",
     "stated_formulas",

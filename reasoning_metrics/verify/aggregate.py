@@ -21,7 +21,7 @@ fallback were fixed before any measurement):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.records import ChainScores
@@ -77,6 +77,8 @@ def assess_solutions(
     roscoe: Sequence[ChainScores] | None = None,
     contradictions: Sequence[Sequence[float]] | None = None,
     references: Sequence[Reference | None] | None = None,
+    prm: Sequence[Sequence[float] | None] | None = None,
+    rollouts: Sequence[Sequence[float | None] | None] | None = None,
     batch_size: int = 64,
     budget_s: float | None = CHAIN_BUDGET_S,
 ) -> list[SolutionAssessment]:
@@ -85,8 +87,11 @@ def assess_solutions(
     ``judged`` is an LLM judge's first wrong step per solution (-1 none, ``None``
     unparsed), from :func:`.judge.judge_solutions`. ``roscoe`` (:func:`.baseline.roscoe_scores`)
     and ``contradictions`` (:func:`.contradiction.step_contradictions`) may be passed when already
-    computed; otherwise they are computed when ``encoder`` / ``nli`` is given. ``references`` are the
-    gold answers and teacher's analyses, per solution (``None`` where there is none). Each solution gets
+    computed; otherwise they are computed when ``encoder`` / ``nli`` is given. ``references`` are the gold answers and teacher's analyses,
+    per solution (``None`` where there is none). ``prm`` is a process
+    reward model's P(correct) per step (:mod:`.prm`), ``rollouts`` the share of continuations reaching
+    the gold answer per step (:mod:`.rollouts`); a solution's ``None`` there means the model could
+    not score it (the detector is then unavailable for it alone). Each solution gets
     ``budget_s`` seconds of the CPU detectors (see :func:`assess_one`).
     """
     if roscoe is None and encoder is not None:
@@ -100,9 +105,18 @@ def assess_solutions(
         unavailable["contradiction"] = "no NLI model given"
     if judged is None:
         unavailable["judge"] = "no judge backend given"
+    if prm is None:
+        unavailable["prm"] = "no process reward model given"
+    if rollouts is None:
+        unavailable["rollouts"] = "no rollout backend given"
     out = []
     for k, solution in enumerate(solutions):
         reference = references[k] if references is not None else None
+        mine = dict(unavailable)
+        if prm is not None and prm[k] is None:
+            mine["prm"] = "the process reward model could not score this solution (too long)"
+        if rollouts is not None and rollouts[k] is None:
+            mine["rollouts"] = "no gold answer to compare continuations with"
         out.append(
             assess_one(
                 solution,
@@ -110,7 +124,9 @@ def assess_solutions(
                 contradictions=contradictions[k] if contradictions is not None else None,
                 judged=judged[k] if judged is not None else None,
                 reference=reference,
-                unavailable=unavailable if reference is not None else {**unavailable, **without_reference()},
+                prm=prm[k] if prm is not None else None,
+                rollouts=rollouts[k] if rollouts is not None else None,
+                unavailable=mine if reference is not None else {**mine, **without_reference()},
                 budget_s=budget_s,
             )
         )
@@ -124,6 +140,8 @@ def assess_one(
     contradictions: Sequence[float] | None = None,
     judged: int | None = None,
     reference: Reference | None = None,
+    prm: Sequence[float] | None = None,
+    rollouts: Sequence[float | None] | None = None,
     unavailable: dict[str, str] | None = None,
     budget_s: float | None = CHAIN_BUDGET_S,
 ) -> SolutionAssessment:
@@ -132,7 +150,15 @@ def assess_one(
     Never raises: a solution the detectors fail on, or cannot finish within ``budget_s`` seconds
     (``None``: no limit), comes back with ``status`` ``error`` or ``too_long`` (see :func:`not_checked`).
     """
-    outcome = checking(lambda: _assess(solution, roscoe, contradictions, judged, reference, unavailable), budget_s)
+    evidence = {
+        "roscoe": roscoe,
+        "contradictions": contradictions,
+        "judged": judged,
+        "reference": reference,
+        "prm": prm,
+        "rollouts": rollouts,
+    }
+    outcome = checking(lambda: _assess(solution, evidence, unavailable), budget_s)
     if outcome.value is not None:
         return outcome.value
     assert outcome.status is not None
@@ -151,16 +177,12 @@ def not_checked(solution: Solution, status: NotChecked, reason: str) -> Solution
     )
 
 
-def _assess(
-    solution: Solution,
-    roscoe: ChainScores | None,
-    contradictions: Sequence[float] | None,
-    judged: int | None,
-    reference: Reference | None,
-    unavailable: dict[str, str] | None,
-) -> SolutionAssessment:
+def _assess(solution: Solution, given: dict[str, Any], unavailable: dict[str, str] | None) -> SolutionAssessment:
+    """``given``: the optional parts of the :class:`~.detector.Evidence` (ROSCOE, contradictions, judge, reference, PRM, rollouts)."""
     checks = check_steps(solution.steps)
-    found = findings(Evidence(solution.problem, solution.steps, checks, roscoe, contradictions, judged, reference))
+    roscoe: ChainScores | None = given["roscoe"]
+    contradictions: Sequence[float] | None = given["contradictions"]
+    found = findings(Evidence(solution.problem, solution.steps, checks, **given))
     solution_flags = found.solution
     steps = [
         StepAssessment(

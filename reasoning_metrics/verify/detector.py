@@ -17,8 +17,9 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import StepCheck
 from reasoning_metrics.verify.flags import SEVERITY, FlagKind, StepFlag
 
-Input = Literal["problem", "steps", "checks", "roscoe", "contradictions", "judged", "reference"]
-"""A part of the :class:`Evidence`; ``roscoe``, ``contradictions``, ``judged`` and ``reference`` may be absent."""
+Input = Literal["problem", "steps", "checks", "roscoe", "contradictions", "judged", "reference", "prm", "rollouts"]
+"""A part of the :class:`Evidence`; ``roscoe``, ``contradictions``, ``judged``, ``reference``, ``prm`` and
+``rollouts`` may be absent."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,11 @@ class Evidence:
     """The judge's first wrong step (-1 none), if a judge ran and answered."""
     reference: Reference | None = None
     """The gold answer and teacher's analysis, where the bank has them."""
+    prm: Sequence[float] | None = None
+    """A process reward model's P(correct) of each step (:mod:`~.prm`), if one ran on this solution."""
+    rollouts: Sequence[float | None] | None = None
+    """Per step, the share of sampled continuations from its prefix that reach the gold answer
+    (``None``: the backend failed on that prefix), if rollouts ran on this solution (:mod:`~.rollouts`)."""
 
     def has(self, inputs: frozenset[Input]) -> bool:
         """Whether every one of ``inputs`` is present."""

@@ -41,7 +41,11 @@ class FlagKind(StrEnum):
     CONTRADICTION = "contradiction"
     """An NLI model finds the step contradicts the question or an earlier step."""
     JUDGE = "judge"
-    """An LLM judge or process reward model names this step as the first wrong one."""
+    """An LLM judge names this step as the first wrong one."""
+    PRM = "prm"
+    """A process reward model gives the step a probability of being correct below its threshold."""
+    ROLLOUT = "rollout"
+    """No sampled continuation from this step's prefix reaches the gold answer (Math-Shepherd rollouts)."""
     UNUSED_GIVEN = "unused_given"
     """(solution level) a number given in the question is never used."""
     NO_FINAL_ANSWER = "no_final_answer"
@@ -75,6 +79,7 @@ SEVERITY = {
     FlagKind.ARITHMETIC: 0.9,
     FlagKind.EQUATION: 0.7,
     FlagKind.JUDGE: 0.8,
+    FlagKind.ROLLOUT: 0.8,
     FlagKind.UNSUPPORTED_NUMBER: 0.5,
     FlagKind.REPETITION: 0.5,
     FlagKind.UNUSED_GIVEN: 0.3,
@@ -89,7 +94,8 @@ SEVERITY = {
     FlagKind.WRONG_VERDICT: 0.8,
 }
 """Severity of each kind of flag; doubt cues carry their own (:data:`.doubt.WEIGHTS`), contradictions
-``CONTRADICTION_WEIGHT * P(contradiction)`` (:mod:`.detectors.contradiction`)."""
+``CONTRADICTION_WEIGHT * P(contradiction)`` (:mod:`.detectors.contradiction`), a process reward
+model's flag ``1 - P(correct)`` (:mod:`.detectors.prm`)."""
 
 
 class StepFlag(BaseModel):

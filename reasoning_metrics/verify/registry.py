@@ -19,8 +19,10 @@ from reasoning_metrics.verify.detectors.final_answer import FinalAnswer
 from reasoning_metrics.verify.detectors.judge import Judge
 from reasoning_metrics.verify.detectors.not_whole import NotWhole
 from reasoning_metrics.verify.detectors.option_verdicts import OptionVerdicts
+from reasoning_metrics.verify.detectors.prm import PRM
 from reasoning_metrics.verify.detectors.reference import AgainstReference
 from reasoning_metrics.verify.detectors.repetition import Repetition
+from reasoning_metrics.verify.detectors.rollouts import Rollouts
 from reasoning_metrics.verify.detectors.roscoe import Roscoe
 from reasoning_metrics.verify.detectors.unsupported_numbers import UnsupportedNumbers
 from reasoning_metrics.verify.detectors.unused_given import UnusedGiven
@@ -36,6 +38,8 @@ _ALL: tuple[Detector, ...] = (
     Repetition(),
     Contradiction(),
     Judge(),
+    PRM(),
+    Rollouts(),
     UnusedGiven(),
     FinalAnswer(),
     NotWhole(),

@@ -24,11 +24,16 @@ from reasoning_metrics.verify.aggregate import assess_one, without_reference
 from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.prm import StepRewardModel
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
 
-DETECTORS = tuple(name for name, detector in REGISTRY.items() if "judged" not in detector.needs)
-"""What ``k12eval score`` runs (each where its model is there): every registered detector but the
-judge, which needs a backend."""
+GIVEN_ONLY = ("judged", "prm", "rollouts")
+"""Evidence ``k12eval score`` has only when the user gives its model: the judge's backend (never),
+a process reward model (``--prm``), a rollout backend (never)."""
+DETECTORS = tuple(name for name, detector in REGISTRY.items() if not set(GIVEN_ONLY) & detector.needs)
+"""What ``k12eval score`` always names (each runs where its model is there): every registered detector
+but the judge, the process reward model and rollouts, which need a model the user names; ``prm`` is
+added to a score header when ``--prm`` is given."""
 NO_JUDGE = "k12eval score runs no judge (see k12eval meta-eval --detectors judge)"
 NO_ENCODER = "no step similarities: no sentence encoder ran on this chain, or the question has no sentences"
 
@@ -69,6 +74,7 @@ def assess_scored(
     references: Mapping[str, Reference] | None = None,
     batch_size: int = 32,
     cache: ArrayCache | None = None,
+    prm: StepRewardModel | None = None,
 ) -> list[SolutionAssessment]:
     """The aggregate's assessment of each scored chain, in order.
 
@@ -79,7 +85,8 @@ def assess_scored(
     ``nli``: language -> the NLI model, or the reason there is none (then the
     contradiction detector is reported unavailable with it, and no number is written).
     All pairs of all chains of one language go to the model together. ``references``: chain id ->
-    the gold answer, teacher's analysis and grading, where the bank has an analysis.
+    the gold answer, teacher's analysis and grading, where the bank has an analysis. ``prm``: a process reward
+    model, run on all the chains at once (its detector runs only when one is given).
     """
     references = references or {}
     premises = premises or problems
@@ -96,10 +103,13 @@ def assess_scored(
             batch_size=sys.maxsize,  # all pairs at once: the cached model dedups and batches them itself
         )
         contradictions.update(zip(members, found, strict=True))
+    rewards = prm.step_probabilities([(s.problem, s.steps) for s in solutions]) if prm is not None else None
     out = []
     for k, (solution, scores) in enumerate(zip(solutions, scored, strict=True)):
         roscoe = roscoe_detail(scores)
         unavailable = {"judge": NO_JUDGE}
+        if rewards is not None and rewards[k] is None:
+            unavailable["prm"] = "the process reward model could not score this chain (too long)"
         if roscoe is None:
             unavailable["roscoe"] = NO_ENCODER
         reference = references.get(solution.id)
@@ -114,6 +124,7 @@ def assess_scored(
                 roscoe=roscoe,
                 contradictions=contradictions.get(k),
                 reference=reference,
+                prm=rewards[k] if rewards is not None else None,
                 unavailable=unavailable,
             )
         )

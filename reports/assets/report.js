@@ -97,6 +97,8 @@
     repetition: ['重复', 'repetition'],
     contradiction: ['矛盾', 'contradiction'],
     judge: ['评审模型', 'judge'],
+    prm: ['过程奖励模型', 'process reward model'],
+    rollout: ['续写都得不到正确答案', 'no rollout reaches the answer'],
     unused_given: ['已知数未用', 'unused given'],
     no_final_answer: ['没有最终答案', 'no final answer'],
     not_whole: ['个数不是整数', 'count not whole'],

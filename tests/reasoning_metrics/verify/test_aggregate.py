@@ -36,7 +36,7 @@ def test_a_correct_solution_has_no_flags_and_no_suspect() -> None:
     (a,) = assess_solutions([Sol("ok", QUESTION, ["12 + 5 = 17", "The answer is 17."])])
     assert kinds(a) == [[], []] and a.flags == []
     assert (a.score, a.first_suspect) == (0.0, -1)
-    assert set(a.unavailable) == {"roscoe", "contradiction", "judge", "reference", "option_verdicts"}
+    assert set(a.unavailable) == {"roscoe", "contradiction", "judge", "reference", "option_verdicts", "prm", "rollouts"}
 
 
 def test_false_arithmetic_flags_its_step_and_is_the_first_suspect() -> None:
@@ -154,8 +154,19 @@ def test_contradictions_and_judge_add_flags_where_they_point() -> None:
     assert (
         "contradiction" in a.detectors
         and "judge" in a.detectors
-        and set(a.unavailable) == {"roscoe", "reference", "option_verdicts"}
+        and set(a.unavailable) == {"roscoe", "reference", "option_verdicts", "prm", "rollouts"}
     )
+
+
+def test_a_process_reward_model_and_rollouts_add_flags_where_they_point() -> None:
+    sol = Sol("p", QUESTION, ["12 + 5 = 17", "He gives 3 away: 17 - 3 = 14", "The answer is 14."])
+    (a,) = assess_solutions([sol], prm=[[0.9, 0.3, 0.2]], rollouts=[[0.5, 1.0, 0.0]])
+    assert kinds(a) == [[], ["prm"], ["prm", "rollout"]]
+    assert a.steps[1].flags[0].severity == pytest.approx(0.7)
+    assert a.first_suspect == 1 and {"prm", "rollouts"} <= set(a.detectors)
+    (unscored,) = assess_solutions([sol], prm=[None], rollouts=[None])
+    assert kinds(unscored) == [[], [], []]
+    assert "could not score" in unscored.unavailable["prm"] and "gold" in unscored.unavailable["rollouts"]
 
 
 def test_roscoe_only_breaks_ties() -> None:

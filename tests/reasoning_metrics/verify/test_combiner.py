@@ -80,24 +80,24 @@ def test_mr_math_keeps_the_graded_answer() -> None:
 def test_features_follow_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """A detector added to the registry becomes features without a change in features.py."""
     judge = registry.DETECTORS["judge"]
-    renamed = dataclasses.make_dataclass("Prm", [])()
+    renamed = dataclasses.make_dataclass("Newcomer", [])()
     for attr in ("reads", "needs", "kinds", "find"):
         setattr(renamed, attr, getattr(judge, attr))
-    renamed.name = "prm"
-    table = {("prm" if k == "judge" else k): (renamed if k == "judge" else v) for k, v in registry.DETECTORS.items()}
+    renamed.name = "newcomer"
+    table = {("newcomer" if k == "judge" else k): (renamed if k == "judge" else v) for k, v in registry.DETECTORS.items()}
     monkeypatch.setattr(registry, "DETECTORS", table)
     import reasoning_metrics.combine.features as features
 
     monkeypatch.setattr(features, "DETECTORS", table)
     names = feature_names(roscoe=False, grade=True)
-    assert {"prm.count", "prm.max", "prm.earlier", "prm.solution"} <= set(names) and "judge.max" not in names
+    assert {"newcomer.count", "newcomer.max", "newcomer.earlier", "newcomer.solution"} <= set(names) and "judge.max" not in names
     flag = StepFlag(kind=FlagKind.JUDGE, severity=0.8, message="named")
     assessment = SolutionAssessment(
         id="s", score=0.8, first_suspect=1,
         steps=[StepAssessment(index=0, suspicion=0), StepAssessment(index=1, suspicion=0.8, flags=[flag])],
     )  # fmt: skip
     rows = step_features(["a", "b"], assessment, graded=False)
-    assert (rows[1]["prm.count"], rows[1]["prm.max"], rows[0]["prm.max"]) == (1.0, 0.8, 0.0)
+    assert (rows[1]["newcomer.count"], rows[1]["newcomer.max"], rows[0]["newcomer.max"]) == (1.0, 0.8, 0.0)
     assert rows[1]["aggregate.suspect"] == 1.0 and rows[0]["grade.wrong"] == 1.0
     assert set(rows[0]) == set(names)
 

@@ -66,7 +66,17 @@ def _evidence() -> list[Evidence]:
     roscoe = roscoe_scores(SOLUTIONS, TableEncoder({}, default=[1.0, 0.0]))
     contradictions = step_contradictions([(s.problem, s.steps) for s in SOLUTIONS], WordNLI())
     return [
-        Evidence(s.problem, s.steps, check_steps(s.steps), roscoe[k], contradictions[k], 0, REFERENCES[k])
+        Evidence(
+            s.problem,
+            s.steps,
+            check_steps(s.steps),
+            roscoe[k],
+            contradictions[k],
+            judged=0,
+            reference=REFERENCES[k],
+            prm=[0.9] + [0.2] * (len(s.steps) - 1),
+            rollouts=([0.5, 0.0] + [None] * len(s.steps))[: len(s.steps)],
+        )
         for k, s in enumerate(SOLUTIONS)
     ]
 
@@ -116,6 +126,8 @@ def test_the_aggregate_names_the_registry_detectors_that_ran() -> None:
         nli=WordNLI(),
         judged=[0] + [-1] * (len(SOLUTIONS) - 1),
         references=REFERENCES,
+        prm=[[0.9] * len(s.steps) for s in SOLUTIONS],
+        rollouts=[[1.0] * len(s.steps) for s in SOLUTIONS],
     )
     assert [a.detectors for a in everything] == [list(DETECTORS)] * len(SOLUTIONS)
     bare = assess_solutions(SOLUTIONS)
@@ -125,7 +137,7 @@ def test_the_aggregate_names_the_registry_detectors_that_ran() -> None:
 
 
 def test_score_and_meta_evaluation_use_the_registry_names() -> None:
-    assert set(SCORED) == set(DETECTORS) - {"judge"}
+    assert set(SCORED) == set(DETECTORS) - {"judge", "prm", "rollouts"}
     assert set(COUNTED) <= set(DETECTORS) and set(COUNTED) <= set(METAEVAL)
     assert {"contradiction", "judge"} <= set(DETECTORS) & set(METAEVAL)
 

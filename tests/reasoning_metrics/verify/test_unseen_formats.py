@@ -63,7 +63,14 @@ def test_every_detector_runs_on_each_shape(path: Path, fmt: str) -> None:
     context = DetectionContext(solutions, encoder=TableEncoder({}, default=[1.0, 0.5]))
     results = run_detectors(context)
     unavailable = {r.name for r in results if r.unavailable}
-    assert unavailable == {"roscoe.source_consistency", "roscoe.self_consistency", "contradiction", "judge"}
+    assert unavailable == {
+        "roscoe.source_consistency",
+        "roscoe.self_consistency",
+        "contradiction",
+        "judge",
+        "prm",
+        "rollouts",
+    }
     assert all(
         len(r.step_scores[k]) == len(s.steps) for r in results if not r.unavailable for k, s in enumerate(solutions)
     )

@@ -1,0 +1,29 @@
+"""``prm``: a process reward model gives a step a probability of being correct below its threshold (:mod:`..prm`)."""
+
+from __future__ import annotations
+
+from reasoning_metrics.verify.detector import Evidence, Findings, Input
+from reasoning_metrics.verify.flags import FlagKind, StepFlag
+from reasoning_metrics.verify.prm import PRM_THRESHOLD
+
+
+class PRM:
+    """A flag of severity ``1 - P(correct)`` on every step the PRM scores below :data:`~..prm.PRM_THRESHOLD`.
+
+    Its first flagged step is the PRM's own first wrong step (severity above 0.5, so the aggregate
+    names it too unless an earlier step is flagged).
+    """
+
+    name = "prm"
+    reads: frozenset[Input] = frozenset({"prm"})
+    needs: frozenset[Input] = frozenset({"prm"})
+    kinds = frozenset({FlagKind.PRM})
+
+    def find(self, evidence: Evidence) -> Findings:
+        """Flags per step."""
+        steps: list[list[StepFlag]] = [[] for _ in evidence.steps]
+        for i, p in enumerate(evidence.prm or ()):
+            if i < len(steps) and p < PRM_THRESHOLD:
+                message = f"the process reward model gives this step P(correct) = {p:.2f}"
+                steps[i].append(StepFlag(kind=FlagKind.PRM, severity=1 - p, message=message))
+        return Findings.at_steps(steps)
