@@ -57,3 +57,14 @@ class InputError(Exception):
     def from_problem(cls, problem: Problem) -> InputError:
         """Wrap a :class:`Problem` found while reading input."""
         return cls(str(problem), problem)
+
+
+class OtherRunError(InputError):
+    """An output (a run folder, a score file) holds the work of other options, so it cannot be resumed.
+
+    ``path`` is that output: a caller that owns it (the demo's work folder) may move it aside and start again.
+    """
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(message)
+        self.path = path

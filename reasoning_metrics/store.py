@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from kg.errors import InputError, Problem
+from kg.errors import InputError, OtherRunError, Problem
 from reasoning_metrics.permetric import Assigned, base_roles, plans
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.registry import METRICS, Metric
@@ -126,9 +126,10 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
             if "metric_models" in changed and {"metrics", "models"} & set(changed):
                 changed.remove("metric_models")  # follows from those: naming them says it shorter
             hint = " (or resume with --detectors/--no-detectors as it was)" if "detectors" in changed else ""
-            raise InputError(
+            raise OtherRunError(
                 f"{header}: {out.name} was scored with other {', '.join(changed)} "
-                f"({_describe(old, changed)}); use another output file or delete it to rescore{hint}"
+                f"({_describe(old, changed)}); use another output file or delete it to rescore{hint}",
+                out,
             )
     return {record["id"] for _, record in read_score_lines(out, repair=True)}
 

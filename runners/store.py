@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kg.errors import InputError, Problem
+from kg.errors import InputError, OtherRunError, Problem
 from runners.files import atomic_write, lock_folder, naming
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
 
@@ -75,9 +75,10 @@ class RunStore:
             clash = differing_fields(old, header, (*IDENTITY_FIELDS, "shard"))
             if clash:
                 field, before, now = clash[0]
-                raise InputError(
+                raise OtherRunError(
                     f"{self.root} holds a different run ({field}: {before!r} there, {now!r} now); "
-                    "choose another --out, or repeat the original options to resume"
+                    "choose another --out, or repeat the original options to resume",
+                    self.root,
                 )
             self.repair()
             return old

@@ -18,6 +18,7 @@ from k12eval.cli._demo_stages import (
     run_progress,
     vllm_python,
 )
+from kg.errors import OtherRunError
 from reasoning_metrics.models.languages import english_only_warning
 
 COT_RUN = "zero-shot-cot"
@@ -230,12 +231,33 @@ def _answer(
             run_in_vllm_env(vllm_env, _run_args(options), echo)
             outcome.append(f"answers in {options.out}")
             return
-        summary = run_questions(options, progress=run_progress(echo, options.mode))
+        try:
+            summary = run_questions(options, progress=run_progress(echo, options.mode))
+        except OtherRunError as exc:  # an earlier demo's run, made by another version: the work folder is ours
+            set_aside(exc, echo)
+            summary = run_questions(options, progress=run_progress(echo, options.mode))
         overall = next(row for row in summary.rows() if row["type"] == "all")
         outcome.append(
             f"{summary.new} new, {summary.resumed} resumed; accuracy {overall['accuracy']:.0%}, "
             f"unparsed {overall['unparsed']:.0%}"
         )
+
+
+def set_aside(exc: OtherRunError, echo: Echo) -> Path:
+    """Move the demo's own output that another version made (a run folder, a score file and its header)
+    to ``<name>.old-N`` beside it, so the stage starts again; nothing is deleted."""
+    path = exc.path
+    n = 1
+    while (kept := path.with_name(f"{path.stem}.old-{n}{path.suffix}")).exists():
+        n += 1
+    if path.suffix == ".jsonl":  # a score file: its header goes with it
+        header = path.with_suffix(".json")
+        if header.exists():
+            header.rename(kept.with_suffix(".json"))
+    path.rename(kept)
+    echo(f"      {exc}")
+    echo(f"      the demo's own output, so it was moved to {kept} and this stage starts again")
+    return kept
 
 
 def _run_args(options: Any) -> list[str]:
@@ -260,7 +282,12 @@ def _score(times: StageTimes, run_dir: Path, encoders: dict[str, str], nli: str 
     with times.stage("step scores", f"ROSCOE scores of the {COT_RUN} chains") as outcome, warnings.catch_warnings():
         # Said already, naming the demo's own flag (--embedder-zh) rather than the scorer's.
         warnings.simplefilter("ignore", EnglishOnlyEncoderWarning)
-        job = score_run(run_dir, models={"encoder": encoders, "nli": nli or "none"}, model_resolver=metric_model)
+        models = {"encoder": encoders, "nli": nli or "none"}
+        try:
+            job = score_run(run_dir, models=models, model_resolver=metric_model)
+        except OtherRunError as exc:  # scored by an earlier version: rescore, keeping the old file
+            set_aside(exc, echo)
+            job = score_run(run_dir, models=models, model_resolver=metric_model)
         if job.todo:
             echo(f"      {job.todo} chain(s) to score, {job.already} already scored")
         for n, _ in enumerate(job.records, start=1):
