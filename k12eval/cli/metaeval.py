@@ -312,15 +312,15 @@ def meta_eval(
     report = meta_evaluate(
         solutions, results, data=str(data), fmt=fmt, n_boot=n_boot, seed=seed, folds=folds, models=models
     )
-    text = to_json(report) if as_json else to_markdown(report)
-    if by and not as_json:
+    markdown = to_markdown(report)
+    if by:
         from reasoning_metrics.metaeval.groups import by_group, group_markdown
 
-        text += f"\n## By {by}\n\n" + group_markdown(by_group(solutions, results, key=by, seed=seed, folds=folds))
-    typer.echo(text, nl=False)
-    if out is not None:
+        markdown += f"\n## By {by}\n\n" + group_markdown(by_group(solutions, results, key=by, seed=seed, folds=folds))
+    typer.echo(to_json(report) if as_json else markdown, nl=False)
+    if out is not None:  # the Markdown file holds what the terminal shows, --by table included
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(to_json(report) if out.suffix == ".json" else to_markdown(report), encoding="utf-8")
+        out.write_text(to_json(report) if out.suffix == ".json" else markdown, encoding="utf-8")
 
 
 def _lodo(

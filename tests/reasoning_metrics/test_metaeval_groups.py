@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from reasoning_metrics.metaeval.detectors import DetectorResult
 from reasoning_metrics.metaeval.groups import by_group, group_markdown
 from reasoning_metrics.metaeval.solution import from_first_error
@@ -36,3 +38,25 @@ def test_a_planted_set_is_still_compared_with_its_originals() -> None:
     ]
     rows = by_group(solutions, [_result([0.2, 0.9, 0.1])])
     assert [(r.group, r.solutions) for r in rows] == [("swap", 2), ("reworded", 2)]
+
+
+def test_the_markdown_file_holds_the_by_table_the_terminal_shows(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    chains = tmp_path / "chains.jsonl"
+    rows = [
+        {"id": "o", "problem": "3 + 4?", "steps": ["3 + 4 = 7", "The answer is 7."], "first_error": -1,
+         "meta": {"kind": "original"}},
+        {"id": "e", "problem": "3 + 4?", "steps": ["3 + 4 = 8", "The answer is 8."], "first_error": 0,
+         "meta": {"kind": "number"}},
+    ]  # fmt: skip
+    chains.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "report.md"
+    args = ["meta-eval", str(chains), "--format", "chains", "--encoder", "none", "--by", "kind", "--boot", "0"]
+    result = CliRunner().invoke(app, [*args, "-d", "arithmetic", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "## By kind" in result.output and "## By kind" in out.read_text(encoding="utf-8")

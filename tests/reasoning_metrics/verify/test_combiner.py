@@ -84,13 +84,17 @@ def test_features_follow_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     for attr in ("reads", "needs", "kinds", "find"):
         setattr(renamed, attr, getattr(judge, attr))
     renamed.name = "newcomer"
-    table = {("newcomer" if k == "judge" else k): (renamed if k == "judge" else v) for k, v in registry.DETECTORS.items()}
+    table = {
+        ("newcomer" if k == "judge" else k): (renamed if k == "judge" else v) for k, v in registry.DETECTORS.items()
+    }
     monkeypatch.setattr(registry, "DETECTORS", table)
     import reasoning_metrics.combine.features as features
 
     monkeypatch.setattr(features, "DETECTORS", table)
     names = feature_names(roscoe=False, grade=True)
-    assert {"newcomer.count", "newcomer.max", "newcomer.earlier", "newcomer.solution"} <= set(names) and "judge.max" not in names
+    assert {"newcomer.count", "newcomer.max", "newcomer.earlier", "newcomer.solution"} <= set(
+        names
+    ) and "judge.max" not in names
     flag = StepFlag(kind=FlagKind.JUDGE, severity=0.8, message="named")
     assessment = SolutionAssessment(
         id="s", score=0.8, first_suspect=1,
