@@ -27,6 +27,7 @@
       none: '（无）', noAnswer: '这次运行没有回答这道题。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
       paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
       disagree: 'A 与 B 结论不同的题目', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
+      findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；化学、物理知识性错误大多找不到，真实中文解答的第一个错误步骤只有约五分之一被准确定位（见 docs/detectors.md）。以教师判断为准。',
       verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注保存在本浏览器（localStorage）中；下载的 JSONL 可由 k12eval meta-eval --format chains 读取。',
       steps: '步骤', firstErrorCol: '首错步骤', complete: '完整', clearAll: '清除全部标注', tableSource: '出处',
       noData: '没有数据', warnings: '提示', generated: '生成时间', id: '编号', result: '结果', open: '打开',
@@ -57,6 +58,7 @@
       paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
       bothWrong: 'both wrong', disagree: 'Questions where A and B disagree', difference: 'difference (B − A)',
       exportJsonl: 'Download JSONL', labelled: 'Labelled solutions',
+      findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; false chemistry and physics facts mostly are not, and on real Chinese answers the first wrong step is placed exactly about one time in five (docs/detectors.md). The teacher's judgement decides.",
       verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
       steps: 'Steps', firstErrorCol: 'First error', complete: 'Complete', clearAll: 'Clear all verdicts', tableSource: 'Source',
       noData: 'No data', warnings: 'Notes', generated: 'Generated', id: 'Id', result: 'Result', open: 'Open',
@@ -712,6 +714,7 @@
     panel.appendChild(el('h4', null, t('steps') + ' (' + a.steps.length + ')'));
     panel.appendChild(a.steps.length ? list : el('p', { class: 'muted' }, t('noSteps')));
     if (a.steps.length) {
+      panel.appendChild(el('p', { class: 'muted', 'data-help': 'findings' }, t('findingsHelp')));
       panel.appendChild(el('div', { class: 'tools' },
         el('button', { type: 'button', class: 'btn ghost', 'data-verdict': 'all-right', on: { click: () => { setLabels(runId, qi, a.steps.map(() => true)); route(); } } }, t('allRight')),
         el('button', { type: 'button', class: 'btn ghost', 'data-verdict': 'clear', on: { click: () => { setLabels(runId, qi, a.steps.map(() => null)); route(); } } }, t('clear'))));

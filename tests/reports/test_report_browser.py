@@ -132,6 +132,8 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     assert len(driver.find_elements(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] li.t-right")) == 1
     flagged = driver.find_elements(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] li.flagged")
     assert flagged, "the detector flags should highlight steps"
+    # Beside the flags, what they can and cannot find (in the page's language).
+    assert "docs/detectors.md" in css(driver, f".answer[data-run='{run_id}'] p[data-help='findings']").text
     flagged[0].find_element(By.CSS_SELECTOR, ".text").click()
     assert "f(2)=1/2×4+3=5" in flagged[0].find_element(By.CSS_SELECTOR, ".detail").text  # matched reference step
     # The detectors' flags: kind and message on the step, the first suspect step outlined.
