@@ -49,8 +49,9 @@ def load_prm_option(model: str, backend: str, options: dict[str, Any]) -> StepRe
         raise UserError(f"--prm {model!r}: the {backend} backend could not load it ({reason})") from None
 
 
-def load_rollout_backend(model: str, backend: str, options: dict[str, Any]) -> Backend:
-    """The ``--rollouts`` model's backend, loaded like ``k12eval run`` loads one."""
+def load_backend_option(option: str, model: str, backend: str, options: dict[str, Any]) -> Backend:
+    """The backend of a model that ``option`` names (``--judge-model``, ``--rollouts``), loaded like
+    ``k12eval run`` loads one (catalogue names work for local backends), or a one-line :class:`UserError`."""
     from kg.errors import InputError
     from runners.backends import get_backend
 
@@ -64,4 +65,4 @@ def load_rollout_backend(model: str, backend: str, options: dict[str, Any]) -> B
         raise
     except Exception as exc:
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-        raise UserError(f"--rollouts {model!r}: the {backend} backend could not load it ({reason})") from None
+        raise UserError(f"{option} {model!r}: the {backend} backend could not load it ({reason})") from None

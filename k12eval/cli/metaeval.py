@@ -13,12 +13,12 @@ from k12eval.cli._strong import (
     PrmBackendOpt,
     PrmOpt,
     PrmOptionOpt,
+    load_backend_option,
     load_prm_option,
-    load_rollout_backend,
 )
 
 if TYPE_CHECKING:
-    from runners.backends.base import Backend
+    pass
 
 app = typer.Typer()
 
@@ -68,24 +68,6 @@ def load_encoder(spec: str) -> Any:
     from reasoning_metrics.verify.baseline import DEFAULT_ENCODER
 
     return _model("encoder", DEFAULT_ENCODER if spec == "default" else spec, "--encoder")
-
-
-def _judge_backend(model: str, backend: str, options: dict[str, Any]) -> Backend:
-    """The judge's backend, loaded like ``k12eval run`` loads one (catalogue names work for local backends)."""
-    from kg.errors import InputError
-    from runners.backends import get_backend
-
-    try:
-        if backend not in ("openai", "replay"):
-            from k12eval.models import require_model
-
-            model = require_model(model)
-        return get_backend(backend, model, **options)
-    except InputError:
-        raise
-    except Exception as exc:
-        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-        raise UserError(f"--judge-model {model!r}: the {backend} backend could not load it ({reason})") from None
 
 
 def _detector_names(detectors: str | None) -> list[str]:
@@ -268,7 +250,9 @@ def meta_eval(
     )
     backend = None
     if judge_model is not None and any(n == "judge" or n.startswith("aggregate") for n in names):
-        backend = _judge_backend(judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option"))
+        backend = load_backend_option(
+            "--judge-model", judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option")
+        )
     encoders, models = _encoders(encoder, solutions) if needs_encoder else (None, {})
     nli_model = _model("nli", nli, "--nli") if needs_nli else None
     if nli_model is not None:
@@ -290,8 +274,8 @@ def meta_eval(
             f"{with_gold} of {len(tasks)} solutions with a gold answer)",
             err=True,
         )
-        continuer = load_rollout_backend(
-            rollouts, rollout_backend, parse_pairs(rollout_option or [], "--rollout-option")
+        continuer = load_backend_option(
+            "--rollouts", rollouts, rollout_backend, parse_pairs(rollout_option or [], "--rollout-option")
         )
     context = DetectionContext(
         solutions,
