@@ -14,7 +14,7 @@ from pathlib import Path
 
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.combine.model import Combiner
-from reasoning_metrics.metaeval.combined import predict, set_features
+from reasoning_metrics.metaeval.combined import Predictions, predict, set_features
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.records import ChainScores, StepDetail
@@ -421,14 +421,13 @@ def _combiner(ctx: DetectionContext) -> DetectorResult:
     rows = set_features(ctx.solutions, ctx.assessments, ctx.checks, roscoe)
     p = predict(combiner, ctx.assessments, rows)
     orientation = f"largest step P(first wrong step), learned (threshold {combiner.threshold:.3f})"
+    return combiner_result("combiner", orientation, p)
+
+
+def combiner_result(name: str, orientation: str, p: Predictions) -> DetectorResult:
+    """A fitted combiner's predictions as the result of a detector named ``name``."""
     return DetectorResult(
-        "combiner",
-        "k12eval",
-        orientation,
-        p.solution_scores,
-        p.step_scores,
-        p.first_suspects,
-        not_checked=p.not_checked,
+        name, "k12eval", orientation, p.solution_scores, p.step_scores, p.first_suspects, not_checked=p.not_checked
     )
 
 

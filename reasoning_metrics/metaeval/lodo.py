@@ -14,7 +14,7 @@ from reasoning_metrics.combine.fit import fit_combiner
 from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.metaeval.combined import predict, set_features, training_set
 from reasoning_metrics.metaeval.data import LabelledSolution
-from reasoning_metrics.metaeval.detectors import DetectionContext, DetectorResult, run_detectors
+from reasoning_metrics.metaeval.detectors import DetectionContext, DetectorResult, combiner_result, run_detectors
 from reasoning_metrics.metaeval.halves import half_indices
 from reasoning_metrics.metaeval.harness import evaluate_detector
 from reasoning_metrics.metaeval.sets import SetSpec
@@ -140,18 +140,7 @@ def leave_one_out(
             combiner = fit_on_dev(others, grade=grade, roscoe=roscoe, folds=folds, seed=seed, min_correct=min_correct)
             fitted[name] = {"C": combiner.C, "threshold": combiner.threshold, "training": combiner.training}
             p = predict(combiner, held.ctx.assessments, held.rows)
-            orientation = "largest step P(first wrong step)"
-            results.append(
-                DetectorResult(
-                    name,
-                    "k12eval",
-                    orientation,
-                    p.solution_scores,
-                    p.step_scores,
-                    p.first_suspects,
-                    not_checked=p.not_checked,
-                )
-            )
+            results.append(combiner_result(name, "largest step P(first wrong step)", p))
         report.combiners[held.spec.name] = fitted
         for half in ("dev", "confirm"):
             idx = half_indices(held.solutions, half)
