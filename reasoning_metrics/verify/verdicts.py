@@ -19,6 +19,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from runners.extraction.markers import CHOSEN_LETTER
+
 OPTION_LINE = re.compile(r"(?m)^\s*([A-H])\s*[.．、:：]\s*\S")
 NEGATIVE_STEM = re.compile(
     r"(错误|不正确|不合理|不恰当|不属于|不是|不能|不可能|不符合|不相符|不科学|不包括|不同于|有误|不妥|不对)"
@@ -30,9 +32,6 @@ _HEAD = re.compile(
     r"^\s*[-*•]?\s*(?:\*\*)?\s*(?:选项\s*([A-H])|([A-H])\s*选项|[（(]\s*([A-H])\s*[)）]|([A-H])\s*[.．、:：])"
 )
 _NAMED = re.compile(r"选项\s*([A-H])|([A-H])\s*选项|([A-H])\s*项")
-_CHOSEN = re.compile(
-    r"(?:故选|应选|选择|答案是|答案为|答案：|答案:|正确答案是|正确选项是|正确的选项是)\s*[:：]?\s*\**\s*([A-H])\b"
-)
 _CHOOSE = re.compile(r"符合题意|符合题目(?:的)?要求|符合要求|是正确答案|是正确的选项|是正确选项|是答案|应该选|可以选")
 _REJECT = re.compile(r"不符合题意|不符合题目(?:的)?要求|不符合要求|不是正确答案|不是答案|排除|不能选|不应该选|不选")
 _TRUE = re.compile(
@@ -88,7 +87,7 @@ def wrong_verdicts(problem: str, steps: Sequence[str], answer: str) -> list[Wron
     found: list[WrongVerdict] = []
     for i, step in enumerate(steps):
         text = step[:2000]  # verdicts are short; a runaway step is not read whole
-        chosen = _CHOSEN.search(text)
+        chosen = CHOSEN_LETTER.search(text)
         if chosen and chosen.group(1) in letters:
             if chosen.group(1) not in gold:
                 found.append(WrongVerdict(i, chosen.group(1), "chosen"))

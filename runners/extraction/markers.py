@@ -53,6 +53,12 @@ STATED_ANSWER = re.compile(
 )
 """A step's final-answer statements, the answer in the one group that matched: ``\\boxed{18}``,
 ``#### 18``, "the answer is 18", 答案为18 (the verifier reads the first number of each)."""
+CHOSEN_LETTER = re.compile(
+    rf"(?:故选|应选|选择|{ZH_ANSWER}{ZH_COPULA}|{ZH_ANSWER}[:：]|正确{ZH_ANSWER}是|正确选项是|正确的选项是)"
+    r"\s*[:：]?\s*\**\s*([A-H])\b"
+)
+"""A step choosing an option, the letter in the group: 故选C, 正确答案是：**B**, 选择A (the option-verdict
+detector reads it; 选 alone is left out, as in 选项A, which names an option without choosing it)."""
 CONCLUDES = re.compile(rf"{BOXED}|{HASHES}|\banswer\b|\bfinal\b|{ZH_ANSWER}|故选|选[A-DＡ-Ｄ]", re.IGNORECASE)
 """A step that states a final answer with a marker, in any language."""
 CONCLUDES_ZH = re.compile(CONCLUDES.pattern + r"|[=＝∴]|故|所以|因此|综上|解得|答[:：]", re.IGNORECASE)
