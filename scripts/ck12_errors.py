@@ -26,15 +26,10 @@ from reasoning_metrics.metaeval.ck12_labels import KINDS, ck12_questions, ck12_r
 from reasoning_metrics.split import split_steps
 
 
-def _records(run_dirs: list[Path]) -> list[dict]:
-    """Answered records of the runs (one per question), in run order; requests that failed are left out."""
-    out = []
-    for run in run_dirs:
-        for _, record in jsonl_objects(run / "records.jsonl"):
-            if record.get("error") or not (record.get("output") or "").strip():
-                continue
-            out.append(record)
-    return out
+def _records(run: Path) -> list[dict]:
+    """Answered records of a run (one per question), in run order; requests that failed are left out."""
+    records = (record for _, record in jsonl_objects(run / "records.jsonl"))
+    return [r for r in records if not r.get("error") and (r.get("output") or "").strip()]
 
 
 def _solution_id(record: dict, model: str) -> str:
@@ -48,7 +43,7 @@ def _model(run: Path) -> str:
 
 def packets(args: argparse.Namespace) -> None:
     questions = ck12_questions(ck12_root().resolve())
-    rows = [(r, _model(run)) for run in args.runs for r in _records([run])]
+    rows = [(r, _model(run)) for run in args.runs for r in _records(run)]
     if args.skip_labelled:  # the run grew since its first sheets were made
         done = {label["id"] for file in args.skip_labelled.rglob("*.labels.jsonl") for _, label in jsonl_objects(file)}
         rows = [(r, m) for r, m in rows if _solution_id(r, m) not in done]
@@ -96,7 +91,7 @@ def build(args: argparse.Namespace) -> None:
     out = []
     for run in args.runs:
         model = _model(run)
-        for record in _records([run]):
+        for record in _records(run):
             sid = _solution_id(record, model)
             label = labels.get(sid)
             if label is None:

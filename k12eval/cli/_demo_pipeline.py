@@ -251,9 +251,10 @@ def set_aside(exc: OtherRunError, echo: Echo) -> Path:
     while (kept := path.with_name(f"{path.stem}.old-{n}{path.suffix}")).exists():
         n += 1
     if path.suffix == ".jsonl":  # a score file: its header goes with it
-        header = path.with_suffix(".json")
-        if header.exists():
-            header.rename(kept.with_suffix(".json"))
+        from reasoning_metrics.store import header_path
+
+        if header_path(path).exists():
+            header_path(path).rename(header_path(kept))
     path.rename(kept)
     echo(f"      {exc}")
     echo(f"      the demo's own output, so it was moved to {kept} and this stage starts again")
