@@ -38,6 +38,7 @@ from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.guard import tick
 from reasoning_metrics.verify.quantities import given_numbers
+from runners.extraction.markers import CHOSEN_LETTER
 
 Kind = Literal["value", "relation", "answer", "departure"]
 _LETTER = re.compile(r"(?:选|答案(?:是|为|应为|应选)?\s*:?|answer is)\s*\(?\s*([A-H])(?![A-Za-z])")
@@ -187,6 +188,14 @@ def _equations_at(step: int, check: StepCheck, read: ReadReference) -> list[Find
     return found
 
 
+def _chosen_letters(text: str) -> list[str]:
+    """The letters a step chooses, in order: the run grader's markers (``CHOSEN_LETTER``: 选择B, 正确选项是B,
+    答案是：B) and this module's (``选A``, "answer is (A)")."""
+    found = {m.start(1): m.group(1) for m in CHOSEN_LETTER.finditer(text)}
+    found.update({m.start(1): m.group(1) for m in _LETTER.finditer(text)})
+    return [found[k] for k in sorted(found)]
+
+
 def _listed(values: Sequence[float]) -> str:
     return " or ".join(f"{v:g}" for v in sorted(set(values))[:3])
 
@@ -194,7 +203,7 @@ def _listed(values: Sequence[float]) -> str:
 def _answer_finding(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadReference) -> Finding | None:
     if read.letters:
         for i in range(len(steps) - 1, -1, -1):
-            letters = _LETTER.findall(plain(steps[i]))
+            letters = _chosen_letters(plain(steps[i]))
             if letters:
                 if letters[-1] not in read.letters:
                     message = f"chooses {letters[-1]}; the gold answer is {''.join(sorted(read.letters))}"

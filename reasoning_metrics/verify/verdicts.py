@@ -1,7 +1,7 @@
 """Verdicts on the options of a choice question, read from the steps and checked against the gold answer.
 
 Small models answer a choice question option by option: they restate an option, comment on it, and
-give it a verdict (``这个说法是正确的``, ``因此，这个选项不符合题意``, ``故选C``). With the gold answer
+give it a verdict (``这个说法是正确的``, ``因此，这个选项不符合题意``). With the gold answer
 known, each verdict is right or wrong: in a question that asks for what is right (``下列说法正确的是``)
 the gold options are true statements and the others false; in one that asks for what is wrong
 (``下列说法错误的是``, ``不属于``) the other way round. The first step that gives an option the wrong
@@ -10,7 +10,9 @@ option, a reason that does not follow).
 
 Which option a step speaks of: the option it names (``A.``, ``选项A``, ``A选项``, ``（A）`` at its head,
 or ``A`` with a verdict right after), else the last option named in an earlier step. Verdict words are
-matched in a fixed list; a step with none, or with both kinds, gives no verdict. Nothing is executed.
+matched in a fixed list; a step with none, or with both kinds, gives no verdict. The final choice
+(``故选C``) is not a verdict here: the ``reference`` detector checks it against the gold answer, and a
+step flagged by both would count twice. Nothing is executed.
 """
 
 from __future__ import annotations
@@ -89,8 +91,8 @@ def wrong_verdicts(problem: str, steps: Sequence[str], answer: str) -> list[Wron
         text = step[:2000]  # verdicts are short; a runaway step is not read whole
         chosen = CHOSEN_LETTER.search(text)
         if chosen and chosen.group(1) in letters:
-            if chosen.group(1) not in gold:
-                found.append(WrongVerdict(i, chosen.group(1), "chosen"))
+            # The final choice (故选A) against the gold answer is the reference detector's "answer"
+            # finding; flagged here too, one step would count twice in the aggregate and the combiner.
             current, head_at = chosen.group(1), None
             continue
         head = _HEAD.match(text)

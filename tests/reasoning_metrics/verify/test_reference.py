@@ -181,6 +181,16 @@ def test_a_graded_right_answer_gets_no_soft_finding() -> None:
     assert _found(Case("", *HANDSHAKE, steps, True, -1)) == [[], []]
 
 
+@pytest.mark.parametrize("final", ["故选A", "选择A", "正确选项是A", "所以选A", "The answer is (A)."])
+def test_a_final_choice_against_the_gold_is_flagged_once_on_its_step(final: str) -> None:
+    problem = "下列说法正确的是（ ）\nA. 水是单质\nB. 氧气能支持燃烧"
+    steps = ("A. 水是单质", "这个说法是正确的。", final)
+    assessment = assess_one(_Sol("s", problem, steps), reference=Reference("B", "氧气能支持燃烧，故选B。", False))
+    kinds = [[f.kind for f in step.flags] for step in assessment.steps]
+    assert FlagKind.REFERENCE_ANSWER in kinds[2]
+    assert len(kinds[2]) == 1, kinds  # not flagged again as an option verdict
+
+
 def test_without_a_reference_the_detector_does_not_run() -> None:
     solution = _Sol("s", HANDSHAKE[0], ("答案：4",))
     assessment = assess_one(solution, unavailable={"reference": "no analysis"})

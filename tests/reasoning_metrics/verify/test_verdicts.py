@@ -46,7 +46,8 @@ def test_what_the_stem_asks_for(problem: str, negative: bool) -> None:
             [],
         ),
         # A false statement called true in a question asking for the true one: that step.
-        (RIGHT, "B", ["A. 水是单质", "这个说法是正确的。", "故选A"], [(1, "A", "chosen"), (2, "A", "chosen")]),
+        # (The final choice 故选A is the reference detector's to check, not a verdict here.)
+        (RIGHT, "B", ["A. 水是单质", "这个说法是正确的。", "故选A"], [(1, "A", "chosen")]),
         # The gold option rejected in a bare conclusion: placed on the comment it rests on.
         (
             RIGHT,
@@ -65,8 +66,9 @@ def test_what_the_stem_asks_for(problem: str, negative: bool) -> None:
         # Verdicts in the question's own terms, inline.
         (NOT_MEMBER, "C", ["A. 水：水由一种物质组成，因此不属于纯净物。"], [(0, "A", "chosen")]),
         (NOT_MEMBER, "C", ["C. 空气：空气由氮气、氧气等组成，因此属于纯净物。"], [(0, "C", "rejected")]),
-        # "选项X" named in the middle of a step, and the final choice.
-        (RIGHT, "B", ["我们来看选项D：空气是纯净物，这个说法是错误的。", "正确答案是：D"], [(1, "D", "chosen")]),
+        # "选项X" named in the middle of a step; the final choice sets the option a later comment is about.
+        (RIGHT, "B", ["我们来看选项D：空气是纯净物，这个说法是错误的。", "正确答案是：D"], []),
+        (RIGHT, "B", ["正确答案是：D", "这个说法是正确的。"], [(1, "D", "chosen")]),
         # A step comparing two options gives no verdict.
         (RIGHT, "B", ["选项A和选项C都是正确的。"], []),
     ],
