@@ -285,7 +285,16 @@ def score_run(
                     combined = None
                     if combiner is not None and assessment is not None:
                         steps = [step.text for step in s.steps]
-                        combined = combine_one(combiner[1], steps, assessment, roscoe_detail(s), record.correct)
+                        reference = run.references.get(s.id)
+                        combined = combine_one(
+                            combiner[1],
+                            steps,
+                            assessment,
+                            roscoe_detail(s),
+                            record.correct,
+                            source=run.problems[s.id],
+                            analysis=reference.analysis if reference is not None else None,
+                        )
                     yield ScoreRecord(
                         **s.model_dump(),
                         question_id=record.question_id,

@@ -34,20 +34,21 @@ _INLINE = re.compile(r"\$(?=[^\s$])[^$\n]*?(?<=[^\s\\$])\$(?!\d)")
 _DELIMITED = (("$$", "$$"), ("\\(", "\\)"), ("\\[", "\\]"))
 """Math spans between an opener and the nearest closer after it (at least one character inside)."""
 _OPENER = re.compile(r"\$|\\[(\[]")
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK_RANGE = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+"""The Han ideograph blocks, as a regex character-class body."""
 _CLOSERS = re.escape("\"'”’」』）)】]》")
 _ZH_END = re.compile(rf"[。！？；．][{_CLOSERS}]*")
-_EN_END = re.compile(rf"(?<![.!?])[.!?]+[{_CLOSERS}]*(?=\s+[A-Z0-9\"'“‘(\[$\\{_CJK}])")
+_EN_END = re.compile(rf"(?<![.!?])[.!?]+[{_CLOSERS}]*(?=\s+[A-Z0-9\"'“‘(\[$\\{CJK_RANGE}])")
 """A match starts only where a run of marks starts: tried from inside a run of 100,000 ``!`` too,
 it scanned the rest of the run each time (quadratic)."""
-_ZH_DOT = re.compile(rf"\.[{_CLOSERS}]*(?=[{_CJK}])")
-_BECAUSE = re.compile(rf"(?<=[^\s{_CJK}])\s*(?=[∵∴])")
+_ZH_DOT = re.compile(rf"\.[{_CLOSERS}]*(?=[{CJK_RANGE}])")
+_BECAUSE = re.compile(rf"(?<=[^\s{CJK_RANGE}])\s*(?=[∵∴])")
 _ZH_MARKER = re.compile(r"(?<=[\s，,；;：:。．、])(?=[(（][0-9一二三四五六七八九十]{1,2}[)）]|[①-⑳])")
 _LONGEST_ABBREVIATION = 32
 """Characters of the word before a period looked at: longer words are no abbreviation, and reading
 a whole long word (or line) at every period of it would be quadratic."""
 _ACRONYM = re.compile(r"^[(\"'“]?(?:[A-Za-z]\.)+[A-Za-z]$")
-_CONTENT = re.compile(rf"[0-9A-Za-z{_CJK}①-⑳]")
+_CONTENT = re.compile(rf"[0-9A-Za-z{CJK_RANGE}①-⑳]")
 _BLANK_LINE = re.compile(r"\n[ \t\u3000]*\n")
 _BARE_LABEL = re.compile(
     r"^(?:[A-Za-z]|\d{1,2}|[(（][0-9A-Za-z]{1,2}[)）]|[①-⑳]|\$\$\s*(?:\\rm\s*)?\{?[A-Za-z]\}?\s*\$\$)\s*[.．、:：]?$"

@@ -18,9 +18,10 @@ class CombinedVerdict(BaseModel):
     """The learned combiner's verdict on one solution (docs/detectors.md, "The learned combiner")."""
 
     step_probabilities: list[float]
-    """Per step: P(this step is the first wrong one)."""
+    """Per step: P(this step is the first wrong one | no earlier step was)."""
     first_suspect: int = Field(ge=-1)
-    """The earliest step at or above ``threshold``, else -1."""
+    """The most likely first error when the answer was graded wrong, else the earliest step at or above
+    ``threshold``, else -1 (:func:`~reasoning_metrics.combine.model.first_suspect`)."""
     score: float
     """The largest step probability."""
     threshold: float
@@ -38,16 +39,18 @@ def combine_one(
     assessment: SolutionAssessment,
     roscoe: ChainScores | None = None,
     graded: bool | None = None,
+    source: str = "",
+    analysis: str | None = None,
 ) -> CombinedVerdict | None:
     """The verdict, or ``None`` when the detectors did not check the solution or the ROSCOE features it
     needs are missing (no encoder ran on this chain)."""
     if assessment.status != "checked" or (combiner.uses_roscoe and roscoe is None):
         return None
-    rows = step_features(steps, assessment, check_steps(steps), roscoe, graded)
+    rows = step_features(steps, assessment, check_steps(steps), roscoe, graded, source, analysis)
     p = combiner.step_probabilities(rows)
     return CombinedVerdict(
         step_probabilities=[round(v, 6) for v in p],
-        first_suspect=combiner.first_suspect(p),
+        first_suspect=combiner.first_suspect(p, graded is False),
         score=max(p, default=0.0),
         threshold=combiner.threshold,
     )

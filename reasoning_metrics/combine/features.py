@@ -1,6 +1,7 @@
 """Per-step features for the learned combination: every registered detector's flags, position, length,
-what the step calculates, the grade of the final answer when known, and ROSCOE's step scores when an
-encoder ran.
+what the step calculates, what it says that the question and earlier steps did not (and whether the
+teacher's analysis says it too, :mod:`.lexical`), the grade of the final answer when known, and ROSCOE's
+step scores when an encoder ran.
 
 Generic over :data:`~reasoning_metrics.verify.registry.DETECTORS`: each detector that raises flags
 gives four columns (``<name>.count``, ``<name>.max``, ``<name>.earlier``, ``<name>.solution``), named
@@ -15,6 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from reasoning_metrics.combine.lexical import LEXICAL_FEATURES, REFERENCE_FEATURES, lexical_features
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import StepCheck
 from reasoning_metrics.verify.flags import SolutionAssessment
@@ -53,7 +55,7 @@ def detector_features() -> list[str]:
 
 def feature_names(*, roscoe: bool, grade: bool) -> list[str]:
     """Every feature this version computes, in a fixed order."""
-    names = [*BASE_FEATURES, *detector_features()]
+    names = [*BASE_FEATURES, *LEXICAL_FEATURES, *REFERENCE_FEATURES, *detector_features()]
     if grade:
         names += GRADE_FEATURES
     if roscoe:
@@ -70,14 +72,25 @@ def graded_correct(meta: Mapping[str, Any]) -> bool | None:
     return None
 
 
+def graded_wrong(rows: Sequence[Mapping[str, float]]) -> bool:
+    """Whether a solution's step features say its final answer was graded wrong."""
+    return bool(rows) and rows[0].get("grade.wrong", 0.0) > 0
+
+
 def step_features(
     steps: Sequence[str],
     assessment: SolutionAssessment,
     checks: Sequence[StepCheck] | None = None,
     roscoe: ChainScores | None = None,
     graded: bool | None = None,
+    source: str = "",
+    analysis: str | None = None,
 ) -> list[dict[str, float]]:
-    """One ``feature -> value`` mapping per step (all of :func:`feature_names`, ROSCOE's only with ``roscoe``)."""
+    """One ``feature -> value`` mapping per step (all of :func:`feature_names`, ROSCOE's only with ``roscoe``).
+
+    ``source`` is the question as the model saw it (stem and options), ``analysis`` the teacher's
+    analysis when the bank has one.
+    """
     owner = _kind_owner()
     n = len(steps)
     calculates = [bool(c.calculates) for c in checks] if checks is not None and len(checks) == n else [False] * n
@@ -90,6 +103,7 @@ def step_features(
             solution_max[name] = max(solution_max.get(name, 0.0), f.severity)
     detectors = [name for name, d in DETECTORS.items() if d.kinds]
     seen: set[str] = set()
+    lexical = lexical_features(source, steps, analysis)
     rows = []
     for i in range(n):
         flags = assessment.steps[i].flags if i < len(assessment.steps) else []
@@ -104,6 +118,7 @@ def step_features(
             "flags.earlier": float(bool(seen)),
             "aggregate.suspicion": assessment.steps[i].suspicion if i < len(assessment.steps) else 0.0,
             "aggregate.suspect": float(assessment.first_suspect == i),
+            **lexical[i],
         }
         mine: dict[str, list[float]] = {}
         for f in flags:

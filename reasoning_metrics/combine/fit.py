@@ -5,7 +5,9 @@ Training rows: every step of a correct solution (label 0); the steps of a wrong 
 including its first wrong step (label 1 there, 0 before). Steps after the first error are left out
 (the first-suspect rule never needs to tell them apart), as are wrong solutions whose first error is
 not known. The threshold maximises ProcessBench F1 over the out-of-fold probabilities (exact first
-step on wrong solutions where no correct solution is in the training data).
+step on wrong solutions where no correct solution is in the training data), each solution's first
+suspect taken as :func:`~.model.first_suspect` takes it (a graded-wrong solution's does not depend on
+the threshold).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from kg.errors import InputError
-from reasoning_metrics.combine.model import Combiner
+from reasoning_metrics.combine.features import graded_wrong
+from reasoning_metrics.combine.model import Combiner, first_suspect
 
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 """Inverse L2 strengths tried."""
@@ -70,17 +73,22 @@ def _matrix(
 
 
 def choose_threshold(
-    probabilities: Sequence[Sequence[float]], targets: Sequence[int], min_correct: float = 0.0
+    probabilities: Sequence[Sequence[float]],
+    targets: Sequence[int],
+    min_correct: float = 0.0,
+    wrong: Sequence[bool] | None = None,
 ) -> tuple[float, dict[str, float | None]]:
     """The step threshold with the best ProcessBench F1 (best exact first step without correct solutions),
-    among those that call at least ``min_correct`` of the correct solutions correct."""
+    among those that call at least ``min_correct`` of the correct solutions correct. ``wrong`` says per
+    solution whether its final answer was graded wrong (:func:`~.model.first_suspect`)."""
     from reasoning_metrics.combine.scores import processbench
 
+    graded = list(wrong) if wrong is not None else [False] * len(probabilities)
     pooled = sorted({round(p, 6) for ps in probabilities for p in ps})
     candidates = pooled if len(pooled) <= 400 else list(np.quantile(pooled, np.linspace(0, 1, 401)))
     best: tuple[float, float, dict[str, float | None]] = (-1.0, 1.0, {})
     for t in [*candidates, 1.0 + 1e-9]:
-        predictions = [next((i for i, p in enumerate(ps) if p >= t), -1) for ps in probabilities]
+        predictions = [first_suspect(ps, t, w) for ps, w in zip(probabilities, graded, strict=True)]
         scores = processbench(predictions, targets)
         if scores["acc_correct"] is not None and scores["acc_correct"] < min_correct:
             continue
@@ -135,7 +143,8 @@ def fit_combiner(
     # so the threshold is chosen on predictions as the first-suspect rule will make them.
     probabilities = _out_of_fold_all(sets, features, x, y, groups, splits, model(c), where)
     targets = [t for s in sets for t in s.targets if t is not None]
-    threshold, scores = choose_threshold(probabilities, targets, min_correct)
+    wrong = [graded_wrong(r) for s in sets for t, r in zip(s.targets, s.rows, strict=True) if t is not None]
+    threshold, scores = choose_threshold(probabilities, targets, min_correct, wrong)
     fitted = model(c).fit(x, y)
     scaler, logistic = fitted[0], fitted[1]
     coef = logistic.coef_[0] / scaler.scale_

@@ -8,15 +8,20 @@ where they came from. Predicting needs numpy only; fitting (:mod:`.fit`) needs s
      "C": 0.3, "training": [{"name": "gsm8k", "format": "processbench", "half": "dev", ...}], "cv": {...}}
 
 The coefficients apply to the raw feature values (the standardisation used while fitting is folded in).
-A step's probability of being the first wrong one is ``sigmoid(features · coefficients + intercept)``;
-the first suspect is the earliest step at or above ``threshold`` (else -1); the solution's score is
-its largest step probability.
+A step's probability of being the first wrong one, given that no earlier step was wrong, is
+``p_k = sigmoid(features · coefficients + intercept)`` (the training rows stop at the first error, so
+the model is a discrete-time hazard). The first suspect of a solution whose final answer was graded
+wrong is the step most likely to be the first error, ``argmax_k p_k · Π_{j<k} (1 - p_j)``: such a
+solution has an error somewhere, so it always gets one. Otherwise (graded right, or not graded) it is
+the earliest step at or above ``threshold``, else -1. The solution's score is its largest step
+probability.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -68,13 +73,26 @@ class Combiner:
             out.append(1 / (1 + math.exp(-z)) if z > -700 else 0.0)
         return out
 
-    def first_suspect(self, probabilities: list[float]) -> int:
-        """The earliest step at or above the threshold, else -1."""
-        return next((i for i, p in enumerate(probabilities) if p >= self.threshold), -1)
+    def first_suspect(self, probabilities: list[float], graded_wrong: bool = False) -> int:
+        """The first suspect by :func:`first_suspect` at this combiner's threshold."""
+        return first_suspect(probabilities, self.threshold, graded_wrong)
 
     def to_json(self) -> str:
         """The ``combiner.json`` text."""
         return json.dumps(asdict(self), indent=1, ensure_ascii=False) + "\n"
+
+
+def first_suspect(probabilities: Sequence[float], threshold: float, graded_wrong: bool = False) -> int:
+    """The step most likely to be the first error when the final answer was graded wrong; otherwise the
+    earliest step at or above ``threshold``, else -1 (see the module doc)."""
+    if graded_wrong and probabilities:
+        best, best_at, alive = -1.0, 0, 1.0
+        for i, p in enumerate(probabilities):
+            if p * alive > best:
+                best, best_at = p * alive, i
+            alive *= 1 - p
+        return best_at
+    return next((i for i, p in enumerate(probabilities) if p >= threshold), -1)
 
 
 def load_combiner(spec: str | Path) -> Combiner:

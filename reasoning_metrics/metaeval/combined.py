@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reasoning_metrics.combine.features import graded_correct, step_features
+from reasoning_metrics.combine.features import graded_correct, graded_wrong, step_features
 from reasoning_metrics.combine.fit import TrainingSet
 from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.metaeval.data import LabelledSolution
@@ -29,11 +29,25 @@ def set_features(
     checks: Sequence[Outcome[list[StepCheck]]],
     roscoe: Sequence[ChainScores] | None = None,
 ) -> list[list[dict[str, float]]]:
-    """Per solution, per step: every feature (ROSCOE's only when ``roscoe`` is given)."""
+    """Per solution, per step: every feature (ROSCOE's only when ``roscoe`` is given); the teacher's
+    analysis is read from ``meta["analysis"]`` where the set gives one (``ck12-labels`` does)."""
     return [
-        step_features(s.steps, a, c.value, roscoe[k] if roscoe is not None else None, graded_correct(s.meta))
+        step_features(
+            s.steps,
+            a,
+            c.value,
+            roscoe[k] if roscoe is not None else None,
+            graded_correct(s.meta),
+            source=s.problem,
+            analysis=_analysis(s),
+        )
         for k, (s, a, c) in enumerate(zip(solutions, assessments, checks, strict=True))
     ]
+
+
+def _analysis(solution: LabelledSolution) -> str | None:
+    analysis = solution.meta.get("analysis")
+    return analysis if isinstance(analysis, str) else None
 
 
 def training_set(
@@ -80,5 +94,5 @@ def predict(
         p = combiner.step_probabilities(r)
         out.solution_scores.append(max(p, default=0.0))
         out.step_scores.append(list(p))
-        out.first_suspects.append(combiner.first_suspect(p))
+        out.first_suspects.append(combiner.first_suspect(p, graded_wrong(r)))
     return out
