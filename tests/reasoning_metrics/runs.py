@@ -53,9 +53,15 @@ def write_bank(folder: Path) -> Path:
 
 
 def write_run(
-    run_dir: Path, bank: Path, mode: Any = "few-shot-cot", outputs: dict[str, str | None] | None = None, **header: Any
+    run_dir: Path,
+    bank: Path,
+    mode: Any = "few-shot-cot",
+    outputs: dict[str, str | None] | None = None,
+    graded: dict[str, bool] | None = None,
+    **header: Any,
 ) -> Path:
-    """A run folder whose records answer :data:`QUESTIONS` with ``outputs`` (default :data:`OUTPUTS`)."""
+    """A run folder whose records answer :data:`QUESTIONS` with ``outputs`` (default :data:`OUTPUTS`),
+    graded as ``graded`` says (question id -> correct; not graded otherwise)."""
     outputs = OUTPUTS if outputs is None else {**OUTPUTS, **outputs}
     run_dir.mkdir(parents=True, exist_ok=True)
     head = RunHeader(model="tiny", backend="replay", mode=mode, data={"path": str(bank), "format": "ck12"}, **header)
@@ -77,6 +83,7 @@ def write_run(
                 gold=["B"],
                 parse_status="ok" if outputs[q["id"]] else "failed",
                 error=None if outputs[q["id"]] else "timeout",
+                correct=(graded or {}).get(q["id"]),
             )
             handle.write(record.model_dump_json() + "\n")
     return run_dir

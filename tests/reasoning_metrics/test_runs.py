@@ -164,20 +164,39 @@ def test_a_model_that_does_not_load_stops_the_job_before_any_record(run_dir: Pat
     assert record.scores["faithfulness_step"] is not None
 
 
-def test_score_run_writes_the_combiners_verdict_only_when_asked(run_dir: Path) -> None:
+def test_score_run_writes_the_combiners_verdict_only_when_asked(tmp_path: Path) -> None:
     """``score --combiner default``: each checked record gets step probabilities and a first suspect, and
     the header names the combiner, so resuming without it (or with another) is refused (#15 item 4)."""
-    from reasoning_metrics.combine import load_combiner
+    wrong = {"q-apples": "小明有5个苹果。他吃了2个。所以还剩4个。答案：C"}
+    run_dir = write_run(
+        tmp_path / "run", write_bank(tmp_path / "bank"), outputs=wrong, graded={"q-apples": False, "q-eggs": True}
+    )
+    from reasoning_metrics.combine import load_combiner, step_features
+    from reasoning_metrics.combine.model import first_suspect
+    from reasoning_metrics.verify.arithmetic import check_steps
 
     plain = score_run(run_dir, models=FAKES, cache=False, out=run_dir / "plain.jsonl")
     assert all(r.combined is None for r in plain.records)
     combiner = load_combiner("default")
     job = score_run(run_dir, models=FAKES, cache=False, combiner=("default", combiner))
     records = list(job.records)
+    run = run_chains(run_dir)
+    graded = {c.id: rec.correct for rec, c in run.chains}
+    assert set(graded.values()) >= {True, False}  # both decodings are exercised
     for r in records:
         assert r.combined is not None and len(r.combined.step_probabilities) == len(r.steps)
         p = r.combined.step_probabilities
-        assert r.combined.first_suspect == next((i for i, v in enumerate(p) if v >= combiner.threshold), -1)
+        # Features read the question as the model saw it and the teacher's analysis (#15 item 3).
+        rows = step_features(
+            [s.text for s in r.steps],
+            r.assessment,
+            check_steps([s.text for s in r.steps]),
+            graded=graded[r.id],
+            source=run.problems[r.id],
+            analysis=run.references[r.id].analysis,
+        )
+        assert p == pytest.approx(combiner.step_probabilities(rows), abs=1e-6)
+        assert r.combined.first_suspect == first_suspect(p, combiner.threshold, graded[r.id] is False)
         assert r.combined.score == pytest.approx(max(p), abs=1e-6)
     header = json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))
     assert header["combiner"].startswith("default (sha256 ")
