@@ -104,3 +104,26 @@ def test_the_training_data_is_named_only_while_the_combiner_is_the_one_that_scor
     assert combiner_info(recorded).training is None
     path.unlink()
     assert combiner_info(recorded).training is None and combiner_info(recorded).name == str(path)
+
+
+def test_a_combiner_that_cannot_run_leaves_the_page_as_without_one(tmp_path: Path) -> None:
+    """A combiner reading ROSCOE scores, scored with no encoder (as ``make demo`` could be): no verdicts, and
+    the page shows the rule's suspects with no probabilities; nothing fails."""
+    raw = json.loads(load_combiner("default").to_json())
+    raw["features"].append("roscoe.alignment")
+    raw["coefficients"].append(-1.0)
+    path = tmp_path / "roscoe-combiner.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    combiner = load_combiner(path)
+    assert combiner.uses_roscoe
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"), outputs=WRONG)
+    job = score_run(
+        run, models={"nli": RuleNLI()}, metrics=["source_consistency"], cache=False, combiner=(str(path), combiner)
+    )
+    records = list(job.records)
+    assert records and all(r.assessment is not None and r.combined is None for r in records)
+    write_report([run], tmp_path / "report", plots=False)
+    data = page_data(tmp_path / "report")
+    assert data["runs"][0]["combiner"]["name"] == str(path)  # the header names it: it was asked for
+    answers = [a for a in data["answers"][data["runs"][0]["id"]].values() if a["steps"]]
+    assert answers and all(a["combined"] is None and all("p" not in s for s in a["steps"]) for a in answers)
