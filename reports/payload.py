@@ -268,7 +268,8 @@ def _combiner(run: Run) -> dict[str, Any] | None:
     info = run.combiner
     if info is None:
         return None
-    return {"name": info.name, "training": list(info.training) if info.training is not None else None}
+    training = list(info.training) if info.training is not None else None
+    return {"name": info.name, "recorded": info.recorded, "training": training}
 
 
 def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:

@@ -44,7 +44,9 @@ def test_the_page_carries_each_steps_probability_the_first_suspect_and_the_combi
     data = page_data(tmp_path / "report")
     combiner = load_combiner("default")
     (entry,) = data["runs"]
-    assert entry["combiner"] == {"name": "default", "training": [t["name"] for t in combiner.training]}
+    header = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    training = [t["name"] for t in combiner.training]
+    assert entry["combiner"] == {"name": "default", "recorded": header["combiner"], "training": training}
     records = {r["question_id"]: r for _, r in read_score_lines(run / "scores.jsonl")}
     order = [q["id"] for q in data["questions"]]
     checked = 0
