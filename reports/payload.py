@@ -163,6 +163,8 @@ def _steps(output: str | None, scores: QuestionScores | None) -> list[dict[str, 
             entry["findings"] = _findings(step.findings)
         if step.suspicion is not None:
             entry["sus"] = clean(step.suspicion)
+        if step.probability is not None:
+            entry["p"] = clean(step.probability)
         shown.append(entry)
     return shown
 
@@ -250,7 +252,24 @@ def _answer_from(record: RunRecord, scores: QuestionScores | None) -> dict[str, 
         "unavailable": scores.unavailable if scores else {},
         "solution_flags": _findings(scores.solution_findings) if scores else [],
         "detectors_unavailable": scores.detectors_unavailable if scores else {},
+        "combined": _combined(scores),
     }
+
+
+def _combined(scores: QuestionScores | None) -> dict[str, Any] | None:
+    """The learned combiner's first suspect and threshold; the per-step probabilities are each step's ``p``."""
+    if scores is None or scores.combined is None:
+        return None
+    return {"first_suspect": scores.combined.first_suspect, "threshold": clean(scores.combined.threshold)}
+
+
+def _combiner(run: Run) -> dict[str, Any] | None:
+    """Which combiner made the run's step probabilities and what it was fitted on (``None``: not known)."""
+    info = run.combiner
+    if info is None:
+        return None
+    training = list(info.training) if info.training is not None else None
+    return {"name": info.name, "recorded": info.recorded, "training": training}
 
 
 def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
@@ -267,6 +286,7 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         "bank": run.bank,
         "records": len(run.records),
         "scored_steps": len(run.scores),
+        "combiner": _combiner(run),
         **{k: row.get(k) for k in ("n", "acc_micro", "acc_micro_lo", "acc_micro_hi", "acc_macro", "unparsed_rate")},
     }
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from kg.errors import InputError
 from kg.graph import KnowledgeGraph, build_graph
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, subject_group
-from reports.scores import QuestionScores, load_scores
+from reports.combiner import CombinerInfo, combiner_info
+from reports.scores import QuestionScores, load_score_header, load_scores
 from runners.bank import RunBank, locate_bank, run_bank
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore
@@ -38,6 +39,8 @@ class Run:
     """The bank's question records by id, as this run's variant words them."""
     bank: str | None = None
     """Where the questions came from, or ``None`` when the bank was not found."""
+    combiner: CombinerInfo | None = None
+    """The learned combiner whose step probabilities ``scores`` carry (the score header names it)."""
 
     @property
     def label(self) -> str:
@@ -52,12 +55,14 @@ def read_run(run_dir: Path, run_id: str | None = None) -> Run:
         raise InputError(f"{run_dir}: no such run folder")
     store = RunStore(run_dir)
     header = store.read_header()
+    scored = load_score_header(run_dir)
     return Run(
         id=run_id or run_dir.resolve().name,
         dir=run_dir,
         header=header,
         records=store.records(),
         scores=load_scores(run_dir),
+        combiner=combiner_info(scored.combiner) if scored is not None and scored.combiner else None,
     )
 
 

@@ -5,7 +5,9 @@ The file is written by ``k12eval score`` and read here with the writer's own rec
 line reader (:func:`reasoning_metrics.store.read_score_lines`): one format, one torn-line rule.
 A record becomes a :class:`QuestionScores`: each step with the source sentence and reference
 step it matched (the scorer writes them as indices into ``source_steps`` and ``reference_steps``),
-its largest contradiction, the scorer's warnings and the detectors' findings and suspicion.
+its largest contradiction, the scorer's warnings and the detectors' findings and suspicion, and, when
+``score --combiner`` ran, the learned combiner's probability that the step is the first wrong one.
+The file's header (``scores.json``) names the combiner, if any (:func:`load_score_header`).
 
 The file is optional: a run that was never scored has no step scores, and the report says so.
 A line that is not a score record is an :class:`~kg.errors.InputError` naming the file, the line
@@ -24,6 +26,7 @@ from kg.errors import InputError
 
 if TYPE_CHECKING:
     from reasoning_metrics.runs import ScoreRecord
+    from reasoning_metrics.store import ScoreConfig
     from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
 
 SCORES_FILE = "scores.jsonl"
@@ -69,6 +72,17 @@ class StepScore:
     """The detectors' flags on this step, with their messages."""
     suspicion: float | None = None
     """The detectors' combined suspicion of the step (0-1), if they ran."""
+    probability: float | None = None
+    """The learned combiner's probability that this is the first wrong step, if one ran."""
+
+
+@dataclass(frozen=True)
+class Combined:
+    """The learned combiner's verdict on a solution (``reasoning_metrics.combine.apply.CombinedVerdict``)."""
+
+    first_suspect: int | None
+    """The earliest step at or above ``threshold``; ``None`` when no step reaches it."""
+    threshold: float
 
 
 @dataclass(frozen=True)
@@ -88,6 +102,31 @@ class QuestionScores:
     """Detector flags of the whole solution (unused given numbers, no final answer)."""
     detectors_unavailable: dict[str, str] = field(default_factory=dict)
     """Detector -> why it did not run (no NLI model...); empty when the detectors did not run at all."""
+    combined: Combined | None = None
+    """The learned combiner's first suspect and threshold (its per-step probabilities are on the steps);
+    ``None`` without a combiner, or when it could not run on this solution."""
+
+
+def load_score_header(run_dir: Path) -> ScoreConfig | None:
+    """How ``RUN_DIR/scores.jsonl`` was made (its header ``scores.json``); ``None`` when there is none.
+
+    A header that is not one is an :class:`~kg.errors.InputError` naming the file and the field.
+    """
+    from pydantic import ValidationError
+
+    from reasoning_metrics.store import ScoreConfig, header_path
+
+    path = header_path(Path(run_dir) / SCORES_FILE)
+    if not path.is_file():
+        return None
+    try:
+        return ScoreConfig.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the score header ({exc})") from None
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "(file)"
+        raise InputError(f"{path}, field '{where}': {error['msg']}") from None
 
 
 def load_scores(run_dir: Path) -> dict[str, QuestionScores]:
@@ -138,6 +177,7 @@ def question_scores(record: ScoreRecord) -> QuestionScores:
         )
         for step in record.steps
     )
+    steps = _with_probabilities(steps, record.combined.step_probabilities if record.combined else None)
     assessment = record.assessment
     suspect = record.first_suspect
     if suspect is None and assessment is not None:
@@ -152,6 +192,25 @@ def question_scores(record: ScoreRecord) -> QuestionScores:
         suspect_rule=assessment.suspect_rule if assessment is not None else None,
         solution_findings=_findings(assessment.flags) if assessment is not None else (),
         detectors_unavailable=dict(assessment.unavailable) if assessment is not None else {},
+        combined=_combined(record),
+    )
+
+
+def _combined(record: ScoreRecord) -> Combined | None:
+    verdict = record.combined
+    if verdict is None:
+        return None
+    first = verdict.first_suspect if 0 <= verdict.first_suspect < len(record.steps) else None
+    return Combined(first_suspect=first, threshold=verdict.threshold)
+
+
+def _with_probabilities(steps: tuple[StepScore, ...], probabilities: Sequence[float] | None) -> tuple[StepScore, ...]:
+    """The steps with the combiner's probability of the same position (it scores ``record.steps`` in order)."""
+    if probabilities is None:
+        return steps
+    return tuple(
+        replace(step, probability=_finite(probabilities[i])) if i < len(probabilities) else step
+        for i, step in enumerate(steps)
     )
 
 

@@ -272,31 +272,42 @@ def _run_args(options: Any) -> list[str]:
 
 
 def _score(times: StageTimes, run_dir: Path, encoders: dict[str, str], nli: str | None, echo: Echo) -> None:
-    """Score the CoT run's chains, each with the encoder of its language (``encoders``: ``{lang: model}``)."""
+    """Score the CoT run's chains, each with the encoder of its language (``encoders``: ``{lang: model}``),
+    with the shipped learned combiner, so that the report shows each step's probability of being the first
+    wrong one. A chain it cannot judge (the detectors did not check it, or it lacks the ROSCOE scores the
+    combiner reads) gets no verdict and shows as without a combiner: ``combine_one`` returns ``None``."""
     import warnings
 
     from k12eval.models import metric_model
+    from reasoning_metrics.combine import DEFAULT, load_combiner
     from reasoning_metrics.runs import score_run
     from reasoning_metrics.slots import EnglishOnlyEncoderWarning
     from reasoning_metrics.store import read_score_lines, summarize
 
-    with times.stage("step scores", f"ROSCOE scores of the {COT_RUN} chains") as outcome, warnings.catch_warnings():
+    with (
+        times.stage("step scores", f"ROSCOE scores and wrong-step probabilities of the {COT_RUN} chains") as outcome,
+        warnings.catch_warnings(),
+    ):
         # Said already, naming the demo's own flag (--embedder-zh) rather than the scorer's.
         warnings.simplefilter("ignore", EnglishOnlyEncoderWarning)
         models = {"encoder": encoders, "nli": nli or "none"}
+        combiner = (DEFAULT, load_combiner(DEFAULT))
         try:
-            job = score_run(run_dir, models=models, model_resolver=metric_model)
-        except OtherRunError as exc:  # scored by an earlier version: rescore, keeping the old file
+            job = score_run(run_dir, models=models, model_resolver=metric_model, combiner=combiner)
+        except OtherRunError as exc:  # scored by an earlier version (or combiner): rescore, keeping the old file
             set_aside(exc, echo)
-            job = score_run(run_dir, models=models, model_resolver=metric_model)
+            job = score_run(run_dir, models=models, model_resolver=metric_model, combiner=combiner)
         if job.todo:
             echo(f"      {job.todo} chain(s) to score, {job.already} already scored")
         for n, _ in enumerate(job.records, start=1):
             if n % 10 == 0 or n == job.todo:
                 echo(f"      scored {n}/{job.todo} chains")
-        summary = summarize([r for _, r in read_score_lines(job.out)])
+        lines = [r for _, r in read_score_lines(job.out)]
+        summary = summarize(lines)
         means = ", ".join(f"{name} {value:.2f}" for name, value in summary.means.items())
         outcome.append(f"{summary.chains} chains in {job.out}" + (f" ({means})" if means else ""))
+        judged = sum(r.get("combined") is not None for r in lines)
+        outcome.append(f"learned combiner: step probabilities on {judged} of {summary.chains} chains")
         missing = sorted({name for name, _ in summary.unavailable})
         if missing:
             outcome.append(f"unavailable: {', '.join(missing)}")

@@ -35,6 +35,9 @@
       arts: '文科', science: '理科', stepOf: '步', simSource: '贴合题目', simReference: '贴合解析', contradictionShort: '矛盾',
       variantSaw: '这次运行看到的选项', clickHint: '点击步骤查看匹配的句子；用 ✓ / ✗ 标注对错。',
       solutionFlags: '整体问题', suspicion: '可疑度', detectorsOff: '未运行的检测器',
+      pFirstWrong: 'P(首错)', combinerSuspect: '首个可疑步骤（学习组合器）',
+      combinerHelp: 'P(首错) 是学习组合器给出的概率：这一步是解答中第一个错误步骤的可能性。组合器：{name}；拟合所用数据：{training}。第一个达到 {threshold} 的步骤标为首个可疑步骤。它只在这些数据上学过，换一类题目或模型时概率可能偏高或偏低，以教师判断为准。',
+      unknownTraining: '未知（组合器文件已不在原处或已改变）',
     },
     en: {
       title: 'Knowledge-point audit report', overview: 'Overview', knowledge: 'Knowledge points', question: 'Question',
@@ -67,6 +70,9 @@
       simReference: 'vs analysis', contradictionShort: 'contradiction', variantSaw: 'Options as this run saw them',
       clickHint: 'Click a step to see the sentences it matched; mark it with ✓ / ✗.',
       solutionFlags: 'Solution flags', suspicion: 'suspicion', detectorsOff: 'Detectors not run',
+      pFirstWrong: 'P(first wrong)', combinerSuspect: 'first suspect step (learned combiner)',
+      combinerHelp: "P(first wrong) is the learned combiner's probability that this step is the solution's first wrong step. Combiner: {name}; fitted on: {training}. The first step at or above {threshold} is marked as the first suspect. It learned from those data only: on other questions or models its probabilities may run high or low, and the teacher's judgement decides.",
+      unknownTraining: 'not known (the combiner file has moved or changed)',
     },
   };
   const VALUES = {
@@ -130,10 +136,23 @@
   const suspectChip = (rule) => (rule === 'fallback'
     ? el('span', { class: 'chip warn', title: t('suspectGuessHelp') }, '? ' + t('suspectGuess'))
     : el('span', { class: 'chip bad' }, '⚠ ' + t('firstSuspect')));
-  const findingClass = (f) => (f.severity != null && f.severity >= SUSPECT_AT ? 'bad' : 'warn');
-  function findingList(findings) {
-    return el('ul', { class: 'findings' }, findings.map((f) => el('li', { class: 'finding ' + findingClass(f), 'data-kind': f.kind },
-      el('span', { class: 'chip ' + findingClass(f) }, findingName(f.kind)), ' ', el('span', { class: 'msg' }, f.message))));
+  // With a learned combiner (comb = the answer's `combined`) a step's flags show its probability of being the
+  // first wrong step against the combiner's threshold; without one, the detector's own severity.
+  const findingClass = (f, step, comb) => {
+    const p = comb && step && step.p != null ? step.p : null;
+    if (p != null) return p >= comb.threshold ? 'bad' : 'warn';
+    return f.severity != null && f.severity >= SUSPECT_AT ? 'bad' : 'warn';
+  };
+  function findingList(findings, step, comb) {
+    return el('ul', { class: 'findings' }, findings.map((f) => el('li', { class: 'finding ' + findingClass(f, step, comb), 'data-kind': f.kind },
+      el('span', { class: 'chip ' + findingClass(f, step, comb) }, findingName(f.kind)), ' ', el('span', { class: 'msg' }, f.message))));
+  }
+  // Untrusted text (a combiner's path, its data's names) goes into a text node like any other.
+  const fillIn = (template, values) => template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
+  function combinerHelp(run, comb) {
+    const info = run.combiner || {};
+    const training = info.training ? info.training.join(', ') : t('unknownTraining');
+    return fillIn(t('combinerHelp'), { name: info.name || '?', training: training, threshold: fmt(comb.threshold, 2) });
   }
   const runById = Object.fromEntries(DATA.runs.map((r) => [r.id, r]));
   const metricName = (m) => m[state.lang];
@@ -659,6 +678,9 @@
     panel.appendChild(kv);
 
     const labels = getLabels(runId, qi);
+    // A learned combiner's verdict replaces the rule's first suspect and the opaque suspicion.
+    const comb = a.combined || null;
+    const suspectAt = comb ? comb.first_suspect : a.first_suspect;
     const list = el('ol', { class: 'steps' });
     a.steps.forEach((step, k) => {
       const classes = [];
@@ -666,8 +688,8 @@
       if (step.flags.length || findings.length) classes.push('flagged');
       classes.push(...step.flags.map((f) => 'flag-' + f.replace(/[^a-z_]/gi, '')));
       classes.push(...findings.map((f) => 'finding-' + String(f.kind).replace(/[^a-z_]/gi, '')));
-      if (findings.some((f) => findingClass(f) === 'bad')) classes.push('severe');
-      if (a.first_suspect === k) classes.push('suspect');
+      if (findings.some((f) => findingClass(f, step, comb) === 'bad')) classes.push('severe');
+      if (suspectAt === k) classes.push('suspect');
       if (labels[k] === true) classes.push('t-right');
       if (labels[k] === false) classes.push('t-wrong');
       const li = el('li', { class: classes.join(' '), 'data-step': k });
@@ -686,9 +708,12 @@
       const nums = [step.src && step.src.score != null ? t('simSource') + ' ' + fmt(step.src.score, 2) : null,
         step.ref && step.ref.score != null ? t('simReference') + ' ' + fmt(step.ref.score, 2) : null,
         step.con && step.con.score != null ? t('contradictionShort') + ' ' + fmt(step.con.score, 2) : null,
-        step.sus ? t('suspicion') + ' ' + fmt(step.sus, 2) : null].filter(Boolean);
-      const flags = el('span', null, step.flags.map((f) => el('span', { class: f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn' }, flagName(f))),
-        a.first_suspect === k ? suspectChip(a.suspect_rule) : null);
+        step.sus && !comb ? t('suspicion') + ' ' + fmt(step.sus, 2) : null].filter(Boolean);
+      const prob = comb && step.p != null
+        ? el('span', { class: step.p >= comb.threshold ? 'chip prob bad' : 'chip prob', 'data-p': String(step.p) }, t('pFirstWrong') + ' ' + fmt(step.p, 2))
+        : null;
+      const flags = el('span', null, prob, step.flags.map((f) => el('span', { class: f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn' }, flagName(f))),
+        suspectAt === k ? (comb ? el('span', { class: 'chip bad' }, '⚠ ' + t('combinerSuspect')) : suspectChip(a.suspect_rule)) : null);
       const mark = (value) => {
         const next = getLabels(runId, qi).slice();
         next[k] = next[k] === value ? null : value;
@@ -707,13 +732,14 @@
         nums.length ? el('span', { class: 'stepnums' }, nums.join(' · ')) : null,
         flags);
       li.append(text);
-      if (findings.length) li.append(findingList(findings));
+      if (findings.length) li.append(findingList(findings, step, comb));
       li.append(tools, detail);
       list.appendChild(li);
     });
     panel.appendChild(el('h4', null, t('steps') + ' (' + a.steps.length + ')'));
     panel.appendChild(a.steps.length ? list : el('p', { class: 'muted' }, t('noSteps')));
     if (a.steps.length) {
+      if (comb) panel.appendChild(el('p', { class: 'muted', 'data-help': 'combiner' }, combinerHelp(run, comb)));
       panel.appendChild(el('p', { class: 'muted', 'data-help': 'findings' }, t('findingsHelp')));
       panel.appendChild(el('div', { class: 'tools' },
         el('button', { type: 'button', class: 'btn ghost', 'data-verdict': 'all-right', on: { click: () => { setLabels(runId, qi, a.steps.map(() => true)); route(); } } }, t('allRight')),

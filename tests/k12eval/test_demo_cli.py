@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import threading
 import urllib.request
 from pathlib import Path
@@ -84,14 +85,31 @@ def test_demo_runs_every_stage_then_resumes_without_redoing_work(
     scores = [json.loads(line) for line in (work / "zero-shot-cot" / "scores.jsonl").read_text().splitlines()]
     assert {s["question_id"] for s in scores} <= set(plan["question_ids"]) and scores
     assert all("source_consistency" in s["unavailable"] for s in scores)  # no NLI model
+    # Scored with the shipped combiner (#15 item 4): every chain the detectors checked and the encoder
+    # scored gets step probabilities, and the report carries them.
+    judged = [s for s in scores if s["combined"] is not None]
+    for s in scores:
+        checkable = s["assessment"]["status"] == "checked" and all(
+            x["source_similarity"] is not None for x in s["steps"]
+        )
+        assert s["combined"] is not None or not checkable
+        if s["combined"] is not None:
+            assert len(s["combined"]["step_probabilities"]) == len(s["steps"])
+    assert judged and f"learned combiner: step probabilities on {len(judged)} of {len(scores)} chains" in output
     # Chinese chains were scored by a Chinese-capable encoder, English ones by the one given.
     header = json.loads((work / "zero-shot-cot" / "scores.json").read_text(encoding="utf-8"))
     assert header["models"]["encoder"] == {"en": minilm, "zh": "multilingual-e5-small"}
+    assert header["combiner"].startswith("default (sha256 ")
     assert english_only_encoder(header["models"]["encoder"]["zh"]) is None
     assert english_only_encoder(minilm) == "all-MiniLM-L6-v2"  # the check would have caught the old default
     assert "English-only" not in output
     html = index.read_text(encoding="utf-8")
     assert "zero-shot-cot" in html and "few-shot" in html
+    data = json.loads(re.search(r'id="report-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    cot = next(r for r in data["runs"] if r["mode"] == "zero-shot-cot")
+    assert cot["combiner"]["name"] == "default" and cot["combiner"]["training"]
+    shown = [a for a in data["answers"][cot["id"]].values() if a["combined"]]
+    assert len(shown) == len(judged) and all("p" in step for a in shown for step in a["steps"])
     assert f"report: {index.resolve()}" in output and "[6/6] report" in output
     # `make report` serves out/demo only; another --out is served by name
     assert f"open it with: k12eval serve {tmp_path / 'report'}" in output and "make report" not in output

@@ -209,6 +209,136 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     assert driver.execute_script("return window.__pwned") is None
 
 
+HOSTILE_TRAINING = "<img src=x onerror=\"window.__pwned='training'\">"
+SUSPECT_AT = 0.5  # a flag's severity from here on shows as severe without a combiner (report.js)
+
+
+@pytest.fixture(scope="module")
+def combined_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The demo runs, one of them scored with a learned combiner whose training set has a hostile name."""
+    root = tmp_path_factory.mktemp("combined")
+    _, runs = demo_runs(root)
+    run = runs[-1]
+    _add_combined(run, root / "combiner.json")
+    out = root / "report"
+    write_report(runs, out, plots=False)
+    return out, run.name
+
+
+def test_a_combiners_probabilities_replace_the_opaque_severity(
+    combined_report: tuple[Path, str], browser: tuple[Any, Path]
+) -> None:
+    """Each step shows P(first wrong), the combiner's first suspect is marked (the rule's is not), a flag
+    is severe by the probability, not its severity, and the help text names the combiner and its data,
+    escaped (#15 item 4)."""
+    from selenium.webdriver.common.by import By
+
+    out, run_id = combined_report
+    driver, _ = browser
+    driver.get((out / "index.html").resolve().as_uri())
+    driver.execute_script("localStorage.clear()")
+    driver.refresh()
+    data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
+    answers = {int(i): a for i, a in data["answers"][run_id].items() if a["combined"]}
+    # One where a mild flag (severity below SUSPECT_AT) sits on a step the combiner puts at or above its
+    # threshold, one where the rule guessed a suspect and the combiner finds none: the page must follow the combiner.
+    mild = next(i for i, a in answers.items() if any(_mild_but_likely(s, a["combined"]) for s in a["steps"]))
+    guessed = next(
+        i for i, a in answers.items() if a["suspect_rule"] == "fallback" and a["combined"]["first_suspect"] is None
+    )
+    for qi in (mild, guessed):
+        answer = answers[qi]
+        show_answer(driver, qi, run_id)
+        panel = css(driver, f".answer[data-run='{run_id}']")
+        threshold, suspect = answer["combined"]["threshold"], answer["combined"]["first_suspect"]
+        for k, step in enumerate(answer["steps"]):
+            li = panel.find_element(By.CSS_SELECTOR, f"li[data-step='{k}']")
+            assert f"P(首错) {step['p']:.2f}" == li.find_element(By.CSS_SELECTOR, ".chip.prob").text
+            assert ("suspect" in li.get_attribute("class").split()) == (k == suspect)
+            assert ("首个可疑步骤（学习组合器）" in li.text) == (k == suspect)
+            assert "可疑度" not in li.text and "推测" not in li.text  # the rule's numbers and guess give way
+            for finding in li.find_elements(By.CSS_SELECTOR, "ul.findings li"):
+                assert ("bad" in finding.get_attribute("class").split()) == (step["p"] >= threshold)
+        help_text = panel.find_element(By.CSS_SELECTOR, "p[data-help='combiner']").text
+        assert HOSTILE_TRAINING in help_text and "combiner.json" in help_text and f"{threshold:.2f}" in help_text
+        assert driver.execute_script("return window.__pwned") is None
+        assert driver.execute_script("return document.images.length") == 0
+
+    # A run scored without a combiner looks as before: the rule's suspect, no probabilities, no combiner help.
+    plain = next(r["id"] for r in data["runs"] if r["id"] != run_id and r["mode"] == "few-shot-cot")
+    qp = next(int(i) for i, a in data["answers"][plain].items() if a["first_suspect"] == 1 and a["steps"])
+    show_answer(driver, qp, plain)
+    panel = css(driver, f".answer[data-run='{plain}']")
+    assert "首个可疑步骤" in panel.find_element(By.CSS_SELECTOR, "li[data-step='1']").text
+    assert not panel.find_elements(By.CSS_SELECTOR, ".chip.prob, p[data-help='combiner']")
+    show_answer(driver, mild, run_id)
+    css(driver, "#lang").click()
+    wait(driver, lambda d: d.find_element(By.ID, "title").text == "Knowledge-point audit report")
+    k, step = next(
+        (k, s) for k, s in enumerate(answers[mild]["steps"]) if _mild_but_likely(s, answers[mild]["combined"])
+    )
+    shown = css(driver, f".answer[data-run='{run_id}'] li[data-step='{k}'] .chip.prob.bad").text
+    assert shown == f"P(first wrong) {step['p']:.2f}"
+    assert "fitted on: " + HOSTILE_TRAINING in css(driver, f".answer[data-run='{run_id}'] p[data-help='combiner']").text
+    css(driver, "#lang").click()
+    assert console_errors(driver) == []
+
+
+def _mild_but_likely(step: dict[str, Any], combined: dict[str, Any]) -> bool:
+    """Flagged only below SUSPECT_AT severity, yet at or above the combiner's threshold."""
+    findings = step.get("findings", [])
+    return bool(findings) and all(f["severity"] < SUSPECT_AT for f in findings) and step["p"] >= combined["threshold"]
+
+
+def _add_combined(run: Path, combiner_file: Path) -> None:
+    """What ``score --combiner FILE`` adds: each record's verdict (the real combiner on its real assessment)
+    and the combiner's name in the score header.
+
+    The file is the shipped combiner's weights, said to be fitted on a set with a hostile name, with its
+    threshold just under the likeliest step that carries only mild flags, so that the page has a step whose
+    display the probability and the severity would decide differently, whatever the weights are refitted to.
+    """
+    from reasoning_metrics.combine import load_combiner, parse_combiner
+    from reasoning_metrics.combine.apply import combine_one, fingerprint
+    from reasoning_metrics.runs import ScoreRecord
+    from reasoning_metrics.store import ScoreConfig, header_path
+    from reasoning_metrics.verify.scored import roscoe_detail
+    from runners.store import RunStore
+
+    graded = {r.question_id: r.correct for r in RunStore(run).records()}
+    records = [ScoreRecord.model_validate_json(line) for line in (run / "scores.jsonl").read_text("utf-8").splitlines()]
+
+    def verdicts(combiner: Any) -> list[Any]:
+        out = []
+        for record in records:
+            assert record.assessment is not None
+            steps = [step.text for step in record.steps]
+            out.append(
+                combine_one(combiner, steps, record.assessment, roscoe_detail(record), graded[record.question_id])
+            )
+        return out
+
+    default = load_combiner("default")
+    mild = [
+        p
+        for record, verdict in zip(records, verdicts(default), strict=True)
+        if verdict is not None and record.assessment is not None
+        for p, step in zip(verdict.step_probabilities, record.assessment.steps, strict=True)
+        if step.flags and all(f.severity < SUSPECT_AT for f in step.flags)
+    ]
+    raw = json.loads(default.to_json())
+    raw["threshold"] = round(max(mild) * 0.95, 6)
+    raw["training"] = [{**raw["training"][0], "name": HOSTILE_TRAINING}, *raw["training"][1:]]
+    combiner_file.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
+    combiner = parse_combiner(combiner_file.read_text("utf-8"), str(combiner_file))
+    lines = [
+        r.model_copy(update={"combined": v}).model_dump_json() for r, v in zip(records, verdicts(combiner), strict=True)
+    ]
+    (run / "scores.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    config = ScoreConfig(metrics=[], combiner=fingerprint(str(combiner_file), combiner))
+    header_path(run / "scores.jsonl").write_text(config.model_dump_json(), encoding="utf-8")
+
+
 def _hostile_question(data: dict[str, Any], run_id: str) -> int:
     for index, answer in data["answers"][run_id].items():
         if answer["output"] and ("<script>" in answer["output"] or "onerror" in answer["output"]):

@@ -48,6 +48,14 @@ def test_later_line_wins_and_torn_last_line_is_ignored(tmp_path: Path) -> None:
         (_record("q", scores={"x": "high"}), "line 1, field 'scores.x'"),
         (_record("q", steps=[{"index": 0, "text": "a", "flags": ["made_up"]}]), "line 1, field 'steps.0.flags.0'"),
         (_record("q", hypothesis=["an alias of another tool"]), "line 1, field 'hypothesis'"),
+        (
+            _record("q", combined={"step_probabilities": ["high"], "first_suspect": 0, "score": 1, "threshold": 0.3}),
+            "line 1, field 'combined.step_probabilities.0'",
+        ),
+        (
+            _record("q", combined={"step_probabilities": [], "first_suspect": -2, "score": 0, "threshold": 0.3}),
+            "line 1, field 'combined.first_suspect'",
+        ),
     ],
 )
 def test_bad_lines_are_named(tmp_path: Path, line: str, message: str) -> None:
@@ -114,3 +122,27 @@ def test_bad_assessments_are_named(tmp_path: Path, assessment: object, field: st
     _write(tmp_path, [_record("q", steps=[{"index": 0, "text": "a"}], assessment=assessment)])
     with pytest.raises(InputError, match=re.escape(f"field {field}")):
         load_scores(tmp_path)
+
+
+def test_the_combiners_probabilities_go_to_the_steps_in_order(tmp_path: Path) -> None:
+    """``combined.step_probabilities[i]`` is ``steps[i]``'s (the scorer's order, whatever the step's index);
+    -1 (no step reaches the threshold) is no suspect; a record without ``combined`` has none (#15 item 4)."""
+    steps = [{"index": i, "text": f"s{i}", "flags": []} for i in (0, 1, 2)]
+    verdict = {"step_probabilities": [0.1, 0.7, float("nan")], "first_suspect": 1, "score": 0.7, "threshold": 0.5}
+    none = {**verdict, "first_suspect": -1}
+    _write(
+        tmp_path,
+        [
+            _record("q1", steps=steps, combined=verdict),
+            _record("q2", steps=steps, combined=none),
+            _record("q3", steps=steps),
+        ],
+    )
+    scores = load_scores(tmp_path)
+    assert [s.probability for s in scores["q1"].steps] == [0.1, 0.7, None]
+    assert scores["q1"].combined is not None and (
+        scores["q1"].combined.first_suspect,
+        scores["q1"].combined.threshold,
+    ) == (1, 0.5)
+    assert scores["q2"].combined is not None and scores["q2"].combined.first_suspect is None
+    assert scores["q3"].combined is None and all(s.probability is None for s in scores["q3"].steps)
