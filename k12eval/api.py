@@ -101,6 +101,7 @@ def score(
     select: str = "all",
     metric_models: dict[str, Any] | None = None,
     source_with_options: bool = False,
+    combiner: str | None = None,
 ) -> list[ScoreRecord]:
     """Score the run's chains of thought (resumable, like ``k12eval score``); returns every chain's scores.
 
@@ -109,10 +110,12 @@ def score(
     ``models`` maps a role (``encoder``, ``nli``, ...) to a model name or an adapter object
     (``encode(texts) -> ndarray`` for an encoder); a role left out gets its default model.
     ``metric_models`` gives a metric (or ``alignment``) its own model, as ``--model-for`` does;
-    ``source_with_options`` scores against the stem and its options, as ``--source-with-options``.
+    ``source_with_options`` scores against the stem and its options, as ``--source-with-options``;
+    ``combiner`` is ``--combiner`` (the shipped one when not given, unless ``detectors`` is off; ``"none"``).
     """
     from k12eval.models import metric_model
     from kg.errors import InputError
+    from reasoning_metrics.combine import choose_combiner, load_combiner
     from reasoning_metrics.runs import SCORES_FILE, ScoreRecord, score_run
     from reasoning_metrics.store import read_score_lines
     from runners.files import lock_file
@@ -121,6 +124,7 @@ def score(
     if not (Path(run_dir) / HEADER_FILE).is_file():  # before the lock, which would create the folder
         raise InputError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
     target = Path(run_dir) / SCORES_FILE
+    chosen = choose_combiner(combiner, detectors)
     with lock_file(target):
         job = score_run(
             Path(run_dir),
@@ -133,6 +137,7 @@ def score(
             select=select,
             metric_models=metric_models,
             source_with_options=source_with_options,
+            combiner=None if chosen is None else (chosen, load_combiner(chosen)),
         )
         for _ in job.records:  # scored and appended as they are consumed
             pass

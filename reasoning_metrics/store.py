@@ -126,6 +126,8 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
             if "metric_models" in changed and {"metrics", "models"} & set(changed):
                 changed.remove("metric_models")  # follows from those: naming them says it shorter
             hint = " (or resume with --detectors/--no-detectors as it was)" if "detectors" in changed else ""
+            if "combiner" in changed and not hint:
+                hint = f" (or resume with --combiner {'none' if old.combiner is None else 'as it was'})"
             raise OtherRunError(
                 f"{header}: {out.name} was scored with other {', '.join(changed)} "
                 f"({_describe(old, changed)}); use another output file or delete it to rescore{hint}",

@@ -167,8 +167,9 @@ def score(
         str | None,
         typer.Option(
             "--combiner",
-            help="Also write the learned combiner's step probabilities and first suspect (`combined`): a "
-            "combiner.json from `k12eval calibrate`, or 'default' (the one shipped). Off unless given.",
+            help="The learned combiner whose step probabilities and first suspect each record gets "
+            "(`combined`, shown by the report): 'default' (the one shipped, used unless --no-detectors), a "
+            "combiner.json from `k12eval calibrate`, or 'none'.",
         ),
     ] = None,
     prm: PrmOpt = None,
@@ -177,7 +178,7 @@ def score(
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.models import metric_model
-    from reasoning_metrics.combine import load_combiner
+    from reasoning_metrics.combine import choose_combiner, load_combiner
     from reasoning_metrics.runs import SCORES_FILE, score_run
     from reasoning_metrics.store import read_score_lines
     from runners.files import lock_file
@@ -193,6 +194,7 @@ def score(
     own = metric_models(model_for)
     check_models(names, models, own, also=("nli",) if detectors else ())
     target = out or run_dir / SCORES_FILE
+    chosen = choose_combiner(combiner, detectors)
     if prm is not None and not detectors:
         raise UserError("--prm runs a detector: drop --no-detectors")
     reward_model = (
@@ -216,7 +218,7 @@ def score(
             detectors=detectors,
             select=select,
             source_with_options=source_with_options,
-            combiner=None if combiner is None else (combiner, load_combiner(combiner)),
+            combiner=None if chosen is None else (chosen, load_combiner(chosen)),
             prm=reward_model,
         )
         typer.echo(

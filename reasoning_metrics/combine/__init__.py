@@ -5,6 +5,16 @@ learns a :class:`Combiner`, ``load_combiner`` reads ``combiner.json`` or the shi
 """
 
 from reasoning_metrics.combine.features import feature_names, graded_correct, step_features
-from reasoning_metrics.combine.model import DEFAULT, Combiner, load_combiner, parse_combiner
+from reasoning_metrics.combine.model import DEFAULT, NONE, Combiner, choose_combiner, load_combiner, parse_combiner
 
-__all__ = ["DEFAULT", "Combiner", "feature_names", "graded_correct", "load_combiner", "parse_combiner", "step_features"]
+__all__ = [
+    "DEFAULT",
+    "NONE",
+    "Combiner",
+    "choose_combiner",
+    "feature_names",
+    "graded_correct",
+    "load_combiner",
+    "parse_combiner",
+    "step_features",
+]

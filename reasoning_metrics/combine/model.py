@@ -95,6 +95,18 @@ def first_suspect(probabilities: Sequence[float], threshold: float, graded_wrong
     return next((i for i, p in enumerate(probabilities) if p >= threshold), -1)
 
 
+NONE = "none"
+"""The name that turns the combiner off."""
+
+
+def choose_combiner(spec: str | None, detectors: bool = True) -> str | None:
+    """What ``score`` runs: ``spec`` as given (``none`` -> no combiner); when not given, the default
+    one, unless the detectors are off (a combiner reads their findings)."""
+    if spec is None:
+        return DEFAULT if detectors else None
+    return None if spec == NONE else spec
+
+
 def load_combiner(spec: str | Path) -> Combiner:
     """``default`` (the shipped combiner) or a ``combiner.json`` path; a bad file is one-line :class:`InputError`."""
     if str(spec) == DEFAULT:

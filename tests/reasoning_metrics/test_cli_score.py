@@ -156,8 +156,28 @@ def test_score_a_run_folder(tmp_path: Path, minilm_path: str, tiny_nli: Path) ->
     result = runner.invoke(app, [*args[:-1], "faithfulness_step"])
     assert result.exit_code == 2 and "scored with other metrics" in result.output
     assert "contradiction" in lines[0]["assessment"]["detectors"] and lines[0]["first_suspect"] is not None
-    result = runner.invoke(app, [*args, "--no-detectors"])
-    assert result.exit_code == 2 and "scored with other detectors" in result.output
+    result = runner.invoke(app, [*args, "--no-detectors"])  # which also turns the default combiner off
+    assert result.exit_code == 2 and "scored with other combiner, detectors" in result.output
+    # The shipped combiner runs unless turned off: each record carries its step probabilities (#15 item 4).
+    assert all(len(r["combined"]["step_probabilities"]) == len(r["steps"]) for r in lines)
+    assert json.loads((run / "scores.json").read_text(encoding="utf-8"))["combiner"].startswith("default (sha256")
+    result = runner.invoke(app, [*args, "--combiner", "none"])
+    assert result.exit_code == 2 and "scored with other combiner" in result.output
+    assert "resume with --combiner as it was" in result.output
+
+
+def test_the_combiner_is_off_with_none_or_without_detectors(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
+    common = ["score", str(run), "--embedder", "none", "--metrics", "repetition_step", "--nli", "none"]
+    for extra, out in ((["--combiner", "none"], "none.jsonl"), (["--no-detectors"], "off.jsonl")):
+        result = runner.invoke(app, [*common, *extra, "--out", str(run / out)])
+        assert result.exit_code == 0, result.output
+        lines = [json.loads(x) for x in (run / out).read_text(encoding="utf-8").splitlines()]
+        assert lines and all(r.get("combined") is None for r in lines)
+    result = runner.invoke(app, [*common, "--out", str(run / "none.jsonl")])
+    assert result.exit_code == 2 and "resume with --combiner none" in result.output
+    result = runner.invoke(app, [*common, "--no-detectors", "--combiner", "default", "--out", str(run / "x.jsonl")])
+    assert result.exit_code == 2 and "--no-detectors" in result.output
 
 
 def test_the_summary_counts_guessed_suspects_apart(capsys: pytest.CaptureFixture[str]) -> None:
