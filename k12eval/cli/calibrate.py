@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from k12eval.cli._combiner_options import MinCorrectOpt
 from k12eval.cli._common import UserError, guarded
 
 app = typer.Typer()
@@ -45,16 +46,7 @@ def calibrate(
         bool, typer.Option("--no-grade", help="Do not use the final answer's grade, even where the data gives it.")
     ] = False,
     folds: Annotated[int, typer.Option("--folds", help="Cross-validation folds (grouped by question).")] = 5,
-    min_correct: Annotated[
-        float,
-        typer.Option(
-            "--min-correct",
-            min=0.0,
-            max=1.0,
-            help="Choose the step threshold among those calling at least this share of the correct training "
-            "solutions correct (out of fold); best F1 among them.",
-        ),
-    ] = 0.0,
+    min_correct: MinCorrectOpt = 0.0,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the folds.")] = 0,
 ) -> None:
     """Fit a regularised logistic regression over every detector's step findings; write combiner.json."""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from k12eval.cli._combiner_options import MinCorrectOpt
 from k12eval.cli._common import UserError, guarded, parse_pairs
 from k12eval.cli._encoders import encoders_for, load_model_option
 from k12eval.cli._strong import (
@@ -149,16 +150,7 @@ def meta_eval(
             help="A combiner.json from `k12eval calibrate`, or 'default' (the one shipped): adds the 'combiner' detector.",
         ),
     ] = None,
-    min_correct: Annotated[
-        float,
-        typer.Option(
-            "--min-correct",
-            min=0.0,
-            max=1.0,
-            help="With --lodo: each combiner's threshold calls at least this share of its training set's "
-            "correct solutions correct (as `calibrate --min-correct`).",
-        ),
-    ] = 0.0,
+    min_correct: MinCorrectOpt = 0.0,
     lodo: Annotated[
         list[str] | None,
         typer.Option(

@@ -1,18 +1,22 @@
 """``calibrate`` and ``meta-eval --lodo`` score each labelled set's ROSCOE features with the encoder its
-language needs, by the rule plain ``meta-eval`` follows (#15 items 2 and 4)."""
+language needs, by the rule plain ``meta-eval`` follows; ``--min-correct`` is one option (#15 items 2 and 4)."""
 
 from __future__ import annotations
 
 import json
 import re
+import typing
 from pathlib import Path
 
 import pytest
+from typer.main import get_command
 from typer.testing import CliRunner
 
 import k12eval.models
 import reasoning_metrics.models
 from k12eval.cli import app
+from k12eval.cli import calibrate as calibrate_cli
+from k12eval.cli import metaeval as metaeval_cli
 from k12eval.cli._encoders import encoder_specs
 from reasoning_metrics.metaeval import load_solutions
 from reasoning_metrics.metaeval.ck12_labels import CK12_ENV
@@ -145,3 +149,13 @@ def test_lodo_scores_each_set_with_its_languages_encoder(
     assert re.search(rf"zh dev \(\d+, encoder zh: {re.escape(CHINESE_ENCODER)}\)", result.output)
     assert re.search(rf"a dev \(\d+, encoder en: {re.escape(DEFAULT_ENCODER)}\)", result.output)
 
+
+def test_min_correct_is_declared_once_with_one_help() -> None:
+    commands = get_command(app).commands  # type: ignore[attr-defined]
+    params = [next(p for p in commands[name].params if p.name == "min_correct") for name in ("calibrate", "meta-eval")]
+    assert params[0].help == params[1].help and params[0].opts == params[1].opts == ["--min-correct"]
+    hints = [
+        typing.get_type_hints(fn, include_extras=True)["min_correct"]
+        for fn in (calibrate_cli.calibrate, metaeval_cli.meta_eval)
+    ]
+    assert hints[0] is hints[1]
