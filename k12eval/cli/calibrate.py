@@ -4,10 +4,11 @@ the first wrong one (docs/detectors.md, "The learned combiner")."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from k12eval.cli._combiner_options import MinCorrectOpt
 from k12eval.cli._common import UserError, guarded
 
 app = typer.Typer()
@@ -36,29 +37,21 @@ def calibrate(
         typer.Option(
             "--encoder",
             "--embedder",
-            help="Sentence encoder whose ROSCOE step scores become features too (as `meta-eval --encoder`); "
-            "'none' (default) fits on the CPU detectors alone.",
+            help="Sentence encoder whose ROSCOE step scores become features too, chosen per set as `meta-eval "
+            "--encoder` chooses it ('default': all-MiniLM-L6-v2 for English sets, multilingual-e5-small for "
+            "Chinese ones; any other applies to all); 'none' (default) fits on the CPU detectors alone.",
         ),
     ] = "none",
     no_grade: Annotated[
         bool, typer.Option("--no-grade", help="Do not use the final answer's grade, even where the data gives it.")
     ] = False,
     folds: Annotated[int, typer.Option("--folds", help="Cross-validation folds (grouped by question).")] = 5,
-    min_correct: Annotated[
-        float,
-        typer.Option(
-            "--min-correct",
-            min=0.0,
-            max=1.0,
-            help="Choose the step threshold among those calling at least this share of the correct training "
-            "solutions correct (out of fold); best F1 among them.",
-        ),
-    ] = 0.0,
+    min_correct: MinCorrectOpt = 0.0,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the folds.")] = 0,
 ) -> None:
     """Fit a regularised logistic regression over every detector's step findings; write combiner.json."""
     from k12eval import __version__
-    from k12eval.cli.metaeval import load_encoder
+    from k12eval.cli._encoders import encoders_for
     from reasoning_metrics.metaeval.calibration import calibrate as fit
     from reasoning_metrics.metaeval.halves import HALVES
     from reasoning_metrics.metaeval.sets import parse_set
@@ -68,10 +61,11 @@ def calibrate(
     if folds < 2:
         raise UserError("--folds must be >= 2")
     specs = [parse_set(spec, fmt) for spec in labelled]
+    loaded: dict[str, Any] = {}  # one model scoring several sets is loaded once
     combiner = fit(
         specs,
         half=half,
-        encoder=load_encoder(encoder),
+        pick_encoder=lambda solutions: encoders_for(encoder, solutions, loaded),
         grade=not no_grade,
         folds=folds,
         seed=seed,

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from k12eval.cli._combiner_options import MinCorrectOpt
 from k12eval.cli._common import UserError, guarded, parse_pairs
+from k12eval.cli._encoders import encoders_for, load_model_option
 from k12eval.cli._strong import (
     PrmBackendOpt,
     PrmOpt,
@@ -21,53 +23,6 @@ if TYPE_CHECKING:
     pass
 
 app = typer.Typer()
-
-
-def _model(role: str, spec: str, option: str) -> Any:
-    """The ``reasoning_metrics`` adapter for ``spec`` (as ``k12eval score`` loads it), or ``None`` for ``none``."""
-    if spec.strip().lower() == "none":
-        return None
-    from k12eval.models import metric_model
-    from kg.errors import InputError
-    from reasoning_metrics.models import load_model
-
-    try:
-        return load_model(role, metric_model(spec))
-    except InputError:
-        raise
-    except Exception as exc:  # missing files, no network, not a model of that kind...
-        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-        raise UserError(f"{option} {spec!r}: could not load it ({reason}); pass another, or 'none'") from None
-
-
-def _encoders(encoder: str, solutions: Any) -> tuple[dict[str, Any] | None, dict[str, str]]:
-    """``({lang: adapter}, {"encoder.<lang>": name})`` for the solutions' languages, or ``(None, {})`` for ``none``.
-
-    ``default`` is all-MiniLM-L6-v2 for English and multilingual-e5-small for Chinese (as ``k12eval score``
-    and the demo choose); an English-only encoder asked for Chinese solutions is warned about on stderr.
-    """
-    from reasoning_metrics.models.languages import CHINESE_ENCODER, english_only_warning
-    from reasoning_metrics.verify.baseline import DEFAULT_ENCODER, solution_languages
-
-    if encoder.strip().lower() == "none":
-        return None, {}
-    languages = solution_languages(solutions) or ["en"]
-    if encoder == "default":
-        specs = {lg: CHINESE_ENCODER if lg == "zh" else DEFAULT_ENCODER for lg in languages}
-    else:
-        specs = {lg: encoder for lg in languages}
-        warning = english_only_warning(encoder, "--encoder") if "zh" in languages else None
-        if warning:
-            typer.echo(f"warning: {warning}", err=True)
-    loaded = {spec: _model("encoder", spec, "--encoder") for spec in dict.fromkeys(specs.values())}
-    return {lg: loaded[spec] for lg, spec in specs.items()}, {f"encoder.{lg}": spec for lg, spec in specs.items()}
-
-
-def load_encoder(spec: str) -> Any:
-    """The sentence encoder ``--encoder`` names (``default``: all-MiniLM-L6-v2), or ``None`` for ``none``."""
-    from reasoning_metrics.verify.baseline import DEFAULT_ENCODER
-
-    return _model("encoder", DEFAULT_ENCODER if spec == "default" else spec, "--encoder")
 
 
 def _detector_names(detectors: str | None) -> list[str]:
@@ -195,16 +150,7 @@ def meta_eval(
             help="A combiner.json from `k12eval calibrate`, or 'default' (the one shipped): adds the 'combiner' detector.",
         ),
     ] = None,
-    min_correct: Annotated[
-        float,
-        typer.Option(
-            "--min-correct",
-            min=0.0,
-            max=1.0,
-            help="With --lodo: each combiner's threshold calls at least this share of its training set's "
-            "correct solutions correct (as `calibrate --min-correct`).",
-        ),
-    ] = 0.0,
+    min_correct: MinCorrectOpt = 0.0,
     lodo: Annotated[
         list[str] | None,
         typer.Option(
@@ -253,8 +199,9 @@ def meta_eval(
         backend = load_backend_option(
             "--judge-model", judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option")
         )
-    encoders, models = _encoders(encoder, solutions) if needs_encoder else (None, {})
-    nli_model = _model("nli", nli, "--nli") if needs_nli else None
+    encoders, chosen = encoders_for(encoder, solutions) if needs_encoder else (None, {})
+    models = {f"encoder.{lg}": spec for lg, spec in chosen.items()}
+    nli_model = load_model_option("nli", nli, "--nli") if needs_nli else None
     if nli_model is not None:
         models["nli"] = nli
     if backend is not None and judge_model is not None:
@@ -326,14 +273,15 @@ def _lodo(
         raise UserError("--lodo needs at least two labelled sets")
     if len({s.name for s in sets}) < len(sets):
         raise UserError("--lodo: two sets have the same name; name them NAME=FORMAT:PATH")
-    model = load_encoder(encoder)
+    loaded: dict[str, Any] = {}  # one model scoring several sets is loaded once
     scored = []
     for spec in sets:
         typer.echo(f"scoring {spec.name} ...", err=True)
-        scored.append(score_set(spec, load_set(spec), model))
-    text = lodo_markdown(
-        leave_one_out(scored, folds=folds, seed=seed, roscoe=model is not None, by=by, min_correct=min_correct)
-    )
+        solutions = load_set(spec)
+        model, chosen = encoders_for(encoder, solutions, loaded)
+        scored.append(score_set(spec, solutions, model, encoder_names=chosen))
+    roscoe = any(s.encoder for s in scored)
+    text = lodo_markdown(leave_one_out(scored, folds=folds, seed=seed, roscoe=roscoe, by=by, min_correct=min_correct))
     typer.echo(text, nl=False)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

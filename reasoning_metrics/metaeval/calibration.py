@@ -3,24 +3,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from reasoning_metrics.combine.features import feature_names
 from reasoning_metrics.combine.fit import fit_combiner
 from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.metaeval.combined import training_set
+from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.metaeval.halves import half_indices
-from reasoning_metrics.metaeval.lodo import score_set
+from reasoning_metrics.metaeval.lodo import Encoders, score_set, training_info
 from reasoning_metrics.metaeval.sets import SetSpec, load_set
-from reasoning_metrics.protocols import SentenceEncoder
+
+EncoderPicker = Callable[[Sequence[LabelledSolution]], tuple[Encoders | None, dict[str, str]]]
+"""A set's solutions -> the encoder(s) to score them with and their names per language (the command
+line's per-language rule: a Chinese set gets a Chinese-capable encoder)."""
 
 
 def calibrate(
     specs: Sequence[SetSpec],
     *,
     half: str = "dev",
-    encoder: SentenceEncoder | None = None,
+    encoder: Encoders | None = None,
+    pick_encoder: EncoderPicker | None = None,
     grade: bool = True,
     folds: int = 5,
     seed: int = 0,
@@ -30,13 +35,20 @@ def calibrate(
 ) -> Combiner:
     """A combiner fitted on ``half`` (``dev``, ``confirm``, ``all``) of every set of ``specs``.
 
-    With ``encoder`` the ROSCOE step scores are features too; ``grade`` adds the final answer's grade
-    where the data gives it (``meta.graded_correct`` / ``final_answer_correct``); ``min_correct`` bounds the
-    threshold (see :func:`~reasoning_metrics.combine.fit.fit_combiner`).
+    With ``encoder`` (one for every set), or the one ``pick_encoder`` chooses for each set's solutions, the
+    ROSCOE step scores are features too and each set's ``training`` entry names its encoder (``encoder``:
+    language -> name). ``grade`` adds the final answer's grade where the data gives it
+    (``meta.graded_correct`` / ``final_answer_correct``); ``min_correct`` bounds the threshold (see
+    :func:`~reasoning_metrics.combine.fit.fit_combiner`).
     """
-    sets = []
+    if encoder is not None and pick_encoder is not None:
+        raise ValueError("pass encoder or pick_encoder, not both")
+    sets, roscoe = [], False
     for spec in specs:
-        scored = score_set(spec, load_set(spec), encoder, cache)
+        solutions = load_set(spec)
+        model, names = pick_encoder(solutions) if pick_encoder is not None else (encoder, None)
+        scored = score_set(spec, solutions, model, cache, names)
+        roscoe = roscoe or model is not None
         idx = half_indices(scored.solutions, half)
         sets.append(
             training_set(
@@ -44,10 +56,10 @@ def calibrate(
                 [scored.solutions[k] for k in idx],
                 [scored.ctx.assessments[k] for k in idx],
                 [scored.rows[k] for k in idx],
-                {"format": spec.fmt, "paths": [str(p) for p in spec.paths], "half": half},
+                training_info(scored, half),
             )
         )
-    features = feature_names(roscoe=encoder is not None, grade=grade)
+    features = feature_names(roscoe=roscoe, grade=grade)
     return fit_combiner(
         sets, features, folds=folds, seed=seed, package_version=package_version, min_correct=min_correct
     )

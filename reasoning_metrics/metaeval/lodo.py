@@ -5,7 +5,7 @@ encoder runs). Nothing reported on a set was chosen on it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,10 @@ from reasoning_metrics.metaeval.halves import half_indices
 from reasoning_metrics.metaeval.harness import evaluate_detector
 from reasoning_metrics.metaeval.sets import SetSpec
 from reasoning_metrics.protocols import SentenceEncoder
-from reasoning_metrics.verify.baseline import BASELINE_METRICS
+from reasoning_metrics.verify.baseline import BASELINE_METRICS, solution_languages
+
+Encoders = SentenceEncoder | Mapping[str, SentenceEncoder]
+"""One sentence encoder, or one per language (``{"zh": ..., "en": ...}``), as a detection context takes it."""
 
 
 @dataclass
@@ -31,6 +34,8 @@ class Scored:
     ctx: DetectionContext
     results: list[DetectorResult]
     rows: list[list[dict[str, float]]]
+    encoder: dict[str, str] = field(default_factory=dict)
+    """Language -> the encoder its ROSCOE scores came from (empty without one): a combiner's training entry."""
 
 
 @dataclass
@@ -67,14 +72,34 @@ VARIANTS = {"combiner": True, "combiner (no grade)": False}
 
 
 def score_set(
-    spec: SetSpec, solutions: list[LabelledSolution], encoder: SentenceEncoder | None, cache: Any = False
+    spec: SetSpec,
+    solutions: list[LabelledSolution],
+    encoder: Encoders | None,
+    cache: Any = False,
+    encoder_names: Mapping[str, str] | None = None,
 ) -> Scored:
-    """Run ``aggregate`` (and the ROSCOE scores with an encoder) and compute the step features, once."""
+    """Run ``aggregate`` (and the ROSCOE scores with an encoder) and compute the step features, once.
+
+    ``encoder_names`` (language -> spec) names the encoder as the user gave it; else the adapter's ``name``.
+    """
     ctx = DetectionContext(solutions, encoder=encoder, cache=cache)
     names = ["aggregate", *([f"roscoe.{m}" for m in BASELINE_METRICS] if encoder is not None else [])]
     results = run_detectors(ctx, names)
     rows = set_features(solutions, ctx.assessments, ctx.checks, ctx.roscoe if encoder is not None else None)
-    return Scored(spec, solutions, ctx, results, rows)
+    return Scored(spec, solutions, ctx, results, rows, _encoder_names(solutions, encoder, encoder_names))
+
+
+def _encoder_names(
+    solutions: Sequence[LabelledSolution], encoder: Encoders | None, given: Mapping[str, str] | None
+) -> dict[str, str]:
+    if encoder is None:
+        return {}
+    if given is not None:
+        return dict(given)
+    languages = solution_languages(solutions) or ["en"]
+    if isinstance(encoder, Mapping):
+        return {lg: encoder[lg].name for lg in languages if lg in encoder}
+    return {lg: encoder.name for lg in languages}
 
 
 def _subset(result: DetectorResult, idx: Sequence[int]) -> DetectorResult:
@@ -89,6 +114,17 @@ def _subset(result: DetectorResult, idx: Sequence[int]) -> DetectorResult:
         result.unavailable,
         {where[k]: v for k, v in result.not_checked.items() if k in where},
     )
+
+
+def training_info(scored: Scored, half: str) -> dict[str, Any]:
+    """What a combiner's ``training`` entry says of a set besides its counts: format, files, half and the
+    encoder of each language's ROSCOE features (``None`` without), so a mix of sets stays readable."""
+    return {
+        "format": scored.spec.fmt,
+        "paths": [str(p) for p in scored.spec.paths],
+        "half": half,
+        "encoder": dict(scored.encoder) or None,
+    }
 
 
 def fit_on_dev(
@@ -112,7 +148,7 @@ def fit_on_dev(
                 [s.solutions[k] for k in idx],
                 [s.ctx.assessments[k] for k in idx],
                 [s.rows[k] for k in idx],
-                {"format": s.spec.fmt, "paths": [str(p) for p in s.spec.paths], "half": "dev"},
+                training_info(s, "dev"),
             )
         )
     return fit_combiner(
@@ -204,6 +240,11 @@ def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _encoder_note(training: dict[str, Any]) -> str:
+    encoders = training.get("encoder") or {}
+    return "".join(f", encoder {lg}: {spec}" for lg, spec in encoders.items())
+
+
 def lodo_markdown(report: LodoReport) -> str:
     """One table: held-out set × half × detector."""
     lines = [
@@ -225,7 +266,7 @@ def lodo_markdown(report: LodoReport) -> str:
     notes = ["", "Combiners (each fitted on the development halves of the other sets):", ""]
     for held, fitted in report.combiners.items():
         for name, info in fitted.items():
-            trained = ", ".join(f"{t['name']} dev ({t['solutions']})" for t in info["training"])
+            trained = ", ".join(f"{t['name']} dev ({t['solutions']}{_encoder_note(t)})" for t in info["training"])
             line = f"* {held} / {name}: trained on {trained}; C = {info['C']}, threshold {info['threshold']:.3f}"
             if not any(t["solutions"] > t["with_error"] for t in info["training"]):
                 line += " (no correct solution to train on: the threshold maximises exact first steps and cannot weigh false alarms)"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from k12eval.cli import _encoders as cli
 from k12eval.cli import app
-from k12eval.cli import metaeval as cli
 from tests.reasoning_metrics.verify import samples
 
 runner = CliRunner()
@@ -31,30 +31,30 @@ EN = _Solution("en", "Tom has 5 apples and eats 2. How many are left?", ("5 - 2 
 @pytest.fixture
 def loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     specs: list[str] = []
-    monkeypatch.setattr(cli, "_model", lambda role, spec, option: specs.append(spec) or f"<{spec}>")
+    monkeypatch.setattr(cli, "load_model_option", lambda role, spec, option: specs.append(spec) or f"<{spec}>")
     return specs
 
 
 def test_the_default_encoder_follows_the_solutions_language(
     loaded: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    encoders, models = cli._encoders("default", [ZH])
-    assert models == {"encoder.zh": "multilingual-e5-small"} and encoders == {"zh": "<multilingual-e5-small>"}
-    _, models = cli._encoders("default", [ZH, EN])
-    assert models == {"encoder.en": "sentence-transformers/all-MiniLM-L6-v2", "encoder.zh": "multilingual-e5-small"}
+    encoders, models = cli.encoders_for("default", [ZH])
+    assert models == {"zh": "multilingual-e5-small"} and encoders == {"zh": "<multilingual-e5-small>"}
+    _, models = cli.encoders_for("default", [ZH, EN])
+    assert models == {"en": "sentence-transformers/all-MiniLM-L6-v2", "zh": "multilingual-e5-small"}
     assert capsys.readouterr().err == ""
 
 
 def test_an_english_only_encoder_for_chinese_is_warned_about_naming_the_flag(
     loaded: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, models = cli._encoders("all-MiniLM-L6-v2", [ZH, EN])
-    assert models == {"encoder.en": "all-MiniLM-L6-v2", "encoder.zh": "all-MiniLM-L6-v2"}
+    _, models = cli.encoders_for("all-MiniLM-L6-v2", [ZH, EN])
+    assert models == {"en": "all-MiniLM-L6-v2", "zh": "all-MiniLM-L6-v2"}
     assert loaded == ["all-MiniLM-L6-v2"]  # loaded once for both languages
     err = capsys.readouterr().err
     assert err.startswith("warning: all-MiniLM-L6-v2 is an English-only encoder") and err.count("\n") == 1
     assert "pass --encoder multilingual-e5-small" in err
-    cli._encoders("all-MiniLM-L6-v2", [EN])
+    cli.encoders_for("all-MiniLM-L6-v2", [EN])
     assert capsys.readouterr().err == ""  # English solutions: the right model
 
 
