@@ -31,7 +31,7 @@ def _detector_names(detectors: str | None) -> list[str]:
     from reasoning_metrics.registry import resolve
 
     if not detectors:
-        return [n for n in DETECTORS if n != "combiner"]  # the combiner runs when --combiner names one
+        return [n for n in DETECTORS if n != "combiner"]  # added when a combiner is loaded
     names = []
     for raw in (n.strip() for n in detectors.split(",")):
         if raw.startswith("roscoe.") and raw not in DETECTORS:
@@ -147,7 +147,8 @@ def meta_eval(
         str | None,
         typer.Option(
             "--combiner",
-            help="A combiner.json from `k12eval calibrate`, or 'default' (the one shipped): adds the 'combiner' detector.",
+            help="The learned combiner measured as the 'combiner' detector: 'default' (the one shipped, run "
+            "unless --detectors leaves it out), a combiner.json from `k12eval calibrate`, or 'none'.",
         ),
     ] = None,
     min_correct: MinCorrectOpt = 0.0,
@@ -161,7 +162,7 @@ def meta_eval(
     ] = None,
 ) -> None:
     """Report AUROC, Somers' D, ProcessBench F1 and step-level AUROC of every score and detector."""
-    from reasoning_metrics.combine import load_combiner
+    from reasoning_metrics.combine import choose_combiner, load_combiner
     from reasoning_metrics.metaeval import (
         DetectionContext,
         load_solutions,
@@ -182,8 +183,9 @@ def meta_eval(
         return
     if data is None or fmt is None:
         raise UserError("meta-eval needs DATA and --format (or --lodo SETS)")
-    fitted = load_combiner(combiner) if combiner else None
     names = _detector_names(detectors)
+    wanted = choose_combiner(combiner) if combiner is not None or not detectors or "combiner" in names else None
+    fitted = load_combiner(wanted) if wanted else None
     if fitted is not None and "combiner" not in names:
         names.append("combiner")
     solutions = in_half(load_solutions(data, fmt), half)[:limit]

@@ -420,7 +420,10 @@ def _combiner(ctx: DetectionContext) -> DetectorResult:
     roscoe = ctx.roscoe if combiner.uses_roscoe else None
     rows = set_features(ctx.solutions, ctx.assessments, ctx.checks, roscoe)
     p = predict(combiner, ctx.assessments, rows)
-    orientation = f"largest step P(first wrong step), learned (threshold {combiner.threshold:.3f})"
+    fitted_on = ", ".join(f"{t.get('name', '?')} {t.get('half', '')}".strip() for t in combiner.training)
+    orientation = f"largest step P(first wrong step), learned (threshold {combiner.threshold:.3f}" + (
+        f"; fitted on {fitted_on}: not held out there)" if fitted_on else ")"
+    )
     return combiner_result("combiner", orientation, p)
 
 

@@ -27,6 +27,20 @@ def test_meta_eval_markdown_table(tmp_path: Path) -> None:
     assert "| 0.750" in row  # pb-0 is caught, pb-3 not: (1 + 0.5) / 2
 
 
+def test_the_shipped_combiner_is_measured_unless_left_out(tmp_path: Path) -> None:
+    data = samples.write_processbench(tmp_path / "pb.json")
+    args = ["meta-eval", str(data), "--format", "processbench", "--encoder", "none", "--boot", "0"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert any(line.startswith("| combiner | k12eval | ") for line in result.output.splitlines())
+    # where its figures are in-sample is said beside it
+    assert "fitted on processbench-gsm8k dev" in result.output and "not held out there" in result.output
+    for extra in (["--combiner", "none"], ["-d", "aggregate"]):
+        result = runner.invoke(app, [*args, *extra])
+        assert result.exit_code == 0, result.output
+        assert not any(line.startswith("| combiner |") for line in result.output.splitlines()), extra
+
+
 def test_meta_eval_json_and_out_file(tmp_path: Path) -> None:
     data = samples.write_processbench(tmp_path / "pb.json")
     out = tmp_path / "report.json"
