@@ -49,7 +49,11 @@ def _detector_names(detectors: str | None) -> list[str]:
 @guarded
 def meta_eval(
     data: Annotated[
-        Path | None, typer.Argument(help="Step-labelled solutions (JSON list or JSONL); not with --lodo.")
+        Path | None,
+        typer.Argument(
+            help="Step-labelled solutions (JSON list or JSONL); several files as one set are comma-separated "
+            "(PATH,PATH: ids become <file stem>:<id>, as with --lodo); not with --lodo."
+        ),
     ] = None,
     fmt: Annotated[
         str | None,
@@ -172,6 +176,7 @@ def meta_eval(
         to_markdown,
     )
     from reasoning_metrics.metaeval.halves import HALVES, in_half
+    from reasoning_metrics.metaeval.sets import load_set, parse_set
     from runners.backends.base import SamplingParams
 
     if n_boot < 0 or folds < 2:
@@ -188,7 +193,9 @@ def meta_eval(
     fitted = load_combiner(wanted) if wanted else None
     if fitted is not None and "combiner" not in names:
         names.append("combiner")
-    solutions = in_half(load_solutions(data, fmt), half)[:limit]
+    # A file that exists is read as named (its path may hold ',' or '='); else DATA lists several files.
+    labelled = load_solutions(data, fmt) if data.exists() else load_set(parse_set(str(data), fmt))
+    solutions = in_half(labelled, half)[:limit]
     needs_encoder = any(n.startswith(("roscoe.", "aggregate")) for n in names) or bool(
         fitted is not None and fitted.uses_roscoe
     )

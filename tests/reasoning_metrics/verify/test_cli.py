@@ -41,6 +41,18 @@ def test_the_shipped_combiner_is_measured_unless_left_out(tmp_path: Path) -> Non
         assert not any(line.startswith("| combiner |") for line in result.output.splitlines()), extra
 
 
+def test_several_files_are_one_set(tmp_path: Path) -> None:
+    first = samples.write_processbench(tmp_path / "a.json")
+    second = samples.write_processbench(tmp_path / "b.json")
+    args = ["meta-eval", f"{first},{second}", "-f", "processbench", "--encoder", "none", "--json", "--boot", "0"]
+    result = runner.invoke(app, [*args, "-d", "arithmetic"])
+    assert result.exit_code == 0, result.output
+    one = runner.invoke(app, ["meta-eval", str(first), *args[2:], "-d", "arithmetic"])
+    assert json.loads(result.output)["solutions"] == 2 * json.loads(one.output)["solutions"]
+    missing = runner.invoke(app, ["meta-eval", f"{first},{tmp_path / 'nope.json'}", *args[2:]])
+    assert missing.exit_code == 2 and "nope.json" in missing.output
+
+
 def test_meta_eval_json_and_out_file(tmp_path: Path) -> None:
     data = samples.write_processbench(tmp_path / "pb.json")
     out = tmp_path / "report.json"
