@@ -114,7 +114,7 @@ def test_the_stored_set_loads_against_the_release(path: Path, monkeypatch: pytes
     monkeypatch.setenv(CK12_ENV, str(ck12))
     solutions = load_solutions(path, "ck12-labels")
     wrong = [s for s in solutions if s.has_error]
-    assert len(wrong) >= 150 and len(solutions) - len(wrong) >= 10
+    assert wrong and len(solutions) > len(wrong)
     assert {s.meta["kind"] for s in wrong} <= set(KINDS)
     # No CK12 text in the repository: the stored lines hold no stem or analysis.
     text = path.read_text(encoding="utf-8")
@@ -123,6 +123,15 @@ def test_the_stored_set_loads_against_the_release(path: Path, monkeypatch: pytes
     assert all(
         json.loads(line).keys().isdisjoint({"problem", "question", "analysis", "stem"}) for line in text.splitlines()
     )
+
+
+@pytest.mark.skipif(not STORED, reason="no labelled set in data/ck12_errors yet")
+def test_the_stored_files_hold_the_wrong_and_correct_solutions_asked_for() -> None:
+    """#15 item 1: at least 150 wrong solutions with their first wrong step, and at least 50 correct ones."""
+    records = [json.loads(line) for path in STORED for line in path.read_text(encoding="utf-8").splitlines()]
+    assert sum(r["first_error"] >= 0 for r in records) >= 150
+    assert sum(r["first_error"] == -1 for r in records) >= 50
+    assert len({r["id"] for r in records}) == len(records)  # no solution stored twice
 
 
 @pytest.mark.skipif(not STORED, reason="no labelled set in data/ck12_errors yet")
