@@ -1,9 +1,9 @@
 """Fit the combiner shipped with the package (reasoning_metrics/combine/default_combiner.json).
 
-It is fitted on the development halves of ProcessBench GSM8K, MR-GSM8K (both generators) and the
-project's Chinese set of real model errors (data/ck12_errors/, its CK12 questions joined from the
-release in the shared data), CPU detectors only (no encoder), with the final answer's grade as a
-feature, folds and seed 5 / 0:
+It is fitted on the development halves of ProcessBench GSM8K, MR-GSM8K (both generators) and each
+file of the project's Chinese set of real model errors (data/ck12_errors/: all answers, and answers
+graded right; CK12 questions joined from the release in the shared data), CPU detectors only (no
+encoder), with the final answer's grade as a feature, folds and seed 5 / 0:
 
     python scripts/fit_default_combiner.py [--shared ../shared/data] [--out PATH]
 
