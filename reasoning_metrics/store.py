@@ -105,6 +105,24 @@ def header_path(out: Path) -> Path:
     return out.with_suffix(".json")
 
 
+def read_score_header(out: Path) -> ScoreConfig | None:
+    """How the score file ``out`` was made (its header, :func:`header_path`); ``None`` when it has none.
+
+    A header that cannot be read, or is not one, is an :class:`InputError` naming the file and the field.
+    """
+    path = header_path(out)
+    if not path.exists():
+        return None
+    try:
+        return ScoreConfig.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the score header ({exc})") from None
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "(file)"
+        raise InputError(f"{path}, field '{where}': {error['msg']}") from None
+
+
 def open_scores(out: Path, config: ScoreConfig) -> set[str]:
     """Prepare ``out`` for appending; the ids it already holds.
 
@@ -116,23 +134,19 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
     if out.suffix != ".jsonl":
         raise InputError(f"{out}: a score file must end in .jsonl")
     header = header_path(out)
-    if header.exists():
-        try:
-            old = ScoreConfig.model_validate_json(header.read_text(encoding="utf-8"))
-        except ValidationError as exc:
-            raise InputError(f"{header}: not a score header ({exc.errors()[0]['msg']})") from None
-        if old != config:
-            changed = sorted(k for k in ScoreConfig.model_fields if getattr(old, k) != getattr(config, k))
-            if "metric_models" in changed and {"metrics", "models"} & set(changed):
-                changed.remove("metric_models")  # follows from those: naming them says it shorter
-            hint = " (or resume with --detectors/--no-detectors as it was)" if "detectors" in changed else ""
-            if "combiner" in changed and not hint:
-                hint = f" (or resume with --combiner {'none' if old.combiner is None else 'as it was'})"
-            raise OtherRunError(
-                f"{header}: {out.name} was scored with other {', '.join(changed)} "
-                f"({_describe(old, changed)}); use another output file or delete it to rescore{hint}",
-                out,
-            )
+    old = read_score_header(out)
+    if old is not None and old != config:
+        changed = sorted(k for k in ScoreConfig.model_fields if getattr(old, k) != getattr(config, k))
+        if "metric_models" in changed and {"metrics", "models"} & set(changed):
+            changed.remove("metric_models")  # follows from those: naming them says it shorter
+        hint = " (or resume with --detectors/--no-detectors as it was)" if "detectors" in changed else ""
+        if "combiner" in changed and not hint:
+            hint = f" (or resume with --combiner {'none' if old.combiner is None else 'as it was'})"
+        raise OtherRunError(
+            f"{header}: {out.name} was scored with other {', '.join(changed)} "
+            f"({_describe(old, changed)}); use another output file or delete it to rescore{hint}",
+            out,
+        )
     return {record["id"] for _, record in read_score_lines(out, repair=True)}
 
 

@@ -81,7 +81,8 @@ class Combined:
     """The learned combiner's verdict on a solution (``reasoning_metrics.combine.apply.CombinedVerdict``)."""
 
     first_suspect: int | None
-    """The earliest step at or above ``threshold``; ``None`` when no step reaches it."""
+    """The combiner's first suspect (for an answer graded wrong, its likeliest first error; else the
+    earliest step at or above ``threshold``); ``None`` when it names none."""
     threshold: float
 
 
@@ -112,21 +113,9 @@ def load_score_header(run_dir: Path) -> ScoreConfig | None:
 
     A header that is not one is an :class:`~kg.errors.InputError` naming the file and the field.
     """
-    from pydantic import ValidationError
+    from reasoning_metrics.store import read_score_header
 
-    from reasoning_metrics.store import ScoreConfig, header_path
-
-    path = header_path(Path(run_dir) / SCORES_FILE)
-    if not path.is_file():
-        return None
-    try:
-        return ScoreConfig.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the score header ({exc})") from None
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"]) or "(file)"
-        raise InputError(f"{path}, field '{where}': {error['msg']}") from None
+    return read_score_header(Path(run_dir) / SCORES_FILE)
 
 
 def load_scores(run_dir: Path) -> dict[str, QuestionScores]:

@@ -199,3 +199,13 @@ def test_a_chain_the_detectors_fail_on_is_recorded_as_an_error_and_the_others_co
     again = _score(poisoned)  # the resume neither crashes nor rescores
     assert again.exit_code == 0, again.output
     assert "0 chain(s) to score, 3 already" in again.output
+
+
+def test_a_bad_score_header_is_named_by_file_and_field_when_resuming(tmp_path: Path) -> None:
+    """``score`` and the report read a score header through one reader (``read_score_header``)."""
+    from kg.errors import InputError
+
+    out = tmp_path / "scores.jsonl"
+    out.with_suffix(".json").write_text('{"metrics": "not a list"}', encoding="utf-8")
+    with pytest.raises(InputError, match=r"scores\.json, field 'metrics'"):
+        open_scores(out, ScoreConfig(metrics=["faithfulness_step"], thresholds={"x": 0.5}, lang="zh"))
