@@ -9,12 +9,9 @@ data another combiner was fitted on.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from kg.errors import InputError
-
-_FINGERPRINT = re.compile(r"^(?P<name>.*) \(sha256 (?P<digest>[0-9a-f]+)\)$", re.S)
 
 
 @dataclass(frozen=True)
@@ -35,12 +32,12 @@ def combiner_info(recorded: str) -> CombinerInfo:
     from pathlib import Path
 
     from reasoning_metrics.combine import DEFAULT, load_combiner
-    from reasoning_metrics.combine.apply import fingerprint
+    from reasoning_metrics.combine.apply import fingerprint, fingerprint_name
 
-    match = _FINGERPRINT.match(recorded)
-    name = match.group("name") if match else recorded
+    named = fingerprint_name(recorded)
+    name = named if named is not None else recorded
     training: tuple[str, ...] | None = None
-    if match and (name == DEFAULT or Path(name).is_file()):
+    if named is not None and (name == DEFAULT or Path(name).is_file()):
         try:
             combiner = load_combiner(name)
         except InputError:  # changed into something that is not a combiner: its data is not known

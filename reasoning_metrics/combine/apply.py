@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
@@ -31,6 +32,15 @@ def fingerprint(name: str, combiner: Combiner) -> str:
     """What a score header records of the combiner: its name and a hash of its weights (resumes must match)."""
     digest = hashlib.sha256(combiner.to_json().encode("utf-8")).hexdigest()[:12]
     return f"{name} (sha256 {digest})"
+
+
+_FINGERPRINT = re.compile(r"^(?P<name>.*) \(sha256 (?P<digest>[0-9a-f]+)\)$", re.S)
+
+
+def fingerprint_name(recorded: str) -> str | None:
+    """The combiner's name in a :func:`fingerprint` (``default`` or a path), ``None`` when ``recorded`` is not one."""
+    match = _FINGERPRINT.match(recorded)
+    return match.group("name") if match else None
 
 
 def combine_one(
