@@ -154,7 +154,8 @@ def run_chains(
             no_output += 1
             continue
         problem = question_source(question)
-        source = problem if with_options else question.stem
+        # A judgment with an empty stem is asked by its statements: they are its source (#26 item 2).
+        source = problem if with_options or not question.stem.strip() else question.stem
         chain = Chain(record.question_id, source, hypothesis, question.analysis or None, lang)
         chains.append((record, chain))
         stems[chain.id] = question.stem

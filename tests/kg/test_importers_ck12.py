@@ -167,3 +167,33 @@ def test_language_is_read_from_the_stem_prose_not_the_options(tmp_path: Path) ->
     ]
     questions = by_id(write_jsonl(tmp_path / "a.jsonl", records))
     assert {k: q.language for k, q in questions.items()} == {"pinyin": "zh", "formula": "zh", "english": "en"}
+
+
+# The release's 小学/数学/判断.jsonl lines 633 and 713 have this shape: a stem of one newline and
+# five numbered statements that are the question (statements invented here, #26 item 2).
+STATEMENTS = ["1.整数都比小数大．（判断对错）\n", "2.$$0.5$$和$$0.50$$大小相等．（判断对错）\n"]
+
+
+def test_judgment_with_an_empty_stem_is_asked_by_its_statements(tmp_path: Path) -> None:
+    record = ck12_record(id="j0", prompt="\n", task_type="判断", answer_option=STATEMENTS, answer="FT")
+    file = write_jsonl(tmp_path / "小学" / "数学" / "判断.jsonl", [ck12_record(id="ok"), record])
+    question = by_id(file)["j0"]
+    assert question.type is QuestionType.JUDGMENT and question.stem == ""
+    assert [o.text for o in question.options] == [
+        "整数都比小数大．（判断对错）",
+        "$$0.5$$和$$0.50$$大小相等．（判断对错）",
+    ]
+    assert question.answer == [False, True] and question.language == "zh"
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        ck12_record(prompt="\n"),  # a single choice with no stem asks nothing
+        ck12_record(prompt=" ", task_type="判断", answer_option=[], answer="T"),  # nor a judgment with no statements
+        ck12_record(prompt="", task_type="填空", answer_option=[], answer="3"),
+    ],
+)
+def test_other_empty_stems_stay_refused(tmp_path: Path, record: dict[str, Any]) -> None:
+    file = write_jsonl(tmp_path / "a.jsonl", [record])
+    assert_names(single_problem(file, "ck12"), file, 1, "prompt", "empty")

@@ -309,3 +309,29 @@ def test_few_shot_takes_ck12s_released_example_file(bank: Path, answers: Path, t
     texts = [r["prompt"] if isinstance(r["prompt"], str) else r["prompt"][-1]["content"] for r in records]
     # The released order is kept: the file's first five examples, the sixth never shown.
     assert texts and all("例5: 自编例题4" in t and "自编例题5" not in t for t in texts)
+
+
+def test_a_ck12_result_file_with_an_empty_stem_judgment_replays_whole(tmp_path: Path) -> None:
+    """The release's eval_results files are CK12 records plus ``response``; two of the 800 ChatGLM2
+    judgment answers are to questions whose stem is empty and whose statements are the question
+    (#26 item 2). All are answered and graded, none refused."""
+    from tests.importer_helpers import ck12_record, write_jsonl
+
+    judged = dict(task_type="判断", task_grade="小学", knowledge_domain=["小学", "数学", "知识点", "数", "小数"])
+    records = [
+        ck12_record(id="j1", prompt="判断．\n", answer_option=["1.$$0.5>0.45$$．（   ）\n"], answer="T", **judged),
+        ck12_record(
+            id="j2", prompt="\n", answer_option=["1.整数都比小数大．\n", "2.$$1$$是质数．\n"], answer="FF", **judged
+        ),
+    ]
+    bank = write_jsonl(tmp_path / "bank" / "小学" / "数学" / "判断.jsonl", records)
+    answers = write_jsonl(
+        tmp_path / "chatglm2_zero_shot.json",
+        [{**records[0], "response": "1. 正确"}, {**records[1], "response": "1. 错误 2. 错误"}],
+    )
+    result = _invoke(str(bank.parents[2]), "-m", str(answers), "-b", "replay", "-o", str(tmp_path / "run"))
+    assert result.exit_code == 0, result.output
+    got = {r.question_id: r for r in RunStore(tmp_path / "run").records()}
+    assert sorted(got) == ["j1", "j2"]
+    assert got["j2"].extracted == [False, False] and got["j2"].correct is True
+    assert "整数都比小数大" in str(got["j2"].prompt)
