@@ -6,7 +6,8 @@ sorting             exact: the same letters in the same order
 cloze               exact over all blanks; ``partial`` = share of blanks right
 judgment            per statement; ``correct`` when all are right, ``partial`` =
                     share right (a statement without a verdict counts as wrong)
-fill_in_blank       blank by blank with :func:`runners.fillin.blank_matches`;
+fill_in_blank       blank by blank with :func:`runners.fillin.blank_matches` (the
+                    stem's unit words, :func:`runners.fillin.stem_units`, are units);
                     ``correct`` when every blank matches, ``partial`` = share
 ==================  ==========================================================
 
@@ -31,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kg.records import Question, QuestionType
-from runners.fillin import blank_matches
+from runners.fillin import blank_matches, stem_units
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,8 @@ def grade(question: Question, answer: Sequence[str] | Sequence[bool] | None) -> 
     if qtype in (QuestionType.SINGLE, QuestionType.SORTING):
         return Grade(given == gold)
     if qtype is QuestionType.FILL:
-        hits = [i < len(given) and blank_matches(str(given[i]), str(g)) for i, g in enumerate(gold)]
+        units = stem_units(question.stem)  # "___ yuan": the stem's own unit words are units here
+        hits = [i < len(given) and blank_matches(str(given[i]), str(g), units) for i, g in enumerate(gold)]
     else:
         hits = [i < len(given) and given[i] == g for i, g in enumerate(gold)]
     share = sum(hits) / len(gold)

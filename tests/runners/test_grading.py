@@ -91,6 +91,14 @@ SAME = [
     ("③，①", "①③"),
     ("答案是55", "55"),
     ("55米。", "55"),
+    # A root the answer itself rejects is not part of it; one unit in two spellings (#26 item 6).
+    ("x=5（x=-1不合题意，舍去）", "5"),
+    ("$$x_1=5$$，$$x_2=-1$$（舍去）", "5"),
+    ("x=5(x=-1舍去)", "$$5$$"),
+    ("30度", "$$30^{\\circ}$$"),
+    ("30°", "30度"),
+    ("12厘米", "12cm"),
+    ("2千克", "2kg"),
 ]
 DIFFERENT = [
     ("0.3", "0.34"),  # 0.34 has a finite decimal: 0.3 is not it rounded
@@ -118,6 +126,20 @@ DIFFERENT = [
     ("比55多", "55"),
     ("55的倒数", "55"),
     ("没有3个", "3"),
+    # Bounds and ranges say where the number lies, not that it is the answer (#26 item 6).
+    ("x>3", "3"),
+    ("$$x\\gt 3$$", "3"),
+    ("x≥3", "3"),
+    ("大于3", "3"),
+    ("至少12", "12"),
+    ("至少要12个", "12"),
+    ("不少于12", "12"),
+    ("±3", "3"),
+    ("$$\\pm 3$$", "3"),
+    ("3左右", "3"),
+    ("12以上", "12"),
+    ("x=-1（舍去）", "-1"),  # the only root given is set aside: no answer
+    ("30度", "30cm"),
     # A gold written out of order is an order: ①③⑤②④ is a sequence, not a set.
     ("①②③④⑤", "①③⑤②④"),
     ("④", "④⑤"),
@@ -133,6 +155,30 @@ def test_blanks_that_say_the_same(predicted: str, gold: str) -> None:
 @pytest.mark.parametrize(("predicted", "gold"), DIFFERENT)
 def test_blanks_that_differ(predicted: str, gold: str) -> None:
     assert not blank_matches(predicted, gold), (normalize_blank(predicted), normalize_blank(gold))
+
+
+# Units written in the stem's own language (#23 item 4): the stem's blank, the answer written, the gold.
+UNIT_CASES = [
+    ("The pen costs $$\\underline{}$$ yuan.", "180 yuan", "180", True),
+    ("The pen costs ____ yuan.", "180 yuan", "180元", True),
+    ("一支笔 $$\\underline{}$$ 元。", "180 yuan", "$$180$$", True),
+    ("一支笔 $$\\underline{}$$ 元。", "180元", "180 yuan", True),
+    ("The rope is ____ cm long.", "12 cm", "12", True),
+    ("The rope is ____ cm long.", "12厘米", "12cm", True),
+    ("绳长 $$\\underline{}$$ $${cm}$$。", "12 厘米", "12", True),
+    ("密度为 $$\\underline{}$$ $${g/cm}^{3}$$．", "0.8 g/cm^3", "$$0.8$$", True),
+    ("Tom has ____ apples.", "5 apples", "5", True),
+    ("Tom has ____ apples.", "5 pears", "5", False),  # not the stem's word
+    ("The pen costs ____ yuan.", "180 dollars", "180", False),
+    ("The rope is ____ cm long.", "12 m", "12cm", False),
+    ("The rope is ____ cm long.", "12 mm", "12", True),  # a unit against a bare gold: ignored, as before
+    ("一支笔 $$\\underline{}$$ 元。", "至少180元", "180", False),
+]
+
+
+@pytest.mark.parametrize(("stem", "written", "gold", "same"), UNIT_CASES)
+def test_a_unit_in_the_stems_own_language(stem: str, written: str, gold: str, same: bool) -> None:
+    assert grade(fill([gold], stem=stem), [written]).correct is same
 
 
 def test_normal_form_of_latex() -> None:
