@@ -15,8 +15,11 @@ The stages follow CMMLU's released extractor and go further; none guesses:
 
 Letters are read only when they stand alone (not inside a word such as "Apple"). An output
 that restates two or more options with their labels ("A. 错误 B. 正确", on one line or several)
-answers only through stages 1-4: its first label is not an answer. A single-choice answer is
-one letter or nothing: two letters for a one-letter question are unparsed, not a guess.
+answers only through stages 1-4: its first label is not an answer; nor is the first label of
+an output that walks through the options ("A. 错误 B. 正确 C. 错误 D. 错误", on one line or
+several). A single-choice answer is one letter or nothing: two letters for a one-letter
+question are unparsed, not a guess; so is a statement offering alternatives ("答案是B或C",
+"the answer is B or C"), for either kind of choice (#26 item 6).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from runners.extraction.text import Found, View
 _NEGATED_AFTER = re.compile(
     r"\s*(?:选?项)?\s*(?:是|为|的说法|说法)?\s*(?:错|不|有误|(?i:is wrong|is incorrect|is not|are wrong))"
 )
+# After a run of letters, an alternative: "答案是B或C" names no one answer.
+_ALTERNATIVE = re.compile(r"\s*(?:或者|或是|或|还是|抑或|(?i:or)\b)\s*(?:选项|选)?\s*\(?[A-Z](?![a-z])")
 _SENTENCE_END = re.compile(r"[。\n!?;]|\.(?:\s|$)")
 _SHORT = 40
 _NOISE = re.compile(r"[\s$*`\"“”'‘’「」『』【】《》()（）\[\]{}.,。，、:：;；!！?？]|\\(?:text|mathrm|rm)\b")
@@ -89,7 +94,11 @@ def _patterns(labels: tuple[str, ...]) -> _Patterns:
         stated=tuple(re.compile(p) for p in stated),
         weak=tuple(re.compile(p) for p in weak),
         leading=re.compile(leading),
-        item=re.compile(rf"(?:^|[\n。;])\s*[(\[]?(?P<letter>{one})[)\]]?\s*(?:[.、:)]|选?项)", re.M),
+        # An option discussed as an item: at a line's or sentence's start, or after a space ("A. 错误 B. 正确").
+        item=re.compile(
+            rf"(?:^|[\n。;；，,]|(?<=\s))\s*(?:[(\[](?P<bracketed>{one})[)\]]|(?P<letter>{one})[)\]]?\s*(?:[.、:)]|选?项))",
+            re.M,
+        ),
         lone=re.compile(lone_letter),
         letter=re.compile(x),
     )
@@ -101,7 +110,7 @@ def extract_choice(view: View, question: Question, multiple: bool) -> Found | No
     A single-choice answer is exactly one letter: an output naming two ("答案为B和C") is ``None``.
     """
     found = _read_choice(view, question, multiple)
-    if found is not None and not multiple and len(found.answer) != 1:
+    if found is not None and (not found.answer or (not multiple and len(found.answer) != 1)):
         return None
     return found
 
@@ -178,7 +187,7 @@ def _restated_options(text: str, question: Question) -> str | None:
 
 def _walks_through_options(text: str, pats: _Patterns) -> bool:
     """Whether the output discusses the options one by one ("A.错误。B.错误。C.正确。"), opening with one."""
-    return len({m.group("letter") for m in pats.item.finditer(text)}) >= 2
+    return len({m.group("letter") or m.group("bracketed") for m in pats.item.finditer(text)}) >= 2
 
 
 def _letters(match: re.Match[str], text: str, pats: _Patterns) -> list[str]:
@@ -201,6 +210,9 @@ def _last(patterns: Sequence[re.Pattern[str]], text: str, pats: _Patterns, rule:
                 best = match
     if best is None:
         return None
+    if _ALTERNATIVE.match(text, best.end("run")):
+        # "答案是B或C": the conclusion offers a choice; no earlier or weaker reading replaces it.
+        return Found([], best.start("run"), best.end("run"), rule)
     letters = _letters(best, text, pats)
     return Found(letters, best.start("run"), best.end("run"), rule) if letters else None
 

@@ -132,6 +132,30 @@ def test_restated_options_are_not_an_answer(question: Question, output: str) -> 
     assert (found.status, found.answer) == ("unparsed", None), (output, found)
 
 
+@pytest.mark.parametrize(
+    "output",
+    [
+        "答案是B或C",
+        "答案是B或者C。",
+        "正确答案是：B还是C，不好说",
+        "故选B或C",
+        "The answer is B or C.",
+        # A walk through the options with a verdict each, on one line: its first label is no answer.
+        "A. 错误 B. 正确 C. 错误 D. 错误",
+        "A.错误 B.正确 C.错误 D.错误",
+    ],
+)
+def test_alternatives_and_walk_throughs_are_unparsed(output: str) -> None:
+    # "答案是B或C" was read as B, the one-line walk-through as A (#26 item 6).
+    found = extract(ZH, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
+
+
+def test_alternatives_are_unparsed_for_multiple_choice_too() -> None:
+    assert extract(multiple(), "答案是AB或ABD").status == "unparsed"
+    assert extract(multiple(), "答案是ABD").answer == ["A", "B", "D"]
+
+
 def test_restated_options_then_an_answer_read_the_answer() -> None:
     assert extract(TRUE_FALSE, "A. 错误 B. 正确\n正确答案是：B").answer == ["B"]
     assert extract(ZH, "A. 上海 B. 北京 C. 广州 D. 深圳\n故选B").answer == ["B"]
