@@ -1,17 +1,22 @@
 """Fill-in answers: one string per blank, as written (grading normalises them).
 
-The answer is the text after the last answer marker ("正确答案是：", "故答案为", "应填",
-"the answer is") or, without one, the whole output when it is one line, else its
-last line (unless it is a refusal: "无法", "不知道", "cannot" ...). With several blanks it is split by numbering ("1. x 2. y", "(1)x(2)y",
-"①x②y", "第一空：x") or by the first separator that gives exactly as many parts as
-blanks (；, ;, newline, 、, ，, ,, spaces).
+The answer is what the last statement of an answer says: the text after an answer marker
+("正确答案是：", "故答案为", "应填", "the answer is"), after GSM8K's ``####`` or a line's ``A:``,
+or inside ``\\boxed{...}``, whichever comes last. Without any, the whole output when it is
+one line, else its last line if it concludes (所以, 因此, 故, ∴, =, 答：, so, therefore ...) or
+is a value alone (at most 12 characters, no space), and does not stop mid-formula; either *if it is short enough to be an answer* (at most
+:data:`BARE_ANSWER` characters a blank) and not a refusal ("无法", "不知道", "cannot" ...). Any
+other output is a chain without a conclusion (cut off, looping) or text that is no answer,
+and is unparsed, as lm-eval's ``[invalid]`` (#27 item 9). With several blanks it is split by
+numbering ("1. x 2. y", "(1)x(2)y", "①x②y", "第一空：x") or by the first separator that gives
+exactly as many parts as blanks (；, ;, newline, 、, ，, ,, spaces).
 """
 
 from __future__ import annotations
 
 import re
 
-from runners.extraction.markers import FILL_ANSWER
+from runners.extraction.markers import BOXED, FILL_ANSWER, HASHES
 from runners.extraction.text import Found, View
 
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
@@ -28,6 +33,19 @@ _PARAGRAPH_END = re.compile(r"\n\s*\n")
 # A full stop ends the answer, but not the one in "Ms. Brown".
 _SENTENCE_END = re.compile(r"[。\n]|(?<!\bMr)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\bMrs)(?<!\bNo)\.(?:\s|$)")
 _SEPARATORS = (";", "\n", "、", ",", " ")
+# A final-answer line: GSM8K's "#### 18", the Q:/A: layout's "A: 18".
+_FINAL_LINE = re.compile(rf"{HASHES}[ \t]*|^[ \t]*A[ \t]*[:：][ \t]*", re.M)
+_BOXED = re.compile(rf"{BOXED}\s*\{{")
+# The last line of a chain with no marker answers when it concludes: 所以/因此/故/∴/=/答：/so ...,
+# and does not stop in the middle of a formula or a word list.
+_CONCLUDES = re.compile(r"[=＝∴]|所以|因此|故|综上|解得|答\s*[:：]|(?i:\b(?:so|therefore|thus|hence)\b)")
+# ... or when it is a value alone: "0", "右；1", "x=5", "春风又绿江南岸".
+_BARE_VALUE = re.compile(r"\S{1,12}")
+_UNFINISHED = re.compile(r"(?:[=＝+\-*/×÷(（\[{,，、:：\\]|<<[^>]*)\s*$")
+BARE_ANSWER = 40
+"""Characters a blank's answer may have, stripped, when no marker says it is the answer. Set before
+measuring, not tuned; scripts/fill_parsed_rate.py gives the parsed rates it yields on real outputs,
+development and confirmation halves apart."""
 _TRIM = " \t\n.。,;:、\"'“”‘’`*"
 
 
@@ -37,8 +55,15 @@ def extract_fill(view: View, blanks: int) -> Found | None:
     # Folding turns ① into 1; keep circled numbers, they number blanks.
     text = "".join(r if r in _CIRCLED else t for r, t in zip(raw, view.text, strict=True))
     markers = list(FILL_ANSWER.finditer(text))
-    if markers:
-        begin, rule = markers[-1].end(), "after-marker"
+    final = list(_FINAL_LINE.finditer(text))
+    boxed = _last_boxed(text)
+    marker_at = markers[-1].end() if markers else -1
+    final_at = final[-1].end() if final else -1
+    if boxed is not None and boxed[0] > max(marker_at, final_at):
+        begin, end = boxed
+        rule = "boxed"
+    elif markers or final:
+        begin, rule = max(marker_at, final_at), "after-marker"
         end = _end_of_answer(text, begin, blanks)
     else:
         lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text) if m.group().strip()]
@@ -46,14 +71,29 @@ def extract_fill(view: View, blanks: int) -> Found | None:
             return None
         begin, end = lines[-1]
         rule = "whole" if len(lines) == 1 else "last-line"
-        if _REFUSAL.search(text[begin:end]):
+        bare = text[begin:end].strip()
+        if _REFUSAL.search(bare) or len(bare) > BARE_ANSWER * blanks:
             return None
+        concludes = _CONCLUDES.search(bare) or _BARE_VALUE.fullmatch(bare)
+        if rule == "last-line" and (not concludes or _UNFINISHED.search(bare)):
+            return None  # a line of the chain (or of a chain cut off), not its conclusion
     segment = text[begin:end]
     parts = split_blanks(segment, blanks)
     if not parts:
         return None
     offset = len(segment) - len(segment.lstrip())
     return Found(parts, begin + offset, end, rule)
+
+
+def _last_boxed(text: str) -> tuple[int, int] | None:
+    """Where the content of the last ``\\boxed{...}`` lies (braces balanced), if there is one closed."""
+    for opening in reversed(list(_BOXED.finditer(text))):
+        depth = 1
+        for i in range(opening.end(), len(text)):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                return opening.end(), i
+    return None
 
 
 def _end_of_answer(text: str, begin: int, blanks: int) -> int:

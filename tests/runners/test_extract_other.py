@@ -96,6 +96,11 @@ FILL_ONE = [
     ("答案：０", "0"),
     ("应填：零。", "零"),
     ("首先设这个数为a。\n则a=-a，\n0", "0"),
+    # Final-answer statements a fill-in reader missed: \boxed{}, GSM8K's ####, the Q:/A: layout's A: (#27 item 9).
+    ("设这个数为 \\(a\\)，则 \\(a=-a\\)。\n\n因此，这个数是 \\(\\boxed{0}\\)。", "0"),
+    ("a = -a, so 2a = 0\n#### 0", "0"),
+    ("Let the number be a. Then a = -a.\nA: 0", "0"),
+    ("则 $$a=-a$$，\n所以这个数是0", "所以这个数是0"),
 ]
 
 
@@ -131,6 +136,24 @@ def test_fill_two_blanks(output: str, blanks: list[str]) -> None:
 @pytest.mark.parametrize("output", ["", "我不知道这道题的答案。", "Sorry, I cannot answer.", "抱歉，这超出了我的能力"])
 def test_fill_refusals_are_unparsed(output: str) -> None:
     assert extract(ZERO, output).status == "unparsed"
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        # Text that is no answer: any last line was read as one (#27 item 9), as lm-eval says [invalid].
+        "今天天气很好，我们去公园散步吧。\n公园里有很多人在放风筝，孩子们玩得很开心，大家都笑了起来。",
+        "The quick brown fox jumps over the lazy dog while the farmer watches from the barn door.",
+        "Lorem ipsum dolor sit amet.\nConsectetur adipiscing elit, sed do eiusmod tempor incididunt",
+        # A chain cut off by the token limit, or looping, before it answers.
+        "设这个数为 \\(a\\)。\n根据题意，相反数等于它本身的数满足\n\\[\n a = -",
+        "我们需要找到一个数，它的相反数等于它本身\n# 我们需要找到一个数，它的相反数等于它本身\n# 我们需要找到一个数，它的相反数",
+        "Step 1: Let the number be a.\nStep 2: The opposite of a is",
+    ],
+)
+def test_fill_text_that_is_no_answer_is_unparsed(output: str) -> None:
+    found = extract(ZERO, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
 
 
 DIALOGUE = sorting(["Thanks.", "It's a quilt.", "Spell it, please!", "What's this?", "Q-U-I-L-T."], "DBCEA")
