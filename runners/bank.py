@@ -115,6 +115,7 @@ def run_bank(run_dir: Path, header: RunHeader, override: Path | None = None, *, 
         raw = override if override is not None else header.data.get("path") or "(none)"
         raise InputError(f"{where}: question bank {raw} not found here; pass the question bank with --data")
     mapping = header.data.get("mapping")
+    skip_invalid = skip_invalid or header.data.get("skip_invalid") is True  # the run skipped them: so do its readers
     bank = load_bank(
         path,
         header.data.get("format"),

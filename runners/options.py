@@ -67,6 +67,8 @@ class RunOptions:
     batch_size: int = 16
     retry_failed: bool = False
     """Ask again the questions whose last record failed (the failed records stay as history)."""
+    skip_invalid: bool = False
+    """Leave out the bank's invalid records, each named on stderr and in ``run.json``, instead of stopping."""
     backend_options: dict[str, Any] = field(default_factory=dict)
     backend_instance: Any = field(default=None, compare=False, repr=False)
     """A backend object built by the caller (the Python API), used instead of creating ``backend`` by name;

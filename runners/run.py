@@ -119,7 +119,16 @@ def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
 
 def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any]]:
     """The questions of the run, in a stable order, and the header's description of the data."""
-    bank = load_bank(options.data, options.fmt, options.variant, seed=options.run_seed, mapping=options.mapping)
+    bank = load_bank(
+        options.data,
+        options.fmt,
+        options.variant,
+        seed=options.run_seed,
+        mapping=options.mapping,
+        skip_invalid=options.skip_invalid,
+    )
+    for problem in bank.problems:
+        log.warning("skipped an invalid question: %s", problem)
     questions = bank.questions
     # Of the whole bank, before filters, --limit and shards: a run may grow (--limit 100, then
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
@@ -148,6 +157,10 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         "questions": len(questions),
         "fingerprint": fingerprint,
     }
+    if options.skip_invalid:
+        # Named here too: the run's readers (score, report) skip them as the run did (runners.bank.run_bank).
+        data["skip_invalid"] = True
+        data["skipped"] = [str(problem) for problem in bank.problems]
     return questions, data
 
 

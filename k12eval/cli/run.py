@@ -109,6 +109,14 @@ def run(
             help="Ask again the questions whose requests failed; their failed records stay as history.",
         ),
     ] = False,
+    skip_invalid: Annotated[
+        bool,
+        typer.Option(
+            "--skip-invalid",
+            help="Leave out the bank's invalid questions, naming each (file, line, field) on stderr and in run.json, "
+            "instead of stopping; score and report skip them too.",
+        ),
+    ] = False,
     backend_option: Annotated[
         list[str] | None,
         typer.Option("--backend-option", "-B", help="KEY=VALUE passed to the backend (e.g. base_url=..., dtype=...)."),
@@ -190,6 +198,7 @@ def run(
         samples=samples,
         batch_size=batch_size,
         retry_failed=retry_failed,
+        skip_invalid=skip_invalid,
         backend_options=parse_pairs(backend_option or [], "--backend-option"),
     )
     if dry_run:

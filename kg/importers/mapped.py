@@ -9,6 +9,7 @@ never detected from the data alone. The mapping's format is described in
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -237,9 +238,13 @@ def read_options(spec: OptionColumns, row: dict[str, Any], qtype: QuestionType) 
         texts = [t.strip() for t in value.split(spec.separator or "\n") if t.strip()]
     else:
         raise ValueError(f"expected the options as text or a list, got {describe(value)}")
-    if texts and all(split_option(t) for t in texts):
+    if texts and all(split_option(t) for t in texts) and not any(_DECIMAL.match(t) for t in texts):
         return parse_options(texts, qtype)
     return _lettered(texts, qtype, strip_labels=False)
+
+
+# "0.5", "1.5 m", "12.5%": a number's decimal point, not a label "0." before the text "5" (#27 item 5).
+_DECIMAL = re.compile(r"\s*[+-]?\d+[.．]\d")
 
 
 def option_text(value: Any) -> str:

@@ -172,3 +172,25 @@ def test_file_of_unknown_kind(tmp_path: Path) -> None:
     data = write_text(tmp_path / "bank.xlsx", "")
     mapping = write_text(tmp_path / "m.toml", CSV_MAPPING)
     assert "cannot tell JSONL from CSV" in str(single_problem(data, mapping=mapping))
+
+
+@pytest.mark.parametrize(
+    ("options", "texts"),
+    [
+        (["0.5", "1.5", "2.5", "3.5"], ["0.5", "1.5", "2.5", "3.5"]),  # read as labels 0, 1, 2, 3 (#27 item 5)
+        ([0.5, 1.5, 2, 3], ["0.5", "1.5", "2", "3"]),
+        (["1.5 m", "2.5 m", "3 m", "4 m"], ["1.5 m", "2.5 m", "3 m", "4 m"]),
+        (["A. 0.5", "B. 1.5", "C. 2.5", "D. 3.5"], ["0.5", "1.5", "2.5", "3.5"]),  # labelled: labels stripped
+    ],
+)
+def test_decimal_options_are_values_not_labels(tmp_path: Path, options: list[Any], texts: list[str]) -> None:
+    # The shape of MMLU-Pro's rows: the options a list in one field, the answer a letter.
+    data = write_jsonl(tmp_path / "bank.jsonl", [{"q": "What is 3/2?", "o": options, "a": "B"}])
+    mapping = write_text(
+        tmp_path / "m.toml",
+        'type = { value = "single_choice" }\nstem = "q"\noptions = "o"\nanswer = "a"\n'
+        'subject = { value = "math" }\nlevel1 = { value = "arithmetic" }\n',
+    )
+    (question,) = load_questions(data, mapping=mapping).questions
+    assert [o.label for o in question.options] == ["A", "B", "C", "D"]
+    assert [o.text for o in question.options] == texts and question.answer == ["B"]

@@ -335,3 +335,27 @@ def test_a_ck12_result_file_with_an_empty_stem_judgment_replays_whole(tmp_path: 
     assert sorted(got) == ["j1", "j2"]
     assert got["j2"].extracted == [False, False] and got["j2"].correct is True
     assert "整数都比小数大" in str(got["j2"].prompt)
+
+
+def test_skip_invalid_names_and_leaves_out_a_bad_question(tmp_path: Path) -> None:
+    """One invalid question stopped the whole run, with no way round it (#27 item 5)."""
+    from runners.bank import run_bank
+    from runners.store import RunStore
+    from tests.importer_helpers import ck12_record, write_jsonl
+
+    records = [ck12_record(id="a"), ck12_record(id="bad", answer="E"), ck12_record(id="c")]
+    bank = write_jsonl(tmp_path / "bank" / "初中" / "数学" / "单选.jsonl", records)
+    answers = write_jsonl(tmp_path / "answers.jsonl", [{**r, "response": "答案是B"} for r in records])
+    args = (str(bank.parents[2]), "-m", str(answers), "-b", "replay")
+
+    stopped = _invoke(*args, "-o", str(tmp_path / "stopped"))
+    assert stopped.exit_code == 2 and "line 2 (record bad), field 'answer'" in stopped.output
+
+    result = _invoke(*args, "-o", str(tmp_path / "run"), "--skip-invalid")
+    assert result.exit_code == 0, result.output
+    assert "skipped an invalid question" in result.output and "line 2 (record bad)" in result.output
+    store = RunStore(tmp_path / "run")
+    assert sorted(r.question_id for r in store.records()) == ["a", "c"]
+    header = store.read_header()
+    assert header.data["skip_invalid"] is True and "record bad" in header.data["skipped"][0]
+    assert sorted(run_bank(tmp_path / "run", header).questions) == ["a", "c"]  # score and report read it too
