@@ -19,7 +19,33 @@ from kg.graph import KnowledgeGraph
 from kg.records import Question
 from reports.stats import mcnemar_exact, wilson_interval
 
-NOT_NEGATION = "同 变 如 但 仅 断 等式 等号 等关系 久 少 过 论 管 免 禁 料 妨 时 止 光 只 然 至于 外乎".split()
+NOT_NEGATION = [
+    "同",
+    "变",
+    "如",
+    "但",
+    "仅",
+    "断",
+    "等式",
+    "等号",
+    "等关系",
+    "久",
+    "少",
+    "过",
+    "论",
+    "管",
+    "免",
+    "禁",
+    "料",
+    "妨",
+    "时",
+    "止",
+    "光",
+    "只",
+    "然",
+    "至于",
+    "外乎",
+]
 """What follows 不 in words that negate nothing the question asks: 不同 (different), 不变 (unchanged),
 不如 (not as good as: a comparison), 不但/不仅/不光/不只 (not only), 不断 (constantly), 不等式 (an
 inequality), 不久, 不少, 不过, 不论, 不管, 不免, 不禁, 不料, 不妨, 不时, 不止, 不然, 不至于, 不外乎.
