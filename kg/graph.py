@@ -28,6 +28,8 @@ import networkx as nx
 from kg.records import Question
 
 KINDS = ("subject", "level1", "level2", "question")
+MIN_LEVEL2_QUESTIONS = 10
+"""CK12's rule: no fewer than 10 questions per level-2 knowledge point."""
 
 
 def _esc(name: str) -> str:
@@ -154,6 +156,15 @@ class KnowledgeGraph:
             by_difficulty=_count(q.difficulty or "unknown" for q in questions),
             by_subject=_count(q.subject for q in questions),
         )
+
+    def sparse_level2(self, minimum: int = MIN_LEVEL2_QUESTIONS) -> list[tuple[str, int]]:
+        """Level-2 points with fewer than ``minimum`` questions, as ``(node id, count)``, fewest first.
+
+        CK12 builds its graph with no fewer than 10 questions per level-2 point
+        (:data:`MIN_LEVEL2_QUESTIONS`): a point under it gives an accuracy too noisy to read.
+        """
+        counts = Counter(node_ids(q)["level2"] for q in self.questions.values())
+        return sorted(((n, c) for n, c in counts.items() if c < minimum), key=lambda item: (item[1], item[0]))
 
     def walk(self, node: str | None = None, depth: int = 0) -> Iterator[tuple[int, str]]:
         """``(depth, node id)`` pairs of the tree under ``node`` (or every subject), depth-first."""

@@ -88,8 +88,12 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Count questions, subjects and knowledge points, by type, subject and stage."""
+    from kg.graph import MIN_LEVEL2_QUESTIONS
+    from runners.dryrun import terminal_safe
+
     result, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
     overall = graph.stats()
+    sparse = graph.sparse_level2()
     summary: dict[str, Any] = {
         "path": str(path),
         "format": result.format,
@@ -105,7 +109,20 @@ def stats(
         "invalid": len(result.problems),
         "warnings": sum(1 for q in result.questions if q.extra.get("warnings")),
         "invalid_by_field": dict(result.skipped_by_reason()),
+        "level2_under_10": len(sparse),
     }
+    if sparse:
+        nodes = graph.graph.nodes
+        names = ", ".join(
+            terminal_safe(f"{nodes[n]['subject']}/{nodes[n]['level1']}/{nodes[n]['name']}") + f" ({c})"
+            for n, c in sparse[:5]
+        )
+        typer.echo(
+            f"warning: {len(sparse)} of {overall.level2} level-2 point(s) have fewer than {MIN_LEVEL2_QUESTIONS} "
+            f"questions (CK12 keeps no fewer than {MIN_LEVEL2_QUESTIONS} a point; their accuracies are noisy), "
+            f"e.g. {names}",
+            err=True,
+        )
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False))
         return

@@ -146,3 +146,17 @@ def test_ceval_test_split_skip_is_said_on_stderr() -> None:
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("4 questions (ceval, original)")
     assert "skipped 1 test-split file(s) without answers" in result.stderr
+
+
+def test_stats_warns_of_level2_points_under_ck12s_ten_questions(tmp_path: Path) -> None:
+    """CK12 keeps no fewer than 10 questions a level-2 point (#26 item 7): kg stats says which fall short."""
+    from tests.importer_helpers import ck12_record
+
+    full = [ck12_record(id=f"f{i}") for i in range(10)]  # 有理数: 10 questions
+    thin = [ck12_record(id=f"t{i}", knowledge_domain=["初中", "数学", "知识点", "数与式", "实数"]) for i in range(3)]
+    data = write_jsonl(tmp_path / "初中" / "数学" / "单选.jsonl", full + thin)
+    result = runner.invoke(app, ["kg", "stats", "--json", str(data)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["level2_under_10"] == 1
+    assert "warning: 1 of 2 level-2 point(s) have fewer than 10 questions" in result.stderr
+    assert "数学/数与式/实数 (3)" in result.stderr and "有理数" not in result.stderr
