@@ -187,3 +187,63 @@ def export(
     graph.export(out)
     stats = asdict(graph.stats())
     typer.echo(f"wrote {out} ({graph.graph.number_of_nodes()} nodes, {stats['questions']} questions)")
+
+
+@app.command("overlap")
+@guarded
+def overlap(
+    path: PathArg,
+    other: Annotated[Path, typer.Argument(help="The bank to look in (any format `kg stats` reads).")],
+    fmt: FormatOpt = None,
+    mapping: MappingOpt = None,
+    other_format: Annotated[
+        str | None, typer.Option("--other-format", help="Format of the other bank; detected if omitted.")
+    ] = None,
+    other_mapping: Annotated[
+        Path | None, typer.Option("--other-mapping", help="Mapping file of the other bank (your own JSONL/CSV).")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="CSV of the matching pairs (id, other_id).")] = None,
+    skip_invalid: SkipOpt = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Questions of a bank also in another: CMMLU's overlap check (stem and sorted options, punctuation
+    and spaces removed, exact match)."""
+    import pandas as pd
+
+    from kg.overlap import find_overlap
+    from reports.spreadsheet import write_csv
+    from reports.stats import wilson_interval
+    from runners.dryrun import terminal_safe
+
+    mine, _ = _load(path, fmt, "original", mapping, skip_invalid)
+    theirs, _ = _load(other, other_format, "original", other_mapping, skip_invalid)
+    found = find_overlap(mine.questions, theirs.questions)
+    low, high = wilson_interval(found.matched_a, found.questions_a) if found.questions_a else (0.0, 0.0)
+    share = found.matched_a / found.questions_a if found.questions_a else 0.0
+    summary = {
+        "path": str(path),
+        "other": str(other),
+        "questions": found.questions_a,
+        "other_questions": found.questions_b,
+        "matched": found.matched_a,
+        "share": share,
+        "share_lo": low,
+        "share_hi": high,
+        "pairs": len(found.pairs),
+        "empty_keys": found.empty,
+    }
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_csv(pd.DataFrame(found.pairs, columns=["id", "other_id"]), out)  # escaped against formulas
+    if as_json:
+        typer.echo(json.dumps(summary, ensure_ascii=False))
+        return
+    typer.echo(
+        f"{found.matched_a} of {found.questions_a} question(s) of {terminal_safe(str(path))} "
+        f"({100 * share:.1f} %, {100 * low:.1f}-{100 * high:.1f} %) are also in "
+        f"{terminal_safe(str(other))} ({found.questions_b} questions)"
+    )
+    for mine_id, their_id in found.pairs[:10]:
+        typer.echo(f"  {terminal_safe(mine_id)}  =  {terminal_safe(their_id)}")
+    if len(found.pairs) > 10:
+        typer.echo(f"  ... {len(found.pairs) - 10} more" + (f" in {out}" if out else " (--out writes them all)"))
