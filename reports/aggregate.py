@@ -33,6 +33,7 @@ from kg.graph import KnowledgeGraph, node_ids, subject_id
 from kg.records import Question, QuestionType, subject_group
 from reports.runs import Run
 from reports.stats import rank_of_gold, wilson_interval
+from runners.errortypes import error_type
 
 SLICES = ("stage", "type", "difficulty", "group")
 """Question attributes every node is also aggregated by (``group`` is arts / science for CK12)."""
@@ -88,6 +89,8 @@ def question_frame(runs: Iterable[Run], graph: KnowledgeGraph) -> pd.DataFrame:
                 "failed": record.parse_status == "failed",
                 "answered": not skipped,
                 "partial": record.partial,
+                # CK12's category of a wrong answer; computed here for records written before the field.
+                "error_type": record.error_type or error_type(record.output, record.parse_status, record.correct),
                 # Judgment statements, for the released scorer's per-statement accuracy (reports.tables).
                 "statements": len(question.answer) if question.type is QuestionType.JUDGMENT else math.nan,
                 "rank": rank,

@@ -177,3 +177,74 @@ def cot_pairs(frame: pd.DataFrame, pairs: Iterable[tuple[str, str]] = COT_PAIRS)
                 pair = paired(frame, by_mode[plain], by_mode[cot])
                 rows.append({"model": model, "variant": variant, "without": plain, "with": cot} | pair)
     return pd.DataFrame(rows)
+
+
+def difficulty_distribution(frame: pd.DataFrame) -> pd.DataFrame:
+    """CMMLU's difficulty distribution: how many of the runs answer each question right.
+
+    Over the questions every run scored (a question some run did not answer says nothing of its
+    difficulty), one row per count ``runs_right`` = 0 ... N: how many questions exactly that many
+    runs got right, and their share with its Wilson interval. Empty with fewer than two runs.
+    """
+    columns = ["runs_right", "runs", "questions", "share", "share_lo", "share_hi"]
+    scored = frame[frame["scored"]]
+    runs = list(dict.fromkeys(scored["run"]))
+    if len(runs) < 2:
+        return pd.DataFrame(columns=columns)
+    answered = scored.groupby("question_id")["run"].nunique()
+    common = answered[answered == len(runs)].index
+    right = scored[scored["question_id"].isin(common)].groupby("question_id")["correct"].sum().astype(int)
+    total = len(right)
+    rows = []
+    for count in range(len(runs) + 1):
+        n = int((right == count).sum())
+        low, high = wilson_interval(n, total)
+        rows.append(
+            {
+                "runs_right": count,
+                "runs": len(runs),
+                "questions": n,
+                "share": n / total if total else math.nan,
+                "share_lo": low,
+                "share_hi": high,
+            }
+        )
+    table = pd.DataFrame(rows, columns=columns)
+    table.attrs["caption"] = f"{total} questions scored by all {len(runs)} runs: {', '.join(map(str, runs))}."
+    return table
+
+
+def error_types(frame: pd.DataFrame) -> pd.DataFrame:
+    """CK12's error categories per run: of its wrong generated answers, how many are illogical answers,
+    problem-solving errors and gibberish outputs (:mod:`runners.errortypes`), with Wilson intervals."""
+    from runners.errortypes import ERROR_TYPES
+
+    columns = ["run", "model", "mode", "error_type", "n", "wrong", "share", "share_lo", "share_hi"]
+    if frame.empty or "error_type" not in frame:
+        return pd.DataFrame(columns=columns)
+    typed = frame[frame["error_type"].notna()]
+    rows = []
+    for run, sub in typed.groupby("run", sort=False):
+        wrong = len(sub)
+        for kind in ERROR_TYPES:
+            n = int((sub["error_type"] == kind).sum())
+            low, high = wilson_interval(n, wrong)
+            rows.append(
+                {
+                    "run": run,
+                    "model": sub["model"].iloc[0],
+                    "mode": sub["mode"].iloc[0],
+                    "error_type": kind,
+                    "n": n,
+                    "wrong": wrong,
+                    "share": n / wrong,
+                    "share_lo": low,
+                    "share_hi": high,
+                }
+            )
+    table = pd.DataFrame(rows, columns=columns)
+    table.attrs["caption"] = (
+        "Wrong generated answers by CK12's categories: illogical (no answer of the kind asked), "
+        "problem_solving (a wrong answer), gibberish (empty, looping or no text)."
+    )
+    return table

@@ -43,6 +43,8 @@ TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "analysis_sub_options": ("含子选项 vs 不含", "Questions with vs without sub-options (①②③)", "CMMLU analysis"),
     "analysis_variants": ("原题 vs 打乱选项 vs 干扰项（同题配对）", "Original vs shuffled vs distractors (paired)", "CK12 variants"),
     "analysis_cot": ("思维链 vs 直接作答（同题配对）", "CoT vs no CoT (paired)", "paired"),
+    "analysis_difficulty": ("每题答对的运行数分布", "How many runs answer each question right", "CMMLU analysis"),
+    "analysis_error_types": ("错误类型（CK12 的分类）", "Error types (CK12's categories)", "CK12 analysis"),
 }  # fmt: skip
 
 
@@ -95,6 +97,8 @@ def build_tables(
         "analysis_sub_options": fmt(analyses.split_accuracy(frame, graph, "sub_options", features)),
         "analysis_variants": fmt(analyses.variant_pairs(frame)),
         "analysis_cot": fmt(analyses.cot_pairs(frame)),
+        "analysis_difficulty": fmt(analyses.difficulty_distribution(frame)),
+        "analysis_error_types": fmt(analyses.error_types(frame)),
     }
 
 
@@ -122,7 +126,7 @@ def _format_analysis(table: pd.DataFrame) -> pd.DataFrame:
 
     shown = table.copy()
     for column in shown.columns:
-        if column.startswith("acc") or column in ("difference", "share_with"):
+        if column.startswith("acc") or column.startswith("share") or column == "difference":
             shown[column] = [pct(v) for v in shown[column]]
         elif column == "mcnemar_p":
             shown[column] = [f"{v:.3f}" for v in shown[column]]

@@ -29,6 +29,7 @@ from runners.backends.base import (
     LoglikelihoodRequest,
     SamplingParams,
 )
+from runners.errortypes import error_type
 from runners.extract import extract
 from runners.fewshot import DEFAULT_BUDGET, ExemplarPool, fit_prompt, load_exemplar_pool
 from runners.grading import grade
@@ -165,6 +166,7 @@ class Answerer:
             parse_status=extraction.status,
             correct=verdict.correct,
             partial=verdict.partial,
+            error_type=error_type(output, extraction.status, verdict.correct),
             **common,
         )
 

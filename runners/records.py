@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kg.graph import node_ids
 from kg.records import Question
+from runners.errortypes import ErrorType
 
 RUN_VERSION: Literal[1] = 1
 HEADER_FILE = "run.json"
@@ -116,6 +117,9 @@ class RunRecord(BaseModel):
     """Exact correctness under the question type's rule; ``None`` when not scored."""
     partial: float | None = None
     """Share of statements / blanks right, for judgment and fill-in questions."""
+    error_type: ErrorType | None = None
+    """CK12's category of a wrong generated answer: ``illogical``, ``problem_solving`` or ``gibberish``
+    (:mod:`runners.errortypes`); ``None`` when right, failed, scored without text, or recorded before it."""
     option_scores: dict[str, float] | None = None
     """Log-probability of each option label or text (next-token and rank-options strategies)."""
     gold_rank: int | None = None

@@ -12,6 +12,7 @@ from reports import analyses, tables
 from reports.aggregate import question_frame
 from reports.markdown import markdown
 from reports.runs import graph_of, load_runs
+from reports.writer import build_tables
 from tests._runs import SMALL_ANSWERS, Answer, question, small_bank, write_bank, write_run, write_scores
 
 
@@ -253,3 +254,39 @@ def test_a_subject_counts_in_each_of_its_categories() -> None:
     assert row["Humanities"] == "75.0"  # (0.5 + 1.0) / 2 subjects
     assert row["STEM"] == "0.0"
     assert row["average (macro over subjects)"] == "50.0"  # three subjects, each once
+
+
+def test_difficulty_distribution_counts_the_runs_right_on_each_question(tmp_path: Path) -> None:
+    """CMMLU's difficulty distribution (#26 item 7): of the questions all runs scored, how many 0..N got right."""
+    bank = small_bank()
+    a = {"q1": Answer(True), "q2": Answer(True), "q4": Answer(False), "q6": Answer(True)}
+    b = {"q1": Answer(True), "q2": Answer(False), "q4": Answer(False), "q6": Answer(True)}
+    c = {"q1": Answer(True), "q2": Answer(False), "q4": Answer(False)}  # q6 unanswered: left out
+    runs = [
+        write_run(tmp_path / name, bank, answers, model=name) for name, answers in zip("abc", (a, b, c), strict=True)
+    ]
+    frame, _ = _frame(runs)
+    table = analyses.difficulty_distribution(frame)
+    assert list(table["runs_right"]) == [0, 1, 2, 3]
+    assert list(table["questions"]) == [1, 1, 0, 1]  # q4 by none, q2 by one, q1 by all three
+    assert table["share"].iloc[3] == pytest.approx(1 / 3) and table["runs"].iloc[0] == 3
+    assert analyses.difficulty_distribution(_frame(runs[:1])[0]).empty  # one run says nothing of difficulty
+
+
+def test_error_types_table_sorts_the_wrong_answers(tmp_path: Path) -> None:
+    """CK12's error taxonomy as a report table (#26 item 7), read from the answers' text for older records."""
+    bank = small_bank()
+    answers = {
+        "q1": Answer(True),
+        "q2": Answer(False, extracted=["B"], output="正确答案是：B"),
+        "q4": Answer(False, extracted=["C"], output="正确答案是：C"),
+        "q5": Answer(None, status="unparsed", output="我不知道"),
+        "q6": Answer(None, status="unparsed", output="火星、木星、金星、水星、" * 20),
+        "q7": Answer(None, status="failed"),
+    }
+    frame, graph = _frame([write_run(tmp_path / "r", bank, answers)])
+    table = analyses.error_types(frame).set_index("error_type")
+    assert table["n"].to_dict() == {"illogical": 1, "problem_solving": 2, "gibberish": 1}
+    assert set(table["wrong"]) == {4} and table.loc["problem_solving", "share"] == pytest.approx(0.5)
+    tables = build_tables(frame, graph, 4, None, None)
+    assert {"analysis_error_types", "analysis_difficulty"} <= set(tables)

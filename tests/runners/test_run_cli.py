@@ -359,3 +359,13 @@ def test_skip_invalid_names_and_leaves_out_a_bad_question(tmp_path: Path) -> Non
     header = store.read_header()
     assert header.data["skip_invalid"] is True and "record bad" in header.data["skipped"][0]
     assert sorted(run_bank(tmp_path / "run", header).questions) == ["a", "c"]  # score and report read it too
+
+
+def test_each_wrong_answer_carries_ck12s_error_category(bank: Path, answers: Path, tmp_path: Path) -> None:
+    """CK12's error taxonomy as a per-answer field (#26 item 7): a wrong letter is a problem-solving
+    error, an answer that answers nothing an illogical one; right and failed answers have none."""
+    out = tmp_path / "run"
+    result = _invoke(str(bank), "-m", "replayed", "-b", "replay", "-B", f"path={answers}", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    got = {r.question_id: r.error_type for r in RunStore(out).iter_records()}
+    assert got == {"s1": None, "s2": "problem_solving", "s3": "illogical", "m1": None, "j1": None}
