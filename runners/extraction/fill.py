@@ -87,12 +87,19 @@ def extract_fill(view: View, blanks: int) -> Found | None:
 
 def _last_boxed(text: str) -> tuple[int, int] | None:
     """Where the content of the last ``\\boxed{...}`` lies (braces balanced), if there is one closed."""
-    for opening in reversed(list(_BOXED.finditer(text))):
-        depth = 1
-        for i in range(opening.end(), len(text)):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            if depth == 0:
-                return opening.end(), i
+    openings = [m.end() for m in _BOXED.finditer(text)]
+    if not openings:
+        return None
+    closing: dict[int, int] = {}  # the index after a "{" -> the index of its "}" (one pass: bounded time)
+    stack: list[int] = []
+    for i, char in enumerate(text):
+        if char == "{":
+            stack.append(i + 1)
+        elif char == "}" and stack:
+            closing[stack.pop()] = i
+    for start in reversed(openings):
+        if start in closing:
+            return start, closing[start]
     return None
 
 
