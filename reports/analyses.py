@@ -187,6 +187,8 @@ def difficulty_distribution(frame: pd.DataFrame) -> pd.DataFrame:
     runs got right, and their share with its Wilson interval. Empty with fewer than two runs.
     """
     columns = ["runs_right", "runs", "questions", "share", "share_lo", "share_hi"]
+    if frame.empty:
+        return pd.DataFrame(columns=columns)
     scored = frame[frame["scored"]]
     runs = list(dict.fromkeys(scored["run"]))
     if len(runs) < 2:
