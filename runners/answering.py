@@ -62,8 +62,8 @@ def build_prompt(
         pool,
         count_tokens=count_tokens if budgeted else None,
         budget=options.run_token_budget if budgeted else DEFAULT_BUDGET,  # unused without count_tokens
-        shots=options.shots,
-        template_set=options.template_set,
+        shots=options.run_shots,
+        template_set=options.run_template_set,
     )
     return prompt, as_chat(prompt) if is_chat else as_text(prompt)
 
@@ -120,7 +120,7 @@ class Answerer:
 
     def answer(self, questions: Sequence[Question]) -> list[RunRecord]:
         """Records for ``questions``, from one batched backend call."""
-        if self.options.strategy == "generate":
+        if self.options.run_strategy == "generate":
             return self._generate(questions)
         return self._score(questions)
 
@@ -138,14 +138,15 @@ class Answerer:
         ]
         results = [_clean(result) for result in self.backend.generate(requests)]
         return [
-            self._record_generation(q, sent, result)
-            for q, (_, sent), result in zip(questions, prompts, results, strict=True)
+            self._record_generation(q, prompt, sent, result)
+            for q, (prompt, sent), result in zip(questions, prompts, results, strict=True)
         ]
 
     def _record_generation(
-        self, question: Question, sent: str | list[dict[str, str]], result: GenerationResult
+        self, question: Question, prompt: Prompt, sent: str | list[dict[str, str]], result: GenerationResult
     ) -> RunRecord:
         common: dict[str, Any] = {
+            "shots": prompt.shots,
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
             "latency_s": result.latency_s,
@@ -173,15 +174,22 @@ class Answerer:
         requests: list[LoglikelihoodRequest] = []
         positions: list[int] = []
         sent_by_index: dict[int, str | list[dict[str, str]]] = {}
+        shots: dict[int, int] = {}
+        strategy = self.options.run_strategy
         for i, question in enumerate(questions):
-            _, sent = self.prompt_for(question)
+            prompt, sent = self.prompt_for(question)
             sent_by_index[i] = sent
+            shots[i] = prompt.shots
             if question.type is not QuestionType.SINGLE:
                 records[i] = make_record(
-                    question, sent, parse_status="skipped", error=f"{self.options.strategy} scores single choice only"
+                    question,
+                    sent,
+                    parse_status="skipped",
+                    error=f"{strategy} scores single choice only",
+                    shots=prompt.shots,
                 )
                 continue
-            if self.options.strategy == "next-token":
+            if strategy == "next-token":
                 continuations = tuple(o.label for o in question.options)
             else:
                 continuations = tuple(" " + o.text for o in question.options)
@@ -195,7 +203,7 @@ class Answerer:
             if result.error is not None:
                 error = clean_text(result.error)
                 records[i] = make_record(
-                    question, sent_by_index[i], parse_status="failed", error=error, latency_s=latency
+                    question, sent_by_index[i], parse_status="failed", error=error, latency_s=latency, shots=shots[i]
                 )
                 continue
             scores = {o.label: lp for o, lp in zip(question.options, result.logprobs, strict=True)}
@@ -210,6 +218,7 @@ class Answerer:
                 correct=rank == 1,
                 option_scores=scores,
                 gold_rank=rank,
+                shots=shots[i],
                 completion_tokens=sum(result.token_counts) or None,  # the option tokens scored
                 latency_s=latency,
             )
@@ -252,8 +261,14 @@ def _load_backend(options: RunOptions, model: str, backend_options: dict[str, An
 
 def _template_hash(options: RunOptions, pool: ExemplarPool | None) -> str:
     from runners.prompting import template_hash
+    from runners.templates import TemplateError
 
-    parts = [template_hash(options.template_set, lang) for lang in ("zh", "en")]
+    parts = []
+    for lang in ("zh", "en"):  # the languages the set has: a set in one language is hashed in that one
+        try:
+            parts.append(template_hash(options.run_template_set, lang))
+        except TemplateError:
+            continue
     if pool is not None:
         parts.append(hashlib.sha256("".join(e.fingerprint() for e in pool).encode("utf-8")).hexdigest()[:16])
     return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:16]

@@ -71,6 +71,11 @@ class RunHeader(BaseModel):
     fewshot: dict[str, Any] | None = None
     """``shots`` and ``token_budget`` in few-shot modes (empty otherwise; the exemplars themselves are
     in ``template_hash``). ``None`` in runs made before it was recorded: unknown, not checked."""
+    protocol: dict[str, Any] | None = None
+    """The benchmark protocol the run followed (:func:`runners.protocol.protocol_record`): its name and
+    source, the language, template set, shots, token budget, seed and strategy in force, the exemplar
+    and judgment rules, and ``overrides``: what the run's options changed. ``None`` in runs made
+    before it was recorded."""
     bank: str | None = None
     """Fingerprint of the question bank as the run's variant words it (ids and content, before filters,
     ``--limit`` and shards, so a run can grow and be sharded): the same questions anywhere are the same
@@ -116,6 +121,9 @@ class RunRecord(BaseModel):
     """Exact correctness under the question type's rule; ``None`` when not scored."""
     partial: float | None = None
     """Share of statements / blanks right, for judgment and fill-in questions."""
+    shots: int | None = None
+    """How many exemplars the prompt showed (0 in zero-shot modes); ``None`` in records made before it was
+    recorded."""
     option_scores: dict[str, float] | None = None
     """Log-probability of each option label or text (next-token and rank-options strategies)."""
     gold_rank: int | None = None

@@ -44,7 +44,14 @@ def run(
     variant: Annotated[
         str, typer.Option(help="original, shuffled, distractors (CK12's released files when present) or options-N.")
     ] = "original",
-    strategy: Annotated[str, typer.Option(help="generate, next-token or rank-options.")] = "generate",
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            help="generate, next-token or rank-options. Default: the benchmark's protocol for a local model "
+            "(transformers, vllm) outside CoT modes: next-token for CMMLU and C-Eval, rank-options for Xiezhi; "
+            "generate otherwise."
+        ),
+    ] = None,
     lang: Annotated[
         str,
         typer.Option(
@@ -83,7 +90,13 @@ def run(
     few_shot: Annotated[
         Path | None, typer.Option("--few-shot", help="Exemplar bank for few-shot modes (a dev split).")
     ] = None,
-    shots: Annotated[int, typer.Option(help="Exemplars per prompt (falls back to 3, then 1, over the budget).")] = 5,
+    shots: Annotated[
+        int | None,
+        typer.Option(
+            help="Exemplars per prompt. Default: the benchmark's protocol (5; Xiezhi 3). Over the budget CK12's "
+            "templates fall back to 3, then 1; CMMLU's and Xiezhi's drop the longest."
+        ),
+    ] = None,
     token_budget: Annotated[
         int | None,
         typer.Option(
@@ -91,7 +104,15 @@ def run(
             "cmmlu 2,048, as CMMLU's released code); run.json records the one used."
         ),
     ] = None,
-    template_set: Annotated[str, typer.Option("--templates", help="Prompt template set: ck12 or cmmlu.")] = "ck12",
+    template_set: Annotated[
+        str | None,
+        typer.Option(
+            "--templates",
+            help="Prompt template set: ck12, cmmlu, xiezhi, or a TOML file. Default: the bank's own (ck12 for CK12 "
+            "and your own banks, cmmlu for CMMLU and C-Eval, xiezhi for Xiezhi); run.json's protocol says which "
+            "protocol the run followed and what you overrode.",
+        ),
+    ] = None,
     chat: Annotated[
         bool | None, typer.Option("--chat/--base", help="Treat the model as a chat or base model; detected if omitted.")
     ] = None,
@@ -169,7 +190,7 @@ def run(
         backend=backend,
         mode=choose(mode, MODES, "--mode"),
         variant=variant,
-        strategy=choose(strategy, STRATEGIES, "--strategy"),
+        strategy=None if strategy is None else choose(strategy, STRATEGIES, "--strategy"),
         lang=choose(lang, LANGS, "--lang"),
         fmt=fmt,
         mapping=mapping,
