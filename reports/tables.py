@@ -9,12 +9,12 @@ Accuracy is micro (right answers over scored questions) unless a column says
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 import pandas as pd
 
 from kg.records import QuestionType
 from reports.aggregate import SCORE_PREFIX
+from runners.protocol import JUDGMENT_RULES, JudgmentRule
 
 DASH = "—"
 TYPE_ORDER = [t.value for t in QuestionType]
@@ -57,24 +57,33 @@ def _sort_runs(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return table.sort_values(keys, key=lambda s: rank[str(s.name)](s) if s.name in rank else s, kind="stable")
 
 
-JudgmentScoring = Literal["per-item", "per-statement"]
-JUDGMENT_SCORING: tuple[JudgmentScoring, ...] = ("per-item", "per-statement")
-"""``per-item`` (the CK12 paper): a multi-statement judgment is right only when every statement is;
-``per-statement`` (CK12's released scorer): each statement counts on its own."""
+JudgmentScoring = JudgmentRule
+JUDGMENT_SCORING: tuple[JudgmentScoring, ...] = JUDGMENT_RULES
+"""``per-statement`` (CK12's released scorer, and every bundled protocol's rule, :mod:`runners.protocol`):
+each statement counts on its own; ``per-item`` (k12eval's stricter rule: neither the CK12 paper nor its
+release says so): a multi-statement judgment is right only when every statement is."""
 
 
-def type_by_mode_caption(judgment: JudgmentScoring = "per-item") -> str:
-    """What Table 1's judgment column counts, for its caption."""
+def type_by_mode_caption(judgment: JudgmentScoring = "per-statement") -> str:
+    """What the report counts for a judgment question, for Table 1's caption (it holds for every table and
+    for ``nodes.csv``)."""
     if judgment == "per-item":
-        return "Judgment scored per item: right only when every statement is right (the CK12 paper)."
-    return "Judgment scored per statement: each statement counts on its own (CK12's released scorer)."
+        return (
+            "Judgment scored per item: right only when every statement is right (k12eval's stricter rule; "
+            "neither the CK12 paper nor its released scorer counts so). Every table and nodes.csv count so."
+        )
+    return (
+        "Judgment scored per statement: each statement counts on its own (CK12's released scorer); every table "
+        "and nodes.csv count a judgment question's statements, not the question."
+    )
 
 
-def type_by_mode(frame: pd.DataFrame, judgment: JudgmentScoring = "per-item") -> pd.DataFrame:
+def type_by_mode(frame: pd.DataFrame, judgment: JudgmentScoring = "per-statement") -> pd.DataFrame:
     """CK12 Table 1: accuracy by question type per variant x model x mode, each cell ``arts / science``.
 
     Variants (original, shuffled, distractors) are rows when the runs hold more than one. Judgment
-    is scored ``judgment`` way (see :data:`JUDGMENT_SCORING`); the table's ``attrs["caption"]`` says which.
+    is scored ``judgment`` way (see :data:`JUDGMENT_SCORING`; a frame of
+    :func:`reports.aggregate.statement_rows` already counts statements); ``attrs["caption"]`` says which.
     """
     if judgment not in JUDGMENT_SCORING:
         raise ValueError(f"judgment scoring {judgment!r}: choose one of {', '.join(JUDGMENT_SCORING)}")

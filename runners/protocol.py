@@ -37,18 +37,15 @@ from runners.options import RunOptions
 from runners.records import Lang, Strategy
 from runners.templates import load_template_set
 
-JudgmentRule = Literal["per-statement", "per-item"]
+JudgmentRule = Literal["per-item", "per-statement"]
 """How a multi-statement judgment question is counted. ``per-statement``: each statement counts on
 its own (CK12's released scorer, which compares the verdicts statement by statement); ``per-item``:
 right only when every statement is (k12eval's stricter rule: neither the CK12 paper nor its release
 states it)."""
 JUDGMENT_RULES: tuple[JudgmentRule, ...] = get_args(JudgmentRule)
 
-JUDGMENT_RULE_NAMES: dict[JudgmentRule, str] = {
-    "per-statement": "per statement, each statement counts on its own (CK12's released scorer)",
-    "per-item": "per item, right only when every statement is (k12eval's stricter rule, not the CK12 paper's)",
-}
-"""What each judgment rule is, as a report caption says it."""
+DEFAULT_JUDGMENT_RULE: JudgmentRule = "per-statement"
+"""Every bundled protocol's rule, and the report's for runs made before the protocol was recorded."""
 
 
 @dataclass(frozen=True)

@@ -60,10 +60,15 @@ def test_page_data_matches_aggregates(demo: tuple[Path, list[Path], Path]) -> No
     nodes = pd.read_parquet(out / "nodes.parquet")
     assert len(data["questions"]) == nodes[(nodes["node"] == "all") & (nodes["slice"] == "all")]["questions"].iloc[0]
     run = runs[0].name
-    right = sum(c for c in data["results"][run]["c"] if c is not None)
-    scored = sum(c is not None for c in data["results"][run]["c"])
-    row = nodes[(nodes["run"] == run) & (nodes["node"] == "all") & (nodes["slice"] == "all")].iloc[0]
-    assert (scored, right) == (row["n"], row["correct"])
+    # The page marks each question; nodes count a judgment question's statements (the protocol's rule,
+    # per statement): they agree on every other type.
+    kept = [i for i, q in enumerate(data["questions"]) if q["type"] != "judgment"]
+    marks = [data["results"][run]["c"][i] for i in kept]
+    right = sum(c for c in marks if c is not None)
+    scored = sum(c is not None for c in marks)
+    rows = nodes[(nodes["run"] == run) & (nodes["node"] == "all") & (nodes["slice"] == "type")]
+    rows = rows[rows["slice_value"] != "judgment"]
+    assert (scored, right) == (rows["n"].sum(), rows["correct"].sum())
     # the shuffled run carries the options it saw
     shuffled = next(r.name for r in runs if "shuffled" in r.name)
     assert all("options" in answer for answer in data["answers"][shuffled].values())
@@ -195,7 +200,8 @@ def test_cli_report(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run", bank, SMALL_ANSWERS, bank=root)
     result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert "run: 7 scored, accuracy 57.1%" in result.output
+    # the judgment question's two statements count one by one (CK12's released scorer, the protocol's rule)
+    assert "run: 8 scored (judgment per statement), accuracy 62.5%" in result.output
     assert (tmp_path / "out" / "index.html").is_file()
 
 

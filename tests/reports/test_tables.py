@@ -197,17 +197,27 @@ def _judgment_frame() -> pd.DataFrame:
     return pd.DataFrame([{**common, "group": "science", **row} for row in rows])
 
 
-def test_judgment_per_item_is_the_default_and_per_statement_is_offered() -> None:
+def test_judgment_per_statement_is_the_default_and_per_item_is_offered() -> None:
     frame = _judgment_frame()
-    per_item = tables.type_by_mode(frame)
-    assert per_item.iloc[0]["judgment"] == "— / 66.7"  # 2 of 3 items wholly right (the paper)
-    per_statement = tables.type_by_mode(frame, judgment="per-statement")
+    per_item = tables.type_by_mode(frame, judgment="per-item")
+    assert per_item.iloc[0]["judgment"] == "— / 66.7"  # 2 of 3 items wholly right (k12eval's stricter rule)
+    per_statement = tables.type_by_mode(frame)
     assert per_statement.iloc[0]["judgment"] == "— / 83.3"  # 5 of 6 statements (the released scorer)
     assert "per item" in tables.type_by_mode_caption("per-item")
     assert "per statement" in tables.type_by_mode_caption("per-statement")
     assert per_statement.attrs["caption"] == tables.type_by_mode_caption("per-statement")
     with pytest.raises(ValueError, match="per-item"):
         tables.type_by_mode(frame, judgment="per-blank")
+
+
+def test_statement_rows_count_each_statement_as_the_released_scorer_does() -> None:
+    from reports.aggregate import statement_rows
+
+    frame = _judgment_frame().assign(question_id=["a", "b", "c"])
+    rows = statement_rows(frame)
+    assert list(rows["question_id"]) == ["a", "b", "b", "b", "c", "c"]
+    assert list(rows["correct"]) == [1.0, 1.0, 1.0, 0.0, 1.0, 1.0]  # 5 of 6 statements
+    assert tables.type_by_mode(rows).iloc[0]["overall"] == "— / 83.3"
 
 
 def test_the_question_frame_counts_judgment_statements(tmp_path: Path) -> None:
