@@ -199,24 +199,76 @@ def category_scores(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+RANDOM_GUESS = "Random-Guess"
+PERFORMANCE_AVERAGE = "Performance-Average"
+PERFORMANCE_VARIANCE = "Performance-Variance"
+"""Xiezhi's extra rows: what ranking the options at random scores, and the mean and variance across models."""
+
+
 def ranking(frame: pd.DataFrame, k: int = 4) -> pd.DataFrame:
-    """Xiezhi style: MRR, Hit@1, Hit@k, mean rank and mean rank / number of options, for runs that ranked options."""
-    ranked = frame[frame["rank"].notna()]
-    rows = []
+    """Xiezhi style: MRR, Hit@1, Hit@k, mean rank and mean rank / number of options, for runs that ranked options.
+
+    Under the runs' rows, as in Xiezhi's tables: ``Random-Guess`` (the expected value of each metric when
+    the options of the same questions are ranked at random: MRR = H(n) / n, Hit@k = k / n, mean rank
+    (n + 1) / 2 for n options, averaged over the questions), and with two runs or more
+    ``Performance-Average`` and ``Performance-Variance`` of each metric across the runs (population
+    variance, in the metric's own unit: a percentage's variance in squared points; their ``n`` counts runs).
+    """
+    ranked = frame[frame["rank"].notna() & frame["n_options"].notna()]
+    rows: list[dict[str, object]] = []
+    values: list[dict[str, float]] = []
     for run, sub in ranked.groupby("run", sort=False):
-        rank = sub["rank"]
+        metrics = _rank_metrics(sub["rank"], sub["n_options"], k)
+        values.append(metrics)
+        first = sub.iloc[0]
         rows.append(
-            {
-                "run": run,
-                "model": sub["model"].iloc[0],
-                "mode": sub["mode"].iloc[0],
-                "variant": sub["variant"].iloc[0],
-                "n": len(sub),
-                "MRR": f"{(1 / rank).mean():.3f}",
-                "Hit@1": pct(float((rank <= 1).mean())),
-                f"Hit@{k}": pct(float((rank <= k).mean())),
-                "mean rank": f"{rank.mean():.2f}",
-                "mean rank / options": f"{(rank / sub['n_options']).mean():.3f}",
-            }
+            {"run": run, "model": first["model"], "mode": first["mode"], "variant": first["variant"], "n": len(sub)}
+            | _shown(metrics, k)
+        )
+    if not rows:
+        return pd.DataFrame(rows)
+    # The random ranking of every question the runs ranked (once each).
+    questions = ranked.drop_duplicates("question_id")["n_options"].astype(int)
+    guess = {
+        "MRR": float(questions.map(lambda n: sum(1 / r for r in range(1, n + 1)) / n).mean()),
+        "Hit@1": float((1 / questions).mean()),
+        f"Hit@{k}": float(questions.map(lambda n: min(k, n) / n).mean()),
+        "mean rank": float(((questions + 1) / 2).mean()),
+        "mean rank / options": float(((questions + 1) / (2 * questions)).mean()),
+    }
+    blank = {"mode": DASH, "variant": DASH}
+    rows.append({"run": RANDOM_GUESS, "model": RANDOM_GUESS, **blank, "n": len(questions)} | _shown(guess, k))
+    if len(values) > 1:
+        table = pd.DataFrame(values)
+        across = {**blank, "n": len(values)}  # n: the runs averaged
+        rows.append(
+            {"run": PERFORMANCE_AVERAGE, "model": PERFORMANCE_AVERAGE, **across} | _shown(table.mean().to_dict(), k)
+        )
+        rows.append(
+            {"run": PERFORMANCE_VARIANCE, "model": PERFORMANCE_VARIANCE, **across}
+            | _shown(table.var(ddof=0).to_dict(), k, variance=True)
         )
     return pd.DataFrame(rows)
+
+
+def _rank_metrics(rank: pd.Series, n_options: pd.Series, k: int) -> dict[str, float]:
+    return {
+        "MRR": float((1 / rank).mean()),
+        "Hit@1": float((rank <= 1).mean()),
+        f"Hit@{k}": float((rank <= k).mean()),
+        "mean rank": float(rank.mean()),
+        "mean rank / options": float((rank / n_options).mean()),
+    }
+
+
+def _shown(metrics: dict[str, float], k: int, variance: bool = False) -> dict[str, str]:
+    """The metrics as the table writes them; hits in percent (a variance in squared points)."""
+    hits = ("Hit@1", f"Hit@{k}")
+    return {
+        "MRR": f"{metrics['MRR']:.3f}" if not variance else f"{metrics['MRR']:.4f}",
+        **{h: (f"{10000 * metrics[h]:.1f}" if variance else pct(metrics[h])) for h in hits},
+        "mean rank": f"{metrics['mean rank']:.2f}",
+        "mean rank / options": f"{metrics['mean rank / options']:.3f}"
+        if not variance
+        else f"{metrics['mean rank / options']:.4f}",
+    }

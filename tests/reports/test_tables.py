@@ -98,6 +98,34 @@ def test_ranking_table(tmp_path: Path) -> None:
     assert row["mean rank / options"] == "0.625"
 
 
+def test_ranking_table_has_xiezhis_random_guess_average_and_variance_rows(tmp_path: Path) -> None:
+    # #26 item 7: Xiezhi's tables carry a Random-Guess row and the average and variance across models.
+    bank = small_bank()
+    scores = {c: 0.0 for c in "ABCD"}
+    first = {
+        "q1": Answer(True, gold_rank=1, option_scores=scores),
+        "q2": Answer(False, gold_rank=4, option_scores=scores),
+    }
+    second = {
+        "q1": Answer(False, gold_rank=2, option_scores=scores),
+        "q2": Answer(False, gold_rank=2, option_scores=scores),
+    }
+    runs = [
+        write_run(tmp_path / "a", bank, first, strategy="rank-options"),
+        write_run(tmp_path / "b", bank, second, strategy="rank-options", model="other"),
+    ]
+    frame, _ = _frame(runs)
+    table = tables.ranking(frame).set_index("run")
+    # Four options ranked at random: MRR (1 + 1/2 + 1/3 + 1/4) / 4 = 0.521, Hit@1 1/4, Hit@4 all, mean rank 2.5.
+    guess = table.loc["Random-Guess"]
+    assert (guess["MRR"], guess["Hit@1"], guess["Hit@4"], guess["mean rank"]) == ("0.521", "25.0", "100.0", "2.50")
+    assert guess["mean rank / options"] == "0.625" and guess["n"] == 2
+    # MRR 0.625 and 0.5; Hit@1 50 % and 0 %.
+    average, variance = table.loc["Performance-Average"], table.loc["Performance-Variance"]
+    assert (average["MRR"], average["Hit@1"], average["mean rank"]) == ("0.562", "25.0", "2.25")
+    assert (variance["MRR"], variance["Hit@1"]) == ("0.0039", "625.0")  # (0.0625)^2; (25 points)^2
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
