@@ -1,13 +1,15 @@
 """From a batch of questions to run records: prompts, one backend call per batch, extraction, grading.
 
-The three strategies:
+The four strategies:
 
 - ``generate``: free generation, then :func:`runners.extract.extract` and :func:`runners.grading.grade`;
 - ``next-token``: the log-probability of each option letter as the continuation of the prompt (CMMLU);
 - ``rank-options``: the log-probability of each option's text as the continuation; options are ranked,
-  rank 1 the most probable (Xiezhi, the right way round).
+  rank 1 the most probable (Xiezhi, the right way round);
+- ``perplexity``: the perplexity of the whole text, the prompt (as plain text) followed by each option's
+  text, scored from the first token; the lowest perplexity wins (CMMLU's perplexity strategy).
 
-The two scoring strategies apply to single-choice questions; other types are recorded as ``skipped``.
+The scoring strategies apply to single-choice questions; other types are recorded as ``skipped``.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from runners.fewshot import DEFAULT_BUDGET, ExemplarPool, fit_prompt, load_exemp
 from runners.grading import grade
 from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text, prompt_language
-from runners.ranking import gold_rank
+from runners.ranking import gold_rank, perplexity_score
 from runners.records import RunRecord, make_record
 
 COT_MAX_TOKENS = 1024
@@ -189,11 +191,15 @@ class Answerer:
                     shots=prompt.shots,
                 )
                 continue
+            context: str | list[dict[str, str]] = sent
             if strategy == "next-token":
                 continuations = tuple(o.label for o in question.options)
+            elif strategy == "perplexity":  # the whole text is scored: an empty context, the text as continuation
+                context, text = "", as_text(prompt)
+                continuations = tuple(text + o.text for o in question.options)
             else:
                 continuations = tuple(" " + o.text for o in question.options)
-            requests.append(LoglikelihoodRequest(id=question.id, prompt=sent, continuations=continuations))
+            requests.append(LoglikelihoodRequest(id=question.id, prompt=context, continuations=continuations))
             positions.append(i)
         start = time.perf_counter()
         results = self.backend.loglikelihood(requests) if requests else []
@@ -206,7 +212,16 @@ class Answerer:
                     question, sent_by_index[i], parse_status="failed", error=error, latency_s=latency, shots=shots[i]
                 )
                 continue
-            scores = {o.label: lp for o, lp in zip(question.options, result.logprobs, strict=True)}
+            logprobs = result.logprobs
+            if strategy == "perplexity":
+                if len(result.token_counts) != len(logprobs):
+                    error = f"the {self.options.backend} backend gave no token counts: perplexity needs them"
+                    records[i] = make_record(
+                        question, sent_by_index[i], parse_status="failed", error=error, shots=shots[i]
+                    )
+                    continue
+                logprobs = [perplexity_score(lp, n) for lp, n in zip(logprobs, result.token_counts, strict=True)]
+            scores = {o.label: lp for o, lp in zip(question.options, logprobs, strict=True)}
             gold = str(question.answer[0])
             rank = gold_rank(scores, gold)
             best = max(scores, key=lambda k: scores[k])

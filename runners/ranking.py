@@ -1,4 +1,5 @@
-"""From option scores to ranks and ranking metrics (Xiezhi), and the next-token letter pick (CMMLU).
+"""From option scores to ranks and ranking metrics (Xiezhi), the next-token letter pick and the perplexity
+strategy's scores (CMMLU).
 
 Ranks: rank 1 is the most probable option (the highest log-probability). Ties
 are ranked *pessimistically*: an option tied with others gets the worst rank of
@@ -99,3 +100,12 @@ def _logsumexp(values: list[float]) -> float:
     if peak == -math.inf:
         return peak
     return peak + math.log(sum(math.exp(v - peak) for v in values))
+
+
+def perplexity_score(logprob: float, tokens: int) -> float:
+    """The score of one option under CMMLU's perplexity strategy: the mean log-probability per token of the
+    question followed by the option, ``-log(perplexity)`` (the highest score is the lowest perplexity).
+
+    ``tokens`` counts every scored token of the text; ``NaN`` when there is none.
+    """
+    return logprob / tokens if tokens > 0 else math.nan

@@ -25,7 +25,7 @@ HEADER_FILE = "run.json"
 RECORDS_FILE = "records.jsonl"
 
 Mode = Literal["zero-shot", "few-shot", "zero-shot-cot", "few-shot-cot"]
-Strategy = Literal["generate", "next-token", "rank-options"]
+Strategy = Literal["generate", "next-token", "rank-options", "perplexity"]
 Lang = Literal["auto", "zh", "en"]
 """The prompt language asked for: ``auto`` follows each benchmark's protocol
 (:func:`runners.prompting.prompt_language`: CK12, CMMLU and C-Eval in Chinese, others the stem's)."""
@@ -125,7 +125,9 @@ class RunRecord(BaseModel):
     """How many exemplars the prompt showed (0 in zero-shot modes); ``None`` in records made before it was
     recorded."""
     option_scores: dict[str, float] | None = None
-    """Log-probability of each option label or text (next-token and rank-options strategies)."""
+    """Log-probability of each option label or text (next-token and rank-options strategies); for
+    perplexity, the mean log-probability per token of the prompt followed by the option (minus the log of
+    its perplexity: the highest is the lowest perplexity)."""
     gold_rank: int | None = None
     """Rank of the gold option, 1 = most probable (rank-options)."""
     prompt_tokens: int | None = None

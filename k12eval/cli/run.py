@@ -47,7 +47,8 @@ def run(
     strategy: Annotated[
         str | None,
         typer.Option(
-            help="generate, next-token or rank-options. Default: the benchmark's protocol for a local model "
+            help="generate, next-token, rank-options or perplexity (CMMLU's: the lowest perplexity of the prompt "
+            "followed by the option). Default: the benchmark's protocol for a local model "
             "(transformers, vllm) outside CoT modes: next-token for CMMLU and C-Eval, rank-options for Xiezhi; "
             "generate otherwise."
         ),

@@ -179,6 +179,8 @@ CASES = [
     Case("ck12-few-shot-cot", "ck12", "few-shot-cot", "ck12", "ck12", "generate", "ck12_table1_type_by_mode"),
     Case("cmmlu-zero-shot", "cmmlu", "zero-shot", "cmmlu", "cmmlu", "next-token", "cmmlu_categories"),
     Case("cmmlu-few-shot", "cmmlu", "few-shot", "cmmlu", "cmmlu", "next-token", "cmmlu_categories"),
+    Case("cmmlu-perplexity", "cmmlu", "zero-shot", "cmmlu", "cmmlu", "perplexity", "cmmlu_categories",
+         ("--strategy", "perplexity")),
     Case("ceval-zero-shot", "ceval", "zero-shot", "ceval", "cmmlu", "next-token", "cmmlu_categories"),
     Case("xiezhi-zh-rank", "xiezhi-chn", "few-shot", "xiezhi", "xiezhi", "rank-options", "xiezhi_ranking"),
     Case("xiezhi-zh-generate", "xiezhi-chn", "zero-shot", "xiezhi", "xiezhi", "generate", "xiezhi_split",
@@ -220,9 +222,8 @@ def test_a_seed_protocol_runs_scores_and_reports_end_to_end(case: Case, tiny: Pa
         case.template_set,
         case.strategy,
     )
-    assert protocol["overrides"] == (
-        {"strategy": {"protocol": "rank-options", "given": "generate"}} if case.args else {}
-    )
+    own = {"cmmlu": "next-token", "xiezhi": "rank-options"}.get(case.protocol)
+    assert protocol["overrides"] == ({"strategy": {"protocol": own, "given": case.strategy}} if case.args else {})
     records = [json.loads(line) for line in (run / "records.jsonl").read_text(encoding="utf-8").splitlines()]
     _check_records(case, records)
 
@@ -243,7 +244,7 @@ def _check_records(case: Case, records: list[dict[str, Any]]) -> None:
     few = case.mode.startswith("few-shot")
     shots = [r["shots"] for r in records]
     assert all(s == 0 for s in shots) if not few else any(s > 0 for s in shots)
-    if case.strategy == "rank-options":
+    if case.strategy in ("rank-options", "perplexity"):
         for record in records:
             assert record["gold_rank"] in range(1, 5) and len(record["option_scores"]) == 4
     elif case.strategy == "next-token":
@@ -277,3 +278,28 @@ def _check_report(case: Case, report: Path, run_id: str, answered: int) -> None:
     else:
         (row,) = rows
         assert int(row["Specialty n"]) == answered  # two or fewer disciplines each: Xiezhi-Specialty
+
+
+def test_the_perplexity_scores_are_the_models_own_perplexity_of_question_and_option(tiny: Path, tmp_path: Path) -> None:
+    # CMMLU's perplexity strategy (#26 item 7) on the real model: each option's score is -log(perplexity) of the
+    # prompt text followed by the option, every token scored after the tokenizer's first special token.
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    data, _ = cmmlu_bank(tmp_path / "banks")
+    run = tmp_path / "run"
+    _cli("run", str(data), "-m", str(tiny), "-o", str(run), "--strategy", "perplexity", "--limit", "1", "-q")
+    (record,) = [json.loads(line) for line in (run / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+    text = record["prompt"][-1]["content"]
+    tokenizer = AutoTokenizer.from_pretrained(tiny)
+    model = AutoModelForCausalLM.from_pretrained(tiny, torch_dtype=torch.float32)
+    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+    expected = {}
+    for label, option in zip("ABCD", ["安培", "伏特", "欧姆", "瓦特"], strict=True):
+        ids = [start, *tokenizer(text + option, add_special_tokens=False)["input_ids"]]
+        with torch.no_grad():
+            logits = model(torch.tensor([ids])).logits[0, :-1].log_softmax(-1)
+        picked = logits[torch.arange(len(ids) - 1), torch.tensor(ids[1:])]
+        expected[label] = float(picked.mean())  # -log(perplexity)
+    assert record["option_scores"] == pytest.approx(expected, abs=1e-4)
+    assert record["extracted"] == [max(expected, key=lambda k: expected[k])]
