@@ -7,7 +7,9 @@ The four strategies:
 - ``rank-options``: the log-probability of each option's text as the continuation; options are ranked,
   rank 1 the most probable (Xiezhi, the right way round);
 - ``perplexity``: the perplexity of the whole text, the prompt (as plain text) followed by each option's
-  text, scored from the first token; the lowest perplexity wins (CMMLU's perplexity strategy).
+  text, scored from the first token; the lowest perplexity wins (CMMLU's perplexity strategy);
+- ``instruct-rank``: the model is asked in words to rank every option and its reply is read as a ranking
+  (:func:`runners.ranking.instructed_scores`; Xiezhi's API models).
 
 The scoring strategies apply to single-choice questions; other types are recorded as ``skipped``.
 """
@@ -36,8 +38,9 @@ from runners.fewshot import DEFAULT_BUDGET, ExemplarPool, fit_prompt, load_exemp
 from runners.grading import grade
 from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text, prompt_language
-from runners.ranking import gold_rank, perplexity_score
+from runners.ranking import gold_rank, instructed_scores, perplexity_score
 from runners.records import RunRecord, make_record
+from runners.templates import TemplateSet, load_template_set
 
 COT_MAX_TOKENS = 1024
 ANSWER_MAX_TOKENS = 512
@@ -57,6 +60,9 @@ def build_prompt(
     """
     lang = prompt_language(question, options.lang)
     budgeted = pool is not None and count_tokens is not None
+    templates: str | TemplateSet = options.run_template_set
+    if options.strategy == "instruct-rank":
+        templates = load_template_set(options.run_template_set, lang).for_ranking()
     prompt = fit_prompt(
         question,
         options.mode,
@@ -65,7 +71,7 @@ def build_prompt(
         count_tokens=count_tokens if budgeted else None,
         budget=options.run_token_budget if budgeted else DEFAULT_BUDGET,  # unused without count_tokens
         shots=options.run_shots,
-        template_set=options.run_template_set,
+        template_set=templates,
     )
     return prompt, as_chat(prompt) if is_chat else as_text(prompt)
 
@@ -122,11 +128,21 @@ class Answerer:
 
     def answer(self, questions: Sequence[Question]) -> list[RunRecord]:
         """Records for ``questions``, from one batched backend call."""
-        if self.options.run_strategy == "generate":
+        if self.options.run_strategy in ("generate", "instruct-rank"):
             return self._generate(questions)
         return self._score(questions)
 
     def _generate(self, questions: Sequence[Question]) -> list[RunRecord]:
+        if self.options.run_strategy == "instruct-rank":  # a ranking of options: single choice only
+            skipped = [q for q in questions if q.type is not QuestionType.SINGLE]
+            if skipped:
+                asked = self._generate([q for q in questions if q.type is QuestionType.SINGLE])
+                by_id = {r.question_id: r for r in asked}
+                error = "instruct-rank ranks single-choice options only"
+                for q in skipped:
+                    prompt, sent = self.prompt_for(q)
+                    by_id[q.id] = make_record(q, sent, parse_status="skipped", error=error, shots=prompt.shots)
+                return [by_id[q.id] for q in questions]
         prompts = [self.prompt_for(q) for q in questions]
         requests = [
             GenerationRequest(
@@ -156,6 +172,8 @@ class Answerer:
         if result.error is not None or not result.texts:
             return make_record(question, sent, parse_status="failed", error=result.error or "no output", **common)
         output = result.texts[0]
+        if self.options.run_strategy == "instruct-rank":
+            return self._record_ranking(question, sent, output, result, common)
         extraction = extract(question, output)
         verdict = grade(question, extraction.answer)
         return make_record(
@@ -168,6 +186,33 @@ class Answerer:
             parse_status=extraction.status,
             correct=verdict.correct,
             partial=verdict.partial,
+            **common,
+        )
+
+    def _record_ranking(
+        self,
+        question: Question,
+        sent: str | list[dict[str, str]],
+        output: str,
+        result: GenerationResult,
+        common: dict[str, Any],
+    ) -> RunRecord:
+        """The record of a reply asked to rank the options: the ranking read from it, the gold option's rank."""
+        scores = instructed_scores(output, {o.label: o.text for o in question.options})
+        listed = [label for label, score in scores.items() if score > -(len(scores) + 1)]
+        rank = gold_rank(scores, str(question.answer[0]))
+        best = max(scores, key=lambda k: scores[k])
+        return make_record(
+            question,
+            sent,
+            output=output,
+            outputs=result.texts if len(result.texts) > 1 else [],
+            reasoning=result.reasoning,
+            extracted=[best] if listed else None,
+            parse_status="ok" if listed else "unparsed",
+            correct=rank == 1,
+            option_scores=scores,
+            gold_rank=rank,
             **common,
         )
 

@@ -22,9 +22,10 @@ Where the values come from (/work/shared/PAPERS.md and the released code):
 - mapped (a user's bank): CK12's prompts and rules.
 
 The papers scored open models by probability and asked API models in words (Xiezhi: "we ask them
-to rank all given options through instructions"; CMMLU extracted ChatGPT's letter from its text):
-a scoring strategy is the default for local backends only (:data:`SCORING_BACKENDS`), and never
-for a CoT mode, which generates.
+to rank all given options through instructions", ``instruct-rank``; CMMLU extracted ChatGPT's letter
+from its text): a scoring strategy is the default for local backends only (:data:`SCORING_BACKENDS`),
+the protocol's ``api_strategy`` for the ``openai`` backend, ``generate`` for replayed answers, and
+never anything but ``generate`` for a CoT mode.
 """
 
 from __future__ import annotations
@@ -66,9 +67,12 @@ class Protocol:
     """Which exemplars a few-shot prompt shows and what happens over the budget (words, for the record)."""
     judgment_rule: JudgmentRule
     strategy: Strategy
-    """How open (local) models answer; API and replayed models generate (see the module docstring)."""
+    """How open (local) models answer (see the module docstring)."""
     source: str
     """Where the protocol is written down."""
+    api_strategy: Strategy = "generate"
+    """How models behind an API (the ``openai`` backend) answer: Xiezhi asked them to rank the options in
+    words (``instruct-rank``); the others generate."""
 
 
 _CK12_EXEMPLARS = "5 of the question's subject and type; over the budget 3, then 1"
@@ -91,7 +95,7 @@ PROTOCOLS: dict[str, Protocol] = {
         "xiezhi", "auto", "xiezhi", 3, None, 42,
         "up to 3 sharing at least two discipline labels with the question (all of them when it has one)",
         "per-statement", "rank-options",
-        "Xiezhi paper (Gu et al. 2024) and its released Knowledge_Evaluator/xiezhi_evaluate.py",
+        "Xiezhi paper (Gu et al. 2024) and its released Knowledge_Evaluator/xiezhi_evaluate.py", "instruct-rank",
     ),
     "mapped": Protocol(
         "mapped", "auto", "ck12", 5, None, 0, _CK12_EXEMPLARS, "per-statement", "generate",
@@ -102,6 +106,8 @@ PROTOCOLS: dict[str, Protocol] = {
 
 SCORING_BACKENDS = frozenset({"transformers", "vllm"})
 """Backends that run a local model, scored by probability where the protocol says so."""
+API_BACKEND = "openai"
+"""The backend of models behind an API, asked as the protocol's ``api_strategy`` says."""
 
 OVERRIDABLE = ("language", "template_set", "shots", "token_budget", "seed", "strategy")
 """Protocol fields a run option replaces when given."""
@@ -129,10 +135,13 @@ def protocol_budget(template_set: str) -> int:
 
 
 def default_strategy(protocol: Protocol, options: RunOptions) -> Strategy:
-    """The protocol's strategy where it applies: a local backend and a mode that does not generate a chain."""
-    if options.backend in SCORING_BACKENDS and not options.mode.endswith("cot"):
+    """The protocol's strategy where it applies: a local backend (its ``api_strategy`` for the ``openai``
+    one) and a mode that does not generate a chain; ``generate`` otherwise (replayed answers among them)."""
+    if options.mode.endswith("cot"):
+        return "generate"
+    if options.backend in SCORING_BACKENDS:
         return protocol.strategy
-    return "generate"
+    return protocol.api_strategy if options.backend == API_BACKEND else "generate"
 
 
 def with_protocol_defaults(options: RunOptions) -> RunOptions:
@@ -173,7 +182,7 @@ def protocol_record(protocol: Protocol, given: RunOptions, filled: RunOptions) -
         "seed": given.seed,
         "strategy": given.strategy,
     }
-    own = asdict(protocol)
+    own = asdict(protocol) | {"strategy": default_strategy(protocol, given)}  # the protocol's, for this backend
     overrides = {
         key: {"protocol": own[key], "given": value}
         for key, value in asked.items()

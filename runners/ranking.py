@@ -17,6 +17,7 @@ paper and this module rank the most likely first.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
@@ -109,3 +110,35 @@ def perplexity_score(logprob: float, tokens: int) -> float:
     ``tokens`` counts every scored token of the text; ``NaN`` when there is none.
     """
     return logprob / tokens if tokens > 0 else math.nan
+
+
+_ITEM_MARK = re.compile(r"^\s*(?:[-*•]|\(?\d{1,2}[.、)）:：]|[（(]\d{1,2}[)）]|第\d{1,2}[位名]?[.、:：]?)\s*")
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().strip("。.;；").lower()
+
+
+def instructed_scores(output: str, options: Mapping[str, str]) -> dict[str, float]:
+    """Scores from a model asked to rank the options in words (Xiezhi's API models): one option a line.
+
+    Each line (its list mark such as ``1.`` or ``-`` dropped) is the option whose text it is, or else
+    the longest option text it contains; an option counts at its first line. The first option listed
+    scores ``-1``, the next ``-2``...; options never listed score ``-(n + 1)`` for ``n`` options and share
+    the worst rank (:func:`ranks` is pessimistic on ties), so a reply that lists nothing ranks the gold
+    option last.
+    """
+    plain = {label: _plain(text) for label, text in options.items()}
+    order: list[str] = []
+    for line in output.splitlines():
+        item = _plain(_ITEM_MARK.sub("", line))
+        if not item:
+            continue
+        exact = [label for label, text in plain.items() if text == item]
+        inside = sorted((label for label, text in plain.items() if text and text in item), key=lambda k: -len(plain[k]))
+        found = exact[0] if exact else (inside[0] if inside else None)
+        if found is not None and found not in order:
+            order.append(found)
+    listed = {label: -float(position) for position, label in enumerate(order, start=1)}
+    unlisted = -float(len(options) + 1)
+    return {label: listed.get(label, unlisted) for label in options}

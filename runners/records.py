@@ -25,7 +25,7 @@ HEADER_FILE = "run.json"
 RECORDS_FILE = "records.jsonl"
 
 Mode = Literal["zero-shot", "few-shot", "zero-shot-cot", "few-shot-cot"]
-Strategy = Literal["generate", "next-token", "rank-options", "perplexity"]
+Strategy = Literal["generate", "next-token", "rank-options", "perplexity", "instruct-rank"]
 Lang = Literal["auto", "zh", "en"]
 """The prompt language asked for: ``auto`` follows each benchmark's protocol
 (:func:`runners.prompting.prompt_language`: CK12, CMMLU and C-Eval in Chinese, others the stem's)."""
@@ -129,7 +129,7 @@ class RunRecord(BaseModel):
     perplexity, the mean log-probability per token of the prompt followed by the option (minus the log of
     its perplexity: the highest is the lowest perplexity)."""
     gold_rank: int | None = None
-    """Rank of the gold option, 1 = most probable (rank-options)."""
+    """Rank of the gold option, 1 = most probable (rank-options, perplexity) or listed first (instruct-rank)."""
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     latency_s: float | None = None

@@ -108,6 +108,11 @@ def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
             templates = load_template_set(options.run_template_set, lang)
         except ValueError as exc:  # TemplateError, or a user's file that does not validate
             raise InputError(f"--templates {options.run_template_set}: {exc}") from None
+        if options.strategy == "instruct-rank":
+            try:
+                templates.for_ranking()
+            except ValueError as exc:
+                raise InputError(f"--templates {options.run_template_set}: {exc}") from None
         missing = sorted(k.value for k in kinds if not templates.supports(k))
         if missing:
             has = ", ".join(t.value for t in templates.types)

@@ -47,10 +47,11 @@ def run(
     strategy: Annotated[
         str | None,
         typer.Option(
-            help="generate, next-token, rank-options or perplexity (CMMLU's: the lowest perplexity of the prompt "
-            "followed by the option). Default: the benchmark's protocol for a local model "
-            "(transformers, vllm) outside CoT modes: next-token for CMMLU and C-Eval, rank-options for Xiezhi; "
-            "generate otherwise."
+            help="generate, next-token, rank-options, perplexity (CMMLU's: the lowest perplexity of the prompt "
+            "followed by the option) or instruct-rank (Xiezhi's API models: asked in words to rank every option). "
+            "Default: the benchmark's protocol outside CoT modes: for a local model (transformers, vllm) "
+            "next-token for CMMLU and C-Eval, rank-options for Xiezhi; for the openai backend instruct-rank for "
+            "Xiezhi; generate otherwise."
         ),
     ] = None,
     lang: Annotated[

@@ -127,3 +127,18 @@ def test_the_perplexity_strategy_picks_the_lowest_perplexity_of_question_and_opt
     (request,) = backend.requests
     assert request.prompt == "" and request.continuations[2].startswith("以下是关于")  # the whole text is scored
     assert request.continuations[2].endswith("答案是：欧姆定律的单位")
+
+
+def test_a_ranking_in_words_is_read_line_by_line() -> None:
+    # Xiezhi's API models rank the options through an instruction (#26 item 7): the reply is the ranking.
+    from runners.ranking import instructed_scores
+
+    options = {"A": "尧时期", "B": "禹时期", "C": "黄帝时期", "D": "舜时期"}
+    reply = "1. 禹时期\n2、舜时期。\n第3位：我认为是黄帝时期\n禹时期"  # a repeat counts at its first line
+    scores = instructed_scores(reply, options)
+    assert scores == {"B": -1.0, "D": -2.0, "C": -3.0, "A": -5.0}  # A never listed: below every listed one
+    assert gold_rank(scores, "B") == 1 and gold_rank(scores, "A") == 4
+    english = instructed_scores("- Newton\n- joule", {"A": "joule", "B": "newton", "C": "watt"})
+    assert english == {"A": -2.0, "B": -1.0, "C": -4.0}
+    nothing = instructed_scores("我不知道", options)
+    assert {gold_rank(nothing, label) for label in options} == {4}  # no ranking: the gold option is last
