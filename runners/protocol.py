@@ -14,8 +14,8 @@ Where the values come from (/work/shared/PAPERS.md and the released code):
   1,024 tokens, free generation; judgment counted per statement (its released scorer).
 - CMMLU: its own prompt, 5 dev questions of the subject, the longest dropped over 2,048 tokens
   (``max_length`` of its ``gen_prompt``); open models by the next-token letter.
-- C-Eval: a Chinese exam of four-option single choice; its own wording is not bundled, so it runs
-  CMMLU's Chinese single-choice prompt and rule (named so in the record).
+- C-Eval: its own prompt (以下是中国关于{科目}考试的单项选择题), its 5 dev questions of the subject,
+  open models by the next-token letter (its released local evaluator).
 - Xiezhi: its own prompt in the stem's language (Chinese or English), at most 3 shots sharing
   labels with the question, options sampled with seed 42, open models by ranking the options by
   the probability of their text.
@@ -88,8 +88,8 @@ PROTOCOLS: dict[str, Protocol] = {
         "CMMLU paper and its released src/mp_utils.py",
     ),
     "ceval": Protocol(
-        "ceval", "zh", "cmmlu", 5, None, 0, _CMMLU_EXEMPLARS, "per-statement", "next-token",
-        "C-Eval's four-option Chinese exams, asked with CMMLU's Chinese prompt (C-Eval's own wording is not bundled)",
+        "ceval", "zh", "ceval", 5, None, 0, "the subject's dev questions; over the budget the longest dropped",
+        "per-statement", "next-token", "C-Eval paper and its released code/evaluator_series",
     ),
     "xiezhi": Protocol(
         "xiezhi", "auto", "xiezhi", 3, None, 42,

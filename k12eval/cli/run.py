@@ -110,8 +110,8 @@ def run(
         str | None,
         typer.Option(
             "--templates",
-            help="Prompt template set: ck12, cmmlu, xiezhi, or a TOML file. Default: the bank's own (ck12 for CK12 "
-            "and your own banks, cmmlu for CMMLU and C-Eval, xiezhi for Xiezhi); run.json's protocol says which "
+            help="Prompt template set: ck12, cmmlu, ceval, xiezhi, or a TOML file. Default: the bank's own (ck12 for CK12 "
+            "and your own banks, cmmlu for CMMLU, ceval for C-Eval, xiezhi for Xiezhi); run.json's protocol says which "
             "protocol the run followed and what you overrode.",
         ),
     ] = None,

@@ -181,7 +181,7 @@ CASES = [
     Case("cmmlu-few-shot", "cmmlu", "few-shot", "cmmlu", "cmmlu", "next-token", "cmmlu_categories"),
     Case("cmmlu-perplexity", "cmmlu", "zero-shot", "cmmlu", "cmmlu", "perplexity", "cmmlu_categories",
          ("--strategy", "perplexity")),
-    Case("ceval-zero-shot", "ceval", "zero-shot", "ceval", "cmmlu", "next-token", "cmmlu_categories"),
+    Case("ceval-zero-shot", "ceval", "zero-shot", "ceval", "ceval", "next-token", "cmmlu_categories"),
     Case("xiezhi-zh-rank", "xiezhi-chn", "few-shot", "xiezhi", "xiezhi", "rank-options", "xiezhi_ranking"),
     Case("xiezhi-zh-generate", "xiezhi-chn", "zero-shot", "xiezhi", "xiezhi", "generate", "xiezhi_split",
          ("--strategy", "generate")),
@@ -253,7 +253,8 @@ def _check_records(case: Case, records: list[dict[str, Any]]) -> None:
         assert all(r["output"] is not None for r in records)
     prompts = [r["prompt"][-1]["content"] for r in records]  # the tiny model is a chat model
     if case.protocol in ("ck12", "cmmlu", "ceval"):  # Chinese prompts, the English questions too
-        expected = "以下是关于" if case.template_set == "cmmlu" else ("请选出" if few else "下面是一道")
+        expected = {"cmmlu": "以下是关于", "ceval": "以下是中国关于"}.get(case.template_set)
+        expected = expected or ("请选出" if few else "下面是一道")
         assert all(p.startswith(expected) for p in prompts if "判断" not in p[:12]), prompts
     elif case.bank.endswith("eng"):
         assert all(p.startswith("Below you will be asked") for p in prompts)

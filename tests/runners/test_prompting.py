@@ -292,3 +292,20 @@ def test_xiezhi_has_an_english_template_set_for_its_english_files() -> None:
         "only output the text of the option which you think is right.\n\n### question description:\n"
         "The capital of China is _____\n\n### all options:\n上海\n北京\n广州\n深圳\n\n### answer:\n"
     )
+
+
+def test_a_ceval_question_is_asked_in_ceval_words() -> None:
+    # C-Eval's released evaluator_series (#26 deliver 1): its header, "A. ..." lines, "答案："; a CoT
+    # exemplar shows the explanation as written, then "所以答案是X。".
+    question = single(source="ceval", subject="注册会计师", stem="下列哪个是导体？____")
+    exemplar = Exemplar.from_question(
+        single(id="e", source="ceval", subject="注册会计师", stem="声音在哪里传播最快？____", answer="C",
+               analysis="1. 固体中最快。\n2. 所以选 C。")
+    )  # fmt: skip
+    text = build_prompt(question, "few-shot-cot", "zh", [exemplar], "ceval").text
+    assert text == (
+        "以下是中国关于注册会计师考试的单项选择题，请选出其中的正确答案。\n\n"
+        "声音在哪里传播最快？____\nA. 上海\nB. 北京\nC. 广州\nD. 深圳\n答案：让我们一步一步思考，\n"
+        "1. 固体中最快。\n2. 所以选 C。\n所以答案是C。\n\n"
+        "下列哪个是导体？____\nA. 上海\nB. 北京\nC. 广州\nD. 深圳\n答案：让我们一步一步思考，\n1."
+    )
