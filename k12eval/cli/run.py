@@ -250,12 +250,22 @@ def _print_dry_run(options: RunOptions) -> None:
     how = "; change with --base" if result.chat else "; change with --chat"
     budget = ", the few-shot budget counted in characters (no tokenizer loaded)" if result.budget_in_chars else ""
     typer.echo(
-        f"# dry run: {len(result.prompts)} prompt(s) as {sent}{how}{budget}; seed {result.options.seed}, "
-        f"templates {result.options.template_set}; no model loaded, {options.out} not written"
+        f"# dry run: {len(result.prompts)} prompt(s) as {sent}{how}{budget}; protocol {_protocol_name(result.options)}, "
+        f"seed {result.options.seed}, templates {result.options.template_set}, shots {result.options.shots}, "
+        f"strategy {result.options.strategy}; no model loaded, {options.out} not written"
     )
     for number, prompt in enumerate(result.prompts, start=1):
         typer.echo(f"\n## {number}/{len(result.prompts)} {_show_id(prompt.question_id)} ({prompt.type})")
         typer.echo(show(prompt))
+
+
+def _protocol_name(options: RunOptions) -> str:
+    """The protocol's name, with the fields the options override (``cmmlu, --templates ck12``)."""
+    record = options.protocol or {}
+    given = {"template_set": "--templates", "shots": "--shots", "token_budget": "--token-budget", "seed": "--seed",
+             "strategy": "--strategy", "language": "--lang"}  # fmt: skip
+    overrides = [f"{given.get(k, k)} {v['given']}" for k, v in record.get("overrides", {}).items()]
+    return ", ".join([str(record.get("name", "?")), *overrides]) if overrides else str(record.get("name", "?"))
 
 
 def _show_id(question_id: str) -> str:

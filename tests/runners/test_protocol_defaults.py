@@ -114,3 +114,20 @@ def test_run_json_names_the_protocol_of_a_cmmlu_bank_run_without_templates(tmp_p
     record = json.loads((out / "records.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert record["prompt"][-1]["content"].startswith("以下是关于")  # CMMLU's wording, not CK12's
     assert record["shots"] == 0
+
+
+def test_the_prompt_language_of_each_protocol_is_the_one_prompting_uses() -> None:
+    from runners.prompting import PROTOCOL_LANGUAGE
+    from runners.protocol import PROTOCOLS
+
+    for name, protocol in PROTOCOLS.items():
+        assert PROTOCOL_LANGUAGE.get(name, "auto") == protocol.language, name
+
+
+def test_dry_run_names_the_protocol_and_what_was_overridden() -> None:
+    result = CliRunner().invoke(
+        app, ["run", str(CMMLU / "dev"), "-m", "x", "-o", "unused", "--dry-run", "--shots", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    first = result.output.splitlines()[0]
+    assert "protocol cmmlu, --shots 2" in first and "templates cmmlu" in first and "strategy next-token" in first
