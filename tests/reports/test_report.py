@@ -60,15 +60,15 @@ def test_page_data_matches_aggregates(demo: tuple[Path, list[Path], Path]) -> No
     nodes = pd.read_parquet(out / "nodes.parquet")
     assert len(data["questions"]) == nodes[(nodes["node"] == "all") & (nodes["slice"] == "all")]["questions"].iloc[0]
     run = runs[0].name
-    # The page marks each question; nodes count a judgment question's statements (the protocol's rule,
-    # per statement): they agree on every other type.
-    kept = [i for i, q in enumerate(data["questions"]) if q["type"] != "judgment"]
-    marks = [data["results"][run]["c"][i] for i in kept]
-    right = sum(c for c in marks if c is not None)
-    scored = sum(c is not None for c in marks)
-    rows = nodes[(nodes["run"] == run) & (nodes["node"] == "all") & (nodes["slice"] == "type")]
-    rows = rows[rows["slice_value"] != "judgment"]
-    assert (scored, right) == (rows["n"].sum(), rows["correct"].sum())
+    # Judgment questions count per statement (the protocol's rule, #26 item 5): the page weighs each by its
+    # statements (w) and right statements (r), as nodes.csv counts them.
+    result = data["results"][run]
+    weights, rights = result.get("w") or [None] * len(result["c"]), result.get("r") or [None] * len(result["c"])
+    assert any(w is not None and w > 1 for w in weights)  # the demo has multi-statement judgments
+    scored = sum(w if w is not None else 1 for c, w in zip(result["c"], weights, strict=True) if c is not None)
+    right = sum(r if r is not None else c for c, r in zip(result["c"], rights, strict=True) if c is not None)
+    row = nodes[(nodes["run"] == run) & (nodes["node"] == "all") & (nodes["slice"] == "all")].iloc[0]
+    assert (scored, right) == (row["n"], row["correct"])
     # the shuffled run carries the options it saw
     shuffled = next(r.name for r in runs if "shuffled" in r.name)
     assert all("options" in answer for answer in data["answers"][shuffled].values())
