@@ -109,18 +109,10 @@ SCORING_BACKENDS = frozenset({"transformers", "vllm"})
 API_BACKEND = "openai"
 """The backend of models behind an API, asked as the protocol's ``api_strategy`` says."""
 
-OVERRIDABLE = ("language", "template_set", "shots", "token_budget", "seed", "strategy")
-"""Protocol fields a run option replaces when given."""
-
 
 def protocol_for(fmt: str) -> Protocol:
     """The protocol of a bank read as ``fmt`` (a user's mapped bank for a format not listed)."""
     return PROTOCOLS.get(fmt, PROTOCOLS["mapped"])
-
-
-def protocol_seed(fmt: str) -> int:
-    """The seed a bank of format ``fmt`` is run with when none is given."""
-    return protocol_for(fmt).seed
 
 
 def protocol_budget(template_set: str) -> int:
@@ -182,7 +174,10 @@ def protocol_record(protocol: Protocol, given: RunOptions, filled: RunOptions) -
         "seed": given.seed,
         "strategy": given.strategy,
     }
-    own = asdict(protocol) | {"strategy": default_strategy(protocol, given)}  # the protocol's, for this backend
+    own = asdict(protocol) | {
+        "strategy": default_strategy(protocol, given),  # the protocol's, for this backend
+        "token_budget": protocol.token_budget or protocol_budget(protocol.template_set),
+    }
     overrides = {
         key: {"protocol": own[key], "given": value}
         for key, value in asked.items()

@@ -90,14 +90,17 @@ def test_a_cot_mode_generates_whatever_the_protocol_scores_by() -> None:
 
 
 def test_options_given_override_the_protocol_and_the_record_says_so() -> None:
-    options = _options(CMMLU, template_set="ck12", shots=2, strategy="generate")
+    options = _options(CMMLU, template_set="ck12", shots=2, strategy="generate", token_budget=512)
     assert options.protocol is not None
     assert options.protocol["name"] == "cmmlu" and options.protocol["template_set"] == "ck12"
     assert options.protocol["overrides"] == {
         "template_set": {"protocol": "cmmlu", "given": "ck12"},
         "shots": {"protocol": 5, "given": 2},
+        "token_budget": {"protocol": 2048, "given": 512},
         "strategy": {"protocol": "next-token", "given": "generate"},
     }
+    # a value given that is the protocol's own is no override
+    assert _options(CMMLU, token_budget=2048, shots=5).protocol["overrides"] == {}  # type: ignore[index]
 
 
 def test_run_json_names_the_protocol_of_a_cmmlu_bank_run_without_templates(tmp_path: Path) -> None:
