@@ -208,27 +208,37 @@ PERFORMANCE_VARIANCE = "Performance-Variance"
 def ranking(frame: pd.DataFrame, k: int = 4) -> pd.DataFrame:
     """Xiezhi style: MRR, Hit@1, Hit@k, mean rank and mean rank / number of options, for runs that ranked options.
 
-    Under the runs' rows, as in Xiezhi's tables: ``Random-Guess`` (the expected value of each metric when
-    the options of the same questions are ranked at random: MRR = H(n) / n, Hit@k = k / n, mean rank
-    (n + 1) / 2 for n options, averaged over the questions), and with two runs or more
-    ``Performance-Average`` and ``Performance-Variance`` of each metric across the runs (population
-    variance, in the metric's own unit: a percentage's variance in squared points; their ``n`` counts runs).
+    Under the runs of each variant (a setting: 4 options, ``options-50``...), as in Xiezhi's tables:
+    ``Random-Guess`` (the expected value of each metric when the options of the same questions are
+    ranked at random: MRR = H(n) / n, Hit@k = k / n, mean rank (n + 1) / 2 for n options, averaged
+    over the questions), and with two runs or more ``Performance-Average`` and ``Performance-Variance``
+    of each metric across those runs (population variance, in the metric's own unit: a percentage's
+    variance in squared points; their ``n`` counts runs). With several variants, each extra row names its own.
     """
     ranked = frame[frame["rank"].notna() & frame["n_options"].notna()]
     rows: list[dict[str, object]] = []
-    values: list[dict[str, float]] = []
-    for run, sub in ranked.groupby("run", sort=False):
-        metrics = _rank_metrics(sub["rank"], sub["n_options"], k)
-        values.append(metrics)
-        first = sub.iloc[0]
-        rows.append(
-            {"run": run, "model": first["model"], "mode": first["mode"], "variant": first["variant"], "n": len(sub)}
-            | _shown(metrics, k)
-        )
-    if not rows:
-        return pd.DataFrame(rows)
-    # The random ranking of every question the runs ranked (once each).
-    questions = ranked.drop_duplicates("question_id")["n_options"].astype(int)
+    variants = list(dict.fromkeys(ranked["variant"])) if len(ranked) else []
+    for variant in variants:
+        part = ranked[ranked["variant"] == variant]
+        values: list[dict[str, float]] = []
+        for run, sub in part.groupby("run", sort=False):
+            metrics = _rank_metrics(sub["rank"], sub["n_options"], k)
+            values.append(metrics)
+            first = sub.iloc[0]
+            rows.append(
+                {"run": run, "model": first["model"], "mode": first["mode"], "variant": variant, "n": len(sub)}
+                | _shown(metrics, k)
+            )
+        suffix = f" · {variant}" if len(variants) > 1 else ""
+        rows += _xiezhi_rows(part, values, k, suffix, variant)
+    return pd.DataFrame(rows)
+
+
+def _xiezhi_rows(
+    part: pd.DataFrame, values: list[dict[str, float]], k: int, suffix: str, variant: str
+) -> list[dict[str, object]]:
+    """Random-Guess over the questions of ``part`` (once each), and the average and variance of ``values``."""
+    questions = part.drop_duplicates("question_id")["n_options"].astype(int)
     guess = {
         "MRR": float(questions.map(lambda n: sum(1 / r for r in range(1, n + 1)) / n).mean()),
         "Hit@1": float((1 / questions).mean()),
@@ -236,19 +246,18 @@ def ranking(frame: pd.DataFrame, k: int = 4) -> pd.DataFrame:
         "mean rank": float(((questions + 1) / 2).mean()),
         "mean rank / options": float(((questions + 1) / (2 * questions)).mean()),
     }
-    blank = {"mode": DASH, "variant": DASH}
-    rows.append({"run": RANDOM_GUESS, "model": RANDOM_GUESS, **blank, "n": len(questions)} | _shown(guess, k))
+    blank = {"mode": DASH, "variant": variant}
+    name = RANDOM_GUESS + suffix
+    rows: list[dict[str, object]] = [{"run": name, "model": name, **blank, "n": len(questions)} | _shown(guess, k)]
     if len(values) > 1:
         table = pd.DataFrame(values)
-        across = {**blank, "n": len(values)}  # n: the runs averaged
+        across = {**blank, "n": len(values)}
+        average, variance = PERFORMANCE_AVERAGE + suffix, PERFORMANCE_VARIANCE + suffix
+        rows.append({"run": average, "model": average, **across} | _shown(table.mean().to_dict(), k))
         rows.append(
-            {"run": PERFORMANCE_AVERAGE, "model": PERFORMANCE_AVERAGE, **across} | _shown(table.mean().to_dict(), k)
+            {"run": variance, "model": variance, **across} | _shown(table.var(ddof=0).to_dict(), k, variance=True)
         )
-        rows.append(
-            {"run": PERFORMANCE_VARIANCE, "model": PERFORMANCE_VARIANCE, **across}
-            | _shown(table.var(ddof=0).to_dict(), k, variance=True)
-        )
-    return pd.DataFrame(rows)
+    return rows
 
 
 def _rank_metrics(rank: pd.Series, n_options: pd.Series, k: int) -> dict[str, float]:

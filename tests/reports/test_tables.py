@@ -124,6 +124,15 @@ def test_ranking_table_has_xiezhis_random_guess_average_and_variance_rows(tmp_pa
     average, variance = table.loc["Performance-Average"], table.loc["Performance-Variance"]
     assert (average["MRR"], average["Hit@1"], average["mean rank"]) == ("0.562", "25.0", "2.25")
     assert (variance["MRR"], variance["Hit@1"]) == ("0.0039", "625.0")  # (0.0625)^2; (25 points)^2
+    # Runs of another setting (more options) get their own Random-Guess, never mixed with this one's.
+    wide = {c: 0.0 for c in "ABCDEFGH"}
+    more = {"q1": Answer(True, gold_rank=1, option_scores=wide), "q2": Answer(False, gold_rank=8, option_scores=wide)}
+    runs.append(write_run(tmp_path / "c", bank, more, strategy="rank-options", variant="options-8"))
+    frame, _ = _frame(runs)
+    table = tables.ranking(frame).set_index("run")
+    assert table.loc["Random-Guess · original", "Hit@1"] == "25.0"
+    assert table.loc["Random-Guess · options-8", "Hit@1"] == "12.5"
+    assert "Performance-Average · options-8" not in table.index  # one run of that setting
 
 
 @pytest.mark.parametrize(
