@@ -109,6 +109,32 @@ def question_frame(runs: Iterable[Run], graph: KnowledgeGraph) -> pd.DataFrame:
     return frame
 
 
+def statement_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each scored judgment question as one row per statement, as CK12's released scorer counts.
+
+    A question of ``k`` statements with ``partial`` share right becomes ``k`` rows, ``round(partial * k)``
+    of them right (an unparsed answer's statements all wrong); other rows are kept as they are. Every
+    count and accuracy over the result (:func:`node_table`, the tables) then counts statements.
+    """
+    if frame.empty or "statements" not in frame:
+        return frame
+    judged = (frame["type"] == QuestionType.JUDGMENT.value) & frame["scored"] & frame["statements"].notna()
+    if not judged.any():
+        return frame
+    parts = [frame[~judged]]
+    rows = frame[judged]
+    counts = rows["statements"].astype(int)
+    share = rows["partial"].fillna(rows["correct"]).clip(0, 1)
+    right = (share * counts).round().astype(int)
+    exploded = rows.loc[rows.index.repeat(counts)].copy()
+    position = exploded.groupby(level=0).cumcount()
+    exploded["correct"] = (position < right.loc[exploded.index]).astype(float).to_numpy()
+    exploded["partial"] = exploded["correct"]
+    exploded["statements"] = 1.0
+    parts.append(exploded)
+    return pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)
+
+
 def _rank(
     option_scores: dict[str, float] | None, gold: list[str] | list[bool], gold_rank: int | None
 ) -> tuple[float, float]:

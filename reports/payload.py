@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from kg.graph import KnowledgeGraph, node_ids
-from kg.records import Question
+from kg.records import Question, QuestionType
 from reports.aggregate import ROOT, weakest_points
 from reports.latex import simplify_latex
 from reports.runs import Run
@@ -191,10 +191,15 @@ def build_payload(
             if scores.reference_steps and qid not in reference:
                 reference[qid] = scores.reference_steps
     metrics = [c.removeprefix("score:") for c in frame.columns if str(c).startswith("score:")]
+    per_statement = meta.get("judgment") == "per-statement"
     results: dict[str, Any] = {}
     answers: dict[str, Any] = {}
     for run in runs:
         correct: list[int | None] = [None] * len(order)
+        # Under per-statement judgment (as nodes.csv counts), a judgment question weighs its statements:
+        # w[i] statements, r[i] of them right (reports.aggregate.statement_rows' rule); null elsewhere.
+        weights: list[int | None] = [None] * len(order)
+        rights: list[int | None] = [None] * len(order)
         status: list[int | None] = [None] * len(order)
         metric_values: dict[str, list[float | None]] = {m: [None] * len(order) for m in metrics}
         detail: dict[str, Any] = {}
@@ -207,6 +212,11 @@ def build_payload(
                     correct[i] = int(record.correct)
                 elif record.parse_status in ("unparsed", "failed"):
                     correct[i] = 0
+                question = graph.questions[qid]
+                if per_statement and correct[i] is not None and question.type is QuestionType.JUDGMENT:
+                    share = record.partial if record.partial is not None else float(correct[i] or 0)
+                    weights[i] = len(question.answer)
+                    rights[i] = round(min(max(share, 0.0), 1.0) * len(question.answer))
             solution = run.scores.get(qid)
             for metric, value in (solution.scores if solution else {}).items():
                 if metric in metric_values:
@@ -219,6 +229,8 @@ def build_payload(
                 detail[str(i)]["options"] = [{"label": o.label, **_text(o.text)} for o in seen.options]
                 detail[str(i)]["variant_answer"] = list(seen.answer)
         results[run.id] = {"c": correct, "st": status, "s": metric_values}
+        if any(w is not None for w in weights):
+            results[run.id] |= {"w": weights, "r": rights}
         answers[run.id] = detail
     # Only the parts made from pandas can hold NaN; the per-question parts are JSON-safe as built.
     payload = {

@@ -9,12 +9,12 @@ Accuracy is micro (right answers over scored questions) unless a column says
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 import pandas as pd
 
 from kg.records import QuestionType
 from reports.aggregate import SCORE_PREFIX
+from runners.protocol import JUDGMENT_RULES, JudgmentRule
 
 DASH = "—"
 TYPE_ORDER = [t.value for t in QuestionType]
@@ -57,24 +57,33 @@ def _sort_runs(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return table.sort_values(keys, key=lambda s: rank[str(s.name)](s) if s.name in rank else s, kind="stable")
 
 
-JudgmentScoring = Literal["per-item", "per-statement"]
-JUDGMENT_SCORING: tuple[JudgmentScoring, ...] = ("per-item", "per-statement")
-"""``per-item`` (the CK12 paper): a multi-statement judgment is right only when every statement is;
-``per-statement`` (CK12's released scorer): each statement counts on its own."""
+JudgmentScoring = JudgmentRule
+JUDGMENT_SCORING: tuple[JudgmentScoring, ...] = JUDGMENT_RULES
+"""``per-statement`` (CK12's released scorer, and every bundled protocol's rule, :mod:`runners.protocol`):
+each statement counts on its own; ``per-item`` (k12eval's stricter rule: neither the CK12 paper nor its
+release says so): a multi-statement judgment is right only when every statement is."""
 
 
-def type_by_mode_caption(judgment: JudgmentScoring = "per-item") -> str:
-    """What Table 1's judgment column counts, for its caption."""
+def type_by_mode_caption(judgment: JudgmentScoring = "per-statement") -> str:
+    """What the report counts for a judgment question, for Table 1's caption (it holds for every table and
+    for ``nodes.csv``)."""
     if judgment == "per-item":
-        return "Judgment scored per item: right only when every statement is right (the CK12 paper)."
-    return "Judgment scored per statement: each statement counts on its own (CK12's released scorer)."
+        return (
+            "Judgment scored per item: right only when every statement is right (k12eval's stricter rule; "
+            "neither the CK12 paper nor its released scorer counts so). Every table and nodes.csv count so."
+        )
+    return (
+        "Judgment scored per statement: each statement counts on its own (CK12's released scorer); every table "
+        "and nodes.csv count a judgment question's statements, not the question."
+    )
 
 
-def type_by_mode(frame: pd.DataFrame, judgment: JudgmentScoring = "per-item") -> pd.DataFrame:
+def type_by_mode(frame: pd.DataFrame, judgment: JudgmentScoring = "per-statement") -> pd.DataFrame:
     """CK12 Table 1: accuracy by question type per variant x model x mode, each cell ``arts / science``.
 
     Variants (original, shuffled, distractors) are rows when the runs hold more than one. Judgment
-    is scored ``judgment`` way (see :data:`JUDGMENT_SCORING`); the table's ``attrs["caption"]`` says which.
+    is scored ``judgment`` way (see :data:`JUDGMENT_SCORING`; a frame of
+    :func:`reports.aggregate.statement_rows` already counts statements); ``attrs["caption"]`` says which.
     """
     if judgment not in JUDGMENT_SCORING:
         raise ValueError(f"judgment scoring {judgment!r}: choose one of {', '.join(JUDGMENT_SCORING)}")
@@ -190,24 +199,85 @@ def category_scores(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+RANDOM_GUESS = "Random-Guess"
+PERFORMANCE_AVERAGE = "Performance-Average"
+PERFORMANCE_VARIANCE = "Performance-Variance"
+"""Xiezhi's extra rows: what ranking the options at random scores, and the mean and variance across models."""
+
+
 def ranking(frame: pd.DataFrame, k: int = 4) -> pd.DataFrame:
-    """Xiezhi style: MRR, Hit@1, Hit@k, mean rank and mean rank / number of options, for runs that ranked options."""
-    ranked = frame[frame["rank"].notna()]
-    rows = []
-    for run, sub in ranked.groupby("run", sort=False):
-        rank = sub["rank"]
-        rows.append(
-            {
-                "run": run,
-                "model": sub["model"].iloc[0],
-                "mode": sub["mode"].iloc[0],
-                "variant": sub["variant"].iloc[0],
-                "n": len(sub),
-                "MRR": f"{(1 / rank).mean():.3f}",
-                "Hit@1": pct(float((rank <= 1).mean())),
-                f"Hit@{k}": pct(float((rank <= k).mean())),
-                "mean rank": f"{rank.mean():.2f}",
-                "mean rank / options": f"{(rank / sub['n_options']).mean():.3f}",
-            }
-        )
+    """Xiezhi style: MRR, Hit@1, Hit@k, mean rank and mean rank / number of options, for runs that ranked options.
+
+    Under the runs of each variant (a setting: 4 options, ``options-50``...), as in Xiezhi's tables:
+    ``Random-Guess`` (the expected value of each metric when the options of the same questions are
+    ranked at random: MRR = H(n) / n, Hit@k = k / n, mean rank (n + 1) / 2 for n options, averaged
+    over the questions), and with two runs or more ``Performance-Average`` and ``Performance-Variance``
+    of each metric across those runs (population variance, in the metric's own unit: a percentage's
+    variance in squared points; their ``n`` counts runs). With several variants, each extra row names its own.
+    """
+    ranked = frame[frame["rank"].notna() & frame["n_options"].notna()]
+    rows: list[dict[str, object]] = []
+    variants = list(dict.fromkeys(ranked["variant"])) if len(ranked) else []
+    for variant in variants:
+        part = ranked[ranked["variant"] == variant]
+        values: list[dict[str, float]] = []
+        for run, sub in part.groupby("run", sort=False):
+            metrics = _rank_metrics(sub["rank"], sub["n_options"], k)
+            values.append(metrics)
+            first = sub.iloc[0]
+            rows.append(
+                {"run": run, "model": first["model"], "mode": first["mode"], "variant": variant, "n": len(sub)}
+                | _shown(metrics, k)
+            )
+        suffix = f" · {variant}" if len(variants) > 1 else ""
+        rows += _xiezhi_rows(part, values, k, suffix, variant)
     return pd.DataFrame(rows)
+
+
+def _xiezhi_rows(
+    part: pd.DataFrame, values: list[dict[str, float]], k: int, suffix: str, variant: str
+) -> list[dict[str, object]]:
+    """Random-Guess over the questions of ``part`` (once each), and the average and variance of ``values``."""
+    questions = part.drop_duplicates("question_id")["n_options"].astype(int)
+    guess = {
+        "MRR": float(questions.map(lambda n: sum(1 / r for r in range(1, n + 1)) / n).mean()),
+        "Hit@1": float((1 / questions).mean()),
+        f"Hit@{k}": float(questions.map(lambda n: min(k, n) / n).mean()),
+        "mean rank": float(((questions + 1) / 2).mean()),
+        "mean rank / options": float(((questions + 1) / (2 * questions)).mean()),
+    }
+    blank = {"mode": DASH, "variant": variant}
+    name = RANDOM_GUESS + suffix
+    rows: list[dict[str, object]] = [{"run": name, "model": name, **blank, "n": len(questions)} | _shown(guess, k)]
+    if len(values) > 1:
+        table = pd.DataFrame(values)
+        across = {**blank, "n": len(values)}
+        average, variance = PERFORMANCE_AVERAGE + suffix, PERFORMANCE_VARIANCE + suffix
+        rows.append({"run": average, "model": average, **across} | _shown(table.mean().to_dict(), k))
+        rows.append(
+            {"run": variance, "model": variance, **across} | _shown(table.var(ddof=0).to_dict(), k, variance=True)
+        )
+    return rows
+
+
+def _rank_metrics(rank: pd.Series, n_options: pd.Series, k: int) -> dict[str, float]:
+    return {
+        "MRR": float((1 / rank).mean()),
+        "Hit@1": float((rank <= 1).mean()),
+        f"Hit@{k}": float((rank <= k).mean()),
+        "mean rank": float(rank.mean()),
+        "mean rank / options": float((rank / n_options).mean()),
+    }
+
+
+def _shown(metrics: dict[str, float], k: int, variance: bool = False) -> dict[str, str]:
+    """The metrics as the table writes them; hits in percent (a variance in squared points)."""
+    hits = ("Hit@1", f"Hit@{k}")
+    return {
+        "MRR": f"{metrics['MRR']:.3f}" if not variance else f"{metrics['MRR']:.4f}",
+        **{h: (f"{10000 * metrics[h]:.1f}" if variance else pct(metrics[h])) for h in hits},
+        "mean rank": f"{metrics['mean rank']:.2f}",
+        "mean rank / options": f"{metrics['mean rank / options']:.3f}"
+        if not variance
+        else f"{metrics['mean rank / options']:.4f}",
+    }

@@ -67,15 +67,18 @@ def build_tables(
     *,
     selected: pd.Series | None = None,
     select: str = "all",
-    judgment: JudgmentScoring = "per-item",
+    judgment: JudgmentScoring = "per-statement",
     xiezhi: pd.DataFrame | None = None,
+    counted: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Every table of the report by name (empty tables included, so their absence is visible).
 
     ``selected`` (a boolean mask of ``frame``'s rows) is the named selection ``select`` CK12 Table 2
     is computed over; ``judgment`` how CK12 Table 1 scores judgment items (see
     :data:`reports.tables.JUDGMENT_SCORING`); ``xiezhi`` the Xiezhi questions' rows with their labels
-    and split (:func:`reports.xiezhi.xiezhi_coordinates`). A table's ``attrs["caption"]`` says what it counts.
+    and split (:func:`reports.xiezhi.xiezhi_coordinates`); ``counted`` the frame the accuracy tables
+    count (Tables 1 and 3: ``frame`` with judgment statements as rows under ``per-statement``,
+    :func:`reports.aggregate.statement_rows`; default ``frame``). A table's ``attrs["caption"]`` says what it counts.
     """
     from reports import analyses, tables
     from reports.xiezhi import discipline_scores, split_scores
@@ -83,12 +86,13 @@ def build_tables(
     if subject is None:  # CK12 Table 3's choice, or the biggest subject; a given subject spans all stages
         subject, chosen_stage = tables.default_subject_stage(frame)
         stage = stage or chosen_stage
+    counted = frame if counted is None else counted
     fmt = _format_analysis
     features = analyses.text_features(graph)
     return {
-        "ck12_table1_type_by_mode": tables.type_by_mode(frame, judgment),
+        "ck12_table1_type_by_mode": tables.type_by_mode(counted, judgment),
         "ck12_table2_cot_step_scores": _table2(frame if selected is None else frame[selected], select),
-        "ck12_table3_level1": tables.level1_accuracy(frame, subject, stage),
+        "ck12_table3_level1": _table3(counted, subject, stage, judgment),
         "cmmlu_categories": tables.category_scores(frame),
         "xiezhi_ranking": tables.ranking(frame, k),
         "xiezhi_disciplines": discipline_scores(xiezhi) if xiezhi is not None else pd.DataFrame(),
@@ -100,6 +104,16 @@ def build_tables(
         "analysis_difficulty": fmt(analyses.difficulty_distribution(frame)),
         "analysis_error_types": fmt(analyses.error_types(frame)),
     }
+
+
+def _table3(frame: pd.DataFrame, subject: str, stage: str | None, judgment: JudgmentScoring) -> pd.DataFrame:
+    """CK12 Table 3, its caption saying how judgment questions count."""
+    from reports.tables import level1_accuracy
+
+    table = level1_accuracy(frame, subject, stage)
+    if judgment == "per-statement" and len(frame) and (frame["type"] == "judgment").any():
+        table.attrs["caption"] = "Judgment questions count per statement (CK12's released scorer)."
+    return table
 
 
 def _table2(frame: pd.DataFrame, select: str) -> pd.DataFrame:
@@ -146,18 +160,19 @@ def write_report(
     plots: bool = True,
     xlsx: bool = False,
     select: str = "all",
-    judgment: JudgmentScoring = "per-item",
+    judgment: JudgmentScoring | None = None,
 ) -> ReportResult:
     """Read the runs and write the whole report folder; returns the files written and warnings.
 
     ``select`` names the selection of :mod:`runners.selection` CK12 Table 2 is computed over
     (``reasoning-subset``: the paper's). The folder is replaced whole (see :mod:`reports.staging`):
-    ``out`` must be new, empty or an earlier report. ``judgment`` is how CK12 Table 1 scores a
-    multi-statement judgment: ``per-item`` (the paper: right when every statement is) or
-    ``per-statement`` (CK12's released scorer); the table's caption says which.
+    ``out`` must be new, empty or an earlier report. ``judgment`` is how a multi-statement judgment
+    counts in ``overall``, ``nodes.csv`` and the tables: ``per-statement`` (CK12's released scorer) or
+    ``per-item`` (right only when every statement is; k12eval's stricter rule); ``None``: the rule of
+    the runs' protocol (:func:`runs_judgment_rule`). Table 1's caption says which.
     """
     from kg.errors import InputError
-    from reports.aggregate import node_table, question_frame
+    from reports.aggregate import node_table, question_frame, statement_rows
     from reports.runs import graph_of, load_runs
     from reports.staging import staged_folder
     from runners.options import choose
@@ -165,15 +180,18 @@ def write_report(
 
     started = time.perf_counter()
     choose(select, tuple(SELECTIONS), "--select")
-    choose(judgment, JUDGMENT_SCORING, "--judgment")
+    if judgment is not None:
+        choose(judgment, JUDGMENT_SCORING, "--judgment")
     if not run_dirs:
         raise InputError("give at least one run folder")
     runs, warnings = load_runs(run_dirs, data)
     if not any(run.records for run in runs):
         raise InputError(f"no answered questions in {', '.join(str(r.dir) for r in runs)}")
+    judgment = judgment or runs_judgment_rule(runs)
     graph = graph_of(runs)
     frame = question_frame(runs, graph)
-    nodes = node_table(frame, graph, k=k)
+    counted = statement_rows(frame) if judgment == "per-statement" else frame
+    nodes = node_table(counted, graph, k=k)
     inside = [p for p in [*run_dirs, *([data] if data else [])] if Path(out).resolve() in Path(p).resolve().parents]
     if inside:
         raise InputError(f"{out}: holds {inside[0]}; the report replaces its folder whole, choose another --out")
@@ -198,8 +216,33 @@ def write_report(
             selected=selection_mask(runs, frame, select),
             select=select,
             judgment=judgment,
+            counted=counted,
         )
     return result
+
+
+def runs_judgment_rule(runs: list[Any]) -> JudgmentScoring:
+    """The judgment rule the runs' protocols name (``run.json``'s ``protocol.judgment_rule``); runs made
+    before it was recorded follow :data:`runners.protocol.DEFAULT_JUDGMENT_RULE`. Runs naming different
+    rules are refused: give ``--judgment``."""
+    from kg.errors import InputError
+    from runners.protocol import DEFAULT_JUDGMENT_RULE
+
+    named = {(run.header.protocol or {}).get("judgment_rule", DEFAULT_JUDGMENT_RULE) for run in runs}
+    if len(named) > 1:
+        raise InputError(
+            f"the runs' protocols count judgment questions differently ({', '.join(sorted(named))}); "
+            "choose one with --judgment"
+        )
+    (rule,) = named
+    return choose_rule(rule)
+
+
+def choose_rule(rule: object) -> JudgmentScoring:
+    """``rule`` as a judgment rule, or an :class:`InputError` naming it."""
+    from runners.options import choose
+
+    return choose(str(rule), JUDGMENT_SCORING, "protocol.judgment_rule")
 
 
 def _write_folder(
@@ -221,6 +264,7 @@ def _write_folder(
     selected: pd.Series,
     select: str,
     judgment: JudgmentScoring,
+    counted: pd.DataFrame,
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
     from reports.aggregate import weakest_points
@@ -256,6 +300,7 @@ def _write_folder(
         select=select,
         judgment=judgment,
         xiezhi=xiezhi_coordinates(runs, frame),
+        counted=counted,
     )
     sections = [f"# {title}\n"]
     page_tables = []
@@ -294,6 +339,7 @@ def _write_folder(
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "version": _version(),
         "k": k,
+        "judgment": judgment,
         "warnings": result.warnings,
     }
     page = render(build_payload(runs, graph, frame, nodes, page_tables, meta), title)

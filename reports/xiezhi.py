@@ -3,7 +3,8 @@
 A Xiezhi question carries several discipline labels (``extra["labels"]``, e.g. 理学, 数学, 应用数学,
 or two 门类 at once); the graph places it at one node, but the per-discipline table counts it
 under each label, as Xiezhi's per-discipline results do. The split (Xiezhi-Specialty or
-Xiezhi-Interdiscipline, ``extra["split"]``) comes from the release file the question was read from.
+Xiezhi-Interdiscipline, ``extra["split"]``) is the paper's: 3 disciplines or fewer, or 4 or more
+(:func:`kg.importers.xiezhi.xiezhi_split`).
 """
 
 from __future__ import annotations

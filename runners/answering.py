@@ -1,13 +1,17 @@
 """From a batch of questions to run records: prompts, one backend call per batch, extraction, grading.
 
-The three strategies:
+The four strategies:
 
 - ``generate``: free generation, then :func:`runners.extract.extract` and :func:`runners.grading.grade`;
 - ``next-token``: the log-probability of each option letter as the continuation of the prompt (CMMLU);
 - ``rank-options``: the log-probability of each option's text as the continuation; options are ranked,
-  rank 1 the most probable (Xiezhi, the right way round).
+  rank 1 the most probable (Xiezhi, the right way round);
+- ``perplexity``: the perplexity of the whole text, the prompt (as plain text) followed by each option's
+  text, scored from the first token; the lowest perplexity wins (CMMLU's perplexity strategy);
+- ``instruct-rank``: the model is asked in words to rank every option and its reply is read as a ranking
+  (:func:`runners.ranking.instructed_scores`; Xiezhi's API models).
 
-The two scoring strategies apply to single-choice questions; other types are recorded as ``skipped``.
+The scoring strategies apply to single-choice questions; other types are recorded as ``skipped``.
 """
 
 from __future__ import annotations
@@ -35,8 +39,9 @@ from runners.fewshot import DEFAULT_BUDGET, ExemplarPool, fit_prompt, load_exemp
 from runners.grading import grade
 from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text, prompt_language
-from runners.ranking import gold_rank
+from runners.ranking import gold_rank, instructed_scores, perplexity_score
 from runners.records import RunRecord, make_record
+from runners.templates import TemplateSet, load_template_set
 
 COT_MAX_TOKENS = 1024
 ANSWER_MAX_TOKENS = 512
@@ -56,6 +61,9 @@ def build_prompt(
     """
     lang = prompt_language(question, options.lang)
     budgeted = pool is not None and count_tokens is not None
+    templates: str | TemplateSet = options.run_template_set
+    if options.strategy == "instruct-rank":
+        templates = load_template_set(options.run_template_set, lang).for_ranking()
     prompt = fit_prompt(
         question,
         options.mode,
@@ -63,8 +71,8 @@ def build_prompt(
         pool,
         count_tokens=count_tokens if budgeted else None,
         budget=options.run_token_budget if budgeted else DEFAULT_BUDGET,  # unused without count_tokens
-        shots=options.shots,
-        template_set=options.template_set,
+        shots=options.run_shots,
+        template_set=templates,
     )
     return prompt, as_chat(prompt) if is_chat else as_text(prompt)
 
@@ -121,11 +129,21 @@ class Answerer:
 
     def answer(self, questions: Sequence[Question]) -> list[RunRecord]:
         """Records for ``questions``, from one batched backend call."""
-        if self.options.strategy == "generate":
+        if self.options.run_strategy in ("generate", "instruct-rank"):
             return self._generate(questions)
         return self._score(questions)
 
     def _generate(self, questions: Sequence[Question]) -> list[RunRecord]:
+        if self.options.run_strategy == "instruct-rank":  # a ranking of options: single choice only
+            skipped = [q for q in questions if q.type is not QuestionType.SINGLE]
+            if skipped:
+                asked = self._generate([q for q in questions if q.type is QuestionType.SINGLE])
+                by_id = {r.question_id: r for r in asked}
+                error = "instruct-rank ranks single-choice options only"
+                for q in skipped:
+                    prompt, sent = self.prompt_for(q)
+                    by_id[q.id] = make_record(q, sent, parse_status="skipped", error=error, shots=prompt.shots)
+                return [by_id[q.id] for q in questions]
         prompts = [self.prompt_for(q) for q in questions]
         requests = [
             GenerationRequest(
@@ -139,14 +157,15 @@ class Answerer:
         ]
         results = [_clean(result) for result in self.backend.generate(requests)]
         return [
-            self._record_generation(q, sent, result)
-            for q, (_, sent), result in zip(questions, prompts, results, strict=True)
+            self._record_generation(q, prompt, sent, result)
+            for q, (prompt, sent), result in zip(questions, prompts, results, strict=True)
         ]
 
     def _record_generation(
-        self, question: Question, sent: str | list[dict[str, str]], result: GenerationResult
+        self, question: Question, prompt: Prompt, sent: str | list[dict[str, str]], result: GenerationResult
     ) -> RunRecord:
         common: dict[str, Any] = {
+            "shots": prompt.shots,
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
             "latency_s": result.latency_s,
@@ -154,6 +173,8 @@ class Answerer:
         if result.error is not None or not result.texts:
             return make_record(question, sent, parse_status="failed", error=result.error or "no output", **common)
         output = result.texts[0]
+        if self.options.run_strategy == "instruct-rank":
+            return self._record_ranking(question, sent, output, result, common)
         extraction = extract(question, output)
         verdict = grade(question, extraction.answer)
         return make_record(
@@ -170,24 +191,62 @@ class Answerer:
             **common,
         )
 
+    def _record_ranking(
+        self,
+        question: Question,
+        sent: str | list[dict[str, str]],
+        output: str,
+        result: GenerationResult,
+        common: dict[str, Any],
+    ) -> RunRecord:
+        """The record of a reply asked to rank the options: the ranking read from it, the gold option's rank."""
+        scores = instructed_scores(output, {o.label: o.text for o in question.options})
+        listed = [label for label, score in scores.items() if score > -(len(scores) + 1)]
+        rank = gold_rank(scores, str(question.answer[0]))
+        best = max(scores, key=lambda k: scores[k])
+        return make_record(
+            question,
+            sent,
+            output=output,
+            outputs=result.texts if len(result.texts) > 1 else [],
+            reasoning=result.reasoning,
+            extracted=[best] if listed else None,
+            parse_status="ok" if listed else "unparsed",
+            correct=rank == 1,
+            option_scores=scores,
+            gold_rank=rank,
+            **common,
+        )
+
     def _score(self, questions: Sequence[Question]) -> list[RunRecord]:
         records: list[RunRecord | None] = [None] * len(questions)
         requests: list[LoglikelihoodRequest] = []
         positions: list[int] = []
         sent_by_index: dict[int, str | list[dict[str, str]]] = {}
+        shots: dict[int, int] = {}
+        strategy = self.options.run_strategy
         for i, question in enumerate(questions):
-            _, sent = self.prompt_for(question)
+            prompt, sent = self.prompt_for(question)
             sent_by_index[i] = sent
+            shots[i] = prompt.shots
             if question.type is not QuestionType.SINGLE:
                 records[i] = make_record(
-                    question, sent, parse_status="skipped", error=f"{self.options.strategy} scores single choice only"
+                    question,
+                    sent,
+                    parse_status="skipped",
+                    error=f"{strategy} scores single choice only",
+                    shots=prompt.shots,
                 )
                 continue
-            if self.options.strategy == "next-token":
+            context: str | list[dict[str, str]] = sent
+            if strategy == "next-token":
                 continuations = tuple(o.label for o in question.options)
+            elif strategy == "perplexity":  # the whole text is scored: an empty context, the text as continuation
+                context, text = "", as_text(prompt)
+                continuations = tuple(text + o.text for o in question.options)
             else:
                 continuations = tuple(" " + o.text for o in question.options)
-            requests.append(LoglikelihoodRequest(id=question.id, prompt=sent, continuations=continuations))
+            requests.append(LoglikelihoodRequest(id=question.id, prompt=context, continuations=continuations))
             positions.append(i)
         start = time.perf_counter()
         results = self.backend.loglikelihood(requests) if requests else []
@@ -197,10 +256,19 @@ class Answerer:
             if result.error is not None:
                 error = clean_text(result.error)
                 records[i] = make_record(
-                    question, sent_by_index[i], parse_status="failed", error=error, latency_s=latency
+                    question, sent_by_index[i], parse_status="failed", error=error, latency_s=latency, shots=shots[i]
                 )
                 continue
-            scores = {o.label: lp for o, lp in zip(question.options, result.logprobs, strict=True)}
+            logprobs = result.logprobs
+            if strategy == "perplexity":
+                if len(result.token_counts) != len(logprobs):
+                    error = f"the {self.options.backend} backend gave no token counts: perplexity needs them"
+                    records[i] = make_record(
+                        question, sent_by_index[i], parse_status="failed", error=error, shots=shots[i]
+                    )
+                    continue
+                logprobs = [perplexity_score(lp, n) for lp, n in zip(logprobs, result.token_counts, strict=True)]
+            scores = {o.label: lp for o, lp in zip(question.options, logprobs, strict=True)}
             gold = str(question.answer[0])
             rank = gold_rank(scores, gold)
             best = max(scores, key=lambda k: scores[k])
@@ -212,6 +280,7 @@ class Answerer:
                 correct=rank == 1,
                 option_scores=scores,
                 gold_rank=rank,
+                shots=shots[i],
                 completion_tokens=sum(result.token_counts) or None,  # the option tokens scored
                 latency_s=latency,
             )
@@ -254,8 +323,14 @@ def _load_backend(options: RunOptions, model: str, backend_options: dict[str, An
 
 def _template_hash(options: RunOptions, pool: ExemplarPool | None) -> str:
     from runners.prompting import template_hash
+    from runners.templates import TemplateError
 
-    parts = [template_hash(options.template_set, lang) for lang in ("zh", "en")]
+    parts = []
+    for lang in ("zh", "en"):  # the languages the set has: a set in one language is hashed in that one
+        try:
+            parts.append(template_hash(options.run_template_set, lang))
+        except TemplateError:
+            continue
     if pool is not None:
         parts.append(hashlib.sha256("".join(e.fingerprint() for e in pool).encode("utf-8")).hexdigest()[:16])
     return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:16]

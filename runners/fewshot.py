@@ -70,11 +70,15 @@ class ExemplarPool:
 
     def _candidates(self, question: Question) -> list[Exemplar]:
         """Same subject and type; for Xiezhi, any exemplar of the type sharing at least two discipline
-        labels with the question (the paper's rule), whatever its 门类."""
+        labels with the question (the paper's rule), whatever its 门类, or its one label when it has one
+        (two cannot be shared then; the released code takes exemplars label by label)."""
         if question.source != "xiezhi":
             return self._groups.get((question.subject, question.type), [])
         labels = _labels(question)
-        return [e for e in self if e.type is question.type and len(labels & _labels(e.question)) >= 2]
+        shared = min(2, len(labels))
+        if not shared:
+            return []
+        return [e for e in self if e.type is question.type and len(labels & _labels(e.question)) >= shared]
 
     def select(self, question: Question, k: int = DEFAULT_SHOTS, cot: bool = False) -> list[Exemplar]:
         """Up to ``k`` exemplars for ``question``: same subject and type, never the question or its stem.

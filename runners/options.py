@@ -42,7 +42,9 @@ class RunOptions:
     backend: str = "transformers"
     mode: Mode = "zero-shot"
     variant: str = "original"
-    strategy: Strategy = "generate"
+    strategy: Strategy | None = None
+    """``None``: the benchmark's protocol (:mod:`runners.protocol`: generate, or for a local model
+    CMMLU's next-token and Xiezhi's rank-options)."""
     lang: Lang = "auto"
     fmt: str | None = None
     mapping: Path | None = None
@@ -55,10 +57,12 @@ class RunOptions:
     """``None``: the benchmark's own (:func:`runners.protocol.with_protocol_defaults`: 42 for Xiezhi, else 0)."""
     shard: str | None = None
     few_shot: Path | None = None
-    shots: int = 5
+    shots: int | None = None
+    """``None``: the benchmark's protocol (5; Xiezhi 3)."""
     token_budget: int | None = None
     """``None``: the template set's ``fewshot_budget`` (CK12 1,024 tokens, CMMLU 2,048)."""
-    template_set: str = "ck12"
+    template_set: str | None = None
+    """``None``: the benchmark's own template set (ck12, cmmlu, xiezhi; see :mod:`runners.protocol`)."""
     chat: bool | None = None
     temperature: float | None = None
     top_p: float | None = None
@@ -73,6 +77,8 @@ class RunOptions:
     backend_instance: Any = field(default=None, compare=False, repr=False)
     """A backend object built by the caller (the Python API), used instead of creating ``backend`` by name;
     ``backend`` is then its name, as the run header records it."""
+    protocol: dict[str, Any] | None = field(default=None, compare=False)
+    """The protocol record ``run.json`` keeps, set by :func:`runners.protocol.with_protocol_defaults`."""
     model_path: str | None = None
     """Where the backend loads ``model`` from, when the caller resolved a catalogue name to its folder
     (``k12eval.models.backend_model``); ``None``: ``model`` as it is."""
@@ -85,6 +91,27 @@ class RunOptions:
         return self.seed
 
     @property
+    def run_strategy(self) -> Strategy:
+        """The strategy in force, filled in like :attr:`run_seed`."""
+        if self.strategy is None:
+            raise ValueError("RunOptions.strategy is unset: apply runners.protocol.with_protocol_defaults first")
+        return self.strategy
+
+    @property
+    def run_shots(self) -> int:
+        """The shots in force, filled in like :attr:`run_seed`."""
+        if self.shots is None:
+            raise ValueError("RunOptions.shots is unset: apply runners.protocol.with_protocol_defaults first")
+        return self.shots
+
+    @property
+    def run_template_set(self) -> str:
+        """The template set in force, filled in like :attr:`run_seed`."""
+        if self.template_set is None:
+            raise ValueError("RunOptions.template_set is unset: apply runners.protocol.with_protocol_defaults first")
+        return self.template_set
+
+    @property
     def run_token_budget(self) -> int:
         """The few-shot budget in force, filled in like :attr:`run_seed`."""
         if self.token_budget is None:
@@ -95,14 +122,15 @@ class RunOptions:
 def check_options(options: RunOptions) -> None:
     """Refuse impossible option combinations before anything is loaded."""
     choose(options.mode, MODES, "--mode")
-    choose(options.strategy, STRATEGIES, "--strategy")
+    if options.strategy is not None:
+        choose(options.strategy, STRATEGIES, "--strategy")
     choose(options.lang, LANGS, "--lang")
     choose(options.select, tuple(SELECTIONS), "--select")
     if options.mode.startswith("few-shot") and options.few_shot is None:
         raise InputError(
             f"--mode {options.mode} needs --few-shot DEV_DATA (a question bank to take exemplars from, or CK12's few_shot_examples.json)"
         )
-    if options.strategy != "generate" and options.mode.endswith("cot"):
+    if options.strategy not in (None, "generate") and options.mode.endswith("cot"):
         raise InputError(f"--strategy {options.strategy} scores options directly; use a mode without CoT")
     if options.batch_size < 1 or options.samples < 1:
         raise InputError("--batch-size and --samples must be at least 1")

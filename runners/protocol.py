@@ -1,30 +1,118 @@
-"""Each benchmark's own settings, used where the user gave none: the seed and the few-shot budget.
+"""Each benchmark's protocol, as its paper and released code ran it, chosen by the format a bank was read as.
 
-The run header records the values in force (``seed``, ``fewshot.token_budget``), so a run says
-what it used whichever way it was chosen.
+One :class:`Protocol` record per bank format (:data:`PROTOCOLS`) names the prompt language, the
+template set, the shots, the few-shot token budget, the seed, the exemplar rule, the judgment rule
+and the strategy. :func:`with_protocol_defaults` fills every run option the user left unset from
+the bank's protocol; an option given (``--templates``, ``--shots``, ``--token-budget``, ``--seed``,
+``--strategy``, ``--lang``) overrides it (``--lang auto`` is the protocol's language,
+:func:`runners.prompting.prompt_language`), and :func:`protocol_record` is what ``run.json`` keeps:
+the protocol's name, the values in force and which of them the user overrode.
 
-- seed: Xiezhi samples its 50 options once with seed 42 (its paper and release); 0 elsewhere.
-- few-shot budget: the template set's ``fewshot_budget`` (CK12: 1,024 tokens; CMMLU's released
-  code: 2,048), since the budget belongs with the template set's rule for going over it.
+Where the values come from (/work/shared/PAPERS.md and the released code):
+
+- CK12: Chinese prompts for every subject, 5 shots of the same subject and type, 3 then 1 over
+  1,024 tokens, free generation; judgment counted per statement (its released scorer).
+- CMMLU: its own prompt, 5 dev questions of the subject, the longest dropped over 2,048 tokens
+  (``max_length`` of its ``gen_prompt``); open models by the next-token letter.
+- C-Eval: its own prompt (以下是中国关于{科目}考试的单项选择题), its 5 dev questions of the subject,
+  open models by the next-token letter (its released local evaluator).
+- Xiezhi: its own prompt in the stem's language (Chinese or English), at most 3 shots sharing
+  labels with the question, options sampled with seed 42, open models by ranking the options by
+  the probability of their text.
+- mapped (a user's bank): CK12's prompts and rules.
+
+The papers scored open models by probability and asked API models in words (Xiezhi: "we ask them
+to rank all given options through instructions", ``instruct-rank``; CMMLU extracted ChatGPT's letter
+from its text): a scoring strategy is the default for local backends only (:data:`SCORING_BACKENDS`),
+the protocol's ``api_strategy`` for the ``openai`` backend, ``generate`` for replayed answers, and
+never anything but ``generate`` for a CoT mode.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal, get_args
 
 from kg.importers import detect_format
 from runners.options import RunOptions
+from runners.records import Lang, Strategy
 from runners.templates import load_template_set
 
-PROTOCOL_SEED: dict[str, int] = {"xiezhi": 42}
-"""Bank format -> its documented seed; others use :data:`DEFAULT_SEED`."""
-DEFAULT_SEED = 0
-DEFAULT_BUDGET = 1024
+JudgmentRule = Literal["per-item", "per-statement"]
+"""How a multi-statement judgment question is counted. ``per-statement``: each statement counts on
+its own (CK12's released scorer, which compares the verdicts statement by statement); ``per-item``:
+right only when every statement is (k12eval's stricter rule: neither the CK12 paper nor its release
+states it)."""
+JUDGMENT_RULES: tuple[JudgmentRule, ...] = get_args(JudgmentRule)
+
+DEFAULT_JUDGMENT_RULE: JudgmentRule = "per-statement"
+"""Every bundled protocol's rule, and the report's for runs made before the protocol was recorded."""
 
 
-def protocol_seed(fmt: str) -> int:
-    """The seed a bank of format ``fmt`` is run with when none is given."""
-    return PROTOCOL_SEED.get(fmt, DEFAULT_SEED)
+@dataclass(frozen=True)
+class Protocol:
+    """One benchmark's evaluation protocol: what a run of a bank of this format does unless told otherwise."""
+
+    name: str
+    """The benchmark (the bank format it applies to)."""
+    language: Lang
+    """Prompt language: ``zh`` for every question, or ``auto`` (the stem's language)."""
+    template_set: str
+    shots: int
+    """Exemplars per few-shot prompt."""
+    token_budget: int | None
+    """Few-shot prompt budget in the model's tokens; ``None``: the template set's ``fewshot_budget``."""
+    seed: int
+    exemplar_rule: str
+    """Which exemplars a few-shot prompt shows and what happens over the budget (words, for the record)."""
+    judgment_rule: JudgmentRule
+    strategy: Strategy
+    """How open (local) models answer (see the module docstring)."""
+    source: str
+    """Where the protocol is written down."""
+    api_strategy: Strategy = "generate"
+    """How models behind an API (the ``openai`` backend) answer: Xiezhi asked them to rank the options in
+    words (``instruct-rank``); the others generate."""
+
+
+_CK12_EXEMPLARS = "5 of the question's subject and type; over the budget 3, then 1"
+_CMMLU_EXEMPLARS = "the subject's dev questions; over the budget the longest dropped"
+
+PROTOCOLS: dict[str, Protocol] = {
+    "ck12": Protocol(
+        "ck12", "zh", "ck12", 5, None, 0, _CK12_EXEMPLARS, "per-statement", "generate",
+        "CK12 paper (AAAI 2024) and its released evaluator",
+    ),
+    "cmmlu": Protocol(
+        "cmmlu", "zh", "cmmlu", 5, None, 0, _CMMLU_EXEMPLARS, "per-statement", "next-token",
+        "CMMLU paper and its released src/mp_utils.py",
+    ),
+    "ceval": Protocol(
+        "ceval", "zh", "ceval", 5, None, 0, "the subject's dev questions; over the budget the longest dropped",
+        "per-statement", "next-token", "C-Eval paper and its released code/evaluator_series",
+    ),
+    "xiezhi": Protocol(
+        "xiezhi", "auto", "xiezhi", 3, None, 42,
+        "up to 3 sharing at least two discipline labels with the question (all of them when it has one)",
+        "per-statement", "rank-options",
+        "Xiezhi paper (Gu et al. 2024) and its released Knowledge_Evaluator/xiezhi_evaluate.py", "instruct-rank",
+    ),
+    "mapped": Protocol(
+        "mapped", "auto", "ck12", 5, None, 0, _CK12_EXEMPLARS, "per-statement", "generate",
+        "a bank of the user's own: CK12's prompts and rules",
+    ),
+}  # fmt: skip
+"""Bank format -> its protocol."""
+
+SCORING_BACKENDS = frozenset({"transformers", "vllm"})
+"""Backends that run a local model, scored by probability where the protocol says so."""
+API_BACKEND = "openai"
+"""The backend of models behind an API, asked as the protocol's ``api_strategy`` says."""
+
+
+def protocol_for(fmt: str) -> Protocol:
+    """The protocol of a bank read as ``fmt`` (a user's mapped bank for a format not listed)."""
+    return PROTOCOLS.get(fmt, PROTOCOLS["mapped"])
 
 
 def protocol_budget(template_set: str) -> int:
@@ -35,13 +123,71 @@ def protocol_budget(template_set: str) -> int:
             return load_template_set(template_set, language).fewshot_budget
         except ValueError:  # TemplateError, or a user file that does not validate
             continue
-    return DEFAULT_BUDGET
+    return 1024
+
+
+def default_strategy(protocol: Protocol, options: RunOptions) -> Strategy:
+    """The protocol's strategy where it applies: a local backend (its ``api_strategy`` for the ``openai``
+    one) and a mode that does not generate a chain; ``generate`` otherwise (replayed answers among them)."""
+    if options.mode.endswith("cot"):
+        return "generate"
+    if options.backend in SCORING_BACKENDS:
+        return protocol.strategy
+    return protocol.api_strategy if options.backend == API_BACKEND else "generate"
 
 
 def with_protocol_defaults(options: RunOptions) -> RunOptions:
-    """``options`` with ``seed`` and ``token_budget`` filled in from the benchmark's protocol where unset."""
-    seed = options.seed
-    if seed is None:
-        seed = protocol_seed(options.fmt or detect_format(options.data, options.mapping))
-    budget = options.token_budget if options.token_budget is not None else protocol_budget(options.template_set)
-    return replace(options, seed=seed, token_budget=budget)
+    """``options`` with every unset protocol field filled from the bank's protocol; :attr:`RunOptions.protocol`
+    set to the record ``run.json`` keeps (:func:`protocol_record`)."""
+    fmt = options.fmt or detect_format(options.data, options.mapping)
+    protocol = protocol_for(fmt)
+    template_set = options.template_set if options.template_set is not None else protocol.template_set
+    filled = replace(
+        options,
+        template_set=template_set,
+        shots=options.shots if options.shots is not None else protocol.shots,
+        seed=options.seed if options.seed is not None else protocol.seed,
+        token_budget=options.token_budget
+        if options.token_budget is not None
+        else protocol.token_budget or protocol_budget(template_set),
+        strategy=options.strategy if options.strategy is not None else default_strategy(protocol, options),
+    )
+    return replace(filled, protocol=protocol_record(protocol, options, filled))
+
+
+def protocol_record(protocol: Protocol, given: RunOptions, filled: RunOptions) -> dict[str, Any]:
+    """What ``run.json`` says about the protocol: its name and source, the values in force, and
+    ``overrides``: each field the user gave, with the protocol's value it replaced."""
+    in_force: dict[str, Any] = {
+        "language": filled.lang if filled.lang != "auto" else protocol.language,
+        "template_set": filled.template_set,
+        "shots": filled.shots,
+        "token_budget": filled.token_budget,
+        "seed": filled.seed,
+        "strategy": filled.strategy,
+    }
+    asked: dict[str, Any] = {
+        "language": None if given.lang == "auto" else given.lang,
+        "template_set": given.template_set,
+        "shots": given.shots,
+        "token_budget": given.token_budget,
+        "seed": given.seed,
+        "strategy": given.strategy,
+    }
+    own = asdict(protocol) | {
+        "strategy": default_strategy(protocol, given),  # the protocol's, for this backend
+        "token_budget": protocol.token_budget or protocol_budget(protocol.template_set),
+    }
+    overrides = {
+        key: {"protocol": own[key], "given": value}
+        for key, value in asked.items()
+        if value is not None and value != own[key]
+    }
+    return {
+        "name": protocol.name,
+        "source": protocol.source,
+        **in_force,
+        "exemplar_rule": protocol.exemplar_rule,
+        "judgment_rule": protocol.judgment_rule,
+        "overrides": overrides,
+    }

@@ -1,4 +1,5 @@
-"""From option scores to ranks and ranking metrics (Xiezhi), and the next-token letter pick (CMMLU).
+"""From option scores to ranks and ranking metrics (Xiezhi), the next-token letter pick and the perplexity
+strategy's scores (CMMLU).
 
 Ranks: rank 1 is the most probable option (the highest log-probability). Ties
 are ranked *pessimistically*: an option tied with others gets the worst rank of
@@ -16,6 +17,7 @@ paper and this module rank the most likely first.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
@@ -99,3 +101,44 @@ def _logsumexp(values: list[float]) -> float:
     if peak == -math.inf:
         return peak
     return peak + math.log(sum(math.exp(v - peak) for v in values))
+
+
+def perplexity_score(logprob: float, tokens: int) -> float:
+    """The score of one option under CMMLU's perplexity strategy: the mean log-probability per token of the
+    question followed by the option, ``-log(perplexity)`` (the highest score is the lowest perplexity).
+
+    ``tokens`` counts every scored token of the text; ``NaN`` when there is none.
+    """
+    return logprob / tokens if tokens > 0 else math.nan
+
+
+_ITEM_MARK = re.compile(r"^\s*(?:[-*•]|\(?\d{1,2}[.、)）:：]|[（(]\d{1,2}[)）]|第\d{1,2}[位名]?[.、:：]?)\s*")
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().strip("。.;；").lower()
+
+
+def instructed_scores(output: str, options: Mapping[str, str]) -> dict[str, float]:
+    """Scores from a model asked to rank the options in words (Xiezhi's API models): one option a line.
+
+    Each line (its list mark such as ``1.`` or ``-`` dropped) is the option whose text it is, or else
+    the longest option text it contains; an option counts at its first line. The first option listed
+    scores ``-1``, the next ``-2``...; options never listed score ``-(n + 1)`` for ``n`` options and share
+    the worst rank (:func:`ranks` is pessimistic on ties), so a reply that lists nothing ranks the gold
+    option last.
+    """
+    plain = {label: _plain(text) for label, text in options.items()}
+    order: list[str] = []
+    for line in output.splitlines():
+        item = _plain(_ITEM_MARK.sub("", line))
+        if not item:
+            continue
+        exact = [label for label, text in plain.items() if text == item]
+        inside = sorted((label for label, text in plain.items() if text and text in item), key=lambda k: -len(plain[k]))
+        found = exact[0] if exact else (inside[0] if inside else None)
+        if found is not None and found not in order:
+            order.append(found)
+    listed = {label: -float(position) for position, label in enumerate(order, start=1)}
+    unlisted = -float(len(options) + 1)
+    return {label: listed.get(label, unlisted) for label in options}

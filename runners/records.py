@@ -26,7 +26,7 @@ HEADER_FILE = "run.json"
 RECORDS_FILE = "records.jsonl"
 
 Mode = Literal["zero-shot", "few-shot", "zero-shot-cot", "few-shot-cot"]
-Strategy = Literal["generate", "next-token", "rank-options"]
+Strategy = Literal["generate", "next-token", "rank-options", "perplexity", "instruct-rank"]
 Lang = Literal["auto", "zh", "en"]
 """The prompt language asked for: ``auto`` follows each benchmark's protocol
 (:func:`runners.prompting.prompt_language`: CK12, CMMLU and C-Eval in Chinese, others the stem's)."""
@@ -72,6 +72,11 @@ class RunHeader(BaseModel):
     fewshot: dict[str, Any] | None = None
     """``shots`` and ``token_budget`` in few-shot modes (empty otherwise; the exemplars themselves are
     in ``template_hash``). ``None`` in runs made before it was recorded: unknown, not checked."""
+    protocol: dict[str, Any] | None = None
+    """The benchmark protocol the run followed (:func:`runners.protocol.protocol_record`): its name and
+    source, the language, template set, shots, token budget, seed and strategy in force, the exemplar
+    and judgment rules, and ``overrides``: what the run's options changed. ``None`` in runs made
+    before it was recorded."""
     bank: str | None = None
     """Fingerprint of the question bank as the run's variant words it (ids and content, before filters,
     ``--limit`` and shards, so a run can grow and be sharded): the same questions anywhere are the same
@@ -120,10 +125,15 @@ class RunRecord(BaseModel):
     error_type: ErrorType | None = None
     """CK12's category of a wrong generated answer: ``illogical``, ``problem_solving`` or ``gibberish``
     (:mod:`runners.errortypes`); ``None`` when right, failed, scored without text, or recorded before it."""
+    shots: int | None = None
+    """How many exemplars the prompt showed (0 in zero-shot modes); ``None`` in records made before it was
+    recorded."""
     option_scores: dict[str, float] | None = None
-    """Log-probability of each option label or text (next-token and rank-options strategies)."""
+    """Log-probability of each option label or text (next-token and rank-options strategies); for
+    perplexity, the mean log-probability per token of the prompt followed by the option (minus the log of
+    its perplexity: the highest is the lowest perplexity)."""
     gold_rank: int | None = None
-    """Rank of the gold option, 1 = most probable (rank-options)."""
+    """Rank of the gold option, 1 = most probable (rank-options, perplexity) or listed first (instruct-rank)."""
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     latency_s: float | None = None

@@ -105,14 +105,19 @@ def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
         kinds_by_lang[prompt_language(q, options.lang)].add(q.type)
     for lang, kinds in sorted(kinds_by_lang.items()):
         try:
-            templates = load_template_set(options.template_set, lang)
+            templates = load_template_set(options.run_template_set, lang)
         except ValueError as exc:  # TemplateError, or a user's file that does not validate
-            raise InputError(f"--templates {options.template_set}: {exc}") from None
+            raise InputError(f"--templates {options.run_template_set}: {exc}") from None
+        if options.strategy == "instruct-rank":
+            try:
+                templates.for_ranking()
+            except ValueError as exc:
+                raise InputError(f"--templates {options.run_template_set}: {exc}") from None
         missing = sorted(k.value for k in kinds if not templates.supports(k))
         if missing:
             has = ", ".join(t.value for t in templates.types)
             raise InputError(
-                f"--templates {options.template_set} has no {lang} template for {', '.join(missing)} questions "
+                f"--templates {options.run_template_set} has no {lang} template for {', '.join(missing)} questions "
                 f"(it has: {has}); choose those types with --types, or another template set"
             )
 
@@ -305,7 +310,7 @@ def _run_locked(
         model=options.model,
         backend=options.backend,
         mode=options.mode,
-        strategy=options.strategy,
+        strategy=options.run_strategy,
         variant=options.variant,
         language=options.lang,
         sampling=answerer.sampling_dict(),
@@ -314,7 +319,8 @@ def _run_locked(
         template_hash=answerer.template_hash,
         data=data,
         backend_options=identity_options(options.backend_options),
-        fewshot={"shots": options.shots, "token_budget": options.token_budget} if options.few_shot else {},
+        fewshot={"shots": options.run_shots, "token_budget": options.token_budget} if options.few_shot else {},
+        protocol=options.protocol,
         bank=data["fingerprint"],
         shard=options.shard,
         packages=_package_versions(options.backend),

@@ -32,6 +32,8 @@ EXEMPLAR_FIELDS = frozenset({"index", "question", "answer", "analysis"})
 """Placeholders filled from one exemplar."""
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+RANK_PHRASES = {"rank_instruction": "instruction", "rank_fewshot_instruction": "fewshot_instruction"}
+"""Phrases a set asks for a ranking with, and the phrase each replaces under ``--strategy instruct-rank``."""
 
 
 class TemplateError(ValueError):
@@ -123,6 +125,19 @@ class TemplateSet(BaseModel):
     def supports(self, qtype: QuestionType) -> bool:
         """Whether this set has a template for ``qtype``."""
         return qtype in self.types
+
+    def for_ranking(self) -> TemplateSet:
+        """This set asking for a ranking of every option (``--strategy instruct-rank``): its
+        ``rank_instruction`` and ``rank_fewshot_instruction`` phrases in place of ``instruction`` and
+        ``fewshot_instruction``. A set without them cannot ask for one (:class:`TemplateError`)."""
+        missing = [name for name in RANK_PHRASES if name not in self.phrases]
+        if missing:
+            raise TemplateError(
+                f"template set {self.name!r} ({self.language}) has no {', '.join(missing)} phrase: "
+                "--strategy instruct-rank needs a set that asks for a ranking (xiezhi)"
+            )
+        phrases = {**self.phrases, **{target: self.phrases[name] for name, target in RANK_PHRASES.items()}}
+        return self.model_copy(update={"phrases": phrases})
 
     def hash(self) -> str:
         """A short, stable hash of every template and phrase (for the run header)."""

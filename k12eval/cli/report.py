@@ -48,13 +48,15 @@ def report(
         ),
     ] = "all",
     judgment: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--judgment",
-            help="How CK12 Table 1 scores a multi-statement judgment: per-item (the paper: right only when every "
-            "statement is) or per-statement (CK12's released scorer). The table's caption says which.",
+            help="How a multi-statement judgment counts in overall, nodes.csv and the tables: per-statement "
+            "(CK12's released scorer) or per-item (right only when every statement is; k12eval's stricter rule, "
+            "not the paper's). Default: the runs' protocol (run.json), per-statement for every bundled one. "
+            "Table 1's caption says which.",
         ),
-    ] = "per-item",
+    ] = None,
 ) -> None:
     """Aggregate runs per knowledge point and write the report folder."""
     from reports import write_report
@@ -72,14 +74,16 @@ def report(
         plots=plots,
         xlsx=xlsx,
         select=select,
-        judgment=choose(judgment, JUDGMENT_SCORING, "--judgment"),
+        judgment=None if judgment is None else choose(judgment, JUDGMENT_SCORING, "--judgment"),
     )
     for warning in result.warnings:
         typer.echo(f"warning: {warning}", err=True)
+    counted = "judgment " + str(result.summary.get("judgment", "per-statement")).replace("-", " ")
     for run in result.summary["runs"]:
         acc = run["acc_micro"]
         shown = "—" if acc is None else f"{100 * acc:.1f}%"
         typer.echo(
-            f"{run['id']}: {run['n']} scored, accuracy {shown}, unparsed {100 * (run['unparsed_rate'] or 0):.1f}%"
+            f"{run['id']}: {run['n']} scored ({counted}), accuracy {shown}, "
+            f"unparsed {100 * (run['unparsed_rate'] or 0):.1f}%"
         )
     typer.echo(f"wrote {out / 'index.html'} and {len(result.files) - 1} other files in {result.summary['seconds']} s")

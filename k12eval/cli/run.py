@@ -44,7 +44,16 @@ def run(
     variant: Annotated[
         str, typer.Option(help="original, shuffled, distractors (CK12's released files when present) or options-N.")
     ] = "original",
-    strategy: Annotated[str, typer.Option(help="generate, next-token or rank-options.")] = "generate",
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            help="generate, next-token, rank-options, perplexity (CMMLU's: the lowest perplexity of the prompt "
+            "followed by the option) or instruct-rank (Xiezhi's API models: asked in words to rank every option). "
+            "Default: the benchmark's protocol outside CoT modes: for a local model (transformers, vllm) "
+            "next-token for CMMLU and C-Eval, rank-options for Xiezhi; for the openai backend instruct-rank for "
+            "Xiezhi; generate otherwise."
+        ),
+    ] = None,
     lang: Annotated[
         str,
         typer.Option(
@@ -83,7 +92,13 @@ def run(
     few_shot: Annotated[
         Path | None, typer.Option("--few-shot", help="Exemplar bank for few-shot modes (a dev split).")
     ] = None,
-    shots: Annotated[int, typer.Option(help="Exemplars per prompt (falls back to 3, then 1, over the budget).")] = 5,
+    shots: Annotated[
+        int | None,
+        typer.Option(
+            help="Exemplars per prompt. Default: the benchmark's protocol (5; Xiezhi 3). Over the budget CK12's "
+            "templates fall back to 3, then 1; CMMLU's and Xiezhi's drop the longest."
+        ),
+    ] = None,
     token_budget: Annotated[
         int | None,
         typer.Option(
@@ -91,7 +106,15 @@ def run(
             "cmmlu 2,048, as CMMLU's released code); run.json records the one used."
         ),
     ] = None,
-    template_set: Annotated[str, typer.Option("--templates", help="Prompt template set: ck12 or cmmlu.")] = "ck12",
+    template_set: Annotated[
+        str | None,
+        typer.Option(
+            "--templates",
+            help="Prompt template set: ck12, cmmlu, ceval, xiezhi, or a TOML file. Default: the bank's own (ck12 for CK12 "
+            "and your own banks, cmmlu for CMMLU, ceval for C-Eval, xiezhi for Xiezhi); run.json's protocol says which "
+            "protocol the run followed and what you overrode.",
+        ),
+    ] = None,
     chat: Annotated[
         bool | None, typer.Option("--chat/--base", help="Treat the model as a chat or base model; detected if omitted.")
     ] = None,
@@ -177,7 +200,7 @@ def run(
         backend=backend,
         mode=choose(mode, MODES, "--mode"),
         variant=variant,
-        strategy=choose(strategy, STRATEGIES, "--strategy"),
+        strategy=None if strategy is None else choose(strategy, STRATEGIES, "--strategy"),
         lang=choose(lang, LANGS, "--lang"),
         fmt=fmt,
         mapping=mapping,
@@ -236,12 +259,22 @@ def _print_dry_run(options: RunOptions) -> None:
     how = "; change with --base" if result.chat else "; change with --chat"
     budget = ", the few-shot budget counted in characters (no tokenizer loaded)" if result.budget_in_chars else ""
     typer.echo(
-        f"# dry run: {len(result.prompts)} prompt(s) as {sent}{how}{budget}; seed {result.options.seed}, "
-        f"templates {result.options.template_set}; no model loaded, {options.out} not written"
+        f"# dry run: {len(result.prompts)} prompt(s) as {sent}{how}{budget}; protocol {_protocol_name(result.options)}, "
+        f"seed {result.options.seed}, templates {result.options.template_set}, shots {result.options.shots}, "
+        f"strategy {result.options.strategy}; no model loaded, {options.out} not written"
     )
     for number, prompt in enumerate(result.prompts, start=1):
         typer.echo(f"\n## {number}/{len(result.prompts)} {_show_id(prompt.question_id)} ({prompt.type})")
         typer.echo(show(prompt))
+
+
+def _protocol_name(options: RunOptions) -> str:
+    """The protocol's name, with the fields the options override (``cmmlu, --templates ck12``)."""
+    record = options.protocol or {}
+    given = {"template_set": "--templates", "shots": "--shots", "token_budget": "--token-budget", "seed": "--seed",
+             "strategy": "--strategy", "language": "--lang"}  # fmt: skip
+    overrides = [f"{given.get(k, k)} {v['given']}" for k, v in record.get("overrides", {}).items()]
+    return ", ".join([str(record.get("name", "?")), *overrides]) if overrides else str(record.get("name", "?"))
 
 
 def _show_id(question_id: str) -> str:

@@ -8,9 +8,9 @@ Graph coordinates: the labels are placed in the taxonomy (门类 -> 一级学科
 二级学科, see :mod:`kg.importers._taxonomy`); subject = 门类, level 1 = 一级学科,
 level 2 = 二级学科, and a level the labels do not reach repeats the name above
 it. All labels are kept in ``extra["labels"]``; the split a question belongs to, Xiezhi-Specialty
-or Xiezhi-Interdiscipline, is told by its release file's name (``xiezhi_spec_chn.json``,
-``xiezhi_inter_eng.json``) and kept in ``extra["split"]`` (``specialty`` / ``interdiscipline``;
-absent for other files, such as the training set). Without a taxonomy file the
+or Xiezhi-Interdiscipline, follows the paper's rule, from the number of disciplines it is labelled
+with: 3 or fewer is Specialty, 4 or more Interdiscipline (:func:`xiezhi_split`), kept in
+``extra["split"]`` (``specialty`` / ``interdiscipline``), whatever the file is called. Without a taxonomy file the
 questions are still imported, under the subject ``未归类`` with their labels as
 the knowledge point, each with a warning.
 """
@@ -110,9 +110,7 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy 
         return problem("labels", placed)
     knowledge, subject, warnings = placed
     extra: dict[str, Any] = {"labels": labels}
-    split = release_split(file)
-    if split is not None:
-        extra["split"] = split
+    extra["split"] = xiezhi_split(labels)
     if warnings:
         extra["warnings"] = warnings
     try:
@@ -134,14 +132,13 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy 
         return problem(".".join(map(str, error["loc"])) or None, error["msg"])
 
 
-SPLITS = {"spec": "specialty", "inter": "interdiscipline"}
-"""Xiezhi's release file name part -> the split it holds (``xiezhi_spec_chn.json``: Xiezhi-Specialty)."""
+SPECIALTY_MAX_DISCIPLINES = 3
+"""Xiezhi-Specialty: questions labelled with at most 3 disciplines; Xiezhi-Interdiscipline: 4 or more."""
 
 
-def release_split(file: Path) -> str | None:
-    """``specialty`` or ``interdiscipline`` when the file's name says so (its ``_``-separated parts), else ``None``."""
-    found = {SPLITS[part] for part in file.name.split(".")[0].lower().split("_") if part in SPLITS}
-    return found.pop() if len(found) == 1 else None
+def xiezhi_split(labels: list[str]) -> str:
+    """``specialty`` for a question labelled with 3 disciplines or fewer, else ``interdiscipline`` (the paper's rule)."""
+    return "specialty" if len(set(labels)) <= SPECIALTY_MAX_DISCIPLINES else "interdiscipline"
 
 
 def split_options(raw: object) -> list[str] | str:

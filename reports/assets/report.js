@@ -330,7 +330,11 @@
       if (!passes(i) || res.st[i] == null || res.st[i] === 3) continue;
       answered += 1;
       if (res.st[i] === 1) unparsed += 1;
-      if (res.c[i] != null) { n += 1; right += res.c[i]; }
+      // A judgment question counted per statement (res.w, res.r) weighs its statements, as nodes.csv does.
+      if (res.c[i] != null) {
+        const w = res.w && res.w[i] != null ? res.w[i] : 1;
+        n += w; right += w === 1 && !(res.r && res.r[i] != null) ? res.c[i] : res.r[i];
+      }
       for (const m of DATA.metrics) {
         const x = res.s[m.key][i];
         if (x != null) (sums[m.key] = sums[m.key] || []).push(x);

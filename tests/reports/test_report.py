@@ -60,8 +60,13 @@ def test_page_data_matches_aggregates(demo: tuple[Path, list[Path], Path]) -> No
     nodes = pd.read_parquet(out / "nodes.parquet")
     assert len(data["questions"]) == nodes[(nodes["node"] == "all") & (nodes["slice"] == "all")]["questions"].iloc[0]
     run = runs[0].name
-    right = sum(c for c in data["results"][run]["c"] if c is not None)
-    scored = sum(c is not None for c in data["results"][run]["c"])
+    # Judgment questions count per statement (the protocol's rule, #26 item 5): the page weighs each by its
+    # statements (w) and right statements (r), as nodes.csv counts them.
+    result = data["results"][run]
+    weights, rights = result.get("w") or [None] * len(result["c"]), result.get("r") or [None] * len(result["c"])
+    assert any(w is not None and w > 1 for w in weights)  # the demo has multi-statement judgments
+    scored = sum(w if w is not None else 1 for c, w in zip(result["c"], weights, strict=True) if c is not None)
+    right = sum(r if r is not None else c for c, r in zip(result["c"], rights, strict=True) if c is not None)
     row = nodes[(nodes["run"] == run) & (nodes["node"] == "all") & (nodes["slice"] == "all")].iloc[0]
     assert (scored, right) == (row["n"], row["correct"])
     # the shuffled run carries the options it saw
@@ -195,7 +200,8 @@ def test_cli_report(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run", bank, SMALL_ANSWERS, bank=root)
     result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert "run: 7 scored, accuracy 57.1%" in result.output
+    # the judgment question's two statements count one by one (CK12's released scorer, the protocol's rule)
+    assert "run: 8 scored (judgment per statement), accuracy 62.5%" in result.output
     assert (tmp_path / "out" / "index.html").is_file()
 
 

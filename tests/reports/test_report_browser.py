@@ -378,10 +378,11 @@ def _wrong_cot_answer(data: dict[str, Any]) -> tuple[int, str, int]:
 
 
 def test_table_captions_show_under_their_tables(report: tuple[Path, list[Path]], browser: tuple[Any, Path]) -> None:
-    # Table 1 says how judgment is scored (#16 item 4), Table 2 over which questions (#16 item 3).
+    # Table 1 says how judgment is scored (#16 item 4; per statement, the protocol's rule: #26 item 5),
+    # Table 2 over which questions (#16 item 3).
     driver, _ = browser
     driver.get((report[0] / "index.html").as_uri())
     go(driver, "tables")
     caption = css(driver, "#table-ck12_table1_type_by_mode .caption").text
-    assert caption.startswith("Judgment scored per item")
+    assert caption.startswith("Judgment scored per statement")
     assert css(driver, "#table-ck12_table2_cot_step_scores .caption").text == "Questions: all (--select)."

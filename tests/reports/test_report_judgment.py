@@ -1,4 +1,5 @@
-"""``k12eval report --judgment per-item|per-statement``: CK12 Table 1's judgment column and its caption (#16 item 4)."""
+"""``k12eval report --judgment per-item|per-statement``: CK12 Table 1's judgment column and its caption (#16 item 4);
+the rule of the runs' protocol by default, reaching overall, nodes.csv and Table 3 (#26 item 5)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def _judgment_cell(report: Path) -> str:
 @pytest.mark.parametrize(
     ("flags", "cell", "caption"),
     [
-        ((), "— / 50.0", "Judgment scored per item"),  # 1 of 2 items wholly right: the paper, the default
+        ((), "— / 66.7", "Judgment scored per statement"),  # the CK12 protocol's rule: its released scorer
         (("--judgment", "per-item"), "— / 50.0", "Judgment scored per item"),
         (("--judgment", "per-statement"), "— / 66.7", "Judgment scored per statement"),  # 2 of 3 statements
     ],
@@ -78,3 +79,42 @@ def test_an_unknown_judgment_scoring_is_one_line(run: Path, tmp_path: Path) -> N
     result = CliRunner().invoke(app, ["report", str(run), "-o", str(tmp_path / "r"), "--judgment", "per-blank"])
     assert result.exit_code == 2
     assert result.output.strip() == "error: --judgment 'per-blank': choose one of per-item, per-statement"
+
+
+def _nodes_root(report: Path) -> dict[str, str]:
+    with (report / "nodes.csv").open(encoding="utf-8-sig") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["slice"] == "all" and r["node"] == "all"]
+    (row,) = rows
+    return row
+
+
+@pytest.mark.parametrize(
+    ("flags", "n", "correct", "level1"),
+    [
+        ((), "3", "2", "66.7"),  # per statement: 2 of 3 statements
+        (("--judgment", "per-item"), "2", "1", "50.0"),  # per item: 1 of 2 questions
+    ],
+)
+def test_the_judgment_rule_reaches_overall_nodes_and_table3(
+    run: Path, tmp_path: Path, flags: tuple[str, ...], n: str, correct: str, level1: str
+) -> None:
+    report = _report(run, tmp_path / "report", *flags)
+    root = _nodes_root(report)
+    assert (root["n"], root["correct"]) == (n, correct)
+    with (report / "tables" / "ck12_table1_type_by_mode.csv").open(encoding="utf-8-sig") as handle:
+        (row,) = list(csv.DictReader(handle))
+    assert row["overall"] == f"— / {level1}"
+    with (report / "tables" / "ck12_table3_level1.csv").open(encoding="utf-8-sig") as handle:
+        (table3,) = list(csv.DictReader(handle))
+    assert table3["level1"] == "力学" and list(table3.values())[-1] == level1
+    summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+    assert summary["judgment"] == ("per-item" if flags else "per-statement")
+
+
+def test_the_run_records_its_judgment_rule_and_a_caption_names_no_paper_it_cannot_quote(run: Path) -> None:
+    header = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    assert header["protocol"]["name"] == "ck12" and header["protocol"]["judgment_rule"] == "per-statement"
+    from reports.tables import type_by_mode_caption
+
+    assert "the CK12 paper)" not in type_by_mode_caption("per-item")
+    assert "released scorer" in type_by_mode_caption("per-statement")

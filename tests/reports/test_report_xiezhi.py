@@ -36,18 +36,29 @@ def bank(tmp_path: Path) -> Path:
         + "\n",
         encoding="utf-8",
     )
+    # four disciplines: Interdiscipline by the paper's rule
     (root / "xiezhi_inter_chn.jsonl").write_text(
-        _record("三题_____", ["物理学", "理学"], "甲") + "\n", encoding="utf-8"
+        _record("三题_____", ["物理学", "理学", "数学", "工学"], "甲") + "\n", encoding="utf-8"
     )
     return root
 
 
-def test_the_split_comes_from_the_release_file_name(bank: Path) -> None:
+def test_the_split_follows_the_papers_rule_not_the_file_name(bank: Path) -> None:
+    # #26 item 1: 3 disciplines or fewer is Specialty, 4 or more Interdiscipline, whatever the file is called.
+    (bank / "xiezhi_spec_chn.jsonl").write_text(
+        (bank / "xiezhi_spec_chn.jsonl").read_text(encoding="utf-8")
+        + _record("四题_____", ["数学", "理学", "工学", "物理学"], "丙")
+        + "\n",
+        encoding="utf-8",
+    )
+    (bank / "xiezhi_train_chn.jsonl").write_text(_record("五题_____", ["数学"], "甲") + "\n", encoding="utf-8")
     questions = load_questions(bank).questions
     assert {q.id: q.extra.get("split") for q in questions} == {
         "xiezhi/xiezhi_inter_chn/1": "interdiscipline",
         "xiezhi/xiezhi_spec_chn/1": "specialty",
         "xiezhi/xiezhi_spec_chn/2": "specialty",
+        "xiezhi/xiezhi_spec_chn/3": "interdiscipline",
+        "xiezhi/xiezhi_train_chn/1": "specialty",
     }
 
 
@@ -70,8 +81,8 @@ def test_disciplines_count_every_label_and_the_split_is_reported(bank: Path, tmp
     disciplines = {r["discipline"]: (r["n"], r["accuracy"]) for r in _table(report, "xiezhi_disciplines")}
     assert disciplines == {
         "理学": ("3", "66.7"),
-        "数学": ("2", "50.0"),
-        "工学": ("1", "0.0"),
+        "数学": ("3", "66.7"),
+        "工学": ("2", "50.0"),
         "物理学": ("1", "100.0"),
     }
     (split,) = _table(report, "xiezhi_split")

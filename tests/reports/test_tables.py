@@ -99,6 +99,43 @@ def test_ranking_table(tmp_path: Path) -> None:
     assert row["mean rank / options"] == "0.625"
 
 
+def test_ranking_table_has_xiezhis_random_guess_average_and_variance_rows(tmp_path: Path) -> None:
+    # #26 item 7: Xiezhi's tables carry a Random-Guess row and the average and variance across models.
+    bank = small_bank()
+    scores = {c: 0.0 for c in "ABCD"}
+    first = {
+        "q1": Answer(True, gold_rank=1, option_scores=scores),
+        "q2": Answer(False, gold_rank=4, option_scores=scores),
+    }
+    second = {
+        "q1": Answer(False, gold_rank=2, option_scores=scores),
+        "q2": Answer(False, gold_rank=2, option_scores=scores),
+    }
+    runs = [
+        write_run(tmp_path / "a", bank, first, strategy="rank-options"),
+        write_run(tmp_path / "b", bank, second, strategy="rank-options", model="other"),
+    ]
+    frame, _ = _frame(runs)
+    table = tables.ranking(frame).set_index("run")
+    # Four options ranked at random: MRR (1 + 1/2 + 1/3 + 1/4) / 4 = 0.521, Hit@1 1/4, Hit@4 all, mean rank 2.5.
+    guess = table.loc["Random-Guess"]
+    assert (guess["MRR"], guess["Hit@1"], guess["Hit@4"], guess["mean rank"]) == ("0.521", "25.0", "100.0", "2.50")
+    assert guess["mean rank / options"] == "0.625" and guess["n"] == 2
+    # MRR 0.625 and 0.5; Hit@1 50 % and 0 %.
+    average, variance = table.loc["Performance-Average"], table.loc["Performance-Variance"]
+    assert (average["MRR"], average["Hit@1"], average["mean rank"]) == ("0.562", "25.0", "2.25")
+    assert (variance["MRR"], variance["Hit@1"]) == ("0.0039", "625.0")  # (0.0625)^2; (25 points)^2
+    # Runs of another setting (more options) get their own Random-Guess, never mixed with this one's.
+    wide = {c: 0.0 for c in "ABCDEFGH"}
+    more = {"q1": Answer(True, gold_rank=1, option_scores=wide), "q2": Answer(False, gold_rank=8, option_scores=wide)}
+    runs.append(write_run(tmp_path / "c", bank, more, strategy="rank-options", variant="options-8"))
+    frame, _ = _frame(runs)
+    table = tables.ranking(frame).set_index("run")
+    assert table.loc["Random-Guess · original", "Hit@1"] == "25.0"
+    assert table.loc["Random-Guess · options-8", "Hit@1"] == "12.5"
+    assert "Performance-Average · options-8" not in table.index  # one run of that setting
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -220,17 +257,27 @@ def _judgment_frame() -> pd.DataFrame:
     return pd.DataFrame([{**common, "group": "science", **row} for row in rows])
 
 
-def test_judgment_per_item_is_the_default_and_per_statement_is_offered() -> None:
+def test_judgment_per_statement_is_the_default_and_per_item_is_offered() -> None:
     frame = _judgment_frame()
-    per_item = tables.type_by_mode(frame)
-    assert per_item.iloc[0]["judgment"] == "— / 66.7"  # 2 of 3 items wholly right (the paper)
-    per_statement = tables.type_by_mode(frame, judgment="per-statement")
+    per_item = tables.type_by_mode(frame, judgment="per-item")
+    assert per_item.iloc[0]["judgment"] == "— / 66.7"  # 2 of 3 items wholly right (k12eval's stricter rule)
+    per_statement = tables.type_by_mode(frame)
     assert per_statement.iloc[0]["judgment"] == "— / 83.3"  # 5 of 6 statements (the released scorer)
     assert "per item" in tables.type_by_mode_caption("per-item")
     assert "per statement" in tables.type_by_mode_caption("per-statement")
     assert per_statement.attrs["caption"] == tables.type_by_mode_caption("per-statement")
     with pytest.raises(ValueError, match="per-item"):
         tables.type_by_mode(frame, judgment="per-blank")
+
+
+def test_statement_rows_count_each_statement_as_the_released_scorer_does() -> None:
+    from reports.aggregate import statement_rows
+
+    frame = _judgment_frame().assign(question_id=["a", "b", "c"])
+    rows = statement_rows(frame)
+    assert list(rows["question_id"]) == ["a", "b", "b", "b", "c", "c"]
+    assert list(rows["correct"]) == [1.0, 1.0, 1.0, 0.0, 1.0, 1.0]  # 5 of 6 statements
+    assert tables.type_by_mode(rows).iloc[0]["overall"] == "— / 83.3"
 
 
 def test_the_question_frame_counts_judgment_statements(tmp_path: Path) -> None:

@@ -243,3 +243,15 @@ def test_xiezhi_exemplars_share_at_least_two_labels() -> None:
         ]
     )
     assert sorted(e.id for e in pool.select(question)) == ["other-subject", "two"]
+
+
+def test_a_single_label_xiezhi_question_gets_exemplars_sharing_its_label() -> None:
+    # #26 item 1: 4 % of Xiezhi's questions have one label and silently got no exemplar (two cannot be shared).
+    def xiezhi(qid: str, labels: list[str]) -> Question:
+        return single(id=qid, source="xiezhi", subject="历史学", stem=f"题{qid}", extra={"labels": labels})
+
+    question = xiezhi("q", ["历史学"])
+    pool = ExemplarPool.from_questions(
+        [xiezhi("same", ["历史学", "中国史"]), xiezhi("alone", ["历史学"]), xiezhi("other", ["文学"])]
+    )
+    assert sorted(e.id for e in pool.select(question, k=3)) == ["alone", "same"]

@@ -256,18 +256,56 @@ def test_a_ck12_english_question_is_asked_in_chinese_by_a_run() -> None:
         is_chat = True
 
     question = single(source="ck12", language="en", subject="英语", stem="It's very kind ___ you.")
-    options = RunOptions(data=Path("bank"), model="m", out=Path("out"))
+    options = RunOptions(data=Path("bank"), model="m", out=Path("out"), template_set="ck12", shots=5)
     answerer = Answerer(options, Chat(), SamplingParams(), None, "")  # type: ignore[arg-type]
     prompt, _ = answerer.prompt_for(question)
     assert prompt.language == "zh" and prompt.text.startswith(CK12_SINGLE_ZERO)
 
 
+XIEZHI_ZH_FEW = (
+    "下面请你作为一个答题者，回答一道选择题。我会在“问题描述”中描述这道问题是什么、“所有选项”中列出所有可以选择的选项、"
+    "请你将你认为正确的选项输出在“答案”后面。我会在前面给你几个例子，并用“Demonstration”符号进行标记，请你根据给出的例子的"
+    "格式和可以借鉴的信息，只回答最后一题。请你将你认为正确的选项内容进行输出，不要输出多余的文本。"
+)
+"""cn_multiple_choice_demonstration_template of Xiezhi's released xiezhi_evaluate.py, as published."""
+
+
 def test_xiezhi_template_set_is_its_own() -> None:
-    # Xiezhi's prompt (#16 item 6): a question block, unlettered options, the answer as option text.
+    # Xiezhi's released few-shot prompt (#16 item 6, #26 item 1): instruction, "Demonstration" examples, the
+    # question block, unlettered options, the answer as option text.
     question = single(source="xiezhi", stem="中国的首都是_____")
     exemplar = Exemplar.from_question(single(id="e", source="xiezhi", stem="上海在_____", answer="A"))
     text = build_prompt(question, "few-shot", "zh", [exemplar], "xiezhi").text
     assert text == (
-        "### 问题描述:\n上海在_____\n### 所有选项:\n上海\n北京\n广州\n深圳\n### 答案:\n上海\n\n"
-        "### 问题描述:\n中国的首都是_____\n### 所有选项:\n上海\n北京\n广州\n深圳\n### 答案:\n"
+        XIEZHI_ZH_FEW + "\n\nDemonstration 1:\n### 问题描述:\n上海在_____\n\n### 所有选项:\n上海\n北京\n广州\n深圳"
+        "\n\n### 答案:\n上海\n\nQuestion:\n### 问题描述:\n中国的首都是_____\n\n### 所有选项:\n上海\n北京\n广州\n深圳"
+        "\n\n### 答案:\n"
+    )
+
+
+def test_xiezhi_has_an_english_template_set_for_its_english_files() -> None:
+    # en_multiple_choice_template of the released code (#26 item 1): before, `--templates xiezhi` had no English set.
+    question = single(source="xiezhi", language="en", stem="The capital of China is _____")
+    text = build_prompt(question, "zero-shot", "en", (), "xiezhi").text
+    assert text.startswith("Below you will be asked to answer a multiple choice question as a respondent.")
+    assert text.endswith(
+        "only output the text of the option which you think is right.\n\n### question description:\n"
+        "The capital of China is _____\n\n### all options:\n上海\n北京\n广州\n深圳\n\n### answer:\n"
+    )
+
+
+def test_a_ceval_question_is_asked_in_ceval_words() -> None:
+    # C-Eval's released evaluator_series (#26 deliver 1): its header, "A. ..." lines, "答案："; a CoT
+    # exemplar shows the explanation as written, then "所以答案是X。".
+    question = single(source="ceval", subject="注册会计师", stem="下列哪个是导体？____")
+    exemplar = Exemplar.from_question(
+        single(id="e", source="ceval", subject="注册会计师", stem="声音在哪里传播最快？____", answer="C",
+               analysis="1. 固体中最快。\n2. 所以选 C。")
+    )  # fmt: skip
+    text = build_prompt(question, "few-shot-cot", "zh", [exemplar], "ceval").text
+    assert text == (
+        "以下是中国关于注册会计师考试的单项选择题，请选出其中的正确答案。\n\n"
+        "声音在哪里传播最快？____\nA. 上海\nB. 北京\nC. 广州\nD. 深圳\n答案：让我们一步一步思考，\n"
+        "1. 固体中最快。\n2. 所以选 C。\n所以答案是C。\n\n"
+        "下列哪个是导体？____\nA. 上海\nB. 北京\nC. 广州\nD. 深圳\n答案：让我们一步一步思考，\n1."
     )

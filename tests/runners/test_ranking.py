@@ -73,3 +73,72 @@ def test_pick_letter_never_guesses() -> None:
     assert pick_letter({"A": -1.0, "B": -1.0}) is None  # a tie is not broken by label order
     assert pick_letter({}) is None
     assert pick_letter({"A": -math.inf, "B": float("nan")}) is None
+
+
+class _Perplexity:
+    """A backend scoring each continuation by a fixed log-probability and token count per option text."""
+
+    name = "fake-ppl"
+    model = "fake-ppl"
+    is_chat = True
+
+    def __init__(self, scores: dict[str, tuple[float, int]]) -> None:
+        self.scores = scores
+        self.requests: list[object] = []
+
+    def loglikelihood(self, requests):  # type: ignore[no-untyped-def]
+        from runners.backends.base import LoglikelihoodResult
+
+        self.requests.extend(requests)
+        results = []
+        for request in requests:
+            found = [next(v for k, v in self.scores.items() if c.endswith(k)) for c in request.continuations]
+            results.append(LoglikelihoodResult(request.id, [lp for lp, _ in found], [n for _, n in found]))
+        return results
+
+    def count_tokens(self, text: str) -> int:
+        return len(text)
+
+
+def test_the_perplexity_strategy_picks_the_lowest_perplexity_of_question_and_option(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # CMMLU's perplexity strategy (#26 item 7): the whole text, question then option, from its first token;
+    # the lowest perplexity wins, not the highest total log-probability (a longer option has a lower total).
+    from pathlib import Path
+
+    from runners.options import RunOptions
+    from runners.run import run_questions
+    from runners.store import RunStore
+
+    bank = tmp_path / "cmmlu" / "test"
+    bank.mkdir(parents=True)
+    (bank / "high_school_physics.csv").write_text(
+        ",Question,A,B,C,D,Answer\n0,电阻的国际单位是,安培,伏特,欧姆定律的单位,瓦特,C\n", encoding="utf-8"
+    )
+    # totals: A -20 (10 tokens, ppl e^2), B -18 (9, e^2), C -24 (16 tokens, ppl e^1.5: the lowest), D -30 (10, e^3)
+    backend = _Perplexity({"安培": (-20.0, 10), "伏特": (-18.0, 9), "欧姆定律的单位": (-24.0, 16), "瓦特": (-30.0, 10)})
+    out = Path(tmp_path / "run")
+    options = RunOptions(
+        data=bank, model="m", out=out, backend="fake-ppl", backend_instance=backend, strategy="perplexity"
+    )
+    run_questions(options, command=["k12eval", "run"])
+    (record,) = RunStore(out).records()
+    assert record.extracted == ["C"] and record.correct and record.gold_rank == 1
+    assert record.option_scores == {"A": -2.0, "B": -2.0, "C": -1.5, "D": -3.0}
+    (request,) = backend.requests
+    assert request.prompt == "" and request.continuations[2].startswith("以下是关于")  # the whole text is scored
+    assert request.continuations[2].endswith("答案是：欧姆定律的单位")
+
+
+def test_a_ranking_in_words_is_read_line_by_line() -> None:
+    # Xiezhi's API models rank the options through an instruction (#26 item 7): the reply is the ranking.
+    from runners.ranking import instructed_scores
+
+    options = {"A": "尧时期", "B": "禹时期", "C": "黄帝时期", "D": "舜时期"}
+    reply = "1. 禹时期\n2、舜时期。\n第3位：我认为是黄帝时期\n禹时期"  # a repeat counts at its first line
+    scores = instructed_scores(reply, options)
+    assert scores == {"B": -1.0, "D": -2.0, "C": -3.0, "A": -5.0}  # A never listed: below every listed one
+    assert gold_rank(scores, "B") == 1 and gold_rank(scores, "A") == 4
+    english = instructed_scores("- Newton\n- joule", {"A": "joule", "B": "newton", "C": "watt"})
+    assert english == {"A": -2.0, "B": -1.0, "C": -4.0}
+    nothing = instructed_scores("我不知道", options)
+    assert {gold_rank(nothing, label) for label in options} == {4}  # no ranking: the gold option is last
