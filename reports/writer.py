@@ -167,6 +167,10 @@ def write_report(
     runs, warnings = load_runs(run_dirs, data)
     if not any(run.records for run in runs):
         raise InputError(f"no answered questions in {', '.join(str(r.dir) for r in runs)}")
+    # A run stopped before its first answer was kept (run.json only) is named once and left out.
+    empty = [run for run in runs if not run.records]
+    warnings += [f"{run.dir}: no answered questions yet; left out of this report" for run in empty]
+    runs = [run for run in runs if run.records]
     graph = graph_of(runs)
     frame = question_frame(runs, graph)
     nodes = node_table(frame, graph, k=k)

@@ -199,6 +199,24 @@ def test_cli_report(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "index.html").is_file()
 
 
+def test_cli_report_names_a_run_with_no_records_yet_and_reports_the_others(tmp_path: Path) -> None:
+    """A run stopped before its first checkpoint (run.json only): one line for it, no KeyError (#23 item 7)."""
+    bank = small_bank()
+    root = write_bank(tmp_path / "bank", list(bank.values()))
+    done = write_run(tmp_path / "done", bank, SMALL_ANSWERS, bank=root)
+    stopped = write_run(tmp_path / "stopped", bank, {}, mode="zero-shot-cot", bank=root)
+    (stopped / "records.jsonl").unlink(missing_ok=True)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["report", str(done), str(stopped), "--out", str(out), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    about_stopped = [line for line in result.output.splitlines() if "stopped" in line]
+    assert len(about_stopped) == 1 and "no answered questions yet" in about_stopped[0], result.output
+    assert "done: 7 scored, accuracy 57.1%" in result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert [run["id"] for run in summary["runs"]] == ["done"]
+
+
 def test_cli_report_missing_bank_warns_and_data_overrides(tmp_path: Path) -> None:
     bank = small_bank()
     run = write_run(tmp_path / "run", bank, SMALL_ANSWERS, bank=tmp_path / "gone")
