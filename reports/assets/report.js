@@ -38,6 +38,8 @@
       pFirstWrong: 'P(首错)', combinerSuspect: '首个可疑步骤（学习组合器）',
       combinerHelp: 'P(首错) 是学习组合器给出的概率：这一步是解答中第一个错误步骤的可能性。组合器：{name}；拟合所用数据：{training}。第一个达到 {threshold} 的步骤标为首个可疑步骤。它只在这些数据上学过，换一类题目或模型时概率可能偏高或偏低，以教师判断为准。',
       unknownTraining: '未知（组合器文件已不在原处或已改变）',
+      mathDefines: '未排版：公式中定义了宏（\\def、\\newcommand、\\let 等），按原文显示', mathDeep: '未排版：嵌套超过 {depth} 层，按原文显示',
+      mathSlow: '未排版：这一页的公式太多，无法及时排版，按原文显示', mathLarge: '未排版：公式排版后过大，按原文显示',
     },
     en: {
       title: 'Knowledge-point audit report', overview: 'Overview', knowledge: 'Knowledge points', question: 'Question',
@@ -73,6 +75,8 @@
       pFirstWrong: 'P(first wrong)', combinerSuspect: 'first suspect step (learned combiner)',
       combinerHelp: "P(first wrong) is the learned combiner's probability that this step is the solution's first wrong step. Combiner: {name}; fitted on: {training}. The first step at or above {threshold} is marked as the first suspect. It learned from those data only: on other questions or models its probabilities may run high or low, and the teacher's judgement decides.",
       unknownTraining: 'not known (the combiner file has moved or changed)',
+      mathDefines: 'not typeset: the formula defines a macro (\\def, \\newcommand, \\let...); shown as written', mathDeep: 'not typeset: nested more than {depth} deep; shown as written',
+      mathSlow: 'not typeset: this view has more math than can be drawn in time; shown as written', mathLarge: 'not typeset: the formula draws too large; shown as written',
     },
   };
   const VALUES = {
@@ -190,6 +194,33 @@
   // Commands that link, load or tag: KaTeX would show only their name in red (trust is off); the
   // whole formula as text tells the teacher what the model wrote.
   const MATH_REFUSED = /\\(?:href|url|includegraphics|html[A-Za-z]*)(?![A-Za-z])/;
+  // What can hang or crash the tab (issue #28 item 4), refused before KaTeX sees it; the formula
+  // shows as its text. Macro definitions: a 2,000-character \def expansion rendered 25 MB of HTML
+  // within maxExpand. Deep nesting: \sqrt{ 160 deep crashed the tab. Size: a formula drawn into
+  // more than MATH_NODES elements is replaced by its text. Time: once a view has spent
+  // MATH_BUDGET_MS typesetting, its remaining formulas show as text (3,000 $x$ took 12 s).
+  const MATH_DEFINES = /\\(?:def|gdef|edef|xdef|global|let|futurelet|newcommand|renewcommand|providecommand|DeclareMathOperator|newenvironment|renewenvironment|csname|expandafter|noexpand)(?![A-Za-z])/;
+  const MATH_DEPTH = 24;
+  const MATH_NODES = 6000;
+  const MATH_BUDGET_MS = 1500;
+  const mathClock = { until: Infinity };
+  function mathDepth(tex) {
+    let depth = 0, deepest = 0, brackets = 0;
+    for (const m of tex.matchAll(/\\left(?![A-Za-z])|\\right(?![A-Za-z])|\\begin(?![A-Za-z])|\\end(?![A-Za-z])|\\sqrt\s*\[|\\[{}[\]]|[{}\]]/g)) {
+      const token = m[0];
+      if (token === '{' || token === '\\left' || token === '\\begin') depth += 1;
+      else if (token === '}' || token === '\\right' || token === '\\end') depth = Math.max(0, depth - 1);
+      else if (token.startsWith('\\sqrt')) { depth += 1; brackets += 1; }
+      else if (token === ']' && brackets > 0) { depth = Math.max(0, depth - 1); brackets -= 1; }
+      deepest = Math.max(deepest, depth);
+    }
+    return deepest;
+  }
+  function mathRefusal(tex) {
+    if (MATH_DEFINES.test(tex)) return t('mathDefines');
+    if (mathDepth(tex) > MATH_DEPTH) return fillIn(t('mathDeep'), { depth: MATH_DEPTH });
+    return null;
+  }
   function mathPieces(text) {
     const pieces = [];
     let last = 0;
@@ -207,13 +238,22 @@
   }
   function mathNode(piece) {
     const span = el('span', { class: piece.display ? 'math display' : 'math' });
+    const fallback = (why) => {
+      span.replaceChildren();
+      span.className = 'math-error';
+      span.title = why;
+      span.textContent = piece.raw;
+      return span;
+    };
+    const refusal = mathRefusal(piece.tex);
+    if (refusal) return fallback(refusal);
+    if (performance.now() > mathClock.until) return fallback(t('mathSlow'));
     try {
       window.katex.render(piece.tex, span, Object.assign({}, MATH_OPTIONS, { displayMode: piece.display }));
     } catch (error) {
-      span.className = 'math-error';
-      span.title = String(error && error.message || error);
-      span.textContent = piece.raw;
+      return fallback(String(error && error.message || error));
     }
+    if (span.getElementsByTagName('*').length > MATH_NODES) return fallback(t('mathLarge'));
     return span;
   }
   // Text with its formulas typeset: `item` is {t, d} from the payload (d: LaTeX simplified to text) or a string.
@@ -848,6 +888,7 @@
     const [name, ...rest] = hash.split('/');
     const arg = rest.join('/');
     document.documentElement.lang = state.lang === 'zh' ? 'zh-CN' : 'en';
+    mathClock.until = performance.now() + MATH_BUDGET_MS;
     document.getElementById('title').textContent = t('title');
     document.title = t('title') + ' · k12eval';
     const langButton = document.getElementById('lang');
