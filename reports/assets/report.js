@@ -249,21 +249,38 @@
     if (refusal) return fallback(refusal);
     if (performance.now() > mathClock.until) return fallback(t('mathSlow'));
     try {
-      window.katex.render(piece.tex, span, Object.assign({}, MATH_OPTIONS, { displayMode: piece.display }));
+      window.katex.render(blanks(piece.tex), span, Object.assign({}, MATH_OPTIONS, { displayMode: piece.display }));
     } catch (error) {
       return fallback(String(error && error.message || error));
     }
     if (span.getElementsByTagName('*').length > MATH_NODES) return fallback(t('mathLarge'));
     return span;
   }
+  // A blank of a fill-in or sorting stem: CK12 writes `$$\underline{}$$`, which KaTeX draws 0 px wide.
+  const blanks = (tex) => tex.replace(/\\underline\s*\{(?:\s|\\[ ,;:!])*\}/g, '\\underline{\\qquad\\qquad}');
+  // Markdown emphasis of model steps (`**答案**`) in bold: the words stay text nodes.
+  function emphasis(text) {
+    const parts = text.split(/\*\*([^*\n]+?)\*\*/);
+    return parts.length === 1 ? text : parts.map((part, i) => (i % 2 ? el('strong', null, part) : part)).filter((p) => p !== '');
+  }
   // Text with its formulas typeset: `item` is {t, d} from the payload (d: LaTeX simplified to text) or a string.
-  function rich(item) {
+  // `inline`: a formula alone stays on the line (an option beside its letter, an answer).
+  function rich(item, inline) {
     const raw = item == null ? '' : typeof item === 'string' ? item : item.t;
     const plain = typeof item === 'string' ? item : shown(item);
-    if (!window.katex || typeof raw !== 'string' || !/[$\\]/.test(raw)) return plain;
+    if (!window.katex || typeof raw !== 'string' || !/[$\\]/.test(raw)) return emphasis(plain);
     const pieces = mathPieces(raw);
-    if (!pieces.some((p) => p.tex != null)) return plain;
-    return el('span', { class: 'rich' }, pieces.map((p) => (p.tex != null ? mathNode(p) : p.text)));
+    if (!pieces.some((p) => p.tex != null)) return emphasis(plain);
+    return el('span', { class: 'rich' }, pieces.flatMap((p) => (p.tex != null
+      ? mathNode(inline ? Object.assign(p, { display: false }) : p)
+      : emphasis(p.text))));
+  }
+  // An extracted or gold answer: each part typeset, bare LaTeX (`\frac{1}{2}`) too.
+  function answerRich(value) {
+    if (value == null) return '—';
+    if (!Array.isArray(value) || value.some((x) => typeof x !== 'string') || value.every((x) => x.length <= 1)) return rich(answerText(value), true);
+    const parts = value.map((x) => (/[$]|\\[([]/.test(x) || !/\\[A-Za-z]|[_^]\{/.test(x) ? rich(x, true) : rich('$' + x + '$', true)));
+    return parts.flatMap((part, i) => (i ? ['; ', part] : [part]));
   }
   const pct = (x, digits = 1) => (x == null || Number.isNaN(x) ? '—' : (100 * x).toFixed(digits) + '%');
   const fmt = (x, digits = 3) => (x == null || Number.isNaN(x) ? '—' : Number(x).toFixed(digits));
@@ -638,9 +655,9 @@
     if (q.options.length) {
       card.appendChild(el('ol', { class: 'options' }, q.options.map((o) =>
         el('li', { class: goldSet.has(o.label) && q.type !== 'cloze' && q.type !== 'sorting' ? 'gold' : null },
-          el('span', { class: 'lab' }, o.label + (q.type === 'judgment' ? '.' : '.')), ' ', rich(o)))));
+          el('span', { class: 'lab' }, o.label + '.'), ' ', rich(o, true)))));
     }
-    card.appendChild(el('div', null, el('strong', null, t('gold') + '：'), rich(goldText(q))));
+    card.appendChild(el('div', { class: 'goldline' }, el('strong', null, t('gold') + '：'), q.type === 'judgment' ? goldText(q) : answerRich(q.answer.map(String))));
     root.appendChild(card);
 
     if (q.analysis.length) {
@@ -695,11 +712,11 @@
     if (a.options) {
       panel.appendChild(el('div', { class: 'variant' }, el('div', { class: 'muted small' }, t('variantSaw') + ' (' + v(run.variant) + ')'),
         el('ol', { class: 'options' }, a.options.map((o) => el('li', { class: (a.variant_answer || []).map(String).includes(o.label) ? 'gold' : null },
-          el('span', { class: 'lab' }, o.label + '.'), ' ', rich(o))))));
+          el('span', { class: 'lab' }, o.label + '.'), ' ', rich(o, true))))));
     }
     const kv = el('dl', { class: 'kv' },
-      el('dt', null, t('extracted')), el('dd', { class: 'extracted' }, rich(answerText(a.extracted))),
-      el('dt', null, t('gold')), el('dd', null, rich(answerText(a.gold))));
+      el('dt', null, t('extracted')), el('dd', { class: 'extracted' }, answerRich(a.extracted)),
+      el('dt', null, t('gold')), el('dd', { class: 'gold' }, answerRich(a.gold)));
     if (a.rank != null) kv.append(el('dt', null, t('rank')), el('dd', null, String(a.rank)));
     if (a.partial != null) kv.append(el('dt', null, '%'), el('dd', null, pct(a.partial)));
     const scoreKeys = Object.keys(a.scores || {});
