@@ -170,8 +170,48 @@ def _steps(output: str | None, scores: QuestionScores | None) -> list[dict[str, 
 
 
 def _findings(findings: tuple[Finding, ...]) -> list[dict[str, Any]]:
-    """Detector flags as the page shows them: kind, message (untrusted text) and severity."""
-    return [{"kind": f.kind, "message": f.message, "severity": clean(f.severity)} for f in findings]
+    """Detector flags as the page shows them: kind, message (untrusted text, in Chinese as ``zh`` when the
+    detector wrote it; else ``evidence``, the quoted expression, stands in on the Chinese page) and severity."""
+    return [
+        {
+            "kind": f.kind,
+            "message": f.message,
+            "zh": f.message_zh,
+            "evidence": f.evidence,
+            "severity": clean(f.severity),
+        }
+        for f in findings
+    ]
+
+
+def labels(answers: dict[str, Any]) -> dict[str, Any]:
+    """What the page calls flags and findings in each language, the severity at which a finding marks its
+    step, and the Chinese line of every reason why a score or detector has no value in ``answers``.
+
+    Taken from where each is defined (:data:`reasoning_metrics.records.FLAG_NAMES`,
+    :data:`reasoning_metrics.verify.flags.FLAG_NAMES`, :data:`reasoning_metrics.verify.aggregate.FLAG_THRESHOLD`,
+    :func:`reasoning_metrics.reasons.reason_zh`), so the page holds no copy of them.
+    """
+    from reasoning_metrics.reasons import reason_zh
+    from reasoning_metrics.records import FLAG_NAMES as STEP_FLAGS
+    from reasoning_metrics.verify.aggregate import FLAG_THRESHOLD
+    from reasoning_metrics.verify.flags import FLAG_NAMES as FINDINGS
+
+    why = {
+        reason
+        for detail in answers.values()
+        for answer in detail.values()
+        for key in ("unavailable", "detectors_unavailable")
+        for reason in (answer.get(key) or {}).values()
+    }
+    not_computed = {key for detail in answers.values() for answer in detail.values() for key in answer["unavailable"]}
+    return {
+        "metrics": {key: metric_entry(key) for key in sorted(not_computed)},
+        "flags": {name: list(pair) for name, pair in STEP_FLAGS.items()},
+        "findings": {str(kind): list(pair) for kind, pair in FINDINGS.items()},
+        "suspect_at": FLAG_THRESHOLD,
+        "reasons": {reason: zh for reason in sorted(why) if (zh := reason_zh(reason)) is not None},
+    }
 
 
 def build_payload(
@@ -229,6 +269,7 @@ def build_payload(
         "questions": [_question(graph.questions[qid], reference.get(qid, ())) for qid in order],
         "results": results,
         "answers": answers,
+        "labels": labels(answers),
         "overview": clean(_overview(runs, nodes, graph)),
         "tables": clean(tables),
     }

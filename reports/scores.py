@@ -52,6 +52,8 @@ class Finding:
     """One line for a reader, quoting model text: untrusted, escape it."""
     severity: float | None = None
     evidence: str | None = None
+    message_zh: str | None = None
+    """``message`` in Chinese (``None``: the detector wrote none, or the score file is older)."""
 
 
 @dataclass(frozen=True)
@@ -217,7 +219,10 @@ def _match(index: int | None, score: float | None, texts: tuple[str, ...]) -> Ma
 
 
 def _findings(flags: Sequence[StepFlag]) -> tuple[Finding, ...]:
-    return tuple(Finding(kind=str(f.kind), message=f.message, severity=f.severity, evidence=f.evidence) for f in flags)
+    return tuple(
+        Finding(kind=str(f.kind), message=f.message, severity=f.severity, evidence=f.evidence, message_zh=f.message_zh)
+        for f in flags
+    )
 
 
 def _with_assessment(steps: tuple[StepScore, ...], assessment: SolutionAssessment | None) -> tuple[StepScore, ...]:

@@ -27,7 +27,7 @@
       none: '（无）', noAnswer: '这次运行没有回答这道题。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
       paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
       disagree: 'A 与 B 结论不同的题目', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
-      findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约五分之一的第一个错误步骤，学习组合器（评分时默认启用）约五分之二；答案判对但推理有错的解答，几乎都找不到错误步骤（见 docs/detectors.md）。以教师判断为准。',
+      findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约五分之一的第一个错误步骤，学习组合器（评分时默认启用）约五分之二；答案判对但推理有错的解答，几乎都找不到错误步骤。以教师判断为准。',
       verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注保存在本浏览器（localStorage）中；下载的 JSONL 可由 k12eval meta-eval --format chains 读取。',
       steps: '步骤', firstErrorCol: '首错步骤', complete: '完整', clearAll: '清除全部标注', tableSource: '出处',
       noData: '没有数据', warnings: '提示', generated: '生成时间', id: '编号', result: '结果', open: '打开',
@@ -38,6 +38,8 @@
       pFirstWrong: 'P(首错)', combinerSuspect: '首个可疑步骤（学习组合器）',
       combinerHelp: 'P(首错) 是学习组合器给出的概率：这一步是解答中第一个错误步骤的可能性。组合器：{name}；拟合所用数据：{training}。第一个达到 {threshold} 的步骤标为首个可疑步骤。它只在这些数据上学过，换一类题目或模型时概率可能偏高或偏低，以教师判断为准。',
       unknownTraining: '未知（组合器文件已不在原处或已改变）',
+      detector_roscoe: 'ROSCOE 相似度检测', detector_contradiction: '矛盾检测（NLI）', detector_judge: '评审模型',
+      detector_prm: '过程奖励模型', detector_rollouts: '续写检验',
       mathDefines: '未排版：公式中定义了宏（\\def、\\newcommand、\\let 等），按原文显示', mathDeep: '未排版：嵌套超过 {depth} 层，按原文显示',
       mathSlow: '未排版：这一页的公式太多，无法及时排版，按原文显示', mathLarge: '未排版：公式排版后过大，按原文显示',
     },
@@ -63,7 +65,7 @@
       paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
       bothWrong: 'both wrong', disagree: 'Questions where A and B disagree', difference: 'difference (B − A)',
       exportJsonl: 'Download JSONL', labelled: 'Labelled solutions',
-      findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; the rules know no chemistry or physics. On real Chinese answers no rule was fitted on, the rules place the first wrong step exactly about one time in five, the learned combiner (on by default in scoring) about two times in five; in answers graded right whose reasoning is wrong it almost never finds the wrong step (docs/detectors.md). The teacher's judgement decides.",
+      findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; the rules know no chemistry or physics. On real Chinese answers no rule was fitted on, the rules place the first wrong step exactly about one time in five, the learned combiner (on by default in scoring) about two times in five; in answers graded right whose reasoning is wrong it almost never finds the wrong step. The teacher's judgement decides.",
       verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
       steps: 'Steps', firstErrorCol: 'First error', complete: 'Complete', clearAll: 'Clear all verdicts', tableSource: 'Source',
       noData: 'No data', warnings: 'Notes', generated: 'Generated', id: 'Id', result: 'Result', open: 'Open',
@@ -75,6 +77,8 @@
       pFirstWrong: 'P(first wrong)', combinerSuspect: 'first suspect step (learned combiner)',
       combinerHelp: "P(first wrong) is the learned combiner's probability that this step is the solution's first wrong step. Combiner: {name}; fitted on: {training}. The first step at or above {threshold} is marked as the first suspect. It learned from those data only: on other questions or models its probabilities may run high or low, and the teacher's judgement decides.",
       unknownTraining: 'not known (the combiner file has moved or changed)',
+      detector_roscoe: 'ROSCOE similarity', detector_contradiction: 'contradiction (NLI)', detector_judge: 'judge',
+      detector_prm: 'process reward model', detector_rollouts: 'rollouts',
       mathDefines: 'not typeset: the formula defines a macro (\\def, \\newcommand, \\let...); shown as written', mathDeep: 'not typeset: nested more than {depth} deep; shown as written',
       mathSlow: 'not typeset: this view has more math than can be drawn in time; shown as written', mathLarge: 'not typeset: the formula draws too large; shown as written',
     },
@@ -91,38 +95,10 @@
       science: 'science', original: 'original', shuffled: 'shuffled options', distractors: 'added distractors', ok: 'parsed', unparsed: 'unparsed', failed: 'no output', skipped: 'not scored',
     },
   };
-  const FLAGS = {
-    unsupported: ['无依据', 'unsupported by the question'],
-    contradicts_source: ['与题目矛盾', 'contradicts the question'],
-    repeats: ['重复', 'repeated'],
-    repeats_earlier: ['重复前面的步骤', 'repeats an earlier step'],
-    not_in_reference: ['解析中没有', 'missing from the reference'],
-    arithmetic_error: ['计算错误', 'arithmetic error'],
-    hallucination: ['幻觉', 'hallucination'],
-  };
-  // Kinds of the wrong-step detectors' findings (reasoning_metrics.verify.flags.FlagKind).
-  const FINDINGS = {
-    arithmetic: ['计算错误', 'arithmetic'],
-    equation: ['方程不一致', 'equation'],
-    unsupported_number: ['来历不明的数', 'unsupported number'],
-    doubt: ['自我怀疑', 'doubt'],
-    repetition: ['重复', 'repetition'],
-    contradiction: ['矛盾', 'contradiction'],
-    judge: ['评审模型', 'judge'],
-    prm: ['过程奖励模型', 'process reward model'],
-    rollout: ['续写都得不到正确答案', 'no rollout reaches the answer'],
-    unused_given: ['已知数未用', 'unused given'],
-    no_final_answer: ['没有最终答案', 'no final answer'],
-    not_whole: ['个数不是整数', 'count not whole'],
-    reference_value: ['与解析的数值不同', 'differs from the analysis'],
-    reference_relation: ['与解析的关系矛盾', 'relation against the analysis'],
-    reference_answer: ['与标准答案不同', 'not the gold answer'],
-    reference_departure: ['偏离解析', 'leaves the analysis'],
-    false_fact: ['事实错误', 'false fact'],
-    wrong_formula: ['公式或换算错误', 'wrong formula or conversion'],
-    wrong_verdict: ['选项判断与答案相反', 'option verdict against the answer'],
-  };
-  const SUSPECT_AT = 0.5; // reasoning_metrics.verify.aggregate.FLAG_THRESHOLD
+  // Flag and finding names, the severity that marks a step and the Chinese lines of 'not computed'
+  // reasons come with the data (reports.payload.labels), from where Python defines them.
+  const LABELS = DATA.labels || { flags: {}, findings: {}, suspect_at: 0.5, reasons: {} };
+  const SUSPECT_AT = LABELS.suspect_at;
 
   const state = {
     lang: localStorage.getItem(LANG_KEY) === 'en' ? 'en' : 'zh',
@@ -134,8 +110,17 @@
   };
   const t = (key) => I18N[state.lang][key] || key;
   const v = (value) => (value == null ? '—' : VALUES[state.lang][value] || String(value));
-  const flagName = (f) => (FLAGS[f] ? FLAGS[f][state.lang === 'zh' ? 0 : 1] : f);
-  const findingName = (k) => (FINDINGS[k] ? FINDINGS[k][state.lang === 'zh' ? 0 : 1] : String(k));
+  const named = (table, key) => (table[key] ? table[key][state.lang === 'zh' ? 0 : 1] : String(key));
+  const flagName = (f) => named(LABELS.flags, f);
+  const findingName = (k) => named(LABELS.findings, k);
+  // A finding's line in the page's language: a detector's Chinese line, else (older score files) the
+  // expression it quotes; the kind's name is beside it either way.
+  const findingText = (f) => (state.lang === 'zh' ? (f.zh != null ? f.zh : f.evidence || '') : f.message);
+  const reasonText = (why) => (state.lang === 'zh' && LABELS.reasons[why] ? LABELS.reasons[why] : why);
+  const metricLabel = (k) => { const m = DATA.metrics.find((x) => x.key === k) || (LABELS.metrics || {})[k]; return m ? metricName(m) : k; };
+  const colon = () => (state.lang === 'zh' ? '：' : ': ');
+  const listSep = () => (state.lang === 'zh' ? '；' : '; ');
+  const detectorName = (k) => t('detector_' + k) === 'detector_' + k ? k : t('detector_' + k);
   // A step flagged by a detector, or (rule 'fallback') a guess: the solution is suspect, no step is.
   const suspectChip = (rule) => (rule === 'fallback'
     ? el('span', { class: 'chip warn', title: t('suspectGuessHelp') }, '? ' + t('suspectGuess'))
@@ -149,7 +134,7 @@
   };
   function findingList(findings, step, comb) {
     return el('ul', { class: 'findings' }, findings.map((f) => el('li', { class: 'finding ' + findingClass(f, step, comb), 'data-kind': f.kind },
-      el('span', { class: 'chip ' + findingClass(f, step, comb) }, findingName(f.kind)), ' ', el('span', { class: 'msg' }, f.message))));
+      el('span', { class: 'chip ' + findingClass(f, step, comb) }, findingName(f.kind)), ' ', el('span', { class: 'msg' }, findingText(f)))));
   }
   // Untrusted text (a combiner's path, its data's names) goes into a text node like any other.
   const fillIn = (template, values) => template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
@@ -690,7 +675,7 @@
     return el('div', null, el('span', { class: 'q' }, label + (match.score != null ? '（' + scoreLabel + ' ' + fmt(match.score, 2) + '）' : '') + '：'), rich(match));
   }
   function stepTitle(step) {
-    const parts = step.flags.map(flagName).concat((step.findings || []).map((f) => findingName(f.kind) + ': ' + f.message));
+    const parts = step.flags.map(flagName).concat((step.findings || []).map((f) => findingName(f.kind) + colon() + findingText(f)));
     if (step.src) parts.push(t('source') + ': ' + shown(step.src));
     if (step.ref) parts.push(t('reference') + ': ' + shown(step.ref));
     if (step.con) parts.push(t('contradiction') + ': ' + shown(step.con));
@@ -723,14 +708,14 @@
     if (scoreKeys.length) {
       kv.append(el('dt', null, t('scores')), el('dd', null, scoreKeys.map((k) => {
         const m = DATA.metrics.find((x) => x.key === k);
-        return el('span', { class: 'chip', title: (a.unavailable || {})[k] || null }, (m ? metricName(m) : k) + ' ' + fmt(a.scores[k], 2));
+        return el('span', { class: 'chip', title: (a.unavailable || {})[k] ? reasonText(a.unavailable[k]) : null }, (m ? metricName(m) : k) + ' ' + fmt(a.scores[k], 2));
       })));
     }
     const missing = Object.entries(a.unavailable || {});
-    if (missing.length) kv.append(el('dt', null, t('unavailable')), el('dd', { class: 'muted small' }, missing.map(([k, why]) => k + ': ' + why).join('; ')));
+    if (missing.length) kv.append(el('dt', null, t('unavailable')), el('dd', { class: 'muted small' }, missing.map(([k, why]) => metricLabel(k) + colon() + reasonText(why)).join(listSep())));
     if ((a.solution_flags || []).length) kv.append(el('dt', null, t('solutionFlags')), el('dd', null, findingList(a.solution_flags)));
     const off = Object.entries(a.detectors_unavailable || {});
-    if (off.length) kv.append(el('dt', null, t('detectorsOff')), el('dd', { class: 'muted small' }, off.map(([k, why]) => k + ': ' + why).join('; ')));
+    if (off.length) kv.append(el('dt', null, t('detectorsOff')), el('dd', { class: 'muted small' }, off.map(([k, why]) => detectorName(k) + colon() + reasonText(why)).join(listSep())));
     if (a.error) kv.append(el('dt', null, v('failed')), el('dd', { class: 'muted' }, a.error));
     panel.appendChild(kv);
 
@@ -885,12 +870,15 @@
     root.appendChild(el('h2', null, t('tables')));
     for (const table of DATA.tables) {
       const card = el('div', { class: 'card', id: 'table-' + table.id });
-      card.appendChild(el('h3', null, table[state.lang], ' ', el('span', { class: 'muted small' }, t('tableSource') + ': ' + table.source)));
-      if (table.caption) card.appendChild(el('p', { class: 'muted small caption' }, table.caption));
+      card.appendChild(el('h3', null, table[state.lang], ' ', el('span', { class: 'muted small' }, t('tableSource') + colon() + table.source)));
+      const caption = state.lang === 'zh' && table.caption_zh ? table.caption_zh : table.caption;
+      if (caption) card.appendChild(el('p', { class: 'muted small caption' }, caption));
       if (!table.rows.length) card.appendChild(el('p', { class: 'empty' }, t('noData')));
       else {
         const numeric = (i) => table.rows.every((r) => r[i] == null || /^[-+\d.\s/—%]*$/.test(String(r[i])));
-        const columns = table.columns.map((c, i) => ({ label: VALUES[state.lang][c] || c, num: numeric(i), value: (r) => r[i] }));
+        const titles = (table.titles || {})[state.lang] || table.columns;
+        const named = (c) => c === 'variant' || c === 'type' || c === 'stage';  // their values have names too
+        const columns = table.columns.map((c, i) => ({ label: titles[i], num: numeric(i), value: (r) => r[i], render: named(c) ? (r) => v(r[i]) : null }));
         card.appendChild(dataTable(columns, table.rows, { filter: table.rows.length > 8, nowrap: true }));
       }
       root.appendChild(card);

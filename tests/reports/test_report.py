@@ -82,9 +82,14 @@ def test_page_data_carries_the_detectors_flags(demo: tuple[Path, list[Path], Pat
     assert {a["suspect_rule"] for a in answers if a["first_suspect"] is None} <= {"none", None}
     for a in suspects:
         step = a["steps"][a["first_suspect"]]
-        assert {"kind": "arithmetic", "message": "2 + 3 = 6 does not hold (5 vs 6)", "severity": 0.9} in step[
-            "findings"
-        ]
+        arithmetic = {
+            "kind": "arithmetic",
+            "message": "2 + 3 = 6 does not hold (5 vs 6)",
+            "zh": "2 + 3 = 6 不成立（5 与 6）",
+            "evidence": "2 + 3 = 6",
+            "severity": 0.9,
+        }
+        assert arithmetic in step["findings"]
         assert step["sus"] >= 0.5
         assert all(s.get("sus", 0) < 0.5 for s in a["steps"][: a["first_suspect"]])
     quoted = [f["message"] for a in answers for s in a["steps"] for f in s.get("findings", []) if "<" in f["message"]]

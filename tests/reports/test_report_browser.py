@@ -133,14 +133,15 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     flagged = driver.find_elements(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] li.flagged")
     assert flagged, "the detector flags should highlight steps"
     # Beside the flags, what they can and cannot find (in the page's language).
-    assert "docs/detectors.md" in css(driver, f".answer[data-run='{run_id}'] p[data-help='findings']").text
+    help_text = css(driver, f".answer[data-run='{run_id}'] p[data-help='findings']").text
+    assert "以教师判断为准" in help_text and "docs/" not in help_text  # no repository doc a teacher cannot open
     flagged[0].find_element(By.CSS_SELECTOR, ".text").click()
     assert "f(2)=1/2×4+3=5" in flagged[0].find_element(By.CSS_SELECTOR, ".detail").text  # matched reference step
     # The detectors' flags: kind and message on the step, the first suspect step outlined.
     suspect = css(driver, f".answer[data-run='{run_id}'] li[data-step='1']")
     assert {"suspect", "severe", "finding-arithmetic"} <= set(suspect.get_attribute("class").split())
     findings = suspect.find_element(By.CSS_SELECTOR, "ul.findings").text
-    assert "计算错误" in findings and "2 + 3 = 6 does not hold (5 vs 6)" in findings
+    assert "计算错误 2 + 3 = 6 不成立（5 与 6）" in findings  # kind and line both in the page's language (#26 item 8)
     assert "首个可疑步骤" in suspect.text
     assert not driver.find_elements(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] li[data-step='0'] ul.findings")
     save_screenshot(driver, shots / "question.png")
@@ -363,7 +364,7 @@ def _hostile_finding(data: dict[str, Any]) -> tuple[int, str, str]:
             for step in answer["steps"]:
                 for finding in step.get("findings", []):
                     if "<" in finding["message"]:
-                        return int(index), run_id, finding["message"]
+                        return int(index), run_id, finding["zh"]  # the page opens in Chinese
     raise AssertionError("the demo runs have flag messages quoting hostile outputs")
 
 
@@ -383,5 +384,9 @@ def test_table_captions_show_under_their_tables(report: tuple[Path, list[Path]],
     driver.get((report[0] / "index.html").as_uri())
     go(driver, "tables")
     caption = css(driver, "#table-ck12_table1_type_by_mode .caption").text
-    assert caption.startswith("Judgment scored per item")
+    assert caption.startswith("判断题按题计分")  # the page opens in Chinese
+    assert css(driver, "#table-ck12_table2_cot_step_scores .caption").text == "题目范围：全部题目（--select）。"
+    driver.find_element("id", "lang").click()
+    assert css(driver, "#table-ck12_table1_type_by_mode .caption").text.startswith("Judgment scored per item")
     assert css(driver, "#table-ck12_table2_cot_step_scores .caption").text == "Questions: all (--select)."
+    driver.find_element("id", "lang").click()

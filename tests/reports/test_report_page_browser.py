@@ -30,6 +30,8 @@ PHYSICS = (
 )
 SORTING = "请将各步骤的标号按正确的顺序填写在下面横线上．\n\n操作步骤的正确顺序是： $$\\underline{}$$ ．"
 POETRY = r" $$\underline{}\underline{}$$ ？门前流水尚能西。休将白发唱黄鸡。"
+SALTS = ["CuSO4", "K2CO3", "NaNO3", "HCl"]
+SALT_STEPS = ["A. CuSO4 是盐，正确。", "B. K2CO3 是盐，正确。", "D. HCl 是酸，错误。", "故选B。", "故选B。"]
 FORMULA_OPTIONS = [
     r"$${CuS}{{{O}}_{4}}$$",
     r"$${{{K}}_{2}}{C}{{{O}}_{3}}$$",
@@ -52,6 +54,9 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, int]]
         question("sorting", "物理", "热学", "温度计", "sorting", stem=SORTING, options=["选取温度计", "读数", "接触"]),
         question("poetry", "语文", "古诗文", "默写", "fill_in_blank", stem=POETRY, answer=["谁道人生无再少"]),
         question("formula", "化学", "物质", "化学式", stem="下列物质属于盐的是", options=FORMULA_OPTIONS),
+        question(
+            "salt", "化学", "物质", "盐", stem="下列物质属于盐的是", options=SALTS, analysis="硫酸铜是盐。故选A。"
+        ),
     ]
     bank = write_bank(root / "bank", qs)
     answers = {
@@ -60,11 +65,14 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, int]]
         "sorting": Answer(False, output="答案是：CBA", extracted=["CBA"]),
         "poetry": Answer(True, output="谁道人生无再少"),
         "formula": Answer(True, output="答案是 A"),
+        "salt": Answer(False, output="\n".join(SALT_STEPS), extracted=["B"]),
     }
     by_id = {q.id: q for q in qs}
     cot = write_run(root / "cot", by_id, answers, model="Qwen2.5-Coder-0.5B-Instruct", mode="zero-shot-cot", bank=bank)
     few = write_run(root / "few", by_id, answers, model="Qwen2.5-Coder-0.5B-Instruct", mode="few-shot", bank=bank)
-    write_scores(cot, [_scores(COT)])
+    unavailable = {"reasoning_alignment": "no reference chain given"}
+    write_scores(cot, [_scores(by_id["physics"], COT.split("\n"), False, unavailable)])
+    write_scores(cot, [_scores(by_id["salt"], SALT_STEPS, False, {})])
     out = root / "report"
     write_report([cot, few], out, plots=False)
     import json
@@ -76,28 +84,21 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, int]]
     return (out / "index.html").resolve().as_uri(), index
 
 
-def _scores(output: str) -> dict[str, Any]:
-    """Steps of ``output`` with the real detectors' findings and a score the encoder could not compute."""
+def _scores(q: Any, steps: list[str], correct: bool, unavailable: dict[str, str]) -> dict[str, Any]:
+    """A scores line as ``score`` writes it: the real detectors' findings on ``steps``, ``repeats_earlier``
+    on the third step, and the scores ``unavailable`` names left out with their reason."""
+    from reasoning_metrics.runs import question_source
     from reasoning_metrics.verify import assess_one
+    from reasoning_metrics.verify.detector import Reference
     from reasoning_metrics.verify.scored import ScoredSolution
 
-    steps = output.split("\n")
-    assessment = assess_one(ScoredSolution("physics", PHYSICS, tuple(steps))).model_dump(mode="json")
-    assessment["steps"][0]["flags"].append(
-        {"kind": "repetition", "severity": 0.5, "message": "repeats an earlier step", "evidence": None}
-    )
-    assessment["steps"][1]["flags"].append(
-        {
-            "kind": "wrong_verdict",
-            "severity": 0.8,
-            "message": "chooses option A, against the gold answer",
-            "evidence": "A",
-        }
-    )
+    reference = Reference(answer="".join(map(str, q.answer)), analysis=q.analysis, correct=correct)
+    solution = ScoredSolution(q.id, question_source(q), tuple(steps))
+    assessment = assess_one(solution, reference=reference).model_dump(mode="json")
     return {
-        "question_id": "physics",
-        "scores": {"faithfulness": 0.9},
-        "unavailable": {"reasoning_alignment": "no reference chain (the question has no analysis)"},
+        "question_id": q.id,
+        "scores": {"faithfulness": 0.9, **dict.fromkeys(unavailable)},
+        "unavailable": unavailable,
         "steps": [{"index": i, "text": t, "flags": ["repeats_earlier"] if i == 2 else []} for i, t in enumerate(steps)],
         "first_suspect": assessment["first_suspect"],
         "assessment": assessment,
@@ -197,4 +198,38 @@ def test_formula_options_sit_beside_their_letter(driver: Any, page: tuple[str, d
     for lab_top, lab_bottom, top, bottom, display in rows:
         assert not display
         assert top < lab_bottom and bottom > lab_top, rows  # on the letter's line
+    assert console_errors(driver) == []
+
+
+ENGLISH_LEFT = ("repeats an earlier step", "against the gold answer", "no reference chain", "n_with", "acc_with_lo")
+
+
+def test_every_string_follows_the_language_switch(driver: Any, page: tuple[str, dict[str, int]]) -> None:
+    """#26 item 8: the detectors' lines, flag names and 'not computed' reasons are Chinese on the Chinese page."""
+    url, index = page
+    for lang in ("zh", "en"):
+        _open(driver, url, index["salt"], lang)
+        _shot(driver, f"flags-{lang}")
+        salt = driver.execute_script("return document.body.innerText")
+        _open(driver, url, index["physics"], lang)
+        physics = driver.execute_script("return document.body.innerText")
+        titles = driver.execute_script(
+            "return [...document.querySelectorAll('[title]')].map((e) => e.title).join('\\n')"
+        )
+        if lang == "zh":
+            for english in ENGLISH_LEFT[:3]:
+                assert english not in salt + physics + titles, english
+            assert "选了选项 B，与标准答案相反" in salt and "重复前面的步骤" in salt, salt
+            assert "与解析对齐" in physics and "没有参考推理链" in physics, physics
+        else:
+            assert "chooses option B, against the gold answer" in salt and "repeats an earlier step" in salt
+            assert "no reference chain given" in physics
+        assert "docs/" not in salt + physics and ".md" not in salt + physics
+    driver.execute_script("localStorage.setItem('k12eval.lang', 'zh')")
+    driver.get(url + "#tables")
+    driver.refresh()
+    tables = driver.execute_script("return document.getElementById('view').innerText")
+    _shot(driver, "tables-zh")
+    for column in ENGLISH_LEFT[3:]:
+        assert column not in tables, column
     assert console_errors(driver) == []
