@@ -293,15 +293,21 @@ def _answer_from(record: RunRecord, scores: QuestionScores | None) -> dict[str, 
         "unavailable": scores.unavailable if scores else {},
         "solution_flags": _findings(scores.solution_findings) if scores else [],
         "detectors_unavailable": scores.detectors_unavailable if scores else {},
-        "combined": _combined(scores),
+        "combined": _combined(scores, record),
     }
 
 
-def _combined(scores: QuestionScores | None) -> dict[str, Any] | None:
-    """The learned combiner's first suspect and threshold; the per-step probabilities are each step's ``p``."""
+def _combined(scores: QuestionScores | None, record: RunRecord) -> dict[str, Any] | None:
+    """The learned combiner's first suspect and threshold, and whether it chose as for an answer graded wrong
+    (the likeliest first error) or not (the earliest step at or above the threshold); the per-step
+    probabilities are each step's ``p``."""
     if scores is None or scores.combined is None:
         return None
-    return {"first_suspect": scores.combined.first_suspect, "threshold": clean(scores.combined.threshold)}
+    return {
+        "first_suspect": scores.combined.first_suspect,
+        "threshold": clean(scores.combined.threshold),
+        "graded_wrong": record.correct is False,
+    }
 
 
 def _combiner(run: Run) -> dict[str, Any] | None:

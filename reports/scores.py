@@ -75,7 +75,8 @@ class StepScore:
     suspicion: float | None = None
     """The detectors' combined suspicion of the step (0-1), if they ran."""
     probability: float | None = None
-    """The learned combiner's probability that this is the first wrong step, if one ran."""
+    """The learned combiner's P(this step is the first wrong one | no earlier step was), if one ran (a hazard:
+    several steps can be near 1; the page turns them into each step's chance of being the first error)."""
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,11 @@
       arts: '文科', science: '理科', stepOf: '步', simSource: '贴合题目', simReference: '贴合解析', contradictionShort: '矛盾',
       variantSaw: '这次运行看到的选项', clickHint: '点击步骤查看匹配的句子；用 ✓ / ✗ 标注对错。',
       solutionFlags: '整体问题', suspicion: '可疑度', detectorsOff: '未运行的检测器',
-      pFirstWrong: 'P(首错)', combinerSuspect: '首个可疑步骤（学习组合器）',
-      combinerHelp: 'P(首错) 是学习组合器给出的概率：这一步是解答中第一个错误步骤的可能性。组合器：{name}；拟合所用数据：{training}。第一个达到 {threshold} 的步骤标为首个可疑步骤。它只在这些数据上学过，换一类题目或模型时概率可能偏高或偏低，以教师判断为准。',
+      pFirstWrong: 'P(出错｜前面都对)', firstShare: '首错可能性', combinerSuspect: '首个可疑步骤（学习组合器）',
+      combinerHelp: '每一步的“P(出错｜前面都对)”是学习组合器的估计：假如前面的步骤都对，这一步出第一个错的概率。它以“前面都对”为前提，所以几步可以同时接近 1.00；它不是“这一步就是首错”的概率。',
+      combinerRuleWrong: '这份答案判错，解答里一定有错，所以圈出最可能是第一个错误的一步：每一步的“首错可能性”= 它的数字 × 前面每一步都对的可能（1 减去前面各步的数字），再换算成百分比；圈出的是百分比最大的一步，靠前而数字高的步骤占先。',
+      combinerRuleOther: '这份答案判对或未判分，所以圈出第一个达到 {threshold} 的步骤；没有步骤达到就不圈。',
+      combinerAbout: '组合器：{name}；拟合所用数据：{training}。它只在这些数据上学过，换一类题目或模型时数字可能偏高或偏低，以教师判断为准。',
       unknownTraining: '未知（组合器文件已不在原处或已改变）',
       detector_roscoe: 'ROSCOE 相似度检测', detector_contradiction: '矛盾检测（NLI）', detector_judge: '评审模型',
       detector_prm: '过程奖励模型', detector_rollouts: '续写检验',
@@ -74,8 +77,11 @@
       simReference: 'vs analysis', contradictionShort: 'contradiction', variantSaw: 'Options as this run saw them',
       clickHint: 'Click a step to see the sentences it matched; mark it with ✓ / ✗.',
       solutionFlags: 'Solution flags', suspicion: 'suspicion', detectorsOff: 'Detectors not run',
-      pFirstWrong: 'P(first wrong)', combinerSuspect: 'first suspect step (learned combiner)',
-      combinerHelp: "P(first wrong) is the learned combiner's probability that this step is the solution's first wrong step. Combiner: {name}; fitted on: {training}. The first step at or above {threshold} is marked as the first suspect. It learned from those data only: on other questions or models its probabilities may run high or low, and the teacher's judgement decides.",
+      pFirstWrong: 'P(wrong | earlier right)', firstShare: 'chance it is the first error', combinerSuspect: 'first suspect step (learned combiner)',
+      combinerHelp: "Each step's \"P(wrong | earlier right)\" is the learned combiner's estimate of how likely this step holds the first error if every step before it is right. It assumes the earlier steps right, so several steps can all be near 1.00; it is not the chance that this step is the first error.",
+      combinerRuleWrong: "This answer is graded wrong, so the solution has an error somewhere, and the step outlined is the likeliest first error: each step's \"chance it is the first error\" is its number times the chance that every earlier step is right (1 minus each earlier step's number), as a share of all steps; the step with the largest share is outlined, so an early step with a high number comes first.",
+      combinerRuleOther: 'This answer is graded right or not graded, so the first step at or above {threshold} is outlined; none when no step reaches it.',
+      combinerAbout: "Combiner: {name}; fitted on: {training}. It learned from those data only: on other questions or models its numbers may run high or low, and the teacher's judgement decides.",
       unknownTraining: 'not known (the combiner file has moved or changed)',
       detector_roscoe: 'ROSCOE similarity', detector_contradiction: 'contradiction (NLI)', detector_judge: 'judge',
       detector_prm: 'process reward model', detector_rollouts: 'rollouts',
@@ -141,7 +147,18 @@
   function combinerHelp(run, comb) {
     const info = run.combiner || {};
     const training = info.training ? info.training.join(', ') : t('unknownTraining');
-    return fillIn(t('combinerHelp'), { name: info.name || '?', training: training, threshold: fmt(comb.threshold, 2) });
+    const values = { name: info.name || '?', training: training, threshold: fmt(comb.threshold, 2) };
+    const rule = comb.graded_wrong ? t('combinerRuleWrong') : t('combinerRuleOther');
+    return [t('combinerHelp'), rule, t('combinerAbout')].map((x) => fillIn(x, values)).join(state.lang === 'zh' ? '' : ' ');
+  }
+  // A graded-wrong answer's steps: each one's chance of being the first error, p_k · Π_{j<k}(1 − p_j),
+  // as a share of the whole (the combiner outlines the largest: reasoning_metrics.combine.model).
+  function firstErrorShares(steps) {
+    if (!steps.length || steps.some((s) => s.p == null)) return null;
+    let right = 1;
+    const chance = steps.map((s) => { const x = s.p * right; right *= 1 - s.p; return x; });
+    const total = chance.reduce((x, y) => x + y, 0);
+    return total > 0 ? chance.map((x) => x / total) : null;
   }
   const runById = Object.fromEntries(DATA.runs.map((r) => [r.id, r]));
   const metricName = (m) => m[state.lang];
@@ -723,6 +740,7 @@
     // A learned combiner's verdict replaces the rule's first suspect and the opaque suspicion.
     const comb = a.combined || null;
     const suspectAt = comb ? comb.first_suspect : a.first_suspect;
+    const shares = comb && comb.graded_wrong ? firstErrorShares(a.steps) : null;
     const list = el('ol', { class: 'steps' });
     a.steps.forEach((step, k) => {
       const classes = [];
@@ -752,9 +770,10 @@
         step.con && step.con.score != null ? t('contradictionShort') + ' ' + fmt(step.con.score, 2) : null,
         step.sus && !comb ? t('suspicion') + ' ' + fmt(step.sus, 2) : null].filter(Boolean);
       const prob = comb && step.p != null
-        ? el('span', { class: step.p >= comb.threshold ? 'chip prob bad' : 'chip prob', 'data-p': String(step.p) }, t('pFirstWrong') + ' ' + fmt(step.p, 2))
+        ? el('span', { class: !shares && step.p >= comb.threshold ? 'chip prob bad' : 'chip prob', 'data-p': String(step.p) }, t('pFirstWrong') + ' ' + fmt(step.p, 2))
         : null;
-      const flags = el('span', null, prob, step.flags.map((f) => el('span', { class: f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn' }, flagName(f))),
+      const share = shares ? el('span', { class: suspectAt === k ? 'chip share bad' : 'chip share', 'data-share': String(shares[k]) }, t('firstShare') + ' ' + pct(shares[k], 0)) : null;
+      const flags = el('span', null, prob, share, step.flags.map((f) => el('span', { class: f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn' }, flagName(f))),
         suspectAt === k ? (comb ? el('span', { class: 'chip bad' }, '⚠ ' + t('combinerSuspect')) : suspectChip(a.suspect_rule)) : null);
       const mark = (value) => {
         const next = getLabels(runId, qi).slice();

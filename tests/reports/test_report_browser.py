@@ -250,21 +250,36 @@ def test_a_combiners_probabilities_replace_the_opaque_severity(
         for i, a in answers.items()
         if a["suspect_rule"] == "fallback" and a["combined"]["first_suspect"] != a["first_suspect"]
     )
-    for qi in (mild, guessed):
+    right = next(i for i, a in answers.items() if not a["combined"]["graded_wrong"] and len(a["steps"]) > 1)
+    wrong = next(i for i, a in answers.items() if a["combined"]["graded_wrong"] and len(a["steps"]) > 1)
+    for qi in dict.fromkeys((mild, guessed, right, wrong)):
         answer = answers[qi]
         show_answer(driver, qi, run_id)
         panel = css(driver, f".answer[data-run='{run_id}']")
         threshold, suspect = answer["combined"]["threshold"], answer["combined"]["first_suspect"]
+        shares = []
         for k, step in enumerate(answer["steps"]):
             li = panel.find_element(By.CSS_SELECTOR, f"li[data-step='{k}']")
-            assert f"P(首错) {step['p']:.2f}" == li.find_element(By.CSS_SELECTOR, ".chip.prob").text
+            assert f"P(出错｜前面都对) {step['p']:.2f}" == li.find_element(By.CSS_SELECTOR, ".chip.prob").text
+            shares += [float(c.get_attribute("data-share")) for c in li.find_elements(By.CSS_SELECTOR, ".chip.share")]
             assert ("suspect" in li.get_attribute("class").split()) == (k == suspect)
             assert ("首个可疑步骤（学习组合器）" in li.text) == (k == suspect)
             assert "可疑度" not in li.text and "推测" not in li.text  # the rule's numbers and guess give way
             for finding in li.find_elements(By.CSS_SELECTOR, "ul.findings li"):
                 assert ("bad" in finding.get_attribute("class").split()) == (step["p"] >= threshold)
         help_text = panel.find_element(By.CSS_SELECTOR, "p[data-help='combiner']").text
-        assert HOSTILE_TRAINING in help_text and "combiner.json" in help_text and f"{threshold:.2f}" in help_text
+        assert HOSTILE_TRAINING in help_text and "combiner.json" in help_text
+        # What is outlined and what the numbers say agree (#23 item 3): the hazard decoding, in words.
+        assert "前面都对" in help_text and "不是“这一步就是首错”的概率" in help_text
+        if answer["combined"]["graded_wrong"]:
+            assert len(shares) == len(answer["steps"]) and sum(shares) == pytest.approx(1, abs=1e-6)
+            assert shares.index(max(shares)) == suspect  # the largest "chance it is the first error"
+            assert "百分比最大的一步" in help_text
+        else:
+            assert shares == []
+            reached = [k for k, s in enumerate(answer["steps"]) if s["p"] >= threshold]
+            assert suspect == (reached[0] if reached else None)
+            assert f"第一个达到 {threshold:.2f} 的步骤" in help_text
         assert driver.execute_script("return window.__pwned") is None
         assert driver.execute_script("return document.images.length") == 0
 
@@ -281,8 +296,10 @@ def test_a_combiners_probabilities_replace_the_opaque_severity(
     k, step = next(
         (k, s) for k, s in enumerate(answers[mild]["steps"]) if _mild_but_likely(s, answers[mild]["combined"])
     )
-    shown = css(driver, f".answer[data-run='{run_id}'] li[data-step='{k}'] .chip.prob.bad").text
-    assert shown == f"P(first wrong) {step['p']:.2f}"
+    shown = css(driver, f".answer[data-run='{run_id}'] li[data-step='{k}'] .chip.prob").text
+    assert shown == f"P(wrong | earlier right) {step['p']:.2f}"
+    english_help = css(driver, f".answer[data-run='{run_id}'] p[data-help='combiner']").text
+    assert "it is not the chance that this step is the first error" in english_help
     assert "fitted on: " + HOSTILE_TRAINING in css(driver, f".answer[data-run='{run_id}'] p[data-help='combiner']").text
     css(driver, "#lang").click()
     assert console_errors(driver) == []
