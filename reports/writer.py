@@ -74,6 +74,9 @@ COLUMN_TITLES: dict[str, tuple[str, str]] = {
 """What the page calls each column of the tables, in Chinese and in English (a column not listed, such as
 a run's name, shows as it is)."""
 
+SOURCES_ZH = {"CMMLU analysis": "CMMLU 的分析", "CK12 variants": "CK12 题目变体", "paired": "同题配对"}
+"""Where a table comes from, on the Chinese page (``CK12 Table 1`` becomes ``CK12 表 1``)."""
+
 SPLITS_ZH = {"Specialty": "专业题", "Interdiscipline": "跨学科题"}
 SELECTIONS_ZH = {"all": "全部题目", "reasoning-subset": "推理子集（CK12 表 2）"}
 
@@ -318,6 +321,7 @@ def _write_folder(
                 "zh": zh,
                 "en": en,
                 "source": source,
+                "source_zh": SOURCES_ZH.get(source, source.replace(" Table ", " 表 ")),
                 "caption": caption,
                 "caption_zh": table.attrs.get("caption_zh", caption),
                 "columns": [str(c) for c in table.columns],

@@ -889,7 +889,7 @@
     root.appendChild(el('h2', null, t('tables')));
     for (const table of DATA.tables) {
       const card = el('div', { class: 'card', id: 'table-' + table.id });
-      card.appendChild(el('h3', null, table[state.lang], ' ', el('span', { class: 'muted small' }, t('tableSource') + colon() + table.source)));
+      card.appendChild(el('h3', null, table[state.lang], ' ', el('span', { class: 'muted small' }, t('tableSource') + colon() + (state.lang === 'zh' && table.source_zh ? table.source_zh : table.source))));
       const caption = state.lang === 'zh' && table.caption_zh ? table.caption_zh : table.caption;
       if (caption) card.appendChild(el('p', { class: 'muted small caption' }, caption));
       if (!table.rows.length) card.appendChild(el('p', { class: 'empty' }, t('noData')));

@@ -232,4 +232,5 @@ def test_every_string_follows_the_language_switch(driver: Any, page: tuple[str, 
     _shot(driver, "tables-zh")
     for column in ENGLISH_LEFT[3:]:
         assert column not in tables, column
+    assert "CK12 表 1" in tables and "CK12 Table" not in tables and "paired" not in tables
     assert console_errors(driver) == []
