@@ -62,8 +62,8 @@ def stratified(questions: Sequence[Question], per_subject: int) -> list[Question
 
     Each pick of a subject goes to the stage this subject has had least, among those the whole
     selection has had least so far (the sample's primary-school questions are in three subjects
-    only: they are taken there), and takes the stage's first question of a type this subject has
-    not had yet. The choice is stable and the result keeps the bank's order. ``per_subject`` 0
+    only: they are taken there), and takes there the first question of a type this subject has not
+    had yet, the type the selection has had least first. The choice is stable and the result keeps the bank's order. ``per_subject`` 0
     means every question.
     """
     if per_subject <= 0:
@@ -73,6 +73,7 @@ def stratified(questions: Sequence[Question], per_subject: int) -> list[Question
         by_subject[q.subject][q.stage.value if q.stage else ""].append(q)
     scarce = Counter(q.stage.value if q.stage else "" for q in questions)
     overall: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
     chosen: set[str] = set()
     for by_stage in by_subject.values():
         mine: Counter[str] = Counter()
@@ -83,9 +84,10 @@ def stratified(questions: Sequence[Question], per_subject: int) -> list[Question
                 break
             stage = min(left, key=lambda s: (mine[s], overall[s], scarce[s]))
             queue = by_stage[stage]
-            q = next((x for x in queue if x.type.value not in types), queue[0])
+            q = min(queue, key=lambda x: (x.type.value in types, kinds[x.type.value]))  # first of the least used
             queue.remove(q)
             types.add(q.type.value)
+            kinds[q.type.value] += 1
             mine[stage] += 1
             overall[stage] += 1
             chosen.add(q.id)
