@@ -50,7 +50,16 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, int]]
     root = tmp_path_factory.mktemp("page")
     qs = [
         question("history", "历史", "秦朝", "中央集权", "fill_in_blank", stem=HISTORY, answer=["分封制", "郡县制"]),
-        question("physics", "物理", "质量与密度", "密度", "fill_in_blank", stem=PHYSICS, answer=["$$50$$", "$$0.8$$"]),
+        question(
+            "physics",
+            "物理",
+            "质量与密度",
+            "密度",
+            "fill_in_blank",
+            stem=PHYSICS,
+            answer=["$$50$$", "$$0.8$$"],
+            analysis=r"水的质量为 $$250\text{克}$$，容器质量为 $$50\text{克}$$，单价 $$12\text{元/千克}$$",
+        ),
         question("sorting", "物理", "热学", "温度计", "sorting", stem=SORTING, options=["选取温度计", "读数", "接触"]),
         question("poetry", "语文", "古诗文", "默写", "fill_in_blank", stem=POETRY, answer=["谁道人生无再少"]),
         question("formula", "化学", "物质", "化学式", stem="下列物质属于盐的是", options=FORMULA_OPTIONS),
@@ -150,11 +159,14 @@ def test_text_in_math_stays_on_one_line_in_steps_and_analyses(driver: Any, page:
     url, index = page
     _open(driver, url, index["physics"])
     _shot(driver, "text-in-math")
-    heights = driver.execute_script(
-        "return [...document.querySelectorAll('.answer ol.steps .katex .mord.text')]"
-        ".filter((e) => /[克元]/.test(e.textContent)).map((e) => [e.textContent, e.getBoundingClientRect().height])"
+    measure = (
+        "return [...document.querySelectorAll(arguments[0])].filter((e) => /[克元]/.test(e.textContent))"
+        ".map((e) => [e.textContent, e.getBoundingClientRect().height])"
     )
-    assert len(heights) >= 3, heights
+    heights = driver.execute_script(measure, ".answer ol.steps .katex .mord.text")
+    analysis = driver.execute_script(measure, ".card:not(.answer) ol.steps .katex .mord.text")
+    assert len(heights) >= 3 and len(analysis) == 3, (heights, analysis)
+    heights += analysis
     line = driver.execute_script(
         "return parseFloat(getComputedStyle(document.querySelector('.answer ol.steps')).fontSize)"
     )
