@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 
 from reasoning_metrics.slots import LOAD_FAILED
+from reasoning_metrics.verify.aggregate import NO_REFERENCE
+from reasoning_metrics.verify.scored import NO_ENCODER, NO_JUDGE
 
 ROLES_ZH = {
     "encoder": "句子编码器",
+    "NLI": "NLI（推理判断）模型",
     "nli": "NLI（推理判断）模型",
     "lm": "语言模型",
     "grammar": "语法模型",
@@ -34,11 +37,16 @@ REASONS_ZH: dict[str, str] = {
     "no process reward model given": "没有指定过程奖励模型",
     "no rollout backend given": "没有指定续写模型",
     "the process reward model could not score this solution (too long)": "解答太长，过程奖励模型无法评分",
+    "the process reward model could not score this chain (too long)": "解答太长，过程奖励模型无法评分",
     "no gold answer to compare continuations with": "没有标准答案可与续写比较",
+    NO_REFERENCE: "没有参考：题库没有这道题的教师解析",
+    NO_JUDGE: "评分（score）时不运行评审模型（meta-eval 可以运行）",
+    NO_ENCODER: "没有步骤相似度：这条推理链没有经过句子编码器，或题目没有句子",
 }
 
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"no (\w+) model for (\w+) text \(pass one\)"), "没有用于{lang}文本的{role}（请指定一个）"),
+    (re.compile(r"no (NLI) model for (\w+) text"), "没有用于{lang}文本的{role}"),
     (re.compile(r"no (\w+) model"), "没有{role}"),
     (re.compile(re.escape(LOAD_FAILED) + r" (\w+) model (.*)"), "无法加载{role}：{detail}"),
     (re.compile(r"the NLI model gave no answer for (\d+) of (\d+) pairs"), "NLI 模型对 {a} / {b} 个句对没有给出结果"),

@@ -41,7 +41,7 @@
       combinerRuleOther: '这份答案判对或未判分，所以圈出第一个达到 {threshold} 的步骤；没有步骤达到就不圈。',
       combinerAbout: '组合器：{name}；拟合所用数据：{training}。它只在这些数据上学过，换一类题目或模型时数字可能偏高或偏低，以教师判断为准。',
       unknownTraining: '未知（组合器文件已不在原处或已改变）',
-      detector_roscoe: 'ROSCOE 相似度检测', detector_contradiction: '矛盾检测（NLI）', detector_judge: '评审模型',
+      partial: '部分得分', detector_roscoe: 'ROSCOE 相似度检测', detector_contradiction: '矛盾检测（NLI）', detector_judge: '评审模型',
       detector_prm: '过程奖励模型', detector_rollouts: '续写检验',
       mathDefines: '未排版：公式中定义了宏（\\def、\\newcommand、\\let 等），按原文显示', mathDeep: '未排版：嵌套超过 {depth} 层，按原文显示',
       mathSlow: '未排版：这一页的公式太多，无法及时排版，按原文显示', mathLarge: '未排版：公式排版后过大，按原文显示',
@@ -83,7 +83,7 @@
       combinerRuleOther: 'This answer is graded right or not graded, so the first step at or above {threshold} is outlined; none when no step reaches it.',
       combinerAbout: "Combiner: {name}; fitted on: {training}. It learned from those data only: on other questions or models its numbers may run high or low, and the teacher's judgement decides.",
       unknownTraining: 'not known (the combiner file has moved or changed)',
-      detector_roscoe: 'ROSCOE similarity', detector_contradiction: 'contradiction (NLI)', detector_judge: 'judge',
+      partial: 'partial credit', detector_roscoe: 'ROSCOE similarity', detector_contradiction: 'contradiction (NLI)', detector_judge: 'judge',
       detector_prm: 'process reward model', detector_rollouts: 'rollouts',
       mathDefines: 'not typeset: the formula defines a macro (\\def, \\newcommand, \\let...); shown as written', mathDeep: 'not typeset: nested more than {depth} deep; shown as written',
       mathSlow: 'not typeset: this view has more math than can be drawn in time; shown as written', mathLarge: 'not typeset: the formula draws too large; shown as written',
@@ -271,11 +271,27 @@
     const raw = item == null ? '' : typeof item === 'string' ? item : item.t;
     const plain = typeof item === 'string' ? item : shown(item);
     if (!window.katex || typeof raw !== 'string' || !/[$\\]/.test(raw)) return emphasis(plain);
+    // Bold around math (`**设速度为 $x$ 米**`): split at the emphasis first, outside any formula.
+    const evenDollars = (text) => text.split('$').length % 2 === 1;
+    const bold = [...raw.matchAll(/\*\*([^*\n]+?)\*\*/g)].filter((m) => evenDollars(raw.slice(0, m.index)) && evenDollars(m[1]));
+    if (bold.length) {
+      const parts = [];
+      let last = 0;
+      for (const m of bold) {
+        if (m.index > last) parts.push(...typed(raw.slice(last, m.index), inline));
+        parts.push(el('strong', null, typed(m[1], inline)));
+        last = m.index + m[0].length;
+      }
+      if (last < raw.length) parts.push(...typed(raw.slice(last), inline));
+      return el('span', { class: 'rich' }, parts);
+    }
     const pieces = mathPieces(raw);
     if (!pieces.some((p) => p.tex != null)) return emphasis(plain);
-    return el('span', { class: 'rich' }, pieces.flatMap((p) => (p.tex != null
-      ? mathNode(inline ? Object.assign(p, { display: false }) : p)
-      : emphasis(p.text))));
+    return el('span', { class: 'rich' }, typed(raw, inline));
+  }
+  // Text with its formulas typeset (no emphasis): the pieces as nodes and strings.
+  function typed(text, inline) {
+    return mathPieces(text).map((p) => (p.tex != null ? mathNode(inline ? Object.assign(p, { display: false }) : p) : p.text));
   }
   // An extracted or gold answer: each part typeset, bare LaTeX (`\frac{1}{2}`) too.
   function answerRich(value) {
@@ -720,7 +736,7 @@
       el('dt', null, t('extracted')), el('dd', { class: 'extracted' }, answerRich(a.extracted)),
       el('dt', null, t('gold')), el('dd', { class: 'gold' }, answerRich(a.gold)));
     if (a.rank != null) kv.append(el('dt', null, t('rank')), el('dd', null, String(a.rank)));
-    if (a.partial != null) kv.append(el('dt', null, '%'), el('dd', null, pct(a.partial)));
+    if (a.partial != null) kv.append(el('dt', null, t('partial')), el('dd', null, pct(a.partial)));
     const scoreKeys = Object.keys(a.scores || {});
     if (scoreKeys.length) {
       kv.append(el('dt', null, t('scores')), el('dd', null, scoreKeys.map((k) => {

@@ -41,6 +41,7 @@ FORMULA_OPTIONS = [
 COT = (
     "**第一步**：水的质量 $$m=\\rho V=1\\times 250=250\\text{克}$$\n"
     "**第二步**：容器质量为 300-250=50 $$\\text{克}$$，单价 $$12\\text{元/千克}$$\n"
+    "**设液体的密度为 $$\\rho$$，则 $$\\rho=0.8$$。**\n"
     "所以答案是 **50** 和 <b>0.8</b>"
 )
 
@@ -188,9 +189,11 @@ def test_markdown_emphasis_in_steps_is_bold_and_still_text(driver: Any, page: tu
     url, index = page
     _open(driver, url, index["physics"])
     strong = driver.execute_script(
-        "return [...document.querySelector('.answer ol.steps').querySelectorAll('strong')].map((e) => e.textContent)"
+        "return [...document.querySelector('.answer ol.steps').querySelectorAll('strong')]"
+        ".map((e) => [e.textContent, e.querySelectorAll('.katex').length])"
     )
-    assert strong == ["第一步", "第二步", "50"], strong
+    assert [text for text, _ in strong][:2] == ["第一步", "第二步"] and strong[3] == ["50", 0], strong
+    assert strong[2][0].startswith("设液体的密度为") and strong[2][1] == 2, strong  # bold around two formulas
     steps = driver.execute_script("return document.querySelector('.answer ol.steps').innerText")
     assert "**" not in steps
     assert "<b>0.8</b>" in steps  # HTML in a model's step stays text
