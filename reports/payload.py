@@ -196,6 +196,7 @@ def labels(answers: dict[str, Any]) -> dict[str, Any]:
     from reasoning_metrics.records import FLAG_NAMES as STEP_FLAGS
     from reasoning_metrics.verify.aggregate import FLAG_THRESHOLD
     from reasoning_metrics.verify.flags import FLAG_NAMES as FINDINGS
+    from reasoning_metrics.verify.registry import DETECTOR_NAMES
 
     why = {
         reason
@@ -208,6 +209,7 @@ def labels(answers: dict[str, Any]) -> dict[str, Any]:
     return {
         "metrics": {key: metric_entry(key) for key in sorted(not_computed)},
         "flags": {name: list(pair) for name, pair in STEP_FLAGS.items()},
+        "detectors": {name: list(pair) for name, pair in DETECTOR_NAMES.items()},
         "findings": {str(kind): list(pair) for kind, pair in FINDINGS.items()},
         "suspect_at": FLAG_THRESHOLD,
         "reasons": {reason: zh for reason in sorted(why) if (zh := reason_zh(reason)) is not None},

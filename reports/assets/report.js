@@ -41,8 +41,8 @@
       combinerRuleOther: '这份答案判对或未判分，所以圈出第一个达到 {threshold} 的步骤；没有步骤达到就不圈。',
       combinerAbout: '组合器：{name}；拟合所用数据：{training}。它只在这些数据上学过，换一类题目或模型时数字可能偏高或偏低，以教师判断为准。',
       unknownTraining: '未知（组合器文件已不在原处或已改变）',
-      partial: '部分得分', detector_roscoe: 'ROSCOE 相似度检测', detector_contradiction: '矛盾检测（NLI）', detector_judge: '评审模型',
-      detector_prm: '过程奖励模型', detector_rollouts: '续写检验',
+      partial: '部分得分', value_repeat_similarity: '与前面最像的步骤的相似度', value_earlier_contradiction: '与前面步骤矛盾的概率',
+      mathError: '公式无法排版，按原文显示',
       mathDefines: '未排版：公式中定义了宏（\\def、\\newcommand、\\let 等），按原文显示', mathDeep: '未排版：嵌套超过 {depth} 层，按原文显示',
       mathSlow: '未排版：这一页的公式太多，无法及时排版，按原文显示', mathLarge: '未排版：公式排版后过大，按原文显示',
     },
@@ -83,8 +83,8 @@
       combinerRuleOther: 'This answer is graded right or not graded, so the first step at or above {threshold} is outlined; none when no step reaches it.',
       combinerAbout: "Combiner: {name}; fitted on: {training}. It learned from those data only: on other questions or models its numbers may run high or low, and the teacher's judgement decides.",
       unknownTraining: 'not known (the combiner file has moved or changed)',
-      partial: 'partial credit', detector_roscoe: 'ROSCOE similarity', detector_contradiction: 'contradiction (NLI)', detector_judge: 'judge',
-      detector_prm: 'process reward model', detector_rollouts: 'rollouts',
+      partial: 'partial credit', value_repeat_similarity: 'similarity to the closest earlier step', value_earlier_contradiction: 'contradiction of an earlier step',
+      mathError: 'not typeset, shown as written',
       mathDefines: 'not typeset: the formula defines a macro (\\def, \\newcommand, \\let...); shown as written', mathDeep: 'not typeset: nested more than {depth} deep; shown as written',
       mathSlow: 'not typeset: this view has more math than can be drawn in time; shown as written', mathLarge: 'not typeset: the formula draws too large; shown as written',
     },
@@ -126,7 +126,7 @@
   const metricLabel = (k) => { const m = DATA.metrics.find((x) => x.key === k) || (LABELS.metrics || {})[k]; return m ? metricName(m) : k; };
   const colon = () => (state.lang === 'zh' ? '：' : ': ');
   const listSep = () => (state.lang === 'zh' ? '；' : '; ');
-  const detectorName = (k) => t('detector_' + k) === 'detector_' + k ? k : t('detector_' + k);
+  const detectorName = (k) => named(LABELS.detectors || {}, k);
   // A step flagged by a detector, or (rule 'fallback') a guess: the solution is suspect, no step is.
   const suspectChip = (rule) => (rule === 'fallback'
     ? el('span', { class: 'chip warn', title: t('suspectGuessHelp') }, '? ' + t('suspectGuess'))
@@ -253,7 +253,7 @@
     try {
       window.katex.render(blanks(piece.tex), span, Object.assign({}, MATH_OPTIONS, { displayMode: piece.display }));
     } catch (error) {
-      return fallback(String(error && error.message || error));
+      return fallback(state.lang === 'zh' ? t('mathError') : t('mathError') + ': ' + String(error && error.message || error));
     }
     if (span.getElementsByTagName('*').length > MATH_NODES) return fallback(t('mathLarge'));
     return span;
@@ -775,7 +775,7 @@
         matchLine(t('source'), step.src, t('similarity')),
         matchLine(t('reference'), step.ref, t('similarity')),
         matchLine(t('contradiction'), step.con, t('probability')),
-        Object.keys(step.values || {}).length ? el('div', { class: 'muted small' }, Object.entries(step.values).map(([k2, x]) => k2 + ' ' + fmt(x, 3)).join(' · ')) : null);
+        Object.keys(step.values || {}).length ? el('div', { class: 'muted small' }, Object.entries(step.values).map(([k2, x]) => t('value_' + k2) + ' ' + fmt(x, 3)).join(' · ')) : null);
       if (!detail.childNodes.length) detail.appendChild(el('span', { class: 'muted' }, t('none')));
       detail.hidden = !state.open[openKey];
       const toggle = () => { state.open[openKey] = detail.hidden; detail.hidden = !detail.hidden; };

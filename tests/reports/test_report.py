@@ -155,6 +155,10 @@ def test_placeholder_text_in_data_is_not_substituted() -> None:
         ("$$\\frac{\\sqrt{3}}{2}$$", "√3/2"),
         ("$$\\text{千克}$$", "千克"),
         ("$$\\unknown{x}$$", "\\unknown{x}"),
+        # CK12 fill-in blanks and a model's equation system, as tooltips and plots show them (#23 item 5)
+        ("秦朝废除了 $$\\underline{}$$ ，又实行 $$\\underline{}$$ 。", "秦朝废除了 ____ ，又实行 ____ 。"),
+        ("$$\\underline{\\quad}$$ 和 $$\\underline{5}$$", "____ 和 5"),
+        ("$$\\begin{cases}x+y=1\\\\x-y=2\\end{cases}$$", "{x+y=1 x-y=2"),
         ("没有公式的句子。", "没有公式的句子。"),
     ],
 )
