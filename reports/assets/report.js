@@ -205,7 +205,8 @@
   const MATH_DEPTH = 24;
   const MATH_NODES = 6000;
   const MATH_BUDGET_MS = 1500;
-  const mathClock = { until: Infinity };
+  const MATH_VIEW_NODES = 100000;  // and at most this many elements of typeset math a view
+  const mathClock = { until: Infinity, nodes: 0 };
   function mathDepth(tex) {
     let depth = 0, deepest = 0, brackets = 0;
     for (const m of tex.matchAll(/\\left(?![A-Za-z])|\\right(?![A-Za-z])|\\begin(?![A-Za-z])|\\end(?![A-Za-z])|\\sqrt\s*\[|\\[{}[\]]|[{}\]]/g)) {
@@ -249,13 +250,15 @@
     };
     const refusal = mathRefusal(piece.tex);
     if (refusal) return fallback(refusal);
-    if (performance.now() > mathClock.until) return fallback(t('mathSlow'));
+    if (performance.now() > mathClock.until || mathClock.nodes > MATH_VIEW_NODES) return fallback(t('mathSlow'));
     try {
       window.katex.render(blanks(piece.tex), span, Object.assign({}, MATH_OPTIONS, { displayMode: piece.display }));
     } catch (error) {
       return fallback(state.lang === 'zh' ? t('mathError') : t('mathError') + ': ' + String(error && error.message || error));
     }
-    if (span.getElementsByTagName('*').length > MATH_NODES) return fallback(t('mathLarge'));
+    const drawn = span.getElementsByTagName('*').length;
+    if (drawn > MATH_NODES) return fallback(t('mathLarge'));
+    mathClock.nodes += drawn;
     return span;
   }
   // A blank of a fill-in or sorting stem: CK12 writes `$$\underline{}$$`, which KaTeX draws 0 px wide.
@@ -267,9 +270,34 @@
   }
   // Text with its formulas typeset: `item` is {t, d} from the payload (d: LaTeX simplified to text) or a string.
   // `inline`: a formula alone stays on the line (an option beside its letter, an answer).
+  // CK12 writes tables in stems as `$#table{|$$\centerline{cell}centerlineendflag|...||...|}#$`: rows end
+  // at `||` or `|` + newline + `|`; drawn as a table, each cell's text typeset.
+  const CK12_TABLE = /\$?#table\{([\s\S]*?)\}#\$?/g;
+  function ck12Table(body) {
+    const rows = body.trim().replace(/^\|/, '').replace(/\|$/, '').split(/\|\s*\|/).map((row) => row.split('|'));
+    const cell = (c) => {
+      const m = /^\s*\$*\s*\\centerline\{([\s\S]*)\}\s*centerlineendflag\s*\$*\s*$/.exec(c);
+      const text = m ? m[1] : c.replace(/\$+/g, '').trim();
+      return /[\\^_]/.test(text) ? rich('$' + text + '$', true) : emphasis(text);
+    };
+    return el('div', { class: 'tablewrap ck12-table' }, el('table', { class: 'data' },
+      el('tbody', null, rows.map((row, i) => el('tr', null, row.map((c) => el(i ? 'td' : 'th', null, cell(c))))))));
+  }
   function rich(item, inline) {
     const raw = item == null ? '' : typeof item === 'string' ? item : item.t;
     const plain = typeof item === 'string' ? item : shown(item);
+    const tables = typeof raw === 'string' && raw.includes('#table{') ? [...raw.matchAll(CK12_TABLE)] : [];
+    if (tables.length) {
+      const parts = [];
+      let last = 0;
+      for (const m of tables) {
+        if (m.index > last) parts.push(rich(raw.slice(last, m.index), inline));
+        parts.push(ck12Table(m[1]));
+        last = m.index + m[0].length;
+      }
+      if (last < raw.length) parts.push(rich(raw.slice(last), inline));
+      return el('span', { class: 'rich' }, parts);
+    }
     if (!window.katex || typeof raw !== 'string' || !/[$\\]/.test(raw)) return emphasis(plain);
     // Bold around math (`**设速度为 $x$ 米**`): split at the emphasis first, outside any formula.
     const evenDollars = (text) => text.split('$').length % 2 === 1;
@@ -929,6 +957,7 @@
     const arg = rest.join('/');
     document.documentElement.lang = state.lang === 'zh' ? 'zh-CN' : 'en';
     mathClock.until = performance.now() + MATH_BUDGET_MS;
+    mathClock.nodes = 0;
     document.getElementById('title').textContent = t('title');
     document.title = t('title') + ' · k12eval';
     const langButton = document.getElementById('lang');

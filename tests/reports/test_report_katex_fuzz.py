@@ -61,6 +61,8 @@ PAYLOADS: dict[str, str] = {
     "color_size": r"$\color{red}{\Huge x}\textcolor{blue}{y}\fontsize{999}{999}z$",
     "unbalanced": "$" + "{" * 300 + "x$ and $" + "}" * 300 + "$",
     "dollars_only": "$" * 5000,
+    "ck12_table_3000_cells": "$#table{" + "|$$\\centerline{\\frac{1}{2}}centerlineendflag" * 3000 + "|}#$",
+    "ck12_table_unclosed": "$#table{|a|b|" * 300,
 }
 
 

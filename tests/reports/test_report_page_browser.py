@@ -32,6 +32,12 @@ SORTING = "请将各步骤的标号按正确的顺序填写在下面横线上．
 POETRY = r" $$\underline{}\underline{}$$ ？门前流水尚能西。休将白发唱黄鸡。"
 SALTS = ["CuSO4", "K2CO3", "NaNO3", "HCl"]
 SALT_STEPS = ["A. CuSO4 是盐，正确。", "B. K2CO3 是盐，正确。", "D. HCl 是酸，错误。", "故选B。", "故选B。"]
+TABLE = (  # 初中/历史/单选.jsonl, first two rows of its table
+    "下列历史史实与历史解释对应正确的是\n$#table{|$$\\centerline{选项}centerlineendflag|$$\\centerline{历史史实}centerlineendflag|"
+    "$$\\centerline{历史解释}centerlineendflag||$$\\centerline{A}centerlineendflag|$$\\centerline{北京人的发现}centerlineendflag|"
+    "$$\\centerline{对于研究古人类进化的历史具有重要意义}centerlineendflag|\n|$$\\centerline{B}centerlineendflag|"
+    "$$\\centerline{反应前的质量（\\rm g）}centerlineendflag|$$\\centerline{x}centerlineendflag|}#$\n"
+)
 FORMULA_OPTIONS = [
     r"$${CuS}{{{O}}_{4}}$$",
     r"$${{{K}}_{2}}{C}{{{O}}_{3}}$$",
@@ -64,6 +70,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, int]]
         question("sorting", "物理", "热学", "温度计", "sorting", stem=SORTING, options=["选取温度计", "读数", "接触"]),
         question("poetry", "语文", "古诗文", "默写", "fill_in_blank", stem=POETRY, answer=["谁道人生无再少"]),
         question("formula", "化学", "物质", "化学式", stem="下列物质属于盐的是", options=FORMULA_OPTIONS),
+        question("table", "历史", "史前时期", "北京人", stem=TABLE),
         question(
             "salt", "化学", "物质", "盐", stem="下列物质属于盐的是", options=SALTS, analysis="硫酸铜是盐。故选A。"
         ),
@@ -75,6 +82,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, int]]
         "sorting": Answer(False, output="答案是：CBA", extracted=["CBA"]),
         "poetry": Answer(True, output="谁道人生无再少"),
         "formula": Answer(True, output="答案是 A"),
+        "table": Answer(True, output="答案是 A"),
         "salt": Answer(False, output="\n".join(SALT_STEPS), extracted=["B"]),
     }
     by_id = {q.id: q for q in qs}
@@ -249,3 +257,23 @@ def test_every_string_follows_the_language_switch(driver: Any, page: tuple[str, 
         assert column not in tables, column
     assert "CK12 表 1" in tables and "CK12 Table" not in tables and "paired" not in tables
     assert console_errors(driver) == []
+
+
+def test_ck12_tables_in_stems_are_drawn_as_tables(driver: Any, page: tuple[str, dict[str, int]]) -> None:
+    """363 stems of the CK12 release hold a `$#table{...}#$`: it showed as its markup."""
+    url, index = page
+    _open(driver, url, index["table"])
+    _shot(driver, "ck12-table")
+    cells = driver.execute_script(
+        "return [...document.querySelectorAll('.stem table tr')].map((tr) => [...tr.children].map((c) => c.innerText))"
+    )
+    assert cells[:2] == [
+        ["选项", "历史史实", "历史解释"],
+        ["A", "北京人的发现", "对于研究古人类进化的历史具有重要意义"],
+    ]
+    assert cells[2][0] == "B" and "反应前的质量" in cells[2][1] and len(cells) == 3, cells
+    assert (
+        driver.execute_script("return document.querySelectorAll('.stem table .katex').length") == 1
+    )  # the cell with \\rm g
+    stem = driver.execute_script("return document.querySelector('.stem').innerText")
+    assert "centerline" not in stem and "#table" not in stem and "下列历史史实" in stem
