@@ -96,8 +96,13 @@ def write_plots(nodes: pd.DataFrame, runs: list[dict[str, str]], out: Path, font
         _weakest(nodes, runs, out / "weakest.png", label, plt)
         _unparsed(nodes, runs, out / "unparsed.png", label, plt)
     if label.replaced:
+        from reports.runs import Note
+
+        text = "no CJK font found: Chinese plot labels were replaced (pip install paperang-p2-fonts-cjk, or apt fonts-noto-cjk)"
         notes.append(
-            "no CJK font found: Chinese plot labels were replaced (pip install paperang-p2-fonts-cjk, or apt fonts-noto-cjk)"
+            Note(
+                text, "没有中文字体：图中的中文标签已被替换（pip install paperang-p2-fonts-cjk，或 apt fonts-noto-cjk）"
+            )
         )
     return notes
 

@@ -202,7 +202,7 @@ def write_report(
     """
     from kg.errors import InputError
     from reports.aggregate import node_table, question_frame
-    from reports.runs import graph_of, load_runs
+    from reports.runs import Note, graph_of, load_runs
     from reports.staging import staged_folder
     from runners.options import choose
     from runners.selection import SELECTIONS
@@ -217,7 +217,10 @@ def write_report(
         raise InputError(f"no answered questions in {', '.join(str(r.dir) for r in runs)}")
     # A run stopped before its first answer was kept (run.json only) is named once and left out.
     empty = [run for run in runs if not run.records]
-    warnings += [f"{run.dir}: no answered questions yet; left out of this report" for run in empty]
+    warnings += [
+        Note(f"{run.dir}: no answered questions yet; left out of this report", f"{run.dir}：还没有作答，未计入本报告")
+        for run in empty
+    ]
     runs = [run for run in runs if run.records]
     graph = graph_of(runs)
     frame = question_frame(runs, graph)
@@ -349,6 +352,7 @@ def _write_folder(
         "version": _version(),
         "k": k,
         "warnings": result.warnings,
+        "warnings_zh": [getattr(w, "zh", w) for w in result.warnings],
     }
     page = render(build_payload(runs, graph, frame, nodes, page_tables, meta), title)
     (out / "index.html").write_text(page, encoding="utf-8")
@@ -368,7 +372,10 @@ def _missing(module: str, extra: str, what: str, warnings: list[str]) -> bool:
     """True when ``module`` is installed; else a warning naming what is left out and the extra to install."""
     if installed(module):
         return True
-    warnings.append(f"{module} is not installed: no {what}; install it with: pip install 'k12eval[{extra}]'")
+    from reports.runs import Note
+
+    text = f"{module} is not installed: no {what}; install it with: pip install 'k12eval[{extra}]'"
+    warnings.append(Note(text, f"没有安装 {module}：未生成 {what}；安装方法：pip install 'k12eval[{extra}]'"))
     return False
 
 

@@ -558,7 +558,7 @@
     }
     root.appendChild(cards);
     if (DATA.meta.warnings && DATA.meta.warnings.length) {
-      root.appendChild(el('div', { class: 'note' }, el('strong', null, t('warnings') + ': '), DATA.meta.warnings.map((w) => el('div', null, w))));
+      root.appendChild(el('div', { class: 'note' }, el('strong', null, t('warnings') + ': '), (state.lang === 'zh' && DATA.meta.warnings_zh ? DATA.meta.warnings_zh : DATA.meta.warnings).map((w) => el('div', null, w))));
     }
     const heat = DATA.overview.heatmap;
     const table = el('table', { class: 'data heat' });

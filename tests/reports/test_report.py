@@ -224,6 +224,7 @@ def test_cli_report_names_a_run_with_no_records_yet_and_reports_the_others(tmp_p
     assert "done: 7 scored, accuracy 57.1%" in result.output
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert [run["id"] for run in summary["runs"]] == ["done"]
+    assert any("还没有作答" in w for w in summary["warnings_zh"])  # the Chinese page's line for it
 
 
 def test_cli_report_missing_bank_warns_and_data_overrides(tmp_path: Path) -> None:
