@@ -12,6 +12,18 @@ SCORES_VERSION: Literal[1] = 1
 Flag = Literal["unsupported", "contradicts_source", "repeats_earlier", "not_in_reference"]
 """Per-step warnings for teachers; thresholds in :class:`reasoning_metrics.steps.StepThresholds`."""
 
+FLAG_NAMES: dict[str, tuple[str, str]] = {
+    "unsupported": ("题目中找不到依据", "unsupported by the question"),
+    "contradicts_source": ("与题目矛盾", "contradicts the question"),
+    "repeats_earlier": ("重复前面的步骤", "repeats an earlier step"),
+    "not_in_reference": ("解析中没有这一步", "missing from the reference"),
+    # written by earlier versions; still in old score files
+    "repeats": ("重复", "repeated"),
+    "arithmetic_error": ("计算错误", "arithmetic error"),
+    "hallucination": ("幻觉", "hallucination"),
+}
+"""What the page calls each :data:`Flag`, in Chinese and in English."""
+
 
 @dataclass(frozen=True)
 class Chain:

@@ -66,6 +66,13 @@ def _convert(text: str) -> str:
                 root = {"3": "∛", "4": "∜"}.get(index, (index.translate(_SUP) if index else "") + "√")
                 inner = _convert(body)
                 out.append(root + (inner if len(inner) <= 1 or inner.isalnum() else f"({inner})"))
+            elif name in ("underline", "uline"):  # a blank of a fill-in stem when empty
+                body, i = latex_argument(text, i)
+                inner = _convert(body).strip()
+                out.append(inner or "____")
+            elif name in ("begin", "end"):  # an environment's name is not text (cases: a brace)
+                env, i = latex_argument(text, i)
+                out.append("{" if name == "begin" and env.strip() == "cases" else "")
             elif name in TEXT_COMMANDS:
                 body, i = latex_argument(text, i)
                 out.append(_convert(body))

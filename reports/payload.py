@@ -170,8 +170,50 @@ def _steps(output: str | None, scores: QuestionScores | None) -> list[dict[str, 
 
 
 def _findings(findings: tuple[Finding, ...]) -> list[dict[str, Any]]:
-    """Detector flags as the page shows them: kind, message (untrusted text) and severity."""
-    return [{"kind": f.kind, "message": f.message, "severity": clean(f.severity)} for f in findings]
+    """Detector flags as the page shows them: kind, message (untrusted text, in Chinese as ``zh`` when the
+    detector wrote it; else ``evidence``, the quoted expression, stands in on the Chinese page) and severity."""
+    return [
+        {
+            "kind": f.kind,
+            "message": f.message,
+            "zh": f.message_zh,
+            "evidence": f.evidence,
+            "severity": clean(f.severity),
+        }
+        for f in findings
+    ]
+
+
+def labels(answers: dict[str, Any]) -> dict[str, Any]:
+    """What the page calls flags and findings in each language, the severity at which a finding marks its
+    step, and the Chinese line of every reason why a score or detector has no value in ``answers``.
+
+    Taken from where each is defined (:data:`reasoning_metrics.records.FLAG_NAMES`,
+    :data:`reasoning_metrics.verify.flags.FLAG_NAMES`, :data:`reasoning_metrics.verify.aggregate.FLAG_THRESHOLD`,
+    :func:`reasoning_metrics.reasons.reason_zh`), so the page holds no copy of them.
+    """
+    from reasoning_metrics.reasons import reason_zh
+    from reasoning_metrics.records import FLAG_NAMES as STEP_FLAGS
+    from reasoning_metrics.verify.aggregate import FLAG_THRESHOLD
+    from reasoning_metrics.verify.flags import FLAG_NAMES as FINDINGS
+    from reasoning_metrics.verify.registry import DETECTOR_NAMES
+
+    why = {
+        reason
+        for detail in answers.values()
+        for answer in detail.values()
+        for key in ("unavailable", "detectors_unavailable")
+        for reason in (answer.get(key) or {}).values()
+    }
+    not_computed = {key for detail in answers.values() for answer in detail.values() for key in answer["unavailable"]}
+    return {
+        "metrics": {key: metric_entry(key) for key in sorted(not_computed)},
+        "flags": {name: list(pair) for name, pair in STEP_FLAGS.items()},
+        "detectors": {name: list(pair) for name, pair in DETECTOR_NAMES.items()},
+        "findings": {str(kind): list(pair) for kind, pair in FINDINGS.items()},
+        "suspect_at": FLAG_THRESHOLD,
+        "reasons": {reason: zh for reason in sorted(why) if (zh := reason_zh(reason)) is not None},
+    }
 
 
 def build_payload(
@@ -241,6 +283,7 @@ def build_payload(
         "questions": [_question(graph.questions[qid], reference.get(qid, ())) for qid in order],
         "results": results,
         "answers": answers,
+        "labels": labels(answers),
         "overview": clean(_overview(runs, nodes, graph)),
         "tables": clean(tables),
     }
@@ -264,15 +307,21 @@ def _answer_from(record: RunRecord, scores: QuestionScores | None) -> dict[str, 
         "unavailable": scores.unavailable if scores else {},
         "solution_flags": _findings(scores.solution_findings) if scores else [],
         "detectors_unavailable": scores.detectors_unavailable if scores else {},
-        "combined": _combined(scores),
+        "combined": _combined(scores, record),
     }
 
 
-def _combined(scores: QuestionScores | None) -> dict[str, Any] | None:
-    """The learned combiner's first suspect and threshold; the per-step probabilities are each step's ``p``."""
+def _combined(scores: QuestionScores | None, record: RunRecord) -> dict[str, Any] | None:
+    """The learned combiner's first suspect and threshold, and whether it chose as for an answer graded wrong
+    (the likeliest first error) or not (the earliest step at or above the threshold); the per-step
+    probabilities are each step's ``p``."""
     if scores is None or scores.combined is None:
         return None
-    return {"first_suspect": scores.combined.first_suspect, "threshold": clean(scores.combined.threshold)}
+    return {
+        "first_suspect": scores.combined.first_suspect,
+        "threshold": clean(scores.combined.threshold),
+        "graded_wrong": record.correct is False,
+    }
 
 
 def _combiner(run: Run) -> dict[str, Any] | None:

@@ -33,6 +33,20 @@ ENGLISH = {
 }  # fmt: skip
 _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
 
+WORDS: dict[str, tuple[str, str]] = {
+    "heatmap": ("各学科正确率", "Accuracy by subject"),
+    "accuracy": ("正确率 %", "accuracy %"),
+    "groups": ("文科与理科", "Arts vs science"),
+    "interval": ("正确率 %（95% Wilson 置信区间）", "accuracy % (95% Wilson interval)"),
+    "weakest": ("最薄弱的知识点：{run}", "Weakest knowledge points: {run}"),
+    "ranked": ("正确率 %（按 95% 置信区间上限排序）", "accuracy % (ranked by the upper end of the 95% interval)"),
+    "unparsed": ("未解析的作答", "Unparsed answers"),
+    "unreadable": ("读不出答案的作答 %", "% of answers with no readable answer"),
+    "arts": ("文科", "arts"),
+    "science": ("理科", "science"),
+}
+"""Titles and axis labels: Chinese where a CJK font can draw them (the page's first language), else English."""
+
 
 class Labeller:
     """Turns labels into text the chosen font can draw."""
@@ -40,6 +54,11 @@ class Labeller:
     def __init__(self, has_cjk: bool) -> None:
         self.has_cjk = has_cjk
         self.replaced = 0
+
+    def word(self, key: str, **values: str) -> str:
+        """The plot's own text ``key`` of :data:`WORDS`, in Chinese when the font draws it."""
+        zh, en = WORDS[key]
+        return (zh if self.has_cjk else en).format(**values)
 
     def __call__(self, text: str, position: int | None = None) -> str:
         text = simplify_latex(text)
@@ -73,18 +92,36 @@ def write_plots(nodes: pd.DataFrame, runs: list[dict[str, str]], out: Path, font
     }
     with plt.rc_context(style):  # type: ignore[arg-type]
         _heatmap(nodes, runs, out / "heatmap.png", label, plt)
-        _groups(nodes, runs, out / "groups.png", plt)
+        _groups(nodes, runs, out / "groups.png", label, plt)
         _weakest(nodes, runs, out / "weakest.png", label, plt)
-        _unparsed(nodes, runs, out / "unparsed.png", plt)
+        _unparsed(nodes, runs, out / "unparsed.png", label, plt)
     if label.replaced:
+        from reports.runs import Note
+
+        text = "no CJK font found: Chinese plot labels were replaced (pip install paperang-p2-fonts-cjk, or apt fonts-noto-cjk)"
         notes.append(
-            "no CJK font found: Chinese plot labels were replaced (pip install paperang-p2-fonts-cjk, or apt fonts-noto-cjk)"
+            Note(
+                text, "没有中文字体：图中的中文标签已被替换（pip install paperang-p2-fonts-cjk，或 apt fonts-noto-cjk）"
+            )
         )
     return notes
 
 
 def _short(label: str, width: int = 28) -> str:
     return label if len(label) <= width else label[: width - 1] + "…"
+
+
+def _run_name(label: str, width: int = 20) -> str:
+    """A run's whole name (``model · mode · variant``), one part a line, long parts wrapped, never cut:
+    two runs of one model differ only after its name (zero-shot-CoT and few-shot looked the same)."""
+    import textwrap
+
+    lines = [line for part in label.split(" · ") for line in textwrap.wrap(part, width, break_long_words=True)]
+    return "\n".join(lines)
+
+
+def _run_ticks(ax: Any, runs: list[dict[str, str]], label: Labeller) -> None:
+    ax.set_xticks(range(len(runs)), [label(_run_name(r["label"])) for r in runs], fontsize=7)
 
 
 def _error_bars(acc: Any, lo: Any, hi: Any) -> list[Any]:
@@ -100,18 +137,18 @@ def _heatmap(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, label:
     fig, ax = plt.subplots(figsize=(2.2 + 1.3 * len(runs), 1.2 + 0.45 * max(1, len(table))))
     values = table.to_numpy(dtype=float) * 100
     image = ax.imshow(values, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
-    ax.set_xticks(range(len(runs)), [_short(r["label"], 22) for r in runs], rotation=30, ha="right", fontsize=8)
+    _run_ticks(ax, runs, label)
     ax.set_yticks(range(len(table)), [label(str(s), i) for i, s in enumerate(table.index)], fontsize=9)
     for (i, j), value in pd.DataFrame(values).stack(future_stack=True).items():
         ax.text(j, i, "—" if math.isnan(value) else f"{value:.0f}", ha="center", va="center", fontsize=8)
-    fig.colorbar(image, ax=ax, label="accuracy %")
-    ax.set_title("Accuracy by subject")
+    fig.colorbar(image, ax=ax, label=label.word("accuracy"))
+    ax.set_title(label.word("heatmap"))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def _groups(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, plt: Any) -> None:
+def _groups(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, label: Labeller, plt: Any) -> None:
     rows = nodes[(nodes["slice"] == "group") & (nodes["node"] == ROOT)]
     groups = sorted(rows["slice_value"].unique())
     fig, ax = plt.subplots(figsize=(2.5 + 1.2 * len(runs), 3.4))
@@ -121,11 +158,11 @@ def _groups(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, plt: An
         acc = part["acc_micro"].to_numpy(dtype=float) * 100
         err = _error_bars(acc, part["acc_micro_lo"].to_numpy(dtype=float) * 100, part["acc_micro_hi"] * 100)
         xs = [i + (g - (len(groups) - 1) / 2) * width for i in range(len(runs))]
-        ax.bar(xs, acc, width, yerr=err, capsize=3, label=group)
-    ax.set_xticks(range(len(runs)), [_short(r["label"], 22) for r in runs], rotation=30, ha="right", fontsize=8)
+        ax.bar(xs, acc, width, yerr=err, capsize=3, label=label.word(group) if group in WORDS else label(group))
+    _run_ticks(ax, runs, label)
     ax.set_ylim(0, 100)
-    ax.set_ylabel("accuracy % (95% Wilson interval)")
-    ax.set_title("Arts vs science")
+    ax.set_ylabel(label.word("interval"))
+    ax.set_title(label.word("groups"))
     if groups:
         ax.legend(fontsize=8)
     fig.tight_layout()
@@ -148,20 +185,20 @@ def _weakest(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, label:
     ax.barh(range(len(first)), acc, xerr=_error_bars(acc, lo, hi), capsize=3, color="#d9534f")
     ax.set_yticks(range(len(first)), [_short(n, 34) for n in names], fontsize=8)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("accuracy % (ranked by the upper end of the 95% interval)")
-    ax.set_title(f"Weakest knowledge points: {_short(runs[0]['label'], 40) if runs else ''}")
+    ax.set_xlabel(label.word("ranked"))
+    ax.set_title(label.word("weakest", run=label(runs[0]["label"]) if runs else ""), fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def _unparsed(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, plt: Any) -> None:
+def _unparsed(nodes: pd.DataFrame, runs: list[dict[str, str]], path: Path, label: Labeller, plt: Any) -> None:
     rows = nodes[(nodes["slice"] == "all") & (nodes["node"] == ROOT)].set_index("run").reindex([r["id"] for r in runs])
     fig, ax = plt.subplots(figsize=(2.5 + 1.0 * len(runs), 3.2))
     ax.bar(range(len(runs)), rows["unparsed_rate"].to_numpy(dtype=float) * 100, color="#f0ad4e")
-    ax.set_xticks(range(len(runs)), [_short(r["label"], 22) for r in runs], rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("% of answers with no readable answer")
-    ax.set_title("Unparsed answers")
+    _run_ticks(ax, runs, label)
+    ax.set_ylabel(label.word("unreadable"))
+    ax.set_title(label.word("unparsed"))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

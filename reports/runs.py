@@ -24,6 +24,18 @@ from runners.store import RunStore
 _CHOICE = (QuestionType.SINGLE, QuestionType.MULTIPLE)
 
 
+class Note(str):
+    """A warning for the user (the English text, as the command line prints it) with its Chinese line
+    ``zh`` for the Chinese page."""
+
+    zh: str
+
+    def __new__(cls, text: str, zh: str) -> Note:
+        note = super().__new__(cls, text)
+        note.zh = zh
+        return note
+
+
 @dataclass
 class Run:
     """One run folder, read."""
@@ -86,7 +98,10 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
         path = locate_bank(run.dir, run.header, data)
         if path is None:
             where = run.header.data.get("path") or "(none in run.json)"
-            warnings.append(f"{run.dir}: question bank {where} not found; pass --data PATH to show stems and analyses")
+            zh = f"{run.dir}：找不到题库 {where}，无法显示题干和解析；请用 --data 指定题库"
+            warnings.append(
+                Note(f"{run.dir}: question bank {where} not found; pass --data PATH to show stems and analyses", zh)
+            )
             run.questions = {r.question_id: question_from_record(r) for r in run.records}
             continue
         # Banks are loaded once per way of wording them; the fingerprint check is per run.
@@ -96,10 +111,14 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
         bank = banks[key]
         recorded = run.header.bank or run.header.data.get("fingerprint")
         if recorded and recorded != bank.fingerprint:
-            warnings.append(f"{run.dir}: the question bank {path} changed since the run answered it")
+            zh = f"{run.dir}：题库 {path} 在这次运行作答之后改动过"
+            warnings.append(Note(f"{run.dir}: the question bank {path} changed since the run answered it", zh))
         missing = [r.question_id for r in run.records if r.question_id not in bank.questions]
         if missing:
-            warnings.append(f"{run.dir}: {len(missing)} answered question(s) not in {path}, e.g. {missing[0]!r}")
+            zh = f"{run.dir}：有 {len(missing)} 道作答过的题不在 {path} 中，例如 {missing[0]!r}"
+            warnings.append(
+                Note(f"{run.dir}: {len(missing)} answered question(s) not in {path}, e.g. {missing[0]!r}", zh)
+            )
         run.questions = {
             r.question_id: bank.questions.get(r.question_id) or question_from_record(r) for r in run.records
         }

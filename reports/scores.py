@@ -52,6 +52,8 @@ class Finding:
     """One line for a reader, quoting model text: untrusted, escape it."""
     severity: float | None = None
     evidence: str | None = None
+    message_zh: str | None = None
+    """``message`` in Chinese (``None``: the detector wrote none, or the score file is older)."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ class StepScore:
     suspicion: float | None = None
     """The detectors' combined suspicion of the step (0-1), if they ran."""
     probability: float | None = None
-    """The learned combiner's probability that this is the first wrong step, if one ran."""
+    """The learned combiner's P(this step is the first wrong one | no earlier step was), if one ran (a hazard:
+    several steps can be near 1; the page turns them into each step's chance of being the first error)."""
 
 
 @dataclass(frozen=True)
@@ -217,7 +220,10 @@ def _match(index: int | None, score: float | None, texts: tuple[str, ...]) -> Ma
 
 
 def _findings(flags: Sequence[StepFlag]) -> tuple[Finding, ...]:
-    return tuple(Finding(kind=str(f.kind), message=f.message, severity=f.severity, evidence=f.evidence) for f in flags)
+    return tuple(
+        Finding(kind=str(f.kind), message=f.message, severity=f.severity, evidence=f.evidence, message_zh=f.message_zh)
+        for f in flags
+    )
 
 
 def _with_assessment(steps: tuple[StepScore, ...], assessment: SolutionAssessment | None) -> tuple[StepScore, ...]:

@@ -78,6 +78,13 @@ def type_by_mode_caption(judgment: JudgmentScoring = "per-statement") -> str:
     )
 
 
+JUDGMENT_CAPTION_ZH = {
+    "per-item": "判断题按题计分：每个判断都对才算对（k12eval 更严的规则，CK12 论文和它发布的评分脚本都不这样计）。",
+    "per-statement": "判断题按判断计分：每个判断单独计分（CK12 发布的评分脚本）。",
+}
+"""Table 1's caption on the Chinese page, per judgment scoring."""
+
+
 def type_by_mode(frame: pd.DataFrame, judgment: JudgmentScoring = "per-statement") -> pd.DataFrame:
     """CK12 Table 1: accuracy by question type per variant x model x mode, each cell ``arts / science``.
 
@@ -102,6 +109,7 @@ def type_by_mode(frame: pd.DataFrame, judgment: JudgmentScoring = "per-statement
         rows.append(row)
     table = _sort_runs(pd.DataFrame(rows), keys).reset_index(drop=True)
     table.attrs["caption"] = type_by_mode_caption(judgment)
+    table.attrs["caption_zh"] = JUDGMENT_CAPTION_ZH[judgment]
     return table
 
 

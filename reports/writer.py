@@ -48,6 +48,53 @@ TABLE_TITLES: dict[str, tuple[str, str, str]] = {
 }  # fmt: skip
 
 
+COLUMN_TITLES: dict[str, tuple[str, str]] = {
+    "run": ("运行", "run"), "model": ("模型", "model"), "mode": ("模式", "mode"), "variant": ("题目版本", "variant"),
+    "level1": ("一级知识点", "level-1 point"), "discipline": ("学科", "discipline"), "n": ("题数", "n"),
+    "overall": ("总体", "overall"), "arts": ("文科", "arts"), "science": ("理科", "science"),
+    "average (macro over subjects)": ("平均（各学科简单平均）", "average (macro over subjects)"),
+    "Acc": ("正确率", "Acc"), "Faithfulness-Step": ("忠实度（步骤）", "Faithfulness-Step"),
+    "Source-Consistency": ("与题目一致", "Source-Consistency"), "Reasoning Alignment": ("与解析对齐", "Reasoning Alignment"),
+    "Hallucination": ("无幻觉", "Hallucination"), "Redundancy": ("无冗余", "Redundancy"),
+    "Max contradiction (paper, lower is better)": ("与题目矛盾的最大概率（论文，越低越好）", "Max contradiction (paper, lower is better)"),
+    "n_with": ("含此特征的题数", "questions with"), "acc_with": ("含此特征的正确率", "accuracy with"),
+    "acc_with_lo": ("含：区间下限", "with: interval low"), "acc_with_hi": ("含：区间上限", "with: interval high"),
+    "n_without": ("不含此特征的题数", "questions without"), "acc_without": ("不含此特征的正确率", "accuracy without"),
+    "acc_without_lo": ("不含：区间下限", "without: interval low"), "acc_without_hi": ("不含：区间上限", "without: interval high"),
+    "share_with": ("含此特征的占比", "share with"), "difference": ("差值", "difference"),
+    "run_a": ("运行 A", "run A"), "run_b": ("运行 B", "run B"), "n_pairs": ("配对题数", "pairs"),
+    "acc_a": ("A 的正确率", "accuracy A"), "acc_b": ("B 的正确率", "accuracy B"),
+    "both_right": ("都对", "both right"), "only_a_right": ("仅 A 对", "only A right"),
+    "only_b_right": ("仅 B 对", "only B right"), "both_wrong": ("都错", "both wrong"),
+    "mcnemar_p": ("McNemar 检验 p 值", "McNemar p"), "with": ("有思维链", "with CoT"), "without": ("无思维链", "without CoT"),
+    "accuracy": ("正确率", "accuracy"), "MRR": ("MRR（平均倒数排名）", "MRR"), "mean rank": ("平均排名", "mean rank"),
+    "mean rank / options": ("平均排名 / 选项数", "mean rank / options"),
+    "single_choice": ("单选", "single choice"), "multiple_choice": ("多选", "multiple choice"),
+    "judgment": ("判断", "true/false"), "fill_in_blank": ("填空", "fill in"), "sorting": ("排序", "sorting"),
+    "cloze": ("完形填空", "cloze"),
+}  # fmt: skip
+"""What the page calls each column of the tables, in Chinese and in English (a column not listed, such as
+a run's name, shows as it is)."""
+
+SOURCES_ZH = {"CMMLU analysis": "CMMLU 的分析", "CK12 variants": "CK12 题目变体", "paired": "同题配对"}
+"""Where a table comes from, on the Chinese page (``CK12 Table 1`` becomes ``CK12 表 1``)."""
+
+SPLITS_ZH = {"Specialty": "专业题", "Interdiscipline": "跨学科题"}
+SELECTIONS_ZH = {"all": "全部题目", "reasoning-subset": "推理子集（CK12 表 2）"}
+
+
+def column_title(column: str) -> tuple[str, str]:
+    """``(zh, en)`` title of a table column: :data:`COLUMN_TITLES`, ``Hit@k``, ``Specialty n``..., else the name."""
+    if column in COLUMN_TITLES:
+        return COLUMN_TITLES[column]
+    if column.startswith("Hit@"):
+        return f"前 {column[4:]} 命中率", column
+    split, _, rest = column.partition(" ")
+    if split in SPLITS_ZH and rest:
+        return f"{SPLITS_ZH[split]} {column_title(rest)[0]}", column
+    return column, column
+
+
 @dataclass
 class ReportResult:
     """What :func:`write_report` wrote."""
@@ -122,6 +169,7 @@ def _table2(frame: pd.DataFrame, select: str) -> pd.DataFrame:
 
     table = cot_step_scores(frame)
     table.attrs["caption"] = f"Questions: {select} (--select)."
+    table.attrs["caption_zh"] = f"题目范围：{SELECTIONS_ZH.get(select, select)}（--select）。"
     return table
 
 
@@ -173,7 +221,7 @@ def write_report(
     """
     from kg.errors import InputError
     from reports.aggregate import node_table, question_frame, statement_rows
-    from reports.runs import graph_of, load_runs
+    from reports.runs import Note, graph_of, load_runs
     from reports.staging import staged_folder
     from runners.options import choose
     from runners.selection import SELECTIONS
@@ -187,6 +235,13 @@ def write_report(
     runs, warnings = load_runs(run_dirs, data)
     if not any(run.records for run in runs):
         raise InputError(f"no answered questions in {', '.join(str(r.dir) for r in runs)}")
+    # A run stopped before its first answer was kept (run.json only) is named once and left out.
+    empty = [run for run in runs if not run.records]
+    warnings += [
+        Note(f"{run.dir}: no answered questions yet; left out of this report", f"{run.dir}：还没有作答，未计入本报告")
+        for run in empty
+    ]
+    runs = [run for run in runs if run.records]
     judgment = judgment or runs_judgment_rule(runs)
     graph = graph_of(runs)
     frame = question_frame(runs, graph)
@@ -318,8 +373,14 @@ def _write_folder(
                 "zh": zh,
                 "en": en,
                 "source": source,
+                "source_zh": SOURCES_ZH.get(source, source.replace(" Table ", " 表 ")),
                 "caption": caption,
+                "caption_zh": table.attrs.get("caption_zh", caption),
                 "columns": [str(c) for c in table.columns],
+                "titles": {
+                    "zh": [column_title(str(c))[0] for c in table.columns],
+                    "en": [column_title(str(c))[1] for c in table.columns],
+                },
                 "rows": table.astype(object).where(table.notna(), None).values.tolist(),
             }
         )
@@ -341,6 +402,7 @@ def _write_folder(
         "k": k,
         "judgment": judgment,
         "warnings": result.warnings,
+        "warnings_zh": [getattr(w, "zh", w) for w in result.warnings],
     }
     page = render(build_payload(runs, graph, frame, nodes, page_tables, meta), title)
     (out / "index.html").write_text(page, encoding="utf-8")
@@ -360,7 +422,10 @@ def _missing(module: str, extra: str, what: str, warnings: list[str]) -> bool:
     """True when ``module`` is installed; else a warning naming what is left out and the extra to install."""
     if installed(module):
         return True
-    warnings.append(f"{module} is not installed: no {what}; install it with: pip install 'k12eval[{extra}]'")
+    from reports.runs import Note
+
+    text = f"{module} is not installed: no {what}; install it with: pip install 'k12eval[{extra}]'"
+    warnings.append(Note(text, f"没有安装 {module}：未生成 {what}；安装方法：pip install 'k12eval[{extra}]'"))
     return False
 
 

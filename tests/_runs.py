@@ -295,7 +295,8 @@ def _demo_scores(q: Question, steps: list[str], right: bool, rng: Any) -> dict[s
     assessment = assess_one(ScoredSolution(q.id, question_source(q), tuple(steps))).model_dump(mode="json")
     for i, text in enumerate(steps):
         if "<" in text:  # a flag message quotes model text: it must stay text in the page
-            quote = {"kind": "doubt", "severity": 0.4, "message": f"quoted: {text}", "evidence": text}
+            quote = {"kind": "doubt", "severity": 0.4, "message": f"quoted: {text}", "message_zh": f"引用：{text}"}
+            quote["evidence"] = text
             assessment["steps"][i]["flags"].append(quote)
     qid = q.id
     flagged = [] if right else [1]

@@ -1,7 +1,7 @@
 """What ``k12eval demo`` will do: its settings, the questions it answers, and the plan file that makes it resumable.
 
 The demo answers a stratified subset of the bundled sample (``per_subject`` questions of each
-subject, spread over stages and types) so that it finishes in minutes on a CPU. The subset is
+subject, spread over school stages, then question types) so that it finishes in minutes on a CPU. The subset is
 written once as a CK12 folder (the sample's own JSONL lines, copied) next to the runs, so that
 ``k12eval run``, ``score`` and ``report`` read it like any question bank, and the settings are
 recorded in ``plan.json``: a second ``k12eval demo`` with the same settings resumes, one with
@@ -11,7 +11,7 @@ other settings is refused instead of mixing two demos in one folder.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -58,26 +58,39 @@ class DemoPlan:
 
 
 def stratified(questions: Sequence[Question], per_subject: int) -> list[Question]:
-    """Up to ``per_subject`` questions of each subject, one per (stage, type) group in turn.
+    """Up to ``per_subject`` questions of each subject, spread over school stages first, then types.
 
-    Groups are visited in the order they first appear in the bank, so the choice is stable and
-    a subject's first picks cover as many stages and question types as it has. The result keeps
-    the bank's order. ``per_subject`` 0 means every question.
+    Each pick of a subject goes to the stage this subject has had least, among those the whole
+    selection has had least so far (the sample's primary-school questions are in three subjects
+    only: they are taken there), and takes there the first question of a type this subject has not
+    had yet, the type the selection has had least first. The choice is stable and the result keeps the bank's order. ``per_subject`` 0
+    means every question.
     """
     if per_subject <= 0:
         return list(questions)
-    groups: dict[str, dict[tuple[str, str], list[Question]]] = defaultdict(lambda: defaultdict(list))
+    by_subject: dict[str, dict[str, list[Question]]] = defaultdict(lambda: defaultdict(list))
     for q in questions:
-        groups[q.subject][(q.stage.value if q.stage else "", q.type.value)].append(q)
+        by_subject[q.subject][q.stage.value if q.stage else ""].append(q)
+    scarce = Counter(q.stage.value if q.stage else "" for q in questions)
+    overall: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
     chosen: set[str] = set()
-    for by_group in groups.values():
-        queues = [list(qs) for qs in by_group.values()]
-        picked = 0
-        while picked < per_subject and any(queues):
-            for queue in queues:
-                if queue and picked < per_subject:
-                    chosen.add(queue.pop(0).id)
-                    picked += 1
+    for by_stage in by_subject.values():
+        mine: Counter[str] = Counter()
+        types: set[str] = set()
+        for _ in range(per_subject):
+            left = [s for s, qs in by_stage.items() if qs]
+            if not left:
+                break
+            stage = min(left, key=lambda s: (mine[s], overall[s], scarce[s]))
+            queue = by_stage[stage]
+            q = min(queue, key=lambda x: (x.type.value in types, kinds[x.type.value]))  # first of the least used
+            queue.remove(q)
+            types.add(q.type.value)
+            kinds[q.type.value] += 1
+            mine[stage] += 1
+            overall[stage] += 1
+            chosen.add(q.id)
     return [q for q in questions if q.id in chosen]
 
 

@@ -169,7 +169,9 @@ def score(
             "--combiner",
             help="The learned combiner whose step probabilities and first suspect each record gets "
             "(`combined`, shown by the report): 'default' (the one shipped, used unless --no-detectors), a "
-            "combiner.json from `k12eval calibrate`, or 'none'.",
+            "combiner.json from `k12eval calibrate`, or 'none'. A step's probability is P(wrong | every earlier "
+            "step right); the first suspect of an answer graded wrong is its likeliest first error, of another "
+            "answer the first step at the combiner's threshold.",
         ),
     ] = None,
     prm: PrmOpt = None,

@@ -165,6 +165,13 @@ def assess_one(
     return not_checked(solution, outcome.status, outcome.reason)
 
 
+NOT_CHECKED_ZH: dict[str, str] = {
+    "error": "检测器检查这份解答时出错，未检查",
+    "too_long": "解答太长，超出检查的时间预算，未检查",
+}
+"""Why a solution was not checked (:data:`~.guard.NotChecked`), in Chinese."""
+
+
 def not_checked(solution: Solution, status: NotChecked, reason: str) -> SolutionAssessment:
     """The record of a solution the detectors did not check: no flags, score 0, no suspect step."""
     return SolutionAssessment(
@@ -172,7 +179,7 @@ def not_checked(solution: Solution, status: NotChecked, reason: str) -> Solution
         score=0.0,
         first_suspect=-1,
         steps=[StepAssessment(index=i, suspicion=0.0) for i in range(len(solution.steps))],
-        flags=[StepFlag(kind=FlagKind.NOT_CHECKED, severity=0.0, message=reason)],
+        flags=[StepFlag(kind=FlagKind.NOT_CHECKED, severity=0.0, message=reason, message_zh=NOT_CHECKED_ZH[status])],
         status=status,
     )
 

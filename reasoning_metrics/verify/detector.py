@@ -98,6 +98,6 @@ class Detector(Protocol):
         ...
 
 
-def flag(kind: FlagKind, message: str, evidence: str | None = None) -> StepFlag:
-    """A flag with the fixed severity of its kind (:data:`~.flags.SEVERITY`)."""
-    return StepFlag(kind=kind, severity=SEVERITY[kind], message=message, evidence=evidence)
+def flag(kind: FlagKind, message: str, evidence: str | None = None, zh: str | None = None) -> StepFlag:
+    """A flag with the fixed severity of its kind (:data:`~.flags.SEVERITY`); ``zh``: the message in Chinese."""
+    return StepFlag(kind=kind, severity=SEVERITY[kind], message=message, evidence=evidence, message_zh=zh)

@@ -51,6 +51,12 @@ class EquationConflict:
         name = self.variable
         return f"{self.expression} gives {name} = {self.value:.6g}, but before {name} = {self.previous:.6g}"
 
+    @property
+    def message_zh(self) -> str:
+        """The line in Chinese."""
+        name = self.variable
+        return f"由 {self.expression} 得 {name} = {self.value:.6g}，但前面 {name} = {self.previous:.6g}"
+
 
 def linear_root(claim: Claim) -> tuple[str, float] | bool | None:
     """``(variable, value)`` for a linear equation in one unknown; ``False`` if it is non-linear in it;

@@ -75,6 +75,30 @@ class FlagKind(StrEnum):
     or over the time budget of a chain (``SolutionAssessment.status`` says which)."""
 
 
+FLAG_NAMES: dict[str, tuple[str, str]] = {
+    FlagKind.ARITHMETIC: ("计算错误", "arithmetic"),
+    FlagKind.EQUATION: ("方程前后不一致", "equation"),
+    FlagKind.UNSUPPORTED_NUMBER: ("来历不明的数", "unsupported number"),
+    FlagKind.DOUBT: ("自我怀疑", "doubt"),
+    FlagKind.REPETITION: ("重复", "repetition"),
+    FlagKind.CONTRADICTION: ("矛盾", "contradiction"),
+    FlagKind.JUDGE: ("评审模型", "judge"),
+    FlagKind.PRM: ("过程奖励模型", "process reward model"),
+    FlagKind.ROLLOUT: ("续写都得不到正确答案", "no rollout reaches the answer"),
+    FlagKind.UNUSED_GIVEN: ("已知数未用", "unused given"),
+    FlagKind.NO_FINAL_ANSWER: ("没有最终答案", "no final answer"),
+    FlagKind.NOT_WHOLE: ("个数不是整数", "count not whole"),
+    FlagKind.REFERENCE_VALUE: ("与解析的数值不同", "differs from the analysis"),
+    FlagKind.REFERENCE_RELATION: ("与解析的关系矛盾", "relation against the analysis"),
+    FlagKind.REFERENCE_ANSWER: ("与标准答案不同", "not the gold answer"),
+    FlagKind.REFERENCE_DEPARTURE: ("偏离解析", "leaves the analysis"),
+    FlagKind.FALSE_FACT: ("事实错误", "false fact"),
+    FlagKind.WRONG_FORMULA: ("公式或换算错误", "wrong formula or conversion"),
+    FlagKind.WRONG_VERDICT: ("选项判断与答案相反", "option verdict against the answer"),
+    FlagKind.NOT_CHECKED: ("未检查", "not checked"),
+}
+"""What the page calls each kind of flag, in Chinese and in English."""
+
 SEVERITY = {
     FlagKind.ARITHMETIC: 0.9,
     FlagKind.EQUATION: 0.7,
@@ -106,6 +130,9 @@ class StepFlag(BaseModel):
     """How strongly this flag alone suggests an error, as a probability-like weight."""
     message: str
     """One line for a reader, e.g. ``48 / 2 = 25 is false (48 / 2 = 24)``. Untrusted text: escape it."""
+    message_zh: str | None = None
+    """The same line in Chinese, for the Chinese page (``None``: not written by this detector, or by an
+    older version). Untrusted text: escape it."""
     evidence: str | None = None
     """The offending expression or quoted words, if any. Untrusted text: escape it."""
 

@@ -75,6 +75,8 @@ class Finding:
     message: str
     evidence: str = ""
     variables: frozenset[str] = frozenset()
+    message_zh: str | None = None
+    """``message`` in Chinese."""
 
 
 def read_reference(problem: str, reference: Reference) -> ReadReference:
@@ -140,14 +142,16 @@ def compare_steps(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadR
             if known and not any(same(b.value, v) for v in known):
                 hard = b.variables <= read.question_variables
                 message = f"{b.key} = {b.value:g}; the analysis gives {b.key} = {_listed(known)}"
-                found.append(Finding(i, "value", hard, message, f"{b.key} = {b.value:g}"))
+                zh = f"{b.key} = {b.value:g}；解析中 {b.key} = {_listed(known, '或')}"
+                found.append(Finding(i, "value", hard, message, f"{b.key} = {b.value:g}", message_zh=zh))
         found += _equations_at(i, check, read)
         for n in named_values(text):
             others = [o for o in read.named.get(n.key, []) if o.unit == n.unit]
             if others and not any(same(n.value, o.value) for o in others):
                 listed = _listed([o.value for o in others])
                 message = f"{n.key} = {n.value:g}{n.unit}; the analysis gives {others[0].key} = {listed}"
-                found.append(Finding(i, "value", False, message, f"{n.key} {n.value:g}"))
+                zh = f"{n.key} = {n.value:g}{n.unit}；解析中 {others[0].key} = {_listed([o.value for o in others], '或')}"
+                found.append(Finding(i, "value", False, message, f"{n.key} {n.value:g}", message_zh=zh))
         for r in relations(text):
             theirs = read.relations.get(r.variable, [])
             against = next((t for t in theirs if r.disjoint(t)), None)
@@ -156,8 +160,13 @@ def compare_steps(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadR
                     f"{r.variable} {r.relation} {r.bound:g}; the analysis says "
                     f"{against.variable} {against.relation} {against.bound:g}"
                 )
+                zh = (
+                    f"{r.variable} {r.relation} {r.bound:g}；解析中 "
+                    f"{against.variable} {against.relation} {against.bound:g}"
+                )
                 hard = r.variable in read.question_variables
-                found.append(Finding(i, "relation", hard, message, f"{r.variable} {r.relation} {r.bound:g}"))
+                evidence = f"{r.variable} {r.relation} {r.bound:g}"
+                found.append(Finding(i, "relation", hard, message, evidence, message_zh=zh))
     answer = _answer_finding(steps, checks, read)
     if answer is not None:
         found.append(answer)
@@ -183,8 +192,9 @@ def _equations_at(step: int, check: StepCheck, read: ReadReference) -> list[Find
         if not same(left, right):
             at = ", ".join(f"{v} = {read.solved[v]:g}" for v in sorted(variables))
             message = f"{c.expression} does not hold at the analysis's {at} ({left:g} vs {right:g})"
+            zh = f"代入解析的 {at}，{c.expression} 不成立（{left:g} 与 {right:g}）"
             hard = variables <= read.question_variables
-            found.append(Finding(step, "value", hard, message, c.expression, frozenset(variables)))
+            found.append(Finding(step, "value", hard, message, c.expression, frozenset(variables), zh))
     return found
 
 
@@ -196,8 +206,8 @@ def _chosen_letters(text: str) -> list[str]:
     return [found[k] for k in sorted(found)]
 
 
-def _listed(values: Sequence[float]) -> str:
-    return " or ".join(f"{v:g}" for v in sorted(set(values))[:3])
+def _listed(values: Sequence[float], word: str = "or") -> str:
+    return f" {word} ".join(f"{v:g}" for v in sorted(set(values))[:3])
 
 
 def _answer_finding(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadReference) -> Finding | None:
@@ -206,8 +216,11 @@ def _answer_finding(steps: Sequence[str], checks: Sequence[StepCheck], read: Rea
             letters = _chosen_letters(plain(steps[i]))
             if letters:
                 if letters[-1] not in read.letters:
-                    message = f"chooses {letters[-1]}; the gold answer is {''.join(sorted(read.letters))}"
-                    return Finding(i, "answer", False, message, letters[-1])
+                    gold = "".join(sorted(read.letters))
+                    message = f"chooses {letters[-1]}; the gold answer is {gold}"
+                    return Finding(
+                        i, "answer", False, message, letters[-1], message_zh=f"选了 {letters[-1]}；标准答案是 {gold}"
+                    )
                 return None
         return None
     if not read.gold:
@@ -220,7 +233,8 @@ def _answer_finding(steps: Sequence[str], checks: Sequence[StepCheck], read: Rea
     if other is None:
         return None
     gold = ", ".join(f"{float(g):g}" for g in read.gold[:3])
-    return Finding(final[0], "answer", False, f"reaches {other:g}; the gold answer is {gold}", f"{other:g}")
+    message = f"reaches {other:g}; the gold answer is {gold}"
+    return Finding(final[0], "answer", False, message, f"{other:g}", message_zh=f"得到 {other:g}；标准答案是 {gold}")
 
 
 def _stated_numbers(step: str) -> list[float]:
@@ -256,9 +270,12 @@ def departure(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadRefer
         tick()
         new = next((v for v in computed(text, check) if not _known(read.values, v)), None)
         if new is not None:
-            return Finding(i, "departure", False, f"computes {new:g}, which the analysis never reaches", f"{new:g}")
+            message = f"computes {new:g}, which the analysis never reaches"
+            return Finding(i, "departure", False, message, f"{new:g}", message_zh=f"算出 {new:g}，解析中没有这个数")
     final = final_value(steps, checks)
     if final is not None:
         first = next((i for i, c in enumerate(checks) if any(same(final[1], v) for v in c.mentioned)), final[0])
-        return Finding(first, "departure", False, f"introduces {final[1]:g}, the final value graded wrong")
-    return Finding(len(steps) - 1, "departure", False, "the answer is graded wrong; no step computes a value")
+        message = f"introduces {final[1]:g}, the final value graded wrong"
+        return Finding(first, "departure", False, message, message_zh=f"引入了 {final[1]:g}，即判错的最终答案")
+    message = "the answer is graded wrong; no step computes a value"
+    return Finding(len(steps) - 1, "departure", False, message, message_zh="答案判错；没有哪一步算出数值")

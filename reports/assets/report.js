@@ -27,7 +27,7 @@
       none: '（无）', noAnswer: '这次运行没有回答这道题。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
       paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
       disagree: 'A 与 B 结论不同的题目', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
-      findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约五分之一的第一个错误步骤，学习组合器（评分时默认启用）约五分之二；答案判对但推理有错的解答，几乎都找不到错误步骤（见 docs/detectors.md）。以教师判断为准。',
+      findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约五分之一的第一个错误步骤，学习组合器（评分时默认启用）约五分之二；答案判对但推理有错的解答，几乎都找不到错误步骤。以教师判断为准。',
       verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注保存在本浏览器（localStorage）中；下载的 JSONL 可由 k12eval meta-eval --format chains 读取。',
       steps: '步骤', firstErrorCol: '首错步骤', complete: '完整', clearAll: '清除全部标注', tableSource: '出处',
       noData: '没有数据', warnings: '提示', generated: '生成时间', id: '编号', result: '结果', open: '打开',
@@ -35,9 +35,16 @@
       arts: '文科', science: '理科', stepOf: '步', simSource: '贴合题目', simReference: '贴合解析', contradictionShort: '矛盾',
       variantSaw: '这次运行看到的选项', clickHint: '点击步骤查看匹配的句子；用 ✓ / ✗ 标注对错。',
       solutionFlags: '整体问题', suspicion: '可疑度', detectorsOff: '未运行的检测器',
-      pFirstWrong: 'P(首错)', combinerSuspect: '首个可疑步骤（学习组合器）',
-      combinerHelp: 'P(首错) 是学习组合器给出的概率：这一步是解答中第一个错误步骤的可能性。组合器：{name}；拟合所用数据：{training}。第一个达到 {threshold} 的步骤标为首个可疑步骤。它只在这些数据上学过，换一类题目或模型时概率可能偏高或偏低，以教师判断为准。',
+      pFirstWrong: 'P(出错｜前面都对)', firstShare: '首错可能性', combinerSuspect: '首个可疑步骤（学习组合器）',
+      combinerHelp: '每一步的“P(出错｜前面都对)”是学习组合器的估计：假如前面的步骤都对，这一步出第一个错的概率。它以“前面都对”为前提，所以几步可以同时接近 1.00；它不是“这一步就是首错”的概率。',
+      combinerRuleWrong: '这份答案判错，解答里一定有错，所以圈出最可能是第一个错误的一步：每一步的“首错可能性”= 它的数字 × 前面每一步都对的可能（1 减去前面各步的数字），再换算成百分比；圈出的是百分比最大的一步，靠前而数字高的步骤占先。',
+      combinerRuleOther: '这份答案判对或未判分，所以圈出第一个达到 {threshold} 的步骤；没有步骤达到就不圈。',
+      combinerAbout: '组合器：{name}；拟合所用数据：{training}。它只在这些数据上学过，换一类题目或模型时数字可能偏高或偏低，以教师判断为准。',
       unknownTraining: '未知（组合器文件已不在原处或已改变）',
+      partial: '部分得分', value_repeat_similarity: '与前面最像的步骤的相似度', value_earlier_contradiction: '与前面步骤矛盾的概率',
+      mathError: '公式无法排版，按原文显示',
+      mathDefines: '未排版：公式中定义了宏（\\def、\\newcommand、\\let 等），按原文显示', mathDeep: '未排版：嵌套超过 {depth} 层，按原文显示',
+      mathSlow: '未排版：这一页的公式太多，无法及时排版，按原文显示', mathLarge: '未排版：公式排版后过大，按原文显示',
     },
     en: {
       title: 'Knowledge-point audit report', overview: 'Overview', knowledge: 'Knowledge points', question: 'Question',
@@ -61,7 +68,7 @@
       paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
       bothWrong: 'both wrong', disagree: 'Questions where A and B disagree', difference: 'difference (B − A)',
       exportJsonl: 'Download JSONL', labelled: 'Labelled solutions',
-      findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; the rules know no chemistry or physics. On real Chinese answers no rule was fitted on, the rules place the first wrong step exactly about one time in five, the learned combiner (on by default in scoring) about two times in five; in answers graded right whose reasoning is wrong it almost never finds the wrong step (docs/detectors.md). The teacher's judgement decides.",
+      findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; the rules know no chemistry or physics. On real Chinese answers no rule was fitted on, the rules place the first wrong step exactly about one time in five, the learned combiner (on by default in scoring) about two times in five; in answers graded right whose reasoning is wrong it almost never finds the wrong step. The teacher's judgement decides.",
       verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
       steps: 'Steps', firstErrorCol: 'First error', complete: 'Complete', clearAll: 'Clear all verdicts', tableSource: 'Source',
       noData: 'No data', warnings: 'Notes', generated: 'Generated', id: 'Id', result: 'Result', open: 'Open',
@@ -70,9 +77,16 @@
       simReference: 'vs analysis', contradictionShort: 'contradiction', variantSaw: 'Options as this run saw them',
       clickHint: 'Click a step to see the sentences it matched; mark it with ✓ / ✗.',
       solutionFlags: 'Solution flags', suspicion: 'suspicion', detectorsOff: 'Detectors not run',
-      pFirstWrong: 'P(first wrong)', combinerSuspect: 'first suspect step (learned combiner)',
-      combinerHelp: "P(first wrong) is the learned combiner's probability that this step is the solution's first wrong step. Combiner: {name}; fitted on: {training}. The first step at or above {threshold} is marked as the first suspect. It learned from those data only: on other questions or models its probabilities may run high or low, and the teacher's judgement decides.",
+      pFirstWrong: 'P(wrong | earlier right)', firstShare: 'chance it is the first error', combinerSuspect: 'first suspect step (learned combiner)',
+      combinerHelp: "Each step's \"P(wrong | earlier right)\" is the learned combiner's estimate of how likely this step holds the first error if every step before it is right. It assumes the earlier steps right, so several steps can all be near 1.00; it is not the chance that this step is the first error.",
+      combinerRuleWrong: "This answer is graded wrong, so the solution has an error somewhere, and the step outlined is the likeliest first error: each step's \"chance it is the first error\" is its number times the chance that every earlier step is right (1 minus each earlier step's number), as a share of all steps; the step with the largest share is outlined, so an early step with a high number comes first.",
+      combinerRuleOther: 'This answer is graded right or not graded, so the first step at or above {threshold} is outlined; none when no step reaches it.',
+      combinerAbout: "Combiner: {name}; fitted on: {training}. It learned from those data only: on other questions or models its numbers may run high or low, and the teacher's judgement decides.",
       unknownTraining: 'not known (the combiner file has moved or changed)',
+      partial: 'partial credit', value_repeat_similarity: 'similarity to the closest earlier step', value_earlier_contradiction: 'contradiction of an earlier step',
+      mathError: 'not typeset, shown as written',
+      mathDefines: 'not typeset: the formula defines a macro (\\def, \\newcommand, \\let...); shown as written', mathDeep: 'not typeset: nested more than {depth} deep; shown as written',
+      mathSlow: 'not typeset: this view has more math than can be drawn in time; shown as written', mathLarge: 'not typeset: the formula draws too large; shown as written',
     },
   };
   const VALUES = {
@@ -87,38 +101,10 @@
       science: 'science', original: 'original', shuffled: 'shuffled options', distractors: 'added distractors', ok: 'parsed', unparsed: 'unparsed', failed: 'no output', skipped: 'not scored',
     },
   };
-  const FLAGS = {
-    unsupported: ['无依据', 'unsupported by the question'],
-    contradicts_source: ['与题目矛盾', 'contradicts the question'],
-    repeats: ['重复', 'repeated'],
-    repeats_earlier: ['重复前面的步骤', 'repeats an earlier step'],
-    not_in_reference: ['解析中没有', 'missing from the reference'],
-    arithmetic_error: ['计算错误', 'arithmetic error'],
-    hallucination: ['幻觉', 'hallucination'],
-  };
-  // Kinds of the wrong-step detectors' findings (reasoning_metrics.verify.flags.FlagKind).
-  const FINDINGS = {
-    arithmetic: ['计算错误', 'arithmetic'],
-    equation: ['方程不一致', 'equation'],
-    unsupported_number: ['来历不明的数', 'unsupported number'],
-    doubt: ['自我怀疑', 'doubt'],
-    repetition: ['重复', 'repetition'],
-    contradiction: ['矛盾', 'contradiction'],
-    judge: ['评审模型', 'judge'],
-    prm: ['过程奖励模型', 'process reward model'],
-    rollout: ['续写都得不到正确答案', 'no rollout reaches the answer'],
-    unused_given: ['已知数未用', 'unused given'],
-    no_final_answer: ['没有最终答案', 'no final answer'],
-    not_whole: ['个数不是整数', 'count not whole'],
-    reference_value: ['与解析的数值不同', 'differs from the analysis'],
-    reference_relation: ['与解析的关系矛盾', 'relation against the analysis'],
-    reference_answer: ['与标准答案不同', 'not the gold answer'],
-    reference_departure: ['偏离解析', 'leaves the analysis'],
-    false_fact: ['事实错误', 'false fact'],
-    wrong_formula: ['公式或换算错误', 'wrong formula or conversion'],
-    wrong_verdict: ['选项判断与答案相反', 'option verdict against the answer'],
-  };
-  const SUSPECT_AT = 0.5; // reasoning_metrics.verify.aggregate.FLAG_THRESHOLD
+  // Flag and finding names, the severity that marks a step and the Chinese lines of 'not computed'
+  // reasons come with the data (reports.payload.labels), from where Python defines them.
+  const LABELS = DATA.labels || { flags: {}, findings: {}, suspect_at: 0.5, reasons: {} };
+  const SUSPECT_AT = LABELS.suspect_at;
 
   const state = {
     lang: localStorage.getItem(LANG_KEY) === 'en' ? 'en' : 'zh',
@@ -130,8 +116,17 @@
   };
   const t = (key) => I18N[state.lang][key] || key;
   const v = (value) => (value == null ? '—' : VALUES[state.lang][value] || String(value));
-  const flagName = (f) => (FLAGS[f] ? FLAGS[f][state.lang === 'zh' ? 0 : 1] : f);
-  const findingName = (k) => (FINDINGS[k] ? FINDINGS[k][state.lang === 'zh' ? 0 : 1] : String(k));
+  const named = (table, key) => (table[key] ? table[key][state.lang === 'zh' ? 0 : 1] : String(key));
+  const flagName = (f) => named(LABELS.flags, f);
+  const findingName = (k) => named(LABELS.findings, k);
+  // A finding's line in the page's language: a detector's Chinese line, else (older score files) the
+  // expression it quotes; the kind's name is beside it either way.
+  const findingText = (f) => (state.lang === 'zh' ? (f.zh != null ? f.zh : f.evidence || '') : f.message);
+  const reasonText = (why) => (state.lang === 'zh' && LABELS.reasons[why] ? LABELS.reasons[why] : why);
+  const metricLabel = (k) => { const m = DATA.metrics.find((x) => x.key === k) || (LABELS.metrics || {})[k]; return m ? metricName(m) : k; };
+  const colon = () => (state.lang === 'zh' ? '：' : ': ');
+  const listSep = () => (state.lang === 'zh' ? '；' : '; ');
+  const detectorName = (k) => named(LABELS.detectors || {}, k);
   // A step flagged by a detector, or (rule 'fallback') a guess: the solution is suspect, no step is.
   const suspectChip = (rule) => (rule === 'fallback'
     ? el('span', { class: 'chip warn', title: t('suspectGuessHelp') }, '? ' + t('suspectGuess'))
@@ -145,14 +140,25 @@
   };
   function findingList(findings, step, comb) {
     return el('ul', { class: 'findings' }, findings.map((f) => el('li', { class: 'finding ' + findingClass(f, step, comb), 'data-kind': f.kind },
-      el('span', { class: 'chip ' + findingClass(f, step, comb) }, findingName(f.kind)), ' ', el('span', { class: 'msg' }, f.message))));
+      el('span', { class: 'chip ' + findingClass(f, step, comb) }, findingName(f.kind)), ' ', el('span', { class: 'msg' }, findingText(f)))));
   }
   // Untrusted text (a combiner's path, its data's names) goes into a text node like any other.
   const fillIn = (template, values) => template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
   function combinerHelp(run, comb) {
     const info = run.combiner || {};
     const training = info.training ? info.training.join(', ') : t('unknownTraining');
-    return fillIn(t('combinerHelp'), { name: info.name || '?', training: training, threshold: fmt(comb.threshold, 2) });
+    const values = { name: info.name || '?', training: training, threshold: fmt(comb.threshold, 2) };
+    const rule = comb.graded_wrong ? t('combinerRuleWrong') : t('combinerRuleOther');
+    return [t('combinerHelp'), rule, t('combinerAbout')].map((x) => fillIn(x, values)).join(state.lang === 'zh' ? '' : ' ');
+  }
+  // A graded-wrong answer's steps: each one's chance of being the first error, p_k · Π_{j<k}(1 − p_j),
+  // as a share of the whole (the combiner outlines the largest: reasoning_metrics.combine.model).
+  function firstErrorShares(steps) {
+    if (!steps.length || steps.some((s) => s.p == null)) return null;
+    let right = 1;
+    const chance = steps.map((s) => { const x = s.p * right; right *= 1 - s.p; return x; });
+    const total = chance.reduce((x, y) => x + y, 0);
+    return total > 0 ? chance.map((x) => x / total) : null;
   }
   const runById = Object.fromEntries(DATA.runs.map((r) => [r.id, r]));
   const metricName = (m) => m[state.lang];
@@ -190,6 +196,34 @@
   // Commands that link, load or tag: KaTeX would show only their name in red (trust is off); the
   // whole formula as text tells the teacher what the model wrote.
   const MATH_REFUSED = /\\(?:href|url|includegraphics|html[A-Za-z]*)(?![A-Za-z])/;
+  // What can hang or crash the tab (issue #28 item 4), refused before KaTeX sees it; the formula
+  // shows as its text. Macro definitions: a 2,000-character \def expansion rendered 25 MB of HTML
+  // within maxExpand. Deep nesting: \sqrt{ 160 deep crashed the tab. Size: a formula drawn into
+  // more than MATH_NODES elements is replaced by its text. Time: once a view has spent
+  // MATH_BUDGET_MS typesetting, its remaining formulas show as text (3,000 $x$ took 12 s).
+  const MATH_DEFINES = /\\(?:def|gdef|edef|xdef|global|let|futurelet|newcommand|renewcommand|providecommand|DeclareMathOperator|newenvironment|renewenvironment|csname|expandafter|noexpand)(?![A-Za-z])/;
+  const MATH_DEPTH = 24;
+  const MATH_NODES = 6000;
+  const MATH_BUDGET_MS = 1500;
+  const MATH_VIEW_NODES = 100000;  // and at most this many elements of typeset math a view
+  const mathClock = { until: Infinity, nodes: 0 };
+  function mathDepth(tex) {
+    let depth = 0, deepest = 0, brackets = 0;
+    for (const m of tex.matchAll(/\\left(?![A-Za-z])|\\right(?![A-Za-z])|\\begin(?![A-Za-z])|\\end(?![A-Za-z])|\\sqrt\s*\[|\\[{}[\]]|[{}\]]/g)) {
+      const token = m[0];
+      if (token === '{' || token === '\\left' || token === '\\begin') depth += 1;
+      else if (token === '}' || token === '\\right' || token === '\\end') depth = Math.max(0, depth - 1);
+      else if (token.startsWith('\\sqrt')) { depth += 1; brackets += 1; }
+      else if (token === ']' && brackets > 0) { depth = Math.max(0, depth - 1); brackets -= 1; }
+      deepest = Math.max(deepest, depth);
+    }
+    return deepest;
+  }
+  function mathRefusal(tex) {
+    if (MATH_DEFINES.test(tex)) return t('mathDefines');
+    if (mathDepth(tex) > MATH_DEPTH) return fillIn(t('mathDeep'), { depth: MATH_DEPTH });
+    return null;
+  }
   function mathPieces(text) {
     const pieces = [];
     let last = 0;
@@ -207,23 +241,92 @@
   }
   function mathNode(piece) {
     const span = el('span', { class: piece.display ? 'math display' : 'math' });
-    try {
-      window.katex.render(piece.tex, span, Object.assign({}, MATH_OPTIONS, { displayMode: piece.display }));
-    } catch (error) {
+    const fallback = (why) => {
+      span.replaceChildren();
       span.className = 'math-error';
-      span.title = String(error && error.message || error);
+      span.title = why;
       span.textContent = piece.raw;
+      return span;
+    };
+    const refusal = mathRefusal(piece.tex);
+    if (refusal) return fallback(refusal);
+    if (performance.now() > mathClock.until || mathClock.nodes > MATH_VIEW_NODES) return fallback(t('mathSlow'));
+    try {
+      window.katex.render(blanks(piece.tex), span, Object.assign({}, MATH_OPTIONS, { displayMode: piece.display }));
+    } catch (error) {
+      return fallback(state.lang === 'zh' ? t('mathError') : t('mathError') + ': ' + String(error && error.message || error));
     }
+    const drawn = span.getElementsByTagName('*').length;
+    if (drawn > MATH_NODES) return fallback(t('mathLarge'));
+    mathClock.nodes += drawn;
     return span;
   }
+  // A blank of a fill-in or sorting stem: CK12 writes `$$\underline{}$$`, which KaTeX draws 0 px wide.
+  const blanks = (tex) => tex.replace(/\\underline\s*\{(?:\s|\\[ ,;:!])*\}/g, '\\underline{\\qquad\\qquad}');
+  // Markdown emphasis of model steps (`**答案**`) in bold: the words stay text nodes.
+  function emphasis(text) {
+    const parts = text.split(/\*\*([^*\n]+?)\*\*/);
+    return parts.length === 1 ? text : parts.map((part, i) => (i % 2 ? el('strong', null, part) : part)).filter((p) => p !== '');
+  }
   // Text with its formulas typeset: `item` is {t, d} from the payload (d: LaTeX simplified to text) or a string.
-  function rich(item) {
+  // `inline`: a formula alone stays on the line (an option beside its letter, an answer).
+  // CK12 writes tables in stems as `$#table{|$$\centerline{cell}centerlineendflag|...||...|}#$`: rows end
+  // at `||` or `|` + newline + `|`; drawn as a table, each cell's text typeset.
+  const CK12_TABLE = /\$?#table\{([\s\S]*?)\}#\$?/g;
+  function ck12Table(body) {
+    const rows = body.trim().replace(/^\|/, '').replace(/\|$/, '').split(/\|\s*\|/).map((row) => row.split('|'));
+    const cell = (c) => {
+      const m = /^\s*\$*\s*\\centerline\{([\s\S]*)\}\s*centerlineendflag\s*\$*\s*$/.exec(c);
+      const text = m ? m[1] : c.replace(/\$+/g, '').trim();
+      return /[\\^_]/.test(text) ? rich('$' + text + '$', true) : emphasis(text);
+    };
+    return el('div', { class: 'tablewrap ck12-table' }, el('table', { class: 'data' },
+      el('tbody', null, rows.map((row, i) => el('tr', null, row.map((c) => el(i ? 'td' : 'th', null, cell(c))))))));
+  }
+  function rich(item, inline) {
     const raw = item == null ? '' : typeof item === 'string' ? item : item.t;
     const plain = typeof item === 'string' ? item : shown(item);
-    if (!window.katex || typeof raw !== 'string' || !/[$\\]/.test(raw)) return plain;
+    const tables = typeof raw === 'string' && raw.includes('#table{') ? [...raw.matchAll(CK12_TABLE)] : [];
+    if (tables.length) {
+      const parts = [];
+      let last = 0;
+      for (const m of tables) {
+        if (m.index > last) parts.push(rich(raw.slice(last, m.index), inline));
+        parts.push(ck12Table(m[1]));
+        last = m.index + m[0].length;
+      }
+      if (last < raw.length) parts.push(rich(raw.slice(last), inline));
+      return el('span', { class: 'rich' }, parts);
+    }
+    if (!window.katex || typeof raw !== 'string' || !/[$\\]/.test(raw)) return emphasis(plain);
+    // Bold around math (`**设速度为 $x$ 米**`): split at the emphasis first, outside any formula.
+    const evenDollars = (text) => text.split('$').length % 2 === 1;
+    const bold = [...raw.matchAll(/\*\*([^*\n]+?)\*\*/g)].filter((m) => evenDollars(raw.slice(0, m.index)) && evenDollars(m[1]));
+    if (bold.length) {
+      const parts = [];
+      let last = 0;
+      for (const m of bold) {
+        if (m.index > last) parts.push(...typed(raw.slice(last, m.index), inline));
+        parts.push(el('strong', null, typed(m[1], inline)));
+        last = m.index + m[0].length;
+      }
+      if (last < raw.length) parts.push(...typed(raw.slice(last), inline));
+      return el('span', { class: 'rich' }, parts);
+    }
     const pieces = mathPieces(raw);
-    if (!pieces.some((p) => p.tex != null)) return plain;
-    return el('span', { class: 'rich' }, pieces.map((p) => (p.tex != null ? mathNode(p) : p.text)));
+    if (!pieces.some((p) => p.tex != null)) return emphasis(plain);
+    return el('span', { class: 'rich' }, typed(raw, inline));
+  }
+  // Text with its formulas typeset (no emphasis): the pieces as nodes and strings.
+  function typed(text, inline) {
+    return mathPieces(text).map((p) => (p.tex != null ? mathNode(inline ? Object.assign(p, { display: false }) : p) : p.text));
+  }
+  // An extracted or gold answer: each part typeset, bare LaTeX (`\frac{1}{2}`) too.
+  function answerRich(value) {
+    if (value == null) return '—';
+    if (!Array.isArray(value) || value.some((x) => typeof x !== 'string') || value.every((x) => x.length <= 1)) return rich(answerText(value), true);
+    const parts = value.map((x) => (/[$]|\\[([]/.test(x) || !/\\[A-Za-z]|[_^]\{/.test(x) ? rich(x, true) : rich('$' + x + '$', true)));
+    return parts.flatMap((part, i) => (i ? ['; ', part] : [part]));
   }
   const pct = (x, digits = 1) => (x == null || Number.isNaN(x) ? '—' : (100 * x).toFixed(digits) + '%');
   const fmt = (x, digits = 3) => (x == null || Number.isNaN(x) ? '—' : Number(x).toFixed(digits));
@@ -459,7 +562,7 @@
     }
     root.appendChild(cards);
     if (DATA.meta.warnings && DATA.meta.warnings.length) {
-      root.appendChild(el('div', { class: 'note' }, el('strong', null, t('warnings') + ': '), DATA.meta.warnings.map((w) => el('div', null, w))));
+      root.appendChild(el('div', { class: 'note' }, el('strong', null, t('warnings') + ': '), (state.lang === 'zh' && DATA.meta.warnings_zh ? DATA.meta.warnings_zh : DATA.meta.warnings).map((w) => el('div', null, w))));
     }
     const heat = DATA.overview.heatmap;
     const table = el('table', { class: 'data heat' });
@@ -602,9 +705,9 @@
     if (q.options.length) {
       card.appendChild(el('ol', { class: 'options' }, q.options.map((o) =>
         el('li', { class: goldSet.has(o.label) && q.type !== 'cloze' && q.type !== 'sorting' ? 'gold' : null },
-          el('span', { class: 'lab' }, o.label + (q.type === 'judgment' ? '.' : '.')), ' ', rich(o)))));
+          el('span', { class: 'lab' }, o.label + '.'), ' ', rich(o, true)))));
     }
-    card.appendChild(el('div', null, el('strong', null, t('gold') + '：'), rich(goldText(q))));
+    card.appendChild(el('div', { class: 'goldline' }, el('strong', null, t('gold') + '：'), q.type === 'judgment' ? goldText(q) : answerRich(q.answer.map(String))));
     root.appendChild(card);
 
     if (q.analysis.length) {
@@ -637,7 +740,7 @@
     return el('div', null, el('span', { class: 'q' }, label + (match.score != null ? '（' + scoreLabel + ' ' + fmt(match.score, 2) + '）' : '') + '：'), rich(match));
   }
   function stepTitle(step) {
-    const parts = step.flags.map(flagName).concat((step.findings || []).map((f) => findingName(f.kind) + ': ' + f.message));
+    const parts = step.flags.map(flagName).concat((step.findings || []).map((f) => findingName(f.kind) + colon() + findingText(f)));
     if (step.src) parts.push(t('source') + ': ' + shown(step.src));
     if (step.ref) parts.push(t('reference') + ': ' + shown(step.ref));
     if (step.con) parts.push(t('contradiction') + ': ' + shown(step.con));
@@ -659,25 +762,25 @@
     if (a.options) {
       panel.appendChild(el('div', { class: 'variant' }, el('div', { class: 'muted small' }, t('variantSaw') + ' (' + v(run.variant) + ')'),
         el('ol', { class: 'options' }, a.options.map((o) => el('li', { class: (a.variant_answer || []).map(String).includes(o.label) ? 'gold' : null },
-          el('span', { class: 'lab' }, o.label + '.'), ' ', rich(o))))));
+          el('span', { class: 'lab' }, o.label + '.'), ' ', rich(o, true))))));
     }
     const kv = el('dl', { class: 'kv' },
-      el('dt', null, t('extracted')), el('dd', { class: 'extracted' }, rich(answerText(a.extracted))),
-      el('dt', null, t('gold')), el('dd', null, rich(answerText(a.gold))));
+      el('dt', null, t('extracted')), el('dd', { class: 'extracted' }, answerRich(a.extracted)),
+      el('dt', null, t('gold')), el('dd', { class: 'gold' }, answerRich(a.gold)));
     if (a.rank != null) kv.append(el('dt', null, t('rank')), el('dd', null, String(a.rank)));
-    if (a.partial != null) kv.append(el('dt', null, '%'), el('dd', null, pct(a.partial)));
+    if (a.partial != null) kv.append(el('dt', null, t('partial')), el('dd', null, pct(a.partial)));
     const scoreKeys = Object.keys(a.scores || {});
     if (scoreKeys.length) {
       kv.append(el('dt', null, t('scores')), el('dd', null, scoreKeys.map((k) => {
         const m = DATA.metrics.find((x) => x.key === k);
-        return el('span', { class: 'chip', title: (a.unavailable || {})[k] || null }, (m ? metricName(m) : k) + ' ' + fmt(a.scores[k], 2));
+        return el('span', { class: 'chip', title: (a.unavailable || {})[k] ? reasonText(a.unavailable[k]) : null }, (m ? metricName(m) : k) + ' ' + fmt(a.scores[k], 2));
       })));
     }
     const missing = Object.entries(a.unavailable || {});
-    if (missing.length) kv.append(el('dt', null, t('unavailable')), el('dd', { class: 'muted small' }, missing.map(([k, why]) => k + ': ' + why).join('; ')));
+    if (missing.length) kv.append(el('dt', null, t('unavailable')), el('dd', { class: 'muted small' }, missing.map(([k, why]) => metricLabel(k) + colon() + reasonText(why)).join(listSep())));
     if ((a.solution_flags || []).length) kv.append(el('dt', null, t('solutionFlags')), el('dd', null, findingList(a.solution_flags)));
     const off = Object.entries(a.detectors_unavailable || {});
-    if (off.length) kv.append(el('dt', null, t('detectorsOff')), el('dd', { class: 'muted small' }, off.map(([k, why]) => k + ': ' + why).join('; ')));
+    if (off.length) kv.append(el('dt', null, t('detectorsOff')), el('dd', { class: 'muted small' }, off.map(([k, why]) => detectorName(k) + colon() + reasonText(why)).join(listSep())));
     if (a.error) kv.append(el('dt', null, v('failed')), el('dd', { class: 'muted' }, a.error));
     panel.appendChild(kv);
 
@@ -685,6 +788,7 @@
     // A learned combiner's verdict replaces the rule's first suspect and the opaque suspicion.
     const comb = a.combined || null;
     const suspectAt = comb ? comb.first_suspect : a.first_suspect;
+    const shares = comb && comb.graded_wrong ? firstErrorShares(a.steps) : null;
     const list = el('ol', { class: 'steps' });
     a.steps.forEach((step, k) => {
       const classes = [];
@@ -703,7 +807,7 @@
         matchLine(t('source'), step.src, t('similarity')),
         matchLine(t('reference'), step.ref, t('similarity')),
         matchLine(t('contradiction'), step.con, t('probability')),
-        Object.keys(step.values || {}).length ? el('div', { class: 'muted small' }, Object.entries(step.values).map(([k2, x]) => k2 + ' ' + fmt(x, 3)).join(' · ')) : null);
+        Object.keys(step.values || {}).length ? el('div', { class: 'muted small' }, Object.entries(step.values).map(([k2, x]) => t('value_' + k2) + ' ' + fmt(x, 3)).join(' · ')) : null);
       if (!detail.childNodes.length) detail.appendChild(el('span', { class: 'muted' }, t('none')));
       detail.hidden = !state.open[openKey];
       const toggle = () => { state.open[openKey] = detail.hidden; detail.hidden = !detail.hidden; };
@@ -714,9 +818,10 @@
         step.con && step.con.score != null ? t('contradictionShort') + ' ' + fmt(step.con.score, 2) : null,
         step.sus && !comb ? t('suspicion') + ' ' + fmt(step.sus, 2) : null].filter(Boolean);
       const prob = comb && step.p != null
-        ? el('span', { class: step.p >= comb.threshold ? 'chip prob bad' : 'chip prob', 'data-p': String(step.p) }, t('pFirstWrong') + ' ' + fmt(step.p, 2))
+        ? el('span', { class: !shares && step.p >= comb.threshold ? 'chip prob bad' : 'chip prob', 'data-p': String(step.p) }, t('pFirstWrong') + ' ' + fmt(step.p, 2))
         : null;
-      const flags = el('span', null, prob, step.flags.map((f) => el('span', { class: f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn' }, flagName(f))),
+      const share = shares ? el('span', { class: suspectAt === k ? 'chip share bad' : 'chip share', 'data-share': String(shares[k]) }, t('firstShare') + ' ' + pct(shares[k], 0)) : null;
+      const flags = el('span', null, prob, share, step.flags.map((f) => el('span', { class: f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn' }, flagName(f))),
         suspectAt === k ? (comb ? el('span', { class: 'chip bad' }, '⚠ ' + t('combinerSuspect')) : suspectChip(a.suspect_rule)) : null);
       const mark = (value) => {
         const next = getLabels(runId, qi).slice();
@@ -832,12 +937,15 @@
     root.appendChild(el('h2', null, t('tables')));
     for (const table of DATA.tables) {
       const card = el('div', { class: 'card', id: 'table-' + table.id });
-      card.appendChild(el('h3', null, table[state.lang], ' ', el('span', { class: 'muted small' }, t('tableSource') + ': ' + table.source)));
-      if (table.caption) card.appendChild(el('p', { class: 'muted small caption' }, table.caption));
+      card.appendChild(el('h3', null, table[state.lang], ' ', el('span', { class: 'muted small' }, t('tableSource') + colon() + (state.lang === 'zh' && table.source_zh ? table.source_zh : table.source))));
+      const caption = state.lang === 'zh' && table.caption_zh ? table.caption_zh : table.caption;
+      if (caption) card.appendChild(el('p', { class: 'muted small caption' }, caption));
       if (!table.rows.length) card.appendChild(el('p', { class: 'empty' }, t('noData')));
       else {
         const numeric = (i) => table.rows.every((r) => r[i] == null || /^[-+\d.\s/—%]*$/.test(String(r[i])));
-        const columns = table.columns.map((c, i) => ({ label: VALUES[state.lang][c] || c, num: numeric(i), value: (r) => r[i] }));
+        const titles = (table.titles || {})[state.lang] || table.columns;
+        const named = (c) => c === 'variant' || c === 'type' || c === 'stage';  // their values have names too
+        const columns = table.columns.map((c, i) => ({ label: titles[i], num: numeric(i), value: (r) => r[i], render: named(c) ? (r) => v(r[i]) : null }));
         card.appendChild(dataTable(columns, table.rows, { filter: table.rows.length > 8, nowrap: true }));
       }
       root.appendChild(card);
@@ -852,6 +960,8 @@
     const [name, ...rest] = hash.split('/');
     const arg = rest.join('/');
     document.documentElement.lang = state.lang === 'zh' ? 'zh-CN' : 'en';
+    mathClock.until = performance.now() + MATH_BUDGET_MS;
+    mathClock.nodes = 0;
     document.getElementById('title').textContent = t('title');
     document.title = t('title') + ' · k12eval';
     const langButton = document.getElementById('lang');

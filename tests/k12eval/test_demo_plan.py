@@ -57,6 +57,21 @@ def test_stratified_takes_k_per_subject_over_different_groups(sample: list) -> N
     assert stratified(sample, 2) == chosen
 
 
+def test_stratified_spreads_the_demo_over_school_stages(sample: list) -> None:
+    """The README says the demo's questions are spread over stages (#23 item 7: all 18 were middle school)."""
+    chosen = stratified(sample, 2)
+    stages = Counter(q.stage.value for q in chosen)
+    primary_subjects = {q.subject for q in sample if q.stage and q.stage.value == "primary"}
+    assert len(chosen) == 18
+    assert stages["primary"] == len(primary_subjects) == 3, stages
+    assert stages["middle"] >= 6 and stages["high"] >= 6, stages
+    for subject in {q.subject for q in chosen}:
+        if len({q.stage for q in sample if q.subject == subject}) >= 2:
+            picked = [q.stage for q in chosen if q.subject == subject]
+            assert len(set(picked)) == 2, f"{subject}: both picks from one stage"
+    assert Counter(q.stage.value for q in stratified(sample, 1)) == {"primary": 3, "middle": 3, "high": 3}
+
+
 def test_stratified_zero_means_all(sample: list) -> None:
     assert stratified(sample, 0) == sample
     assert len(stratified(sample, 1000)) == len(sample)

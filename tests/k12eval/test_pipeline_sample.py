@@ -147,7 +147,13 @@ def _same_as_scored(pages: dict[str, Any], lines: dict[str, Any]) -> None:
             assert shown["ref"]["score"] == pytest.approx(scored["reference_similarity"])
             assert shown["con"]["score"] == pytest.approx(scored["contradiction"])
             assert shown.get("findings", []) == [
-                {"kind": f["kind"], "message": f["message"], "severity": pytest.approx(f["severity"], abs=1e-4)}
+                {
+                    "kind": f["kind"],
+                    "message": f["message"],
+                    "zh": f["message_zh"],
+                    "evidence": f["evidence"],
+                    "severity": pytest.approx(f["severity"], abs=1e-4),
+                }
                 for f in found["flags"]
             ]
         assert [f["message"] for f in page["solution_flags"]] == [f["message"] for f in line["assessment"]["flags"]]

@@ -87,9 +87,14 @@ def test_page_data_carries_the_detectors_flags(demo: tuple[Path, list[Path], Pat
     assert {a["suspect_rule"] for a in answers if a["first_suspect"] is None} <= {"none", None}
     for a in suspects:
         step = a["steps"][a["first_suspect"]]
-        assert {"kind": "arithmetic", "message": "2 + 3 = 6 does not hold (5 vs 6)", "severity": 0.9} in step[
-            "findings"
-        ]
+        arithmetic = {
+            "kind": "arithmetic",
+            "message": "2 + 3 = 6 does not hold (5 vs 6)",
+            "zh": "2 + 3 = 6 不成立（5 与 6）",
+            "evidence": "2 + 3 = 6",
+            "severity": 0.9,
+        }
+        assert arithmetic in step["findings"]
         assert step["sus"] >= 0.5
         assert all(s.get("sus", 0) < 0.5 for s in a["steps"][: a["first_suspect"]])
     quoted = [f["message"] for a in answers for s in a["steps"] for f in s.get("findings", []) if "<" in f["message"]]
@@ -155,6 +160,10 @@ def test_placeholder_text_in_data_is_not_substituted() -> None:
         ("$$\\frac{\\sqrt{3}}{2}$$", "√3/2"),
         ("$$\\text{千克}$$", "千克"),
         ("$$\\unknown{x}$$", "\\unknown{x}"),
+        # CK12 fill-in blanks and a model's equation system, as tooltips and plots show them (#23 item 5)
+        ("秦朝废除了 $$\\underline{}$$ ，又实行 $$\\underline{}$$ 。", "秦朝废除了 ____ ，又实行 ____ 。"),
+        ("$$\\underline{\\quad}$$ 和 $$\\underline{5}$$", "____ 和 5"),
+        ("$$\\begin{cases}x+y=1\\\\x-y=2\\end{cases}$$", "{x+y=1 x-y=2"),
         ("没有公式的句子。", "没有公式的句子。"),
     ],
 )
@@ -203,6 +212,25 @@ def test_cli_report(tmp_path: Path) -> None:
     # the judgment question's two statements count one by one (CK12's released scorer, the protocol's rule)
     assert "run: 8 scored (judgment per statement), accuracy 62.5%" in result.output
     assert (tmp_path / "out" / "index.html").is_file()
+
+
+def test_cli_report_names_a_run_with_no_records_yet_and_reports_the_others(tmp_path: Path) -> None:
+    """A run stopped before its first checkpoint (run.json only): one line for it, no KeyError (#23 item 7)."""
+    bank = small_bank()
+    root = write_bank(tmp_path / "bank", list(bank.values()))
+    done = write_run(tmp_path / "done", bank, SMALL_ANSWERS, bank=root)
+    stopped = write_run(tmp_path / "stopped", bank, {}, mode="zero-shot-cot", bank=root)
+    (stopped / "records.jsonl").unlink(missing_ok=True)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["report", str(done), str(stopped), "--out", str(out), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    about_stopped = [line for line in result.output.splitlines() if "stopped" in line]
+    assert len(about_stopped) == 1 and "no answered questions yet" in about_stopped[0], result.output
+    assert "done: 7 scored, accuracy 57.1%" in result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert [run["id"] for run in summary["runs"]] == ["done"]
+    assert any("还没有作答" in w for w in summary["warnings_zh"])  # the Chinese page's line for it
 
 
 def test_cli_report_missing_bank_warns_and_data_overrides(tmp_path: Path) -> None:

@@ -58,7 +58,12 @@ def test_the_page_carries_each_steps_probability_the_first_suspect_and_the_combi
             continue
         checked += 1
         expected = verdict["first_suspect"] if verdict["first_suspect"] >= 0 else None
-        assert answer["combined"] == {"first_suspect": expected, "threshold": round(combiner.threshold, 4)}
+        graded_wrong = answer["correct"] is False  # which of the combiner's two rules chose the suspect
+        assert answer["combined"] == {
+            "first_suspect": expected,
+            "threshold": round(combiner.threshold, 4),
+            "graded_wrong": graded_wrong,
+        }
         assert [s["p"] for s in answer["steps"]] == [round(p, 4) for p in verdict["step_probabilities"]]
     assert checked == 2  # both answered questions; the third failed and has no steps
     wrong = data["answers"][entry["id"]][str(order.index("q-eggs"))]

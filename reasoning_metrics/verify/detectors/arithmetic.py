@@ -22,8 +22,10 @@ class Arithmetic:
             for claim in check.false_claims:
                 actual = f"{claim.left_value:.6g} vs {claim.right_value:.6g}"
                 message = f"{claim.expression} does not hold ({actual})"
+                zh = f"{claim.expression} 不成立（{claim.left_value:.6g} 与 {claim.right_value:.6g}）"
                 if claim.name:
                     message = f"{claim.name} = {claim.left}, then {claim.name} = {claim.right} ({actual})"
-                flags.append(flag(FlagKind.ARITHMETIC, message, claim.expression))
+                    zh = f"{claim.name} = {claim.left}，后来 {claim.name} = {claim.right}（{actual.replace(' vs ', ' 与 ')}）"
+                flags.append(flag(FlagKind.ARITHMETIC, message, claim.expression, zh))
             steps.append(flags)
         return Findings.at_steps(steps)

@@ -24,7 +24,9 @@ class Contradiction:
         for i, p in enumerate(evidence.contradictions or ()):
             if p >= CONTRADICTION_THRESHOLD:
                 message = f"contradicts the question or an earlier step (P = {p:.2f})"
+                zh = f"与题目或前面的步骤矛盾（P = {p:.2f}）"
+                severity = CONTRADICTION_WEIGHT * p
                 steps[i].append(
-                    StepFlag(kind=FlagKind.CONTRADICTION, severity=CONTRADICTION_WEIGHT * p, message=message)
+                    StepFlag(kind=FlagKind.CONTRADICTION, severity=severity, message=message, message_zh=zh)
                 )
         return Findings.at_steps(steps)

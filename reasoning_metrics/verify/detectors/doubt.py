@@ -7,6 +7,14 @@ from reasoning_metrics.verify.doubt import doubt_cues
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 from reasoning_metrics.verify.guard import tick
 
+DOUBT_ZH = {
+    "self_correction": "自我更正",
+    "assumption": "假设了题目没有给出的条件",
+    "impossibility": "认为无法做到",
+    "approximation": "近似",
+}
+"""The cue kinds of :class:`~..doubt.DoubtKind` in Chinese."""
+
 
 class Doubt:
     """One flag per doubt cue of a step, with the cue's own weight as its severity."""
@@ -27,6 +35,7 @@ class Doubt:
                         kind=FlagKind.DOUBT,
                         severity=cue.weight,
                         message=f"{cue.kind.value.replace('_', ' ')}: {cue.text!r}",
+                        message_zh=f"{DOUBT_ZH.get(cue.kind.value, cue.kind.value)}：“{cue.text}”",
                         evidence=cue.text,
                     )
                     for cue in doubt_cues(step, evidence.problem)

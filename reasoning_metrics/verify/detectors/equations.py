@@ -19,7 +19,7 @@ class Equations:
         """Flags per step."""
         return Findings.at_steps(
             [
-                [flag(FlagKind.EQUATION, c.message, c.expression) for c in conflicts]
+                [flag(FlagKind.EQUATION, c.message, c.expression, c.message_zh) for c in conflicts]
                 for conflicts in equation_conflicts(evidence.checks)
             ]
         )

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import re
+
 from reasoning_metrics.verify.conversions import stated_conversions
 from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
-from reasoning_metrics.verify.facts import stated_facts
+from reasoning_metrics.verify.facts import Fact, stated_facts
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 from reasoning_metrics.verify.formulas import stated_formulas
 from reasoning_metrics.verify.guard import tick
@@ -26,14 +28,27 @@ class Facts:
         for step in evidence.steps:
             tick()
             flags = [
-                flag(FlagKind.FALSE_FACT, f"{fact.statement} is false ({fact.why})", fact.statement)
+                flag(
+                    FlagKind.FALSE_FACT, f"{fact.statement} is false ({fact.why})", fact.statement, _zh(fact, "是错的")
+                )
                 for fact in stated_facts(step)
                 if not fact.holds
             ]
             flags += [
-                flag(FlagKind.WRONG_FORMULA, f"{fact.statement} does not hold ({fact.why})", fact.statement)
+                flag(
+                    FlagKind.WRONG_FORMULA,
+                    f"{fact.statement} does not hold ({fact.why})",
+                    fact.statement,
+                    _zh(fact, "不成立"),
+                )
                 for fact in stated_formulas(step) + stated_conversions(step)
                 if not fact.holds
             ]
             steps.append(flags)
         return Findings.at_steps(steps)
+
+
+def _zh(fact: Fact, verdict: str) -> str:
+    """The Chinese line: the reason in brackets when it is written in symbols (``10 = 2 × 5``), not English words."""
+    why = "" if re.search(r"[A-Za-z]{3,}", fact.why) else f"（{fact.why}）"
+    return f"“{fact.statement}”{verdict}{why}"

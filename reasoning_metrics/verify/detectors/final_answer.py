@@ -38,5 +38,7 @@ class FinalAnswer:
         )
         flags = []
         if steps and not concludes.search(steps[-1]) and not explanation:
-            flags.append(flag(FlagKind.NO_FINAL_ANSWER, "the last step states no final answer"))
+            flags.append(
+                flag(FlagKind.NO_FINAL_ANSWER, "the last step states no final answer", zh="最后一步没有给出最终答案")
+            )
         return Findings.of_solution(len(steps), flags)

@@ -19,5 +19,11 @@ class Judge:
         steps: list[list[StepFlag]] = [[] for _ in evidence.steps]
         judged = evidence.judged
         if judged is not None and 0 <= judged < len(steps):
-            steps[judged].append(flag(FlagKind.JUDGE, "the judge names this step as the first wrong one"))
+            steps[judged].append(
+                flag(
+                    FlagKind.JUDGE,
+                    "the judge names this step as the first wrong one",
+                    zh="评审模型认为这是第一个错误步骤",
+                )
+            )
         return Findings.at_steps(steps)

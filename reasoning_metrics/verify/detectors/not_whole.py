@@ -20,5 +20,8 @@ class NotWhole:
         answer = not_whole_answer(evidence.problem, evidence.checks)
         flags = []
         if answer is not None:
-            flags.append(flag(FlagKind.NOT_WHOLE, f"the question asks how many; the answer {answer:g} is not whole"))
+            zh = f"题目问有多少个；答案 {answer:g} 不是整数"
+            flags.append(
+                flag(FlagKind.NOT_WHOLE, f"the question asks how many; the answer {answer:g} is not whole", zh=zh)
+            )
         return Findings.of_solution(len(evidence.steps), flags)

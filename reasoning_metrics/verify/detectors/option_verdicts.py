@@ -22,7 +22,7 @@ class OptionVerdicts:
             return Findings.at_steps(steps)
         for found in wrong_verdicts(evidence.problem, evidence.steps, evidence.reference.answer):
             said = "chooses" if found.said == "chosen" else "rejects"
-            steps[found.step].append(
-                flag(FlagKind.WRONG_VERDICT, f"{said} option {found.option}, against the gold answer", found.option)
-            )
+            zh = f"{'选了' if found.said == 'chosen' else '排除了'}选项 {found.option}，与标准答案相反"
+            message = f"{said} option {found.option}, against the gold answer"
+            steps[found.step].append(flag(FlagKind.WRONG_VERDICT, message, found.option, zh))
         return Findings.at_steps(steps)

@@ -25,5 +25,6 @@ class PRM:
         for i, p in enumerate(evidence.prm or ()):
             if i < len(steps) and p < PRM_THRESHOLD:
                 message = f"the process reward model gives this step P(correct) = {p:.2f}"
-                steps[i].append(StepFlag(kind=FlagKind.PRM, severity=1 - p, message=message))
+                zh = f"过程奖励模型认为这一步正确的概率为 {p:.2f}"
+                steps[i].append(StepFlag(kind=FlagKind.PRM, severity=1 - p, message=message, message_zh=zh))
         return Findings.at_steps(steps)

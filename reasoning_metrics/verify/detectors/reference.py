@@ -38,5 +38,5 @@ class AgainstReference:
             if not any(f.step <= placed.step for f in found):
                 found.append(placed)
         for f in found:
-            steps[f.step].append(flag(KINDS[f.kind], f.message, f.evidence or None))
+            steps[f.step].append(flag(KINDS[f.kind], f.message, f.evidence or None, f.message_zh))
         return Findings.at_steps(steps)

@@ -29,6 +29,8 @@ class Repetition:
             key = re.sub(r"[\W_]+", "", step.lower())
             similarity = roscoe.steps[i].repeat_similarity if roscoe is not None and i < len(roscoe.steps) else None
             repeated = (key and key in seen) or (similarity is not None and similarity >= REPEAT_SIMILARITY)
-            steps.append([flag(FlagKind.REPETITION, "repeats an earlier step")] if repeated else [])
+            steps.append(
+                [flag(FlagKind.REPETITION, "repeats an earlier step", zh="重复前面的步骤")] if repeated else []
+            )
             seen.add(key)
         return Findings.at_steps(steps)

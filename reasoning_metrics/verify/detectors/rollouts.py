@@ -23,5 +23,7 @@ class Rollouts:
         if 0 <= dead < len(steps):
             before = [s for s in shares[:dead] if s is not None]
             how = f" (after {max(before):.0%} before it)" if before and max(before) > 0 else ""
-            steps[dead].append(flag(FlagKind.ROLLOUT, "no continuation from this step reaches the gold answer" + how))
+            how_zh = f"（此前的步骤最高 {max(before):.0%}）" if before and max(before) > 0 else ""
+            message = "no continuation from this step reaches the gold answer" + how
+            steps[dead].append(flag(FlagKind.ROLLOUT, message, zh="从这一步续写，没有一次得到标准答案" + how_zh))
         return Findings.at_steps(steps)

@@ -24,6 +24,7 @@ class UnsupportedNumbers:
                         FlagKind.UNSUPPORTED_NUMBER,
                         f"{operand.value:g} in {operand.expression} is new: not given, not derived",
                         operand.expression,
+                        f"{operand.expression} 中的 {operand.value:g} 来历不明：题目没有给出，前面也没有算出",
                     )
                     for operand in unsupported
                 ]

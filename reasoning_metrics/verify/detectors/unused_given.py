@@ -21,5 +21,6 @@ class UnusedGiven:
         flags = []
         if unused:
             listed = ", ".join(f"{v:g}" for v in unused[:5])
-            flags.append(flag(FlagKind.UNUSED_GIVEN, f"given number(s) never used: {listed}"))
+            zh = f"题目给出的数没有用到：{listed}"
+            flags.append(flag(FlagKind.UNUSED_GIVEN, f"given number(s) never used: {listed}", zh=zh))
         return Findings.of_solution(len(evidence.steps), flags)
