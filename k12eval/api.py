@@ -194,7 +194,7 @@ def node_table(runs: Sequence[Run], k: int = 4) -> pd.DataFrame:
 
 
 def _names(value: str | Sequence[str]) -> tuple[str, ...]:
-    from k12eval.cli._common import comma_list
+    from k12eval._lists import comma_list
 
     return comma_list([value] if isinstance(value, str) else list(value))
 

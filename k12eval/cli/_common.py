@@ -11,6 +11,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import typer
 
+from k12eval._lists import comma_list as comma_list
 from kg.errors import InputError
 
 P = ParamSpec("P")
@@ -76,15 +77,6 @@ def os_error_text(exc: OSError) -> str:
     """``<file>: <reason>`` for an :class:`OSError`, e.g. ``run/records.jsonl: No space left on device``."""
     reason = exc.strerror or str(exc) or type(exc).__name__
     return f"{exc.filename}: {reason}" if exc.filename is not None else reason
-
-
-def comma_list(values: list[str] | None) -> tuple[str, ...]:
-    """A repeated option whose values may also be comma lists (``-s 数学,物理 -s 化学``), in order, without repeats.
-
-    A full-width comma (，) splits too: Chinese keyboards type it for subject lists.
-    """
-    items = (part.strip() for value in values or () for part in value.replace("，", ",").split(","))
-    return tuple(dict.fromkeys(item for item in items if item))
 
 
 def parse_pairs(pairs: list[str], option: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ Each detector implements one protocol (:class:`~.detector.Detector`: a name, the
 Heavy model code is never imported here; encoders and NLI models are passed in.
 """
 
+from reasoning_metrics.models.prm_format import prm_messages
 from reasoning_metrics.verify.aggregate import FLAG_THRESHOLD, assess_one, assess_solutions, step_score
 from reasoning_metrics.verify.arithmetic import (
     ClaimCheck,
@@ -41,7 +42,7 @@ from reasoning_metrics.verify.facts import Fact, stated_facts
 from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment, StepAssessment, StepFlag
 from reasoning_metrics.verify.formulas import stated_formulas
 from reasoning_metrics.verify.judge import JudgeVerdict, judge_solutions, parse_first_error, prm_step_scores
-from reasoning_metrics.verify.prm import PRM_THRESHOLD, StepRewardModel, first_below, prm_messages
+from reasoning_metrics.verify.prm import PRM_THRESHOLD, StepRewardModel, first_below
 from reasoning_metrics.verify.quantities import UnsupportedOperand, unsupported_operands, unused_given_numbers
 from reasoning_metrics.verify.registry import DETECTORS
 from reasoning_metrics.verify.rollouts import RolloutResult, RolloutTask, first_dead_end, rollout_shares
