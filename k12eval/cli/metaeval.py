@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from k12eval.cli._combiner_options import MinCorrectOpt
-from k12eval.cli._common import UserError, guarded, parse_pairs
+from k12eval.cli._common import BACKEND_HELP, BackendHelp, UserError, guarded, parse_pairs
 from k12eval.cli._encoders import encoders_for, load_model_option
 from k12eval.cli._strong import (
     PrmBackendOpt,
@@ -45,7 +45,7 @@ def _detector_names(detectors: str | None) -> list[str]:
     return names
 
 
-@app.command("meta-eval")
+@app.command("meta-eval", cls=BackendHelp)
 @guarded
 def meta_eval(
     data: Annotated[
@@ -93,9 +93,7 @@ def meta_eval(
             "recorded file (replay). Enables the 'judge' detector and its flags in 'aggregate'.",
         ),
     ] = None,
-    judge_backend: Annotated[
-        str, typer.Option("--judge-backend", help="transformers, vllm, openai or replay.")
-    ] = "transformers",
+    judge_backend: Annotated[str, typer.Option("--judge-backend", help=f"{BACKEND_HELP}.")] = "transformers",
     judge_option: Annotated[
         list[str] | None,
         typer.Option("--judge-option", "-J", help="KEY=VALUE passed to the judge's backend (e.g. base_url=...)."),
@@ -118,9 +116,7 @@ def meta_eval(
             "detector on solutions with a gold answer; it makes k generations per step.",
         ),
     ] = None,
-    rollout_backend: Annotated[
-        str, typer.Option("--rollout-backend", help="transformers, vllm, openai or replay.")
-    ] = "transformers",
+    rollout_backend: Annotated[str, typer.Option("--rollout-backend", help=f"{BACKEND_HELP}.")] = "transformers",
     rollout_k: Annotated[int, typer.Option("--rollout-k", min=1, help="Continuations per step prefix.")] = 4,
     rollout_option: Annotated[
         list[str] | None,
