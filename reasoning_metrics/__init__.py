@@ -8,6 +8,8 @@ Pure formulas are in :mod:`reasoning_metrics.functional`, the metric table in
 Importing this package does not import torch.
 """
 
+__k12eval__ = True  # this folder is k12eval's own, not a PyPI namesake (k12eval._guard reads it)
+
 from reasoning_metrics.records import Chain, ChainScores, StepDetail
 from reasoning_metrics.registry import DEFAULT_METRICS, METRICS, Metric
 from reasoning_metrics.scoring import iter_scores, score_chains
