@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from kg.records import Question
-    from reasoning_metrics.runs import ScoreRecord
+    from reasoning_metrics.store import ScoreRecord
     from reports.runs import Run
     from reports.writer import ReportResult
     from runners.backends.base import Backend
@@ -116,8 +116,8 @@ def score(
     from k12eval.models import metric_model
     from kg.errors import InputError
     from reasoning_metrics.combine import choose_combiner, load_combiner
-    from reasoning_metrics.runs import SCORES_FILE, ScoreRecord, score_run
-    from reasoning_metrics.store import read_score_lines
+    from reasoning_metrics.runs import score_run
+    from reasoning_metrics.store import SCORES_FILE, ScoreRecord, read_score_lines
     from runners.files import lock_file
     from runners.records import HEADER_FILE
 

@@ -21,15 +21,17 @@ from typing import Any, Literal
 
 from kg.errors import InputError, Problem
 from kg.records import Question
-from reasoning_metrics.combine.apply import CombinedVerdict, combine_one, fingerprint
+from reasoning_metrics.combine.apply import combine_one, fingerprint
 from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.permetric import assign_models
-from reasoning_metrics.records import Chain, ChainScores
+from reasoning_metrics.records import Chain
 from reasoning_metrics.registry import resolve
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
+from reasoning_metrics.store import SCORES_FILE as SCORES_FILE
 from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
+from reasoning_metrics.store import ScoreRecord as ScoreRecord
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.prm import StepRewardModel
@@ -39,27 +41,7 @@ from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
 from runners.selection import select as select_questions
 from runners.store import RunStore
 
-SCORES_FILE = "scores.jsonl"
 COT_MODES = ("zero-shot-cot", "few-shot-cot")
-
-
-class ScoreRecord(ChainScores):
-    """The scores of one question of a run; ``id`` is the question id."""
-
-    question_id: str
-    nodes: dict[str, str]
-    """Graph node ids by kind (subject, level1, level2, question), copied from the run record."""
-    first_suspect: int | None = None
-    """Index in ``steps`` of the step the detectors suspect first, -1 when none reaches the flag
-    threshold; ``None`` when the detectors did not run (``--no-detectors``, older files) or could not
-    check this chain (``assessment.status`` is ``error`` or ``too_long``)."""
-    assessment: SolutionAssessment | None = None
-    """Everything the detectors found, step by step (``assessment.steps[i]`` is ``steps[i]``): each
-    flag's kind, severity and message, the step's suspicion and contradiction, solution-level flags,
-    and the detectors that could not run with the reason. ``None`` when the detectors did not run."""
-    combined: CombinedVerdict | None = None
-    """The learned combiner's step probabilities and first suspect (``score --combiner``); ``None``
-    without one, or when the detectors did not check this chain."""
 
 
 @dataclass

@@ -179,8 +179,8 @@ def score(
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.models import metric_model
     from reasoning_metrics.combine import choose_combiner, load_combiner
-    from reasoning_metrics.runs import SCORES_FILE, score_run
-    from reasoning_metrics.store import read_score_lines
+    from reasoning_metrics.runs import score_run
+    from reasoning_metrics.store import SCORES_FILE, read_score_lines
     from runners.files import lock_file
     from runners.options import choose
     from runners.records import HEADER_FILE
