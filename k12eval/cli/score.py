@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -177,63 +178,57 @@ def score(
     prm_option: PrmOptionOpt = None,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
-    from k12eval.models import metric_model
-    from reasoning_metrics.combine import choose_combiner, load_combiner
-    from reasoning_metrics.runs import score_run
-    from reasoning_metrics.store import SCORES_FILE, read_score_lines
-    from runners.files import lock_file
+    from k12eval.api import score_job
     from runners.options import choose
     from runners.records import HEADER_FILE
     from runners.selection import SELECTIONS
 
-    if not (run_dir / HEADER_FILE).is_file():  # before the lock, which would create the folder
+    if not (run_dir / HEADER_FILE).is_file():  # before the models are looked at
         raise UserError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
     choose(select, tuple(SELECTIONS), "--select")  # before the lock and the bank are touched
     names = _metric_names(metrics)
     models = role_models(encoder=embedder, nli=nli, token_embedder=token_model, lm=lm, grammar=grammar_model)
     own = metric_models(model_for)
     check_models(names, models, own, also=("nli",) if detectors else ())
-    target = out or run_dir / SCORES_FILE
-    chosen = choose_combiner(combiner, detectors)
     if prm is not None and not detectors:
         raise UserError("--prm runs a detector: drop --no-detectors")
     reward_model = (
         load_prm_option(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option")) if prm is not None else None
     )
-    # A second `score` on the same file is refused, not interleaved.
-    with lock_file(target), encoder_warnings_to_stderr():
-        job = score_run(
+    failed_models: Counter[str] = Counter()
+    report: list[Callable[[int], None]] = []
+
+    def started(todo: int, already: int, no_output: int, target: Path) -> None:
+        typer.echo(f"{todo} chain(s) to score, {already} already in {target}, {no_output} without output", err=True)
+        report.append(_progress(todo))
+
+    def scored(n: int, todo: int, record: Any) -> None:
+        failed_models.update(_load_failures(record.unavailable))
+        if n % 100 == 0 or n == todo:
+            report[0](n)
+
+    with encoder_warnings_to_stderr():
+        done = score_job(
             run_dir,
+            out=out,
             data=data,
-            out=target,
             metrics=names,
             models=models,
             metric_models=own,
-            model_resolver=metric_model,
             lang=_lang(lang),
-            batch_size=batch_size,
-            chunk_size=chunk_size,
-            cache=False if no_cache else None,
-            progress=None,
             detectors=detectors,
             select=select,
             source_with_options=source_with_options,
-            combiner=None if chosen is None else (chosen, load_combiner(chosen)),
+            combiner=combiner,
             prm=reward_model,
+            batch_size=batch_size,
+            chunk_size=chunk_size,
+            cache=False if no_cache else None,
+            on_start=started,
+            on_scored=scored,
         )
-        typer.echo(
-            f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",
-            err=True,
-        )
-        report = _progress(job.todo)
-        failed_models: Counter[str] = Counter()
-        for n, scored in enumerate(job.records, start=1):
-            failed_models.update(_load_failures(scored.unavailable))
-            if n % 100 == 0 or n == job.todo:
-                report(n)
-        records = [r for _, r in read_score_lines(job.out)]
-        _print_summary(records, str(job.out))
-        _print_detectors(records)
+    _print_summary(done.lines, str(done.out))
+    _print_detectors(done.lines)
     _exit_if_models_failed(failed_models)
 
 

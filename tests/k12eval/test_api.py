@@ -146,3 +146,36 @@ def test_demo_defaults_to_the_bundled_banks(tmp_path: Path, monkeypatch: pytest.
     assert result.exit_code == 2 and "stopped here" in result.output
     options = seen["options"]
     assert options.data == k12eval.sample_bank("sample") and options.dev == k12eval.sample_bank("sample_dev")  # type: ignore[attr-defined]
+
+
+def test_score_cli_api_and_demo_compose_the_score_job_in_one_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each caller hands its options to k12eval.api.score_job and does nothing of the job itself.
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from k12eval.cli._demo_pipeline import _score
+    from k12eval.cli._demo_stages import StageTimes
+    from tests.reasoning_metrics.runs import write_bank, write_run
+
+    run_dir = tmp_path / "run"
+    write_run(run_dir, write_bank(tmp_path / "bank"))
+    calls: list[dict[str, object]] = []
+
+    def score_job(run: object, **options: object) -> object:
+        calls.append({"run": run, **options})
+        raise InputError("composed once")
+
+    monkeypatch.setattr("k12eval.api.score_job", score_job)
+    result = CliRunner().invoke(app, ["score", str(run_dir), "--no-detectors", "--combiner", "none"])
+    assert result.exit_code == 2 and "composed once" in result.output
+    with pytest.raises(InputError, match="composed once"):
+        k12eval.score(run_dir, detectors=False)
+    with pytest.raises(InputError, match="composed once"):
+        _score(StageTimes(lambda text: None, 1), run_dir, {"en": "a", "zh": "b"}, None, lambda text: None)
+    assert [(c["run"], c.get("detectors", True), c.get("combiner")) for c in calls] == [
+        (run_dir, False, "none"),
+        (run_dir, False, None),
+        (run_dir, True, "default"),
+    ]
