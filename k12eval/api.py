@@ -9,7 +9,8 @@ called: the model libraries only when a backend or scoring model is loaded. See 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -213,6 +214,77 @@ def score_job(
                 on_scored(n, job.todo, record)
         lines = [line for _, line in read_score_lines(job.out)]
     return ScoreJob(job.out, job.todo, job.already, job.no_output, lines)
+
+
+@dataclass
+class ChainJob:
+    """A chain file's scoring, ready to go (see :func:`chain_scoring`)."""
+
+    todo: int
+    """Chains to score: those of the file not yet in the output."""
+    records: Iterator[Any]
+    """Each chain's scores (:class:`~reasoning_metrics.records.ChainScores`), appended to the output as
+    they are consumed when there is one."""
+
+
+@contextlib.contextmanager
+def chain_scoring(
+    file: PathLike,
+    *,
+    out: PathLike | None = None,
+    metrics: Sequence[str] | None = None,
+    models: dict[str, Any] | None = None,
+    metric_models: dict[str, Any] | None = None,
+    lang: str | None = None,
+    batch_size: int = 32,
+    chunk_size: int = 256,
+    cache: Any = None,
+    progress: Callable[[int], Callable[[int], None]] | None = None,
+) -> Iterator[ChainJob]:
+    """Score the chains of a chain file (``k12eval score-chains``), resuming into ``out`` when given.
+
+    With ``out`` the file's lock is held for the ``with`` block, its header must agree with these
+    metrics and models, and chains already in it are skipped. ``progress(todo)`` gives the callback
+    that is told how many chains are done.
+    """
+    from k12eval.models import metric_model
+    from reasoning_metrics.chainfile import read_chains
+    from reasoning_metrics.permetric import assign_models
+    from reasoning_metrics.registry import resolve
+    from reasoning_metrics.scoring import iter_scores, load_models
+    from reasoning_metrics.slots import ModelSlots
+    from reasoning_metrics.steps import StepThresholds
+    from reasoning_metrics.store import append_scores, make_config, open_scores
+    from runners.files import lock_file
+
+    chains = read_chains(Path(file))
+    names = list(metrics) if metrics is not None else None
+    chosen = resolve(names)
+    language: Any = lang
+    roles = models or {}
+    with contextlib.ExitStack() as held:
+        config = None
+        if out is not None:
+            config = make_config(
+                chosen, ModelSlots(None, **roles), StepThresholds(), language, assign_models(metric_models, chosen)
+            )
+            held.enter_context(lock_file(Path(out)))  # a second job on this file is refused, not interleaved
+            done = open_scores(Path(out), config)
+            chains = [c for c in chains if c.id not in done]
+        loaded = load_models(chains, names, roles, language, model_resolver=metric_model, metric_models=metric_models)
+        scores: Iterator[Any] = iter_scores(
+            chains,
+            names,
+            **loaded,
+            lang=language,
+            batch_size=batch_size,
+            chunk_size=chunk_size,
+            cache=cache,
+            progress=progress(len(chains)) if progress is not None else None,
+        )
+        if out is not None and config is not None:
+            scores = append_scores(Path(out), scores, config)
+        yield ChainJob(len(chains), scores)
 
 
 def report(

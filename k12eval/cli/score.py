@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -275,54 +274,42 @@ def score_chains_cmd(
     no_cache: NoCacheOpt = False,
 ) -> None:
     """Score chains from any harness."""
-    from k12eval.models import metric_model
-    from reasoning_metrics.chainfile import read_chains
-    from reasoning_metrics.permetric import assign_models
-    from reasoning_metrics.registry import resolve
-    from reasoning_metrics.scoring import iter_scores, load_models
-    from reasoning_metrics.slots import ModelSlots
-    from reasoning_metrics.steps import StepThresholds
-    from reasoning_metrics.store import append_scores, make_config, open_scores, read_score_lines
-    from runners.files import lock_file
+    from k12eval.api import chain_scoring
 
     names = _metric_names(metrics)
     models = role_models(encoder=embedder, nli=nli, token_embedder=token_model, lm=lm, grammar=grammar_model)
     own = metric_models(model_for)
     check_models(names, models, own)
-    chains = read_chains(file)
-    chosen = resolve(names)
-    config = make_config(chosen, ModelSlots(None, **models), StepThresholds(), _lang(lang), assign_models(own, chosen))
-    with contextlib.ExitStack() as held:
-        held.enter_context(encoder_warnings_to_stderr())
-        if out is not None:
-            held.enter_context(lock_file(out))  # a second job on this file is refused, not interleaved
-            done = open_scores(out, config)
-            chains = [c for c in chains if c.id not in done]
-        scores: Any = iter_scores(
-            chains,
-            names,
-            **load_models(chains, names, models, _lang(lang), model_resolver=metric_model, metric_models=own),
+    with (
+        encoder_warnings_to_stderr(),
+        chain_scoring(
+            file,
+            out=out,
+            metrics=names,
+            models=models,
+            metric_models=own,
             lang=_lang(lang),
             batch_size=batch_size,
             chunk_size=chunk_size,
             cache=False if no_cache else None,
-            progress=_progress(len(chains)),
-        )
-        if out is not None:
-            scores = append_scores(out, scores, config)
+            progress=_progress,
+        ) as job,
+    ):
         records = []
         failed_models: Counter[str] = Counter()
-        for record in scores:
+        for record in job.records:
             failed_models.update(_load_failures(record.unavailable))
             if as_json:
                 sys.stdout.write(record.model_dump_json() + "\n")
                 sys.stdout.flush()
             records.append(record.model_dump())
-        if not as_json:
-            if out is not None:
-                records = [r for _, r in read_score_lines(out)]
-            _print_table(records)
-            _print_summary(records, str(out or file))
+    if not as_json:
+        if out is not None:
+            from reasoning_metrics.store import read_score_lines
+
+            records = [r for _, r in read_score_lines(out)]
+        _print_table(records)
+        _print_summary(records, str(out or file))
     _exit_if_models_failed(failed_models)
 
 

@@ -179,3 +179,35 @@ def test_score_cli_api_and_demo_compose_the_score_job_in_one_place(
         (run_dir, False, None),
         (run_dir, True, "default"),
     ]
+
+
+def test_a_chain_file_is_scored_and_resumed_by_the_library_not_the_cli(tmp_path: Path) -> None:
+    from k12eval.api import chain_scoring
+    from tests.reasoning_metrics.fakes import HashEncoder
+
+    chains = [
+        {
+            "id": "甲",
+            "source": "小明有 5 个苹果，吃了 2 个。",
+            "hypothesis": "5 - 2 = 3。所以还剩 3 个。",
+            "lang": "zh",
+        },
+        {
+            "id": "乙",
+            "source": "一袋米 25 千克，吃了 5 千克。",
+            "hypothesis": "25 - 5 = 20。还剩 20 千克。",
+            "lang": "zh",
+        },
+    ]
+    file = tmp_path / "chains.jsonl"
+    file.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in chains), encoding="utf-8")
+    out = tmp_path / "scores.jsonl"
+    options = {"out": out, "metrics": ["faithfulness_step"], "models": {"encoder": HashEncoder()}}
+    with chain_scoring(file, **options) as job:  # type: ignore[arg-type]
+        assert job.todo == 2
+        first = next(job.records)  # stopped after one chain, as a killed job would be
+    with chain_scoring(file, **options) as job:  # type: ignore[arg-type]
+        assert job.todo == 1
+        [second] = list(job.records)
+    assert {first.id, second.id} == {"甲", "乙"}
+    assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == [first.id, second.id]
