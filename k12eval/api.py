@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from kg.records import Question
+    from reasoning_metrics.permetric import ScorePlan
     from reasoning_metrics.store import ScoreRecord
     from reports.runs import Run
     from reports.writer import ReportResult
@@ -152,7 +153,7 @@ def score_job(
     *,
     out: PathLike | None = None,
     data: PathLike | None = None,
-    metrics: Sequence[str] | None = None,
+    metrics: Sequence[str] | ScorePlan | None = None,
     models: dict[str, Any] | None = None,
     metric_models: dict[str, Any] | None = None,
     lang: str | None = None,
@@ -178,6 +179,7 @@ def score_job(
     from k12eval.models import metric_model
     from kg.errors import InputError
     from reasoning_metrics.combine import choose_combiner, load_combiner
+    from reasoning_metrics.permetric import score_plan
     from reasoning_metrics.runs import score_run
     from reasoning_metrics.store import SCORES_FILE, read_score_lines
     from runners.files import lock_file
@@ -193,9 +195,8 @@ def score_job(
             run_dir,
             data=Path(data) if data is not None else None,
             out=target,
-            metrics=list(metrics) if metrics is not None else None,
+            metrics=score_plan(metrics, metric_models),  # the one resolution, unless the caller made it
             models=models,
-            metric_models=metric_models,
             model_resolver=metric_model,
             lang=lang,  # type: ignore[arg-type]
             batch_size=batch_size,
@@ -232,7 +233,7 @@ def chain_scoring(
     file: PathLike,
     *,
     out: PathLike | None = None,
-    metrics: Sequence[str] | None = None,
+    metrics: Sequence[str] | ScorePlan | None = None,
     models: dict[str, Any] | None = None,
     metric_models: dict[str, Any] | None = None,
     lang: str | None = None,
@@ -249,8 +250,7 @@ def chain_scoring(
     """
     from k12eval.models import metric_model
     from reasoning_metrics.chainfile import read_chains
-    from reasoning_metrics.permetric import assign_models
-    from reasoning_metrics.registry import resolve
+    from reasoning_metrics.permetric import score_plan
     from reasoning_metrics.scoring import iter_scores, load_models
     from reasoning_metrics.slots import ModelSlots
     from reasoning_metrics.steps import StepThresholds
@@ -258,23 +258,21 @@ def chain_scoring(
     from runners.files import lock_file
 
     chains = read_chains(Path(file))
-    names = list(metrics) if metrics is not None else None
-    chosen = resolve(names)
+    plan = score_plan(metrics, metric_models)  # the one resolution, unless the caller made it
+    chosen = list(plan.metrics)
     language: Any = lang
     roles = models or {}
     with contextlib.ExitStack() as held:
         config = None
         if out is not None:
-            config = make_config(
-                chosen, ModelSlots(None, **roles), StepThresholds(), language, assign_models(metric_models, chosen)
-            )
+            config = make_config(chosen, ModelSlots(None, **roles), StepThresholds(), language, plan.assigned)
             held.enter_context(lock_file(Path(out)))  # a second job on this file is refused, not interleaved
             done = open_scores(Path(out), config)
             chains = [c for c in chains if c.id not in done]
-        loaded = load_models(chains, names, roles, language, model_resolver=metric_model, metric_models=metric_models)
+        loaded = load_models(chains, plan, roles, language, model_resolver=metric_model)
         scores: Iterator[Any] = iter_scores(
             chains,
-            names,
+            plan,
             **loaded,
             lang=language,
             batch_size=batch_size,

@@ -23,9 +23,8 @@ from kg.errors import InputError, Problem
 from kg.records import Question
 from reasoning_metrics.combine.apply import combine_one, fingerprint
 from reasoning_metrics.combine.model import Combiner
-from reasoning_metrics.permetric import assign_models
+from reasoning_metrics.permetric import ScorePlan, score_plan
 from reasoning_metrics.records import Chain
-from reasoning_metrics.registry import resolve
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
@@ -170,7 +169,7 @@ def score_run(
     *,
     data: Path | None = None,
     out: Path | None = None,
-    metrics: list[str] | None = None,
+    metrics: list[str] | ScorePlan | None = None,
     models: dict[str, Any] | None = None,
     lang: Literal["zh", "en"] | None = None,
     batch_size: int = 32,
@@ -206,13 +205,13 @@ def score_run(
     if combiner is not None and not detectors:
         raise InputError("a combiner reads the detectors' findings: it cannot run with --no-detectors")
     out = out or run_dir / SCORES_FILE
-    chosen = resolve(metrics)
+    plan = score_plan(metrics, metric_models)  # the one resolution of the metrics of this job
+    chosen = list(plan.metrics)
     slots_args = models or {}
     thresholds = StepThresholds()
     slots = ModelSlots(**slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
-    assigned = assign_models(metric_models, chosen)
-    config = _config(make_config(chosen, slots, thresholds, lang, assigned), slots, detectors, extra_roles)
+    config = _config(make_config(chosen, slots, thresholds, lang, plan.assigned), slots, detectors, extra_roles)
     config = config.model_copy(update={"source": "stem+options" if source_with_options else "stem"})
     if combiner is not None:
         config = config.model_copy(update={"combiner": fingerprint(*combiner)})
@@ -228,9 +227,7 @@ def score_run(
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
     problems = {c.id: run.problems[c.id] for _, c in todo}
-    loaded = load_models(
-        [c for _, c in todo], [m.name for m in chosen], slots_args, lang, extra_roles, model_resolver, metric_models
-    )
+    loaded = load_models([c for _, c in todo], plan, slots_args, lang, extra_roles, model_resolver)
     nli = _detector_nli(loaded)
 
     def records() -> Iterator[ScoreRecord]:
@@ -238,7 +235,7 @@ def score_run(
         try:
             scores = iter_scores(
                 [c for _, c in todo],
-                [m.name for m in chosen],
+                plan,
                 **loaded,
                 lang=lang,
                 batch_size=batch_size,

@@ -18,6 +18,7 @@ from k12eval.cli._score_models import (
     encoder_warnings_to_stderr,
     metric_models,
     role_models,
+    score_plan_option,
 )
 from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt, load_prm_option
 from kg.errors import InputError
@@ -67,13 +68,7 @@ DetectorsOpt = Annotated[
 def _metric_names(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
-    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
-    from reasoning_metrics.registry import resolve
-
-    try:
-        return [m.name for m in resolve(names)]
-    except ValueError as exc:
-        raise UserError(f"--metrics: {exc}") from None
+    return [n.strip() for v in values for n in v.split(",") if n.strip()]
 
 
 def _lang(value: str) -> Any:
@@ -185,10 +180,9 @@ def score(
     if not (run_dir / HEADER_FILE).is_file():  # before the models are looked at
         raise UserError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
     choose(select, tuple(SELECTIONS), "--select")  # before the lock and the bank are touched
-    names = _metric_names(metrics)
     models = role_models(encoder=embedder, nli=nli, token_embedder=token_model, lm=lm, grammar=grammar_model)
-    own = metric_models(model_for)
-    check_models(names, models, own, also=("nli",) if detectors else ())
+    plan = score_plan_option(_metric_names(metrics), metric_models(model_for))  # the one resolution
+    check_models(plan, models, also=("nli",) if detectors else ())
     if prm is not None and not detectors:
         raise UserError("--prm runs a detector: drop --no-detectors")
     reward_model = (
@@ -211,9 +205,8 @@ def score(
             run_dir,
             out=out,
             data=data,
-            metrics=names,
+            metrics=plan,
             models=models,
-            metric_models=own,
             lang=_lang(lang),
             detectors=detectors,
             select=select,
@@ -276,18 +269,16 @@ def score_chains_cmd(
     """Score chains from any harness."""
     from k12eval.api import chain_scoring
 
-    names = _metric_names(metrics)
     models = role_models(encoder=embedder, nli=nli, token_embedder=token_model, lm=lm, grammar=grammar_model)
-    own = metric_models(model_for)
-    check_models(names, models, own)
+    plan = score_plan_option(_metric_names(metrics), metric_models(model_for))  # the one resolution
+    check_models(plan, models)
     with (
         encoder_warnings_to_stderr(),
         chain_scoring(
             file,
             out=out,
-            metrics=names,
+            metrics=plan,
             models=models,
-            metric_models=own,
             lang=_lang(lang),
             batch_size=batch_size,
             chunk_size=chunk_size,

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -211,3 +212,35 @@ def test_a_chain_file_is_scored_and_resumed_by_the_library_not_the_cli(tmp_path:
         [second] = list(job.records)
     assert {first.id, second.id} == {"甲", "乙"}
     assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == [first.id, second.id]
+
+
+def test_a_score_job_resolves_its_metrics_once_and_hands_the_plan_down(tmp_path: Path) -> None:
+    from k12eval.api import chain_scoring, score_job
+    from reasoning_metrics import registry
+    from tests.reasoning_metrics.fakes import HashEncoder
+    from tests.reasoning_metrics.runs import write_bank, write_run
+
+    run_dir = tmp_path / "run"
+    write_run(run_dir, write_bank(tmp_path / "bank"))
+    chains = tmp_path / "chains.jsonl"
+    chain = {"id": "甲", "source": "小明有 5 个苹果，吃了 2 个。", "hypothesis": "5 - 2 = 3。还剩 3 个。"}
+    chains.write_text(json.dumps(chain, ensure_ascii=False) + "\n", encoding="utf-8")
+    resolutions: list[object] = []
+
+    def count(frame: Any, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code is registry.resolve.__code__:
+            resolutions.append(frame.f_locals.get("names"))
+
+    encoder = {"encoder": HashEncoder()}
+    sys.setprofile(count)
+    try:
+        done = score_job(run_dir, metrics=["info_chain"], models=encoder, detectors=False, combiner="none")
+        scored_run = list(resolutions)
+        resolutions.clear()
+        with chain_scoring(chains, out=tmp_path / "s.jsonl", metrics=["info_chain"], models=encoder) as job:
+            list(job.records)
+    finally:
+        sys.setprofile(None)
+    assert done.todo > 0 and all("info_chain" in line["scores"] for line in done.lines)
+    assert scored_run == [["info_chain"]]
+    assert resolutions == [["info_chain"]]
