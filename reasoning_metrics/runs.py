@@ -24,7 +24,7 @@ from kg.records import Question
 from reasoning_metrics.combine.apply import combine_one, fingerprint
 from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.permetric import ScorePlan, score_plan
-from reasoning_metrics.records import Chain
+from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
@@ -212,16 +212,7 @@ def score_run(
     slots = ModelSlots(**slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     config = _config(make_config(chosen, slots, thresholds, lang, plan.assigned), slots, detectors, extra_roles)
-    config = config.model_copy(update={"source": "stem+options" if source_with_options else "stem"})
-    if combiner is not None:
-        config = config.model_copy(update={"combiner": fingerprint(*combiner)})
-    if detectors and prm is not None:
-        config = config.model_copy(
-            update={
-                "detectors": [*config.detectors, "prm"],
-                "models": {**config.models, "prm": dict.fromkeys(("en", "zh"), prm.name)},
-            }
-        )
+    config = _with_extras(config, source_with_options, combiner, prm if detectors else None)
     run = run_chains(run_dir, data, lang, select, with_options=source_with_options)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
@@ -260,36 +251,57 @@ def score_run(
                     else [None] * len(chunk)
                 )
                 for s, assessment in zip(chunk, found, strict=True):
-                    record = by_id[s.id]
-                    combined = None
-                    if combiner is not None and assessment is not None:
-                        steps = [step.text for step in s.steps]
-                        reference = run.references.get(s.id)
-                        combined = combine_one(
-                            combiner[1],
-                            steps,
-                            assessment,
-                            roscoe_detail(s),
-                            record.correct,
-                            source=run.problems[s.id],
-                            analysis=reference.analysis if reference is not None else None,
-                        )
-                    yield ScoreRecord(
-                        **s.model_dump(),
-                        question_id=record.question_id,
-                        nodes=record.nodes,
-                        first_suspect=assessment.first_suspect
-                        if assessment and assessment.status == "checked"
-                        else None,
-                        assessment=assessment,
-                        combined=combined,
-                    )
+                    yield _score_record(s, by_id[s.id], assessment, run, combiner)
         finally:
             if store is not None and store is not cache:
                 store.close()
 
     written: Iterator[Any] = append_scores(out, records(), config)
     return RunScoring(out, written, len(todo), len(run.chains) - len(todo), run.no_output)
+
+
+def _with_extras(
+    config: ScoreConfig, with_options: bool, combiner: tuple[str, Combiner] | None, prm: StepRewardModel | None
+) -> ScoreConfig:
+    """The header with the chains' source, the combiner's fingerprint and the process reward model."""
+    config = config.model_copy(update={"source": "stem+options" if with_options else "stem"})
+    if combiner is not None:
+        config = config.model_copy(update={"combiner": fingerprint(*combiner)})
+    if prm is not None:
+        models = {**config.models, "prm": dict.fromkeys(("en", "zh"), prm.name)}
+        config = config.model_copy(update={"detectors": [*config.detectors, "prm"], "models": models})
+    return config
+
+
+def _score_record(
+    scores: ChainScores,
+    record: RunRecord,
+    assessment: SolutionAssessment | None,
+    run: RunChains,
+    combiner: tuple[str, Combiner] | None,
+) -> ScoreRecord:
+    """One chain's record: its scores, the run record's coordinates, the detectors' and the combiner's verdicts."""
+    combined = None
+    if combiner is not None and assessment is not None:
+        reference = run.references.get(scores.id)
+        combined = combine_one(
+            combiner[1],
+            [step.text for step in scores.steps],
+            assessment,
+            roscoe_detail(scores),
+            record.correct,
+            source=run.problems[scores.id],
+            analysis=reference.analysis if reference is not None else None,
+        )
+    checked = assessment is not None and assessment.status == "checked"
+    return ScoreRecord(
+        **scores.model_dump(),
+        question_id=record.question_id,
+        nodes=record.nodes,
+        first_suspect=assessment.first_suspect if checked and assessment is not None else None,
+        assessment=assessment,
+        combined=combined,
+    )
 
 
 def _config(config: ScoreConfig, slots: ModelSlots, detectors: bool, extra_roles: tuple[str, ...]) -> ScoreConfig:
