@@ -171,6 +171,7 @@ def meta_eval(
         to_json,
         to_markdown,
     )
+    from reasoning_metrics.metaeval.detectors import needed_models
     from reasoning_metrics.metaeval.halves import HALVES, in_half
     from reasoning_metrics.metaeval.sets import load_set, parse_set
     from runners.backends.base import SamplingParams
@@ -192,15 +193,11 @@ def meta_eval(
     # A file that exists is read as named (its path may hold ',' or '='); else DATA lists several files.
     labelled = load_solutions(data, fmt) if data.exists() else load_set(parse_set(str(data), fmt))
     solutions = in_half(labelled, half)[:limit]
-    needs_encoder = any(n.startswith(("roscoe.", "aggregate")) for n in names) or bool(
-        fitted is not None and fitted.uses_roscoe
-    )
-    needs_nli = any(
-        n in ("roscoe.source_consistency", "roscoe.self_consistency", "contradiction") or n.startswith("aggregate")
-        for n in names
-    )
+    roles = needed_models(names)  # read from the detectors' and metrics' records, not from their names
+    needs_encoder = "encoder" in roles or bool(fitted is not None and fitted.uses_roscoe)
+    needs_nli = "nli" in roles
     backend = None
-    if judge_model is not None and any(n == "judge" or n.startswith("aggregate") for n in names):
+    if judge_model is not None and "judge" in roles:
         backend = load_backend_option(
             "--judge-model", judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option")
         )
@@ -212,10 +209,10 @@ def meta_eval(
     if backend is not None and judge_model is not None:
         models["judge"] = judge_model
     reward_model = None
-    if prm is not None and any(n == "prm" or n.startswith("aggregate") for n in names):
+    if prm is not None and "prm" in roles:
         reward_model = load_prm_option(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option"))
     continuer = None
-    if rollouts is not None and any(n == "rollouts" or n.startswith("aggregate") for n in names):
+    if rollouts is not None and "rollouts" in roles:
         from reasoning_metrics.metaeval.detectors import rollout_tasks
         from reasoning_metrics.verify.rollouts import generation_count
 
