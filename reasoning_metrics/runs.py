@@ -36,11 +36,11 @@ from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.prm import StepRewardModel
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail
 from runners.bank import run_bank
-from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
+from runners.records import HEADER_FILE, MODE_INFO, RECORDS_FILE, RunHeader, RunRecord
 from runners.selection import select as select_questions
 from runners.store import RunStore
 
-COT_MODES = ("zero-shot-cot", "few-shot-cot")
+COT_MODES = tuple(m.name for m in MODE_INFO.values() if m.cot)
 
 
 @dataclass

@@ -18,6 +18,7 @@ import pandas as pd
 from kg.graph import KnowledgeGraph
 from kg.records import Question
 from reports.stats import mcnemar_exact, wilson_interval
+from runners.records import MODE_INFO
 
 NEGATION = re.compile(
     r"不(?!等式|等号|等关系|断)|没有|错误|并非|除外|以外|"  # 不 but not 不等式 (inequality), 不断 (constantly)
@@ -118,7 +119,8 @@ def variant_pairs(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-COT_PAIRS = (("zero-shot", "zero-shot-cot"), ("few-shot", "few-shot-cot"))
+COT_PAIRS = tuple((m.without_cot, m.name) for m in MODE_INFO.values() if m.cot)
+"""(plain mode, its CoT mode), from the modes' records."""
 
 
 def cot_pairs(frame: pd.DataFrame, pairs: Iterable[tuple[str, str]] = COT_PAIRS) -> pd.DataFrame:

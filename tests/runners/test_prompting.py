@@ -271,3 +271,23 @@ def test_xiezhi_template_set_is_its_own() -> None:
         "### 问题描述:\n上海在_____\n### 所有选项:\n上海\n北京\n广州\n深圳\n### 答案:\n上海\n\n"
         "### 问题描述:\n中国的首都是_____\n### 所有选项:\n上海\n北京\n广州\n深圳\n### 答案:\n"
     )
+
+
+def test_each_modes_meaning_is_its_record_and_every_reader_takes_it_from_there() -> None:
+    from reasoning_metrics.runs import COT_MODES
+    from reports.analyses import COT_PAIRS
+    from reports.tables import MODE_ORDER
+    from runners.records import MODE_INFO, MODES, mode_info
+
+    assert set(MODE_INFO) == set(MODES)
+    assert [(m.name, m.few_shot, m.cot, m.without_cot) for m in MODE_INFO.values()] == [
+        ("zero-shot", False, False, "zero-shot"),
+        ("zero-shot-cot", False, True, "zero-shot"),
+        ("few-shot", True, False, "few-shot"),
+        ("few-shot-cot", True, True, "few-shot"),
+    ]
+    assert COT_MODES == ("zero-shot-cot", "few-shot-cot")
+    assert COT_PAIRS == (("zero-shot", "zero-shot-cot"), ("few-shot", "few-shot-cot"))
+    assert list(MODE_INFO) == MODE_ORDER
+    with pytest.raises(ValueError, match="unknown mode 'one-shot'"):
+        mode_info("one-shot")
