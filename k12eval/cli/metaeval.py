@@ -45,6 +45,50 @@ def _detector_names(detectors: str | None) -> list[str]:
     return names
 
 
+def _load_models(
+    solutions: list[Any],
+    *,
+    encoder: str,
+    nli: str,
+    needs_encoder: bool,
+    needs_nli: bool,
+    judge: tuple[str, str, list[str] | None] | None,
+    prm: tuple[str, str, list[str] | None] | None,
+    rollout: tuple[str, str, list[str] | None] | None,
+    rollout_k: int,
+) -> tuple[Any, Any, Any, Any, Any, dict[str, Any]]:
+    """The models meta-eval was asked for and its detectors need (None: not needed): the encoders by
+    language, the NLI model, the judge's and the rollouts' backends, the PRM; and what the report names."""
+    from reasoning_metrics.metaeval.detectors import rollout_tasks
+    from reasoning_metrics.verify.rollouts import generation_count
+
+    encoders, chosen = encoders_for(encoder, solutions) if needs_encoder else (None, {})
+    models: dict[str, Any] = {f"encoder.{lg}": spec for lg, spec in chosen.items()}
+    nli_model = load_model_option("nli", nli, "--nli") if needs_nli else None
+    if nli_model is not None:
+        models["nli"] = nli
+    backend = None
+    if judge is not None:
+        backend = load_backend_option(
+            "--judge-model", judge[0], judge[1], parse_pairs(judge[2] or [], "--judge-option")
+        )
+        models["judge"] = judge[0]
+    reward_model = load_prm_option(prm[0], prm[1], parse_pairs(prm[2] or [], "--prm-option")) if prm else None
+    continuer = None
+    if rollout is not None:
+        tasks = rollout_tasks(solutions)
+        with_gold = sum(t.question is not None for t in tasks)
+        typer.echo(
+            f"rollouts: {generation_count(tasks, rollout_k)} generations ({rollout_k} per step of the "
+            f"{with_gold} of {len(tasks)} solutions with a gold answer)",
+            err=True,
+        )
+        continuer = load_backend_option(
+            "--rollouts", rollout[0], rollout[1], parse_pairs(rollout[2] or [], "--rollout-option")
+        )
+    return encoders, nli_model, backend, reward_model, continuer, models
+
+
 @app.command("meta-eval", cls=BackendHelp)
 @guarded
 def meta_eval(
@@ -194,38 +238,20 @@ def meta_eval(
     labelled = load_solutions(data, fmt) if data.exists() else load_set(parse_set(str(data), fmt))
     solutions = in_half(labelled, half)[:limit]
     roles = needed_models(names)  # read from the detectors' and metrics' records, not from their names
-    needs_encoder = "encoder" in roles or bool(fitted is not None and fitted.uses_roscoe)
-    needs_nli = "nli" in roles
-    backend = None
-    if judge_model is not None and "judge" in roles:
-        backend = load_backend_option(
-            "--judge-model", judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option")
-        )
-    encoders, chosen = encoders_for(encoder, solutions) if needs_encoder else (None, {})
-    models = {f"encoder.{lg}": spec for lg, spec in chosen.items()}
-    nli_model = load_model_option("nli", nli, "--nli") if needs_nli else None
-    if nli_model is not None:
-        models["nli"] = nli
-    if backend is not None and judge_model is not None:
-        models["judge"] = judge_model
-    reward_model = None
-    if prm is not None and "prm" in roles:
-        reward_model = load_prm_option(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option"))
-    continuer = None
-    if rollouts is not None and "rollouts" in roles:
-        from reasoning_metrics.metaeval.detectors import rollout_tasks
-        from reasoning_metrics.verify.rollouts import generation_count
-
-        tasks = rollout_tasks(solutions)
-        with_gold = sum(t.question is not None for t in tasks)
-        typer.echo(
-            f"rollouts: {generation_count(tasks, rollout_k)} generations ({rollout_k} per step of the "
-            f"{with_gold} of {len(tasks)} solutions with a gold answer)",
-            err=True,
-        )
-        continuer = load_backend_option(
-            "--rollouts", rollouts, rollout_backend, parse_pairs(rollout_option or [], "--rollout-option")
-        )
+    judge = (judge_model, judge_backend, judge_option) if judge_model is not None and "judge" in roles else None
+    rollout = (rollouts, rollout_backend, rollout_option) if rollouts is not None and "rollouts" in roles else None
+    loaded = _load_models(
+        solutions,
+        encoder=encoder,
+        nli=nli,
+        needs_encoder="encoder" in roles or bool(fitted is not None and fitted.uses_roscoe),
+        needs_nli="nli" in roles,
+        judge=judge,
+        prm=(prm, prm_backend, prm_option) if prm is not None and "prm" in roles else None,
+        rollout=rollout,
+        rollout_k=rollout_k,
+    )
+    encoders, nli_model, backend, reward_model, continuer, models = loaded
     context = DetectionContext(
         solutions,
         encoder=encoders,
