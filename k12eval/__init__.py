@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from k12eval._guard import foreign_package
+from k12eval._version import __version__
+
+if (_problem := foreign_package()) is not None:  # before anything imports kg, runners or reports
+    raise ImportError(_problem)
 
 __all__ = [
     "__version__",

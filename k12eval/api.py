@@ -9,7 +9,9 @@ called: the model libraries only when a backend or scoring model is loaded. See 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +20,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from kg.records import Question
-    from reasoning_metrics.runs import ScoreRecord
+    from reasoning_metrics.permetric import ScorePlan
+    from reasoning_metrics.store import ScoreRecord
     from reports.runs import Run
     from reports.writer import ReportResult
     from runners.backends.base import Backend
@@ -113,35 +116,173 @@ def score(
     ``source_with_options`` scores against the stem and its options, as ``--source-with-options``;
     ``combiner`` is ``--combiner`` (the shipped one when not given, unless ``detectors`` is off; ``"none"``).
     """
+    from reasoning_metrics.store import ScoreRecord
+
+    done = score_job(
+        run_dir,
+        data=data,
+        metrics=list(metrics) if metrics is not None else None,
+        models=models,
+        lang=lang,
+        detectors=detectors,
+        select=select,
+        metric_models=metric_models,
+        source_with_options=source_with_options,
+        combiner=combiner,
+    )
+    return [ScoreRecord.model_validate(line) for line in done.lines]
+
+
+@dataclass
+class ScoreJob:
+    """What :func:`score_job` did: the score file and every line in it once the job is over."""
+
+    out: Path
+    todo: int
+    """Chains that were not in ``out`` yet, scored now."""
+    already: int
+    """Chains already in ``out``, skipped."""
+    no_output: int
+    """Records without output (the backend failed), not scored."""
+    lines: list[dict[str, Any]]
+    """Every record of ``out`` after the job, as written."""
+
+
+def score_job(
+    run_dir: PathLike,
+    *,
+    out: PathLike | None = None,
+    data: PathLike | None = None,
+    metrics: Sequence[str] | ScorePlan | None = None,
+    models: dict[str, Any] | None = None,
+    metric_models: dict[str, Any] | None = None,
+    lang: str | None = None,
+    detectors: bool = True,
+    select: str = "all",
+    source_with_options: bool = False,
+    combiner: str | None = None,
+    prm: Any = None,
+    batch_size: int = 32,
+    chunk_size: int = 256,
+    cache: Any = None,
+    on_start: Callable[[int, int, int, Path], None] | None = None,
+    on_scored: Callable[[int, int, Any], None] | None = None,
+) -> ScoreJob:
+    """The one composition of a score job, for ``k12eval score``, :func:`score` and the demo.
+
+    Refuses a folder that is not a run (before the lock, which would create it), chooses the combiner
+    (``combiner``: ``--combiner``; the shipped one unless ``detectors`` is off), holds the score file's lock
+    (a second job on it is refused, not interleaved), scores the chains not yet in it and reads the file
+    back. ``on_start(todo, already, no_output, out)`` is called once the job knows its size,
+    ``on_scored(n, todo, record)`` after each chain; a caller prints progress there.
+    """
     from k12eval.models import metric_model
     from kg.errors import InputError
     from reasoning_metrics.combine import choose_combiner, load_combiner
-    from reasoning_metrics.runs import SCORES_FILE, ScoreRecord, score_run
-    from reasoning_metrics.store import read_score_lines
+    from reasoning_metrics.permetric import score_plan
+    from reasoning_metrics.runs import score_run
+    from reasoning_metrics.store import SCORES_FILE, read_score_lines
     from runners.files import lock_file
     from runners.records import HEADER_FILE
 
-    if not (Path(run_dir) / HEADER_FILE).is_file():  # before the lock, which would create the folder
+    run_dir = Path(run_dir)
+    if not (run_dir / HEADER_FILE).is_file():
         raise InputError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
-    target = Path(run_dir) / SCORES_FILE
+    target = Path(out) if out is not None else run_dir / SCORES_FILE
     chosen = choose_combiner(combiner, detectors)
     with lock_file(target):
         job = score_run(
-            Path(run_dir),
+            run_dir,
             data=Path(data) if data is not None else None,
-            metrics=list(metrics) if metrics is not None else None,
+            out=target,
+            metrics=score_plan(metrics, metric_models),  # the one resolution, unless the caller made it
             models=models,
             model_resolver=metric_model,
             lang=lang,  # type: ignore[arg-type]
+            batch_size=batch_size,
+            chunk_size=chunk_size,
+            cache=cache,
             detectors=detectors,
             select=select,
-            metric_models=metric_models,
             source_with_options=source_with_options,
             combiner=None if chosen is None else (chosen, load_combiner(chosen)),
+            prm=prm,
         )
-        for _ in job.records:  # scored and appended as they are consumed
-            pass
-    return [ScoreRecord.model_validate(line) for _, line in read_score_lines(job.out)]
+        if on_start is not None:
+            on_start(job.todo, job.already, job.no_output, job.out)
+        for n, record in enumerate(job.records, start=1):  # scored and appended as they are consumed
+            if on_scored is not None:
+                on_scored(n, job.todo, record)
+        lines = [line for _, line in read_score_lines(job.out)]
+    return ScoreJob(job.out, job.todo, job.already, job.no_output, lines)
+
+
+@dataclass
+class ChainJob:
+    """A chain file's scoring, ready to go (see :func:`chain_scoring`)."""
+
+    todo: int
+    """Chains to score: those of the file not yet in the output."""
+    records: Iterator[Any]
+    """Each chain's scores (:class:`~reasoning_metrics.records.ChainScores`), appended to the output as
+    they are consumed when there is one."""
+
+
+@contextlib.contextmanager
+def chain_scoring(
+    file: PathLike,
+    *,
+    out: PathLike | None = None,
+    metrics: Sequence[str] | ScorePlan | None = None,
+    models: dict[str, Any] | None = None,
+    metric_models: dict[str, Any] | None = None,
+    lang: str | None = None,
+    batch_size: int = 32,
+    chunk_size: int = 256,
+    cache: Any = None,
+    progress: Callable[[int], Callable[[int], None]] | None = None,
+) -> Iterator[ChainJob]:
+    """Score the chains of a chain file (``k12eval score-chains``), resuming into ``out`` when given.
+
+    With ``out`` the file's lock is held for the ``with`` block, its header must agree with these
+    metrics and models, and chains already in it are skipped. ``progress(todo)`` gives the callback
+    that is told how many chains are done.
+    """
+    from k12eval.models import metric_model
+    from reasoning_metrics.chainfile import read_chains
+    from reasoning_metrics.permetric import score_plan
+    from reasoning_metrics.scoring import iter_scores, load_models
+    from reasoning_metrics.slots import ModelSlots
+    from reasoning_metrics.steps import StepThresholds
+    from reasoning_metrics.store import append_scores, make_config, open_scores
+    from runners.files import lock_file
+
+    chains = read_chains(Path(file))
+    plan = score_plan(metrics, metric_models)  # the one resolution, unless the caller made it
+    chosen = list(plan.metrics)
+    language: Any = lang
+    roles = models or {}
+    with contextlib.ExitStack() as held:
+        config = None
+        if out is not None:
+            config = make_config(chosen, ModelSlots(None, **roles), StepThresholds(), language, plan.assigned)
+            held.enter_context(lock_file(Path(out)))  # a second job on this file is refused, not interleaved
+            done = open_scores(Path(out), config)
+            chains = [c for c in chains if c.id not in done]
+        loaded = load_models(chains, plan, roles, language, model_resolver=metric_model)
+        scores: Iterator[Any] = iter_scores(
+            chains,
+            plan,
+            **loaded,
+            lang=language,
+            batch_size=batch_size,
+            chunk_size=chunk_size,
+            cache=cache,
+            progress=progress(len(chains)) if progress is not None else None,
+        )
+        if out is not None and config is not None:
+            scores = append_scores(Path(out), scores, config)
+        yield ChainJob(len(chains), scores)
 
 
 def report(
@@ -194,7 +335,7 @@ def node_table(runs: Sequence[Run], k: int = 4) -> pd.DataFrame:
 
 
 def _names(value: str | Sequence[str]) -> tuple[str, ...]:
-    from k12eval.cli._common import comma_list
+    from k12eval._lists import comma_list
 
     return comma_list([value] if isinstance(value, str) else list(value))
 

@@ -6,6 +6,8 @@ command line needs at start-up) does not pull in networkx and pydantic.
 
 from __future__ import annotations
 
+__k12eval__ = True  # this folder is k12eval's own, not a PyPI namesake (k12eval._guard reads it)
+
 import importlib
 from typing import TYPE_CHECKING, Any
 

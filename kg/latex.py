@@ -57,7 +57,7 @@ ACCENTS = {"overline": "\u0305", "bar": "\u0304", "vec": "\u20d7", "hat": "\u030
 
 SYMBOLS = {
     "times": "×", "div": "÷", "cdot": "·", "pm": "±", "mp": "∓", "le": "≤", "leq": "≤", "ge": "≥",
-    "geq": "≥", "ne": "≠", "neq": "≠", "approx": "≈", "equiv": "≡", "sim": "∼", "infty": "∞",
+    "geq": "≥", "leqslant": "≤", "geqslant": "≥", "ne": "≠", "neq": "≠", "lt": "<", "gt": ">", "approx": "≈", "equiv": "≡", "sim": "∼", "infty": "∞",
     "pi": "π", "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
     "theta": "θ", "lambda": "λ", "mu": "μ", "rho": "ρ", "sigma": "σ", "phi": "φ", "varphi": "φ",
     "omega": "ω", "Delta": "Δ", "Omega": "Ω", "Sigma": "Σ", "angle": "∠", "triangle": "△",

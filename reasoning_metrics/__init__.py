@@ -8,11 +8,27 @@ Pure formulas are in :mod:`reasoning_metrics.functional`, the metric table in
 Importing this package does not import torch.
 """
 
-from reasoning_metrics.records import Chain, ChainScores, StepDetail
-from reasoning_metrics.registry import DEFAULT_METRICS, METRICS, Metric
-from reasoning_metrics.scoring import iter_scores, score_chains
-from reasoning_metrics.split import split_reference, split_steps
-from reasoning_metrics.steps import StepThresholds
+from __future__ import annotations
+
+__k12eval__ = True  # this folder is k12eval's own, not a PyPI namesake (k12eval._guard reads it)
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "Chain": "reasoning_metrics.records",
+    "ChainScores": "reasoning_metrics.records",
+    "StepDetail": "reasoning_metrics.records",
+    "DEFAULT_METRICS": "reasoning_metrics.registry",
+    "METRICS": "reasoning_metrics.registry",
+    "Metric": "reasoning_metrics.registry",
+    "iter_scores": "reasoning_metrics.scoring",
+    "score_chains": "reasoning_metrics.scoring",
+    "split_reference": "reasoning_metrics.split",
+    "split_steps": "reasoning_metrics.split",
+    "StepThresholds": "reasoning_metrics.steps",
+}
+"""Public name -> the module that defines it, imported on first use (reading records does not load the scoring pipeline)."""
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -27,3 +43,17 @@ __all__ = [
     "split_reference",
     "split_steps",
 ]
+
+if TYPE_CHECKING:
+    from reasoning_metrics.records import Chain, ChainScores, StepDetail
+    from reasoning_metrics.registry import DEFAULT_METRICS, METRICS, Metric
+    from reasoning_metrics.scoring import iter_scores, score_chains
+    from reasoning_metrics.split import split_reference, split_steps
+    from reasoning_metrics.steps import StepThresholds
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, each imported from its module when first asked for (PEP 562)."""
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,8 @@
 """On-disk cache of model outputs, keyed by model name and a hash of the input text.
 
-One SQLite file (``$K12EVAL_HOME/cache/metrics.sqlite``, else
-``~/.cache/k12eval/metrics.sqlite``) holds float32 arrays: sentence embeddings,
+One SQLite file (``cache/metrics.sqlite`` under k12eval's one cache root,
+:func:`runners.files.cache_home`: ``$K12EVAL_HOME``, else ``$XDG_CACHE_HOME/k12eval``,
+else ``~/.cache/k12eval``) holds float32 arrays: sentence embeddings,
 NLI probability rows, perplexities and acceptabilities. Rescoring a run, or a
 second run on the same questions, embeds only the texts it has not seen.
 """
@@ -9,23 +10,20 @@ second run on the same questions, embeds only the texts it has not seen.
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from runners.files import cache_home
+
 CACHE_FILE = "metrics.sqlite"
 
 
 def default_cache_dir() -> Path:
-    """``$K12EVAL_HOME/cache``, else ``$XDG_CACHE_HOME/k12eval``, else ``~/.cache/k12eval``."""
-    home = os.environ.get("K12EVAL_HOME")
-    if home:
-        return Path(home) / "cache"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "k12eval"
+    """``cache/`` under the one cache root (:func:`runners.files.cache_home`), beside the models and GGUF files."""
+    return cache_home() / "cache"
 
 
 def text_key(*parts: str) -> bytes:

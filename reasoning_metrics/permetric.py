@@ -28,6 +28,37 @@ Assigned = dict[str, dict[str, ModelArg]]
 """Metric name -> role -> the model that metric uses in that role instead of the role's own."""
 
 
+@dataclass(frozen=True)
+class ScorePlan:
+    """A job's score plan, built once by :func:`score_plan` and handed down to every layer that needs it:
+    the metrics computed and each metric's own models (by role; per language as the model spec says)."""
+
+    metrics: tuple[Metric, ...]
+    assigned: Assigned
+
+    @property
+    def names(self) -> list[str]:
+        """The metrics' registry names, in order."""
+        return [m.name for m in self.metrics]
+
+
+def score_plan(
+    metrics: Sequence[str] | ScorePlan | None, metric_models: Mapping[str, ModelArg] | None = None
+) -> ScorePlan:
+    """The plan of ``metrics`` (names, ROSCOE keys, ``default``/``all``; the default five when None) with
+    ``metric_models`` assigned (:func:`assign_models`). A plan given keeps its metrics, resolved once; with
+    ``metric_models`` (the loaded models of its names) they replace its own. Raises ``ValueError`` for an unknown
+    metric or a model no computed metric uses."""
+    if isinstance(metrics, ScorePlan):
+        return (
+            metrics
+            if metric_models is None
+            else ScorePlan(metrics.metrics, assign_models(metric_models, metrics.metrics))
+        )
+    chosen = resolve(metrics)
+    return ScorePlan(tuple(chosen), assign_models(metric_models, chosen))
+
+
 def assign_models(given: Mapping[str, ModelArg] | None, metrics: Sequence[Metric]) -> Assigned:
     """Each ``KEY: model`` of ``given`` as the metrics and roles it sets; later keys win.
 

@@ -9,7 +9,7 @@ Every score is oriented so that higher is better, except
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from reasoning_metrics import functional as F
@@ -66,6 +66,8 @@ class Metric:
     roscoe_key: str
     """The reference implementation's key; ``""`` for scores it does not have."""
     description: str
+    labels: dict[str, str] = field(default_factory=dict, hash=False)
+    """The score's title by language (``zh``, ``en``): what the report and the page call it."""
 
     @property
     def needs_reference(self) -> bool:
@@ -78,9 +80,19 @@ class Metric:
         return frozenset(INPUT_MODEL[i] for i in self.inputs)
 
 
-def _m(name: str, fn: Callable[..., float], inputs: tuple[Input, ...], paper: str, key: str, text: str) -> Metric:
-    direction: Literal["higher", "lower"] = "lower" if name == "source_contradiction_max" else "higher"
-    return Metric(name, fn, inputs, direction, paper, key, text)
+def _m(
+    name: str,
+    fn: Callable[..., float],
+    inputs: tuple[Input, ...],
+    paper: str,
+    key: str,
+    text: str,
+    *,
+    zh: str,
+    en: str | None = None,
+    direction: Literal["higher", "lower"] = "higher",
+) -> Metric:
+    return Metric(name, fn, inputs, direction, paper, key, text, {"zh": zh, "en": en or paper})
 
 
 METRICS: dict[str, Metric] = {
@@ -93,6 +105,7 @@ METRICS: dict[str, Metric] = {
             "Faithfulness-Step",
             "faithfulness",
             "How well steps rest on the question: mean best similarity of a step to a source sentence.",
+            zh="忠实度（步骤）",
         ),
         _m(
             "faithfulness_token",
@@ -101,6 +114,7 @@ METRICS: dict[str, Metric] = {
             "Faithfulness-Token",
             "faithfulness_ww",
             "Faithfulness-Step with each hypothesis token aligned to the source's tokens too.",
+            zh="忠实度（词）",
         ),
         _m(
             "info_step",
@@ -109,6 +123,7 @@ METRICS: dict[str, Metric] = {
             "Info-Step",
             "informativeness_step",
             "How much of the question the chain uses and how much of the chain comes from the question.",
+            zh="信息量（步骤）",
         ),
         _m(
             "info_chain",
@@ -117,6 +132,7 @@ METRICS: dict[str, Metric] = {
             "Info-Chain",
             "informativeness_chain",
             "Similarity of the whole chain to the whole question (range 0.5-1).",
+            zh="信息量（链）",
         ),
         _m(
             "repetition_token",
@@ -125,6 +141,7 @@ METRICS: dict[str, Metric] = {
             "Repetition-Token",
             "repetition_word",
             "1 - token overlap of the step most repeating an earlier one.",
+            zh="不重复（词）",
         ),
         _m(
             "repetition_step",
@@ -133,6 +150,7 @@ METRICS: dict[str, Metric] = {
             "Repetition-Step",
             "repetition_step",
             "(1 - similarity of the two most similar steps) / 2 (range 0-0.5; 1 for a 1-step chain).",
+            zh="不重复（步骤）",
         ),
         _m(
             "source_consistency",
@@ -141,6 +159,7 @@ METRICS: dict[str, Metric] = {
             "Source-Consistency",
             "discourse_representation",
             "1 - the largest probability that a step contradicts a source sentence.",
+            zh="与题目一致",
         ),
         _m(
             "source_contradiction_max",
@@ -149,6 +168,9 @@ METRICS: dict[str, Metric] = {
             "Source-Consistency (CK12 paper, lower is better)",
             "",
             "The largest probability that a step contradicts a source sentence.",
+            zh="与题目矛盾（最大概率）",
+            en="Source-Contradiction-Max",
+            direction="lower",
         ),
         _m(
             "self_consistency",
@@ -157,6 +179,7 @@ METRICS: dict[str, Metric] = {
             "Self-Consistency",
             "coherence_step_vs_step",
             "1 - the largest probability that a step contradicts another step.",
+            zh="自洽",
         ),
         _m(
             "reasoning_alignment",
@@ -165,6 +188,7 @@ METRICS: dict[str, Metric] = {
             "Reasoning Alignment",
             "reasoning_alignment",
             "Mean best similarity of a step to a reference step.",
+            zh="与解析对齐",
         ),
         _m(
             "hallucination",
@@ -173,6 +197,7 @@ METRICS: dict[str, Metric] = {
             "Hallucination",
             "external_hallucination",
             "1 - how far the least grounded step is from both the reference and the question.",
+            zh="无幻觉",
         ),
         _m(
             "redundancy",
@@ -181,6 +206,7 @@ METRICS: dict[str, Metric] = {
             "Redundancy",
             "redundancy",
             "Best reference similarity of the step least like any reference step.",
+            zh="无冗余",
         ),
         _m(
             "commonsense",
@@ -189,6 +215,7 @@ METRICS: dict[str, Metric] = {
             "Commonsense",
             "common_sense_error",
             "1 - how far the reference step most missing from the chain is from both chain and question.",
+            zh="常识",
         ),
         _m(
             "missing_step",
@@ -197,6 +224,7 @@ METRICS: dict[str, Metric] = {
             "Missing Step",
             "missing_step",
             "Best chain similarity of the reference step least covered by the chain.",
+            zh="无缺步",
         ),
         _m(
             "semantic_coverage_step",
@@ -205,6 +233,7 @@ METRICS: dict[str, Metric] = {
             "Semantic Coverage-Step",
             "semantic_coverage_step",
             "1 - gap between how grounded the reference and the chain are in the question.",
+            zh="语义覆盖（步骤）",
         ),
         _m(
             "semantic_coverage_chain",
@@ -213,6 +242,7 @@ METRICS: dict[str, Metric] = {
             "Semantic Coverage-Chain",
             "semantic_coverage_chain",
             "Similarity of the whole chain to the whole reference (range 0.5-1).",
+            zh="语义覆盖（链）",
         ),
         _m(
             "perplexity_step",
@@ -221,6 +251,7 @@ METRICS: dict[str, Metric] = {
             "Perplexity-Step",
             "perplexity_step",
             "1 / token-weighted mean perplexity of the steps.",
+            zh="流畅度（步骤）",
         ),
         _m(
             "perplexity_step_max",
@@ -229,6 +260,7 @@ METRICS: dict[str, Metric] = {
             "Perplexity-Step-Max",
             "perplexity_step_max",
             "1 / perplexity of the least fluent step.",
+            zh="流畅度（最差步骤）",
         ),
         _m(
             "perplexity_chain",
@@ -237,6 +269,7 @@ METRICS: dict[str, Metric] = {
             "Perplexity-Chain",
             "perplexity_chain",
             "1 / perplexity of the whole chain.",
+            zh="流畅度（链）",
         ),
         _m(
             "grammar_step",
@@ -245,6 +278,7 @@ METRICS: dict[str, Metric] = {
             "Grammar",
             "grammar_step",
             "Mean probability that a step is grammatical.",
+            zh="语法",
         ),
         _m(
             "grammar_step_max",
@@ -253,6 +287,7 @@ METRICS: dict[str, Metric] = {
             "Grammar-Step-Max",
             "grammar_step_max",
             "Probability that the least grammatical step is grammatical.",
+            zh="语法（最差步骤）",
         ),
     )
 }

@@ -21,45 +21,26 @@ from typing import Any, Literal
 
 from kg.errors import InputError, Problem
 from kg.records import Question
-from reasoning_metrics.combine.apply import CombinedVerdict, combine_one, fingerprint
+from reasoning_metrics.combine.apply import combine_one, fingerprint
 from reasoning_metrics.combine.model import Combiner
-from reasoning_metrics.permetric import assign_models
+from reasoning_metrics.permetric import ScorePlan, score_plan
 from reasoning_metrics.records import Chain, ChainScores
-from reasoning_metrics.registry import resolve
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
+from reasoning_metrics.store import SCORES_FILE as SCORES_FILE
 from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
+from reasoning_metrics.store import ScoreRecord as ScoreRecord
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.prm import StepRewardModel
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail
 from runners.bank import run_bank
-from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
+from runners.records import HEADER_FILE, MODE_INFO, RECORDS_FILE, RunHeader, RunRecord
 from runners.selection import select as select_questions
 from runners.store import RunStore
 
-SCORES_FILE = "scores.jsonl"
-COT_MODES = ("zero-shot-cot", "few-shot-cot")
-
-
-class ScoreRecord(ChainScores):
-    """The scores of one question of a run; ``id`` is the question id."""
-
-    question_id: str
-    nodes: dict[str, str]
-    """Graph node ids by kind (subject, level1, level2, question), copied from the run record."""
-    first_suspect: int | None = None
-    """Index in ``steps`` of the step the detectors suspect first, -1 when none reaches the flag
-    threshold; ``None`` when the detectors did not run (``--no-detectors``, older files) or could not
-    check this chain (``assessment.status`` is ``error`` or ``too_long``)."""
-    assessment: SolutionAssessment | None = None
-    """Everything the detectors found, step by step (``assessment.steps[i]`` is ``steps[i]``): each
-    flag's kind, severity and message, the step's suspicion and contradiction, solution-level flags,
-    and the detectors that could not run with the reason. ``None`` when the detectors did not run."""
-    combined: CombinedVerdict | None = None
-    """The learned combiner's step probabilities and first suspect (``score --combiner``); ``None``
-    without one, or when the detectors did not check this chain."""
+COT_MODES = tuple(m.name for m in MODE_INFO.values() if m.cot)
 
 
 @dataclass
@@ -189,7 +170,7 @@ def score_run(
     *,
     data: Path | None = None,
     out: Path | None = None,
-    metrics: list[str] | None = None,
+    metrics: list[str] | ScorePlan | None = None,
     models: dict[str, Any] | None = None,
     lang: Literal["zh", "en"] | None = None,
     batch_size: int = 32,
@@ -225,31 +206,20 @@ def score_run(
     if combiner is not None and not detectors:
         raise InputError("a combiner reads the detectors' findings: it cannot run with --no-detectors")
     out = out or run_dir / SCORES_FILE
-    chosen = resolve(metrics)
+    plan = score_plan(metrics, metric_models)  # the one resolution of the metrics of this job
+    chosen = list(plan.metrics)
     slots_args = models or {}
     thresholds = StepThresholds()
     slots = ModelSlots(**slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
-    assigned = assign_models(metric_models, chosen)
-    config = _config(make_config(chosen, slots, thresholds, lang, assigned), slots, detectors, extra_roles)
-    config = config.model_copy(update={"source": "stem+options" if source_with_options else "stem"})
-    if combiner is not None:
-        config = config.model_copy(update={"combiner": fingerprint(*combiner)})
-    if detectors and prm is not None:
-        config = config.model_copy(
-            update={
-                "detectors": [*config.detectors, "prm"],
-                "models": {**config.models, "prm": dict.fromkeys(("en", "zh"), prm.name)},
-            }
-        )
+    config = _config(make_config(chosen, slots, thresholds, lang, plan.assigned), slots, detectors, extra_roles)
+    config = _with_extras(config, source_with_options, combiner, prm if detectors else None)
     run = run_chains(run_dir, data, lang, select, with_options=source_with_options)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
     problems = {c.id: run.problems[c.id] for _, c in todo}
-    loaded = load_models(
-        [c for _, c in todo], [m.name for m in chosen], slots_args, lang, extra_roles, model_resolver, metric_models
-    )
+    loaded = load_models([c for _, c in todo], plan, slots_args, lang, extra_roles, model_resolver)
     nli = _detector_nli(loaded)
 
     def records() -> Iterator[ScoreRecord]:
@@ -257,7 +227,7 @@ def score_run(
         try:
             scores = iter_scores(
                 [c for _, c in todo],
-                [m.name for m in chosen],
+                plan,
                 **loaded,
                 lang=lang,
                 batch_size=batch_size,
@@ -282,36 +252,57 @@ def score_run(
                     else [None] * len(chunk)
                 )
                 for s, assessment in zip(chunk, found, strict=True):
-                    record = by_id[s.id]
-                    combined = None
-                    if combiner is not None and assessment is not None:
-                        steps = [step.text for step in s.steps]
-                        reference = run.references.get(s.id)
-                        combined = combine_one(
-                            combiner[1],
-                            steps,
-                            assessment,
-                            roscoe_detail(s),
-                            record.correct,
-                            source=run.problems[s.id],
-                            analysis=reference.analysis if reference is not None else None,
-                        )
-                    yield ScoreRecord(
-                        **s.model_dump(),
-                        question_id=record.question_id,
-                        nodes=record.nodes,
-                        first_suspect=assessment.first_suspect
-                        if assessment and assessment.status == "checked"
-                        else None,
-                        assessment=assessment,
-                        combined=combined,
-                    )
+                    yield _score_record(s, by_id[s.id], assessment, run, combiner)
         finally:
             if store is not None and store is not cache:
                 store.close()
 
     written: Iterator[Any] = append_scores(out, records(), config)
     return RunScoring(out, written, len(todo), len(run.chains) - len(todo), run.no_output)
+
+
+def _with_extras(
+    config: ScoreConfig, with_options: bool, combiner: tuple[str, Combiner] | None, prm: StepRewardModel | None
+) -> ScoreConfig:
+    """The header with the chains' source, the combiner's fingerprint and the process reward model."""
+    config = config.model_copy(update={"source": "stem+options" if with_options else "stem"})
+    if combiner is not None:
+        config = config.model_copy(update={"combiner": fingerprint(*combiner)})
+    if prm is not None:
+        models = {**config.models, "prm": dict.fromkeys(("en", "zh"), prm.name)}
+        config = config.model_copy(update={"detectors": [*config.detectors, "prm"], "models": models})
+    return config
+
+
+def _score_record(
+    scores: ChainScores,
+    record: RunRecord,
+    assessment: SolutionAssessment | None,
+    run: RunChains,
+    combiner: tuple[str, Combiner] | None,
+) -> ScoreRecord:
+    """One chain's record: its scores, the run record's coordinates, the detectors' and the combiner's verdicts."""
+    combined = None
+    if combiner is not None and assessment is not None:
+        reference = run.references.get(scores.id)
+        combined = combine_one(
+            combiner[1],
+            [step.text for step in scores.steps],
+            assessment,
+            roscoe_detail(scores),
+            record.correct,
+            source=run.problems[scores.id],
+            analysis=reference.analysis if reference is not None else None,
+        )
+    checked = assessment is not None and assessment.status == "checked"
+    return ScoreRecord(
+        **scores.model_dump(),
+        question_id=record.question_id,
+        nodes=record.nodes,
+        first_suspect=assessment.first_suspect if checked and assessment is not None else None,
+        assessment=assessment,
+        combined=combined,
+    )
 
 
 def _config(config: ScoreConfig, slots: ModelSlots, detectors: bool, extra_roles: tuple[str, ...]) -> ScoreConfig:

@@ -12,9 +12,9 @@ from kg.errors import InputError
 from kg.records import detect_language
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.features import FILLERS, Prepared
-from reasoning_metrics.permetric import MetricPlan, assign_models, base_roles, plans
+from reasoning_metrics.permetric import MetricPlan, ScorePlan, base_roles, plans, score_plan
 from reasoning_metrics.records import Chain, ChainScores
-from reasoning_metrics.registry import INPUT_MODEL, REFERENCE_INPUTS, SOURCE_INPUTS, Metric, resolve
+from reasoning_metrics.registry import INPUT_MODEL, REFERENCE_INPUTS, SOURCE_INPUTS, Metric
 from reasoning_metrics.slots import LOAD_FAILED, ModelArg, ModelSlots
 from reasoning_metrics.split import split_reference, split_steps
 from reasoning_metrics.steps import StepThresholds, step_details
@@ -25,7 +25,7 @@ DETAIL_INPUTS = frozenset({"sim_hs", "sim_hr", "sim_hh"})
 
 def score_chains(
     chains: Iterable[Chain],
-    metrics: Sequence[str] | None = None,
+    metrics: Sequence[str] | ScorePlan | None = None,
     encoder: ModelArg = None,
     nli: ModelArg = None,
     token_embedder: ModelArg = None,
@@ -63,7 +63,7 @@ def score_chains(
 
 def iter_scores(
     chains: Iterable[Chain],
-    metrics: Sequence[str] | None = None,
+    metrics: Sequence[str] | ScorePlan | None = None,
     encoder: ModelArg = None,
     nli: ModelArg = None,
     token_embedder: ModelArg = None,
@@ -91,9 +91,10 @@ def iter_scores(
     (:func:`reasoning_metrics.permetric.assign_models`: ``{"alignment": "all-mpnet-base-v2"}``);
     each record's ``metric_models`` names them.
     """
-    chosen = resolve(metrics)
+    score = score_plan(metrics, metric_models)
+    chosen = list(score.metrics)
     slots = ModelSlots(encoder=encoder, nli=nli, token_embedder=token_embedder, lm=lm, grammar=grammar)
-    scoring_plans = plans(chosen, slots, assign_models(metric_models, chosen))
+    scoring_plans = plans(chosen, slots, score.assigned)
     store = open_cache(cache)
     thresholds = thresholds or StepThresholds()
     done = 0
@@ -134,7 +135,7 @@ def chain_language(chain: Chain, lang: Literal["zh", "en"] | None = None) -> Lit
 
 def load_models(
     chains: Iterable[Chain],
-    metrics: Sequence[str] | None,
+    metrics: Sequence[str] | ScorePlan | None,
     models: dict[str, ModelArg],
     lang: Literal["zh", "en"] | None = None,
     roles: Iterable[str] = (),
@@ -152,8 +153,8 @@ def load_models(
     them) are loaded too and returned under ``metric_models``, keyed ``metric.role``; a role's own
     model is loaded only when a metric uses it.
     """
-    chosen = resolve(metrics)
-    assigned = assign_models(metric_models, chosen)
+    score = score_plan(metrics, metric_models)
+    chosen, assigned = list(score.metrics), score.assigned
     slots = ModelSlots(model_resolver, **models)
     languages = sorted({chain_language(c, lang) for c in chains})
     loaded: dict[str, Any] = {}

@@ -19,12 +19,36 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from kg.errors import InputError, OtherRunError, Problem
+from reasoning_metrics.combine.verdict import CombinedVerdict
 from reasoning_metrics.permetric import Assigned, base_roles, plans
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.registry import METRICS, Metric
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.steps import StepThresholds
+from reasoning_metrics.verify.flags import SolutionAssessment
 from runners.files import atomic_write, naming
+
+SCORES_FILE = "scores.jsonl"
+"""A run's score file, in the run folder (``score -o`` may put it elsewhere)."""
+
+
+class ScoreRecord(ChainScores):
+    """The scores of one question of a run; ``id`` is the question id."""
+
+    question_id: str
+    nodes: dict[str, str]
+    """Graph node ids by kind (subject, level1, level2, question), copied from the run record."""
+    first_suspect: int | None = None
+    """Index in ``steps`` of the step the detectors suspect first, -1 when none reaches the flag
+    threshold; ``None`` when the detectors did not run (``--no-detectors``, older files) or could not
+    check this chain (``assessment.status`` is ``error`` or ``too_long``)."""
+    assessment: SolutionAssessment | None = None
+    """Everything the detectors found, step by step (``assessment.steps[i]`` is ``steps[i]``): each
+    flag's kind, severity and message, the step's suspicion and contradiction, solution-level flags,
+    and the detectors that could not run with the reason. ``None`` when the detectors did not run."""
+    combined: CombinedVerdict | None = None
+    """The learned combiner's step probabilities and first suspect (``score --combiner``); ``None``
+    without one, or when the detectors did not check this chain."""
 
 
 class ScoreConfig(BaseModel):

@@ -18,6 +18,7 @@ import pandas as pd
 from kg.graph import KnowledgeGraph
 from kg.records import Question
 from reports.stats import mcnemar_exact, wilson_interval
+from runners.records import MODE_INFO
 
 NOT_NEGATION = [
     "同",
@@ -163,7 +164,8 @@ def variant_pairs(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-COT_PAIRS = (("zero-shot", "zero-shot-cot"), ("few-shot", "few-shot-cot"))
+COT_PAIRS = tuple((m.without_cot, m.name) for m in MODE_INFO.values() if m.cot)
+"""(plain mode, its CoT mode), from the modes' records."""
 
 
 def cot_pairs(frame: pd.DataFrame, pairs: Iterable[tuple[str, str]] = COT_PAIRS) -> pd.DataFrame:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
+from reasoning_metrics.registry import METRICS
 from reports.aggregate import ROOT, weakest_points
 from reports.latex import simplify_latex
 from reports.runs import Run
@@ -27,29 +28,7 @@ from runners.records import RunRecord
 
 STATUS_CODES = {"ok": 0, "unparsed": 1, "failed": 2, "skipped": 3}
 
-METRIC_ZH: dict[str, str] = {
-    "faithfulness_step": "忠实度（步骤）",
-    "faithfulness_token": "忠实度（词）",
-    "info_step": "信息量（步骤）",
-    "info_chain": "信息量（链）",
-    "repetition_token": "不重复（词）",
-    "repetition_step": "不重复（步骤）",
-    "source_consistency": "与题目一致",
-    "source_contradiction_max": "与题目矛盾（最大概率）",
-    "self_consistency": "自洽",
-    "reasoning_alignment": "与解析对齐",
-    "hallucination": "无幻觉",
-    "redundancy": "无冗余",
-    "commonsense": "常识",
-    "missing_step": "无缺步",
-    "semantic_coverage_step": "语义覆盖（步骤）",
-    "semantic_coverage_chain": "语义覆盖（链）",
-    "perplexity_step": "流畅度（步骤）",
-    "perplexity_step_max": "流畅度（最差步骤）",
-    "perplexity_chain": "流畅度（链）",
-    "grammar_step": "语法",
-    "grammar_step_max": "语法（最差步骤）",
-}
+METRIC_ZH: dict[str, str] = {name: metric.labels["zh"] for name, metric in METRICS.items()}
 """Chinese display names of the registry's scores (:data:`reasoning_metrics.registry.METRICS`)."""
 
 

@@ -1,7 +1,7 @@
 """The step scores of a run, as the report shows them: read from ``RUN_DIR/scores.jsonl``.
 
 The file is written by ``k12eval score`` and read here with the writer's own record model,
-:class:`reasoning_metrics.runs.ScoreRecord` (``model_validate``), through the score store's
+:class:`reasoning_metrics.store.ScoreRecord` (``model_validate``), through the score store's
 line reader (:func:`reasoning_metrics.store.read_score_lines`): one format, one torn-line rule.
 A record becomes a :class:`QuestionScores`: each step with the source sentence and reference
 step it matched (the scorer writes them as indices into ``source_steps`` and ``reference_steps``),
@@ -25,11 +25,8 @@ from typing import TYPE_CHECKING
 from kg.errors import InputError
 
 if TYPE_CHECKING:
-    from reasoning_metrics.runs import ScoreRecord
-    from reasoning_metrics.store import ScoreConfig
+    from reasoning_metrics.store import ScoreConfig, ScoreRecord
     from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
-
-SCORES_FILE = "scores.jsonl"
 
 
 @dataclass(frozen=True)
@@ -116,7 +113,7 @@ def load_score_header(run_dir: Path) -> ScoreConfig | None:
 
     A header that is not one is an :class:`~kg.errors.InputError` naming the file and the field.
     """
-    from reasoning_metrics.store import read_score_header
+    from reasoning_metrics.store import SCORES_FILE, read_score_header
 
     return read_score_header(Path(run_dir) / SCORES_FILE)
 
@@ -129,8 +126,7 @@ def load_scores(run_dir: Path) -> dict[str, QuestionScores]:
     """
     from pydantic import ValidationError
 
-    from reasoning_metrics.runs import ScoreRecord
-    from reasoning_metrics.store import read_score_lines
+    from reasoning_metrics.store import SCORES_FILE, ScoreRecord, read_score_lines
 
     path = Path(run_dir) / SCORES_FILE
     if not path.is_file():

@@ -15,10 +15,11 @@ import pandas as pd
 from kg.records import QuestionType
 from reports.aggregate import SCORE_PREFIX
 from runners.protocol import JUDGMENT_RULES, JudgmentRule
+from runners.records import MODE_INFO
 
 DASH = "—"
 TYPE_ORDER = [t.value for t in QuestionType]
-MODE_ORDER = ["zero-shot", "zero-shot-cot", "few-shot", "few-shot-cot"]
+MODE_ORDER: list[str] = list(MODE_INFO)
 VARIANT_ORDER = ["original", "shuffled", "distractors"]
 
 CK12_TABLE2: list[tuple[str, tuple[str, ...]]] = [

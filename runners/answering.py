@@ -40,7 +40,7 @@ from runners.grading import grade
 from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text, prompt_language
 from runners.ranking import gold_rank, instructed_scores, perplexity_score
-from runners.records import RunRecord, make_record
+from runners.records import RunRecord, make_record, mode_info
 from runners.templates import TemplateSet, load_template_set
 
 COT_MAX_TOKENS = 1024
@@ -99,7 +99,7 @@ class Answerer:
         backend = options.backend_instance or _load_backend(options, model, backend_options)
         is_chat = backend.is_chat
         base = default_sampling(is_chat)
-        cot = options.mode.endswith("cot")
+        cot = mode_info(options.mode).cot
         sampling = replace(
             base,
             temperature=options.temperature if options.temperature is not None else base.temperature,

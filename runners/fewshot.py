@@ -20,7 +20,7 @@ from pathlib import Path
 from kg.errors import InputError
 from kg.records import Question, QuestionType
 from runners.prompting import Exemplar, Language, Prompt, build_prompt
-from runners.records import Mode
+from runners.records import Mode, mode_info
 from runners.templates import TemplateSet, load_template_set
 
 DEFAULT_SHOTS = 5
@@ -130,9 +130,9 @@ def fit_prompt(
     ``gen_prompt`` does) until the prompt fits, down to none.
     """
     templates = template_set if isinstance(template_set, TemplateSet) else load_template_set(template_set, lang)
-    if not mode.startswith("few-shot") or pool is None:
+    if not mode_info(mode).few_shot or pool is None:
         return build_prompt(question, mode, lang, (), templates)
-    exemplars = pool.select(question, shots, cot=mode.endswith("cot"))
+    exemplars = pool.select(question, shots, cot=mode_info(mode).cot)
     if count_tokens is None:
         return build_prompt(question, mode, lang, exemplars, templates)
 

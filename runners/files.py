@@ -1,25 +1,29 @@
 """Files that a kill, a full disk or a second process cannot leave half-written.
 
 :func:`atomic_write` puts a whole file in place or leaves the old one untouched.
-:func:`exclusive` holds an advisory lock (``fcntl.flock``) for as long as a
-command writes a run folder or a score file, so two commands on one output are
-refused instead of interleaving their records. The lock is released by the
-kernel when the process ends, however it ends, so a killed run never leaves a
-stale lock behind.
+:func:`exclusive` holds an advisory lock for as long as a command writes a run
+folder or a score file, so two commands on one output are refused instead of
+interleaving their records. The lock is the operating system's own, taken through
+the ``filelock`` package (``fcntl.flock`` on Unix, ``LockFileEx`` on Windows, where
+there is no ``fcntl``), so it is released when the process ends, however it ends,
+and a killed run never leaves a stale lock behind. Where the system offers no lock
+at all, the command goes on unlocked and says so once.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
+import logging
 import os
 import tempfile
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 from kg.errors import InputError
 
+log = logging.getLogger(__name__)
 LOCK_FILE = ".lock"
 """The lock file inside a locked folder."""
 HOME_ENV = "K12EVAL_HOME"
@@ -81,23 +85,49 @@ def exclusive(lock_path: Path, what: Path) -> Iterator[None]:
     """
     lock_path = Path(lock_path)
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise
+        if not _lock(fd, lock_path):
             holder = _holder(fd)
             by = f" (pid {holder})" if holder else ""
             raise InputError(
                 f"{what}: in use by another k12eval command{by}; wait for it to finish or choose another output"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            )
+        with contextlib.suppress(OSError):  # the pid is for the message of a second command only
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+_unlocked_warned: set[str] = set()
+
+
+def _lock(fd: int, lock_path: Path) -> bool:
+    """Lock ``fd`` without waiting: True when this process holds it now, False when another one does.
+
+    Where the system has no lock at all (``ENOSYS``), True after one warning: the command goes on,
+    and only a second command writing the same output at the same time is no longer refused.
+    """
+    with warnings.catch_warnings():  # "only soft file lock is available": said below, once, in our words
+        warnings.simplefilter("ignore", UserWarning)
+        from filelock import lock_descriptor
+
+    try:
+        return bool(lock_descriptor(fd, blocking=False))
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return False
+        if exc.errno != errno.ENOSYS:
+            raise
+        if str(lock_path) not in _unlocked_warned:
+            _unlocked_warned.add(str(lock_path))
+            log.warning(
+                "%s: this system offers no file lock; a second command on the same output is not refused", lock_path
+            )
+        return True
 
 
 def lock_folder(folder: Path) -> contextlib.AbstractContextManager[None]:
@@ -114,7 +144,8 @@ def lock_file(path: Path) -> contextlib.AbstractContextManager[None]:
 def _holder(fd: int) -> int | None:
     """The pid the lock's holder wrote, if it can be read."""
     try:
-        text = os.pread(fd, 32, 0).decode("ascii").strip()
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, 32).decode("ascii").strip()
         return int(text) if text else None
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # Windows: the holder's locked byte cannot be read
         return None

@@ -40,33 +40,16 @@ import re
 import unicodedata
 from fractions import Fraction
 
+from kg.latex import SYMBOLS
+
 _SYMBOLS = {
-    r"\times": "×",
-    r"\cdot": "·",
-    r"\div": "÷",
-    r"\pm": "±",
-    r"\mp": "∓",
-    r"\gt": ">",
-    r"\lt": "<",
-    r"\approx": "≈",
-    r"\leqslant": "≤",
-    r"\geqslant": "≥",
-    r"\leq": "≤",
-    r"\geq": "≥",
-    r"\le": "≤",
-    r"\ge": "≥",
-    r"\neq": "≠",
-    r"\ne": "≠",
-    r"\pi": "π",
-    r"\angle": "∠",
-    r"\triangle": "△",
-    r"\because": "∵",
-    r"\therefore": "∴",
-    r"\infty": "∞",
-    r"\%": "%",
-    r"\circ": "°",
-    r"\degree": "°",
-}
+    "\\" + name: SYMBOLS[name]
+    for name in (
+        "times", "cdot", "div", "pm", "mp", "gt", "lt", "approx", "leqslant", "geqslant", "leq", "geq", "le", "ge", "neq", "ne", "pi",
+        "angle", "triangle", "because", "therefore", "infty", "%", "circ", "degree",
+    )
+}  # fmt: skip
+"""The commands an answer is compared through, read as the report shows them (the one table: kg.latex)."""
 _SYMBOL = re.compile("|".join(re.escape(k) + r"(?![A-Za-z])" for k in sorted(_SYMBOLS, key=len, reverse=True)))
 _WRAPPERS = re.compile(
     r"\\(?:text|textrm|textbf|mathrm|mathbf|mathit|rm|bf|operatorname|underline|boxed|overline|mbox)\s*\{([^{}]*)\}"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kg.errors import InputError
-from runners.records import LANGS, MODES, STRATEGIES, Lang, Mode, Strategy
+from runners.records import LANGS, MODES, STRATEGIES, Lang, Mode, Strategy, mode_info
 from runners.selection import SELECTIONS
 
 __all__ = ["LANGS", "MODES", "RELEASED_VARIANTS", "STRATEGIES", "RunOptions", "check_options", "choose"]
@@ -126,11 +126,11 @@ def check_options(options: RunOptions) -> None:
         choose(options.strategy, STRATEGIES, "--strategy")
     choose(options.lang, LANGS, "--lang")
     choose(options.select, tuple(SELECTIONS), "--select")
-    if options.mode.startswith("few-shot") and options.few_shot is None:
+    if mode_info(options.mode).few_shot and options.few_shot is None:
         raise InputError(
             f"--mode {options.mode} needs --few-shot DEV_DATA (a question bank to take exemplars from, or CK12's few_shot_examples.json)"
         )
-    if options.strategy not in (None, "generate") and options.mode.endswith("cot"):
+    if options.strategy not in (None, "generate") and mode_info(options.mode).cot:
         raise InputError(f"--strategy {options.strategy} scores options directly; use a mode without CoT")
     if options.batch_size < 1 or options.samples < 1:
         raise InputError("--batch-size and --samples must be at least 1")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kg.records import Question, QuestionType
-from runners.records import Mode
+from runners.records import Mode, mode_info
 from runners.templates import MODES, TemplateSet, fill, load_template_set
 
 Language = Literal["zh", "en"]
@@ -122,10 +122,10 @@ def build_prompt(
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
     templates = template_set if isinstance(template_set, TemplateSet) else load_template_set(template_set, lang)
-    few_shot = mode.startswith("few-shot")
+    few_shot = mode_info(mode).few_shot
     if exemplars and not few_shot:
         raise ValueError(f"{mode} takes no exemplars, got {len(exemplars)}")
-    cot = mode.endswith("cot")
+    cot = mode_info(mode).cot
     values = question_fields(question, templates)
     phrases = {name: fill(text, values) for name, text in templates.phrases_for(question.type).items()}
     values["exemplars"] = "".join(

@@ -35,7 +35,7 @@ from typing import Any, Literal, get_args
 
 from kg.importers import detect_format
 from runners.options import RunOptions
-from runners.records import Lang, Strategy
+from runners.records import Lang, Strategy, mode_info
 from runners.templates import load_template_set
 
 JudgmentRule = Literal["per-item", "per-statement"]
@@ -129,7 +129,7 @@ def protocol_budget(template_set: str) -> int:
 def default_strategy(protocol: Protocol, options: RunOptions) -> Strategy:
     """The protocol's strategy where it applies: a local backend (its ``api_strategy`` for the ``openai``
     one) and a mode that does not generate a chain; ``generate`` otherwise (replayed answers among them)."""
-    if options.mode.endswith("cot"):
+    if mode_info(options.mode).cot:
         return "generate"
     if options.backend in SCORING_BACKENDS:
         return protocol.strategy

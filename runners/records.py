@@ -13,6 +13,7 @@ Later stages (scoring, reports) read these records only.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,6 +32,38 @@ Lang = Literal["auto", "zh", "en"]
 """The prompt language asked for: ``auto`` follows each benchmark's protocol
 (:func:`runners.prompting.prompt_language`: CK12, CMMLU and C-Eval in Chinese, others the stem's)."""
 MODES: tuple[Mode, ...] = get_args(Mode)
+
+
+@dataclass(frozen=True)
+class ModeInfo:
+    """What a ``--mode`` means: every place that needs to know reads it from here, not from the name."""
+
+    name: Mode
+    few_shot: bool
+    """Exemplars precede the question."""
+    cot: bool
+    """The model is asked to reason step by step (its chain of thought is what ``score`` scores)."""
+    without_cot: Mode
+    """The same mode without CoT: the run a CoT run is compared with."""
+
+
+MODE_INFO: dict[Mode, ModeInfo] = {
+    "zero-shot": ModeInfo("zero-shot", few_shot=False, cot=False, without_cot="zero-shot"),
+    "zero-shot-cot": ModeInfo("zero-shot-cot", few_shot=False, cot=True, without_cot="zero-shot"),
+    "few-shot": ModeInfo("few-shot", few_shot=True, cot=False, without_cot="few-shot"),
+    "few-shot-cot": ModeInfo("few-shot-cot", few_shot=True, cot=True, without_cot="few-shot"),
+}
+"""Each mode's record, in the order the papers' tables list them."""
+
+
+def mode_info(mode: str) -> ModeInfo:
+    """The record of ``mode``; ``ValueError`` naming the choices for an unknown one."""
+    try:
+        return MODE_INFO[mode]  # type: ignore[index]
+    except KeyError:
+        raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}") from None
+
+
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 LANGS: tuple[Lang, ...] = get_args(Lang)
 ParseStatus = Literal["ok", "unparsed", "failed", "skipped"]

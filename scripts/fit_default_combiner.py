@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from k12eval import __version__  # noqa: E402
+from k12eval._version import __version__  # noqa: E402
 from reasoning_metrics.metaeval.calibration import calibrate  # noqa: E402
 from reasoning_metrics.metaeval.sets import SetSpec  # noqa: E402
 

@@ -163,7 +163,7 @@ def write_scores(run_dir: Path, lines: list[dict[str, Any]]) -> None:
 
     Validated with the scorer's own record model, so a fixture cannot drift from what the scorer writes.
     """
-    from reasoning_metrics.runs import ScoreRecord
+    from reasoning_metrics.store import ScoreRecord
 
     with (run_dir / "scores.jsonl").open("a", encoding="utf-8") as handle:
         for line in lines:

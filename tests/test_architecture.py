@@ -1,6 +1,9 @@
 """The floor plan: imports run only downward (kg < runners < reasoning_metrics < reports < k12eval), no cycles.
 
-Every import counts, also the lazy ones inside functions: a lazy import is a dependency all the same.
+Every import counts, also the lazy ones inside functions: a lazy import is a dependency all the same, and so
+does a module named in a name table (``"runners.backends.vllm:VLLMBackend"``, ``"kg.importers.ck12"``), which
+is imported by name when asked for. A package's ``__init__`` (its face) is a module like any other: a module
+that imports its own package's face while that face imports it back is a cycle.
 """
 
 from __future__ import annotations
@@ -13,6 +16,34 @@ import networkx as nx
 REPO = Path(__file__).resolve().parents[1]
 LAYERS = ("kg", "runners", "reasoning_metrics", "reports", "k12eval")
 """From the ground floor up: a package may import from its own layer and the ones before it."""
+
+METRIC_FLOORS: tuple[tuple[str, ...], ...] = (
+    (
+        "reasoning_metrics",  # the face: checked by the cycle test, not by the floors
+        "reasoning_metrics.functional",
+        "reasoning_metrics.registry",
+        "reasoning_metrics.split",
+        "reasoning_metrics.records",
+        "reasoning_metrics.protocols",
+        "reasoning_metrics.cache",
+        "reasoning_metrics.batching",
+        "reasoning_metrics.steps",
+        "reasoning_metrics.chainfile",
+    ),
+    ("reasoning_metrics.models", "reasoning_metrics.slots", "reasoning_metrics.permetric"),
+    ("reasoning_metrics.scoring", "reasoning_metrics.features"),
+    ("reasoning_metrics.verify",),
+    ("reasoning_metrics.combine",),
+    ("reasoning_metrics.runs", "reasoning_metrics.store"),
+    ("reasoning_metrics.metaeval", "reasoning_metrics.diagnostics"),
+)
+"""The floors inside ``reasoning_metrics``, from the ground up: core (the pure formulas, the metric table, the
+sentence splitter, the records) < model adapters < scoring < detectors (verify) < the learned combiner <
+the score job (runs, store) < meta-evaluation and the diagnostic sets. A module sits on the floor of the
+longest prefix named here; it imports from its floor and the ones below."""
+
+LIBRARY_FACES = ("k12eval.api", "k12eval.models")
+"""The library parts of ``k12eval``: they may be called without the CLI, so they never import it."""
 
 
 def _module_name(path: Path) -> str:
@@ -40,10 +71,21 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[str,
                 base = ".".join([*anchor, base] if base else anchor)
             # `from a.b import c` imports the module a.b.c when there is one, else a name of a.b
             targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+        elif isinstance(node, ast.Dict):
+            # a name table: {"vllm": "runners.backends.vllm:VLLMBackend", "ck12": "kg.importers.ck12"}
+            targets = [_named_module(v.value, modules) for v in node.values if isinstance(v, ast.Constant)]
         else:
             continue
-        found += [(t, node.lineno) for t in targets if t.split(".")[0] in LAYERS]
+        found += [(t, node.lineno) for t in targets if t and t.split(".")[0] in LAYERS]
     return found
+
+
+def _named_module(value: object, modules: dict[str, Path] | set[str]) -> str | None:
+    """The project module a table names, ``"pkg.mod"`` or ``"pkg.mod:Name"``, else None."""
+    if not isinstance(value, str):
+        return None
+    module = value.partition(":")[0]
+    return module if module in modules else None
 
 
 def _graph() -> nx.DiGraph:
@@ -68,14 +110,45 @@ def test_no_import_runs_from_a_lower_layer_to_a_higher_one() -> None:
 
 
 def test_no_import_cycle() -> None:
+    # Every edge counts, also a face re-exporting its modules: a module that imports its own package's
+    # face (``from reasoning_metrics import x`` inside reasoning_metrics) closes a loop through it.
     graph = _graph()
-    # A package's __init__ re-exports its modules; a module importing a sibling through the package
-    # is not a cycle of dependencies, so edges from an __init__ down into its own package are left out.
-    for source, target in list(graph.edges):
-        if target.startswith(source + "."):
-            graph.remove_edge(source, target)
     cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
     assert cycles == []
+
+
+def _metric_floor(module: str) -> int:
+    best, floor = "", -1
+    for i, names in enumerate(METRIC_FLOORS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and len(name) > len(best):
+                best, floor = name, i
+    return floor
+
+
+def test_reasoning_metrics_floors() -> None:
+    graph = _graph()
+    inside = [n for n in graph if n.split(".")[0] == "reasoning_metrics"]
+    unplaced = [n for n in inside if _metric_floor(n) < 0]
+    assert unplaced == [], "give each reasoning_metrics module a floor in METRIC_FLOORS"
+    upward = [
+        f"{source} (line {data['line']}) imports {target}"
+        for source, target, data in graph.subgraph(inside).edges(data=True)
+        if source != "reasoning_metrics" and _metric_floor(target) > _metric_floor(source)
+    ]
+    assert upward == []
+
+
+def test_no_library_module_imports_the_cli() -> None:
+    graph = _graph()
+    library = [n for n in graph if n.split(".")[0] != "k12eval" or n.startswith(LIBRARY_FACES)]
+    into_cli = [
+        f"{source} (line {data['line']}) imports {target}"
+        for source in library
+        for target, data in graph[source].items()
+        if target.startswith("k12eval.cli")
+    ]
+    assert into_cli == []
 
 
 def test_reports_is_the_package_of_the_report_stage() -> None:
@@ -90,6 +163,17 @@ def test_the_scan_sees_lazy_and_relative_imports(tmp_path: Path) -> None:
     modules = {"kg.x": tmp_path / "x.py", "reports.html": tmp_path / "h.py"}
     modules["kg.x"].write_text("def f():\n    from reports.html import page\n    from . import y\n", encoding="utf-8")
     assert _imports("kg.x", modules["kg.x"], modules) == [("reports.html", 2), ("kg", 3)]
+
+
+def test_the_scan_sees_name_tables_and_faces(tmp_path: Path) -> None:
+    # A "module:Class" string in a table is an edge; a face importing its module that imports the face is a cycle.
+    modules = {"runners.b": tmp_path / "b.py", "runners.b.v": tmp_path / "v.py", "kg.f": tmp_path / "f.py"}
+    modules["runners.b"].write_text('T = {"v": "runners.b.v:V", "f": "kg.f", "x": "not.a:Mod"}\n', encoding="utf-8")
+    modules["runners.b.v"].write_text("from runners.b import T\n", encoding="utf-8")
+    assert _imports("runners.b", modules["runners.b"], modules) == [("runners.b.v", 1), ("kg.f", 1)]
+    assert _imports("runners.b.v", modules["runners.b.v"], modules) == [("runners.b", 1)]
+    assert _metric_floor("reasoning_metrics.models.prm") < _metric_floor("reasoning_metrics.verify.prm")
+    assert _metric_floor("reasoning_metrics.metaeval.detectors") > _metric_floor("reasoning_metrics.runs")
 
 
 def test_the_tests_mirror_the_packages() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from k12eval import __version__
+from k12eval._version import __version__
 from k12eval.cli import calibrate as calibrate_cli
 from k12eval.cli import demo as demo_cli
 from k12eval.cli import diagnostics as diagnostics_cli

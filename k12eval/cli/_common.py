@@ -10,11 +10,36 @@ from collections.abc import Callable, Iterator
 from typing import Any, ParamSpec, TypeVar
 
 import typer
+import typer.core
 
+from k12eval._lists import comma_list as comma_list
 from kg.errors import InputError
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+BACKEND_HELP = "transformers, vllm, openai or replay"
+"""The built-in backends, the help of every option that names one; :class:`BackendHelp` adds the plugins."""
+
+
+class BackendHelp(typer.core.TyperCommand):
+    """A command whose backend options' help also names the installed plugin backends.
+
+    The plugins are looked up (``k12eval.backends`` entry points, none loaded) only when the help is
+    shown: scanning the installed packages on every start would slow down every command.
+    """
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """The help, with the installed plugins named in each option whose help is :data:`BACKEND_HELP`."""
+        from runners.backends import ENTRY_POINT_GROUP, plugin_backends
+
+        plugins = ", ".join(plugin_backends()) or "none"
+        text = f"{BACKEND_HELP}, or a plugin backend ({ENTRY_POINT_GROUP} entry point; installed: {plugins})."
+        for param in self.params:
+            if (getattr(param, "help", None) or "").startswith(BACKEND_HELP):
+                param.help = text  # type: ignore[attr-defined]
+        super().format_help(ctx, formatter)
 
 
 class UserError(Exception):
@@ -76,15 +101,6 @@ def os_error_text(exc: OSError) -> str:
     """``<file>: <reason>`` for an :class:`OSError`, e.g. ``run/records.jsonl: No space left on device``."""
     reason = exc.strerror or str(exc) or type(exc).__name__
     return f"{exc.filename}: {reason}" if exc.filename is not None else reason
-
-
-def comma_list(values: list[str] | None) -> tuple[str, ...]:
-    """A repeated option whose values may also be comma lists (``-s 数学,物理 -s 化学``), in order, without repeats.
-
-    A full-width comma (，) splits too: Chinese keyboards type it for subject lists.
-    """
-    items = (part.strip() for value in values or () for part in value.replace("，", ",").split(","))
-    return tuple(dict.fromkeys(item for item in items if item))
 
 
 def parse_pairs(pairs: list[str], option: str) -> dict[str, Any]:

@@ -278,11 +278,18 @@ def _score(times: StageTimes, run_dir: Path, encoders: dict[str, str], nli: str 
     combiner reads) gets no verdict and shows as without a combiner: ``combine_one`` returns ``None``."""
     import warnings
 
-    from k12eval.models import metric_model
-    from reasoning_metrics.combine import DEFAULT, load_combiner
-    from reasoning_metrics.runs import score_run
+    from k12eval.api import score_job
+    from reasoning_metrics.combine import DEFAULT
     from reasoning_metrics.slots import EnglishOnlyEncoderWarning
-    from reasoning_metrics.store import read_score_lines, summarize
+    from reasoning_metrics.store import summarize
+
+    def started(todo: int, already: int, no_output: int, out: Path) -> None:
+        if todo:
+            echo(f"      {todo} chain(s) to score, {already} already scored")
+
+    def scored(n: int, todo: int, record: object) -> None:
+        if n % 10 == 0 or n == todo:
+            echo(f"      scored {n}/{todo} chains")
 
     with (
         times.stage("step scores", f"ROSCOE scores and wrong-step probabilities of the {COT_RUN} chains") as outcome,
@@ -291,22 +298,15 @@ def _score(times: StageTimes, run_dir: Path, encoders: dict[str, str], nli: str 
         # Said already, naming the demo's own flag (--embedder-zh) rather than the scorer's.
         warnings.simplefilter("ignore", EnglishOnlyEncoderWarning)
         models = {"encoder": encoders, "nli": nli or "none"}
-        combiner = (DEFAULT, load_combiner(DEFAULT))
         try:
-            job = score_run(run_dir, models=models, model_resolver=metric_model, combiner=combiner)
+            done = score_job(run_dir, models=models, combiner=DEFAULT, on_start=started, on_scored=scored)
         except OtherRunError as exc:  # scored by an earlier version (or combiner): rescore, keeping the old file
             set_aside(exc, echo)
-            job = score_run(run_dir, models=models, model_resolver=metric_model, combiner=combiner)
-        if job.todo:
-            echo(f"      {job.todo} chain(s) to score, {job.already} already scored")
-        for n, _ in enumerate(job.records, start=1):
-            if n % 10 == 0 or n == job.todo:
-                echo(f"      scored {n}/{job.todo} chains")
-        lines = [r for _, r in read_score_lines(job.out)]
-        summary = summarize(lines)
+            done = score_job(run_dir, models=models, combiner=DEFAULT, on_start=started, on_scored=scored)
+        summary = summarize(done.lines)
         means = ", ".join(f"{name} {value:.2f}" for name, value in summary.means.items())
-        outcome.append(f"{summary.chains} chains in {job.out}" + (f" ({means})" if means else ""))
-        judged = sum(r.get("combined") is not None for r in lines)
+        outcome.append(f"{summary.chains} chains in {done.out}" + (f" ({means})" if means else ""))
+        judged = sum(r.get("combined") is not None for r in done.lines)
         outcome.append(f"learned combiner: step probabilities on {judged} of {summary.chains} chains")
         missing = sorted({name for name, _ in summary.unavailable})
         if missing:

@@ -59,18 +59,28 @@ def metric_models(values: list[str] | None) -> dict[str, str]:
     return pairs
 
 
-def check_models(
-    metrics: list[str] | None, roles: dict[str, str], per_metric: dict[str, str], also: tuple[str, ...] = ()
-) -> None:
-    """Raise :class:`UserError` for a model no computed metric uses; ``also``: roles used anyway (detectors)."""
-    from reasoning_metrics.permetric import assign_models, base_roles, metrics_using
+def score_plan_option(metrics: list[str] | None, per_metric: dict[str, str]) -> Any:
+    """The job's score plan (:class:`reasoning_metrics.permetric.ScorePlan`) from ``--metrics`` and
+    ``--model-for``, built once here and handed down; a bad name is a :class:`UserError` naming the option."""
+    from reasoning_metrics.permetric import ScorePlan, assign_models
     from reasoning_metrics.registry import resolve
 
-    chosen = resolve(metrics)
     try:
-        assigned = assign_models(per_metric, chosen)
+        chosen = resolve(metrics)
+    except ValueError as exc:
+        raise UserError(f"--metrics: {exc}") from None
+    try:
+        return ScorePlan(tuple(chosen), assign_models(per_metric, chosen))
     except ValueError as exc:
         raise UserError(f"--model-for {exc}") from None
+
+
+def check_models(plan: Any, roles: dict[str, str], also: tuple[str, ...] = ()) -> None:
+    """Raise :class:`UserError` for a model no computed metric of ``plan`` uses; ``also``: roles used anyway
+    (detectors)."""
+    from reasoning_metrics.permetric import base_roles, metrics_using
+
+    chosen, assigned = plan.metrics, plan.assigned
     used = base_roles(chosen, assigned) | set(also)
     for role, spec in roles.items():
         if role in used or spec.strip().lower() == "none":

@@ -50,7 +50,7 @@ def calibrate(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the folds.")] = 0,
 ) -> None:
     """Fit a regularised logistic regression over every detector's step findings; write combiner.json."""
-    from k12eval import __version__
+    from k12eval._version import __version__
     from k12eval.cli._encoders import encoders_for
     from reasoning_metrics.metaeval.calibration import calibrate as fit
     from reasoning_metrics.metaeval.halves import HALVES

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from k12eval.cli._combiner_options import MinCorrectOpt
-from k12eval.cli._common import UserError, guarded, parse_pairs
+from k12eval.cli._common import BACKEND_HELP, BackendHelp, UserError, guarded, parse_pairs
 from k12eval.cli._encoders import encoders_for, load_model_option
 from k12eval.cli._strong import (
     PrmBackendOpt,
@@ -45,7 +45,51 @@ def _detector_names(detectors: str | None) -> list[str]:
     return names
 
 
-@app.command("meta-eval")
+def _load_models(
+    solutions: list[Any],
+    *,
+    encoder: str,
+    nli: str,
+    needs_encoder: bool,
+    needs_nli: bool,
+    judge: tuple[str, str, list[str] | None] | None,
+    prm: tuple[str, str, list[str] | None] | None,
+    rollout: tuple[str, str, list[str] | None] | None,
+    rollout_k: int,
+) -> tuple[Any, Any, Any, Any, Any, dict[str, Any]]:
+    """The models meta-eval was asked for and its detectors need (None: not needed): the encoders by
+    language, the NLI model, the judge's and the rollouts' backends, the PRM; and what the report names."""
+    from reasoning_metrics.metaeval.detectors import rollout_tasks
+    from reasoning_metrics.verify.rollouts import generation_count
+
+    encoders, chosen = encoders_for(encoder, solutions) if needs_encoder else (None, {})
+    models: dict[str, Any] = {f"encoder.{lg}": spec for lg, spec in chosen.items()}
+    nli_model = load_model_option("nli", nli, "--nli") if needs_nli else None
+    if nli_model is not None:
+        models["nli"] = nli
+    backend = None
+    if judge is not None:
+        backend = load_backend_option(
+            "--judge-model", judge[0], judge[1], parse_pairs(judge[2] or [], "--judge-option")
+        )
+        models["judge"] = judge[0]
+    reward_model = load_prm_option(prm[0], prm[1], parse_pairs(prm[2] or [], "--prm-option")) if prm else None
+    continuer = None
+    if rollout is not None:
+        tasks = rollout_tasks(solutions)
+        with_gold = sum(t.question is not None for t in tasks)
+        typer.echo(
+            f"rollouts: {generation_count(tasks, rollout_k)} generations ({rollout_k} per step of the "
+            f"{with_gold} of {len(tasks)} solutions with a gold answer)",
+            err=True,
+        )
+        continuer = load_backend_option(
+            "--rollouts", rollout[0], rollout[1], parse_pairs(rollout[2] or [], "--rollout-option")
+        )
+    return encoders, nli_model, backend, reward_model, continuer, models
+
+
+@app.command("meta-eval", cls=BackendHelp)
 @guarded
 def meta_eval(
     data: Annotated[
@@ -93,9 +137,7 @@ def meta_eval(
             "recorded file (replay). Enables the 'judge' detector and its flags in 'aggregate'.",
         ),
     ] = None,
-    judge_backend: Annotated[
-        str, typer.Option("--judge-backend", help="transformers, vllm, openai or replay.")
-    ] = "transformers",
+    judge_backend: Annotated[str, typer.Option("--judge-backend", help=f"{BACKEND_HELP}.")] = "transformers",
     judge_option: Annotated[
         list[str] | None,
         typer.Option("--judge-option", "-J", help="KEY=VALUE passed to the judge's backend (e.g. base_url=...)."),
@@ -118,9 +160,7 @@ def meta_eval(
             "detector on solutions with a gold answer; it makes k generations per step.",
         ),
     ] = None,
-    rollout_backend: Annotated[
-        str, typer.Option("--rollout-backend", help="transformers, vllm, openai or replay.")
-    ] = "transformers",
+    rollout_backend: Annotated[str, typer.Option("--rollout-backend", help=f"{BACKEND_HELP}.")] = "transformers",
     rollout_k: Annotated[int, typer.Option("--rollout-k", min=1, help="Continuations per step prefix.")] = 4,
     rollout_option: Annotated[
         list[str] | None,
@@ -175,6 +215,7 @@ def meta_eval(
         to_json,
         to_markdown,
     )
+    from reasoning_metrics.metaeval.detectors import needed_models
     from reasoning_metrics.metaeval.halves import HALVES, in_half
     from reasoning_metrics.metaeval.sets import load_set, parse_set
     from runners.backends.base import SamplingParams
@@ -196,43 +237,21 @@ def meta_eval(
     # A file that exists is read as named (its path may hold ',' or '='); else DATA lists several files.
     labelled = load_solutions(data, fmt) if data.exists() else load_set(parse_set(str(data), fmt))
     solutions = in_half(labelled, half)[:limit]
-    needs_encoder = any(n.startswith(("roscoe.", "aggregate")) for n in names) or bool(
-        fitted is not None and fitted.uses_roscoe
+    roles = needed_models(names)  # read from the detectors' and metrics' records, not from their names
+    judge = (judge_model, judge_backend, judge_option) if judge_model is not None and "judge" in roles else None
+    rollout = (rollouts, rollout_backend, rollout_option) if rollouts is not None and "rollouts" in roles else None
+    loaded = _load_models(
+        solutions,
+        encoder=encoder,
+        nli=nli,
+        needs_encoder="encoder" in roles or bool(fitted is not None and fitted.uses_roscoe),
+        needs_nli="nli" in roles,
+        judge=judge,
+        prm=(prm, prm_backend, prm_option) if prm is not None and "prm" in roles else None,
+        rollout=rollout,
+        rollout_k=rollout_k,
     )
-    needs_nli = any(
-        n in ("roscoe.source_consistency", "roscoe.self_consistency", "contradiction") or n.startswith("aggregate")
-        for n in names
-    )
-    backend = None
-    if judge_model is not None and any(n == "judge" or n.startswith("aggregate") for n in names):
-        backend = load_backend_option(
-            "--judge-model", judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option")
-        )
-    encoders, chosen = encoders_for(encoder, solutions) if needs_encoder else (None, {})
-    models = {f"encoder.{lg}": spec for lg, spec in chosen.items()}
-    nli_model = load_model_option("nli", nli, "--nli") if needs_nli else None
-    if nli_model is not None:
-        models["nli"] = nli
-    if backend is not None and judge_model is not None:
-        models["judge"] = judge_model
-    reward_model = None
-    if prm is not None and any(n == "prm" or n.startswith("aggregate") for n in names):
-        reward_model = load_prm_option(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option"))
-    continuer = None
-    if rollouts is not None and any(n == "rollouts" or n.startswith("aggregate") for n in names):
-        from reasoning_metrics.metaeval.detectors import rollout_tasks
-        from reasoning_metrics.verify.rollouts import generation_count
-
-        tasks = rollout_tasks(solutions)
-        with_gold = sum(t.question is not None for t in tasks)
-        typer.echo(
-            f"rollouts: {generation_count(tasks, rollout_k)} generations ({rollout_k} per step of the "
-            f"{with_gold} of {len(tasks)} solutions with a gold answer)",
-            err=True,
-        )
-        continuer = load_backend_option(
-            "--rollouts", rollouts, rollout_backend, parse_pairs(rollout_option or [], "--rollout-option")
-        )
+    encoders, nli_model, backend, reward_model, continuer, models = loaded
     context = DetectionContext(
         solutions,
         encoder=encoders,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import comma_list, guarded, log_to_stderr, parse_pairs
+from k12eval.cli._common import BACKEND_HELP, BackendHelp, comma_list, guarded, log_to_stderr, parse_pairs
 from k12eval.cli._config import load_config
 from kg.errors import InputError
 
@@ -37,9 +37,7 @@ def run(
     data: Annotated[Path, typer.Argument(help="Question bank (file or folder; any format `kg stats` reads).")],
     model: Annotated[str, typer.Option("--model", "-m", help="Hub id, local path or name from `k12eval models list`.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run folder; the same command resumes it.")],
-    backend: Annotated[
-        str, typer.Option("--backend", "-b", help="transformers, vllm, openai or replay.")
-    ] = "transformers",
+    backend: Annotated[str, typer.Option("--backend", "-b", help=f"{BACKEND_HELP}.")] = "transformers",
     mode: Annotated[str, typer.Option(help="zero-shot, few-shot, zero-shot-cot or few-shot-cot.")] = "zero-shot",
     variant: Annotated[
         str, typer.Option(help="original, shuffled, distractors (CK12's released files when present) or options-N.")
@@ -381,5 +379,5 @@ def _print_summary(summary: RunSummary) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add ``run`` and ``merge`` to the top-level app."""
-    app.command("run")(guarded(run))
+    app.command("run", cls=BackendHelp)(guarded(run))
     app.command("merge")(guarded(merge))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,6 +18,7 @@ from k12eval.cli._score_models import (
     encoder_warnings_to_stderr,
     metric_models,
     role_models,
+    score_plan_option,
 )
 from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt, load_prm_option
 from kg.errors import InputError
@@ -67,13 +68,7 @@ DetectorsOpt = Annotated[
 def _metric_names(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
-    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
-    from reasoning_metrics.registry import resolve
-
-    try:
-        return [m.name for m in resolve(names)]
-    except ValueError as exc:
-        raise UserError(f"--metrics: {exc}") from None
+    return [n.strip() for v in values for n in v.split(",") if n.strip()]
 
 
 def _lang(value: str) -> Any:
@@ -179,63 +174,55 @@ def score(
     prm_option: PrmOptionOpt = None,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
-    from k12eval.models import metric_model
-    from reasoning_metrics.combine import choose_combiner, load_combiner
-    from reasoning_metrics.runs import SCORES_FILE, score_run
-    from reasoning_metrics.store import read_score_lines
-    from runners.files import lock_file
+    from k12eval.api import score_job
     from runners.options import choose
     from runners.records import HEADER_FILE
     from runners.selection import SELECTIONS
 
-    if not (run_dir / HEADER_FILE).is_file():  # before the lock, which would create the folder
+    if not (run_dir / HEADER_FILE).is_file():  # before the models are looked at
         raise UserError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
     choose(select, tuple(SELECTIONS), "--select")  # before the lock and the bank are touched
-    names = _metric_names(metrics)
     models = role_models(encoder=embedder, nli=nli, token_embedder=token_model, lm=lm, grammar=grammar_model)
-    own = metric_models(model_for)
-    check_models(names, models, own, also=("nli",) if detectors else ())
-    target = out or run_dir / SCORES_FILE
-    chosen = choose_combiner(combiner, detectors)
+    plan = score_plan_option(_metric_names(metrics), metric_models(model_for))  # the one resolution
+    check_models(plan, models, also=("nli",) if detectors else ())
     if prm is not None and not detectors:
         raise UserError("--prm runs a detector: drop --no-detectors")
     reward_model = (
         load_prm_option(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option")) if prm is not None else None
     )
-    # A second `score` on the same file is refused, not interleaved.
-    with lock_file(target), encoder_warnings_to_stderr():
-        job = score_run(
+    failed_models: Counter[str] = Counter()
+    report: list[Callable[[int], None]] = []
+
+    def started(todo: int, already: int, no_output: int, target: Path) -> None:
+        typer.echo(f"{todo} chain(s) to score, {already} already in {target}, {no_output} without output", err=True)
+        report.append(_progress(todo))
+
+    def scored(n: int, todo: int, record: Any) -> None:
+        failed_models.update(_load_failures(record.unavailable))
+        if n % 100 == 0 or n == todo:
+            report[0](n)
+
+    with encoder_warnings_to_stderr():
+        done = score_job(
             run_dir,
+            out=out,
             data=data,
-            out=target,
-            metrics=names,
+            metrics=plan,
             models=models,
-            metric_models=own,
-            model_resolver=metric_model,
             lang=_lang(lang),
-            batch_size=batch_size,
-            chunk_size=chunk_size,
-            cache=False if no_cache else None,
-            progress=None,
             detectors=detectors,
             select=select,
             source_with_options=source_with_options,
-            combiner=None if chosen is None else (chosen, load_combiner(chosen)),
+            combiner=combiner,
             prm=reward_model,
+            batch_size=batch_size,
+            chunk_size=chunk_size,
+            cache=False if no_cache else None,
+            on_start=started,
+            on_scored=scored,
         )
-        typer.echo(
-            f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",
-            err=True,
-        )
-        report = _progress(job.todo)
-        failed_models: Counter[str] = Counter()
-        for n, scored in enumerate(job.records, start=1):
-            failed_models.update(_load_failures(scored.unavailable))
-            if n % 100 == 0 or n == job.todo:
-                report(n)
-        records = [r for _, r in read_score_lines(job.out)]
-        _print_summary(records, str(job.out))
-        _print_detectors(records)
+    _print_summary(done.lines, str(done.out))
+    _print_detectors(done.lines)
     _exit_if_models_failed(failed_models)
 
 
@@ -282,54 +269,40 @@ def score_chains_cmd(
     no_cache: NoCacheOpt = False,
 ) -> None:
     """Score chains from any harness."""
-    from k12eval.models import metric_model
-    from reasoning_metrics.chainfile import read_chains
-    from reasoning_metrics.permetric import assign_models
-    from reasoning_metrics.registry import resolve
-    from reasoning_metrics.scoring import iter_scores, load_models
-    from reasoning_metrics.slots import ModelSlots
-    from reasoning_metrics.steps import StepThresholds
-    from reasoning_metrics.store import append_scores, make_config, open_scores, read_score_lines
-    from runners.files import lock_file
+    from k12eval.api import chain_scoring
 
-    names = _metric_names(metrics)
     models = role_models(encoder=embedder, nli=nli, token_embedder=token_model, lm=lm, grammar=grammar_model)
-    own = metric_models(model_for)
-    check_models(names, models, own)
-    chains = read_chains(file)
-    chosen = resolve(names)
-    config = make_config(chosen, ModelSlots(None, **models), StepThresholds(), _lang(lang), assign_models(own, chosen))
-    with contextlib.ExitStack() as held:
-        held.enter_context(encoder_warnings_to_stderr())
-        if out is not None:
-            held.enter_context(lock_file(out))  # a second job on this file is refused, not interleaved
-            done = open_scores(out, config)
-            chains = [c for c in chains if c.id not in done]
-        scores: Any = iter_scores(
-            chains,
-            names,
-            **load_models(chains, names, models, _lang(lang), model_resolver=metric_model, metric_models=own),
+    plan = score_plan_option(_metric_names(metrics), metric_models(model_for))  # the one resolution
+    check_models(plan, models)
+    with (
+        encoder_warnings_to_stderr(),
+        chain_scoring(
+            file,
+            out=out,
+            metrics=plan,
+            models=models,
             lang=_lang(lang),
             batch_size=batch_size,
             chunk_size=chunk_size,
             cache=False if no_cache else None,
-            progress=_progress(len(chains)),
-        )
-        if out is not None:
-            scores = append_scores(out, scores, config)
+            progress=_progress,
+        ) as job,
+    ):
         records = []
         failed_models: Counter[str] = Counter()
-        for record in scores:
+        for record in job.records:
             failed_models.update(_load_failures(record.unavailable))
             if as_json:
                 sys.stdout.write(record.model_dump_json() + "\n")
                 sys.stdout.flush()
             records.append(record.model_dump())
-        if not as_json:
-            if out is not None:
-                records = [r for _, r in read_score_lines(out)]
-            _print_table(records)
-            _print_summary(records, str(out or file))
+    if not as_json:
+        if out is not None:
+            from reasoning_metrics.store import read_score_lines
+
+            records = [r for _, r in read_score_lines(out)]
+        _print_table(records)
+        _print_summary(records, str(out or file))
     _exit_if_models_failed(failed_models)
 
 

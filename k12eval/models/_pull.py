@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from k12eval import __version__
+from k12eval._version import __version__
 from k12eval.models import _hub, _packages
 from k12eval.models._cache import (
     Manifest,

@@ -72,17 +72,17 @@ def metric_model(ref: str) -> str:
     return ref if packaged(ref) else require_model(ref)
 
 
-REMOTE_BACKENDS = ("openai", "replay")
-"""Backends whose model is a name on a server or a recorded file, never a model to load here."""
-
-
 def backend_model(ref: str, backend: str) -> str:
     """What ``backend`` loads for the model the user named: an installed catalogue model's folder.
 
-    A server's model name (``openai``) and a recorded file (``replay``) pass through, and so
-    does any reference that cannot be resolved here (the backend then says what is wrong).
+    The backend is asked whether its model is a name it passes on as written
+    (:func:`runners.backends.server_side_model`: ``openai``'s server names, ``replay``'s recorded
+    files, any plugin that declares it): those pass through, and so does any reference that cannot
+    be resolved here (the backend then says what is wrong). An unknown backend name is refused.
     """
-    if backend in REMOTE_BACKENDS:
+    from runners.backends import server_side_model
+
+    if server_side_model(backend):
         return ref
     try:
         return require_model(ref)

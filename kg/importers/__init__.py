@@ -18,6 +18,9 @@ from pathlib import Path
 from types import ModuleType
 
 from kg.errors import InputError, Problem, one_line
+from kg.importers._found import Found as Found
+from kg.importers._found import ImportOptions as ImportOptions
+from kg.importers._found import located as located
 from kg.records import Question
 
 FORMATS: dict[str, str] = {
@@ -35,18 +38,6 @@ detected, it is chosen by giving a mapping file."""
 VARIANTS = ("original", "shuffled", "distractors")
 
 
-@dataclass(frozen=True)
-class ImportOptions:
-    """What an importer may be asked besides the path."""
-
-    variant: str = "original"
-    """CK12 released variant to read at the release root."""
-    mapping: Path | None = None
-    """Mapping file for the ``mapped`` format (JSONL / CSV with named columns)."""
-    taxonomy: Path | None = None
-    """Xiezhi discipline taxonomy (``subjects_tree_chn.json`` or its folder); found beside the data if omitted."""
-
-
 @dataclass
 class ImportResult:
     """The questions read from a path, and the records that were skipped."""
@@ -58,22 +49,6 @@ class ImportResult:
     def skipped_by_reason(self) -> Counter[str]:
         """How many records were skipped, per field at fault."""
         return Counter(p.field or "record" for p in self.problems)
-
-
-@dataclass(frozen=True)
-class Found:
-    """A good record and where it was read, so that a later duplicate of its id can point at both."""
-
-    question: Question
-    path: Path
-    """File the record came from."""
-    line: int
-    """1-based line of the record in that file."""
-
-
-def located(item: Question | Problem, path: Path, line: int) -> Found | Problem:
-    """A reader's result for one record, with the place of a good one kept beside it."""
-    return Found(item, path, line) if isinstance(item, Question) else item
 
 
 Reader = Callable[[Path, ImportOptions], Iterator[Found | Problem]]

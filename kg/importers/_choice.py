@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import Problem
-from kg.importers import Found, located
+from kg.importers._found import Found, located
 from kg.importers._io import first_csv, iter_table, read_table_header, table_header, tables_in
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, detect_language
 

@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kg.errors import Problem
-from kg.importers import Found, ImportOptions
 from kg.importers._ceval_subjects import SUBJECTS, english_name
 from kg.importers._choice import (
     LETTERS,
@@ -32,6 +31,7 @@ from kg.importers._choice import (
     split_of,
     unknown_subject,
 )
+from kg.importers._found import Found, ImportOptions
 from kg.importers._io import iter_table, table_header
 
 log = logging.getLogger(__name__)

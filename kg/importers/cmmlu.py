@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kg.errors import Problem
-from kg.importers import Found, ImportOptions
 from kg.importers._choice import (
     LETTERS,
     ChoiceRow,
@@ -28,6 +27,7 @@ from kg.importers._choice import (
     unknown_subject,
 )
 from kg.importers._cmmlu_subjects import SUBJECTS, categories_of
+from kg.importers._found import Found, ImportOptions
 from kg.importers._io import table_header
 
 COLUMNS = ("Question", *LETTERS, "Answer")

@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import Problem
-from kg.importers import Found, ImportOptions, located
+from kg.importers._found import Found, ImportOptions, located
 from kg.importers._io import first_record
 from kg.importers._taxonomy import Taxonomy, find_taxonomy, load_taxonomy
 from kg.jsonl import iter_jsonl

@@ -6,26 +6,12 @@ import hashlib
 import re
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field
-
 from reasoning_metrics.combine.features import step_features
 from reasoning_metrics.combine.model import Combiner
+from reasoning_metrics.combine.verdict import CombinedVerdict as CombinedVerdict
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import check_steps
 from reasoning_metrics.verify.flags import SolutionAssessment
-
-
-class CombinedVerdict(BaseModel):
-    """The learned combiner's verdict on one solution (docs/detectors.md, "The learned combiner")."""
-
-    step_probabilities: list[float]
-    """Per step: P(this step is the first wrong one | no earlier step was)."""
-    first_suspect: int = Field(ge=-1)
-    """The most likely first error when the answer was graded wrong, else the earliest step at or above
-    ``threshold``, else -1 (:func:`~reasoning_metrics.combine.model.first_suspect`)."""
-    score: float
-    """The largest step probability."""
-    threshold: float
 
 
 def fingerprint(name: str, combiner: Combiner) -> str:

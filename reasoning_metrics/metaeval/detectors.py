@@ -22,7 +22,7 @@ from reasoning_metrics.verify.aggregate import assess_solutions, step_score
 from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
 from reasoning_metrics.verify.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
 from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
-from reasoning_metrics.verify.detector import Detector, Evidence, Reference
+from reasoning_metrics.verify.detector import Detector, Evidence, Reference, needed_roles
 from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
 from reasoning_metrics.verify.guard import CHAIN_BUDGET_S, Outcome, checking
 from reasoning_metrics.verify.judge_log import judge_resumably
@@ -434,17 +434,39 @@ def combiner_result(name: str, orientation: str, p: Predictions) -> DetectorResu
     )
 
 
+_MEASURES: dict[str, Callable[[list[StepFlag]], float]] = {"count": _count, "heaviest": _heaviest}
 COUNTED: dict[str, tuple[str, Callable[[list[StepFlag]], float]]] = {
-    "arithmetic": ("number of false calculations", _count),
-    "equations": ("number of conflicting equations", _count),
-    "unsupported_numbers": ("number of operands from nowhere", _count),
-    "doubt": ("weight of doubt words", _heaviest),
-    "facts": ("number of false facts, formulas and conversions", _count),
-    "reference": ("number of departures from the teacher's analysis and the gold answer", _count),
-    "option_verdicts": ("number of options given the verdict the gold answer rules out", _count),
+    name: (detector.orientation, _MEASURES[getattr(detector, "step_measure", "count")])  # type: ignore[attr-defined]
+    for name, detector in REGISTRY.items()
+    if getattr(detector, "orientation", None)
 }
-"""The registered detectors (:data:`~reasoning_metrics.verify.registry.DETECTORS`) scored alone, by the
-same names: detector -> (orientation, a step's score from its flags on the step)."""
+"""The registered detectors (:data:`~reasoning_metrics.verify.registry.DETECTORS`) that declare an
+``orientation`` scored alone, by the same names: detector -> (orientation, a step's score from its flags on
+the step, by its ``step_measure``). Read from the detectors' records, in the registry's order."""
+
+
+def needed_models(names: Sequence[str]) -> frozenset[str]:
+    """The model roles the meta-eval detectors ``names`` need, read from the records they name.
+
+    A ROSCOE score needs the ROSCOE evidence (an encoder) and its metric's models
+    (:data:`reasoning_metrics.registry.METRICS`); a registered detector what its ``needs`` come from
+    (:func:`~reasoning_metrics.verify.detector.needed_roles`); the aggregates everything a registered
+    detector or the ROSCOE baseline can read. The combiner's are its own (``Combiner.uses_roscoe``).
+    """
+    from reasoning_metrics.registry import METRICS
+
+    everything = {role for d in REGISTRY.values() for role in needed_roles(d, optional=True)}
+    everything |= {role for metric in BASELINE_METRICS for role in METRICS[metric].models}
+    roles: set[str] = set()
+    for name in names:
+        if name.startswith("roscoe."):
+            roles |= {"encoder", *METRICS[name.removeprefix("roscoe.")].models}
+        elif name in REGISTRY:
+            roles |= needed_roles(REGISTRY[name])
+        elif name.startswith("aggregate"):
+            roles |= everything
+    return frozenset(roles)
+
 
 DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
     **{f"roscoe.{metric}": _roscoe(metric) for metric in BASELINE_METRICS},

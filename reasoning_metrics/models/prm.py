@@ -1,8 +1,8 @@
 """Qwen2.5-Math-PRM-style process reward models through transformers or vLLM (torch / vllm imported lazily).
 
-Both adapters build the same token ids (the chat of :func:`~reasoning_metrics.verify.prm.prm_messages`
+Both adapters build the same token ids (the chat of :func:`~reasoning_metrics.models.prm_format.prm_messages`
 through the model's own chat template) and read the positive label's probability at the separator
-tokens with :func:`~reasoning_metrics.verify.prm.positive_at_separators`:
+tokens with :func:`~reasoning_metrics.models.prm_format.positive_at_separators`:
 
 * :class:`TransformersPRM`: ``AutoModel.from_pretrained(..., trust_remote_code=True)`` (the published
   checkpoints ship ``Qwen2ForProcessRewardModel`` as remote code), logits ``[batch, tokens, 2]``,
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reasoning_metrics.models._torch import model_path, pick_device
-from reasoning_metrics.verify.prm import PRM_SEPARATOR, positive_at_separators, prm_messages
+from reasoning_metrics.models.prm_format import PRM_SEPARATOR, positive_at_separators, prm_messages
 
 PRM_BACKENDS = ("transformers", "vllm")
 

@@ -23,28 +23,59 @@ Each detector implements one protocol (:class:`~.detector.Detector`: a name, the
 Heavy model code is never imported here; encoders and NLI models are passed in.
 """
 
-from reasoning_metrics.verify.aggregate import FLAG_THRESHOLD, assess_one, assess_solutions, step_score
-from reasoning_metrics.verify.arithmetic import (
-    ClaimCheck,
-    StepCheck,
-    Verdict,
-    check_step,
-    check_steps,
-    inspect_step,
-)
-from reasoning_metrics.verify.contradiction import first_contradiction, step_contradictions
-from reasoning_metrics.verify.conversions import stated_conversions
-from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Reference
-from reasoning_metrics.verify.doubt import DoubtCue, DoubtKind, doubt_cues
-from reasoning_metrics.verify.equations import EquationConflict, equation_conflicts
-from reasoning_metrics.verify.facts import Fact, stated_facts
-from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment, StepAssessment, StepFlag
-from reasoning_metrics.verify.formulas import stated_formulas
-from reasoning_metrics.verify.judge import JudgeVerdict, judge_solutions, parse_first_error, prm_step_scores
-from reasoning_metrics.verify.prm import PRM_THRESHOLD, StepRewardModel, first_below, prm_messages
-from reasoning_metrics.verify.quantities import UnsupportedOperand, unsupported_operands, unused_given_numbers
-from reasoning_metrics.verify.registry import DETECTORS
-from reasoning_metrics.verify.rollouts import RolloutResult, RolloutTask, first_dead_end, rollout_shares
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "prm_messages": "reasoning_metrics.models.prm_format",
+    "FLAG_THRESHOLD": "reasoning_metrics.verify.aggregate",
+    "assess_one": "reasoning_metrics.verify.aggregate",
+    "assess_solutions": "reasoning_metrics.verify.aggregate",
+    "step_score": "reasoning_metrics.verify.aggregate",
+    "ClaimCheck": "reasoning_metrics.verify.arithmetic",
+    "StepCheck": "reasoning_metrics.verify.arithmetic",
+    "Verdict": "reasoning_metrics.verify.arithmetic",
+    "check_step": "reasoning_metrics.verify.arithmetic",
+    "check_steps": "reasoning_metrics.verify.arithmetic",
+    "inspect_step": "reasoning_metrics.verify.arithmetic",
+    "first_contradiction": "reasoning_metrics.verify.contradiction",
+    "step_contradictions": "reasoning_metrics.verify.contradiction",
+    "stated_conversions": "reasoning_metrics.verify.conversions",
+    "Detector": "reasoning_metrics.verify.detector",
+    "Evidence": "reasoning_metrics.verify.detector",
+    "Findings": "reasoning_metrics.verify.detector",
+    "Reference": "reasoning_metrics.verify.detector",
+    "DoubtCue": "reasoning_metrics.verify.doubt",
+    "DoubtKind": "reasoning_metrics.verify.doubt",
+    "doubt_cues": "reasoning_metrics.verify.doubt",
+    "EquationConflict": "reasoning_metrics.verify.equations",
+    "equation_conflicts": "reasoning_metrics.verify.equations",
+    "Fact": "reasoning_metrics.verify.facts",
+    "stated_facts": "reasoning_metrics.verify.facts",
+    "FlagKind": "reasoning_metrics.verify.flags",
+    "SolutionAssessment": "reasoning_metrics.verify.flags",
+    "StepAssessment": "reasoning_metrics.verify.flags",
+    "StepFlag": "reasoning_metrics.verify.flags",
+    "stated_formulas": "reasoning_metrics.verify.formulas",
+    "JudgeVerdict": "reasoning_metrics.verify.judge",
+    "judge_solutions": "reasoning_metrics.verify.judge",
+    "parse_first_error": "reasoning_metrics.verify.judge",
+    "prm_step_scores": "reasoning_metrics.verify.judge",
+    "PRM_THRESHOLD": "reasoning_metrics.verify.prm",
+    "StepRewardModel": "reasoning_metrics.verify.prm",
+    "first_below": "reasoning_metrics.verify.prm",
+    "UnsupportedOperand": "reasoning_metrics.verify.quantities",
+    "unsupported_operands": "reasoning_metrics.verify.quantities",
+    "unused_given_numbers": "reasoning_metrics.verify.quantities",
+    "DETECTORS": "reasoning_metrics.verify.registry",
+    "RolloutResult": "reasoning_metrics.verify.rollouts",
+    "RolloutTask": "reasoning_metrics.verify.rollouts",
+    "first_dead_end": "reasoning_metrics.verify.rollouts",
+    "rollout_shares": "reasoning_metrics.verify.rollouts",
+}
+"""Public name -> the module that defines it, imported on first use (importing one detector module, or reading a score file, does not load every detector and sympy)."""
 
 __all__ = [
     "DETECTORS",
@@ -93,3 +124,35 @@ __all__ = [
     "unsupported_operands",
     "unused_given_numbers",
 ]
+
+if TYPE_CHECKING:
+    from reasoning_metrics.models.prm_format import prm_messages
+    from reasoning_metrics.verify.aggregate import FLAG_THRESHOLD, assess_one, assess_solutions, step_score
+    from reasoning_metrics.verify.arithmetic import (
+        ClaimCheck,
+        StepCheck,
+        Verdict,
+        check_step,
+        check_steps,
+        inspect_step,
+    )
+    from reasoning_metrics.verify.contradiction import first_contradiction, step_contradictions
+    from reasoning_metrics.verify.conversions import stated_conversions
+    from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Reference
+    from reasoning_metrics.verify.doubt import DoubtCue, DoubtKind, doubt_cues
+    from reasoning_metrics.verify.equations import EquationConflict, equation_conflicts
+    from reasoning_metrics.verify.facts import Fact, stated_facts
+    from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment, StepAssessment, StepFlag
+    from reasoning_metrics.verify.formulas import stated_formulas
+    from reasoning_metrics.verify.judge import JudgeVerdict, judge_solutions, parse_first_error, prm_step_scores
+    from reasoning_metrics.verify.prm import PRM_THRESHOLD, StepRewardModel, first_below
+    from reasoning_metrics.verify.quantities import UnsupportedOperand, unsupported_operands, unused_given_numbers
+    from reasoning_metrics.verify.registry import DETECTORS
+    from reasoning_metrics.verify.rollouts import RolloutResult, RolloutTask, first_dead_end, rollout_shares
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, each imported from its module when first asked for (PEP 562)."""
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,6 +13,7 @@ import re
 import unicodedata
 from fractions import Fraction
 
+from kg.latex import ARITHMETIC
 from reasoning_metrics.verify._chinese import rewrite_chinese
 
 MAX_CHARS = 20_000
@@ -29,25 +30,17 @@ _LONG_NUMERAL = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 _WRAPPERS = re.compile(r"\\(?:text|mathrm|rm|mathit|operatorname|mbox|textbf|boldsymbol)\s*")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}\s*\{\s*(\d+(?:\.\d+)?)\s*\}")
 _COMMANDS = {
-    r"\times": "×",
-    r"\cdot": "×",
-    r"\div": "÷",
-    r"\pi": "π",
-    r"\leqslant": "≤",
-    r"\geqslant": "≥",
-    r"\leq": "≤",
-    r"\geq": "≥",
-    r"\le": "≤",
-    r"\ge": "≥",
-    r"\neq": "≠",
-    r"\approx": "≈",
-    r"\left": "",
-    r"\right": "",
+    **{"\\" + name: ARITHMETIC[name].strip() for name in ("times", "cdot", "div")},
+    r"\pi": "π",  # the facts and formulas are written with π (ARITHMETIC spells it out for the evaluator)
+    **{"\\" + name: ARITHMETIC[name].strip() for name in ("leqslant", "geqslant", "leq", "geq", "le", "ge")},
+    **{"\\" + name: ARITHMETIC[name].strip() for name in ("neq", "approx")},
+    **{"\\" + name: "" for name in ("left", "right")},
     r"\quad": " ",
     r"\min": "min",
     r"\,": " ",
     r"\;": " ",
 }
+"""The verifier's reading of the commands a plain step keeps (operators from the one table: kg.latex.ARITHMETIC)."""
 _SUPERSCRIPTS = {"²": "^2", "³": "^3"}
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ|\\degree")
 _POWER = re.compile(r"\^\s*\{\s*(-?\d+)\s*\}")

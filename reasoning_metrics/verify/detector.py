@@ -81,6 +81,27 @@ class Findings:
         return cls([[] for _ in range(n_steps)], flags)
 
 
+EVIDENCE_MODEL: dict[Input, str] = {
+    "roscoe": "encoder",
+    "contradictions": "nli",
+    "judged": "judge",
+    "prm": "prm",
+    "rollouts": "rollouts",
+}
+"""Evidence part -> the model role that produces it (the twin of ``reasoning_metrics.registry.INPUT_MODEL``)."""
+
+
+def needed_roles(detector: Detector, *, optional: bool = False) -> frozenset[str]:
+    """The model roles ``detector`` cannot run without (``optional``: also those it reads when given)."""
+    parts = detector.reads if optional else detector.needs
+    return frozenset(EVIDENCE_MODEL[part] for part in parts if part in EVIDENCE_MODEL)
+
+
+# A detector may also declare, as class attributes read with getattr: ``orientation`` (str), what its
+# score counts when meta-eval scores it alone (a detector without one is not scored alone by counting
+# its flags), and ``step_measure`` ("count", the default, or "heaviest"), how a step's flags make its score.
+
+
 class Detector(Protocol):
     """One wrong-step detector (see the module doc)."""
 

@@ -51,10 +51,43 @@ def backend_class(name: str) -> type:
     found = entry_points(group=ENTRY_POINT_GROUP)
     for entry in found:
         if entry.name == name:
-            loaded: type = entry.load()
-            return loaded
-    known = [*BACKENDS, *sorted({e.name for e in found} - set(BACKENDS))]
+            return _load_plugin(entry)
+    known = [*BACKENDS, *plugin_backends()]
     raise InputError(f"unknown backend {name!r}; choose one of: {', '.join(known)}")
+
+
+def _load_plugin(entry: Any) -> type:
+    """The class an entry point names, or one :class:`InputError` line naming the package that broke."""
+    dist = getattr(getattr(entry, "dist", None), "name", None)
+    value = getattr(entry, "value", entry.name)
+    where = f"{value} of package {dist}" if dist else value
+    try:
+        loaded = entry.load()
+    except Exception as exc:  # anything a third party's module raises on import: one line, not a traceback
+        lines = str(exc).strip().splitlines()
+        reason = f"{type(exc).__name__}: {lines[0].strip()[:300]}" if lines else type(exc).__name__
+        raise InputError(
+            f"backend {entry.name!r} ({ENTRY_POINT_GROUP} entry point {where}) is broken: {reason}"
+        ) from None
+    if not isinstance(loaded, type):
+        raise InputError(f"backend {entry.name!r} ({ENTRY_POINT_GROUP} entry point {where}) is not a class")
+    return loaded
+
+
+def plugin_backends() -> list[str]:
+    """The names of the installed packages' backends (``k12eval.backends`` entry points), sorted; none loaded."""
+    from importlib.metadata import entry_points
+
+    return sorted({entry.name for entry in entry_points(group=ENTRY_POINT_GROUP)} - set(BACKENDS))
+
+
+def server_side_model(name: str) -> bool:
+    """Whether backend ``name`` takes the model as written (a server's model name, a recorded file).
+
+    Declared by the backend class (``server_side_model = True``); a class that does not say
+    loads its model here, and the model resolver turns the name into a folder first.
+    """
+    return bool(getattr(backend_class(name), "server_side_model", False))
 
 
 def backend_options(name: str) -> dict[str, Any]:
@@ -73,6 +106,9 @@ def get_backend(name: str, model: str, **options: Any) -> Backend:
             f"backend {name!r} has no option {', '.join(map(repr, unknown))}; it takes: {', '.join(known)}"
         )
     backend: Backend = cls(model, **options)
+    check = getattr(backend, "check", None)
+    if callable(check):  # refuse a setting that would fail every request, before the first one
+        check()
     return backend
 
 
@@ -93,4 +129,6 @@ __all__ = [
     "clean_text",
     "default_sampling",
     "get_backend",
+    "plugin_backends",
+    "server_side_model",
 ]

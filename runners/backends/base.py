@@ -86,6 +86,13 @@ class Backend(Protocol):
     is_chat: bool
     """Whether prompts go as chat messages through the model's chat template (else as one text)."""
 
+    # Two optional members, read with getattr so that a plugin written before them still works:
+    #   server_side_model: bool (class attribute, default False): the model the user names is a name the
+    #     backend passes on as written (a server's model name, a recorded file), never a model to find
+    #     and load here; the model resolver asks it (runners.backends.server_side_model).
+    #   check(self) -> None: asked once by get_backend, before any request, to refuse a setting that
+    #     would make every request fail (OpenAIBackend probes its base_url).
+
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Complete every request; results in request order."""
         ...

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from runners.backends._base_url import probe_root, strip_endpoint
 from runners.backends._common import estimate_tokens
 from runners.backends._http import RequestFailed, RetryPolicy, post_json
 from runners.backends.base import (
@@ -41,6 +42,8 @@ class OpenAIBackend:
     """A model behind an OpenAI-compatible HTTP API."""
 
     name = "openai"
+    server_side_model = True
+    """``--model`` is the name the server knows the model by."""
 
     def __init__(
         self,
@@ -56,8 +59,13 @@ class OpenAIBackend:
         chat: bool = True,
         tokenizer: str | None = None,
         progress_every_s: float = 10.0,
+        probe: bool = True,
     ) -> None:
         """``base_url`` defaults to ``$OPENAI_BASE_URL`` or OpenAI's; ``api_key`` to ``$OPENAI_API_KEY``.
+
+        An endpoint pasted after the API root (``.../v1/chat/completions``) is cut off; with ``probe``,
+        :meth:`check` (asked by ``get_backend`` before the run) adds a missing ``/v1`` or refuses a
+        ``base_url`` that serves no ``/models``.
 
         ``tokenizer`` (a hub id or folder) makes ``count_tokens`` exact; without it the
         server's ``/tokenize`` (vLLM) is asked, and failing that a safe estimate is used.
@@ -66,7 +74,8 @@ class OpenAIBackend:
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
         self.model = model
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = strip_endpoint(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
+        self.probe = probe
         self.concurrency = concurrency
         self.is_chat = chat
         self.policy = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s, max_backoff_s=max_backoff_s)
@@ -87,6 +96,12 @@ class OpenAIBackend:
         self._tokenizer_name = tokenizer
         self._tokenizer: Any = None
         self._server_tokenize = True
+
+    def check(self) -> None:
+        """Probe ``GET <base_url>/models`` once: add a missing ``/v1``, or refuse a URL that is no API root."""
+        if self.probe:
+            self.base_url = probe_root(self.client, self.base_url)
+            self.probe = False
 
     def close(self) -> None:
         """Close the HTTP connections."""

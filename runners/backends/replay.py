@@ -52,6 +52,8 @@ class ReplayBackend:
     """Recorded outputs played back as if a model produced them."""
 
     name = "replay"
+    server_side_model = True
+    """The model is a recorded file played back, never a model to load here."""
 
     def __init__(
         self,

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,3 +147,100 @@ def test_demo_defaults_to_the_bundled_banks(tmp_path: Path, monkeypatch: pytest.
     assert result.exit_code == 2 and "stopped here" in result.output
     options = seen["options"]
     assert options.data == k12eval.sample_bank("sample") and options.dev == k12eval.sample_bank("sample_dev")  # type: ignore[attr-defined]
+
+
+def test_score_cli_api_and_demo_compose_the_score_job_in_one_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each caller hands its options to k12eval.api.score_job and does nothing of the job itself.
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from k12eval.cli._demo_pipeline import _score
+    from k12eval.cli._demo_stages import StageTimes
+    from tests.reasoning_metrics.runs import write_bank, write_run
+
+    run_dir = tmp_path / "run"
+    write_run(run_dir, write_bank(tmp_path / "bank"))
+    calls: list[dict[str, object]] = []
+
+    def score_job(run: object, **options: object) -> object:
+        calls.append({"run": run, **options})
+        raise InputError("composed once")
+
+    monkeypatch.setattr("k12eval.api.score_job", score_job)
+    result = CliRunner().invoke(app, ["score", str(run_dir), "--no-detectors", "--combiner", "none"])
+    assert result.exit_code == 2 and "composed once" in result.output
+    with pytest.raises(InputError, match="composed once"):
+        k12eval.score(run_dir, detectors=False)
+    with pytest.raises(InputError, match="composed once"):
+        _score(StageTimes(lambda text: None, 1), run_dir, {"en": "a", "zh": "b"}, None, lambda text: None)
+    assert [(c["run"], c.get("detectors", True), c.get("combiner")) for c in calls] == [
+        (run_dir, False, "none"),
+        (run_dir, False, None),
+        (run_dir, True, "default"),
+    ]
+
+
+def test_a_chain_file_is_scored_and_resumed_by_the_library_not_the_cli(tmp_path: Path) -> None:
+    from k12eval.api import chain_scoring
+    from tests.reasoning_metrics.fakes import HashEncoder
+
+    chains = [
+        {
+            "id": "甲",
+            "source": "小明有 5 个苹果，吃了 2 个。",
+            "hypothesis": "5 - 2 = 3。所以还剩 3 个。",
+            "lang": "zh",
+        },
+        {
+            "id": "乙",
+            "source": "一袋米 25 千克，吃了 5 千克。",
+            "hypothesis": "25 - 5 = 20。还剩 20 千克。",
+            "lang": "zh",
+        },
+    ]
+    file = tmp_path / "chains.jsonl"
+    file.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in chains), encoding="utf-8")
+    out = tmp_path / "scores.jsonl"
+    options = {"out": out, "metrics": ["faithfulness_step"], "models": {"encoder": HashEncoder()}}
+    with chain_scoring(file, **options) as job:  # type: ignore[arg-type]
+        assert job.todo == 2
+        first = next(job.records)  # stopped after one chain, as a killed job would be
+    with chain_scoring(file, **options) as job:  # type: ignore[arg-type]
+        assert job.todo == 1
+        [second] = list(job.records)
+    assert {first.id, second.id} == {"甲", "乙"}
+    assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == [first.id, second.id]
+
+
+def test_a_score_job_resolves_its_metrics_once_and_hands_the_plan_down(tmp_path: Path) -> None:
+    from k12eval.api import chain_scoring, score_job
+    from reasoning_metrics import registry
+    from tests.reasoning_metrics.fakes import HashEncoder
+    from tests.reasoning_metrics.runs import write_bank, write_run
+
+    run_dir = tmp_path / "run"
+    write_run(run_dir, write_bank(tmp_path / "bank"))
+    chains = tmp_path / "chains.jsonl"
+    chain = {"id": "甲", "source": "小明有 5 个苹果，吃了 2 个。", "hypothesis": "5 - 2 = 3。还剩 3 个。"}
+    chains.write_text(json.dumps(chain, ensure_ascii=False) + "\n", encoding="utf-8")
+    resolutions: list[object] = []
+
+    def count(frame: Any, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code is registry.resolve.__code__:
+            resolutions.append(frame.f_locals.get("names"))
+
+    encoder = {"encoder": HashEncoder()}
+    sys.setprofile(count)
+    try:
+        done = score_job(run_dir, metrics=["info_chain"], models=encoder, detectors=False, combiner="none")
+        scored_run = list(resolutions)
+        resolutions.clear()
+        with chain_scoring(chains, out=tmp_path / "s.jsonl", metrics=["info_chain"], models=encoder) as job:
+            list(job.records)
+    finally:
+        sys.setprofile(None)
+    assert done.todo > 0 and all("info_chain" in line["scores"] for line in done.lines)
+    assert scored_run == [["info_chain"]]
+    assert resolutions == [["info_chain"]]

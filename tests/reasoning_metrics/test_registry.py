@@ -58,3 +58,17 @@ def test_reference_based_metrics() -> None:
         "semantic_coverage_step",
         "semantic_coverage_chain",
     }
+
+
+def test_each_metric_declares_its_direction_and_titles_on_its_record() -> None:
+    from reports.payload import METRIC_ZH
+
+    for metric in METRICS.values():
+        assert metric.direction in ("higher", "lower")
+        assert metric.labels["zh"] and metric.labels["en"], metric.name
+        assert METRIC_ZH[metric.name] == metric.labels["zh"]  # the page reads the record, no second table
+    contradiction = METRICS["source_contradiction_max"]
+    assert (contradiction.direction, contradiction.labels) == (
+        "lower",
+        {"zh": "与题目矛盾（最大概率）", "en": "Source-Contradiction-Max"},
+    )

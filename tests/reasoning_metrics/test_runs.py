@@ -204,3 +204,21 @@ def test_score_run_writes_the_combiners_verdict_only_when_asked(tmp_path: Path) 
         score_run(run_dir, models=FAKES, cache=False)
     with pytest.raises(InputError, match="--no-detectors"):
         score_run(run_dir, models=FAKES, cache=False, detectors=False, combiner=("default", combiner))
+
+
+def test_reading_a_score_file_loads_neither_the_detectors_nor_the_scoring_job() -> None:
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json\n"
+        "from reasoning_metrics.store import SCORES_FILE, ScoreRecord, read_score_lines\n"
+        "from reports.scores import load_scores\n"
+        "heavy = ['sympy', 'torch', 'reasoning_metrics.runs', 'reasoning_metrics.scoring',\n"
+        "         'reasoning_metrics.verify.arithmetic', 'reasoning_metrics.combine.features']\n"
+        "print(json.dumps([m for m in heavy if m in sys.modules]))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout) == []

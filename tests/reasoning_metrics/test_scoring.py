@@ -243,3 +243,17 @@ def test_judge_prompts_in_chinese_for_chinese_pairs() -> None:
     assert "前提：小明有5个苹果。" in _content(backend.requests[0].prompt)
     down = JudgeNLI(ScriptedBackend(lambda request: None)).nli([("a", "b")])
     assert np.isnan(down).all()
+
+
+@pytest.mark.parametrize("env", [{"K12EVAL_HOME": "home"}, {"XDG_CACHE_HOME": "xdg"}, {}])
+def test_the_array_cache_lives_under_the_one_cache_root(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from runners.files import cache_home
+
+    for name in ("K12EVAL_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, folder in env.items():
+        monkeypatch.setenv(name, str(tmp_path / folder))
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    assert ArrayCache().path == cache_home() / "cache" / "metrics.sqlite"

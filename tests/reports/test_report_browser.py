@@ -321,8 +321,7 @@ def _add_combined(run: Path, combiner_file: Path) -> None:
     """
     from reasoning_metrics.combine import load_combiner, parse_combiner
     from reasoning_metrics.combine.apply import combine_one, fingerprint
-    from reasoning_metrics.runs import ScoreRecord
-    from reasoning_metrics.store import ScoreConfig, header_path
+    from reasoning_metrics.store import ScoreConfig, ScoreRecord, header_path
     from reasoning_metrics.verify.scored import roscoe_detail
     from runners.store import RunStore
 

@@ -309,3 +309,23 @@ def test_a_ceval_question_is_asked_in_ceval_words() -> None:
         "1. 固体中最快。\n2. 所以选 C。\n所以答案是C。\n\n"
         "下列哪个是导体？____\nA. 上海\nB. 北京\nC. 广州\nD. 深圳\n答案：让我们一步一步思考，\n1."
     )
+
+
+def test_each_modes_meaning_is_its_record_and_every_reader_takes_it_from_there() -> None:
+    from reasoning_metrics.runs import COT_MODES
+    from reports.analyses import COT_PAIRS
+    from reports.tables import MODE_ORDER
+    from runners.records import MODE_INFO, MODES, mode_info
+
+    assert set(MODE_INFO) == set(MODES)
+    assert [(m.name, m.few_shot, m.cot, m.without_cot) for m in MODE_INFO.values()] == [
+        ("zero-shot", False, False, "zero-shot"),
+        ("zero-shot-cot", False, True, "zero-shot"),
+        ("few-shot", True, False, "few-shot"),
+        ("few-shot-cot", True, True, "few-shot"),
+    ]
+    assert COT_MODES == ("zero-shot-cot", "few-shot-cot")
+    assert COT_PAIRS == (("zero-shot", "zero-shot-cot"), ("few-shot", "few-shot-cot"))
+    assert list(MODE_INFO) == MODE_ORDER
+    with pytest.raises(ValueError, match="unknown mode 'one-shot'"):
+        mode_info("one-shot")

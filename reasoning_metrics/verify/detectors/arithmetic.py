@@ -10,6 +10,8 @@ class Arithmetic:
     """One flag per false claim of a step."""
 
     name = "arithmetic"
+    orientation = "number of false calculations"
+    """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
     reads: frozenset[Input] = frozenset({"checks"})
     needs: frozenset[Input] = frozenset()
     kinds = frozenset({FlagKind.ARITHMETIC})

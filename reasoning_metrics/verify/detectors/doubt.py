@@ -20,6 +20,10 @@ class Doubt:
     """One flag per doubt cue of a step, with the cue's own weight as its severity."""
 
     name = "doubt"
+    orientation = "weight of doubt words"
+    """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
+    step_measure = "heaviest"
+    """A step's score from its flags: their largest severity (not their number)."""
     reads: frozenset[Input] = frozenset({"problem", "steps"})
     needs: frozenset[Input] = frozenset()
     kinds = frozenset({FlagKind.DOUBT})

@@ -11,6 +11,8 @@ class Equations:
     """One flag per conflicting equation of a step."""
 
     name = "equations"
+    orientation = "number of conflicting equations"
+    """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
     reads: frozenset[Input] = frozenset({"checks"})
     needs: frozenset[Input] = frozenset()
     kinds = frozenset({FlagKind.EQUATION})

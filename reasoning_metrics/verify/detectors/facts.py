@@ -18,6 +18,8 @@ class Facts:
     divisible, integer, square), ``wrong_formula`` for formulas and unit conversions."""
 
     name = "facts"
+    orientation = "number of false facts, formulas and conversions"
+    """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
     reads: frozenset[Input] = frozenset({"steps"})
     needs: frozenset[Input] = frozenset()
     kinds = frozenset({FlagKind.FALSE_FACT, FlagKind.WRONG_FORMULA})

@@ -11,6 +11,8 @@ class OptionVerdicts:
     """Flags each step whose verdict on an option the gold answer rules out."""
 
     name = "option_verdicts"
+    orientation = "number of options given the verdict the gold answer rules out"
+    """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
     reads: frozenset[Input] = frozenset({"problem", "steps", "reference"})
     needs: frozenset[Input] = frozenset({"reference"})
     kinds = frozenset({FlagKind.WRONG_VERDICT})

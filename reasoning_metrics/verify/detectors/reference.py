@@ -19,6 +19,8 @@ class AgainstReference:
     one always on some step (see :mod:`..reference`)."""
 
     name = "reference"
+    orientation = "number of departures from the teacher's analysis and the gold answer"
+    """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
     reads: frozenset[Input] = frozenset({"problem", "steps", "checks", "reference"})
     needs: frozenset[Input] = frozenset({"reference"})
     kinds = frozenset(KINDS.values())

@@ -11,6 +11,8 @@ class UnsupportedNumbers:
     """One flag per number of a step that is neither given nor derived."""
 
     name = "unsupported_numbers"
+    orientation = "number of operands from nowhere"
+    """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
     reads: frozenset[Input] = frozenset({"problem", "checks"})
     needs: frozenset[Input] = frozenset()
     kinds = frozenset({FlagKind.UNSUPPORTED_NUMBER})

@@ -181,3 +181,19 @@ def test_doubt_words_of_the_question_are_not_the_solvers_doubt() -> None:
     cues = doubt_cues(step, question)
     assert [(c.kind, c.text) for c in cues] == [(DoubtKind.SELF_CORRECTION, "let's recalculate")]
     assert [c.text for c in doubt_cues(step)] == ["However"]  # without the question: the first one
+
+
+def test_meta_eval_reads_each_detectors_orientation_and_models_from_its_record() -> None:
+    from reasoning_metrics.metaeval.detectors import COUNTED, DETECTORS, needed_models
+    from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
+
+    declared = {name: d.orientation for name, d in REGISTRY.items() if getattr(d, "orientation", None)}
+    assert {name: orientation for name, (orientation, _) in COUNTED.items()} == declared
+    assert set(declared) <= set(DETECTORS) and len(declared) == 7
+    assert COUNTED["doubt"][1] is not COUNTED["arithmetic"][1]  # the weight of doubt words, not their number
+    assert needed_models(["arithmetic", "doubt"]) == frozenset()
+    assert needed_models(["contradiction"]) == {"nli"}
+    assert needed_models(["roscoe.info_chain"]) == {"encoder"}
+    assert needed_models(["roscoe.source_consistency"]) == {"encoder", "nli"}
+    assert needed_models(["judge", "prm"]) == {"judge", "prm"}
+    assert needed_models(["aggregate"]) == {"encoder", "nli", "judge", "prm", "rollouts"}

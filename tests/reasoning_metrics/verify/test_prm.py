@@ -14,10 +14,11 @@ import pytest
 
 from reasoning_metrics.metaeval.detectors import DetectionContext, run_detectors
 from reasoning_metrics.metaeval.solution import from_first_error
+from reasoning_metrics.models.prm_format import PRM_SEPARATOR, positive_at_separators, prm_messages
 from reasoning_metrics.verify.detector import Evidence
 from reasoning_metrics.verify.detectors.prm import PRM
 from reasoning_metrics.verify.flags import FlagKind
-from reasoning_metrics.verify.prm import PRM_SEPARATOR, first_below, positive_at_separators, prm_messages
+from reasoning_metrics.verify.prm import first_below
 
 SEP = 7
 
