@@ -32,7 +32,7 @@ METRIC_FLOORS: tuple[tuple[str, ...], ...] = (
     ),
     ("reasoning_metrics.models", "reasoning_metrics.slots", "reasoning_metrics.permetric"),
     ("reasoning_metrics.scoring", "reasoning_metrics.features"),
-    ("reasoning_metrics.verify",),
+    ("reasoning_metrics.verify", "reasoning_metrics.reasons"),
     ("reasoning_metrics.combine",),
     ("reasoning_metrics.runs", "reasoning_metrics.store"),
     ("reasoning_metrics.metaeval", "reasoning_metrics.diagnostics"),
