@@ -343,7 +343,7 @@ def run_batch_16(args: argparse.Namespace, chat: Path, backend: Any) -> dict[str
     shutil.rmtree(out, ignore_errors=True)
     backend.batch_size = 8  # the old backend default: --batch-size must override it
     options = RunOptions(
-        data=ROOT / "data" / "sample",
+        data=ROOT / "k12eval" / "data" / "sample",  # the folder itself: data/sample is a link to it
         model=str(chat),
         out=out,
         limit=16,
