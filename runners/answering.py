@@ -127,6 +127,19 @@ class Answerer:
         count = self.backend.count_tokens if self.pool is not None else None  # zero-shot: no tokenizer needed
         return build_prompt(question, self.options, self.pool, count, self.backend.is_chat)
 
+    def longest_sequence(self, questions: Sequence[Question]) -> int:
+        """Tokens of the longest prompt among ``questions`` plus the token budget: what a GPU batch must hold.
+
+        Chat messages are counted by their text plus a few tokens each for the template's markers.
+        """
+        longest = 1
+        for question in questions:
+            _, sent = self.prompt_for(question)
+            texts = [sent] if isinstance(sent, str) else [m["content"] for m in sent]
+            longest = max(longest, sum(self.backend.count_tokens(t) + 8 for t in texts))
+        budget = self.sampling.max_tokens if self.options.strategy == "generate" else 64
+        return longest + budget
+
     def answer(self, questions: Sequence[Question]) -> list[RunRecord]:
         """Records for ``questions``, from one batched backend call."""
         if self.options.run_strategy in ("generate", "instruct-rank"):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kg.errors import InputError
+from runners.batch_plan import BatchSize
 from runners.records import LANGS, MODES, STRATEGIES, Lang, Mode, Strategy, mode_info
 from runners.selection import SELECTIONS
 
@@ -68,7 +69,9 @@ class RunOptions:
     top_p: float | None = None
     max_tokens: int | None = None
     samples: int = 1
-    batch_size: int = 16
+    batch_size: BatchSize = "auto"
+    """Questions per backend call and per checkpoint, also the generation batch of a backend with a
+    micro-batch unless ``-B batch_size=`` sets it; ``auto``: :mod:`runners.batch_plan`."""
     retry_failed: bool = False
     """Ask again the questions whose last record failed (the failed records stay as history)."""
     skip_invalid: bool = False
@@ -132,5 +135,7 @@ def check_options(options: RunOptions) -> None:
         )
     if options.strategy not in (None, "generate") and mode_info(options.mode).cot:
         raise InputError(f"--strategy {options.strategy} scores options directly; use a mode without CoT")
-    if options.batch_size < 1 or options.samples < 1:
-        raise InputError("--batch-size and --samples must be at least 1")
+    if options.batch_size != "auto" and (not isinstance(options.batch_size, int) or options.batch_size < 1):
+        raise InputError(f"--batch-size {options.batch_size!r}: give a whole number of at least 1, or auto")
+    if options.samples < 1:
+        raise InputError("--samples must be at least 1")

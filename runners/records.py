@@ -118,6 +118,9 @@ class RunHeader(BaseModel):
     """``i/n`` when this run is one shard of a larger one."""
     packages: dict[str, str] = Field(default_factory=dict)
     """Versions of k12eval and the model libraries used."""
+    batch: dict[str, Any] = Field(default_factory=dict)
+    """The batch the first session used (:mod:`runners.batch_plan`): ``asked`` (a number or ``auto``),
+    ``questions_per_call``, ``generated_together`` (a backend's micro-batch) and, for ``auto``, ``why``."""
     started_at: str = ""
     """ISO 8601 time the run was first started."""
 

@@ -22,6 +22,7 @@ from kg.errors import InputError
 from kg.records import Question, QuestionType
 from runners.answering import Answerer
 from runners.bank import bank_fingerprint, load_bank
+from runners.batch_plan import backend_batch
 from runners.files import atomic_write, lock_folder
 from runners.options import RunOptions, check_options
 from runners.prompting import prompt_language
@@ -306,6 +307,13 @@ def _run_locked(
     answerer = Answerer.create(options)
     # Known to local backends only (transformers, vLLM): an attribute they have, not part of the protocol.
     summary.chat_template_hash = getattr(answerer.backend, "chat_template_hash", None)
+    per_call, batch = backend_batch(
+        options.batch_size,
+        answerer.backend,
+        "batch_size" in options.backend_options,
+        len(questions),
+        lambda: answerer.longest_sequence(questions),
+    )
     header = RunHeader(
         model=options.model,
         backend=options.backend,
@@ -324,6 +332,7 @@ def _run_locked(
         bank=data["fingerprint"],
         shard=options.shard,
         packages=_package_versions(options.backend),
+        batch=batch,
         started_at=_now(),
     )
     store.open(header)
@@ -335,14 +344,14 @@ def _run_locked(
     if progress:
         progress(summary.resumed, total, 0.0)
     try:
-        _answer(options, answerer, store, todo, total, progress, summary)
+        _answer(per_call, answerer, store, todo, total, progress, summary)
     finally:
         # Requests sent again by a backend that retries (openai): a count it keeps, not part of the protocol.
         summary.retries = int(getattr(answerer.backend, "retries", 0))
 
 
 def _answer(
-    options: RunOptions,
+    per_call: int,
     answerer: Answerer,
     store: RunStore,
     todo: Sequence[Question],
@@ -351,7 +360,7 @@ def _answer(
     summary: RunSummary,
 ) -> None:
     start = time.perf_counter()
-    chunks = _chunks(todo, options.batch_size)
+    chunks = _chunks(todo, per_call)
     tokens = 0
     for number, chunk in enumerate(chunks, start=1):
         log.info("batch %d/%d: asking %d question(s)", number, len(chunks), len(chunk))

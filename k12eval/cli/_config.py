@@ -20,6 +20,9 @@ from typing import Any
 
 from kg.errors import InputError
 
+NUMBER_OR_WORD = frozenset({"batch_size", "max_failures"})
+"""Text options that take a number too (``batch_size = 8`` or ``"auto"``, ``max_failures = 3`` or ``"5%"``)."""
+
 
 def load_config(
     path: Path, command: Callable[..., Any], table: str, *, skip: tuple[str, ...] = ("config",)
@@ -49,6 +52,8 @@ def load_config(
             raise InputError(f"{path}: unknown option {key!r} {where}; known options: {known}")
         if name in defaults:
             raise InputError(f"{path}: option {key!r} is given twice (under two names)")
+        if name in NUMBER_OR_WORD and isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
         defaults[name] = _convert(value, params.types[name], path.parent, f"{path}: option {key!r}")
     return defaults
 

@@ -122,7 +122,14 @@ def run(
         int | None, typer.Option(help="Generated tokens per answer (default 512, 1024 for CoT).")
     ] = None,
     samples: Annotated[int, typer.Option("--samples", "-n", help="Samples per question.")] = 1,
-    batch_size: Annotated[int, typer.Option(help="Questions per backend call (and per checkpoint).")] = 16,
+    batch_size: Annotated[
+        str,
+        typer.Option(
+            help="Questions per backend call and per checkpoint, also the generation batch of a local model "
+            "(unless -B batch_size= sets it). auto: on a GPU the largest batch that fits in memory; on a CPU 1 "
+            "(an interrupted run loses at most the answer in flight); 16 for a server. run.json records it."
+        ),
+    ] = "auto",
     retry_failed: Annotated[
         bool,
         typer.Option(
@@ -183,6 +190,7 @@ def run(
     bad input, 130 on Ctrl-C and 143 on SIGTERM (summary.json is written then too, saying so).
     """
     from k12eval.models import backend_model
+    from runners.batch_plan import parse_batch_size
     from runners.options import LANGS, MODES, STRATEGIES, RunOptions, choose
     from runners.run import run_questions
     from runners.stopping import Terminated, sigterm_raises
@@ -217,7 +225,7 @@ def run(
         top_p=top_p,
         max_tokens=max_tokens,
         samples=samples,
-        batch_size=batch_size,
+        batch_size=parse_batch_size(batch_size),
         retry_failed=retry_failed,
         skip_invalid=skip_invalid,
         backend_options=parse_pairs(backend_option or [], "--backend-option"),

@@ -52,7 +52,15 @@ TokenOpt = Annotated[
 LmOpt = Annotated[str | None, typer.Option("--lm", help="Causal language model for the perplexity scores.")]
 GrammarOpt = Annotated[str | None, typer.Option("--grammar-model", help="CoLA classifier for the grammar scores.")]
 LangOpt = Annotated[str, typer.Option("--lang", help="Language of the chains: auto, zh or en.")]
-BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Texts or NLI pairs per model call.")]
+BatchOpt = Annotated[
+    int,
+    typer.Option(
+        "--batch-size",
+        min=1,
+        help="Texts or NLI pairs handed to a model per call, shortest first; the model runs them in its own "
+        "batches (256 on a GPU, 32 to 64 on a CPU, halved if the GPU runs out of memory).",
+    ),
+]
 ChunkOpt = Annotated[int, typer.Option("--chunk-size", min=1, help="Chains scored (and held in memory) at a time.")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")]
 DetectorsOpt = Annotated[
@@ -128,7 +136,7 @@ def score(
         Path | None, typer.Option("--data", help="Question bank, if not the one named in run.json.")
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Score file (default RUN_DIR/scores.jsonl).")] = None,
-    batch_size: BatchOpt = 32,
+    batch_size: BatchOpt = 256,
     chunk_size: ChunkOpt = 256,
     no_cache: NoCacheOpt = False,
     detectors: DetectorsOpt = True,
@@ -264,7 +272,7 @@ def score_chains_cmd(
         typer.Option("--out", help="Append scores to this .jsonl (resumable: ids in it are skipped)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON record per chain.")] = False,
-    batch_size: BatchOpt = 32,
+    batch_size: BatchOpt = 256,
     chunk_size: ChunkOpt = 256,
     no_cache: NoCacheOpt = False,
 ) -> None:

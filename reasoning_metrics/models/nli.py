@@ -16,9 +16,13 @@ class TransformersNLI:
     Pairs are truncated (longest first) at the model's maximum length, as in the reference.
     """
 
-    def __init__(self, model: str, *, device: str | None = None, batch_size: int = 32) -> None:
+    def __init__(
+        self, model: str, *, device: str | None = None, batch_size: int | str = "auto", dtype: str = "auto"
+    ) -> None:
+        """``batch_size`` ``auto``: 256 pairs on a GPU, 32 on a CPU; ``dtype`` ``auto``: float16 on a GPU, else float32."""
         self.name = model
-        self._classifier = SequenceClassifier(model, device, batch_size)
+        self._classifier = SequenceClassifier(model, device, batch_size, dtype)
+        self.dtype_name = self._classifier.dtype_name
         self.columns = nli_columns(self._classifier.id2label)
 
     @property

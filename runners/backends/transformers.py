@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from runners.backends._common import chunked, truncate_at_stop
-from runners.backends._generation_progress import ProgressStreamer
+from runners.backends._generation_progress import progress_counter
 from runners.backends._hf_loading import load_causal_lm
 from runners.backends._prompts import PromptError, chat_template_hash, has_chat_template, prompt_ids, scoring_ids
 from runners.backends.base import (
@@ -97,15 +97,49 @@ class TransformersBackend:
         for params, items in groups.items():
             items.sort(key=lambda item: -len(item[1]))
             for chunk in chunked(items, self.batch_size):
-                ids_of = [ids for _, ids in chunk]
-                try:
-                    answers = self._generate_batch(ids_of, params)
-                except _BATCH_ERRORS as exc:
-                    answers = [GenerationResult("", error=f"{type(exc).__name__}: {exc}") for _ in chunk]
+                answers = self._generate_halving([ids for _, ids in chunk], params)
                 for (index, _), answer in zip(chunk, answers, strict=True):
                     answer.id = requests[index].id
                     results[index] = answer
         return [results[index] for index in range(len(requests))]
+
+    def _generate_halving(self, prompts: list[list[int]], params: SamplingParams) -> list[GenerationResult]:
+        """``_generate_batch``; a batch that runs out of GPU memory is split in two and tried again."""
+        try:
+            return self._generate_batch(prompts, params)
+        except _BATCH_ERRORS as exc:
+            if len(prompts) > 1 and _out_of_memory(exc):
+                _free_cache()
+                half = len(prompts) // 2
+                return self._generate_halving(prompts[:half], params) + self._generate_halving(prompts[half:], params)
+            return [GenerationResult("", error=f"{type(exc).__name__}: {exc}") for _ in prompts]
+
+    def probe_batch_size(self, tokens: int, *, cap: int = 256) -> int:
+        """The largest batch (1, 2, 4... at most ``cap``) whose forward pass over ``tokens`` tokens per row fits.
+
+        One forward pass with the cache on holds what generating that many tokens holds at its end
+        (the key/value cache of every position), plus the activations of the longest step; only the
+        last position's logits are kept, as in generation. Used by ``--batch-size auto`` on a GPU.
+        """
+        import torch
+
+        tokens = max(1, min(tokens, self.max_length))
+        fits, size = 0, 1
+        while size <= cap:
+            try:
+                with torch.inference_mode():
+                    ids = torch.full((size, tokens), self.eos_ids[0], dtype=torch.long, device=self.device)
+                    self.lm(input_ids=ids, use_cache=True, logits_to_keep=1)
+                    del ids
+            except _BATCH_ERRORS as exc:
+                if not _out_of_memory(exc):
+                    raise
+                break
+            finally:
+                _free_cache()
+            fits = size
+            size = cap if size < cap < size * 2 else size * 2
+        return max(1, fits)
 
     def _generate_batch(self, prompts: list[list[int]], params: SamplingParams) -> list[GenerationResult]:
         import torch
@@ -134,9 +168,16 @@ class TransformersBackend:
         if sample and params.seed is not None:
             torch.manual_seed(params.seed)
         start = time.perf_counter()
-        streamer = ProgressStreamer(len(prompts) * per_prompt, self.eos_ids, self.progress_every_s)
+        from transformers import StoppingCriteriaList
+
+        counter = progress_counter(len(prompts) * per_prompt, self.eos_ids, self.progress_every_s)
         with torch.inference_mode():
-            out = self.lm.generate(input_ids=input_ids, attention_mask=attention, streamer=streamer, **options)
+            out = self.lm.generate(
+                input_ids=input_ids,
+                attention_mask=attention,
+                stopping_criteria=StoppingCriteriaList([counter]),
+                **options,
+            )
         latency = (time.perf_counter() - start) / len(prompts)
         rows = out.sequences[:, input_ids.shape[1] :].tolist()
         answers = []
@@ -257,6 +298,18 @@ class TransformersBackend:
             torch.tensor(ids, dtype=torch.long, device=self.device),
             torch.tensor(mask, dtype=torch.long, device=self.device),
         )
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """``exc`` is torch running out of (GPU) memory."""
+    return type(exc).__name__ == "OutOfMemoryError" or "out of memory" in str(exc).lower()
+
+
+def _free_cache() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 def _context_length(lm: Any, tokenizer: Any) -> int:
