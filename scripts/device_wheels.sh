@@ -2,7 +2,7 @@
 # Wheels of the k12eval dependencies the lent GPU machine lacks, for its Python 3.12 (x86_64), into .whl/.
 #
 # The device has torch, transformers, sentence-transformers, numpy, networkx, typer, rich, httpx,
-# filelock and pyyaml (torch brings sympy, mpmath, jinja2); not pydantic (nor its three helpers)
+# pyyaml, and a filelock that may be older than 3.30 (lock_descriptor), so filelock travels too; (torch brings sympy, mpmath, jinja2); not pydantic (nor its three helpers)
 # nor pandas (nor python-dateutil, tzdata). .whl/ is ignored by git: carry it with the call (run's carry list),
 # then on the device, with no network:
 #   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl
@@ -19,6 +19,7 @@ WHEELS=(
   pandas==3.1.1
   python-dateutil==4.0.0
   tzdata==2026.6
+  filelock==4.3.1
 )
 mkdir -p .whl
 for wheel in "${WHEELS[@]}"; do
