@@ -306,6 +306,8 @@ def _run_locked(
         shard=options.shard,
         packages=_package_versions(options.backend),
         started_at=_now(),
+        # Known to the replay backend only, for another harness's files: an attribute, not part of the protocol.
+        harness=getattr(answerer.backend, "harness", None),
     )
     store.open(header)
     summary.opened = True

@@ -1,35 +1,63 @@
-"""Matching other harnesses' samples to the questions of a k12eval bank.
+"""Matching other harnesses' samples to the questions of a k12eval bank, so that no answer lands on another question.
 
-A bank question imported from C-Eval or CMMLU (CSV or the hub's Parquet) has the id
-``<source>/<split>/<subject>/<n>``, where ``n`` is its row in the subject's file (C-Eval's
-``id`` column and CMMLU's index column count rows from 0). lm-eval's ``doc_id`` and
-OpenCompass's keys count the same rows of the same split, so a sample matches the question
-with the same source, subject, split and position.
+**By the harness's own id.** A bank question imported from C-Eval or CMMLU (CSV or the hub's
+Parquet) has the id ``<source>/<split>/<subject>/<n>``, where ``n`` is its row in the subject's file
+(C-Eval's ``id`` column and CMMLU's index column count rows from 0). lm-eval's ``doc_id`` and
+OpenCompass's keys count the same rows of the same split, so a sample matches the question with the
+same source, subject, split and position. The match is checked by the texts the sample carries: its
+question and option texts (whitespace and full-width forms aside) must be in the prompt k12eval built,
+or, where it has no question text, the bank question's stem must be in the prompt the harness rendered.
 
-When the sample carries its question text (lm-eval's ``doc``), the match is checked: the
-question and option texts (whitespace and full-width forms aside) must appear in the prompt
-k12eval built for that question. If they do not, the question is looked up by text among
-the subject's samples instead (where one question's text holds another's, the longest
-match wins; two samples with the same texts are ambiguous and neither is taken); if that fails too the run stops with an error naming the sample's
-file, line and field: the file belongs to another release or order of the data.
-Samples whose task or dataset name is not C-Eval's or CMMLU's are matched by text only.
+**By text**, when the id does not place it (another task, another dataset, another order of the rows),
+in one of two ways:
+
+- the sample's question (lm-eval's ``doc``: ``question``, ``problem``, ``sentence``... see
+  :mod:`runners.backends.harness_texts`) and options are in k12eval's prompt;
+- or the bank question's stem and options are in the harness's rendered prompt (lm-eval's
+  ``arguments``, OpenCompass's ``origin_prompt``).
+
+A text shorter than :data:`~runners.backends.harness_texts.MIN_TEXT` never matches (a label such as
+kobest_copa's ``원인`` is in every prompt of its task). Where one sample's text holds another's, the
+longest wins. Otherwise a text match is taken only when it is unique: two samples that fit are
+**ambiguous**, and so is a sample that an earlier question already took. A question is then a failed
+request whose error starts with its kind (:data:`FAILURES`), never another question's answer.
+
+A sample at the question's position that has another question's text, when no sample of the subject
+has this one, stops the run with an error naming the sample's file, line and field: the file belongs
+to another release or order of the data.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from runners.backends.base import ChatMessages
 from runners.backends.harness_logs import Sample
+from runners.backends.harness_texts import MIN_TEXT, normalized
 
 Key = tuple[str | None, str | None, str | None, int]
+Failure = Literal["no recorded output", "ambiguous", "no question text"]
+FAILURES: tuple[Failure, ...] = ("no recorded output", "ambiguous", "no question text")
+"""The kinds of unmatched question; a failed request's error starts with one."""
 
 
-def normalized(text: str) -> str:
-    """``text`` in NFKC with all whitespace removed, for comparing question texts."""
-    return "".join(unicodedata.normalize("NFKC", text).split())
+@dataclass(frozen=True)
+class Match:
+    """The sample recorded for a question, and what tied it: ``position`` or the text (``doc.problem``, ``prompt``)."""
+
+    sample: Sample
+    by: str
+
+
+@dataclass(frozen=True)
+class Miss:
+    """Why no sample is this question's: its kind and what was found."""
+
+    kind: Failure
+    detail: str
 
 
 def prompt_text(prompt: str | ChatMessages) -> str:
@@ -42,7 +70,7 @@ def prompt_text(prompt: str | ChatMessages) -> str:
 def question_coordinates(question_id: str) -> Key | None:
     """``ceval/val/computer_network/3`` -> ``("ceval", "val", "computer_network", 3)``; ``None`` if not so shaped."""
     parts = question_id.split("/")
-    if len(parts) not in (3, 4) or not parts[-1].isdigit():
+    if len(parts) not in (3, 4) or not (parts[-1].isascii() and parts[-1].isdigit()):
         return None
     split = parts[1] if len(parts) == 4 else None
     return parts[0], split, parts[-2], int(parts[-1])
@@ -64,20 +92,24 @@ class SampleIndex:
             self.by_key.setdefault((sample.source, sample.split, sample.subject, sample.position), sample)
             self.by_position.setdefault((sample.source, sample.subject, sample.position), sample)
             self.by_subject[(sample.source, sample.subject)].append(sample)
-        self.samples = list(samples)  # keeps every sample alive: _pieces is keyed by id()
+        self.samples = list(samples)  # keeps every sample alive: the maps below are keyed by id()
         # each sample's texts normalized once: a look-up by text compares them with many prompts
         self._pieces = {id(s): _pieces(s) for s in samples}
+        self._prompts = {id(s): normalized(s.prompt) for s in samples if s.prompt}
+        self._taken: dict[int, str] = {}  # id(sample) -> the question it was given to
 
     def __len__(self) -> int:
         return len(self.by_key) + len(self.unplaced)
 
-    def find(self, question_id: str, prompt: str | ChatMessages) -> Sample | None:
-        """The sample recorded for this question, ``None`` when there is none.
+    def find(self, question_id: str, prompt: str | ChatMessages, texts: Sequence[str] = ()) -> Match | Miss:
+        """The sample recorded for this question, or why there is none.
 
-        Raises :class:`~kg.errors.InputError` when the sample at the question's position
-        has another question's text and no sample of the subject has this one.
+        ``texts`` are the bank question's own texts (its stem, then its options), for the
+        look-up in the harness's prompts. Raises :class:`~kg.errors.InputError` when the sample
+        at the question's position has another question's text and no sample of the subject has this one.
         """
         text = normalized(prompt_text(prompt))
+        own = tuple(p for p in (normalized(t) for t in texts) if p)
         where = question_coordinates(question_id)
         candidates = list(self.unplaced)
         positional = None
@@ -86,29 +118,71 @@ class SampleIndex:
             positional = self.by_key.get((source, split, subject, position))
             if positional is None and split is None:  # a bank file outside a split folder
                 positional = self.by_position.get((source, subject, position))
-            if positional is not None and self._agrees(positional, text):
-                return positional
+            if positional is not None and self._confirms(positional, text, own):
+                return self._take(positional, question_id, "position")
             candidates = self.by_subject.get((source, subject), []) + candidates
-        by_text = [s for s in candidates if s.question is not None and self._agrees(s, text)]
-        lengths = {id(s): sum(map(len, self._pieces[id(s)])) for s in by_text}
-        best = [s for s in by_text if lengths[id(s)] == max(lengths.values())]
+        matched = {id(s): n for s in candidates if (n := self._match_length(s, text, own))}
+        best = [s for s in candidates if matched.get(id(s)) == max(matched.values(), default=0)]
         if len(best) == 1:
-            return best[0]
+            return self._take(best[0], question_id, self._by(best[0]))
         if positional is not None:
             found = "two samples of the subject have it" if best else "no other sample of the subject has it"
             raise positional.problem(
-                positional.question_field,
+                positional.question_field if positional.question else "doc",
                 f"the question at position {positional.position} does not match bank question {question_id!r} "
                 f"(its text is not in the prompt k12eval built, and {found}): "
                 "the file was made from another release or order of the data",
             )
-        return None
+        if best:
+            places = "; ".join(s.place() for s in best[:3])
+            return Miss("ambiguous", f"{len(best)} records fit its text equally well ({places}); none is taken")
+        if candidates and not any(self._by(s) != "prompt" or s.prompt for s in candidates):
+            return Miss(
+                "no question text",
+                f"its records carry no question text ({candidates[0].question_field}: none at least {MIN_TEXT} "
+                "characters long) and no prompt, "
+                "and only C-Eval and CMMLU questions (ids <source>/<split>/<subject>/<n>) are placed by position",
+            )
+        return Miss("no recorded output", "no record has its position or its text")
 
-    def _agrees(self, sample: Sample, prompt: str) -> bool:
-        """Whether the sample's question and option texts (those it has) are all in the prompt."""
-        return all(piece in prompt for piece in self._pieces[id(sample)])
+    def _confirms(self, sample: Sample, prompt: str, own: tuple[str, ...]) -> bool:
+        """Whether the texts a sample at the question's position carries agree with the question."""
+        if self._pieces[id(sample)]:
+            return all(piece in prompt for piece in self._pieces[id(sample)])
+        rendered = self._prompts.get(id(sample))
+        if rendered is not None and own:
+            return own[0] in rendered
+        return True  # nothing to check it by: the harness's id places it
+
+    def _match_length(self, sample: Sample, prompt: str, own: tuple[str, ...]) -> int:
+        """How much text ties ``sample`` to the question (0: it does not fit).
+
+        Its question and options in k12eval's prompt; or, without a question text long enough to
+        match by, the bank's stem and options in the prompt the harness rendered.
+        """
+        rendered = self._prompts.get(id(sample))
+        pieces = self._pieces[id(sample)]
+        if sample.question is not None and pieces and len(pieces[0]) >= MIN_TEXT:
+            return sum(map(len, pieces)) if all(piece in prompt for piece in pieces) else 0
+        if rendered is None or not own or len(own[0]) < MIN_TEXT:
+            return 0
+        return sum(map(len, own)) if all(piece in rendered for piece in own) else 0
+
+    def _take(self, sample: Sample, question_id: str, by: str) -> Match | Miss:
+        """``sample``, now this question's; a :class:`Miss` when another question already took it."""
+        taken = self._taken.setdefault(id(sample), question_id)
+        if taken != question_id:
+            return Miss("ambiguous", f"{sample.place()} fits it, but was already given to question {taken!r}")
+        return Match(sample, by)
+
+    def _by(self, sample: Sample) -> str:
+        """The text a sample matched by: its question field, or the harness's prompt."""
+        pieces = self._pieces[id(sample)]
+        return sample.question_field if pieces and len(pieces[0]) >= MIN_TEXT else "prompt"
 
 
 def _pieces(sample: Sample) -> tuple[str, ...]:
-    """The sample's question and option texts, normalized, empty ones left out."""
-    return tuple(p for p in (normalized(t) for t in (sample.question or "", *sample.choices)) if p)
+    """The sample's question and option texts, normalized, empty ones left out; none without a question."""
+    if sample.question is None:
+        return ()
+    return tuple(p for p in (normalized(t) for t in (sample.question, *sample.choices)) if p)

@@ -1,0 +1,170 @@
+"""Replay matching that cannot misattribute (#27 item 1): the harness's ids and texts, or a named failure.
+
+The files are written here in the layouts lm-eval and OpenCompass write (the real ones are in
+tests/conformance/); the banks are small CK12-format banks of our own Chinese questions.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from k12eval.cli import app
+from kg.records import Question
+from runners.answering import question_texts
+from runners.backends.base import GenerationRequest, LoglikelihoodRequest
+from runners.backends.replay import ReplayBackend
+from runners.store import RunStore
+from tests._runs import question, write_bank
+from tests.importer_helpers import write_jsonl, write_text
+
+DATE = "2024-05-01T10-00-00.123456"
+LABEL = "원인"  # kobest_copa's doc.question: "cause", in every prompt of the task
+
+
+def _bank_questions() -> list[Question]:
+    """Eight questions whose stems all hold the generic label, two of them the COPA premises below."""
+    stems = [f"第{i}题（{LABEL}）：小明为什么迟到了？他的闹钟第{i}次没有响。" for i in range(6)]
+    stems += [f"（{LABEL}）男人的杯子碎了。", f"（{LABEL}）屋里的灯突然全灭了。"]
+    return [question(f"q{i}", "语文", "阅读", "因果", stem=s, options=["甲", "乙"]) for i, s in enumerate(stems)]
+
+
+def _copa_line(doc_id: int, premise: str, answer: str) -> dict[str, Any]:
+    doc = {"premise": premise, "question": LABEL, "alternative_1": "甲", "alternative_2": "乙", "label": 0}
+    prompt = f"{premise} 왜냐하면"
+    return {
+        "doc_id": doc_id,
+        "doc": doc,
+        "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": {"until": ["\n"], "max_gen_toks": 32}}},
+        "resps": [[answer]],
+        "filtered_resps": [answer],
+    }
+
+
+def _requests(questions: list[Question]) -> list[GenerationRequest]:
+    return [GenerationRequest(q.id, f"题目：{q.stem}\nA.甲\nB.乙\n答案：", texts=question_texts(q)) for q in questions]
+
+
+def test_a_generic_label_never_matches_and_the_premise_matches_its_own_question(tmp_path: Path) -> None:
+    questions = _bank_questions()
+    lines = [_copa_line(0, "男人的杯子碎了。", "答案是 A"), _copa_line(1, "屋里的灯突然全灭了。", "答案是 B")]
+    path = write_jsonl(tmp_path / f"samples_kobest_copa_{DATE}.jsonl", lines)
+    results = ReplayBackend(str(path)).generate(_requests(questions))
+    answered = {r.id: r.texts for r in results if r.error is None}
+    assert answered == {"q6": ["答案是 A"], "q7": ["答案是 B"]}  # 0 misattributed
+    assert all(r.error is not None and r.error.startswith("no recorded output") for r in results[:6])
+    assert results[6].harness is not None and results[6].harness["matched_by"] == "doc.premise"
+
+
+@pytest.mark.parametrize(("field", "task"), [("problem", "hendrycks_math_algebra"), ("sentence", "winogrande")])
+def test_the_common_question_fields_are_read_and_named(tmp_path: Path, field: str, task: str) -> None:
+    questions = [
+        question(f"m{i}", "数学", "代数", "方程", "fill_in_blank", stem=f"解方程 {i}x + 3 = 11，x = ____")
+        for i in (1, 2)
+    ]
+    lines = [
+        {"doc_id": 0, "doc": {field: questions[1].stem, "answer": "4"}, "resps": [["x = 4"]]},
+        {"doc_id": 1, "doc": {field: questions[0].stem, "answer": "8"}, "resps": [["x = 8"]]},
+    ]
+    path = write_jsonl(tmp_path / f"samples_{task}_{DATE}.jsonl", lines)
+    requests = [GenerationRequest(q.id, f"{q.stem}\n答案：", texts=question_texts(q)) for q in questions]
+    results = ReplayBackend(str(path)).generate(requests)
+    assert [r.texts for r in results] == [["x = 8"], ["x = 4"]]
+    assert all(r.harness is not None and r.harness["matched_by"] == f"doc.{field}" for r in results)
+
+
+def test_opencompass_predictions_of_another_dataset_match_by_origin_prompt(tmp_path: Path) -> None:
+    questions = [
+        question(f"c{i}", "语文", "阅读", "推断", stem=s)
+        for i, s in enumerate(["天空为什么是蓝色的？请说明理由。", "海水为什么是咸的？请说明理由。"])
+    ]
+    predictions = {
+        str(i): {
+            "origin_prompt": [
+                {"role": "HUMAN", "prompt": f"阅读下面的问题并作答。\n{q.stem}\nA. 一\nB. 二\nC. 三\nD. 四"}
+            ],
+            "prediction": f"B{i}",
+            "gold": "A",
+        }
+        for i, q in enumerate(reversed(questions))
+    }
+    path = write_text(
+        tmp_path / "predictions" / "m" / "COREV2_winograd.json", json.dumps(predictions, ensure_ascii=False)
+    )
+    results = ReplayBackend(str(path)).generate(_plain(questions))
+    assert [r.texts for r in results] == [["B1"], ["B0"]]
+    assert results[0].harness is not None and results[0].harness["matched_by"] == "prompt"
+    assert "天空为什么是蓝色的" in results[0].harness["prompt"]
+
+
+def _plain(questions: list[Question]) -> list[GenerationRequest]:
+    return [GenerationRequest(q.id, f"题目：{q.stem}\n答案：", texts=question_texts(q)) for q in questions]
+
+
+def test_two_records_with_the_same_text_are_ambiguous_not_guessed(tmp_path: Path) -> None:
+    (q,) = [question("d0", "数学", "几何", "三角形", stem="三角形的内角和是多少度？请写出过程。")]
+    lines = [{"doc_id": i, "doc": {"question": q.stem}, "resps": [[text]]} for i, text in enumerate(["180", "360"])]
+    path = write_jsonl(tmp_path / f"samples_geometry_{DATE}.jsonl", lines)
+    (result,) = ReplayBackend(str(path)).generate(_plain([q]))
+    assert result.texts == [] and result.error is not None and result.error.startswith("ambiguous")
+    assert "line 1" in result.error and "line 2" in result.error
+
+
+def test_a_record_two_questions_fit_is_given_to_one_only(tmp_path: Path) -> None:
+    shared = "一个数加上五等于十二，这个数是多少？"
+    questions = [
+        question(f"s{i}", "数学", "代数", "方程", stem=shared + extra) for i, extra in enumerate(["", "（用方程解）"])
+    ]
+    path = write_jsonl(
+        tmp_path / f"samples_arith_{DATE}.jsonl", [{"doc_id": 0, "doc": {"question": shared}, "resps": [["7"]]}]
+    )
+    first, second = ReplayBackend(str(path)).generate(_plain(questions))
+    assert first.texts == ["7"]
+    assert second.error is not None and second.error.startswith("ambiguous") and "'s0'" in second.error
+
+
+def test_records_without_question_text_are_their_own_failure(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / f"samples_copa_{DATE}.jsonl", [{"doc_id": 0, "doc": {"label": 1}, "resps": [["A"]]}])
+    (result,) = ReplayBackend(str(path)).generate(_plain(_bank_questions()[:1]))
+    assert result.error is not None and result.error.startswith("no question text"), result.error
+
+
+def test_a_replayed_record_keeps_the_harness_prompt_and_settings_and_the_page_shows_it(tmp_path: Path) -> None:
+    questions = _bank_questions()
+    bank = write_bank(tmp_path / "bank", questions)
+    path = write_jsonl(
+        tmp_path / "lm" / f"samples_kobest_copa_{DATE}.jsonl", [_copa_line(0, "男人的杯子碎了。", "答案是 A")]
+    )
+    run = tmp_path / "run"
+    result = CliRunner().invoke(
+        app, ["run", str(bank), "-b", "replay", "-m", "lm", "-B", f"path={path}", "-o", str(run)]
+    )
+    assert result.exit_code == 1, result.output  # seven questions have no recorded answer: failed, named
+    records = {r.question_id: r for r in RunStore(run).records()}
+    kept = records["q6"].harness
+    assert kept is not None and kept["prompt"] == "男人的杯子碎了。 왜냐하면" and kept["line"] == 1
+    assert kept["generation"] == {"until": ["\n"], "max_gen_toks": 32}
+    assert records["q6"].output == "答案是 A" and records["q0"].parse_status == "failed"
+    header = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    assert header["harness"]["format"] == "lm-eval" and header["harness"]["generation"] == [kept["generation"]]
+    report = tmp_path / "report"
+    shown = CliRunner().invoke(app, ["report", str(run), "--out", str(report), "--no-plots"])
+    assert shown.exit_code == 0, shown.output
+    assert "왜냐하면" in (report / "index.html").read_text(encoding="utf-8")
+
+
+def test_loglikelihood_requests_carry_the_texts_too(tmp_path: Path) -> None:
+    q = question("w0", "语文", "阅读", "推断", stem="他把书放进了书包，因为＿＿很大。", options=["书包", "书"])
+    line = {
+        "doc_id": 0,
+        "doc": {"sentence": q.stem, "option1": "书包", "option2": "书"},
+        "resps": [[[-1.0, True]], [[-3.0, False]]],
+    }
+    path = write_jsonl(tmp_path / f"samples_winogrande_{DATE}.jsonl", [line])
+    request = LoglikelihoodRequest(q.id, f"{q.stem}\n", (" 书包", " 书"), texts=question_texts(q))
+    (result,) = ReplayBackend(str(path)).loglikelihood([request])
+    assert result.logprobs == [-1.0, -3.0] and result.harness is not None
