@@ -139,7 +139,7 @@ class ReplayBackend:
             return GenerationResult(request.id, error=sample.fault, harness=harness)
         if not sample.texts:
             return GenerationResult(
-                request.id, error=f"{sample.place()} has choice scores, no text: use -s rank-options", harness=harness
+                request.id, error=f"{sample.place()} has choice scores, no text: use --strategy rank-options", harness=harness
             )
         texts = list(sample.texts)
         return GenerationResult(request.id, texts=texts, finish_reasons=["replay"] * len(texts), harness=harness)
@@ -153,7 +153,7 @@ class ReplayBackend:
             return LoglikelihoodResult(request.id, error=sample.fault, harness=harness)
         if sample.scores is None:
             return LoglikelihoodResult(
-                request.id, error=f"{sample.place()} has text, no choice scores: use -s generate", harness=harness
+                request.id, error=f"{sample.place()} has text, no choice scores: use --strategy generate", harness=harness
             )
         if len(sample.scores) != len(request.continuations):
             raise sample.problem(
