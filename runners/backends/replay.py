@@ -139,7 +139,9 @@ class ReplayBackend:
             return GenerationResult(request.id, error=sample.fault, harness=harness)
         if not sample.texts:
             return GenerationResult(
-                request.id, error=f"{sample.place()} has choice scores, no text: use --strategy rank-options", harness=harness
+                request.id,
+                error=f"{sample.place()} has choice scores, no text: use --strategy rank-options",
+                harness=harness,
             )
         texts = list(sample.texts)
         return GenerationResult(request.id, texts=texts, finish_reasons=["replay"] * len(texts), harness=harness)
@@ -153,14 +155,17 @@ class ReplayBackend:
             return LoglikelihoodResult(request.id, error=sample.fault, harness=harness)
         if sample.scores is None:
             return LoglikelihoodResult(
-                request.id, error=f"{sample.place()} has text, no choice scores: use --strategy generate", harness=harness
+                request.id,
+                error=f"{sample.place()} has text, no choice scores: use --strategy generate",
+                harness=harness,
             )
-        if len(sample.scores) != len(request.continuations):
-            raise sample.problem(
+        if len(sample.scores) != len(request.continuations):  # this record only: its request fails, named
+            problem = sample.problem(
                 "resps" if self.format == "lm-eval" else "label",
                 f"{len(sample.scores)} choice scores, but bank question {request.id!r} has "
                 f"{len(request.continuations)} options",
             )
+            return LoglikelihoodResult(request.id, error=str(problem), harness=harness)
         return LoglikelihoodResult(request.id, logprobs=list(sample.scores), harness=harness)
 
     def count_tokens(self, text: str) -> int:

@@ -60,7 +60,20 @@ def test_a_non_finite_lm_eval_score_fails_its_request_and_the_folder_stays_reada
     samples = tmp_path / f"samples_cmmlu_agronomy_{DATE}.jsonl"
     samples.write_text("\n".join(lines) + "\n", encoding="utf-8")
     run = tmp_path / "run"
-    args = ("run", str(bank), "-b", "replay", "-m", "m", "-B", f"path={samples}", "--strategy", "rank-options", "-o", str(run))
+    args = (
+        "run",
+        str(bank),
+        "-b",
+        "replay",
+        "-m",
+        "m",
+        "-B",
+        f"path={samples}",
+        "--strategy",
+        "rank-options",
+        "-o",
+        str(run),
+    )
     first = _run(*args)
     assert first.exit_code == 1, first.output  # one failed request, named
     records = {r.question_id: r for r in RunStore(run).records()}
