@@ -15,6 +15,8 @@ through ``loglikelihood`` (the ``rank-options`` and ``next-token`` strategies).
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +37,7 @@ from runners.backends.harness_texts import kept_prompt
 from runners.records import RECORDS_FILE
 
 RECORDS = "records"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,16 @@ class ReplayBackend:
             samples = read_samples(source, self.format)
             self.samples = SampleIndex(samples)
             self.harness = harness_header(self.format, source, samples)
+            fields = Counter(s.question_field if s.question else "none" for s in samples)
+            with_prompt = sum(s.prompt is not None for s in samples)
+            log.info(
+                "%s: %d %s record(s); question text from %s; %d with the harness's prompt",
+                source,
+                len(samples),
+                self.format,
+                ", ".join(f"{field} ({n})" for field, n in fields.most_common()),
+                with_prompt,
+            )
         self._tokenizer_name = tokenizer
         self._tokenizer: Any = None
 
