@@ -39,6 +39,8 @@ from runners.backends.harness_logs import Sample
 from runners.backends.harness_texts import MIN_TEXT, normalized
 
 Key = tuple[str | None, str | None, str | None, int]
+Group = tuple[str | None, str | None] | None
+"""A placed sample's ``(source, subject)``; ``None`` for the samples no task name places."""
 Failure = Literal["no recorded output", "ambiguous", "no question text"]
 FAILURES: tuple[Failure, ...] = ("no recorded output", "ambiguous", "no question text")
 """The kinds of unmatched question; a failed request's error starts with one."""
@@ -97,6 +99,31 @@ class SampleIndex:
         self._pieces = {id(s): _pieces(s) for s in samples}
         self._prompts = {id(s): normalized(s.prompt) for s in samples if s.prompt}
         self._taken: dict[int, str] = {}  # id(sample) -> the question it was given to
+        # the look-up by text, by group (a placed sample's source and subject; None: unplaced): samples
+        # with a question long enough to match by, by its first MIN_TEXT characters (a question in a
+        # prompt starts at one of the prompt's MIN_TEXT-character windows: each prompt is read once,
+        # not each sample compared with it), and the samples with only the harness's prompt to match by
+        self._heads: dict[tuple[Group, str], list[Sample]] = defaultdict(list)
+        self._prompt_only: dict[Group, list[Sample]] = defaultdict(list)
+        # and those samples by every MIN_TEXT-th window of their prompt: a stem of 2 * MIN_TEXT - 1
+        # characters or more covers one of those windows wherever it is in the prompt
+        self._windows: dict[tuple[Group, str], list[Sample]] = defaultdict(list)
+        self._first: dict[Group, Sample] = {}
+        self._texted: set[Group] = set()
+        for sample in samples:
+            group = (sample.source, sample.subject) if sample.source is not None else None
+            self._first.setdefault(group, sample)
+            pieces = self._pieces[id(sample)]
+            if pieces and len(pieces[0]) >= MIN_TEXT:
+                self._heads[(group, pieces[0][:MIN_TEXT])].append(sample)
+            elif id(sample) in self._prompts:
+                self._prompt_only[group].append(sample)
+                rendered = self._prompts[id(sample)]
+                for start in range(0, len(rendered) - MIN_TEXT + 1, MIN_TEXT):
+                    self._windows[(group, rendered[start : start + MIN_TEXT])].append(sample)
+            else:
+                continue
+            self._texted.add(group)
 
     def __len__(self) -> int:
         return len(self.by_key) + len(self.unplaced)
@@ -111,7 +138,7 @@ class SampleIndex:
         text = normalized(prompt_text(prompt))
         own = tuple(p for p in (normalized(t) for t in texts) if p)
         where = question_coordinates(question_id)
-        candidates = list(self.unplaced)
+        groups: list[Group] = [None]
         positional = None
         if where is not None:
             source, split, subject, position = where
@@ -120,7 +147,8 @@ class SampleIndex:
                 positional = self.by_position.get((source, subject, position))
             if positional is not None and self._confirms(positional, text, own):
                 return self._take(positional, question_id, "position")
-            candidates = self.by_subject.get((source, subject), []) + candidates
+            groups.insert(0, (source, subject))
+        candidates = self._candidates(groups, text, own)
         matched = {id(s): n for s in candidates if (n := self._match_length(s, text, own))}
         best = [s for s in candidates if matched.get(id(s)) == max(matched.values(), default=0)]
         if len(best) == 1:
@@ -136,14 +164,34 @@ class SampleIndex:
         if best:
             places = "; ".join(s.place() for s in best[:3])
             return Miss("ambiguous", f"{len(best)} records fit its text equally well ({places}); none is taken")
-        if candidates and not any(self._by(s) != "prompt" or s.prompt for s in candidates):
+        present = [self._first[g] for g in groups if g in self._first]
+        if present and not self._texted.intersection(groups):
+            field = present[0].question_field
             return Miss(
                 "no question text",
-                f"its records carry no question text ({candidates[0].question_field}: none at least {MIN_TEXT} "
+                f"its records carry no question text ({field}: none at least {MIN_TEXT} "
                 "characters long) and no prompt, "
                 "and only C-Eval and CMMLU questions (ids <source>/<split>/<subject>/<n>) are placed by position",
             )
         return Miss("no recorded output", "no record has its position or its text")
+
+    def _candidates(self, groups: list[Group], text: str, own: tuple[str, ...]) -> list[Sample]:
+        """The samples of ``groups`` that may match: those whose question starts at one of the windows
+        of k12eval's prompt ``text``, and those with only the harness's prompt whose windows the stem covers."""
+        found: dict[int, Sample] = {}
+        stem = own[0] if own else ""
+        for group in groups:
+            for start in range(len(text) - MIN_TEXT + 1):
+                for sample in self._heads.get((group, text[start : start + MIN_TEXT]), ()):
+                    found.setdefault(id(sample), sample)
+            if len(stem) < 2 * MIN_TEXT - 1:  # too short to be sure to cover a window: every one is tried
+                prompt_only: Sequence[Sample] = self._prompt_only.get(group, ())
+            else:
+                windows = (self._windows.get((group, stem[i : i + MIN_TEXT]), ()) for i in range(MIN_TEXT))
+                prompt_only = [sample for window in windows for sample in window]
+            for sample in prompt_only:
+                found.setdefault(id(sample), sample)
+        return list(found.values())
 
     def _confirms(self, sample: Sample, prompt: str, own: tuple[str, ...]) -> bool:
         """Whether the texts a sample at the question's position carries agree with the question."""

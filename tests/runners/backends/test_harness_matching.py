@@ -168,3 +168,20 @@ def test_loglikelihood_requests_carry_the_texts_too(tmp_path: Path) -> None:
     request = LoglikelihoodRequest(q.id, f"{q.stem}\n", (" 书包", " 书"), texts=question_texts(q))
     (result,) = ReplayBackend(str(path)).loglikelihood([request])
     assert result.logprobs == [-1.0, -3.0] and result.harness is not None
+
+
+@pytest.mark.parametrize("stem", ["海水为什么是咸的？", "海水为什么是咸的？请结合所学的地理知识说明理由。"])
+def test_a_stem_is_found_anywhere_in_a_long_harness_prompt(tmp_path: Path, stem: str) -> None:
+    """Short stems are looked for in every prompt, long ones through the prompts' windows: both find it
+    at any offset behind a few-shot preamble."""
+    q = question("h0", "地理", "海洋", "盐度", stem=stem)
+    for pad in range(9):
+        preamble = "以下是地理考试的问题。" + "甲" * pad + "\n"
+        record = {"origin_prompt": preamble + stem + "\nA. 一\nB. 二\nC. 三\nD. 四", "prediction": f"B{pad}"}
+        folder = tmp_path / str(pad)
+        path = write_text(
+            folder / "geo.json",
+            json.dumps({"0": record, "1": {"origin_prompt": "别的题目。" * 5, "prediction": "C"}}, ensure_ascii=False),
+        )
+        (result,) = ReplayBackend(str(path)).generate(_plain([q]))
+        assert result.texts == [f"B{pad}"], (pad, result.error)
