@@ -144,6 +144,7 @@ def test_a_replayed_record_keeps_the_harness_prompt_and_settings_and_the_page_sh
         app, ["run", str(bank), "-b", "replay", "-m", "lm", "-B", f"path={path}", "-o", str(run)]
     )
     assert result.exit_code == 1, result.output  # seven questions have no recorded answer: failed, named
+    assert "replayed files: 7 no recorded output (never another question's answer)" in result.output
     records = {r.question_id: r for r in RunStore(run).records()}
     kept = records["q6"].harness
     assert kept is not None and kept["prompt"] == "男人的杯子碎了。 왜냐하면" and kept["line"] == 1
