@@ -90,8 +90,16 @@ def lm_eval_request(item: dict[str, Any]) -> tuple[str | None, dict[str, Any] | 
 
 
 def opencompass_prompt(item: dict[str, Any]) -> str | None:
-    """OpenCompass's ``origin_prompt`` as text (a PPL record has one ``prompt`` per option: none is taken)."""
-    return _text(item.get("origin_prompt"))
+    """OpenCompass's ``origin_prompt`` as text; for a PPL record, which has none, the first option's
+    ``prompt`` (the question as rendered, that option's answer appended) or its ``testing input``."""
+    found = _text(item.get("origin_prompt"))
+    if found is not None:
+        return found
+    labels = sorted(key for key in item if isinstance(key, str) and key.startswith("label: "))
+    entry = item[labels[0]] if labels else None
+    if isinstance(entry, dict):
+        return _text(entry.get("prompt")) or _text(entry.get("testing input"))
+    return None
 
 
 def _text(value: Any) -> str | None:

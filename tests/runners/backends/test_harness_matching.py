@@ -186,3 +186,28 @@ def test_a_stem_is_found_anywhere_in_a_long_harness_prompt(tmp_path: Path, stem:
         )
         (result,) = ReplayBackend(str(path)).generate(_plain([q]))
         assert result.texts == [f"B{pad}"], (pad, result.error)
+
+
+def test_opencompass_ppl_records_of_another_dataset_match_by_their_option_prompts(tmp_path: Path) -> None:
+    stems = ["下列哪种动物属于哺乳动物？请选择。", "下列哪种植物属于裸子植物？请选择。"]
+    options = [["鲸", "鲨鱼", "金枪鱼", "海马"], ["松树", "玫瑰", "小麦", "水稻"]]
+    questions = [
+        question(f"p{i}", "生物", "分类", "动植物", stem=s, options=o)
+        for i, (s, o) in enumerate(zip(stems, options, strict=True))
+    ]
+    records = {}
+    for key, q in enumerate(reversed(questions)):
+        rendered = q.stem + "".join(f"\n{x}. {o.text}" for x, o in zip("ABCD", q.options, strict=True)) + "\n答案: "
+        records[str(key)] = {
+            f"label: {x}": {"testing input": q.stem, "prompt": rendered + x, "PPL": 1.0 + j}
+            for j, x in enumerate("ABCD")
+        }
+        records[str(key)]["label: B"]["PPL"] = 0.5 if key == 0 else 3.0
+    path = write_text(tmp_path / "bio-ppl.json", json.dumps(records, ensure_ascii=False))
+    requests = [
+        LoglikelihoodRequest(q.id, q.stem, tuple(" " + o.text for o in q.options), texts=question_texts(q))
+        for q in questions
+    ]
+    first, second = ReplayBackend(str(path)).loglikelihood(requests)
+    assert first.logprobs == [-1.0, -3.0, -3.0, -4.0] and second.logprobs == [-1.0, -0.5, -3.0, -4.0]
+    assert first.harness is not None and first.harness["matched_by"] == "prompt" and first.harness["record"] == "1"
