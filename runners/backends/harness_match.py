@@ -79,12 +79,11 @@ def question_coordinates(question_id: str) -> Key | None:
 
 
 class SampleIndex:
-    """Samples by their coordinates, and by subject for the look-up by text."""
+    """Samples by their coordinates, and by their texts for the look-up by text."""
 
     def __init__(self, samples: Sequence[Sample]) -> None:
         """Index ``samples``; a repeated coordinate keeps the first (lm-eval writes a line per filter)."""
         self.by_key: dict[Key, Sample] = {}
-        self.by_subject: dict[tuple[str | None, str | None], list[Sample]] = defaultdict(list)
         self.unplaced: list[Sample] = []
         self.by_position: dict[tuple[str | None, str | None, int], Sample] = {}
         for sample in samples:
@@ -93,7 +92,6 @@ class SampleIndex:
                 continue
             self.by_key.setdefault((sample.source, sample.split, sample.subject, sample.position), sample)
             self.by_position.setdefault((sample.source, sample.subject, sample.position), sample)
-            self.by_subject[(sample.source, sample.subject)].append(sample)
         self.samples = list(samples)  # keeps every sample alive: the maps below are keyed by id()
         # each sample's texts normalized once: a look-up by text compares them with many prompts
         self._pieces = {id(s): _pieces(s) for s in samples}
