@@ -6,7 +6,8 @@ Parquet) has the id ``<source>/<split>/<subject>/<n>``, where ``n`` is its row i
 OpenCompass's keys count the same rows of the same split, so a sample matches the question with the
 same source, subject, split and position. The match is checked by the texts the sample carries: its
 question and option texts (whitespace and full-width forms aside) must be in the prompt k12eval built,
-or, where it has no question text, the bank question's stem must be in the prompt the harness rendered.
+or, where it has no question text, the bank question's stem and options must be in the prompt the
+harness rendered (a stem alone is not enough: CMMLU has dozens of ``下列说法正确的是``).
 
 **By text**, when the id does not place it (another task, another dataset, another order of the rows),
 in one of two ways:
@@ -16,8 +17,8 @@ in one of two ways:
 - or the bank question's stem and options are in the harness's rendered prompt (lm-eval's
   ``arguments``, OpenCompass's ``origin_prompt``).
 
-A text shorter than :data:`~runners.backends.harness_texts.MIN_TEXT` never matches (a label such as
-kobest_copa's ``원인`` is in every prompt of its task). Where one sample's text holds another's, the
+Texts (question and options) shorter than :data:`~runners.backends.harness_texts.MIN_TEXT` in all
+never match (a label such as kobest_copa's ``원인`` is in every prompt of its task). Where one sample's text holds another's, the
 longest wins. Otherwise a text match is taken only when it is unique: two samples that fit are
 **ambiguous**, and so is a sample that an earlier question already took. A question is then a failed
 request whose error starts with its kind (:data:`FAILURES`), never another question's answer.
@@ -103,6 +104,7 @@ class SampleIndex:
         # not each sample compared with it), and the samples with only the harness's prompt to match by
         self._heads: dict[tuple[Group, str], list[Sample]] = defaultdict(list)
         self._prompt_only: dict[Group, list[Sample]] = defaultdict(list)
+        self._short: dict[Group, list[Sample]] = defaultdict(list)
         # and those samples by every MIN_TEXT-th window of their prompt: a stem of 2 * MIN_TEXT - 1
         # characters or more covers one of those windows wherever it is in the prompt
         self._windows: dict[tuple[Group, str], list[Sample]] = defaultdict(list)
@@ -112,8 +114,10 @@ class SampleIndex:
             group = (sample.source, sample.subject) if sample.source is not None else None
             self._first.setdefault(group, sample)
             pieces = self._pieces[id(sample)]
-            if pieces and len(pieces[0]) >= MIN_TEXT:
+            if self._usable(sample) and len(pieces[0]) >= MIN_TEXT:
                 self._heads[(group, pieces[0][:MIN_TEXT])].append(sample)
+            elif self._usable(sample):  # a short question whose options make it long enough: few, tried always
+                self._short[group].append(sample)
             elif id(sample) in self._prompts:
                 self._prompt_only[group].append(sample)
                 rendered = self._prompts[id(sample)]
@@ -154,7 +158,9 @@ class SampleIndex:
         if positional is not None:
             found = "two samples of the subject have it" if best else "no other sample of the subject has it"
             raise positional.problem(
-                positional.question_field if positional.question else "doc",
+                positional.question_field
+                if positional.question or positional.question_field == "origin_prompt"
+                else "doc",
                 f"the question at position {positional.position} does not match bank question {question_id!r} "
                 f"(its text is not in the prompt k12eval built, and {found}): "
                 "the file was made from another release or order of the data",
@@ -182,6 +188,8 @@ class SampleIndex:
             for start in range(len(text) - MIN_TEXT + 1):
                 for sample in self._heads.get((group, text[start : start + MIN_TEXT]), ()):
                     found.setdefault(id(sample), sample)
+            for sample in self._short.get(group, ()):
+                found.setdefault(id(sample), sample)
             if len(stem) < 2 * MIN_TEXT - 1:  # too short to be sure to cover a window: every one is tried
                 prompt_only: Sequence[Sample] = self._prompt_only.get(group, ())
             else:
@@ -196,23 +204,29 @@ class SampleIndex:
         if self._pieces[id(sample)]:
             return all(piece in prompt for piece in self._pieces[id(sample)])
         rendered = self._prompts.get(id(sample))
-        if rendered is not None and own:
-            return own[0] in rendered
+        if rendered is not None and own:  # the options too: CMMLU has many stems "下列说法正确的是"
+            return all(piece in rendered for piece in own)
         return True  # nothing to check it by: the harness's id places it
 
     def _match_length(self, sample: Sample, prompt: str, own: tuple[str, ...]) -> int:
         """How much text ties ``sample`` to the question (0: it does not fit).
 
         Its question and options in k12eval's prompt; or, without a question text long enough to
-        match by, the bank's stem and options in the prompt the harness rendered.
+        match by, the bank's stem and options in the prompt the harness rendered. Either way the
+        texts compared come to at least :data:`MIN_TEXT` characters.
         """
-        rendered = self._prompts.get(id(sample))
-        pieces = self._pieces[id(sample)]
-        if sample.question is not None and pieces and len(pieces[0]) >= MIN_TEXT:
+        if self._usable(sample):
+            pieces = self._pieces[id(sample)]
             return sum(map(len, pieces)) if all(piece in prompt for piece in pieces) else 0
-        if rendered is None or not own or len(own[0]) < MIN_TEXT:
+        rendered = self._prompts.get(id(sample))
+        if rendered is None or sum(map(len, own)) < MIN_TEXT:
             return 0
         return sum(map(len, own)) if all(piece in rendered for piece in own) else 0
+
+    def _usable(self, sample: Sample) -> bool:
+        """Whether the sample's question and options are text enough to match by (a label is not)."""
+        pieces = self._pieces[id(sample)]
+        return sample.question is not None and sum(map(len, pieces)) >= MIN_TEXT
 
     def _take(self, sample: Sample, question_id: str, by: str) -> Match | Miss:
         """``sample``, now this question's; a :class:`Miss` when another question already took it."""
@@ -223,8 +237,7 @@ class SampleIndex:
 
     def _by(self, sample: Sample) -> str:
         """The text a sample matched by: its question field, or the harness's prompt."""
-        pieces = self._pieces[id(sample)]
-        return sample.question_field if pieces and len(pieces[0]) >= MIN_TEXT else "prompt"
+        return sample.question_field if self._usable(sample) else "prompt"
 
 
 def _pieces(sample: Sample) -> tuple[str, ...]:

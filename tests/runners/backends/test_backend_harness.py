@@ -150,9 +150,9 @@ def test_lm_eval_loglikelihood_file_becomes_option_scores(tmp_path: Path) -> Non
 
 def test_opencompass_gen_file_runs(tmp_path: Path) -> None:
     bank = cmmlu_bank(tmp_path)
-    predictions = {
-        str(i): {"origin_prompt": [{"role": "HUMAN", "prompt": q}], "prediction": text, "gold": a}
-        for i, ((q, _, a), text) in enumerate(zip(CMMLU, ["答案是 A", "D", "答案：B"], strict=True))
+    predictions = {  # OpenCompass's CMMLU prompt renders the question and its options
+        str(i): {"origin_prompt": [{"role": "HUMAN", "prompt": prompt_of((q, o, a))}], "prediction": text, "gold": a}
+        for i, ((q, o, a), text) in enumerate(zip(CMMLU, ["答案是 A", "D", "答案：B"], strict=True))
     }
     folder = tmp_path / "outputs" / "predictions" / "my-model"
     write_text(folder / "cmmlu-agronomy.json", json.dumps(predictions, ensure_ascii=False, indent=4))

@@ -211,3 +211,102 @@ def test_opencompass_ppl_records_of_another_dataset_match_by_their_option_prompt
     first, second = ReplayBackend(str(path)).loglikelihood(requests)
     assert first.logprobs == [-1.0, -3.0, -3.0, -4.0] and second.logprobs == [-1.0, -0.5, -3.0, -4.0]
     assert first.harness is not None and first.harness["matched_by"] == "prompt" and first.harness["record"] == "1"
+
+
+def test_a_generic_stem_at_the_right_position_is_checked_by_its_options(tmp_path: Path) -> None:
+    """CMMLU has dozens of stems "下列说法正确的是": a record placed by its key must also have the options."""
+    pytest.importorskip("pyarrow")
+    from tests.runners.backends.test_backend_harness import cmmlu_bank
+
+    cmmlu_bank(tmp_path)
+    same = "下列说法正确的是"
+    first, second = (("甲对", "乙对", "丙对", "丁对"), ("一对", "二对", "三对", "四对"))
+    swapped = [(second, "B"), (first, "A")]  # the file's order is not the bank's
+    predictions = {
+        str(i): {
+            "origin_prompt": f"{same}\n" + "\n".join(f"{x}. {o}" for x, o in zip("ABCD", opts, strict=True)),
+            "prediction": answer,
+        }
+        for i, (opts, answer) in enumerate(swapped)
+    }
+    path = write_text(tmp_path / "cmmlu-agronomy.json", json.dumps(predictions, ensure_ascii=False))
+    requests = [
+        GenerationRequest(f"cmmlu/test/agronomy/{i}", f"{same}\n答案：", texts=(same, *opts))
+        for i, opts in enumerate((first, second))
+    ]
+    results = ReplayBackend(str(path)).generate(requests)
+    assert [r.texts for r in results] == [["A"], ["B"]]
+    assert all(r.harness is not None and r.harness["matched_by"] == "prompt" for r in results)
+
+
+@pytest.mark.shared_data
+def test_opencompass_predictions_of_the_real_cmmlu_test_split_in_another_order(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    """OpenCompass-style predictions of every question of the real CMMLU test split, written in a shuffled
+    order, each prediction its own question's answer: every one lands on its own question (all right)."""
+    import csv
+    import random
+
+    folder = tmp_path / "predictions" / "m"
+    folder.mkdir(parents=True)
+    rng = random.Random(1)
+    for file in sorted((shared_data / "cmmlu" / "test").glob("*.csv")):
+        with file.open(encoding="utf-8-sig", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        rng.shuffle(rows)
+        predictions = {
+            str(i): {
+                "origin_prompt": [
+                    {
+                        "role": "HUMAN",
+                        "prompt": f"以下是关于{file.stem}的单项选择题。\n题目：{r['Question']}\n"
+                        + "\n".join(f"{x}. {r[x]}" for x in "ABCD")
+                        + "\n答案是:",
+                    }
+                ],
+                "prediction": f"答案：{r['Answer'].strip()}",
+            }
+            for i, r in enumerate(rows)
+        }
+        (folder / f"cmmlu-{file.stem}.json").write_text(json.dumps(predictions, ensure_ascii=False), encoding="utf-8")
+    run = tmp_path / "run"
+    args = ["run", str(shared_data / "cmmlu" / "test"), "-b", "replay", "-m", "oc", "-B", f"path={folder}"]
+    result = CliRunner().invoke(app, [*args, "-o", str(run), "--batch-size", "256"])
+    assert result.exit_code == 0, result.output
+    records = RunStore(run).records()
+    assert len(records) > 1000 and all(r.correct for r in records)
+
+
+def test_a_short_question_matches_with_its_options(tmp_path: Path) -> None:
+    """ "河姆渡遗址位于" (7 characters) is too short alone, long enough with its options, either way round."""
+    q = question(
+        "k0",
+        "历史",
+        "史前",
+        "遗址",
+        stem="河姆渡遗址位于",
+        options=["长江流域", "雅鲁藏布江流域", "淮河流域", "黄河流域"],
+    )
+    other = question(
+        "k1",
+        "历史",
+        "史前",
+        "遗址",
+        stem="半坡遗址位于",
+        options=["长江流域", "雅鲁藏布江流域", "淮河流域", "黄河流域"],
+    )
+    doc = {"Question": q.stem, **dict(zip("ABCD", (o.text for o in q.options), strict=True))}
+    lm = write_jsonl(tmp_path / f"samples_history_{DATE}.jsonl", [{"doc_id": 0, "doc": doc, "resps": [["A"]]}])
+    rendered = q.stem + "".join(f"\nA. {o.text}" for o in q.options)
+    oc = write_text(
+        tmp_path / "history.json", json.dumps({"0": {"origin_prompt": rendered, "prediction": "A"}}, ensure_ascii=False)
+    )
+    prompts = [
+        GenerationRequest(x.id, f"{x.stem}\n" + "\n".join(o.text for o in x.options), texts=question_texts(x))
+        for x in (q, other)
+    ]
+    for path, by in ((lm, "doc.Question"), (oc, "prompt")):
+        mine, theirs = ReplayBackend(str(path)).generate(prompts)
+        assert mine.texts == ["A"] and mine.harness is not None and mine.harness["matched_by"] == by
+        assert theirs.error is not None and theirs.error.startswith("no recorded output")
