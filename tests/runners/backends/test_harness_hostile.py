@@ -147,3 +147,27 @@ def test_an_opencompass_jsonl_idx_that_is_not_a_position_is_located(tmp_path: Pa
     assert result.exit_code == 2, result.output
     (line,) = result.output.strip().splitlines()
     assert str(path) in line and "line 2" in line and "field 'idx'" in line
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_no_backends_non_finite_score_reaches_the_records(tmp_path: Path, bad: float) -> None:
+    """Any backend (a local model's NaN logits, a plugin), not only replay: that request fails, named."""
+    from runners.options import RunOptions
+    from runners.run import run_questions
+    from tests.scripted import ScriptedBackend
+
+    questions = [question(f"q{i}", "数学", "函数", "一次函数", stem=f"第 {i} 题") for i in range(2)]
+    bank = write_bank(tmp_path / "bank", questions)
+    backend = ScriptedBackend(score=lambda r: [bad if r.id == "q1" else -1.0, -2.0, -3.0, -4.0])
+    options = RunOptions(
+        data=bank,
+        model="m",
+        out=tmp_path / "run",
+        backend="scripted",
+        backend_instance=backend,
+        strategy="rank-options",
+    )
+    run_questions(options)
+    records = {r.question_id: r for r in RunStore(tmp_path / "run").records()}  # readable
+    assert records["q0"].option_scores == {"A": -1.0, "B": -2.0, "C": -3.0, "D": -4.0}
+    assert records["q1"].parse_status == "failed" and "not finite" in str(records["q1"].error)
