@@ -155,15 +155,19 @@ class SampleIndex:
         best = [s for s in candidates if matched.get(id(s)) == max(matched.values(), default=0)]
         if len(best) == 1:
             return self._take(best[0], question_id, self._by(best[0]))
-        if positional is not None:
+        if positional is not None and positional.question is not None:  # the document says it is another question
             found = "two samples of the subject have it" if best else "no other sample of the subject has it"
             raise positional.problem(
-                positional.question_field
-                if positional.question or positional.question_field == "origin_prompt"
-                else "doc",
+                positional.question_field,
                 f"the question at position {positional.position} does not match bank question {question_id!r} "
                 f"(its text is not in the prompt k12eval built, and {found}): "
                 "the file was made from another release or order of the data",
+            )
+        if positional is not None and not best:  # only a rendered prompt to tell: this question fails, named
+            return Miss(
+                "no recorded output",
+                f"the record at its position ({positional.place()}) has a prompt without its stem or one of its "
+                "options, and no other record has them",
             )
         if best:
             places = "; ".join(s.place() for s in best[:3])

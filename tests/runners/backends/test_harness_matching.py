@@ -310,3 +310,22 @@ def test_a_short_question_matches_with_its_options(tmp_path: Path) -> None:
         mine, theirs = ReplayBackend(str(path)).generate(prompts)
         assert mine.texts == ["A"] and mine.harness is not None and mine.harness["matched_by"] == by
         assert theirs.error is not None and theirs.error.startswith("no recorded output")
+
+
+def test_a_placed_record_with_another_questions_prompt_fails_only_its_question(tmp_path: Path) -> None:
+    """Without a document to say so, a prompt that lacks the question's texts is not proof the whole file
+    is another release: that question fails, named, and the others are answered."""
+    from tests.runners.backends.test_backend_harness import CMMLU, prompt_of
+
+    other = ("小麦的播种季节多为____", ("春季", "夏季", "秋季", "冬季"), "C")  # CMMLU[1], in record 0's place
+    predictions = {"0": {"origin_prompt": prompt_of(other), "prediction": "C"}}
+    predictions["2"] = {"origin_prompt": prompt_of(CMMLU[2]), "prediction": "B"}
+    path = write_text(tmp_path / "cmmlu-agronomy.json", json.dumps(predictions, ensure_ascii=False))
+    requests = [
+        GenerationRequest(f"cmmlu/test/agronomy/{i}", prompt_of(item), texts=(item[0], *item[1]))
+        for i, item in enumerate(CMMLU)
+    ]
+    first, second, third = ReplayBackend(str(path)).generate(requests)
+    assert first.error is not None and first.error.startswith("no recorded output") and "record 0" in first.error
+    assert second.texts == ["C"]  # its own text, found in record 0
+    assert third.texts == ["B"]
