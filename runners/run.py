@@ -311,7 +311,13 @@ def _run_locked(
     )
     store.open(header)
     summary.opened = True
-    done = {r.question_id for r in store.records() if not (options.retry_failed and r.parse_status == "failed")}
+    kept = store.records()
+    done = {r.question_id for r in kept if not (options.retry_failed and r.parse_status == "failed")}
+    # Known to the replay backend only: the harness records earlier sessions gave, so that none reaches a
+    # second question on resume. An attribute it has, not part of the protocol.
+    remember = getattr(answerer.backend, "remember", None)
+    if remember is not None:
+        remember([(r.question_id, r.harness) for r in kept if r.harness is not None])
     todo = [q for q in questions if q.id not in done]
     summary.resumed = len(questions) - len(todo)
     total = len(questions)

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from runners.backends.base import ChatMessages
 from runners.backends.harness_logs import Sample
@@ -126,6 +126,18 @@ class SampleIndex:
             else:
                 continue
             self._texted.add(group)
+
+    def remember(self, given: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Mark as taken the samples named by earlier records' ``harness`` (its ``file`` and ``line`` or
+        ``record``), each by its question; a record naming no sample of these files is passed over."""
+        places: dict[tuple[str, Any], Sample] = {
+            (str(s.file), s.line if s.line is not None else s.record): s for s in self.samples
+        }
+        for question_id, harness in given:
+            where = harness.get("line", harness.get("record"))
+            sample = places.get((str(harness.get("file")), where))
+            if sample is not None:
+                self._taken.setdefault(id(sample), question_id)
 
     def __len__(self) -> int:
         return len(self.by_key) + len(self.unplaced)

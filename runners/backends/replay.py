@@ -132,6 +132,12 @@ class ReplayBackend:
             )
         return results
 
+    def remember(self, given: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Take note of the harness records an earlier session gave (question id, its record's ``harness``),
+        so that a resumed run gives none of them to another question."""
+        if self.samples is not None:
+            self.samples.remember(given)
+
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
         """Recorded choice scores (lm-eval, OpenCompass PPL); recorded text has none: those get ``error``."""
         if self.samples is not None:

@@ -337,3 +337,24 @@ def test_a_placed_record_with_another_questions_prompt_fails_only_its_question(t
     assert first.error is not None and first.error.startswith("no recorded output") and "record 0" in first.error
     assert second.texts == ["C"]  # its own text, found in record 0
     assert third.texts == ["B"]
+
+
+def test_a_resumed_run_never_gives_a_record_to_a_second_question(tmp_path: Path) -> None:
+    """A record two questions fit, given to the first in one session, is ambiguous for the second when
+    the run resumes in another (--limit stops the first session after one question)."""
+    shared = "一个数加上五等于十二，这个数是多少？"
+    questions = [
+        question(f"s{i}", "数学", "代数", "方程", stem=shared + extra) for i, extra in enumerate(["", "（用方程解）"])
+    ]
+    bank = write_bank(tmp_path / "bank", questions)
+    path = write_jsonl(
+        tmp_path / "lm" / f"samples_arith_{DATE}.jsonl", [{"doc_id": 0, "doc": {"question": shared}, "resps": [["7"]]}]
+    )
+    args = ["run", str(bank), "-b", "replay", "-m", "lm", "-B", f"path={path}", "-o", str(tmp_path / "run")]
+    first = CliRunner().invoke(app, [*args, "--limit", "1"])
+    assert first.exit_code == 0, first.output
+    second = CliRunner().invoke(app, args)
+    assert second.exit_code == 1, second.output
+    records = {r.question_id: r for r in RunStore(tmp_path / "run").records()}
+    assert records["s0"].output == "7"
+    assert records["s1"].parse_status == "failed" and str(records["s1"].error).startswith("ambiguous")
