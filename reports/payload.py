@@ -277,6 +277,7 @@ def _answer_from(record: RunRecord, scores: QuestionScores | None) -> dict[str, 
         "extracted": record.extracted,
         "gold": record.gold,
         "output": record.output,
+        "harness_prompt": record.harness.get("prompt") if record.harness else None,  # what a replayed model was asked
         "error": record.error,
         "rank": record.gold_rank,
         "steps": _steps(record.output, scores),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -165,6 +166,7 @@ class Answerer:
                 params=replace(self.sampling, stop=self.sampling.stop + tuple(p.stop))
                 if not self.backend.is_chat
                 else self.sampling,
+                texts=question_texts(q),
             )
             for q, (p, sent) in zip(questions, prompts, strict=True)
         ]
@@ -182,6 +184,7 @@ class Answerer:
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
             "latency_s": result.latency_s,
+            "harness": result.harness,
         }
         if result.error is not None or not result.texts:
             return make_record(question, sent, parse_status="failed", error=result.error or "no output", **common)
@@ -259,17 +262,29 @@ class Answerer:
                 continuations = tuple(text + o.text for o in question.options)
             else:
                 continuations = tuple(" " + o.text for o in question.options)
-            requests.append(LoglikelihoodRequest(id=question.id, prompt=context, continuations=continuations))
+            requests.append(
+                LoglikelihoodRequest(
+                    id=question.id, prompt=context, continuations=continuations, texts=question_texts(question)
+                )
+            )
             positions.append(i)
         start = time.perf_counter()
         results = self.backend.loglikelihood(requests) if requests else []
         latency = (time.perf_counter() - start) / len(requests) if requests else None  # each request's share
         for i, result in zip(positions, results, strict=True):
             question = questions[i]
-            if result.error is not None:
-                error = clean_text(result.error)
+            error = result.error
+            if error is None and not all(map(math.isfinite, result.logprobs)):  # JSON cannot hold them
+                error = f"{self.backend.name} gave scores that are not finite numbers: {result.logprobs!r:.120}"
+            if error is not None:
                 records[i] = make_record(
-                    question, sent_by_index[i], parse_status="failed", error=error, latency_s=latency, shots=shots[i]
+                    question,
+                    sent_by_index[i],
+                    parse_status="failed",
+                    error=clean_text(error),
+                    latency_s=latency,
+                    shots=shots[i],
+                    harness=result.harness,
                 )
                 continue
             logprobs = result.logprobs
@@ -296,8 +311,14 @@ class Answerer:
                 shots=shots[i],
                 completion_tokens=sum(result.token_counts) or None,  # the option tokens scored
                 latency_s=latency,
+                harness=result.harness,
             )
         return [r for r in records if r is not None]
+
+
+def question_texts(question: Question) -> tuple[str, ...]:
+    """The question's stem and option texts, as a request carries them for a replay's look-up."""
+    return (question.stem, *(option.text for option in question.options))
 
 
 def _clean(result: GenerationResult) -> GenerationResult:

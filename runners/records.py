@@ -123,6 +123,11 @@ class RunHeader(BaseModel):
     ``questions_per_call``, ``generated_together`` (a backend's micro-batch) and, for ``auto``, ``why``."""
     started_at: str = ""
     """ISO 8601 time the run was first started."""
+    harness: dict[str, Any] | None = None
+    """For a replay of another harness's outputs (lm-eval, OpenCompass): its ``format``, its ``files``
+    and the ``generation`` settings it recorded. The answers were made with those, not with ``sampling``
+    (what k12eval would have asked); each record's ``harness`` holds its own prompt and settings.
+    ``None`` for answers k12eval asked for itself."""
 
 
 class RunRecord(BaseModel):
@@ -175,6 +180,11 @@ class RunRecord(BaseModel):
     latency_s: float | None = None
     error: str | None = None
     """Why the backend gave no output, when it did not."""
+    harness: dict[str, Any] | None = None
+    """For an answer replayed from another harness's file: ``file``, ``line`` or ``record`` (its own id),
+    ``matched_by`` (the harness's position, or the text field that tied it to this question), and what
+    the model was really asked: the harness's ``prompt`` and ``generation`` settings. ``prompt`` above is
+    the one k12eval would have sent. ``None`` otherwise."""
 
 
 def make_record(question: Question, prompt: str | list[dict[str, str]], **fields: Any) -> RunRecord:

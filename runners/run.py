@@ -334,10 +334,18 @@ def _run_locked(
         packages=_package_versions(options.backend),
         batch=batch,
         started_at=_now(),
+        # Known to the replay backend only, for another harness's files: an attribute, not part of the protocol.
+        harness=getattr(answerer.backend, "harness", None),
     )
     store.open(header)
     summary.opened = True
-    done = {r.question_id for r in store.records() if not (options.retry_failed and r.parse_status == "failed")}
+    kept = store.records()
+    done = {r.question_id for r in kept if not (options.retry_failed and r.parse_status == "failed")}
+    # Known to the replay backend only: the harness records earlier sessions gave, so that none reaches a
+    # second question on resume. An attribute it has, not part of the protocol.
+    remember = getattr(answerer.backend, "remember", None)
+    if remember is not None:
+        remember([(r.question_id, r.harness) for r in kept if r.harness is not None])
     todo = [q for q in questions if q.id not in done]
     summary.resumed = len(questions) - len(todo)
     total = len(questions)

@@ -177,8 +177,9 @@ def test_the_scan_sees_name_tables_and_faces(tmp_path: Path) -> None:
 
 
 def test_the_tests_mirror_the_packages() -> None:
-    # tests/<package>/... holds the tests of <package>; only the project-wide ones sit at the top.
+    # tests/<package>/... holds the tests of <package>; only the project-wide ones sit at the top, with
+    # the shared fixtures and the conformance corpus (other tools' real files, replayed end to end, #27)
     folders = {p.name for p in (REPO / "tests").iterdir() if p.is_dir() and p.name != "__pycache__"}
-    assert folders == {*LAYERS, "fixtures"}
+    assert folders == {*LAYERS, "fixtures", "conformance"}
     top = {p.name for p in (REPO / "tests").glob("test_*.py")}
     assert top == {"test_architecture.py", "test_docs.py", "test_doctests.py"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -307,6 +308,7 @@ def _check_failures(summary: RunSummary, limit: FailureLimit) -> None:
     if not failed:
         return
     total = len(summary.records)
+    _echo_unmatched(summary)
     where = f"their errors are in {summary.out / 'records.jsonl'}; ask them again with --retry-failed"
     if limit.allows(failed, total):
         typer.echo(
@@ -315,6 +317,20 @@ def _check_failures(summary: RunSummary, limit: FailureLimit) -> None:
         return
     typer.echo(f"error: {failed} of {total} question(s) failed (--max-failures {limit}); {where}", err=True)
     raise typer.Exit(1)
+
+
+def _echo_unmatched(summary: RunSummary) -> None:
+    """For a replay of another harness's files, how many questions found no record, by kind."""
+    from runners.backends.harness_match import FAILURES
+
+    kinds = Counter(
+        next((kind for kind in FAILURES if (r.error or "").startswith(kind)), None)
+        for r in summary.records
+        if r.parse_status == "failed"
+    )
+    shown = ", ".join(f"{kinds[kind]} {kind}" for kind in FAILURES if kinds[kind])
+    if shown:
+        typer.echo(f"replayed files: {shown} (never another question's answer)", err=True)
 
 
 def _plain_progress() -> ProgressFn:

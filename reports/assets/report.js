@@ -19,7 +19,7 @@
       weakest: '最薄弱的知识点', weakestNote: '按 95% 置信区间上限从低到高排序：题目很少的知识点不会因偶然而排在前面。',
       runs: '参与比较的运行', scoredSteps: '有步骤评分的题目', stem: '题干', options: '选项', gold: '标准答案',
       analysis: '教师解析', answers: '模型作答', extracted: '提取的答案', verdict: '判定', right: '正确', wrong: '错误',
-      skipped: '未评分', failed: '无输出', rawOutput: '原始输出', stepScores: '步骤得分', flags: '问题标记',
+      skipped: '未评分', failed: '无输出', rawOutput: '原始输出', harnessPrompt: '模型实际收到的提示（来自其他评测工具的记录）', stepScores: '步骤得分', flags: '问题标记',
       source: '题目中最接近的句子', reference: '解析中最接近的步骤', contradiction: '最可能矛盾的题目句子',
       similarity: '相似度', probability: '概率', firstSuspect: '首个可疑步骤', suspectGuess: '可能出错的步骤（推测）',
       suspectGuessHelp: '没有哪一步被标记，但整个解答可疑：这是第一个有发现的步骤，否则是第一个计算步骤', markRight: '✓ 对', markWrong: '✗ 错',
@@ -57,7 +57,7 @@
       weakestNote: 'Ranked by the upper end of the 95% interval, so points with few questions do not rank low by chance.',
       runs: 'Runs', scoredSteps: 'Questions with step scores', stem: 'Question', options: 'Options', gold: 'Gold answer',
       analysis: "Teacher's analysis", answers: 'Model answers', extracted: 'Extracted answer', verdict: 'Verdict',
-      right: 'right', wrong: 'wrong', skipped: 'not scored', failed: 'no output', rawOutput: 'Raw output',
+      right: 'right', wrong: 'wrong', skipped: 'not scored', failed: 'no output', rawOutput: 'Raw output', harnessPrompt: 'The prompt the model was given (from the other harness\'s file)',
       stepScores: 'Step scores', flags: 'Flags', source: 'Closest sentence of the question',
       reference: 'Closest step of the analysis', contradiction: 'Most contradicted sentence of the question',
       similarity: 'similarity', probability: 'probability', firstSuspect: 'first suspect step', suspectGuess: 'likely first error (guess)',
@@ -855,6 +855,7 @@
         el('button', { type: 'button', class: 'btn ghost', 'data-verdict': 'clear', on: { click: () => { setLabels(runId, qi, a.steps.map(() => null)); route(); } } }, t('clear'))));
     }
     panel.appendChild(el('details', null, el('summary', null, t('rawOutput')), el('pre', { class: 'raw' }, a.output == null ? '' : a.output)));
+    if (a.harness_prompt != null) panel.appendChild(el('details', { 'data-harness': '' }, el('summary', null, t('harnessPrompt')), el('pre', { class: 'raw' }, a.harness_prompt)));
     return panel;
   }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 ChatMessages = list[dict[str, str]]
 
@@ -35,6 +35,9 @@ class GenerationRequest:
     id: str
     prompt: str | ChatMessages
     params: SamplingParams = field(default_factory=SamplingParams)
+    texts: tuple[str, ...] = ()
+    """The question's own texts (its stem, then its options), for a backend that finds recorded
+    answers by them (replay of another harness's files); empty when not known."""
 
 
 @dataclass
@@ -55,6 +58,8 @@ class GenerationResult:
     reasoning: str | None = None
     """The first sample's chain of thought when the server returns it apart from the answer
     (``reasoning_content`` of vLLM's reasoning parsers and DeepSeek-R1-style APIs)."""
+    harness: dict[str, Any] | None = None
+    """Where a replayed answer came from, when another harness made it: see :class:`runners.records.RunRecord`."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class LoglikelihoodRequest:
     id: str
     prompt: str | ChatMessages
     continuations: tuple[str, ...]
+    texts: tuple[str, ...] = ()
+    """As :attr:`GenerationRequest.texts`."""
 
 
 @dataclass
@@ -75,6 +82,8 @@ class LoglikelihoodResult:
     """One per continuation, in request order."""
     token_counts: list[int] = field(default_factory=list)
     error: str | None = None
+    harness: dict[str, Any] | None = None
+    """As :attr:`GenerationResult.harness`."""
 
 
 @runtime_checkable

@@ -4,6 +4,8 @@ lm-eval's ``samples_<task>_<date>.jsonl`` is often kept gzip-compressed (``.json
 OpenCompass leaves ``tmp_<dataset>.jsonl`` beside or instead of ``<dataset>.json`` when a run
 stops before the end. Every line goes through :func:`kg.jsonl.parse_json_line`, so a bad line
 is an error naming its line; a gzip file that cannot be decompressed is an error naming the file.
+A lone surrogate (``"\\ud83d"``, as a harness writing JSON with ``ensure_ascii`` leaves half an emoji)
+becomes U+FFFD: these files hold model output, which is kept whatever it holds.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def jsonl_records(file: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     not gzip at all raises one naming the file (the lines before the damage have been yielded).
     """
     if not file.name.endswith(GZIP):
-        yield from jsonl_objects(file)
+        yield from jsonl_objects(file, replace_surrogates=True)  # model output: kept, made text
         return
     refused = not_regular(file)
     if refused is not None:
@@ -68,7 +70,7 @@ def jsonl_records(file: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
-                obj = parse_json_line(line, file, number)
+                obj = parse_json_line(line, file, number, replace_surrogates=True)
                 if isinstance(obj, Problem):
                     raise InputError.from_problem(obj)
                 yield number, obj

@@ -27,6 +27,7 @@ bank names the file, the line or record and the field.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, Problem
-from kg.jsonl import not_regular
+from kg.jsonl import describe, not_regular, printable
 from runners.backends.harness_files import (
     OPENCOMPASS_TMP,
     PATTERNS,
@@ -44,11 +45,15 @@ from runners.backends.harness_files import (
     jsonl_records,
     output_files,
 )
+from runners.backends.harness_texts import lm_eval_request, opencompass_prompt, question_of
 
 FORMATS = ("lm-eval", "opencompass")
 _DATE = re.compile(r"_\d{4}-\d{2}-\d{2}T[\d.\-]+$")
 _LABEL = "label: "
-_SHARD = re.compile(r"^(?P<base>.+)_(?P<index>\d+)$")
+_SHARD = re.compile(r"^(?P<base>.+)_(?P<index>[0-9]+)$")
+_POSITION = re.compile(r"[0-9]{1,15}")
+"""A position as OpenCompass writes it: ASCII digits (``str.isdigit`` also takes ``²`` and ``٣``, which
+``int`` refuses or reads as another number), short enough to be a row of a dataset."""
 
 
 @dataclass(frozen=True)
@@ -68,11 +73,22 @@ class Sample:
     question: str | None = None
     """The document's question text (lm-eval), to check the match against the prompt."""
     question_field: str = "doc"
+    """Where ``question`` came from (``doc.problem``); without one, why there is none."""
     choices: tuple[str, ...] = ()
     """The document's option texts (lm-eval's ``A``..``D``), checked with the question."""
     texts: tuple[str, ...] = ()
     scores: tuple[float, ...] | None = None
     """One score per choice (log-likelihood-like: higher is more probable), in choice order."""
+    prompt: str | None = None
+    """The prompt the harness rendered and sent, as text (lm-eval's ``arguments``, OpenCompass's ``origin_prompt``)."""
+    generation: dict[str, Any] | None = None
+    """The harness's generation settings for this record (lm-eval's ``arg_1``: ``until``, ``max_gen_toks``...)."""
+    fault: str | None = None
+    """Why the recorded answer cannot be used (a score that is not a finite number): its request fails with it."""
+
+    def place(self) -> str:
+        """``FILE, line 3`` or ``FILE, record 7``."""
+        return f"{self.file}, {f'line {self.line}' if self.line is not None else f'record {self.record}'}"
 
     def problem(self, field: str | None, message: str) -> InputError:
         """An error naming this record's file, line or record, and ``field``."""
@@ -164,15 +180,23 @@ def _one_file_per_task(files: list[Path]) -> None:
 def _opencompass_datasets(files: list[Path]) -> dict[str, list[Path]]:
     """Files by dataset name: ``<abbr>.json``, or the shards ``<abbr>_0.json``, ``<abbr>_1.json``, ... in order.
 
-    A shard given alone brings its siblings, since its positions start after theirs. A finished
+    A shard given alone brings its siblings, since its positions start after theirs; a shard after
+    the first without ``<abbr>_0`` beside it is refused (its positions are unknown). A finished
     ``<abbr>.json`` is taken over the ``tmp_<abbr>.jsonl`` of the same dataset or shard.
     """
     datasets: dict[str, list[Path]] = {}
     for file in files:
         stem = base_name(file).removeprefix(OPENCOMPASS_TMP)
         shard = _SHARD.match(stem)
-        base = shard.group("base") if shard else None
-        if base is None or task_coordinates(base)[0] is None or _dataset_file(file.parent, f"{base}_0") is None:
+        base, index = (shard.group("base"), int(shard.group("index"))) if shard else (None, 0)
+        if base is not None and (task_coordinates(base)[0] is None or _dataset_file(file.parent, f"{base}_0") is None):
+            if index > 0 and task_coordinates(base)[0] is not None:
+                raise InputError(
+                    f"{file}: shard {index} of {base} without its shard 0 ({base}_0.json) beside it, so the "
+                    "positions of its records are unknown; put all the shards of the dataset in one folder"
+                )
+            base = None
+        if base is None:
             if stem not in datasets or datasets[stem][0].name.startswith(OPENCOMPASS_TMP):
                 datasets[stem] = [_dataset_file(file.parent, stem) or file]
             continue
@@ -206,32 +230,69 @@ def _lm_eval(file: Path) -> Iterator[Sample]:
         name = task if isinstance(task, str) and task else _task_of(file)
         source, split, subject = task_coordinates(name)
         doc = item.get("doc")
-        question = None
-        field = "doc"
-        if isinstance(doc, dict):
-            for key in ("question", "Question"):
-                if isinstance(doc.get(key), str):
-                    question, field = doc[key], f"doc.{key}"
-                    break
+        question, field = question_of(doc)
         choices = tuple(doc[k] for k in "ABCD" if isinstance(doc.get(k), str)) if isinstance(doc, dict) else ()
-        texts, scores = _lm_eval_responses(item.get("resps"), where)
-        yield Sample(file, line, str(doc_id), source, split, subject, doc_id, question, field, choices, texts, scores)
+        prompt, generation = lm_eval_request(item)
+        texts, scores, fault = _lm_eval_responses(item.get("resps"), where)
+        yield Sample(
+            file,
+            line,
+            str(doc_id),
+            source,
+            split,
+            subject,
+            doc_id,
+            question,
+            field,
+            choices,
+            texts,
+            scores,
+            prompt=prompt,
+            generation=generation,
+            fault=fault,
+        )
 
 
-def _lm_eval_responses(resps: Any, where: Problem) -> tuple[tuple[str, ...], tuple[float, ...] | None]:
+def _lm_eval_responses(resps: Any, where: Problem) -> tuple[tuple[str, ...], tuple[float, ...] | None, str | None]:
+    """``(texts, scores, fault)`` of lm-eval's ``resps``; ``fault`` names a score that is not a finite number."""
     expected = "[[text]] (generate_until) or [[[logprob, is_greedy]], ...] (loglikelihood)"
     if not (isinstance(resps, list) and resps and all(isinstance(r, list) and r for r in resps)):
-        raise InputError.from_problem(_at(where, "resps", f"expected {expected}, got {json.dumps(resps)[:60]}"))
+        raise InputError.from_problem(_at(where, "resps", f"expected {expected}, got {_json(resps)}"))
     if all(isinstance(t, str) for t in resps[0]) and len(resps) == 1:
-        return tuple(resps[0]), None
+        return tuple(resps[0]), None, None
     scores = []
     for choice in resps:
         first = choice[0]
         value = first[0] if isinstance(first, list) and first else first
         if not isinstance(value, int | float) or isinstance(value, bool):
-            raise InputError.from_problem(_at(where, "resps", f"expected {expected}, got {json.dumps(resps)[:60]}"))
-        scores.append(float(value))
-    return (), tuple(scores)
+            raise InputError.from_problem(_at(where, "resps", f"expected {expected}, got {_json(resps)}"))
+        scores.append(_finite(value))
+    if None in scores:
+        shown = ", ".join(_json(c[0][0] if isinstance(c[0], list) else c[0]) for c in resps)
+        return (), None, _fault(where, "resps", f"log-likelihoods {shown[:80]}: not all finite numbers")
+    return (), tuple(s for s in scores if s is not None), None
+
+
+def _finite(value: int | float) -> float | None:
+    """``value`` as a float, ``None`` when it is NaN, infinite or too large for one (``1e400`` reads as inf)."""
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _fault(where: Problem, field: str, message: str) -> str:
+    """A failed request's error naming the record's file, line or record, and field."""
+    return str(Problem(where.path, where.line, field, message, record=where.record))
+
+
+def _json(value: Any) -> str:
+    """``value`` as JSON for a message, at most 60 characters (NaN and infinities as JSON5 spells them)."""
+    try:
+        return json.dumps(value)[:60]
+    except (ValueError, RecursionError):  # an integer over Python's 4,300-digit limit
+        return describe(value)
 
 
 def _at(where: Problem, field: str, message: str) -> Problem:
@@ -241,14 +302,30 @@ def _at(where: Problem, field: str, message: str) -> Problem:
 def _opencompass(file: Path, name: str, offset: int) -> Iterator[Sample]:
     source, split, subject = task_coordinates(name)
     for key, line, item in _opencompass_records(file):
-        where = Problem(file, line, None, "", record=key)
-        if not key.isdigit():
-            raise InputError.from_problem(_at(where, "idx" if line else "key", "expected a position ('0', '1', ...)"))
+        where = Problem(file, line, None, "", record=_shown(key))
+        if not _POSITION.fullmatch(key):
+            message = f"expected a position ('0', '1', ...), got {json.dumps(_shown(key))}"
+            raise InputError.from_problem(_at(where, "idx" if line else "key", message))
         if not isinstance(item, dict):
             raise InputError.from_problem(_at(where, "record", f"expected an object, got {type(item).__name__}"))
-        texts, scores = _opencompass_answer(item, where)
+        texts, scores, fault = _opencompass_answer(item, where)
         position = offset + int(key)
-        yield Sample(file, line, key, source, split, subject, position, None, "origin_prompt", (), texts, scores)
+        yield Sample(
+            file,
+            line,
+            key,
+            source,
+            split,
+            subject,
+            position,
+            None,
+            "origin_prompt",
+            (),
+            texts,
+            scores,
+            prompt=opencompass_prompt(item),
+            fault=fault,
+        )
 
 
 def _opencompass_records(file: Path) -> list[tuple[str, int | None, Any]]:
@@ -262,8 +339,9 @@ def _opencompass_records(file: Path) -> list[tuple[str, int | None, Any]]:
         for line, item in jsonl_records(file):
             idx = item.get("idx")
             key = str(idx) if isinstance(idx, int | str) and not isinstance(idx, bool) else ""
-            if not key.isdigit():
-                problem = Problem(file, line, "idx", f"expected a position ('0', '1', ...), got {json.dumps(idx)[:40]}")
+            if not _POSITION.fullmatch(key):
+                shown = json.dumps(_shown(idx)) if isinstance(idx, str) else describe(idx)
+                problem = Problem(file, line, "idx", f"expected a position ('0', '1', ...), got {shown}")
                 raise InputError.from_problem(problem)
             records[key] = (line, {k: v for k, v in item.items() if k != "idx"})
         return [(key, line, item) for key, (line, item) in records.items()]
@@ -272,31 +350,41 @@ def _opencompass_records(file: Path) -> list[tuple[str, int | None, Any]]:
         raise InputError.from_problem(refused)
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # ValueError: a 5,000-digit integer
         raise InputError(f"{file}: not an OpenCompass prediction file (JSON): {str(exc)[:120]}") from None
     if not isinstance(data, dict):
         raise InputError(f"{file}: expected an object keyed by position ('0', '1', ...), got {type(data).__name__}")
     return [(key, None, item) for key, item in data.items()]
 
 
-def _opencompass_answer(item: dict[str, Any], where: Problem) -> tuple[tuple[str, ...], tuple[float, ...] | None]:
+def _shown(key: str) -> str:
+    """A key as a message may show it: at most 40 characters, lone surrogates escaped."""
+    return printable(key[:40] + ("..." if len(key) > 40 else ""))
+
+
+def _opencompass_answer(
+    item: dict[str, Any], where: Problem
+) -> tuple[tuple[str, ...], tuple[float, ...] | None, str | None]:
+    """``(texts, scores, fault)`` of a prediction; ``fault`` names a score that is not a finite number."""
     labels = sorted(k for k in item if k.startswith(_LABEL))
     if labels:
         scores = []
         for label in labels:
             entry = item[label]
             value = entry.get("Loglikelihood") if isinstance(entry, dict) else None
-            if value is None and isinstance(entry, dict) and isinstance(entry.get("PPL"), int | float):
-                value = -entry["PPL"]  # OpenCompass's PPL is a loss: lower is more probable
+            ppl = entry.get("PPL") if isinstance(entry, dict) else None
+            if value is None and isinstance(ppl, int | float) and not isinstance(ppl, bool):
+                value = -ppl  # OpenCompass's PPL is a loss: lower is more probable
             if not isinstance(value, int | float) or isinstance(value, bool):
                 raise InputError.from_problem(_at(where, label, "expected 'PPL' or 'Loglikelihood', a number"))
-            scores.append(float(value))
-        return (), tuple(scores)
+            score = _finite(value)
+            if score is None:
+                return (), None, _fault(where, label, f"score {_json(value)}: not a finite number")
+            scores.append(score)
+        return (), tuple(scores), None
     prediction = item.get("prediction")
     if isinstance(prediction, str):
-        return (prediction,), None
+        return (prediction,), None, None
     if isinstance(prediction, list) and prediction and all(isinstance(p, str) for p in prediction):
-        return tuple(prediction), None
-    raise InputError.from_problem(
-        _at(where, "prediction", f"expected the model's text, got {json.dumps(prediction)[:60]}")
-    )
+        return tuple(prediction), None, None
+    raise InputError.from_problem(_at(where, "prediction", f"expected the model's text, got {_json(prediction)}"))

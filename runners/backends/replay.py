@@ -15,6 +15,8 @@ through ``loglikelihood`` (the ``rank-options`` and ``next-token`` strategies).
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,17 +26,18 @@ from kg.errors import InputError, Problem
 from kg.jsonl import jsonl_objects
 from runners.backends._common import estimate_tokens
 from runners.backends.base import (
-    ChatMessages,
     GenerationRequest,
     GenerationResult,
     LoglikelihoodRequest,
     LoglikelihoodResult,
 )
 from runners.backends.harness_logs import FORMATS, Sample, detect, read_samples
-from runners.backends.harness_match import SampleIndex
+from runners.backends.harness_match import Match, Miss, SampleIndex
+from runners.backends.harness_texts import kept_prompt
 from runners.records import RECORDS_FILE
 
 RECORDS = "records"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -82,20 +85,34 @@ class ReplayBackend:
         self.path = source
         self.is_chat = chat
         self.samples: SampleIndex | None = None
+        self.harness: dict[str, Any] | None = None
+        """For another harness's files, what the run header records of them (:attr:`RunHeader.harness`)."""
         self.recorded: dict[str, Recorded] = {}
         if self.format == RECORDS:
             self.recorded = load_recorded(source)
         elif not source.exists():
             raise InputError(f"{source}: no such file or folder of {self.format} outputs")
         else:
-            self.samples = SampleIndex(read_samples(source, self.format))
+            samples = read_samples(source, self.format)
+            self.samples = SampleIndex(samples)
+            self.harness = harness_header(self.format, source, samples)
+            fields = Counter(s.question_field if s.question else "none" for s in samples)
+            with_prompt = sum(s.prompt is not None for s in samples)
+            log.info(
+                "%s: %d %s record(s); question text from %s; %d with the harness's prompt",
+                source,
+                len(samples),
+                self.format,
+                ", ".join(f"{field} ({n})" for field, n in fields.most_common()),
+                with_prompt,
+            )
         self._tokenizer_name = tokenizer
         self._tokenizer: Any = None
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """The recorded answer for each request id; unknown ids get ``error``."""
         if self.samples is not None:
-            return [self._generated(self.samples, r.id, r.prompt) for r in requests]
+            return [self._generated(self.samples, r) for r in requests]
         results = []
         for request in requests:
             found = self.recorded.get(request.id)
@@ -117,6 +134,12 @@ class ReplayBackend:
             )
         return results
 
+    def remember(self, given: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Take note of the harness records an earlier session gave (question id, its record's ``harness``),
+        so that a resumed run gives none of them to another question."""
+        if self.samples is not None:
+            self.samples.remember(given)
+
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
         """Recorded choice scores (lm-eval, OpenCompass PPL); recorded text has none: those get ``error``."""
         if self.samples is not None:
@@ -125,34 +148,46 @@ class ReplayBackend:
             LoglikelihoodResult(request.id, error="the replay backend has no log-probabilities") for request in requests
         ]
 
-    def _missing(self, question_id: str) -> str:
-        return f"no recorded output for id {question_id!r} in {self.path} ({self.format})"
+    def _missing(self, question_id: str, miss: Miss) -> str:
+        return f"{miss.kind} for id {question_id!r} in {self.path} ({self.format}): {miss.detail}"
 
-    def _generated(self, samples: SampleIndex, question_id: str, prompt: str | ChatMessages) -> GenerationResult:
-        sample = samples.find(question_id, prompt)
-        if sample is None:
-            return GenerationResult(question_id, error=self._missing(question_id))
+    def _generated(self, samples: SampleIndex, request: GenerationRequest) -> GenerationResult:
+        found = samples.find(request.id, request.prompt, request.texts)
+        if isinstance(found, Miss):
+            return GenerationResult(request.id, error=self._missing(request.id, found))
+        sample, harness = found.sample, provenance(found)
+        if sample.fault is not None:
+            return GenerationResult(request.id, error=sample.fault, harness=harness)
         if not sample.texts:
             return GenerationResult(
-                question_id, error=f"{_place(sample)} has choice scores, no text: use -s rank-options"
+                request.id,
+                error=f"{sample.place()} has choice scores, no text: use --strategy rank-options",
+                harness=harness,
             )
-        return GenerationResult(question_id, texts=list(sample.texts), finish_reasons=["replay"] * len(sample.texts))
+        texts = list(sample.texts)
+        return GenerationResult(request.id, texts=texts, finish_reasons=["replay"] * len(texts), harness=harness)
 
     def _scored(self, samples: SampleIndex, request: LoglikelihoodRequest) -> LoglikelihoodResult:
-        sample = samples.find(request.id, request.prompt)
-        if sample is None:
-            return LoglikelihoodResult(request.id, error=self._missing(request.id))
+        found = samples.find(request.id, request.prompt, request.texts)
+        if isinstance(found, Miss):
+            return LoglikelihoodResult(request.id, error=self._missing(request.id, found))
+        sample, harness = found.sample, provenance(found)
+        if sample.fault is not None:
+            return LoglikelihoodResult(request.id, error=sample.fault, harness=harness)
         if sample.scores is None:
             return LoglikelihoodResult(
-                request.id, error=f"{_place(sample)} has text, no choice scores: use -s generate"
+                request.id,
+                error=f"{sample.place()} has text, no choice scores: use --strategy generate",
+                harness=harness,
             )
-        if len(sample.scores) != len(request.continuations):
-            raise sample.problem(
+        if len(sample.scores) != len(request.continuations):  # this record only: its request fails, named
+            problem = sample.problem(
                 "resps" if self.format == "lm-eval" else "label",
                 f"{len(sample.scores)} choice scores, but bank question {request.id!r} has "
                 f"{len(request.continuations)} options",
             )
-        return LoglikelihoodResult(request.id, logprobs=list(sample.scores))
+            return LoglikelihoodResult(request.id, error=str(problem), harness=harness)
+        return LoglikelihoodResult(request.id, logprobs=list(sample.scores), harness=harness)
 
     def count_tokens(self, text: str) -> int:
         """Exact with ``tokenizer``; otherwise an estimate that errs long."""
@@ -165,9 +200,27 @@ class ReplayBackend:
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-def _place(sample: Sample) -> str:
-    where = f"line {sample.line}" if sample.line is not None else f"record {sample.record}"
-    return f"{sample.file}, {where}"
+def harness_header(fmt: str, source: Path, samples: Sequence[Sample]) -> dict[str, Any]:
+    """The run header's account of another harness's files: format, path, files, generation settings."""
+    settings: list[Any] = []
+    for sample in samples:
+        if sample.generation is not None and sample.generation not in settings and len(settings) < 5:
+            settings.append(sample.generation)
+    files = sorted({str(sample.file) for sample in samples})
+    return {"format": fmt, "path": str(source.resolve()), "files": len(files), "generation": settings}
+
+
+def provenance(match: Match) -> dict[str, Any]:
+    """What a record keeps of the harness's sample it replays: where it is, how it matched, what was asked."""
+    sample = match.sample
+    kept: dict[str, Any] = {"file": str(sample.file)}
+    kept["line" if sample.line is not None else "record"] = sample.line if sample.line is not None else sample.record
+    kept["matched_by"] = match.by
+    if sample.prompt is not None:
+        kept["prompt"] = kept_prompt(sample.prompt)
+    if sample.generation is not None:
+        kept["generation"] = sample.generation
+    return kept
 
 
 def load_recorded(path: Path) -> dict[str, Recorded]:

@@ -53,8 +53,8 @@ def write_gzip(path: Path, lines: list[dict[str, Any]]) -> Path:
 
 def oc_line(idx: int, prediction: str, gold: str = "A") -> dict[str, Any]:
     """One line of OpenCompass's ``tmp_<dataset>.jsonl``: the key as ``idx``, then the record."""
-    question = CMMLU[idx][0]
-    return {"idx": str(idx), "origin_prompt": [{"role": "HUMAN", "prompt": question}], "prediction": prediction,
+    rendered = prompt_of(CMMLU[idx])  # OpenCompass's CMMLU prompt renders the question and its options
+    return {"idx": str(idx), "origin_prompt": [{"role": "HUMAN", "prompt": rendered}], "prediction": prediction,
             "gold": gold}  # fmt: skip
 
 
