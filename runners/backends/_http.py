@@ -71,7 +71,7 @@ def error_text(response: httpx.Response) -> str:
     message = response.text[:300]
     try:
         body = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         body = None
     if isinstance(body, dict):
         detail = body.get("error", body.get("detail", body.get("message")))
@@ -112,6 +112,8 @@ def post_json(
                     answer = response.json()
                 except ValueError as exc:
                     raise RequestFailed(f"answer is not JSON: {response.text[:200]!r}") from exc
+                except RecursionError:  # a body nested deeper than the parser's stack
+                    raise RequestFailed(f"answer is nested too deep to read: {response.text[:60]!r}...") from None
                 if not isinstance(answer, dict):
                     raise RequestFailed(f"answer is not a JSON object: {response.text[:200]!r}")
                 return answer
