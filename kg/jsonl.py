@@ -11,6 +11,7 @@ kill may leave with a torn last line (run records, scores) have their own reader
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
 from collections.abc import Iterator
@@ -22,6 +23,52 @@ from kg.errors import InputError, Problem
 MAX_DEPTH = 64
 """Deepest nesting of lists and objects a JSONL record may have; no question bank needs more, and
 deeper values break every later reader (``json``, ``repr``) on Python's recursion limit."""
+
+MAX_LINE_CHARS = 16 * 2**20
+"""Longest line (in characters) any reader of a user's line-based file accepts, unless
+``$K12EVAL_MAX_LINE_CHARS`` says otherwise. A longer line is refused by number after being skipped
+in chunks, so a compressed file that inflates to a gigabyte on one line costs neither the memory
+nor the minutes of reading it whole. Real lines (a question, an lm-eval sample with its prompt,
+a long chain of thought) are well under a megabyte."""
+_SKIP_CHUNK = 2**20
+
+
+def max_line_chars() -> int:
+    """The line cap: ``$K12EVAL_MAX_LINE_CHARS`` if set to a positive whole number, else :data:`MAX_LINE_CHARS`."""
+    value = os.environ.get("K12EVAL_MAX_LINE_CHARS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return MAX_LINE_CHARS
+
+
+def read_lines(handle: TextIO, path: Path, limit: int | None = None) -> Iterator[tuple[int, str | Problem]]:
+    """``(line number, line)`` of each line of ``handle``, streaming; a line over ``limit`` characters
+    (default :func:`max_line_chars`) is a Problem naming it, and is skipped without being held whole.
+    """
+    cap = max_line_chars() if limit is None else limit
+    number = 0
+    while True:
+        line = handle.readline(cap + 1)
+        if not line:
+            return
+        number += 1
+        if line.endswith("\n") or len(line) <= cap:  # cap + 1 characters read: the cap and its newline
+            yield number, line
+            continue
+        while not line.endswith("\n"):  # skip the rest of the line in bounded chunks
+            line = handle.readline(_SKIP_CHUNK)
+            if not line:
+                break
+        yield (
+            number,
+            Problem(
+                path,
+                number,
+                None,
+                f"line longer than {cap:,} characters; refused unread (cap: $K12EVAL_MAX_LINE_CHARS)",
+            ),
+        )
+
 
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 """A byte that is not UTF-8, as ``errors="surrogateescape"`` decodes it."""
@@ -75,10 +122,11 @@ def iter_jsonl(path: Path, *, replace_surrogates: bool = False) -> Iterator[tupl
         yield 0, handle
         return
     with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            yield number, parse_json_line(line, path, number, replace_surrogates=replace_surrogates)
+        for number, line in read_lines(handle, path):
+            if isinstance(line, Problem):
+                yield number, line
+            elif line.strip():
+                yield number, parse_json_line(line, path, number, replace_surrogates=replace_surrogates)
 
 
 def parse_json_line(

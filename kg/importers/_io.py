@@ -6,10 +6,10 @@ import csv
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from kg.errors import Problem
-from kg.jsonl import bad_byte, iter_jsonl, not_regular, open_text
+from kg.jsonl import bad_byte, iter_jsonl, not_regular, open_text, read_lines
 
 _OPTION_LABEL = re.compile(r"^\s*([A-Za-z]|\d{1,2})\s*[.．、:：)）]\s*", re.S)
 
@@ -27,7 +27,8 @@ def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, 
         yield 0, handle
         return
     with handle:
-        reader = csv.reader(handle, delimiter=delimiter)
+        too_long: list[Problem] = []
+        reader = csv.reader(_capped(handle, path, too_long), delimiter=delimiter)
         header: list[str] | None = None
         start = 1
         while True:
@@ -39,6 +40,11 @@ def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, 
                 yield start, Problem(path, start, None, f"malformed CSV: {exc}")
                 start = reader.line_num + 1
                 continue
+            if too_long:
+                problem = too_long.pop()
+                yield problem.line or start, problem
+                if header is None:
+                    return
             if header is None:
                 header = [h.strip() for h in row]
                 where = bad_byte("".join(row))
@@ -48,6 +54,19 @@ def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, 
             elif any(cell.strip() for cell in row):
                 yield start, _csv_row(path, start, header, row)
             start = reader.line_num + 1
+
+
+def _capped(handle: TextIO, path: Path, too_long: list[Problem]) -> Iterator[str]:
+    """The lines of ``handle`` for ``csv.reader``, each at most the line cap (:func:`kg.jsonl.read_lines`).
+
+    A longer line is put in ``too_long`` and read as a blank line, so the rows after it are still read.
+    """
+    for _, line in read_lines(handle, path):
+        if isinstance(line, Problem):
+            too_long.append(line)
+            yield "\n"
+        else:
+            yield line
 
 
 def _csv_row(path: Path, line: int, header: list[str], row: list[str]) -> dict[str, str] | Problem:

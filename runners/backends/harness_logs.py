@@ -113,8 +113,9 @@ def _opencompass_like(item: dict[str, Any]) -> bool:
 
 def _looks_like_opencompass(file: Path) -> bool:
     try:
-        head = file.read_text(encoding="utf-8")[:4096]
-    except (OSError, UnicodeDecodeError):
+        with file.open(encoding="utf-8", errors="replace") as handle:  # the head only: the file may be huge
+            head = handle.read(4096)
+    except OSError:
         return False
     return head.lstrip().startswith("{") and ('"prediction"' in head or f'"{_LABEL}' in head)
 
