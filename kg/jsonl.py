@@ -129,6 +129,15 @@ def iter_jsonl(path: Path, *, replace_surrogates: bool = False) -> Iterator[tupl
                 yield number, parse_json_line(line, path, number, replace_surrogates=replace_surrogates)
 
 
+def blank_file(path: Path) -> bool:
+    """Whether ``path`` is a readable file with nothing but blank lines (an empty bank)."""
+    handle = open_text(path, newline="\n")
+    if isinstance(handle, Problem):
+        return False
+    with handle:
+        return all(isinstance(line, str) and not line.strip() for _, line in read_lines(handle, path))
+
+
 def parse_json_line(
     line: str, path: Path, number: int, *, replace_surrogates: bool = False
 ) -> dict[str, Any] | Problem:

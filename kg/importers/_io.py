@@ -105,12 +105,14 @@ def read_csv_header(path: Path, delimiter: str = ",") -> list[str] | Problem:
     return [cell.strip() for cell in header]
 
 
-TABLE_SUFFIXES = (".csv", ".parquet")
-"""The table files the CSV importers read: CSV as released, Parquet as the model hub ships them."""
+TABLE_SUFFIXES = (".csv", ".parquet", ".arrow")
+"""The table files the CSV importers read: CSV as released, Parquet as the model hub ships them,
+Arrow as ``datasets.save_to_disk`` writes them."""
+COLUMNAR = (".parquet", ".arrow")
 
 
 def is_table(path: Path) -> bool:
-    """Whether ``path`` is named as a CSV or Parquet file."""
+    """Whether ``path`` is named as a CSV, Parquet or Arrow file."""
     return path.suffix.lower() in TABLE_SUFFIXES
 
 
@@ -122,7 +124,9 @@ def tables_in(folder: Path) -> list[Path]:
 def first_csv(path: Path, subfolders: tuple[str, ...] = ()) -> Path | None:
     """``path`` if it is a table file, else the first one in ``subfolders``, in ``path``, or in a subject folder.
 
-    The last place is the model hub's layout: one folder per subject holding ``<split>-*.parquet``.
+    The last places are the model hub's layouts: one folder per subject holding ``<split>-*.parquet``
+    or ``<split>/0000.parquet`` (the parquet converter's), or ``datasets.save_to_disk`` folders
+    (``<subject>/<split>/data-*.arrow``, or one subject's ``<split>/data-*.arrow``).
     """
     if path.is_file():
         return path if is_table(path) else None
@@ -133,12 +137,16 @@ def first_csv(path: Path, subfolders: tuple[str, ...] = ()) -> Path | None:
             found = min(tables_in(folder), default=None)
             if found is not None:
                 return found
-    return min(path.glob("*/*.parquet"), default=None)
+    for pattern in ("*/*.parquet", "*/*/*.parquet", "*/*.arrow", "*/*/*.arrow"):
+        found = min(path.glob(pattern), default=None)
+        if found is not None:
+            return found
+    return None
 
 
 def read_table_header(path: Path) -> list[str] | Problem:
     """The column names of a CSV or Parquet file, or the Problem that prevents reading them."""
-    if path.suffix.lower() == ".parquet":
+    if path.suffix.lower() in COLUMNAR:
         from kg.importers._parquet import parquet_columns
 
         return parquet_columns(path)
@@ -152,8 +160,8 @@ def table_header(path: Path) -> list[str] | None:
 
 
 def iter_table(path: Path) -> Iterator[tuple[int, dict[str, str] | Problem]]:
-    """Rows of a CSV (numbered by line) or Parquet file (numbered by row from 1), as text cells."""
-    if path.suffix.lower() == ".parquet":
+    """Rows of a CSV (numbered by line) or Parquet or Arrow file (numbered by row from 1), as text cells."""
+    if path.suffix.lower() in COLUMNAR:
         from kg.importers._parquet import iter_parquet
 
         yield from iter_parquet(path)
