@@ -152,18 +152,23 @@ def parse_json_line(
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
-        return Problem(path, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
-    except ValueError as exc:  # an integer over Python's 4,300-digit limit
-        return Problem(path, number, None, f"not usable JSON ({exc})")
+        return Problem(path, number, None, f"not valid JSON ({json_error(exc)} at column {exc.colno})")
+    except ValueError:  # an integer over Python's 4,300-digit limit (its message advises a Python call)
+        return Problem(path, number, None, "not usable JSON (an integer of more than 4,300 digits)")
     except RecursionError:
         return Problem(path, number, None, f"not usable JSON (nested deeper than {MAX_DEPTH} levels)")
     if not isinstance(obj, dict):
-        return Problem(path, number, None, f"expected a JSON object, got {type(obj).__name__}")
+        return Problem(path, number, None, f"expected a JSON object, got {describe(obj)}")
     for key, value in obj.items():
         fault = value_fault(key, replace_surrogates) or value_fault(value, replace_surrogates)
         if fault is not None:
             return Problem(path, number, printable(key), fault)
     return _replaced(obj) if replace_surrogates else obj
+
+
+def json_error(exc: json.JSONDecodeError) -> str:
+    """The decoder's message fit to be followed by "at ...": ``Unterminated string starting at`` loses its ``at``."""
+    return exc.msg.removesuffix(" at")
 
 
 def value_fault(value: object, surrogates_ok: bool = False) -> str | None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kg.errors import InputError
+from kg.jsonl import describe
 from kg.records import Question, QuestionType
 from runners.backends._common import clean_text, token_count
 from runners.backends.base import (
@@ -233,7 +234,7 @@ def _clean(result: GenerationResult) -> GenerationResult:
     wrong = next((v for v in [*result.texts, *result.finish_reasons] if not isinstance(v, str)), None)
     if wrong is not None and result.error is None:
         result.texts, result.finish_reasons = [], []
-        result.error = f"the backend answered a {type(wrong).__name__} where a text belongs"
+        result.error = f"the backend answered {describe(wrong)} where a text belongs"
     result.texts = [clean_text(text) for text in result.texts if isinstance(text, str)]
     result.finish_reasons = [clean_text(reason) for reason in result.finish_reasons if isinstance(reason, str)]
     return result

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import Problem
-from kg.jsonl import not_regular
+from kg.jsonl import describe, not_regular
 
 BATCH_ROWS = 1024
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
@@ -109,7 +109,7 @@ def _cells(path: Path, row: int, columns: list[str], values: list[Any]) -> dict[
     for name, value in zip(columns, values, strict=True):
         text = _text(value)
         if text is None:
-            return _row_problem(path, row, name, f"expected text or a number, got {type(value).__name__}")
+            return _row_problem(path, row, name, f"expected text or a number, got {describe(value)}")
         cells[name] = text
     return cells
 

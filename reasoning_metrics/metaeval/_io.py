@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
+from kg.jsonl import describe, json_error
 
 _SPACE = " \t\r\n"
 
@@ -53,7 +54,7 @@ def _array(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
         try:
             item, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+            raise InputError(f"{path}: not valid JSON ({json_error(exc)} at line {exc.lineno})") from None
         where = f"{path}, record {index} (line {line})"
         yield where, _object(where, item)
         index += 1
@@ -87,5 +88,5 @@ def _refuse_single_object(path: Path, text: str) -> None:
 
 def _object(where: str, record: Any) -> dict[str, Any]:
     if not isinstance(record, dict):
-        raise InputError(f"{where}: expected a JSON object, got {type(record).__name__}")
+        raise InputError(f"{where}: expected a JSON object, got {describe(record)}")
     return record

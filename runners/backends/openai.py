@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from kg.jsonl import describe
 from runners.backends._common import estimate_tokens, token_count
 from runners.backends._http import RequestFailed, RetryPolicy, post_json
 from runners.backends.base import (
@@ -333,13 +334,13 @@ def _content(value: object, field: str) -> str:
         if all(isinstance(part, str) for part in parts):
             return "".join(part for part in parts if isinstance(part, str))
         raise RequestFailed(f"answer field {field} is a list whose parts are not texts: {_clip(value)}")
-    raise RequestFailed(f"answer field {field} is a {type(value).__name__}, not a text: {_clip(value)}")
+    raise RequestFailed(f"answer field {field} is {describe(value)}, not a text")
 
 
 def _finish_reason(value: object) -> str:
     if value is None or isinstance(value, str):
         return str(value)
-    raise RequestFailed(f"answer field choices[].finish_reason is a {type(value).__name__}: {_clip(value)}")
+    raise RequestFailed(f"answer field choices[].finish_reason is {describe(value)}, not a text")
 
 
 def _logprob(value: object) -> float:
