@@ -213,3 +213,13 @@ def test_fuzz_any_mix_of_answers_gives_a_readable_run_and_a_resume_that_asks_not
         asked = server.requests
         code, again = _run(bank, out, server)
         assert code in (0, 1) and server.requests == asked, again
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "-1.5", True])
+def test_an_echoed_log_probability_that_is_not_a_finite_number_fails_the_scoring_request(value: object) -> None:
+    from runners.backends._http import RequestFailed
+    from runners.backends.openai import _sum_echoed
+
+    answer = {"choices": [{"logprobs": {"text_offset": [0, 3, 5], "token_logprobs": [None, -0.5, value]}}]}
+    with pytest.raises(RequestFailed, match="not a finite number"):
+        _sum_echoed(answer, 3, 9)
