@@ -79,3 +79,16 @@ def test_a_csv_row_over_the_cap_is_refused_by_its_line(tmp_path: Path) -> None:
     assert [q.stem for q in result.questions] == ["1+1=", "2+2="]
     assert [(p.path, p.line) for p in result.problems] == [(data, 3)]
     assert "line longer than" in str(result.problems[0])
+
+
+def test_a_meta_eval_chain_file_line_over_the_cap_is_refused_by_number(tmp_path: Path) -> None:
+    from reasoning_metrics.metaeval.data import load_solutions
+
+    data = tmp_path / "chains.jsonl"
+    good = {"id": "a", "problem": "1+1=?", "steps": ["1+1=2"], "label": -1}
+    long = {**good, "id": "b", "steps": ["因为" * CAP]}
+    data.write_text(json.dumps(good, ensure_ascii=False) + "\n" + json.dumps(long, ensure_ascii=False) + "\n",
+                    encoding="utf-8")  # fmt: skip
+    with pytest.raises(InputError) as refused:
+        load_solutions(data, "processbench")
+    assert str(refused.value).startswith(f"{data}, line 2: line longer than {CAP:,} characters")
