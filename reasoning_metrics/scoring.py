@@ -24,10 +24,13 @@ from reasoning_metrics.steps import StepThresholds, step_details
 DETAIL_INPUTS = frozenset({"sim_hs", "sim_hr", "sim_hh"})
 """Inputs computed for the per-step detail whenever the encoder is loaded anyway."""
 GUARDED_TEXTS = 128
-"""A chain with more texts than this (steps, source sentences and reference steps together) is
-scored on its own under the time budget (:data:`reasoning_metrics.guard.SCORE_BUDGET_S`), model
-passes included, and recorded as not scored (too long) when over it. Shorter chains are batched
-together: every text is cut to its model's window, so their cost is bounded without a clock."""
+"""A chain with more texts than this (steps, source sentences and reference steps together), or
+more than :data:`GUARDED_CHARS` characters in them, is scored on its own under the time budget
+(:data:`reasoning_metrics.guard.SCORE_BUDGET_S`), model passes included, and recorded as not
+scored (too long) when over it. Other chains are batched together: few texts, each cut to its
+model's window, so their cost is bounded without a clock."""
+GUARDED_CHARS = 20_000
+"""See :data:`GUARDED_TEXTS`: ten times an ordinary chain with its question and analysis."""
 MAX_STEPS = 2_000
 """A chain of more steps is not scored at all (too long): its step-by-step matrices alone
 (``steps x steps``) would take gigabytes and minutes that no clock can interrupt."""
@@ -146,7 +149,8 @@ def iter_scores(
 
 
 def _guarded(p: Prepared) -> bool:
-    return len(p.hypothesis) + len(p.source) + len(p.reference or []) > GUARDED_TEXTS
+    texts = [*p.hypothesis, *p.source, *(p.reference or [])]
+    return len(texts) > GUARDED_TEXTS or sum(map(len, texts)) > GUARDED_CHARS
 
 
 def _score_group(

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from reasoning_metrics import Chain, score_chains
-from reasoning_metrics.scoring import GUARDED_TEXTS, MAX_STEPS
+from reasoning_metrics.scoring import GUARDED_CHARS, GUARDED_TEXTS, MAX_STEPS
 
 from .fakes import HashEncoder
 
@@ -55,6 +55,17 @@ def test_a_long_chain_over_its_budget_is_recorded_too_long_and_the_others_are_sc
     assert by_id["long"].scores == {"faithfulness_step": None}
     assert by_id["long"].unavailable["faithfulness_step"] == "not scored (too long: over the 0.3 s budget of a chain)"
     assert len(by_id["long"].steps) == GUARDED_TEXTS + 400  # its steps are still shown
+
+
+def test_a_chain_of_few_but_long_steps_is_under_the_clock_too() -> None:
+    steps = [
+        "因为一次函数的图像是一条直线，所以斜率等于二。" * 200 + f"第{i}步。" for i in range(10)
+    ]  # 10 x 4,800 chars
+    assert len(steps) < GUARDED_TEXTS and sum(map(len, steps)) > GUARDED_CHARS
+    scored = score_chains([Chain("few", SOURCE, steps, None), SHORT], ["faithfulness_step"],
+                          encoder=SlowEncoder(per_text_s=0.5), cache=False, budget_s=0.3, batch_size=2)  # fmt: skip
+    assert scored[0].unavailable["faithfulness_step"] == "not scored (too long: over the 0.3 s budget of a chain)"
+    assert scored[1].scores["faithfulness_step"] is not None
 
 
 def test_a_long_chain_within_its_budget_scores_as_in_a_batch() -> None:
