@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, Problem
-from kg.jsonl import not_regular
+from kg.jsonl import describe, not_regular
 from runners.backends.harness_files import (
     OPENCOMPASS_TMP,
     PATTERNS,
@@ -246,7 +246,7 @@ def _opencompass(file: Path, name: str, offset: int) -> Iterator[Sample]:
         if not key.isdigit():
             raise InputError.from_problem(_at(where, "idx" if line else "key", "expected a position ('0', '1', ...)"))
         if not isinstance(item, dict):
-            raise InputError.from_problem(_at(where, "record", f"expected an object, got {type(item).__name__}"))
+            raise InputError.from_problem(_at(where, "record", f"expected an object, got {describe(item)}"))
         texts, scores = _opencompass_answer(item, where)
         position = offset + int(key)
         yield Sample(file, line, key, source, split, subject, position, None, "origin_prompt", (), texts, scores)
@@ -276,7 +276,7 @@ def _opencompass_records(file: Path) -> list[tuple[str, int | None, Any]]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{file}: not an OpenCompass prediction file (JSON): {str(exc)[:120]}") from None
     if not isinstance(data, dict):
-        raise InputError(f"{file}: expected an object keyed by position ('0', '1', ...), got {type(data).__name__}")
+        raise InputError(f"{file}: expected an object keyed by position ('0', '1', ...), got {describe(data)}")
     return [(key, None, item) for key, item in data.items()]
 
 
