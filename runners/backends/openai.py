@@ -204,7 +204,10 @@ class OpenAIBackend:
                     {"model": self.model, "prompt": text, "add_special_tokens": False},
                     RetryPolicy(max_retries=0),
                 )
-                return int(answer["count"])
+                count = token_count(answer.get("count"))
+                if count is None:
+                    raise RequestFailed(f"its count is not a token count: {_clip(answer.get('count'))}")
+                return count
             except (RequestFailed, KeyError, TypeError, ValueError) as exc:
                 log.warning("%s has no usable /tokenize (%s); estimating token counts", root, exc)
                 self._server_tokenize = False

@@ -223,3 +223,33 @@ def test_an_echoed_log_probability_that_is_not_a_finite_number_fails_the_scoring
     answer = {"choices": [{"logprobs": {"text_offset": [0, 3, 5], "token_logprobs": [None, -0.5, value]}}]}
     with pytest.raises(RequestFailed, match="not a finite number"):
         _sum_echoed(answer, 3, 9)
+
+
+@pytest.mark.parametrize("count", ["1e400", "NaN", "-5", '"many"', "[3]"])
+def test_a_tokenize_answer_that_is_not_a_count_falls_back_to_the_estimate(count: str) -> None:
+    """vLLM's /tokenize answering nonsense: the estimate (which errs long) is used, nothing raises."""
+    from runners.backends._common import estimate_tokens
+    from runners.backends.openai import OpenAIBackend
+
+    class Tokenize(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            data = b'{"count": ' + count.encode() + b"}"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Tokenize)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        host, port = httpd.server_address[:2]
+        with OpenAIBackend("m", base_url=f"http://{host!s}:{port}/v1", max_retries=0) as backend:
+            text = "下列函数中是一次函数的是"
+            assert backend.count_tokens(text) == estimate_tokens(text)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
