@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import email.utils
 import logging
+import math
 import random
 import time
 from collections.abc import Callable
@@ -49,14 +50,14 @@ def parse_retry_after(headers: httpx.Headers) -> float | None:
     """Seconds the server asked us to wait: ``retry-after-ms``, ``Retry-After`` seconds or HTTP date."""
     if (ms := headers.get("retry-after-ms")) is not None:
         try:
-            return float(ms) / 1000
+            return _seconds(float(ms) / 1000)
         except ValueError:
             pass
     value = headers.get("retry-after")
     if value is None:
         return None
     try:
-        return float(value)
+        return _seconds(float(value))
     except ValueError:
         pass
     try:
@@ -64,6 +65,13 @@ def parse_retry_after(headers: httpx.Headers) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+def _seconds(value: float) -> float:
+    """A finite delay; ``NaN`` and infinities are no delay at all (the computed backoff is used)."""
+    if not math.isfinite(value):
+        raise ValueError(value)
+    return value
 
 
 def error_text(response: httpx.Response) -> str:

@@ -253,3 +253,13 @@ def test_a_tokenize_answer_that_is_not_a_count_falls_back_to_the_estimate(count:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@pytest.mark.parametrize("header", [{"Retry-After": "NaN"}, {"Retry-After": "inf"}, {"retry-after-ms": "nan"}])
+def test_a_retry_after_that_is_not_a_delay_is_ignored(header: dict[str, str]) -> None:
+    """A 429 whose Retry-After is NaN made the client sleep(nan), a ValueError; now the backoff is used."""
+    import httpx
+
+    from runners.backends._http import parse_retry_after
+
+    assert parse_retry_after(httpx.Headers(header)) is None
