@@ -90,6 +90,33 @@ def error_text(response: httpx.Response) -> str:
     return f"HTTP {response.status_code}: {message}".rstrip(": ")
 
 
+MAX_ANSWER_BYTES = 64 * 2**20
+"""Largest answer body read; a longer one fails its request. A real answer (a long chain of thought,
+its log-probabilities) is well under a megabyte; a broken or hostile server may send gigabytes."""
+
+
+_TRANSFER_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+class AnswerTooLarge(RequestFailed):
+    """An answer body over :data:`MAX_ANSWER_BYTES`."""
+
+
+def _post_capped(client: httpx.Client, url: str, body: dict[str, Any]) -> httpx.Response:
+    """``client.post``, reading at most :data:`MAX_ANSWER_BYTES` of the answer (streamed, never held whole)."""
+    with client.stream("POST", url, json=body) as response:
+        size = 0
+        chunks = []
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > MAX_ANSWER_BYTES:
+                raise AnswerTooLarge(f"answer larger than {MAX_ANSWER_BYTES // 2**20} MiB; not read")
+            chunks.append(chunk)
+    # The body is decoded already (gzip...): the headers that describe its transfer no longer apply.
+    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _TRANSFER_HEADERS]
+    return httpx.Response(response.status_code, headers=headers, content=b"".join(chunks), request=response.request)
+
+
 def post_json(
     client: httpx.Client,
     url: str,
@@ -109,7 +136,7 @@ def post_json(
     for attempt in range(attempts):
         retry_after: float | None = None
         try:
-            response = client.post(url, json=body)
+            response = _post_capped(client, url, body)
         except httpx.TransportError as exc:  # connect, read, timeout, protocol errors
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         except httpx.HTTPError as exc:  # bad URL, too many redirects...: retrying will not help

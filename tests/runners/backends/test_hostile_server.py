@@ -263,3 +263,28 @@ def test_a_retry_after_that_is_not_a_delay_is_ignored(header: dict[str, str]) ->
     from runners.backends._http import parse_retry_after
 
     assert parse_retry_after(httpx.Headers(header)) is None
+
+
+def test_an_answer_over_the_size_cap_fails_its_request_unread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server sending gigabytes: the body is streamed and refused past the cap (set small here)."""
+    import gzip
+
+    import httpx
+
+    from runners.backends import _http
+
+    monkeypatch.setattr(_http, "MAX_ANSWER_BYTES", 10_000)
+    big = chat_answer("答" * 20_000)
+    small = gzip.compress(chat_answer(GOOD))  # a gzip answer under the cap still reads
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if b"big" in request.content:
+            return httpx.Response(200, content=big)
+        return httpx.Response(200, content=small, headers={"Content-Encoding": "gzip"})
+
+    policy = _http.RetryPolicy(max_retries=0)
+    with httpx.Client(transport=httpx.MockTransport(handler)) as client:
+        with pytest.raises(_http.RequestFailed, match="answer larger than"):
+            _http.post_json(client, "http://x/v1/chat/completions", {"q": "big"}, policy)
+        answer = _http.post_json(client, "http://x/v1/chat/completions", {"q": "small"}, policy)
+    assert answer["choices"][0]["message"]["content"] == GOOD
