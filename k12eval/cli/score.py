@@ -175,6 +175,15 @@ def score(
     prm: PrmOpt = None,
     prm_backend: PrmBackendOpt = "transformers",
     prm_option: PrmOptionOpt = None,
+    chain_budget: Annotated[
+        float,
+        typer.Option(
+            "--chain-budget",
+            min=0.1,
+            help="Seconds the model passes may spend on one long chain (over 128 steps and sentences, or 20,000 "
+            "characters) before it is recorded as not scored (too long); raise it for long chains on a CPU.",
+        ),
+    ] = 10.0,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.models import metric_model
@@ -220,6 +229,7 @@ def score(
             source_with_options=source_with_options,
             combiner=None if chosen is None else (chosen, load_combiner(chosen)),
             prm=reward_model,
+            budget_s=chain_budget,
         )
         typer.echo(
             f"{job.todo} chain(s) to score, {job.already} already in {job.out}, {job.no_output} without output",

@@ -245,3 +245,21 @@ def test_score_files_follow_the_umask(run_dir: Path) -> None:
         os.umask(old)
     assert result.exit_code == 0, result.output
     assert (run_dir / "scores.json").stat().st_mode & 0o777 == 0o644  # written by atomic_write
+
+
+def test_chain_budget_reaches_the_scorer(run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--chain-budget (#28 item 3): the seconds a long chain may take, handed to iter_scores."""
+    import reasoning_metrics.runs
+
+    seen: list[float] = []
+    real = reasoning_metrics.runs.iter_scores
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs["budget_s"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reasoning_metrics.runs, "iter_scores", spy)
+    result = _score(run_dir, "--chain-budget", "42.5")
+    assert result.exit_code == 0, result.output
+    assert seen == [42.5]
+    assert _score(run_dir, "--chain-budget", "0").exit_code == 2
