@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from reasoning_metrics.guard import checking
 from reasoning_metrics.split import split_steps
 from reasoning_metrics.verify.arithmetic import check_steps
 from reasoning_metrics.verify.conversions import stated_conversions
@@ -27,7 +28,6 @@ from reasoning_metrics.verify.detectors.facts import Facts
 from reasoning_metrics.verify.detectors.reference import AgainstReference
 from reasoning_metrics.verify.facts import stated_facts
 from reasoning_metrics.verify.formulas import stated_formulas
-from reasoning_metrics.verify.guard import checking
 
 DEFAULT = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ck12" / "original_data" / "初中"
 SUBJECTS = ("数学", "物理", "化学")

@@ -16,6 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reasoning_metrics.guard import SCORE_BUDGET_S
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -167,6 +169,7 @@ def score_job(
     cache: Any = None,
     on_start: Callable[[int, int, int, Path], None] | None = None,
     on_scored: Callable[[int, int, Any], None] | None = None,
+    budget_s: float | None = SCORE_BUDGET_S,
 ) -> ScoreJob:
     """The one composition of a score job, for ``k12eval score``, :func:`score` and the demo.
 
@@ -174,7 +177,8 @@ def score_job(
     (``combiner``: ``--combiner``; the shipped one unless ``detectors`` is off), holds the score file's lock
     (a second job on it is refused, not interleaved), scores the chains not yet in it and reads the file
     back. ``on_start(todo, already, no_output, out)`` is called once the job knows its size,
-    ``on_scored(n, todo, record)`` after each chain; a caller prints progress there.
+    ``on_scored(n, todo, record)`` after each chain; a caller prints progress there. ``budget_s``: seconds
+    a long chain's model passes may take (``score --chain-budget``, :mod:`reasoning_metrics.guard`).
     """
     from k12eval.models import metric_model
     from kg.errors import InputError
@@ -207,6 +211,7 @@ def score_job(
             source_with_options=source_with_options,
             combiner=None if chosen is None else (chosen, load_combiner(chosen)),
             prm=prm,
+            budget_s=budget_s,
         )
         if on_start is not None:
             on_start(job.todo, job.already, job.no_output, job.out)

@@ -11,6 +11,7 @@ kill may leave with a torn last line (run records, scores) have their own reader
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
 from collections.abc import Iterator
@@ -22,6 +23,52 @@ from kg.errors import InputError, Problem
 MAX_DEPTH = 64
 """Deepest nesting of lists and objects a JSONL record may have; no question bank needs more, and
 deeper values break every later reader (``json``, ``repr``) on Python's recursion limit."""
+
+MAX_LINE_CHARS = 16 * 2**20
+"""Longest line (in characters) any reader of a user's line-based file accepts, unless
+``$K12EVAL_MAX_LINE_CHARS`` says otherwise. A longer line is refused by number after being skipped
+in chunks, so a compressed file that inflates to a gigabyte on one line costs neither the memory
+nor the minutes of reading it whole. Real lines (a question, an lm-eval sample with its prompt,
+a long chain of thought) are well under a megabyte."""
+_SKIP_CHUNK = 2**20
+
+
+def max_line_chars() -> int:
+    """The line cap: ``$K12EVAL_MAX_LINE_CHARS`` if set to a positive whole number, else :data:`MAX_LINE_CHARS`."""
+    value = os.environ.get("K12EVAL_MAX_LINE_CHARS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return MAX_LINE_CHARS
+
+
+def read_lines(handle: TextIO, path: Path, limit: int | None = None) -> Iterator[tuple[int, str | Problem]]:
+    """``(line number, line)`` of each line of ``handle``, streaming; a line over ``limit`` characters
+    (default :func:`max_line_chars`) is a Problem naming it, and is skipped without being held whole.
+    """
+    cap = max_line_chars() if limit is None else limit
+    number = 0
+    while True:
+        line = handle.readline(cap + 1)
+        if not line:
+            return
+        number += 1
+        if line.endswith("\n") or len(line) <= cap:  # cap + 1 characters read: the cap and its newline
+            yield number, line
+            continue
+        while not line.endswith("\n"):  # skip the rest of the line in bounded chunks
+            line = handle.readline(_SKIP_CHUNK)
+            if not line:
+                break
+        yield (
+            number,
+            Problem(
+                path,
+                number,
+                None,
+                f"line longer than {cap:,} characters; refused unread (cap: $K12EVAL_MAX_LINE_CHARS)",
+            ),
+        )
+
 
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 """A byte that is not UTF-8, as ``errors="surrogateescape"`` decodes it."""
@@ -75,10 +122,20 @@ def iter_jsonl(path: Path, *, replace_surrogates: bool = False) -> Iterator[tupl
         yield 0, handle
         return
     with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            yield number, parse_json_line(line, path, number, replace_surrogates=replace_surrogates)
+        for number, line in read_lines(handle, path):
+            if isinstance(line, Problem):
+                yield number, line
+            elif line.strip():
+                yield number, parse_json_line(line, path, number, replace_surrogates=replace_surrogates)
+
+
+def blank_file(path: Path) -> bool:
+    """Whether ``path`` is a readable file with nothing but blank lines (an empty bank)."""
+    handle = open_text(path, newline="\n")
+    if isinstance(handle, Problem):
+        return False
+    with handle:
+        return all(isinstance(line, str) and not line.strip() for _, line in read_lines(handle, path))
 
 
 def parse_json_line(
@@ -95,18 +152,23 @@ def parse_json_line(
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
-        return Problem(path, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
-    except ValueError as exc:  # an integer over Python's 4,300-digit limit
-        return Problem(path, number, None, f"not usable JSON ({exc})")
+        return Problem(path, number, None, f"not valid JSON ({json_error(exc)} at column {exc.colno})")
+    except ValueError:  # an integer over Python's 4,300-digit limit (its message advises a Python call)
+        return Problem(path, number, None, "not usable JSON (an integer of more than 4,300 digits)")
     except RecursionError:
         return Problem(path, number, None, f"not usable JSON (nested deeper than {MAX_DEPTH} levels)")
     if not isinstance(obj, dict):
-        return Problem(path, number, None, f"expected a JSON object, got {type(obj).__name__}")
+        return Problem(path, number, None, f"expected a JSON object, got {describe(obj)}")
     for key, value in obj.items():
         fault = value_fault(key, replace_surrogates) or value_fault(value, replace_surrogates)
         if fault is not None:
             return Problem(path, number, printable(key), fault)
     return _replaced(obj) if replace_surrogates else obj
+
+
+def json_error(exc: json.JSONDecodeError) -> str:
+    """The decoder's message fit to be followed by "at ...": ``Unterminated string starting at`` loses its ``at``."""
+    return exc.msg.removesuffix(" at")
 
 
 def value_fault(value: object, surrogates_ok: bool = False) -> str | None:

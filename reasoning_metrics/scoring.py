@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
@@ -12,6 +13,7 @@ from kg.errors import InputError
 from kg.records import detect_language
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.features import FILLERS, Prepared
+from reasoning_metrics.guard import SCORE_BUDGET_S, checking, too_long_reason
 from reasoning_metrics.permetric import MetricPlan, ScorePlan, base_roles, plans, score_plan
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import INPUT_MODEL, REFERENCE_INPUTS, SOURCE_INPUTS, Metric
@@ -21,6 +23,17 @@ from reasoning_metrics.steps import StepThresholds, step_details
 
 DETAIL_INPUTS = frozenset({"sim_hs", "sim_hr", "sim_hh"})
 """Inputs computed for the per-step detail whenever the encoder is loaded anyway."""
+GUARDED_TEXTS = 128
+"""A chain with more texts than this (steps, source sentences and reference steps together), or
+more than :data:`GUARDED_CHARS` characters in them, is scored on its own under the time budget
+(:data:`reasoning_metrics.guard.SCORE_BUDGET_S`), model passes included, and recorded as not
+scored (too long) when over it. Other chains are batched together: few texts, each cut to its
+model's window, so their cost is bounded without a clock."""
+GUARDED_CHARS = 20_000
+"""See :data:`GUARDED_TEXTS`: ten times an ordinary chain with its question and analysis."""
+MAX_STEPS = 2_000
+"""A chain of more steps is not scored at all (too long): its step-by-step matrices alone
+(``steps x steps``) would take gigabytes and minutes that no clock can interrupt."""
 
 
 def score_chains(
@@ -39,6 +52,7 @@ def score_chains(
     thresholds: StepThresholds | None = None,
     progress: Callable[[int], None] | None = None,
     metric_models: Mapping[str, ModelArg] | None = None,
+    budget_s: float | None = SCORE_BUDGET_S,
 ) -> list[ChainScores]:
     """Score every chain; see :func:`iter_scores` for the arguments."""
     return list(
@@ -57,6 +71,7 @@ def score_chains(
             thresholds=thresholds,
             progress=progress,
             metric_models=metric_models,
+            budget_s=budget_s,
         )
     )
 
@@ -77,6 +92,7 @@ def iter_scores(
     thresholds: StepThresholds | None = None,
     progress: Callable[[int], None] | None = None,
     metric_models: Mapping[str, ModelArg] | None = None,
+    budget_s: float | None = SCORE_BUDGET_S,
 ) -> Iterator[ChainScores]:
     """Yield the scores of each chain, in order, ``chunk_size`` chains at a time.
 
@@ -90,6 +106,8 @@ def iter_scores(
     ``metric_models``: a metric's (or group's) own model instead of its role's
     (:func:`reasoning_metrics.permetric.assign_models`: ``{"alignment": "all-mpnet-base-v2"}``);
     each record's ``metric_models`` names them.
+    ``budget_s``: seconds a chain of more than :data:`GUARDED_TEXTS` texts may take (model passes
+    and metrics); over it, the chain's scores are ``None`` and ``unavailable`` says it was too long.
     """
     score = score_plan(metrics, metric_models)
     chosen = list(score.metrics)
@@ -102,22 +120,74 @@ def iter_scores(
     try:
         while chunk := list(islice(iterator, chunk_size)):
             prepared = [prepare(c, lang) for c in chunk]
-            per_plan = []
-            for plan in scoring_plans:
-                # Each plan fills its own copy: two plans compute the same input with different models.
-                mine = prepared if len(scoring_plans) == 1 else [replace(p, inputs={}, missing={}) for p in prepared]
-                _compute_inputs(mine, plan.metrics, plan.slots, batch_size, store)
-                per_plan.append(mine)
-            for k in range(len(prepared)):
-                yield _assemble(
-                    [(plan, run[k]) for plan, run in zip(scoring_plans, per_plan, strict=True)], chosen, thresholds
+            batched = [p for p in prepared if not _guarded(p)]
+            scored = dict(
+                zip(
+                    (id(p) for p in batched),
+                    _score_group(batched, scoring_plans, chosen, thresholds, batch_size, store),
+                    strict=True,
                 )
+            )
+            for p in prepared:
+                if len(p.hypothesis) > MAX_STEPS:
+                    reason = f"not scored (too long: {len(p.hypothesis):,} steps, over the {MAX_STEPS:,} of a chain)"
+                    scored[id(p)] = _not_scored(p, chosen, reason)
+                elif id(p) not in scored:  # a long chain: alone, under the clock
+                    group = partial(_score_group, [p], scoring_plans, chosen, thresholds, batch_size, store)
+                    outcome = checking(group, budget_s)
+                    if outcome.value is not None:
+                        scored[id(p)] = outcome.value[0]
+                    else:
+                        reason = too_long_reason(budget_s, "scored") if outcome.status == "too_long" else outcome.reason
+                        scored[id(p)] = _not_scored(p, chosen, reason.replace("not checked", "not scored"))
+                yield scored[id(p)]
             done += len(chunk)
             if progress:
                 progress(done)
     finally:
         if store is not None and not isinstance(cache, ArrayCache):
             store.close()
+
+
+def _guarded(p: Prepared) -> bool:
+    texts = [*p.hypothesis, *p.source, *(p.reference or [])]
+    return len(texts) > GUARDED_TEXTS or sum(map(len, texts)) > GUARDED_CHARS
+
+
+def _score_group(
+    prepared: list[Prepared],
+    scoring_plans: list[MetricPlan],
+    chosen: list[Metric],
+    thresholds: StepThresholds,
+    batch_size: int,
+    store: ArrayCache | None,
+) -> list[ChainScores]:
+    """The records of ``prepared``, each model called once over all of them per plan."""
+    if not prepared:
+        return []
+    per_plan = []
+    for plan in scoring_plans:
+        # Each plan fills its own copy: two plans compute the same input with different models.
+        mine = prepared if len(scoring_plans) == 1 else [replace(p, inputs={}, missing={}) for p in prepared]
+        _compute_inputs(mine, plan.metrics, plan.slots, batch_size, store)
+        per_plan.append(mine)
+    return [
+        _assemble([(plan, run[k]) for plan, run in zip(scoring_plans, per_plan, strict=True)], chosen, thresholds)
+        for k in range(len(prepared))
+    ]
+
+
+def _not_scored(p: Prepared, chosen: list[Metric], reason: str) -> ChainScores:
+    """The record of a chain whose scoring went over its budget (or failed): its steps, no scores."""
+    return ChainScores(
+        id=p.id,
+        lang=p.lang,
+        scores={m.name: None for m in chosen},
+        unavailable={m.name: reason for m in chosen},
+        steps=step_details(p.hypothesis, None, None, None, None, StepThresholds()),
+        source_steps=p.source,
+        reference_steps=p.reference or [],
+    )
 
 
 def chain_language(chain: Chain, lang: Literal["zh", "en"] | None = None) -> Literal["zh", "en"]:

@@ -10,7 +10,9 @@ CSVs start with a UTF-8 byte order mark (``utf-8-sig``): Excel on a Chinese Wind
 CSV without one in the local code page (GBK) and shows the names garbled; pandas, Python's
 ``csv`` with ``encoding="utf-8-sig"`` and LibreOffice skip the mark. The ``.xlsx`` workbook
 (:func:`write_xlsx`, openpyxl) gets the same cell guard: openpyxl stores a text cell that
-starts with ``=`` as a formula.
+starts with ``=`` as a formula. A workbook cannot hold the C0 control characters other than tab,
+LF and CR (openpyxl refuses ``\\x0b`` or ``\\x01`` with ``IllegalCharacterError``): they are
+stripped from the workbook's cells, names and headers; the CSVs keep the text as it was.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 _TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+_ILLEGAL_IN_XLSX = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")  # openpyxl's ILLEGAL_CHARACTERS_RE
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?%?")
 
 
@@ -60,4 +63,17 @@ def write_xlsx(sheets: dict[str, pd.DataFrame], path: Path) -> None:
     with pd.ExcelWriter(path, engine="openpyxl") as writer:
         for name, frame in sheets.items():
             # Excel limits a sheet name to 31 characters.
-            safe_frame(frame).to_excel(writer, sheet_name=name[:31], index=False)
+            _xlsx_text(safe_frame(frame)).to_excel(writer, sheet_name=_strip_illegal(name)[:31], index=False)
+
+
+def _strip_illegal(value: Any) -> Any:
+    return _ILLEGAL_IN_XLSX.sub("", value) if isinstance(value, str) else value
+
+
+def _xlsx_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the characters a workbook cannot hold stripped from its text cells and headers."""
+    for column in frame.columns:
+        if not (pd.api.types.is_numeric_dtype(frame[column]) or pd.api.types.is_bool_dtype(frame[column])):
+            frame[column] = frame[column].map(_strip_illegal)
+    frame.columns = [_strip_illegal(c) for c in frame.columns]
+    return frame

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kg.errors import InputError
+from runners.files import naming, umask_mode
 
 MARKERS = ("index.html", "summary.json")
 """Files that say a folder is a report we may replace (a folder without them is never removed)."""
@@ -42,9 +43,10 @@ def staged_folder(out: Path) -> Iterator[Path]:
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned(out)
     building = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-{os.getpid()}-", dir=out.parent))
+    os.chmod(building, umask_mode(0o777))  # mkdtemp makes it 0700; a report folder is shared as the umask says
     try:
         yield building
-        _sync_tree(building)
+        _sync_tree(building, out)
         _swap_in(building, out)
     finally:
         shutil.rmtree(building, ignore_errors=True)  # the failed build, or the old report after the swap
@@ -98,16 +100,22 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(code, os.strerror(code), str(b))
 
 
-def _sync_tree(root: Path) -> None:
-    """fsync every file and folder under ``root``: the swap must not publish files still in the page cache."""
+def _sync_tree(root: Path, out: Path) -> None:
+    """fsync every file and folder under ``root``: the swap must not publish files still in the page cache.
+
+    A full disk met here names the file by its place in ``out``, where the user will look for it.
+    """
     for folder, _, files in os.walk(root):
         for name in files:
-            fd = os.open(os.path.join(folder, name), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        _sync_dir(Path(folder))
+            path = Path(folder, name)
+            with naming(out / path.relative_to(root)):
+                fd = os.open(path, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        with naming(out / Path(folder).relative_to(root)):
+            _sync_dir(Path(folder))
 
 
 def _sync_dir(folder: Path) -> None:

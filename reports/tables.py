@@ -145,6 +145,8 @@ def cot_step_scores(frame: pd.DataFrame) -> pd.DataFrame:
         mean_consistency = float(sub[SCORE_PREFIX + consistency].mean()) if consistency else math.nan
         row["Max contradiction (paper, lower is better)"] = pct(1 - mean_consistency)
         rows.append(row)
+    if not rows:  # scores exist, but none has a value (every chain too long, or no model)
+        return pd.DataFrame()
     return _sort_runs(pd.DataFrame(rows), ["variant", "model", "mode"]).reset_index(drop=True)
 
 

@@ -19,9 +19,11 @@ so all its files come from one build and a failed build leaves the previous repo
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +32,7 @@ from typing import Any
 import pandas as pd
 
 from reports.tables import JUDGMENT_SCORING, JudgmentScoring
+from runners.files import naming
 
 TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "ck12_table1_type_by_mode": ("按题型与模式的正确率（文科 / 理科）", "Accuracy by question type and mode (arts / science)", "CK12 Table 1"),
@@ -334,16 +337,23 @@ def _write_folder(
     def wrote(path: Path) -> None:
         result.files.append(str(path.relative_to(out)))
 
+    @contextlib.contextmanager
+    def writing(path: Path) -> Iterator[None]:
+        """Record ``path`` once written; a full disk while writing it names it (its final place)."""
+        with naming(Path(result.out) / path.relative_to(out)):
+            yield
+        wrote(path)
+
     parquet = _missing("pyarrow", "parquet", "nodes.parquet and questions.parquet", result.warnings)
     for name, table in (("nodes", nodes), ("questions", frame)):
-        write_csv(table, out / f"{name}.csv")
-        wrote(out / f"{name}.csv")
+        with writing(out / f"{name}.csv"):
+            write_csv(table, out / f"{name}.csv")
         if parquet:
-            table.to_parquet(out / f"{name}.parquet", index=False)
-            wrote(out / f"{name}.parquet")
+            with writing(out / f"{name}.parquet"):
+                table.to_parquet(out / f"{name}.parquet", index=False)
     if xlsx and _missing("openpyxl", "xlsx", "report.xlsx", result.warnings):
-        write_xlsx({"nodes": nodes, "weakest": weakest_points(nodes, top=10)}, out / "report.xlsx")
-        wrote(out / "report.xlsx")
+        with writing(out / "report.xlsx"):
+            write_xlsx({"nodes": nodes, "weakest": weakest_points(nodes, top=10)}, out / "report.xlsx")
 
     built = build_tables(
         frame,
@@ -363,9 +373,10 @@ def _write_folder(
         zh, en, source = TABLE_TITLES[name]
         caption = table.attrs.get("caption")
         text = markdown(table, f"{en} ({source})", note=caption)
-        write_csv(table, out / "tables" / f"{name}.csv")
-        (out / "tables" / f"{name}.md").write_text(text, encoding="utf-8")
-        wrote(out / "tables" / f"{name}.csv")
+        with writing(out / "tables" / f"{name}.csv"):
+            write_csv(table, out / "tables" / f"{name}.csv")
+        with naming(Path(result.out) / "tables" / f"{name}.md"):
+            (out / "tables" / f"{name}.md").write_text(text, encoding="utf-8")
         sections.append(text)
         page_tables.append(
             {
@@ -384,14 +395,15 @@ def _write_folder(
                 "rows": table.astype(object).where(table.notna(), None).values.tolist(),
             }
         )
-    (out / "tables.md").write_text("\n".join(sections), encoding="utf-8")
-    wrote(out / "tables.md")
+    with writing(out / "tables.md"):
+        (out / "tables.md").write_text("\n".join(sections), encoding="utf-8")
 
     run_list = [{"id": r.id, "label": r.label} for r in runs]
     if plots and _missing("matplotlib", "plots", "plots/*.png", result.warnings):
         from reports.plots import write_plots
 
-        result.warnings += write_plots(nodes, run_list, out / "plots", font=cjk_font)
+        with naming(Path(result.out) / "plots"):
+            result.warnings += write_plots(nodes, run_list, out / "plots", font=cjk_font)
         result.files += [f"plots/{p.name}" for p in sorted((out / "plots").glob("*.png"))]
 
     meta = {
@@ -405,11 +417,12 @@ def _write_folder(
         "warnings_zh": [getattr(w, "zh", w) for w in result.warnings],
     }
     page = render(build_payload(runs, graph, frame, nodes, page_tables, meta), title)
-    (out / "index.html").write_text(page, encoding="utf-8")
-    wrote(out / "index.html")
+    with writing(out / "index.html"):
+        (out / "index.html").write_text(page, encoding="utf-8")
 
     result.summary = _summary(runs, nodes, result, meta, time.perf_counter() - started)
-    (out / "summary.json").write_text(json.dumps(result.summary, ensure_ascii=False, indent=1), encoding="utf-8")
+    with naming(Path(result.out) / "summary.json"):
+        (out / "summary.json").write_text(json.dumps(result.summary, ensure_ascii=False, indent=1), encoding="utf-8")
     result.files.append("summary.json")
 
 

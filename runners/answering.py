@@ -25,8 +25,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kg.errors import InputError
+from kg.jsonl import describe
 from kg.records import Question, QuestionType
-from runners.backends._common import clean_text
+from runners.backends._common import clean_text, token_count
 from runners.backends.base import (
     Backend,
     GenerationRequest,
@@ -326,13 +327,21 @@ def _clean(result: GenerationResult) -> GenerationResult:
 
     Every backend's text passes here, so no lone surrogate reaches extraction or the record
     file (where it would fail the write, lose the batch and fail every resume the same way).
+    A plugin backend's answer of the wrong type fails its own request, not the batch; a token
+    count that is not a count is dropped.
     """
-    result.texts = [clean_text(text) for text in result.texts]
-    result.finish_reasons = [clean_text(reason) for reason in result.finish_reasons]
+    result.prompt_tokens = token_count(result.prompt_tokens)
+    result.completion_tokens = token_count(result.completion_tokens)
     if result.error is not None:
-        result.error = clean_text(result.error)
+        result.error = clean_text(str(result.error))
     if result.reasoning is not None:
-        result.reasoning = clean_text(result.reasoning)
+        result.reasoning = clean_text(result.reasoning) if isinstance(result.reasoning, str) else None
+    wrong = next((v for v in [*result.texts, *result.finish_reasons] if not isinstance(v, str)), None)
+    if wrong is not None and result.error is None:
+        result.texts, result.finish_reasons = [], []
+        result.error = f"the backend answered {describe(wrong)} where a text belongs"
+    result.texts = [clean_text(text) for text in result.texts if isinstance(text, str)]
+    result.finish_reasons = [clean_text(reason) for reason in result.finish_reasons if isinstance(reason, str)]
     return result
 
 

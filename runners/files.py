@@ -41,16 +41,29 @@ def cache_home(override: Path | None = None) -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "k12eval"
 
 
+def umask_mode(mode: int = 0o666) -> int:
+    """``mode`` less the process's umask: the permissions ``open`` would give a new file (``0o777``: a folder)."""
+    mask = os.umask(0o022)  # the only way to read the umask is to set it: set it back at once
+    os.umask(mask)
+    return mode & ~mask
+
+
 def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` whole: a temporary file beside it, fsync, then ``os.replace``.
 
     On any failure (a full disk, a kill) ``path`` keeps its old content, or stays absent,
-    and the temporary file is removed.
+    and the temporary file is removed. The file gets the permissions the file it replaces had,
+    else those the umask gives a new file (``mkstemp`` alone would make every file 0600).
     """
     path = Path(path)
     with naming(path):
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except OSError:
+            mode = umask_mode()
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
+            os.fchmod(fd, mode)
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
                 handle.flush()

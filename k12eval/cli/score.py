@@ -180,6 +180,15 @@ def score(
     prm: PrmOpt = None,
     prm_backend: PrmBackendOpt = "transformers",
     prm_option: PrmOptionOpt = None,
+    chain_budget: Annotated[
+        float,
+        typer.Option(
+            "--chain-budget",
+            min=0.1,
+            help="Seconds the model passes may spend on one long chain (over 128 steps and sentences, or 20,000 "
+            "characters) before it is recorded as not scored (too long); raise it for long chains on a CPU.",
+        ),
+    ] = 10.0,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.api import score_job
@@ -228,6 +237,7 @@ def score(
             cache=False if no_cache else None,
             on_start=started,
             on_scored=scored,
+            budget_s=chain_budget,
         )
     _print_summary(done.lines, str(done.out))
     _print_detectors(done.lines)

@@ -72,10 +72,24 @@ def detect_format(path: Path, mapping: Path | None = None) -> str:
     for name in FORMATS:
         if _module(name).detect(path):
             return name
+    unreadable = _unreadable_table(path)
+    if unreadable is not None:  # say why the table cannot be read, not that its format is unknown
+        raise InputError.from_problem(unreadable)
     raise InputError(
         f"{path}: cannot tell the format from its layout; pass --format with one of {', '.join(FORMATS)} "
         "(a JSONL or CSV of your own needs --mapping FILE naming its columns)"
     )
+
+
+def _unreadable_table(path: Path) -> Problem | None:
+    """Why the first table file of ``path`` (a truncated Parquet file, a Git LFS pointer) cannot be read, if so."""
+    from kg.importers._io import first_csv, read_table_header
+
+    table = first_csv(path, ("dev", "val", "test"))
+    if table is None:
+        return None
+    header = read_table_header(table)
+    return header if isinstance(header, Problem) else None
 
 
 def check_readable(path: Path) -> None:

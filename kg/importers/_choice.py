@@ -8,6 +8,7 @@ in the graph (see docs/importers.md).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -24,7 +25,8 @@ from kg.records import Knowledge, Option, Question, QuestionType, Stage, detect_
 LETTERS = ("A", "B", "C", "D")
 SPLITS = ("dev", "val", "test")
 _HUB_SPLITS = {"dev": "dev", "val": "val", "validation": "val", "test": "test"}
-_HUB_SHARD = re.compile(r"^(?P<split>[a-z]+)-\d+-of-\d+$")
+_HUB_SHARD = re.compile(r"^(?P<split>[a-z]+)-\d+-of-\d+(?:-[0-9a-f]{16})?$")
+"""``val-00000-of-00001``, or with the content hash older ``push_to_hub`` added: ``val-00000-of-00001-0a1b2c3d4e5f6a7b``."""
 _STAGE_PREFIXES = {"小学": Stage.PRIMARY, "初中": Stage.MIDDLE, "高中": Stage.HIGH}
 
 
@@ -61,21 +63,25 @@ def csv_files(path: Path) -> list[Path]:
     """The tables under ``path``: the one file, each split folder's files of a release root, or a folder's own.
 
     A folder with none of those is read as the model hub's layout: ``<subject>/<split>-*.parquet``
-    (or ``<subject>/<split>/*.parquet``), every Parquet file below it.
+    (or ``<subject>/<split>/*.parquet``), every Parquet file below it, or as folders that
+    ``datasets.save_to_disk`` wrote (``<subject>/<split>/data-*.arrow``), every Arrow file below it.
     """
     if path.is_file():
         return [path]
     split_dirs = [path / name for name in SPLITS if (path / name).is_dir()]
     files = [file for folder in split_dirs or [path] for file in tables_in(folder)]
-    return files or sorted(path.rglob("*.parquet"))
+    return files or sorted(path.rglob("*.parquet")) or sorted(path.rglob("*.arrow"))
 
 
 def hub_subject_split(file: Path) -> tuple[str, str | None] | None:
     """Subject key and split of a Parquet file in the hub's layout, or ``None`` for a file named as released.
 
-    ``computer_network/val-00000-of-00001.parquet`` -> ``("computer_network", "val")``;
-    ``agronomy/test/0000.parquet`` -> ``("agronomy", "test")``.
+    ``computer_network/val-00000-of-00001.parquet`` (or ``...-of-00001-<16 hex>.parquet``) ->
+    ``("computer_network", "val")``; ``agronomy/test/0000.parquet`` -> ``("agronomy", "test")``;
+    a ``datasets.save_to_disk`` folder: ``agronomy/test/data-00000-of-00001.arrow`` -> ``("agronomy", "test")``.
     """
+    if file.suffix.lower() == ".arrow":
+        return saved_subject_split(file)
     if file.suffix.lower() != ".parquet":
         return None
     shard = _HUB_SHARD.match(file.stem)
@@ -84,6 +90,34 @@ def hub_subject_split(file: Path) -> tuple[str, str | None] | None:
     if file.stem.isdigit() and file.parent.name in _HUB_SPLITS:
         return file.parent.parent.name, _HUB_SPLITS[file.parent.name]
     return None
+
+
+def saved_subject_split(file: Path) -> tuple[str, str | None]:
+    """Subject and split of an Arrow file of a ``datasets.save_to_disk`` folder.
+
+    The folder holds ``data-NNNNN-of-NNNNN.arrow``, ``state.json`` (``_split``) and
+    ``dataset_info.json`` (``config_name``: the hub configuration, C-Eval's and CMMLU's subject);
+    ``DatasetDict.save_to_disk`` writes one such folder per split below ``dataset_dict.json``.
+    Where the JSON files say nothing, the folders' names stand in.
+    """
+    folder = file.parent
+    named = _json_text(folder / "state.json", "_split") or folder.name
+    split = _HUB_SPLITS.get(named.split("[")[0])  # "test[:50%]" is a slice of test
+    config = _json_text(folder / "dataset_info.json", "config_name")
+    if config and config != "default":
+        return config, split
+    if folder.name in _HUB_SPLITS or (folder.parent / "dataset_dict.json").is_file():
+        return folder.parent.name, split
+    return folder.name, split
+
+
+def _json_text(file: Path, key: str) -> str | None:
+    """A text value of a small JSON object file, or ``None`` if it is missing, unreadable or not text."""
+    try:
+        value = json.loads(file.read_text(encoding="utf-8")).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) and value else None
 
 
 def has_columns(path: Path, required: tuple[str, ...]) -> bool:

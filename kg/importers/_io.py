@@ -6,10 +6,10 @@ import csv
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from kg.errors import Problem
-from kg.jsonl import bad_byte, iter_jsonl, not_regular, open_text
+from kg.jsonl import bad_byte, iter_jsonl, not_regular, open_text, read_lines
 
 _OPTION_LABEL = re.compile(r"^\s*([A-Za-z]|\d{1,2})\s*[.．、:：)）]\s*", re.S)
 
@@ -27,7 +27,8 @@ def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, 
         yield 0, handle
         return
     with handle:
-        reader = csv.reader(handle, delimiter=delimiter)
+        too_long: list[Problem] = []
+        reader = csv.reader(_capped(handle, path, too_long), delimiter=delimiter)
         header: list[str] | None = None
         start = 1
         while True:
@@ -39,6 +40,11 @@ def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, 
                 yield start, Problem(path, start, None, f"malformed CSV: {exc}")
                 start = reader.line_num + 1
                 continue
+            if too_long:
+                problem = too_long.pop()
+                yield problem.line or start, problem
+                if header is None:
+                    return
             if header is None:
                 header = [h.strip() for h in row]
                 where = bad_byte("".join(row))
@@ -48,6 +54,19 @@ def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, 
             elif any(cell.strip() for cell in row):
                 yield start, _csv_row(path, start, header, row)
             start = reader.line_num + 1
+
+
+def _capped(handle: TextIO, path: Path, too_long: list[Problem]) -> Iterator[str]:
+    """The lines of ``handle`` for ``csv.reader``, each at most the line cap (:func:`kg.jsonl.read_lines`).
+
+    A longer line is put in ``too_long`` and read as a blank line, so the rows after it are still read.
+    """
+    for _, line in read_lines(handle, path):
+        if isinstance(line, Problem):
+            too_long.append(line)
+            yield "\n"
+        else:
+            yield line
 
 
 def _csv_row(path: Path, line: int, header: list[str], row: list[str]) -> dict[str, str] | Problem:
@@ -86,12 +105,14 @@ def read_csv_header(path: Path, delimiter: str = ",") -> list[str] | Problem:
     return [cell.strip() for cell in header]
 
 
-TABLE_SUFFIXES = (".csv", ".parquet")
-"""The table files the CSV importers read: CSV as released, Parquet as the model hub ships them."""
+TABLE_SUFFIXES = (".csv", ".parquet", ".arrow")
+"""The table files the CSV importers read: CSV as released, Parquet as the model hub ships them,
+Arrow as ``datasets.save_to_disk`` writes them."""
+COLUMNAR = (".parquet", ".arrow")
 
 
 def is_table(path: Path) -> bool:
-    """Whether ``path`` is named as a CSV or Parquet file."""
+    """Whether ``path`` is named as a CSV, Parquet or Arrow file."""
     return path.suffix.lower() in TABLE_SUFFIXES
 
 
@@ -103,7 +124,9 @@ def tables_in(folder: Path) -> list[Path]:
 def first_csv(path: Path, subfolders: tuple[str, ...] = ()) -> Path | None:
     """``path`` if it is a table file, else the first one in ``subfolders``, in ``path``, or in a subject folder.
 
-    The last place is the model hub's layout: one folder per subject holding ``<split>-*.parquet``.
+    The last places are the model hub's layouts: one folder per subject holding ``<split>-*.parquet``
+    or ``<split>/0000.parquet`` (the parquet converter's), or ``datasets.save_to_disk`` folders
+    (``<subject>/<split>/data-*.arrow``, or one subject's ``<split>/data-*.arrow``).
     """
     if path.is_file():
         return path if is_table(path) else None
@@ -114,12 +137,16 @@ def first_csv(path: Path, subfolders: tuple[str, ...] = ()) -> Path | None:
             found = min(tables_in(folder), default=None)
             if found is not None:
                 return found
-    return min(path.glob("*/*.parquet"), default=None)
+    for pattern in ("*/*.parquet", "*/*/*.parquet", "*/*.arrow", "*/*/*.arrow"):
+        found = min(path.glob(pattern), default=None)
+        if found is not None:
+            return found
+    return None
 
 
 def read_table_header(path: Path) -> list[str] | Problem:
     """The column names of a CSV or Parquet file, or the Problem that prevents reading them."""
-    if path.suffix.lower() == ".parquet":
+    if path.suffix.lower() in COLUMNAR:
         from kg.importers._parquet import parquet_columns
 
         return parquet_columns(path)
@@ -133,8 +160,8 @@ def table_header(path: Path) -> list[str] | None:
 
 
 def iter_table(path: Path) -> Iterator[tuple[int, dict[str, str] | Problem]]:
-    """Rows of a CSV (numbered by line) or Parquet file (numbered by row from 1), as text cells."""
-    if path.suffix.lower() == ".parquet":
+    """Rows of a CSV (numbered by line) or Parquet or Arrow file (numbered by row from 1), as text cells."""
+    if path.suffix.lower() in COLUMNAR:
         from kg.importers._parquet import iter_parquet
 
         yield from iter_parquet(path)

@@ -1,6 +1,7 @@
-"""Parquet tables read row by row, the way :func:`kg.importers._io.iter_csv` reads CSV.
+"""Parquet and Arrow tables read row by row, the way :func:`kg.importers._io.iter_csv` reads CSV.
 
-The model hub ships C-Eval and CMMLU as one Parquet file per subject and split.
+The model hub ships C-Eval and CMMLU as one Parquet file per subject and split;
+``datasets.save_to_disk`` leaves Arrow files (the IPC stream format its ``ArrowWriter`` writes).
 pyarrow is imported here, lazily, so importing the importers stays light. Rows
 are numbered from 1 (the first data row) and a bad row is a :class:`Problem`
 naming the file, the row and the column, never a traceback.
@@ -14,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import Problem
-from kg.jsonl import not_regular
+from kg.jsonl import describe, not_regular
 
 BATCH_ROWS = 1024
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+"""How a Git LFS pointer file starts: what a clone without ``git lfs`` holds instead of the data."""
 
 
 def _row_problem(path: Path, row: int | None, column: str | None, message: str) -> Problem:
@@ -28,15 +31,54 @@ def parquet_columns(path: Path) -> list[str] | Problem:
     refused = not_regular(path)
     if refused is not None:
         return refused
+    kind = _kind(path)
     try:
-        import pyarrow.parquet as pq
-
-        schema = pq.read_schema(path)
+        with path.open("rb") as handle:
+            head = handle.read(len(LFS_POINTER))
+    except OSError as exc:
+        return Problem(path, None, None, f"cannot read file: {exc.strerror}")
+    if head == LFS_POINTER:
+        return Problem(path, None, None, f"a Git LFS pointer file, not the {kind} data: fetch the file itself "
+                       "(git lfs install && git lfs pull in the clone, or download it from the hub)")  # fmt: skip
+    try:
+        names = _schema(path).names
     except ImportError:
-        return Problem(path, None, None, "reading Parquet needs pyarrow (pip install pyarrow)")
+        return Problem(path, None, None, f"reading {kind} needs pyarrow (pip install pyarrow)")
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others for a bad file
-        return Problem(path, None, None, f"not a readable Parquet file: {str(exc)[:200]}")
-    return [name.strip() for name in schema.names]
+        reason = " ".join(str(exc).split())[:200]
+        return Problem(path, None, None, f"not a readable {kind} file, truncated or corrupt ({reason})")
+    return [name.strip() for name in names]
+
+
+def _kind(path: Path) -> str:
+    return "Arrow" if path.suffix.lower() == ".arrow" else "Parquet"
+
+
+def _schema(path: Path) -> Any:
+    if path.suffix.lower() == ".arrow":
+        return _arrow_reader(path).schema
+    import pyarrow.parquet as pq
+
+    return pq.read_schema(path)
+
+
+def _arrow_reader(path: Path) -> Any:
+    """A reader of an Arrow IPC file: the stream format ``datasets`` writes, else the file format."""
+    import pyarrow as pa
+
+    try:
+        return pa.ipc.open_stream(pa.memory_map(str(path)))
+    except pa.ArrowInvalid:
+        return pa.ipc.open_file(pa.memory_map(str(path)))
+
+
+def _batches(path: Path) -> Iterator[Any]:
+    if path.suffix.lower() == ".arrow":
+        yield from _arrow_reader(path)
+        return
+    import pyarrow.parquet as pq
+
+    yield from pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS)
 
 
 def iter_parquet(path: Path) -> Iterator[tuple[int, dict[str, str] | Problem]]:
@@ -50,11 +92,9 @@ def iter_parquet(path: Path) -> Iterator[tuple[int, dict[str, str] | Problem]]:
     if isinstance(columns, Problem):
         yield 0, columns
         return
-    import pyarrow.parquet as pq
-
     row = 0
     try:
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS):
+        for batch in _batches(path):
             for values in batch.to_pylist():
                 row += 1
                 cells = _cells(path, row, columns, list(values.values()))
@@ -69,7 +109,7 @@ def _cells(path: Path, row: int, columns: list[str], values: list[Any]) -> dict[
     for name, value in zip(columns, values, strict=True):
         text = _text(value)
         if text is None:
-            return _row_problem(path, row, name, f"expected text or a number, got {type(value).__name__}")
+            return _row_problem(path, row, name, f"expected text or a number, got {describe(value)}")
         cells[name] = text
     return cells
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.errors import Problem
+from kg.jsonl import describe
 
 FOLDER = "discipline_taxonomy"
 TREE_FILES = ("subjects_tree_chn.json", "subjects_tree_eng.json")
@@ -87,10 +88,10 @@ def load_taxonomy(files: list[Path]) -> Taxonomy | Problem:
 def _add_tree(taxonomy: Taxonomy, tree: object, file: Path) -> Problem | None:
     shape = "expected {门类: {一级学科: [二级学科, ...]}}"
     if not isinstance(tree, dict):
-        return Problem(file, None, None, f"{shape}, got a JSON {type(tree).__name__}")
+        return Problem(file, None, None, f"{shape}, got {describe(tree)}")
     for category, firsts in tree.items():
         if not isinstance(firsts, dict):
-            return Problem(file, None, category, f"{shape}; {category!r} holds a {type(firsts).__name__}")
+            return Problem(file, None, category, f"{shape}; {category!r} holds {describe(firsts)}")
         taxonomy.add((category,))
         for first, seconds in firsts.items():
             if not isinstance(seconds, list) or not all(isinstance(s, str) for s in seconds):

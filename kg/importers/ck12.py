@@ -23,7 +23,7 @@ from kg.importers._answers import parse_answer as parse_answer
 from kg.importers._answers import parse_judgments as parse_judgments
 from kg.importers._found import Found, ImportOptions, located
 from kg.importers._io import first_record, split_option
-from kg.jsonl import describe, iter_jsonl
+from kg.jsonl import blank_file, describe, iter_jsonl
 from kg.records import (
     AnswerError,
     Knowledge,
@@ -59,8 +59,14 @@ KEYS = (
 
 
 def detect(path: Path) -> bool:
-    """A folder with CK12 variant folders, or JSONL whose records have CK12's keys."""
+    """A folder with CK12 variant folders, JSONL whose records have CK12's keys, or an empty ``.jsonl``.
+
+    An empty ``.jsonl`` is read as CK12's (the JSONL bank format): it holds no question, which the
+    command then says, instead of "cannot tell the format".
+    """
     if path.is_dir() and any((path / d).is_dir() for d in VARIANT_DIRS.values()):
+        return True
+    if path.is_file() and path.suffix.lower() == ".jsonl" and blank_file(path):
         return True
     record = first_record(path)
     return record is not None and {"task_type", "knowledge_domain", "answer_option"} <= record.keys()

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kg.errors import InputError
+from kg.errors import InputError, Problem
+from kg.jsonl import bad_byte, describe, json_error, open_text, read_lines
 
 _SPACE = " \t\r\n"
 
@@ -16,27 +17,39 @@ def iter_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(where, record)`` for every record of a JSON list or a JSONL file.
 
     ``where`` reads ``"FILE, record 3 (line 41)"`` for a JSON list and ``"FILE, line 41"`` for JSONL.
+    JSONL is streamed line by line, each line at most the cap of :func:`kg.jsonl.read_lines`.
     """
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    stripped = text.lstrip(_SPACE)
-    if stripped.startswith("["):
-        yield from _array(path, text)
-        return
-    # Lines end at "\n" only: str.splitlines() also breaks at U+2028, U+0085, \x1c... which JSON
-    # strings may hold unescaped (a teacher's verdict exported with ensure_ascii=False).
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            if number == 1 and stripped.startswith("{"):
-                _refuse_single_object(path, text)
-            raise InputError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
-        yield f"{path}, line {number}", _object(f"{path}, line {number}", record)
+    handle = open_text(path, newline="\n")
+    if isinstance(handle, Problem):
+        raise InputError.from_problem(handle)
+    with handle:
+        head = handle.read(4096)
+        stripped = head.lstrip(_SPACE)
+        if stripped.startswith("["):
+            text = head + handle.read()
+            where = bad_byte(text)
+            if where is not None:
+                raise InputError(f"{path}: not UTF-8 text ({where.replace('of the line', 'of the file')})")
+            yield from _array(path, text)
+            return
+        handle.seek(0)
+        # Lines end at "\n" only: str.splitlines() also breaks at U+2028, U+0085, \x1c... which JSON
+        # strings may hold unescaped (a teacher's verdict exported with ensure_ascii=False).
+        for number, line in read_lines(handle, path):
+            if isinstance(line, Problem):
+                raise InputError.from_problem(line)
+            if not line.strip():
+                continue
+            where = bad_byte(line)
+            if where is not None:
+                raise InputError(f"{path}, line {number}: not UTF-8 text ({where})")
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                if number == 1 and stripped.startswith("{"):
+                    _refuse_single_object(path, path.read_text(encoding="utf-8-sig", errors="replace"))
+                raise InputError(f"{path}, line {number}: not valid JSON ({exc.msg})") from None
+            yield f"{path}, line {number}", _object(f"{path}, line {number}", record)
 
 
 def _array(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -53,7 +66,7 @@ def _array(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
         try:
             item, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+            raise InputError(f"{path}: not valid JSON ({json_error(exc)} at line {exc.lineno})") from None
         where = f"{path}, record {index} (line {line})"
         yield where, _object(where, item)
         index += 1
@@ -87,5 +100,5 @@ def _refuse_single_object(path: Path, text: str) -> None:
 
 def _object(where: str, record: Any) -> dict[str, Any]:
     if not isinstance(record, dict):
-        raise InputError(f"{where}: expected a JSON object, got {type(record).__name__}")
+        raise InputError(f"{where}: expected a JSON object, got {describe(record)}")
     return record

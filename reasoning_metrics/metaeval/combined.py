@@ -15,12 +15,12 @@ from typing import Any
 from reasoning_metrics.combine.features import graded_correct, graded_wrong, step_features
 from reasoning_metrics.combine.fit import TrainingSet
 from reasoning_metrics.combine.model import Combiner
+from reasoning_metrics.guard import Outcome
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.metaeval.halves import split_key
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import StepCheck
 from reasoning_metrics.verify.flags import SolutionAssessment
-from reasoning_metrics.verify.guard import Outcome
 
 
 def set_features(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
+from kg.jsonl import describe
 from reasoning_metrics.metaeval._io import iter_records
 from reasoning_metrics.metaeval.solution import LabelledSolution, from_first_error
 
@@ -70,12 +71,12 @@ def _text(where: str, record: dict[str, Any], *names: str) -> str:
 
 def _steps(where: str, value: Any, name: str) -> list[str]:
     if not isinstance(value, list):
-        raise InputError(f"{where}, field '{name}': expected a list of step texts, got {type(value).__name__}")
+        raise InputError(f"{where}, field '{name}': expected a list of step texts, got {describe(value)}")
     if not value:
         raise InputError(f"{where}, field '{name}': the solution has no steps")
     for i, step in enumerate(value):
         if not isinstance(step, str):
-            raise InputError(f"{where}, field '{name}': step {i} is {type(step).__name__}, not text")
+            raise InputError(f"{where}, field '{name}': step {i} is {describe(step)}, not text")
     return list(value)
 
 
@@ -122,7 +123,7 @@ def _mr_math(where: str, _: Path, record: dict[str, Any]) -> LabelledSolution:
     elif isinstance(raw, list):
         steps = [_joined(where, name, i, s) for i, s in enumerate(raw)]
     else:
-        raise InputError(f"{where}, field '{name}': expected a list of steps or one text, got {type(raw).__name__}")
+        raise InputError(f"{where}, field '{name}': expected a list of steps or one text, got {describe(raw)}")
     steps = _steps(where, steps, name)
     has_error = _has_error(where, _field(where, record, "model_output_solution_correctness"))
     raw_first = record.get("model_output_solution_first_error_step")
@@ -168,7 +169,7 @@ def _joined(where: str, name: str, i: int, step: Any) -> str:
         return "\n".join(step)
     if isinstance(step, str):
         return step
-    raise InputError(f"{where}, field '{name}': step {i} is {type(step).__name__}, not text or a list of lines")
+    raise InputError(f"{where}, field '{name}': step {i} is {describe(step)}, not text or a list of lines")
 
 
 def _has_error(where: str, value: Any) -> bool:

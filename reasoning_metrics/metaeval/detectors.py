@@ -14,6 +14,7 @@ from pathlib import Path
 
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.combine.model import Combiner
+from reasoning_metrics.guard import CHAIN_BUDGET_S, Outcome, checking
 from reasoning_metrics.metaeval.combined import Predictions, predict, set_features
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
@@ -24,7 +25,6 @@ from reasoning_metrics.verify.baseline import BASELINE_METRICS, needs_nli, rosco
 from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
 from reasoning_metrics.verify.detector import Detector, Evidence, Reference, needed_roles
 from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
-from reasoning_metrics.verify.guard import CHAIN_BUDGET_S, Outcome, checking
 from reasoning_metrics.verify.judge_log import judge_resumably
 from reasoning_metrics.verify.prm import PRM_THRESHOLD, StepRewardModel, first_below
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
@@ -87,7 +87,7 @@ class DetectionContext:
     cache: ArrayCache | Path | str | bool | None = False
     """Embedding cache of the ROSCOE scores, as ``score_chains`` takes it (``False``: none)."""
     budget_s: float | None = CHAIN_BUDGET_S
-    """Seconds the CPU detectors may spend on one solution (:mod:`~reasoning_metrics.verify.guard`)."""
+    """Seconds the CPU detectors may spend on one solution (:mod:`~reasoning_metrics.guard`)."""
     combiner: Combiner | None = None
     """A fitted combiner (``k12eval calibrate``) for the ``combiner`` detector, if any."""
 

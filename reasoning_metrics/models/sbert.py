@@ -43,6 +43,11 @@ class SentenceTransformerEncoder:
         self.max_seq_length: int | None = self._model.max_seq_length
         self.dim = int(self._model.get_embedding_dimension() or 0)
 
+    def fit(self, text: str) -> str:
+        """``text`` cut to 8 characters a word piece of the window: the model reads no further, and its
+        tokenizer need not read a 2 MB line to find that out."""
+        return text if self.max_seq_length is None else text[: self.max_seq_length * 8]
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """``float32`` ``[len(texts), d]``, not normalised."""
         if not texts:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
+from reasoning_metrics.guard import CHAIN_BUDGET_S, NotChecked, checking
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
@@ -31,7 +32,6 @@ from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.findings import findings
 from reasoning_metrics.verify.flags import SEVERITY, FlagKind, Solution, SolutionAssessment, StepAssessment, StepFlag
-from reasoning_metrics.verify.guard import CHAIN_BUDGET_S, NotChecked, checking
 
 FLAG_THRESHOLD = 0.5
 """A step whose suspicion reaches this is flagged; the earliest flagged step is the first suspect."""

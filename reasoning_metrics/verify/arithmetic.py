@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+from reasoning_metrics.guard import tick
 from reasoning_metrics.verify._claims import Claim, find_claims, literal_value, prepare
 from reasoning_metrics.verify._expr import ParseFailure, Unevaluable, evaluate, parse
 from reasoning_metrics.verify._lexer import tokenize
@@ -35,7 +36,6 @@ from reasoning_metrics.verify._tolerance import (
     exact_at,
     is_whole,
 )
-from reasoning_metrics.verify.guard import tick
 from runners.extraction.markers import STATED_ANSWER
 
 MAX_STEP_CHARS = 20_000
@@ -167,7 +167,7 @@ def stated_answers(text: str) -> tuple[float, ...]:
 
 
 def check_steps(steps: Sequence[str]) -> list[StepCheck]:
-    """:func:`inspect_step` of each step (checking the chain's time budget, :func:`.guard.tick`, between steps)."""
+    """:func:`inspect_step` of each step (checking the chain's time budget, :func:`reasoning_metrics.guard.tick`, between steps)."""
     out = []
     for step in steps:
         tick()

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from reasoning_metrics.guard import tick
 from reasoning_metrics.verify._claims import Claim
 from reasoning_metrics.verify._expr import Unevaluable, evaluate
 from reasoning_metrics.verify._tolerance import (
@@ -31,7 +32,6 @@ from reasoning_metrics.verify._tolerance import (
     exact_at,
 )
 from reasoning_metrics.verify.arithmetic import StepCheck
-from reasoning_metrics.verify.guard import tick
 
 _POINTS = (Fraction(0), Fraction(1), Fraction(2), Fraction(3))
 

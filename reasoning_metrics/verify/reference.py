@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
+from reasoning_metrics.guard import tick
 from reasoning_metrics.split import split_steps
 from reasoning_metrics.verify._expr import Unevaluable, evaluate
 from reasoning_metrics.verify._plain import NUM, START, number, plain
 from reasoning_metrics.verify._quantities_named import Named, Relation, bindings, keys_of, named_values, relations
 from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
 from reasoning_metrics.verify.detector import Reference
-from reasoning_metrics.verify.guard import tick
 from reasoning_metrics.verify.quantities import given_numbers
 from runners.extraction.markers import CHOSEN_LETTER
 

@@ -24,6 +24,21 @@ def clean_text(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def token_count(value: object) -> int | None:
+    """A token count as a backend reported it: a non-negative whole number (``12`` or ``12.0``), else ``None``.
+
+    Servers have answered ``NaN``, ``"many"`` and ``-5.5``; none of them is a count, and recording
+    no count is better than a plausible wrong one.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
+        return int(value)
+    return None
+
+
 def truncate_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
     """Cut ``text`` before the earliest stop string; say whether one was found.
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import email.utils
 import logging
+import math
 import random
 import time
 from collections.abc import Callable
@@ -49,14 +50,14 @@ def parse_retry_after(headers: httpx.Headers) -> float | None:
     """Seconds the server asked us to wait: ``retry-after-ms``, ``Retry-After`` seconds or HTTP date."""
     if (ms := headers.get("retry-after-ms")) is not None:
         try:
-            return float(ms) / 1000
+            return _seconds(float(ms) / 1000)
         except ValueError:
             pass
     value = headers.get("retry-after")
     if value is None:
         return None
     try:
-        return float(value)
+        return _seconds(float(value))
     except ValueError:
         pass
     try:
@@ -66,12 +67,19 @@ def parse_retry_after(headers: httpx.Headers) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+def _seconds(value: float) -> float:
+    """A finite delay; ``NaN`` and infinities are no delay at all (the computed backoff is used)."""
+    if not math.isfinite(value):
+        raise ValueError(value)
+    return value
+
+
 def error_text(response: httpx.Response) -> str:
     """``HTTP 429: <the server's message>`` from an error response."""
     message = response.text[:300]
     try:
         body = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         body = None
     if isinstance(body, dict):
         detail = body.get("error", body.get("detail", body.get("message")))
@@ -80,6 +88,33 @@ def error_text(response: httpx.Response) -> str:
         if detail:
             message = str(detail)[:300]
     return f"HTTP {response.status_code}: {message}".rstrip(": ")
+
+
+MAX_ANSWER_BYTES = 64 * 2**20
+"""Largest answer body read; a longer one fails its request. A real answer (a long chain of thought,
+its log-probabilities) is well under a megabyte; a broken or hostile server may send gigabytes."""
+
+
+_TRANSFER_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+class AnswerTooLarge(RequestFailed):
+    """An answer body over :data:`MAX_ANSWER_BYTES`."""
+
+
+def _post_capped(client: httpx.Client, url: str, body: dict[str, Any]) -> httpx.Response:
+    """``client.post``, reading at most :data:`MAX_ANSWER_BYTES` of the answer (streamed, never held whole)."""
+    with client.stream("POST", url, json=body) as response:
+        size = 0
+        chunks = []
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > MAX_ANSWER_BYTES:
+                raise AnswerTooLarge(f"answer larger than {MAX_ANSWER_BYTES // 2**20} MiB; not read")
+            chunks.append(chunk)
+    # The body is decoded already (gzip...): the headers that describe its transfer no longer apply.
+    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _TRANSFER_HEADERS]
+    return httpx.Response(response.status_code, headers=headers, content=b"".join(chunks), request=response.request)
 
 
 def post_json(
@@ -101,7 +136,7 @@ def post_json(
     for attempt in range(attempts):
         retry_after: float | None = None
         try:
-            response = client.post(url, json=body)
+            response = _post_capped(client, url, body)
         except httpx.TransportError as exc:  # connect, read, timeout, protocol errors
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         except httpx.HTTPError as exc:  # bad URL, too many redirects...: retrying will not help
@@ -112,6 +147,8 @@ def post_json(
                     answer = response.json()
                 except ValueError as exc:
                     raise RequestFailed(f"answer is not JSON: {response.text[:200]!r}") from exc
+                except RecursionError:  # a body nested deeper than the parser's stack
+                    raise RequestFailed(f"answer is nested too deep to read: {response.text[:60]!r}...") from None
                 if not isinstance(answer, dict):
                     raise RequestFailed(f"answer is not a JSON object: {response.text[:200]!r}")
                 return answer

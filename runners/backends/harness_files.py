@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, Problem
-from kg.jsonl import jsonl_objects, not_regular, parse_json_line
+from kg.jsonl import jsonl_objects, not_regular, parse_json_line, read_lines
 
 GZIP = ".gz"
 PATTERNS = {"lm-eval": ("samples_*.jsonl", "samples_*.jsonl.gz"), "opencompass": ("*.json", "*.jsonl")}
@@ -67,7 +67,9 @@ def jsonl_records(file: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         # utf-8-sig and surrogateescape as kg.jsonl reads plain files: a bad byte spoils its line only
         with gzip.open(file, "rt", encoding="utf-8-sig", errors="surrogateescape", newline="\n") as handle:
-            for number, line in enumerate(handle, start=1):
+            for number, line in read_lines(handle, file):
+                if isinstance(line, Problem):
+                    raise InputError.from_problem(line)
                 if not line.strip():
                     continue
                 obj = parse_json_line(line, file, number, replace_surrogates=True)

@@ -129,8 +129,9 @@ def _opencompass_like(item: dict[str, Any]) -> bool:
 
 def _looks_like_opencompass(file: Path) -> bool:
     try:
-        head = file.read_text(encoding="utf-8")[:4096]
-    except (OSError, UnicodeDecodeError):
+        with file.open(encoding="utf-8", errors="replace") as handle:  # the head only: the file may be huge
+            head = handle.read(4096)
+    except OSError:
         return False
     return head.lstrip().startswith("{") and ('"prediction"' in head or f'"{_LABEL}' in head)
 
@@ -307,7 +308,7 @@ def _opencompass(file: Path, name: str, offset: int) -> Iterator[Sample]:
             message = f"expected a position ('0', '1', ...), got {json.dumps(_shown(key))}"
             raise InputError.from_problem(_at(where, "idx" if line else "key", message))
         if not isinstance(item, dict):
-            raise InputError.from_problem(_at(where, "record", f"expected an object, got {type(item).__name__}"))
+            raise InputError.from_problem(_at(where, "record", f"expected an object, got {describe(item)}"))
         texts, scores, fault = _opencompass_answer(item, where)
         position = offset + int(key)
         yield Sample(
@@ -353,7 +354,7 @@ def _opencompass_records(file: Path) -> list[tuple[str, int | None, Any]]:
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # ValueError: a 5,000-digit integer
         raise InputError(f"{file}: not an OpenCompass prediction file (JSON): {str(exc)[:120]}") from None
     if not isinstance(data, dict):
-        raise InputError(f"{file}: expected an object keyed by position ('0', '1', ...), got {type(data).__name__}")
+        raise InputError(f"{file}: expected an object keyed by position ('0', '1', ...), got {describe(data)}")
     return [(key, None, item) for key, item in data.items()]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import math
 import os
 import threading
 import time
@@ -20,8 +21,9 @@ from typing import Any, TypeVar
 
 import httpx
 
+from kg.jsonl import describe
 from runners.backends._base_url import probe_root, strip_endpoint
-from runners.backends._common import estimate_tokens
+from runners.backends._common import estimate_tokens, token_count
 from runners.backends._http import RequestFailed, RetryPolicy, post_json
 from runners.backends.base import (
     GenerationRequest,
@@ -35,7 +37,12 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-_MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+
+
+def _malformed(exc: Exception) -> str:
+    """One line for a request whose answer could not be read."""
+    text = " ".join(str(exc).split())[:300]
+    return f"malformed answer ({type(exc).__name__}: {text})" if text else f"malformed answer ({type(exc).__name__})"
 
 
 class OpenAIBackend:
@@ -151,9 +158,8 @@ class OpenAIBackend:
             result = _parse_generation(request.id, answer, chat)
         except RequestFailed as exc:
             return GenerationResult(request.id, error=str(exc), latency_s=time.perf_counter() - start)
-        except _MALFORMED as exc:  # an answer that breaks the protocol must not sink the batch
-            error = f"malformed answer ({type(exc).__name__}: {exc})"
-            return GenerationResult(request.id, error=error, latency_s=time.perf_counter() - start)
+        except Exception as exc:  # any answer that breaks the protocol must not sink the batch: this request fails
+            return GenerationResult(request.id, error=_malformed(exc), latency_s=time.perf_counter() - start)
         result.latency_s = time.perf_counter() - start
         return result
 
@@ -193,8 +199,8 @@ class OpenAIBackend:
             return _sum_echoed(answer, len(prompt), len(prompt) + len(continuation))
         except RequestFailed as exc:
             return str(exc)
-        except _MALFORMED as exc:
-            return f"malformed answer ({type(exc).__name__}: {exc})"
+        except Exception as exc:  # as in _generate_one: this request fails, the batch goes on
+            return _malformed(exc)
 
     def count_tokens(self, text: str) -> int:
         """Exact with a local tokenizer or the server's ``/tokenize``; else an estimate that errs long."""
@@ -213,7 +219,10 @@ class OpenAIBackend:
                     {"model": self.model, "prompt": text, "add_special_tokens": False},
                     RetryPolicy(max_retries=0),
                 )
-                return int(answer["count"])
+                count = token_count(answer.get("count"))
+                if count is None:
+                    raise RequestFailed(f"its count is not a token count: {_clip(answer.get('count'))}")
+                return count
             except (RequestFailed, KeyError, TypeError, ValueError) as exc:
                 log.warning("%s has no usable /tokenize (%s); estimating token counts", root, exc)
                 self._server_tokenize = False
@@ -282,27 +291,89 @@ def _sampling_body(params: SamplingParams, chat: bool) -> dict[str, Any]:
 
 
 def _parse_generation(request_id: str, answer: dict[str, Any], chat: bool) -> GenerationResult:
-    """A completions or chat/completions answer as a :class:`GenerationResult`."""
-    try:
-        choices = sorted(answer["choices"], key=lambda choice: choice.get("index", 0))
-        texts = [(choice["message"].get("content") if chat else choice["text"]) or "" for choice in choices]
-        reasons = [str(choice.get("finish_reason")) for choice in choices]
-        reasoning = _reasoning(choices[0]["message"]) if chat and choices else None
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise RequestFailed(f"answer lacks {exc}: {str(answer)[:200]}") from exc
-    usage = answer.get("usage") or {}
+    """A completions or chat/completions answer as a :class:`GenerationResult`; every field is type-checked.
+
+    A field the answer cannot do without (the choices, their texts) of the wrong type fails this
+    request with :class:`RequestFailed` naming the field; a token count that is not a count is
+    dropped (``None``) rather than recorded as a plausible wrong number.
+    """
+    choices = answer.get("choices")
+    if not isinstance(choices, list) or not all(isinstance(choice, dict) for choice in choices):
+        raise RequestFailed(f"answer field choices is not a list of objects: {_clip(answer)}")
+    choices = sorted(choices, key=lambda choice: _index(choice.get("index", 0)))
+    if chat:
+        messages = [choice.get("message") for choice in choices]
+        if not all(isinstance(message, dict) for message in messages):
+            raise RequestFailed(f"answer field choices[].message is not an object: {_clip(answer)}")
+        texts = [_content(message.get("content"), "choices[].message.content") for message in messages]
+        reasoning = _reasoning(messages[0]) if messages else None
+    else:
+        texts = [_content(choice.get("text"), "choices[].text") for choice in choices]
+        reasoning = None
+    reasons = [_finish_reason(choice.get("finish_reason")) for choice in choices]
+    usage = answer.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
     result = GenerationResult(
         request_id,
         texts=texts,
         finish_reasons=reasons,
-        prompt_tokens=usage.get("prompt_tokens"),
-        completion_tokens=usage.get("completion_tokens"),
+        prompt_tokens=token_count(usage.get("prompt_tokens")),
+        completion_tokens=token_count(usage.get("completion_tokens")),
         reasoning=reasoning,
     )
     logprobs = choices[0].get("logprobs") if choices else None
     if logprobs:
-        result.top_logprobs = _chat_top(logprobs) if chat else list(logprobs.get("top_logprobs") or [])
+        if not isinstance(logprobs, dict):
+            raise RequestFailed(f"answer field choices[0].logprobs is not an object: {_clip(logprobs)}")
+        result.top_logprobs = _chat_top(logprobs) if chat else _completion_top(logprobs)
     return result
+
+
+def _clip(value: object) -> str:
+    return repr(value)[:200]
+
+
+def _index(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestFailed(f"answer field choices[].index is not an integer: {_clip(value)}")
+    return value
+
+
+def _content(value: object, field: str) -> str:
+    """A text field: a string, ``null`` (empty), or a list of content parts (strings or ``{"text": ...}``) joined."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):  # content parts, as some gateways send them
+        parts = [
+            part if isinstance(part, str) else part.get("text") if isinstance(part, dict) else None for part in value
+        ]
+        if all(isinstance(part, str) for part in parts):
+            return "".join(part for part in parts if isinstance(part, str))
+        raise RequestFailed(f"answer field {field} is a list whose parts are not texts: {_clip(value)}")
+    raise RequestFailed(f"answer field {field} is {describe(value)}, not a text")
+
+
+def _finish_reason(value: object) -> str:
+    if value is None or isinstance(value, str):
+        return str(value)
+    raise RequestFailed(f"answer field choices[].finish_reason is {describe(value)}, not a text")
+
+
+def _logprob(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RequestFailed(f"answer holds a log-probability that is not a finite number: {_clip(value)}")
+    return float(value)
+
+
+def _completion_top(logprobs: dict[str, Any]) -> list[dict[str, float]]:
+    table = []
+    for step in logprobs.get("top_logprobs") or []:
+        if not isinstance(step, dict):
+            raise RequestFailed(f"answer field logprobs.top_logprobs[] is not an object: {_clip(step)}")
+        table.append({str(token): _logprob(value) for token, value in step.items()})
+    return table
 
 
 def _reasoning(message: dict[str, Any]) -> str | None:
@@ -316,9 +387,17 @@ def _reasoning(message: dict[str, Any]) -> str | None:
 
 def _chat_top(logprobs: dict[str, Any]) -> list[dict[str, float]]:
     table = []
-    for step in logprobs.get("content") or []:
-        entry = {top["token"]: top["logprob"] for top in step.get("top_logprobs") or []}
-        entry.setdefault(step["token"], step["logprob"])
+    steps = logprobs.get("content") or []
+    if not isinstance(steps, list):
+        raise RequestFailed(f"answer field logprobs.content is not a list: {_clip(steps)}")
+    for step in steps:
+        if not isinstance(step, dict) or not isinstance(step.get("token"), str):
+            raise RequestFailed(f"answer field logprobs.content[] has no token text: {_clip(step)}")
+        tops = step.get("top_logprobs") or []
+        if not isinstance(tops, list) or not all(isinstance(t, dict) and isinstance(t.get("token"), str) for t in tops):
+            raise RequestFailed(f"answer field logprobs.content[].top_logprobs is malformed: {_clip(tops)}")
+        entry = {top["token"]: _logprob(top.get("logprob")) for top in tops}
+        entry.setdefault(step["token"], _logprob(step.get("logprob")))
         table.append(entry)
     return table
 
@@ -335,6 +414,6 @@ def _sum_echoed(answer: dict[str, Any], start: int, end: int) -> tuple[float, in
         if start <= offset < end:
             if value is None:
                 raise RequestFailed("the continuation's first token has no log-probability (empty prompt?)")
-            total += float(value)
+            total += _logprob(value)
             count += 1
     return total, count

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, Problem
-from kg.jsonl import jsonl_objects
+from kg.jsonl import describe, jsonl_objects
 from runners.backends._common import estimate_tokens
 from runners.backends.base import (
     GenerationRequest,
@@ -250,13 +250,13 @@ def _parse(item: dict[str, Any], path: Path, line: int) -> tuple[str, Recorded]:
     else:
         raise problem("id", "missing; expected 'id' (with 'response') or 'question_id' (a run record)")
     if not isinstance(key, str | int) or isinstance(key, bool):
-        raise problem("question_id" if field == "output" else "id", f"expected text, got {type(key).__name__}")
+        raise problem("question_id" if field == "output" else "id", f"expected text, got {describe(key)}")
     if texts is None:
         texts = []
     elif isinstance(texts, str):
         texts = [texts]
     elif not (isinstance(texts, list) and all(isinstance(t, str) for t in texts)):
-        raise problem(field, f"expected text or a list of texts, got {type(texts).__name__}")
+        raise problem(field, f"expected text or a list of texts, got {describe(texts)}")
     error = None if texts else item.get("error") or f"{field} is null"
     return str(key), Recorded(
         texts=texts,

@@ -49,8 +49,7 @@ def test_a_mapping_file_chooses_the_mapped_format() -> None:
         ("bank.jsonl", '{"q": "题", "a": "A"}\n'),
         ("bank.csv", "题目,答案\n题,A\n"),
         ("notes.txt", "hello\n"),
-        ("empty.jsonl", ""),
-    ],
+    ],  # an empty .jsonl is an empty CK12 bank (#28 item 6): tests/conformance/hub/test_hub_layouts.py
 )
 def test_unknown_layout_says_what_to_do(tmp_path: Path, name: str, content: str) -> None:
     file = write_text(tmp_path / name, content)

@@ -103,8 +103,8 @@ def test_parquet_named_as_released_in_a_split_folder(tmp_path: Path) -> None:
     [
         ({"answer": ["A", "E"]}, 2, "answer", "expected one option letter"),
         ({"question": ["题", None]}, 2, "question", "empty question text"),
-        ({"answer": [["A"], ["B"]]}, 1, "answer", "expected text or a number, got list"),
-        ({"id": [True, False]}, 1, "id", "got bool"),
+        ({"answer": [["A"], ["B"]]}, 1, "answer", "expected text or a number, got a list"),
+        ({"id": [True, False]}, 1, "id", "got true"),
     ],
 )
 def test_a_bad_row_names_file_row_and_column(

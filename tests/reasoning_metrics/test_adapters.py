@@ -30,6 +30,19 @@ def test_sentence_transformer_encoder_on_minilm(minilm_path: str) -> None:
     assert encoder.encode([]).shape == (0, 384)
 
 
+def test_sentence_transformer_fit_keeps_what_the_model_reads(minilm_path: str) -> None:
+    """#28 item 3: a long text is cut before the tokenizer reads it, and embeds as it did whole."""
+    from reasoning_metrics.models.sbert import SentenceTransformerEncoder
+
+    encoder = SentenceTransformerEncoder("sentence-transformers/all-MiniLM-L6-v2", device="cpu")
+    text = "She sells nine eggs a day at the market and keeps the rest for the week. " * 2_000
+    fitted = encoder.fit(text)
+    assert len(fitted) == 256 * 8 < len(text) and text.startswith(fitted)
+    whole, cut = encoder.encode([text, fitted])
+    assert np.allclose(whole, cut, atol=1e-5)  # the model truncates at 256 word pieces either way
+    assert encoder.fit("short") == "short"
+
+
 def test_token_embedder_drops_special_and_pad_tokens(minilm_path: str) -> None:
     import torch
     from transformers import AutoModel, AutoTokenizer

@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -209,3 +210,56 @@ def test_a_bad_score_header_is_named_by_file_and_field_when_resuming(tmp_path: P
     out.with_suffix(".json").write_text('{"metrics": "not a list"}', encoding="utf-8")
     with pytest.raises(InputError, match=r"scores\.json, field 'metrics'"):
         open_scores(out, ScoreConfig(metrics=["faithfulness_step"], thresholds={"x": 0.5}, lang="zh"))
+
+
+def test_a_full_disk_in_the_metrics_cache_names_the_cache_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite says "database or disk is full" as a sqlite3 error with no file: a traceback before (#28 item 6)."""
+    import sqlite3
+
+    from reasoning_metrics.cache import ArrayCache
+
+    cache = ArrayCache(tmp_path / "cache" / "metrics.sqlite")
+
+    class FullDisk:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def executemany(self, *args: object) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.db, name)
+
+    monkeypatch.setattr(cache, "_db", FullDisk(cache._db))
+    with pytest.raises(OSError) as caught:
+        cache.put_many("encoder:x", [(b"k" * 20, np.zeros(4))])
+    assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(tmp_path / "cache" / "metrics.sqlite")
+    assert "score with --no-cache" in caught.value.strerror
+
+
+def test_score_files_follow_the_umask(run_dir: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        result = _score(run_dir)
+    finally:
+        os.umask(old)
+    assert result.exit_code == 0, result.output
+    assert (run_dir / "scores.json").stat().st_mode & 0o777 == 0o644  # written by atomic_write
+
+
+def test_chain_budget_reaches_the_scorer(run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--chain-budget (#28 item 3): the seconds a long chain may take, handed to iter_scores."""
+    import reasoning_metrics.runs
+
+    seen: list[float] = []
+    real = reasoning_metrics.runs.iter_scores
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs["budget_s"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reasoning_metrics.runs, "iter_scores", spy)
+    result = _score(run_dir, "--chain-budget", "42.5")
+    assert result.exit_code == 0, result.output
+    assert seen == [42.5]
+    assert _score(run_dir, "--chain-budget", "0").exit_code == 2

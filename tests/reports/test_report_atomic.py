@@ -186,3 +186,36 @@ def test_without_an_atomic_exchange_the_old_report_is_moved_aside_then_removed(
     write_report([run], out, plots=False, title="second")
     assert "<title>second" in (out / "index.html").read_text(encoding="utf-8")
     assert leftovers(tmp_path, "report") == []
+
+
+@pytest.mark.parametrize(
+    ("target", "name"),
+    [("pandas.DataFrame.to_csv", "nodes.csv"), ("os.fsync", "nodes.csv")],
+)
+def test_a_full_disk_names_the_file_of_the_report_it_was_writing(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, name: str
+) -> None:
+    """write() and fsync() errors carry no file name; the line must say which file (#28 item 6)."""
+
+    def full_disk(*args: object, **kwargs: object) -> str:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(target, full_disk)
+    out = tmp_path / "report"
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(out), "--no-plots"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert [line for line in result.output.splitlines() if line.startswith("error:")] == [
+        f"error: {out.resolve() / name}: No space left on device"
+    ]
+
+
+def test_report_files_and_folders_follow_the_umask(run: Path, tmp_path: Path) -> None:
+    """Not 0600/0700 whatever the umask: a teacher's shared folder stays readable (#28 item 6)."""
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "report"
+        write_report([run], out, plots=False)
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o755
+    assert {p.stat().st_mode & 0o777 for p in out.rglob("*") if p.is_file()} == {0o644}

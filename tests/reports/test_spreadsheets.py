@@ -63,6 +63,24 @@ def test_cli_report_xlsx_holds_the_node_table_and_weakest_points(tmp_path: Path)
     assert not any(c.data_type == "f" for c in cells)  # no formula cells
 
 
+def test_cli_report_xlsx_strips_characters_a_workbook_cannot_hold(tmp_path: Path) -> None:
+    """A vertical tab in a knowledge point, a control character in a model name (#28 item 5)."""
+    pytest.importorskip("openpyxl")
+    bank = small_bank()
+    bank["q9"] = question("q9", "数学", "函数", "一次\x0b函数\x1f图像")
+    root = write_bank(tmp_path / "bank", list(bank.values()))
+    run = write_run(tmp_path / "run", bank, {**SMALL_ANSWERS, "q9": Answer(False)}, model="模型\x01甲", bank=root)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(out), "--no-plots", "--xlsx"])
+    assert result.exit_code == 0, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    sheets = pd.read_excel(out / "report.xlsx", sheet_name=None)
+    assert "一次函数图像" in set(sheets["nodes"]["name"])
+    assert set(sheets["nodes"]["model"]) == {"模型甲"}
+    # The CSV keeps the text as it was: only the workbook, which cannot hold it, loses the characters.
+    assert "一次\x0b函数\x1f图像" in set(pd.read_csv(out / "nodes.csv")["name"])
+
+
 def test_without_openpyxl_xlsx_is_a_one_line_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "openpyxl", None)  # import fails, find_spec says missing
     out = tmp_path / "out"

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
 
+from k12eval.cli import app
 from kg.graph import KnowledgeGraph
 from reports import analyses, tables
 from reports.aggregate import question_frame
@@ -65,6 +67,19 @@ def test_cot_step_scores_reads_aliases_and_adds_the_papers_direction(tmp_path: P
 def test_cot_step_scores_empty_without_scores(tmp_path: Path) -> None:
     frame, _ = _frame([write_run(tmp_path / "a", small_bank(), SMALL_ANSWERS)])
     assert tables.cot_step_scores(frame).empty
+
+
+def test_cot_step_scores_empty_when_no_chain_has_a_value_and_the_report_builds(tmp_path: Path) -> None:
+    """Every chain too long to score (#28 item 3): scores recorded, all null; before, a KeyError in report."""
+    bank = small_bank()
+    run = write_run(tmp_path / "cot", bank, {"q1": Answer(True), "q2": Answer(False)}, mode="few-shot-cot")
+    why = "not scored (too long: 5,001 steps, over the 2,000 of a chain)"
+    write_scores(run, [{"question_id": q, "scores": {"faithfulness": None, "redundancy": None},
+                        "unavailable": {"faithfulness": why, "redundancy": why}} for q in ("q1", "q2")])  # fmt: skip
+    assert tables.cot_step_scores(_frame([run])[0]).empty
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "report"), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "report" / "index.html").is_file()
 
 
 def test_level1_table_and_categories(tmp_path: Path) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from reasoning_metrics.guard import tick
 from reasoning_metrics.verify.detector import Evidence, Findings, Input
 from reasoning_metrics.verify.doubt import doubt_cues
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
-from reasoning_metrics.verify.guard import tick
 
 DOUBT_ZH = {
     "self_correction": "自我更正",

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 
+from reasoning_metrics.guard import tick
 from reasoning_metrics.verify.conversions import stated_conversions
 from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
 from reasoning_metrics.verify.facts import Fact, stated_facts
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 from reasoning_metrics.verify.formulas import stated_formulas
-from reasoning_metrics.verify.guard import tick
 
 
 class Facts:

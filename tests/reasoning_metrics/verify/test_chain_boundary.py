@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 import reasoning_metrics.verify.arithmetic as arithmetic
 from k12eval.cli import app
+from reasoning_metrics.guard import checking, tick
 from reasoning_metrics.metaeval import DetectionContext, load_solutions, meta_evaluate, run_detectors, to_markdown
 from reasoning_metrics.verify import FlagKind, Verdict, assess_one, check_steps
-from reasoning_metrics.verify.guard import checking, tick
 from tests.reasoning_metrics.verify import samples
 
 POISON = "(1+0.001)^5000 = 148"

@@ -159,7 +159,7 @@ def test_sources_gsm8k_and_ck12(tmp_path: Path) -> None:
     ("line", "expected"),
     [
         ("{not json", "gsm.jsonl, line 2: not valid JSON"),
-        ("[1, 2]", "gsm.jsonl, line 2: expected a JSON object, got list"),
+        ("[1, 2]", "gsm.jsonl, line 2: expected a JSON object, got a list"),
         ('{"question": "Q?"}', "gsm.jsonl, line 2: expected a JSON object with 'question' and 'answer'"),
         ('{"question": "Q?", "answer": 3}', "gsm.jsonl, line 2, field 'answer': expected text"),
     ],

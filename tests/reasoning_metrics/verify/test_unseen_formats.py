@@ -117,7 +117,7 @@ def _line_of_record(path: Path, index: int) -> int:
         (PROCESSBENCH, "processbench", {"label": 3}, None, "field 'label': expected -1 or a step index below 3"),
         (PROCESSBENCH, "processbench", {}, "label", "missing field 'label'"),
         (PROCESSBENCH, "processbench", {}, "problem", "missing field 'problem'"),
-        (PROCESSBENCH, "processbench", {"steps": ["$x = 1$", None]}, None, "field 'steps': step 1 is NoneType"),
+        (PROCESSBENCH, "processbench", {"steps": ["$x = 1$", None]}, None, "field 'steps': step 1 is null"),
         (PROCESSBENCH, "processbench", {"label": "two"}, None, "field 'label': expected a step index"),
         (
             MR_MATH,
@@ -126,7 +126,7 @@ def _line_of_record(path: Path, index: int) -> int:
             None,
             "9 is not one of the 2 steps",
         ),
-        (MR_MATH, "mr-math", {"model_output_step_format": [["1. a"], [2]]}, None, "step 1 is list"),
+        (MR_MATH, "mr-math", {"model_output_step_format": [["1. a"], [2]]}, None, "step 1 is a list"),
         (MR_MATH, "mr-math", {"model_output_solution_correctness": "maybe"}, None, "expected correct or wrong"),
         (MR_MATH, "mr-math", {}, "model_output_step_format", "missing field 'model_output_steps'"),
     ],

@@ -70,7 +70,7 @@ def test_null_response_is_an_error_but_empty_text_is_an_answer(tmp_path: Path) -
         (['{"id": "a", "response": "x"}', "{not json"], r"r\.jsonl, line 2: not valid JSON"),
         ([{"id": "a"}], r"line 1 \(record a\), field 'response': missing"),
         ([{"response": "x"}], r"line 1, field 'id': missing"),
-        ([{"id": "a", "response": 3}], r"field 'response': expected text or a list of texts, got int"),
+        ([{"id": "a", "response": 3}], r"field 'response': expected text or a list of texts, got the number 3"),
         ([{"question_id": "q"}], r"field 'output': neither output nor error recorded"),
     ],
 )

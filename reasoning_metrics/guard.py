@@ -1,8 +1,9 @@
-"""The per-chain boundary of the detectors: one chain's failure or length never stops a run.
+"""The per-chain boundary of scoring and the detectors: one chain's failure or length never stops a run.
 
-Model output is untrusted text, and one step (``(1+0.001)^5000 = 148``, a million ``!``) must
-not crash or stall scoring for every other chain, on every resume. :func:`checking` runs one
-chain's detectors with a time budget: the detectors' loops call :func:`tick` between steps,
+Model output is untrusted text, and one step (``(1+0.001)^5000 = 148``, a million ``!``) or
+5,000 steps must not crash or stall scoring for every other chain, on every resume.
+:func:`checking` runs one chain's work with a time budget: the detectors' loops call :func:`tick`
+between steps, and the batched model calls (:mod:`reasoning_metrics.batching`) between batches,
 which raises :class:`TooLong` once the chain's budget is spent; any other exception is caught
 here too. Either way the caller gets an :class:`Outcome` saying why the chain was not
 checked, and records it on that chain.
@@ -21,6 +22,11 @@ T = TypeVar("T")
 CHAIN_BUDGET_S = 5.0
 """Default seconds the detectors may spend on one chain before it is recorded as not checked
 (too long). Ordinary chains take milliseconds; the budget is only there for pathological text."""
+
+SCORE_BUDGET_S = 10.0
+"""Default seconds the model passes and metrics may spend on one long chain (see
+:data:`reasoning_metrics.scoring.GUARDED_TEXTS`) before it is recorded as not scored (too long).
+Longer than the detectors' budget: it covers the encoder, NLI and language-model calls on a CPU."""
 
 NotChecked = Literal["error", "too_long"]
 
@@ -55,11 +61,16 @@ def checking(fn: Callable[[], T], budget_s: float | None = CHAIN_BUDGET_S) -> Ou
     try:
         return Outcome(fn())
     except TooLong:
-        return Outcome(None, "too_long", f"not checked (too long: over the {budget_s:g} s budget of a chain)")
+        return Outcome(None, "too_long", too_long_reason(budget_s))
     except Exception as exc:  # the boundary: any bug or odd input stays with its chain
         return Outcome(None, "error", f"not checked (error: {describe(exc)})")
     finally:
         _DEADLINE.reset(token)
+
+
+def too_long_reason(budget_s: float | None, what: str = "checked") -> str:
+    """``not checked (too long: over the 5 s budget of a chain)``."""
+    return f"not {what} (too long: over the {budget_s:g} s budget of a chain)"
 
 
 def describe(exc: BaseException) -> str:
