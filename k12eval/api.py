@@ -109,7 +109,7 @@ def score(
 
     ``models`` maps a role (``encoder``, ``nli``, ...) to a model name or an adapter object
     (``encode(texts) -> ndarray`` for an encoder); a role left out gets its default model.
-    ``metric_models`` gives a metric (or ``alignment``) its own model, as ``--model-for`` does;
+    ``metric_models`` gives a metric (or the group ``reference``) its own model, as ``--model-for`` does;
     ``source_with_options`` scores against the stem and its options, as ``--source-with-options``;
     ``combiner`` is ``--combiner`` (the shipped one when not given, unless ``detectors`` is off; ``"none"``).
     """
