@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
+from kg.intervals import rate_text
 from reasoning_metrics.metaeval.harness import Interval, MetaEvalReport
 
 
@@ -21,6 +22,11 @@ def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+def _non_answers(report: MetaEvalReport) -> str:
+    unknown = report.with_error - report.located
+    return f"; {unknown} wrong with no known step, e.g. non-answers" if unknown else ""
+
+
 def to_markdown(report: MetaEvalReport) -> str:
     """A Markdown report: the data, one row per detector, and the headline comparison."""
     lines = [
@@ -28,7 +34,8 @@ def to_markdown(report: MetaEvalReport) -> str:
         "",
         f"{report.solutions} solutions, {report.with_error} with an error "
         f"({report.located} with a known first "
-        f"wrong step). 95% intervals: percentile bootstrap, {report.n_boot} resamples, seed {report.seed}. "
+        f"wrong step{_non_answers(report)}). 95% intervals: percentile bootstrap, {report.n_boot} resamples, "
+        f"seed {report.seed}; acc. error and acc. correct: count and Wilson interval. "
         f"Scores without their own first-step prediction use a threshold fitted by {report.folds}-fold "
         "cross-validation (never on the solutions it predicts).",
         *(
@@ -47,7 +54,7 @@ def to_markdown(report: MetaEvalReport) -> str:
         lines.append(
             f"| {d.name} | {d.family} | {_num(d.auroc)}{_ci(d.auroc_ci)} "
             f"| {_num(d.somers_d)}{_ci(d.somers_d_ci)} "
-            f"| {_num(d.f1)}{_ci(d.f1_ci)} | {_num(d.acc_error)} | {_num(d.acc_correct)} "
+            f"| {_num(d.f1)}{_ci(d.f1_ci)} | {rate_text(*d.error_counts)} | {rate_text(*d.correct_counts)} "
             f"| {_num(d.step_auroc)}{_ci(d.step_auroc_ci)} | {d.rule} |"
         )
     unchecked = [d for d in report.detectors if d.not_checked]
