@@ -28,7 +28,6 @@ from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import resolve
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
-from reasoning_metrics.steps import StepThresholds
 from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
@@ -226,7 +225,7 @@ def score_run(
     out = out or run_dir / SCORES_FILE
     chosen = resolve(metrics)
     slots_args = models or {}
-    thresholds = StepThresholds()
+    thresholds = None  # each language's encoder's own (reasoning_metrics.step_thresholds)
     slots = ModelSlots(**slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     assigned = assign_models(metric_models, chosen)

@@ -286,7 +286,6 @@ def score_chains_cmd(
     from reasoning_metrics.registry import resolve
     from reasoning_metrics.scoring import iter_scores, load_models
     from reasoning_metrics.slots import ModelSlots
-    from reasoning_metrics.steps import StepThresholds
     from reasoning_metrics.store import append_scores, make_config, open_scores, read_score_lines
     from runners.files import lock_file
 
@@ -296,7 +295,7 @@ def score_chains_cmd(
     check_models(names, models, own)
     chains = read_chains(file)
     chosen = resolve(names)
-    config = make_config(chosen, ModelSlots(None, **models), StepThresholds(), _lang(lang), assign_models(own, chosen))
+    config = make_config(chosen, ModelSlots(None, **models), None, _lang(lang), assign_models(own, chosen))
     with contextlib.ExitStack() as held:
         held.enter_context(encoder_warnings_to_stderr())
         if out is not None:
