@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from reasoning_metrics.runs import score_run
 from reasoning_metrics.scales import SCALE, SCALED, separation
 from reports import write_report
@@ -42,3 +44,36 @@ def test_the_page_carries_calibrated_scores_the_scale_and_the_columns_that_separ
         assert column["separates"] == stored[metric]["separates"]
         if column["separates"] is False:
             assert "0.5" in column["en"] and "0.5" in column["zh"] and "AUROC" in column["zh"]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_answer_shows_the_scaled_reading_and_greys_a_score_that_separates_nothing(tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    from tests._browser import chromium, console_errors
+    from tests.reports.test_report_browser import css, show_answer, wait
+
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"), outputs=WRONG)
+    list(score_run(run, models={"encoder": _NamedAsE5(), "nli": RuleNLI()}, cache=False).records)
+    write_report([run], tmp_path / "report", plots=False)
+    driver = chromium(tmp_path / "profile", tmp_path / "downloads")
+    try:
+        driver.get((tmp_path / "report" / "index.html").resolve().as_uri())
+        data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
+        (entry,) = data["runs"]
+        qi, answer = next((int(i), a) for i, a in data["answers"][entry["id"]].items() if a["calibrated"])
+        show_answer(driver, qi, entry["id"])
+        chips = css(driver, f".answer[data-run='{entry['id']}']").find_elements(By.CSS_SELECTOR, "dd .chip")
+        faith = next(c for c in chips if c.text.startswith("忠实") or "Faithfulness" in c.text)
+        raw, scaled = answer["scores"]["faithfulness_step"], answer["calibrated"]["faithfulness_step"]
+        assert faith.text.endswith(f"{raw:.2f} · 换算 {scaled:.2f}"), faith.text
+        greyed = entry["columns"]["faithfulness_step"]["separates"] is False
+        assert ("muted" in faith.get_attribute("class").split()) == greyed
+        title = faith.get_attribute("title")
+        assert SCALE["zh"] in title and (not greyed or "区间包含 0.5" in title)
+        css(driver, "#lang").click()
+        wait(driver, lambda d: "scaled" in css(d, f".answer[data-run='{entry['id']}']").text)
+        assert console_errors(driver) == []
+    finally:
+        driver.quit()
