@@ -53,6 +53,7 @@ class LodoRow:
     acc_correct: float | None
     f1: float | None
     auroc_ci: tuple[float, float] | None = None
+    f1_ci: tuple[float, float] | None = None
     error_counts: tuple[int, int] = (0, 0)
     """``acc_error`` as (found exactly, solutions with a known first wrong step)."""
     correct_counts: tuple[int, int] = (0, 0)
@@ -208,6 +209,7 @@ def leave_one_out(
                         r.acc_correct,
                         r.f1,
                         r.auroc_ci,
+                        r.f1_ci,
                         r.error_counts,
                         r.correct_counts,
                     )
@@ -255,6 +257,7 @@ def _groups(
                     r.acc_correct,
                     r.f1,
                     r.auroc_ci,
+                    r.f1_ci,
                     r.error_counts,
                     r.correct_counts,
                 )
@@ -267,10 +270,12 @@ def _cell(value: float | None) -> str:
 
 
 def _row(r: LodoRow) -> str:
-    auroc = _cell(r.auroc) + ("" if r.auroc_ci is None else f" [{r.auroc_ci[0]:.3f}, {r.auroc_ci[1]:.3f}]")
+    def ci(value: float | None, interval: tuple[float, float] | None) -> str:
+        return _cell(value) + ("" if interval is None else f" [{interval[0]:.3f}, {interval[1]:.3f}]")
+
     return (
-        f"| {r.dataset} | {r.half} | {r.solutions} ({r.with_error}) | {r.detector} | {auroc} | "
-        f"{rate_text(*r.error_counts)} | {rate_text(*r.correct_counts)} | {_cell(r.f1)} |"
+        f"| {r.dataset} | {r.half} | {r.solutions} ({r.with_error}) | {r.detector} | {ci(r.auroc, r.auroc_ci)} | "
+        f"{rate_text(*r.error_counts)} | {rate_text(*r.correct_counts)} | {ci(r.f1, r.f1_ci)} |"
     )
 
 
@@ -291,8 +296,8 @@ def lodo_markdown(report: LodoReport) -> str:
         lines += [_row(r) for r in report.group_rows]
     lines += [
         "",
-        "AUROC: 95 % percentile-bootstrap interval; exact first step and correct called correct: count and "
-        "95 % Wilson interval.",
+        "AUROC and F1: 95 % percentile-bootstrap interval; exact first step and correct called correct: count "
+        "and 95 % Wilson interval.",
     ]
     notes = ["", "Combiners (each fitted on the development halves of the other sets):", ""]
     for held, fitted in report.combiners.items():

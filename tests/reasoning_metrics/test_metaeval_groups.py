@@ -84,3 +84,24 @@ def test_every_rate_is_quoted_with_its_count_and_interval() -> None:
     assert "1/2 = 50 % (9-91 %)" in row
     table = group_markdown(by_group(solutions, [result], n_boot=50))
     assert "1/1 = 100 % (21-100 %)" in table and "0/1 = 0 % (0-79 %)" in table, table
+
+
+def test_the_headline_comparison_quotes_counts_and_intervals_too() -> None:
+    from reasoning_metrics.metaeval.harness import meta_evaluate
+    from reasoning_metrics.metaeval.report import to_markdown
+
+    solutions = [
+        from_first_error("ok1", "p", ["a", "b"], -1, "zh", {}),
+        from_first_error("ok2", "p", ["a", "b"], -1, "zh", {}),
+        from_first_error("w1", "p", ["a", "b"], 0, "zh", {}),
+        from_first_error("w2", "p", ["a", "b"], 1, "zh", {}),
+    ]
+    head = DetectorResult("aggregate", "k12eval", "higher = wrong", [0.1, 0.2, 0.9, 0.8], [[0, 0]] * 4)
+    head.native = [-1, 0, 0, 1]  # both first steps found, one correct solution called wrong
+    roscoe = DetectorResult(
+        "roscoe.x", "roscoe", "-x", [0.3, 0.1, 0.2, 0.9], [[0.1, 0.2], [0.3, 0.1], [0.9, 0.1], [0.1, 0.8]]
+    )
+    text = to_markdown(meta_evaluate(solutions, [head, roscoe], n_boot=20, folds=2))
+    line = next(x for x in text.splitlines() if "Exact first wrong step" in x)
+    assert "erroneous solutions: 2/2 = 100 % (34-100 %) vs " in line, line
+    assert not __import__("re").search(r"solutions: \d\.\d{3} vs", line)
