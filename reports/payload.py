@@ -290,7 +290,7 @@ def _columns(run: Run) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for metric, row in separation(encoder, lang).items():
         if row.get("separates") is None:
-            out[metric] = {"separates": None, "en": row.get("why", ""), "zh": "未测量：需要 NLI 模型"}
+            out[metric] = {"separates": None, "en": row.get("why", ""), "zh": row.get("why_zh", "未测量")}
             continue
         confirm = row["confirm"]
         lang_zh = _LANG_ZH.get(lang or "", lang)

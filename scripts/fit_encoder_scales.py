@@ -77,10 +77,17 @@ def _separation(solutions: list, scored: list[ChainScores], n_boot: int) -> dict
                 "wrong": sum(labels),
             }
         ci = row["confirm"]["ci"]
-        row["separates"] = bool(ci is not None and not ci[0] <= 0.5 <= ci[1])
+        if ci is None:  # e.g. no reference in this set: not measured, and not greyed for it
+            out[name] = {
+                "separates": None,
+                "why": "not measured: no solutions with this score on the set",
+                "why_zh": "未测量：该数据集上没有这项得分",
+            }
+            continue
+        row["separates"] = not ci[0] <= 0.5 <= ci[1]
         out[name] = row
     for name in NLI_METRICS:
-        out[name] = {"separates": None, "why": "not measured: needs an NLI model"}
+        out[name] = {"separates": None, "why": "not measured: needs an NLI model", "why_zh": "未测量：需要 NLI 模型"}
     return out
 
 
