@@ -99,6 +99,9 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=0.05, help="largest share of correct dev steps a flag may hit")
     parser.add_argument("--boot", type=int, default=1000)
     parser.add_argument("--dry-run", action="store_true", help="print, do not store")
+    parser.add_argument(
+        "--scale-only", action="store_true", help="store the floor and separation, not thresholds (keep the defaults)"
+    )
     args = parser.parse_args()
 
     solutions = load_set(parse_set(args.sets, None))
@@ -187,14 +190,15 @@ def main() -> None:
         return
     data: dict[str, Any] = json.loads(SCALES_FILE.read_text(encoding="utf-8"))
     entry = data["encoders"].setdefault(args.encoder, {})
-    entry.setdefault("thresholds", {})[args.lang] = fitted
-    entry.setdefault("thresholds_fitted_on", {})[args.lang] = {
-        "sets": args.sets,
-        "half": "dev",
-        "rate": args.rate,
-        "steps": len(groups["dev"]["correct steps"]),
-        "measured": measured,
-    }
+    if not args.scale_only:
+        entry.setdefault("thresholds", {})[args.lang] = fitted
+        entry.setdefault("thresholds_fitted_on", {})[args.lang] = {
+            "sets": args.sets,
+            "half": "dev",
+            "rate": args.rate,
+            "steps": len(groups["dev"]["correct steps"]),
+            "measured": measured,
+        }
     entry.setdefault("unrelated", {})[args.lang] = floor
     entry.setdefault("separation", {})[args.lang] = separation
     entry["command"] = " ".join(["python scripts/fit_encoder_scales.py", *sys.argv[1:]])
