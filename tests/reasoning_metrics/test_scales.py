@@ -55,3 +55,16 @@ def test_every_page_metric_has_a_measured_separation_on_the_chinese_set() -> Non
         assert row["separates"] == (not row["confirm"]["ci"][0] <= 0.5 <= row["confirm"]["ci"][1])
     assert rows["source_consistency"]["separates"] is None  # needs an NLI model: not measured, said so
     assert set(SCALED) >= {"faithfulness_step", "reasoning_alignment", "hallucination", "redundancy"}
+
+
+def test_minilm_on_english_has_its_own_floor_and_keeps_the_thresholds_read_off_it() -> None:
+    from reasoning_metrics.step_thresholds import thresholds_for
+    from reasoning_metrics.steps import StepThresholds
+
+    u = unrelated_floor("sentence-transformers/all-MiniLM-L6-v2", "en")
+    e5 = unrelated_floor(E5, "zh")
+    assert u is not None and e5 is not None and u < 0.7 < e5  # the two encoders' bands differ, as the scale says
+    assert thresholds_for("all-MiniLM-L6-v2", "en") == StepThresholds()  # --scale-only: not replaced
+    assert calibrated("faithfulness_step", 0.95, "all-MiniLM-L6-v2", "en") != calibrated(
+        "faithfulness_step", 0.95, E5, "zh"
+    )
