@@ -114,7 +114,7 @@ def score(
 
     ``models`` maps a role (``encoder``, ``nli``, ...) to a model name or an adapter object
     (``encode(texts) -> ndarray`` for an encoder); a role left out gets its default model.
-    ``metric_models`` gives a metric (or ``alignment``) its own model, as ``--model-for`` does;
+    ``metric_models`` gives a metric (or the group ``reference``) its own model, as ``--model-for`` does;
     ``source_with_options`` scores against the stem and its options, as ``--source-with-options``;
     ``combiner`` is ``--combiner`` (the shipped one when not given, unless ``detectors`` is off; ``"none"``).
     """
@@ -258,7 +258,6 @@ def chain_scoring(
     from reasoning_metrics.permetric import score_plan
     from reasoning_metrics.scoring import iter_scores, load_models
     from reasoning_metrics.slots import ModelSlots
-    from reasoning_metrics.steps import StepThresholds
     from reasoning_metrics.store import append_scores, make_config, open_scores
     from runners.files import lock_file
 
@@ -270,7 +269,7 @@ def chain_scoring(
     with contextlib.ExitStack() as held:
         config = None
         if out is not None:
-            config = make_config(chosen, ModelSlots(None, **roles), StepThresholds(), language, plan.assigned)
+            config = make_config(chosen, ModelSlots(None, **roles), None, language, plan.assigned)
             held.enter_context(lock_file(Path(out)))  # a second job on this file is refused, not interleaved
             done = open_scores(Path(out), config)
             chains = [c for c in chains if c.id not in done]

@@ -1,11 +1,13 @@
 """A model per metric: what a ``--model-for`` key names, and the scoring plans it makes.
 
-The CK12 paper scored its alignment metrics with all-mpnet-base-v2 and the others with
-roscoe-512-roberta. Each role's model (``--embedder``, ``--nli``...) is every metric's
-default; a metric, or a group of them, can be given its own: ``{"alignment": "all-mpnet-base-v2"}``,
+The CK12 paper scored Reasoning Alignment alone with all-mpnet-base-v2 and every other score
+with roscoe-512-roberta. Each role's model (``--embedder``, ``--nli``...) is every metric's
+default; a metric, or a group of them, can be given its own: ``{"alignment": "all-mpnet-base-v2"}``
+(the paper's recipe: ``alignment`` is Reasoning Alignment only),
+``{"reference": "all-mpnet-base-v2"}`` (every score against the reference),
 ``{"faithfulness_token.token_embedder": "roberta-base"}``. A key is a metric (any name
-:func:`~reasoning_metrics.registry.resolve` takes) or a group of :data:`GROUPS`, with
-``.ROLE`` when the metric needs more than one model. Metrics that end up with the same
+:func:`~reasoning_metrics.registry.resolve` takes, or ``alignment``) or a group of :data:`GROUPS`,
+with ``.ROLE`` when the metric needs more than one model. Metrics that end up with the same
 models are scored together, each model called once per chunk (:func:`plans`).
 """
 
@@ -20,9 +22,14 @@ from reasoning_metrics.registry import METRICS, Metric, resolve
 from reasoning_metrics.slots import ModelArg, ModelSlots
 
 GROUPS: dict[str, tuple[str, ...]] = {
-    "alignment": tuple(m.name for m in METRICS.values() if m.needs_reference),
+    "reference": tuple(m.name for m in METRICS.values() if m.needs_reference),
 }
-"""Group name -> its metrics: ``alignment`` is every score that aligns the chain with the reference."""
+"""Group name -> its metrics: ``reference`` is every score that compares the chain with the reference."""
+
+SHORT_NAMES: dict[str, str] = {"alignment": "reasoning_alignment"}
+"""Key -> the one metric it names: ``alignment`` is the paper's Reasoning Alignment column, the only score
+the CK12 paper gave all-mpnet-base-v2 (hallucination and redundancy also read the reference but kept
+roscoe-512-roberta)."""
 
 Assigned = dict[str, dict[str, ModelArg]]
 """Metric name -> role -> the model that metric uses in that role instead of the role's own."""
@@ -96,6 +103,8 @@ def assign_models(given: Mapping[str, ModelArg] | None, metrics: Sequence[Metric
 def _members(name: str, key: str) -> tuple[str, ...]:
     if name.lower() in GROUPS:
         return GROUPS[name.lower()]
+    if name.lower() in SHORT_NAMES:
+        return (SHORT_NAMES[name.lower()],)
     try:
         found = resolve([name]) if name.lower() not in ("all", "default") else []
     except ValueError:
@@ -155,8 +164,8 @@ def _identity(arg: ModelArg) -> Any:
 
 
 def _flag(members: list[Metric], chosen: set[str]) -> str:
-    """The ``--model-for`` key to name in a warning about these metrics' encoder: their group if they
-    are all of it that is computed, else the first of them."""
+    """The ``--model-for`` key to name in a warning about these metrics' encoder: the metric if there is
+    one, their group if they are all of it that is computed, else the first of them."""
     names = {m.name for m in members}
-    group = next((g for g, ms in GROUPS.items() if names == set(ms) & chosen), None)
+    group = next((g for g, ms in GROUPS.items() if len(names) > 1 and names == set(ms) & chosen), None)
     return f"--model-for {group or members[0].name}="

@@ -28,7 +28,6 @@ from reasoning_metrics.permetric import ScorePlan, score_plan
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
-from reasoning_metrics.steps import StepThresholds
 from reasoning_metrics.store import SCORES_FILE as SCORES_FILE
 from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
 from reasoning_metrics.store import ScoreRecord as ScoreRecord
@@ -212,7 +211,7 @@ def score_run(
     plan = score_plan(metrics, metric_models)  # the one resolution of the metrics of this job
     chosen = list(plan.metrics)
     slots_args = models or {}
-    thresholds = StepThresholds()
+    thresholds = None  # each language's encoder's own (reasoning_metrics.step_thresholds)
     slots = ModelSlots(**slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     config = _config(make_config(chosen, slots, thresholds, lang, plan.assigned), slots, detectors, extra_roles)

@@ -19,9 +19,12 @@ from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.registry import INPUT_MODEL, REFERENCE_INPUTS, SOURCE_INPUTS, Metric
 from reasoning_metrics.slots import LOAD_FAILED, ModelArg, ModelSlots
 from reasoning_metrics.split import split_reference, split_steps
+from reasoning_metrics.step_thresholds import thresholds_for
 from reasoning_metrics.steps import StepThresholds, step_details
 
 DETAIL_INPUTS = frozenset({"sim_hs", "sim_hr", "sim_hh"})
+SIMILARITIES = ("sim_hs", "sim_hr", "sim_hh")
+"""The encoder's inputs that flag steps, in the order whose encoder picks the thresholds."""
 """Inputs computed for the per-step detail whenever the encoder is loaded anyway."""
 GUARDED_TEXTS = 128
 """A chain with more texts than this (steps, source sentences and reference steps together), or
@@ -108,13 +111,14 @@ def iter_scores(
     each record's ``metric_models`` names them.
     ``budget_s``: seconds a chain of more than :data:`GUARDED_TEXTS` texts may take (model passes
     and metrics); over it, the chain's scores are ``None`` and ``unavailable`` says it was too long.
+    ``thresholds``: when the steps are flagged; by default each chain's encoder's own, fitted and
+    stored with its name (:func:`reasoning_metrics.step_thresholds.thresholds_for`).
     """
     score = score_plan(metrics, metric_models)
     chosen = list(score.metrics)
     slots = ModelSlots(encoder=encoder, nli=nli, token_embedder=token_embedder, lm=lm, grammar=grammar)
     scoring_plans = plans(chosen, slots, score.assigned)
     store = open_cache(cache)
-    thresholds = thresholds or StepThresholds()
     done = 0
     iterator = iter(chains)
     try:
@@ -306,15 +310,17 @@ def _compute_inputs(
 
 
 def _assemble(
-    parts: list[tuple[MetricPlan, Prepared]], chosen: list[Metric], thresholds: StepThresholds
+    parts: list[tuple[MetricPlan, Prepared]], chosen: list[Metric], thresholds: StepThresholds | None
 ) -> ChainScores:
     """One chain's record from what each plan computed for it; the step detail from the first
-    plan that has each input (the roles' own models first)."""
+    plan that has each input (the roles' own models first), flagged with ``thresholds`` or, when
+    ``None``, those of the encoder that gave the step's source similarities (else its others)."""
     scores: dict[str, float | None] = {}
     unavailable: dict[str, str] = {}
     inputs: dict[str, Any] = {}
     models: dict[str, str] = {}
     own: dict[str, dict[str, str]] = {}
+    encoders: dict[str, str] = {}  # similarity input -> the encoder that produced it
     p = parts[0][1]
     for plan, part in parts:
         for metric in plan.metrics:
@@ -323,11 +329,13 @@ def _assemble(
                 scores[metric.name], unavailable[metric.name] = None, reason
             else:
                 scores[metric.name] = metric.fn(*(part.inputs[i] for i in metric.inputs))
-        for key, value in part.inputs.items():
-            inputs.setdefault(key, value)
         names = {
             role: name for role in plan.roles if role not in part.missing and (name := plan.slots.name(role, part.lang))
         }
+        for key, value in part.inputs.items():
+            if key not in inputs and key in SIMILARITIES and "encoder" in names:
+                encoders[key] = names["encoder"]
+            inputs.setdefault(key, value)
         if plan.own:
             own.update({m.name: {r: names[r] for r in sorted(m.models) if r in names} for m in plan.metrics})
         else:
@@ -343,7 +351,7 @@ def _assemble(
             inputs.get("sim_hr"),
             inputs.get("sim_hh"),
             inputs.get("contra_hs"),
-            thresholds,
+            thresholds or thresholds_for(next((encoders[k] for k in SIMILARITIES if k in encoders), None), p.lang),
             inputs.get("contra_hh"),
         ),
         source_steps=p.source,

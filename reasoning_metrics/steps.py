@@ -13,9 +13,10 @@ from reasoning_metrics.records import Flag, StepDetail
 class StepThresholds:
     """When a step is flagged. Similarities are ``cos* = (1 + cos) / 2``.
 
-    Heuristic defaults, read off all-MiniLM-L6-v2 on GSM8K-style steps (an
-    unrelated sentence scores about 0.5-0.6 against a question, a restatement
-    0.85-0.95); not calibrated against teachers' judgments.
+    The defaults were read off all-MiniLM-L6-v2 on GSM8K-style steps (an unrelated sentence
+    scores about 0.5-0.6 against a question, a restatement 0.85-0.95) and hold for no other
+    encoder: scoring takes each encoder's own, fitted and stored with its name
+    (:func:`reasoning_metrics.step_thresholds.thresholds_for`).
     """
 
     support: float = 0.70
@@ -51,7 +52,7 @@ def step_details(
             d.contradiction_index, d.contradiction = _best(contra_hs[i])
         if contra_hh is not None and i > 0 and np.isfinite(contra_hh[i, :i]).all():
             d.earlier_contradiction_index, d.earlier_contradiction = _best(contra_hh[i, :i])
-        d.flags = _flags(d, thresholds)
+        d.flags = flags_of(d, thresholds)
         details.append(d)
     return details
 
@@ -61,7 +62,8 @@ def _best(row: np.ndarray) -> tuple[int, float]:
     return j, float(row[j])
 
 
-def _flags(d: StepDetail, t: StepThresholds) -> list[Flag]:
+def flags_of(d: StepDetail, t: StepThresholds) -> list[Flag]:
+    """The flags a step's best matches raise under ``t``."""
     flags: list[Flag] = []
     weak_source = d.source_similarity is not None and d.source_similarity < t.support
     if weak_source and (d.reference_similarity is None or d.reference_similarity < t.support):

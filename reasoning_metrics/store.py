@@ -63,7 +63,10 @@ class ScoreConfig(BaseModel):
     metric_models: dict[str, dict[str, dict[str, str | None]]] = Field(default_factory=dict)
     """Metric -> role -> language -> the model that produced it: the role's (``models``) or the
     metric's own (``--model-for``). Files written before it existed get it from ``models``."""
-    thresholds: dict[str, float] = Field(default_factory=dict)
+    thresholds: dict[str, Any] = Field(default_factory=dict)
+    """Language -> the step-flag thresholds of that language's encoder, with its name and whether they
+    were fitted for it (:func:`reasoning_metrics.step_thresholds.describe`); one flat set when they were
+    given (and in files scored before thresholds were per encoder)."""
     lang: str | None = None
     """The language forced on every chain, if any."""
     source: Literal["stem", "stem+options"] | None = None
@@ -101,12 +104,13 @@ class ScoreConfig(BaseModel):
 def make_config(
     metrics: list[Metric],
     slots: ModelSlots,
-    thresholds: StepThresholds,
+    thresholds: StepThresholds | None,
     lang: str | None,
     assigned: Assigned | None = None,
 ) -> ScoreConfig:
     """The config of a scoring job: the chosen metrics and the models that produce each
-    (``assigned``: the metrics' own, :func:`reasoning_metrics.permetric.assign_models`)."""
+    (``assigned``: the metrics' own, :func:`reasoning_metrics.permetric.assign_models`), and the
+    step thresholds: ``thresholds`` as given, or (``None``) each language's encoder's own."""
     assigned = assigned or {}
     per_metric = {
         m.name: {role: {lg: plan.slots.name(role, lg) for lg in ("en", "zh")} for role in sorted(m.models)}
@@ -119,9 +123,21 @@ def make_config(
             role: {lg: slots.name(role, lg) for lg in ("en", "zh")} for role in sorted(base_roles(metrics, assigned))
         },
         metric_models={m.name: per_metric[m.name] for m in metrics},
-        thresholds=asdict(thresholds),
+        thresholds=asdict(thresholds) if thresholds is not None else _encoder_thresholds(metrics, slots, assigned),
         lang=lang,
     )
+
+
+def _encoder_thresholds(metrics: list[Metric], slots: ModelSlots, assigned: Assigned) -> dict[str, Any]:
+    """Per language, the thresholds of the encoder whose similarities flag the steps (as scoring picks it)."""
+    from reasoning_metrics.step_thresholds import describe
+
+    by_plan = plans(metrics, slots, assigned)
+    out: dict[str, Any] = {}
+    for lg in ("en", "zh"):
+        names = [plan.slots.name("encoder", lg) for plan in by_plan if "encoder" in plan.roles]
+        out[lg] = describe(next((n for n in names if n), None), lg)
+    return out
 
 
 def header_path(out: Path) -> Path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import pandas as pd
 from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
 from reasoning_metrics.registry import METRICS
+from reasoning_metrics.scales import SCALE, separation
 from reports.aggregate import ROOT, weakest_points
 from reports.latex import simplify_latex
 from reports.runs import Run
@@ -258,6 +260,7 @@ def build_payload(
         "meta": clean(meta),
         "runs": clean([_run_entry(run, nodes) for run in runs]),
         "metrics": [metric_entry(m) for m in metrics],
+        "scale": dict(SCALE),
         "tree": _tree(graph, index),
         "questions": [_question(graph.questions[qid], reference.get(qid, ())) for qid in order],
         "results": results,
@@ -288,6 +291,7 @@ def _answer_from(record: RunRecord, scores: QuestionScores | None) -> dict[str, 
         "solution_flags": _findings(scores.solution_findings) if scores else [],
         "detectors_unavailable": scores.detectors_unavailable if scores else {},
         "combined": _combined(scores, record),
+        "calibrated": scores.calibrated if scores else {},
     }
 
 
@@ -313,6 +317,43 @@ def _combiner(run: Run) -> dict[str, Any] | None:
     return {"name": info.name, "recorded": info.recorded, "training": training}
 
 
+_LANG_ZH = {"zh": "中文", "en": "英文"}
+
+
+def _columns(run: Run) -> dict[str, dict[str, Any]]:
+    """Per metric, whether it separated right from wrong chains for the run's encoder and language
+    (:func:`reasoning_metrics.scales.separation`, measured on a labelled set), and the reason, zh and en,
+    when it did not: the page greys such a column. Empty when the run has no scores or nothing is stored."""
+    seen = Counter((s.encoder, s.lang) for s in run.scores.values() if s.encoder)
+    if not seen:
+        return {}
+    (encoder, lang), _ = seen.most_common(1)[0]
+    out: dict[str, dict[str, Any]] = {}
+    for metric, row in separation(encoder, lang).items():
+        if row.get("separates") is None:
+            out[metric] = {"separates": None, "en": row.get("why", ""), "zh": row.get("why_zh", "未测量")}
+            continue
+        confirm = row["confirm"]
+        lang_zh = _LANG_ZH.get(lang or "", lang)
+        figure = f"AUROC {confirm['auroc']} {confirm['ci']} ({confirm['solutions']}, {confirm['wrong']})"
+        out[metric] = {
+            "separates": row["separates"],
+            "auroc": {h: row[h] for h in ("dev", "confirm")},
+            "en": (
+                f"separates right from wrong {lang} solutions scored with {encoder}: confirmation half {figure}"
+                if row["separates"]
+                else f"does not separate right from wrong {lang} solutions scored with {encoder}: confirmation "
+                f"half {figure}, the interval holds 0.5 (chance)"
+            ),
+            "zh": (
+                f"能区分用 {encoder} 评分的{lang_zh}解答的对错：确认集 {figure}"
+                if row["separates"]
+                else f"不能区分用 {encoder} 评分的{lang_zh}解答的对错：确认集 {figure}，区间包含 0.5（随机水平）"
+            ),
+        }
+    return out
+
+
 def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
     header = run.header
     row = _root_row(nodes, run.id)
@@ -328,6 +369,7 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         "records": len(run.records),
         "scored_steps": len(run.scores),
         "combiner": _combiner(run),
+        "columns": _columns(run),
         **{k: row.get(k) for k in ("n", "acc_micro", "acc_micro_lo", "acc_micro_hi", "acc_macro", "unparsed_rate")},
     }
 

@@ -5,30 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-Z95 = 1.959963984540054
-"""The normal quantile of a two-sided 95% interval."""
-
-
-def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion; ``(nan, nan)`` when ``n`` is 0.
-
-    Unlike the normal approximation it stays inside [0, 1] and is honest for
-    small ``n``: one right answer out of one gives (0.21, 1.0), not (1.0, 1.0).
-    """
-    if n <= 0:
-        return math.nan, math.nan
-    if not 0 <= successes <= n:
-        raise ValueError(f"successes must lie in [0, {n}], got {successes}")
-    p = successes / n
-    z2 = z * z
-    denominator = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / denominator
-    half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    # In exact arithmetic lo <= p <= hi, with lo = 0 at 0/n and hi = 1 at n/n; floating point
-    # misses those by an ulp (10/10 gave hi = 0.99999...), which made error bars negative.
-    lo = 0.0 if successes == 0 else min(p, max(0.0, centre - half))
-    hi = 1.0 if successes == n else max(p, min(1.0, centre + half))
-    return lo, hi
+from kg.intervals import Z95 as Z95
+from kg.intervals import wilson_interval as wilson_interval
 
 
 def rank_of_gold(option_scores: dict[str, float], gold: str) -> int | None:

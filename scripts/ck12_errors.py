@@ -5,7 +5,8 @@ Two steps around the labelling by hand:
     python scripts/ck12_errors.py packets RUN_DIR... --out PACKET_DIR [--per-packet 40]
         writes labelling sheets (Markdown, outside the repository: they hold CK12 text) with the
         question, gold answer, teacher's analysis and the model's numbered steps, and an empty
-        labels file per sheet to fill in: {"id", "first_error", "kind", "note"} per solution;
+        labels file per sheet to fill in: {"id", "first_error", "kind", "note"} per solution, with
+        "answered": false for a non-answer (docs/labelling.md);
     python scripts/ck12_errors.py build RUN_DIR... --labels PACKET_DIR --out data/ck12_errors/FILE.jsonl
         joins the filled labels with the run records into the stored set (no CK12 text: the model's
         output, its steps, its grade and the labels, keyed by CK12 id).
@@ -87,6 +88,8 @@ def build(args: argparse.Namespace) -> None:
             first = label["first_error"]
             if first >= 0 and label.get("kind") not in KINDS:
                 sys.exit(f"{file}, {where}: kind {label.get('kind')!r} is not one of {', '.join(KINDS)}")
+            if label.get("answered", True) is not True and (label.get("answered") is not False or first >= 0):
+                sys.exit(f"{file}, {where}: answered must be false (a non-answer, first_error -1) or left out")
             labels[label["id"]] = label
     out = []
     for run in args.runs:
@@ -111,6 +114,7 @@ def build(args: argparse.Namespace) -> None:
                     "steps": steps,
                     "extracted": record.get("extracted"),
                     "graded_correct": bool(record.get("correct")),
+                    **({"answered": False} if label.get("answered") is False else {}),  # a non-answer
                     "first_error": label["first_error"],
                     "kind": label.get("kind") if label["first_error"] >= 0 else None,
                     "note": label.get("note", ""),
@@ -119,7 +123,11 @@ def build(args: argparse.Namespace) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
     wrong = sum(r["first_error"] >= 0 for r in out)
-    print(f"{len(out)} labelled solutions ({wrong} with a wrong step, {len(out) - wrong} without) -> {args.out}")
+    none = sum(r.get("answered") is False for r in out)
+    print(
+        f"{len(out)} labelled solutions ({wrong} with a wrong step, {none} non-answers, "
+        f"{len(out) - wrong - none} correct) -> {args.out}"
+    )
 
 
 def main() -> None:

@@ -20,8 +20,9 @@ ModelForOpt = Annotated[
     typer.Option(
         "--model-for",
         help="METRIC=MODEL: a metric's own model instead of its role's (repeat, or a comma list); METRIC is a "
-        "metric name or 'alignment' (every score against the reference), with .ROLE for a metric that needs two "
-        "models (faithfulness_token.token_embedder=...). The paper: --embedder facebook/roscoe-512-roberta-base --model-for "
+        "metric name ('alignment' is reasoning_alignment) or 'reference' (every score against the reference), with "
+        ".ROLE for a metric that needs two models (faithfulness_token.token_embedder=...). The CK12 paper (mpnet for "
+        "Reasoning Alignment only): --embedder facebook/roscoe-512-roberta-base --model-for "
         "alignment=all-mpnet-base-v2.",
     ),
 ]

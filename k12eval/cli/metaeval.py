@@ -225,7 +225,7 @@ def meta_eval(
     if half not in HALVES:
         raise UserError(f"--half {half!r}: choose one of {', '.join(HALVES)}")
     if lodo:
-        _lodo(lodo, fmt, encoder, folds, seed, out, by, min_correct)
+        _lodo(lodo, fmt, encoder, folds, seed, out, by, min_correct, n_boot)
         return
     if data is None or fmt is None:
         raise UserError("meta-eval needs DATA and --format (or --lodo SETS)")
@@ -275,7 +275,8 @@ def meta_eval(
     if by:
         from reasoning_metrics.metaeval.groups import by_group, group_markdown
 
-        markdown += f"\n## By {by}\n\n" + group_markdown(by_group(solutions, results, key=by, seed=seed, folds=folds))
+        rows = by_group(solutions, results, key=by, seed=seed, folds=folds, n_boot=n_boot)
+        markdown += f"\n## By {by}\n\n" + group_markdown(rows)
     typer.echo(to_json(report) if as_json else markdown, nl=False)
     if out is not None:  # the Markdown file holds what the terminal shows, --by table included
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -291,6 +292,7 @@ def _lodo(
     out: Path | None,
     by: str | None,
     min_correct: float,
+    n_boot: int,
 ) -> None:
     """``meta-eval --lodo``: the leave-one-dataset-out table (reasoning_metrics.metaeval.lodo)."""
     from reasoning_metrics.metaeval.lodo import leave_one_out, lodo_markdown, score_set
@@ -309,7 +311,9 @@ def _lodo(
         model, chosen = encoders_for(encoder, solutions, loaded)
         scored.append(score_set(spec, solutions, model, encoder_names=chosen))
     roscoe = any(s.encoder for s in scored)
-    text = lodo_markdown(leave_one_out(scored, folds=folds, seed=seed, roscoe=roscoe, by=by, min_correct=min_correct))
+    text = lodo_markdown(
+        leave_one_out(scored, folds=folds, seed=seed, roscoe=roscoe, by=by, min_correct=min_correct, n_boot=n_boot)
+    )
     typer.echo(text, nl=False)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

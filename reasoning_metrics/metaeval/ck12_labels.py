@@ -11,12 +11,18 @@ labelled set needs the release beside it. One line per solution::
      "graded_correct": false, "first_error": 2, "kind": "wrong_model", "note": "..."}
 
 ``first_error`` is 0-based, -1 for a solution with no wrong step; ``kind`` is one of :data:`KINDS`
-(``null`` when there is no error).
+(``null`` when there is no error). ``"answered": false`` (optional, true when absent) marks a
+**non-answer**: an output that never answers (a repetition loop cut off by the token limit, the
+question restated and nothing more). Its steps may state nothing false (``first_error`` -1), but it
+is not a correct solution: it is read as a wrong solution whose wrong step is unknown (kind
+:data:`NO_ANSWER`, no step labels), so it counts with the wrong ones for AUROC and is left out of
+first-step accuracy, never in the correct class.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +38,9 @@ KINDS = ("calculation", "wrong_model", "misread", "false_fact", "logic", "unsupp
 """Kinds of first wrong step: an arithmetic slip; a wrong model of the problem or a wrong formula;
 the question misread (wrong quantity, condition or what is asked); a false statement of fact; an
 invalid inference; a leap to a claim or value nothing before supports."""
+
+NO_ANSWER = "no_answer"
+"""The kind given to a non-answer (``"answered": false``): wrong, with no step to blame."""
 
 CK12_ENV = "K12EVAL_CK12"
 
@@ -85,9 +94,14 @@ def read_ck12_labels(path: Path, root: Path | None = None) -> list[tuple[str, La
         kind = record.get("kind")
         if first >= 0 and kind not in KINDS:
             raise InputError(f"{where}, field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
+        answered = record.get("answered", True)
+        if not isinstance(answered, bool):
+            raise InputError(f"{where}, field 'answered': expected true or false, got {answered!r}")
+        if not answered and first >= 0:
+            raise InputError(f"{where}, field 'answered': a non-answer has first_error -1, not {first}")
         meta: dict[str, Any] = {
             "question_id": ck12_id,  # the dev/confirm split key: a question's answers stay in one half
-            "kind": kind if first >= 0 else None,
+            "kind": kind if first >= 0 else None if answered else NO_ANSWER,
             "subject": question.subject,
             "type": question.type.value,
             "model": record.get("model"),
@@ -98,7 +112,10 @@ def read_ck12_labels(path: Path, root: Path | None = None) -> list[tuple[str, La
             "extracted": record.get("extracted"),
         }
         sid = _string(where, record, "id")
-        solutions.append((where, from_first_error(sid, problem_text(question), steps, first, "zh", meta)))
+        solution = from_first_error(sid, problem_text(question), steps, first, "zh", meta)
+        if not answered:  # wrong, with no step to blame: out of the correct class and of first-step scores
+            solution = replace(solution, has_error=True, first_error=None, step_labels=(None,) * len(steps))
+        solutions.append((where, solution))
     return solutions
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from kg.intervals import rate_text
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.metaeval.detectors import DetectorResult
 from reasoning_metrics.metaeval.harness import evaluate_detector
@@ -25,6 +26,9 @@ class GroupRow:
     auroc: float | None
     acc_error: float | None
     step_auroc: float | None
+    auroc_ci: tuple[float, float] | None = None
+    error_counts: tuple[int, int] = (0, 0)
+    """``acc_error`` as (found exactly, solutions with a known first wrong step)."""
 
 
 def _subset(result: DetectorResult, idx: Sequence[int]) -> DetectorResult:
@@ -44,6 +48,7 @@ def by_group(
     reference: str = "original",
     seed: int = 0,
     folds: int = 5,
+    n_boot: int = 200,
 ) -> list[GroupRow]:
     """Rows for every (group, detector); groups in order of first appearance, reference excluded.
 
@@ -62,8 +67,19 @@ def by_group(
         for result in results:
             if result.unavailable:
                 continue
-            report = evaluate_detector(_subset(result, idx), subset, n_boot=0, seed=seed, folds=folds)
-            rows.append(GroupRow(group, result.name, len(idx), report.auroc, report.acc_error, report.step_auroc))
+            report = evaluate_detector(_subset(result, idx), subset, n_boot=n_boot, seed=seed, folds=folds)
+            rows.append(
+                GroupRow(
+                    group,
+                    result.name,
+                    len(idx),
+                    report.auroc,
+                    report.acc_error,
+                    report.step_auroc,
+                    report.auroc_ci,
+                    report.error_counts,
+                )
+            )
     return rows
 
 
@@ -80,7 +96,17 @@ def group_markdown(rows: Sequence[GroupRow]) -> str:
         "| kind (vs correct solutions) | " + " | ".join(detectors) + " |",
         "|---|" + "---|" * len(detectors),
     ]
+
+    def ci(row: GroupRow) -> str:
+        return "" if row.auroc_ci is None else f" [{row.auroc_ci[0]:.2f}, {row.auroc_ci[1]:.2f}]"
+
     for group in groups:
-        cells = [f"{fmt(cell[group, d].auroc)} / {fmt(cell[group, d].acc_error)}" for d in detectors]
+        cells = [
+            f"{fmt(cell[group, d].auroc)}{ci(cell[group, d])} / {rate_text(*cell[group, d].error_counts)}"
+            for d in detectors
+        ]
         lines.append(f"| {group} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n\nEach cell: solution AUROC / exact first-wrong-step accuracy.\n"
+    return (
+        "\n".join(lines) + "\n\nEach cell: solution AUROC [95 % bootstrap interval] / exact first wrong steps "
+        "found (count, 95 % Wilson interval).\n"
+    )

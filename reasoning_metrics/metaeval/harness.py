@@ -35,6 +35,10 @@ class DetectorReport:
     somers_d_ci: Interval = None
     acc_error: float | None = None
     acc_correct: float | None = None
+    error_counts: tuple[int, int] = (0, 0)
+    """``acc_error`` as (first wrong steps found exactly, solutions with a known first wrong step)."""
+    correct_counts: tuple[int, int] = (0, 0)
+    """``acc_correct`` as (correct solutions predicted to have no error, correct solutions)."""
     f1: float | None = None
     f1_ci: Interval = None
     step_auroc: float | None = None
@@ -134,6 +138,8 @@ def evaluate_detector(
         predictions = list(cross_validated_predictions(result.step_scores, targets, k=folds, seed=seed)[0])
     pb = processbench_scores(predictions, targets)
     report.acc_error, report.acc_correct, report.f1 = pb.acc_error, pb.acc_correct, pb.f1
+    report.error_counts = (round((pb.acc_error or 0.0) * pb.n_error), pb.n_error)
+    report.correct_counts = (round((pb.acc_correct or 0.0) * pb.n_correct), pb.n_correct)
     report.f1_ci = bootstrap_ci(
         lambda idx: processbench_scores([predictions[i] for i in idx], [targets[i] for i in idx]).f1,
         len(solutions),

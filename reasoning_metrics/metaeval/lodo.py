@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kg.intervals import rate_text
 from reasoning_metrics.combine.features import feature_names
 from reasoning_metrics.combine.fit import fit_combiner
 from reasoning_metrics.combine.model import Combiner
@@ -51,6 +52,12 @@ class LodoRow:
     acc_error: float | None
     acc_correct: float | None
     f1: float | None
+    auroc_ci: tuple[float, float] | None = None
+    f1_ci: tuple[float, float] | None = None
+    error_counts: tuple[int, int] = (0, 0)
+    """``acc_error`` as (found exactly, solutions with a known first wrong step)."""
+    correct_counts: tuple[int, int] = (0, 0)
+    """``acc_correct`` as (called correct, correct solutions)."""
 
 
 @dataclass
@@ -164,9 +171,11 @@ def leave_one_out(
     roscoe: bool = False,
     by: str | None = None,
     min_correct: float = 0.0,
+    n_boot: int = 200,
 ) -> LodoReport:
     """For each set: fit on the others' development halves, report on its development and confirmation halves
-    (and, with ``by``, on each group of its wrong solutions by ``meta[by]``, beside its correct ones)."""
+    (and, with ``by``, on each group of its wrong solutions by ``meta[by]``, beside its correct ones); AUROC
+    with a ``n_boot`` percentile-bootstrap interval, rates with their counts."""
     report = LodoReport(by=by)
     for k, held in enumerate(scored):
         others = [s for j, s in enumerate(scored) if j != k]
@@ -181,7 +190,7 @@ def leave_one_out(
         for half in ("dev", "confirm"):
             idx = half_indices(held.solutions, half)
             sub = [held.solutions[i] for i in idx]
-            reports = [evaluate_detector(_subset(r, idx), sub, n_boot=0, seed=seed, folds=folds) for r in results]
+            reports = [evaluate_detector(_subset(r, idx), sub, n_boot=n_boot, seed=seed, folds=folds) for r in results]
             roscoe_reports = [r for r in reports if r.family == "roscoe" and r.auroc is not None]
             best = max(roscoe_reports, key=lambda r: r.auroc or 0.0, default=None)
             for r in reports:
@@ -199,10 +208,16 @@ def leave_one_out(
                         r.acc_error,
                         r.acc_correct,
                         r.f1,
+                        r.auroc_ci,
+                        r.f1_ci,
+                        r.error_counts,
+                        r.correct_counts,
                     )
                 )
             if by:
-                report.group_rows += _groups(held.spec.name, half, held.solutions, idx, results, by, seed, folds)
+                report.group_rows += _groups(
+                    held.spec.name, half, held.solutions, idx, results, by, seed, folds, n_boot
+                )
     return report
 
 
@@ -215,6 +230,7 @@ def _groups(
     by: str,
     seed: int,
     folds: int,
+    n_boot: int,
 ) -> list[LodoRow]:
     """Each value of ``meta[by]`` among the wrong solutions of ``idx``, evaluated with the correct ones."""
     correct = [i for i in idx if not solutions[i].has_error]
@@ -226,11 +242,24 @@ def _groups(
         for result in results:
             if result.family == "roscoe" or result.unavailable:
                 continue
-            r = evaluate_detector(_subset(result, members), sub, n_boot=0, seed=seed, folds=folds)
+            r = evaluate_detector(_subset(result, members), sub, n_boot=n_boot, seed=seed, folds=folds)
             label = f"{group}: {result.name}"
+            wrong = len(members) - len(correct)
             rows.append(
                 LodoRow(
-                    name, half, label, len(sub), len(members) - len(correct), r.auroc, r.acc_error, r.acc_correct, r.f1
+                    name,
+                    half,
+                    label,
+                    len(sub),
+                    wrong,
+                    r.auroc,
+                    r.acc_error,
+                    r.acc_correct,
+                    r.f1,
+                    r.auroc_ci,
+                    r.f1_ci,
+                    r.error_counts,
+                    r.correct_counts,
                 )
             )
     return rows
@@ -238,6 +267,16 @@ def _groups(
 
 def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def _row(r: LodoRow) -> str:
+    def ci(value: float | None, interval: tuple[float, float] | None) -> str:
+        return _cell(value) + ("" if interval is None else f" [{interval[0]:.3f}, {interval[1]:.3f}]")
+
+    return (
+        f"| {r.dataset} | {r.half} | {r.solutions} ({r.with_error}) | {r.detector} | {ci(r.auroc, r.auroc_ci)} | "
+        f"{rate_text(*r.error_counts)} | {rate_text(*r.correct_counts)} | {ci(r.f1, r.f1_ci)} |"
+    )
 
 
 def _encoder_note(training: dict[str, Any]) -> str:
@@ -251,18 +290,15 @@ def lodo_markdown(report: LodoReport) -> str:
         "| held-out set | half | solutions (wrong) | detector | AUROC | exact first step | correct called correct | F1 |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for r in report.rows:
-        lines.append(
-            f"| {r.dataset} | {r.half} | {r.solutions} ({r.with_error}) | {r.detector} | {_cell(r.auroc)} | "
-            f"{_cell(r.acc_error)} | {_cell(r.acc_correct)} | {_cell(r.f1)} |"
-        )
+    lines += [_row(r) for r in report.rows]
     if report.group_rows:
         lines += ["", f"By {report.by} (each group of wrong solutions with the half's correct ones):", "", *lines[:2]]
-        for r in report.group_rows:
-            lines.append(
-                f"| {r.dataset} | {r.half} | {r.solutions} ({r.with_error}) | {r.detector} | {_cell(r.auroc)} | "
-                f"{_cell(r.acc_error)} | {_cell(r.acc_correct)} | {_cell(r.f1)} |"
-            )
+        lines += [_row(r) for r in report.group_rows]
+    lines += [
+        "",
+        "AUROC and F1: 95 % percentile-bootstrap interval; exact first step and correct called correct: count "
+        "and 95 % Wilson interval.",
+    ]
     notes = ["", "Combiners (each fitted on the development halves of the other sets):", ""]
     for held, fitted in report.combiners.items():
         for name, info in fitted.items():

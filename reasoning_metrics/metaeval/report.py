@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
+from kg.intervals import rate_text
 from reasoning_metrics.metaeval.harness import Interval, MetaEvalReport
 
 
@@ -21,6 +22,11 @@ def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+def _non_answers(report: MetaEvalReport) -> str:
+    unknown = report.with_error - report.located
+    return f"; {unknown} wrong with no known step, e.g. non-answers" if unknown else ""
+
+
 def to_markdown(report: MetaEvalReport) -> str:
     """A Markdown report: the data, one row per detector, and the headline comparison."""
     lines = [
@@ -28,7 +34,8 @@ def to_markdown(report: MetaEvalReport) -> str:
         "",
         f"{report.solutions} solutions, {report.with_error} with an error "
         f"({report.located} with a known first "
-        f"wrong step). 95% intervals: percentile bootstrap, {report.n_boot} resamples, seed {report.seed}. "
+        f"wrong step{_non_answers(report)}). 95% intervals: percentile bootstrap, {report.n_boot} resamples, "
+        f"seed {report.seed}; acc. error and acc. correct: count and Wilson interval. "
         f"Scores without their own first-step prediction use a threshold fitted by {report.folds}-fold "
         "cross-validation (never on the solutions it predicts).",
         *(
@@ -47,7 +54,7 @@ def to_markdown(report: MetaEvalReport) -> str:
         lines.append(
             f"| {d.name} | {d.family} | {_num(d.auroc)}{_ci(d.auroc_ci)} "
             f"| {_num(d.somers_d)}{_ci(d.somers_d_ci)} "
-            f"| {_num(d.f1)}{_ci(d.f1_ci)} | {_num(d.acc_error)} | {_num(d.acc_correct)} "
+            f"| {_num(d.f1)}{_ci(d.f1_ci)} | {rate_text(*d.error_counts)} | {rate_text(*d.correct_counts)} "
             f"| {_num(d.step_auroc)}{_ci(d.step_auroc_ci)} | {d.rule} |"
         )
     unchecked = [d for d in report.detectors if d.not_checked]
@@ -64,21 +71,39 @@ def to_markdown(report: MetaEvalReport) -> str:
             f"**{c.headline}** vs the best ROSCOE score by AUROC (**{c.best_roscoe}**, chosen on this data): "
             f"AUROC gain {_num(c.auroc_gain)}{_ci(c.auroc_gain_ci)} (paired bootstrap). "
             "Exact first wrong step on "
-            f"erroneous solutions: {_num(c.acc_error_headline)} vs {_num(c.acc_error_best_roscoe)} "
-            "for the best "
+            f"erroneous solutions: {_counted(report, c.headline)} vs "
+            f"{_counted(report, c.best_roscoe_by_acc_error)} for the best "
             f"ROSCOE score by that measure ({c.best_roscoe_by_acc_error})"
             + (f", {c.exact_step_ratio:.1f}x." if c.exact_step_ratio is not None else "."),
         ]
         if c.matched_roscoe is not None:
             lines.append(
                 f"At the same false-alarm rate on correct solutions as {c.headline} (acc. correct >= "
-                f"{_num(head_correct(report))}), the best any ROSCOE score reaches with a threshold chosen "
-                f"on these labels (an upper bound) is {_num(c.matched_acc_error_roscoe)} "
+                f"{_correct_counted(report)}), the best any ROSCOE score reaches with a threshold chosen "
+                f"on these labels (an upper bound) is {_share(c.matched_acc_error_roscoe, report.located)} "
                 f"({c.matched_roscoe})."
             )
     lines += ["", "Orientation: every score is read so that higher means more likely wrong:", ""]
     lines += [f"- {d.name}: {_cell(d.orientation)}" for d in report.detectors if not d.unavailable]
     return "\n".join(lines) + "\n"
+
+
+def _counted(report: MetaEvalReport, name: str | None) -> str:
+    """A detector's exact-first-step rate as count, share and Wilson interval."""
+    d = next((d for d in report.detectors if d.name == name), None)
+    return "–" if d is None or d.acc_error is None else rate_text(*d.error_counts)
+
+
+def _correct_counted(report: MetaEvalReport) -> str:
+    """The headline's acc. correct as count, share and Wilson interval."""
+    c = report.comparison
+    d = next((d for d in report.detectors if c is not None and d.name == c.headline), None)
+    return "–" if d is None or d.acc_correct is None else rate_text(*d.correct_counts)
+
+
+def _share(value: float | None, n: int) -> str:
+    """A rate known as a share of ``n`` solutions, as count, share and Wilson interval."""
+    return "–" if value is None or n <= 0 else rate_text(round(value * n), n)
 
 
 def head_correct(report: MetaEvalReport) -> float | None:

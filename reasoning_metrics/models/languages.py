@@ -1,6 +1,6 @@
 """Which sentence encoders cannot read Chinese: they turn it into ``[UNK]`` and every similarity is noise.
 
-``all-MiniLM-L6-v2`` and ``all-mpnet-base-v2`` (the CK12 paper's English alignment
+``all-MiniLM-L6-v2`` and ``all-mpnet-base-v2`` (the CK12 paper's English Reasoning Alignment
 model) have English vocabularies (MODELS.md). A spec is recognised by its hub id or
 short name, or as a folder holding one of them (its name, or the model card's title,
 which sentence-transformers folders carry as ``README.md``).

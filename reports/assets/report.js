@@ -31,7 +31,7 @@
       verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注保存在本浏览器（localStorage）中；下载的 JSONL 可由 k12eval meta-eval --format chains 读取。',
       steps: '步骤', firstErrorCol: '首错步骤', complete: '完整', clearAll: '清除全部标注', tableSource: '出处',
       noData: '没有数据', warnings: '提示', generated: '生成时间', id: '编号', result: '结果', open: '打开',
-      rank: '正确选项排名', scores: '整体得分', unavailable: '无法计算', none2: '—', noSteps: '没有可显示的推理步骤。',
+      rank: '正确选项排名', scaled: '换算', scores: '整体得分', unavailable: '无法计算', none2: '—', noSteps: '没有可显示的推理步骤。',
       arts: '文科', science: '理科', stepOf: '步', simSource: '贴合题目', simReference: '贴合解析', contradictionShort: '矛盾',
       variantSaw: '这次运行看到的选项', clickHint: '点击步骤查看匹配的句子；用 ✓ / ✗ 标注对错。',
       solutionFlags: '整体问题', suspicion: '可疑度', detectorsOff: '未运行的检测器',
@@ -72,7 +72,7 @@
       verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
       steps: 'Steps', firstErrorCol: 'First error', complete: 'Complete', clearAll: 'Clear all verdicts', tableSource: 'Source',
       noData: 'No data', warnings: 'Notes', generated: 'Generated', id: 'Id', result: 'Result', open: 'Open',
-      rank: 'Rank of the gold option', scores: 'Solution scores', unavailable: 'Not computed', none2: '—',
+      rank: 'Rank of the gold option', scaled: 'scaled', scores: 'Solution scores', unavailable: 'Not computed', none2: '—',
       noSteps: 'No reasoning steps to show.', arts: 'arts', science: 'science', stepOf: 'step', simSource: 'vs question',
       simReference: 'vs analysis', contradictionShort: 'contradiction', variantSaw: 'Options as this run saw them',
       clickHint: 'Click a step to see the sentences it matched; mark it with ✓ / ✗.',
@@ -636,7 +636,7 @@
       { label: t('macro'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
       { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
       ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean,
-        render: (r) => metricText(r.s.metrics[m.key]) })),
+        render: (r) => columnCell(r.run, m.key, metricText(r.s.metrics[m.key])) })),
     ], here, { filter: false })));
 
     if (node.children) {
@@ -669,6 +669,11 @@
     return root;
   }
   const snippet = (text) => (text.length > 70 ? text.slice(0, 69) + '…' : text);
+  // A score column that separated nothing on the labelled set for this run's encoder is greyed, the reason on hover.
+  const columnCell = (run, key, text) => {
+    const col = (run.columns || {})[key];
+    return col && col.separates === false ? el('span', { class: 'muted', title: col[state.lang] }, text) : text;
+  };
   const metricText = (m) => (m ? fmt(m.mean, 3) + (Number.isNaN(m.sd) ? '' : ' ± ' + fmt(m.sd, 2)) : '—');
 
   function goldText(q) {
@@ -773,7 +778,11 @@
     if (scoreKeys.length) {
       kv.append(el('dt', null, t('scores')), el('dd', null, scoreKeys.map((k) => {
         const m = DATA.metrics.find((x) => x.key === k);
-        return el('span', { class: 'chip', title: (a.unavailable || {})[k] ? reasonText(a.unavailable[k]) : null }, (m ? metricName(m) : k) + ' ' + fmt(a.scores[k], 2));
+        const col = (run.columns || {})[k] || {};
+        const cal = (a.calibrated || {})[k];
+        const why = [(a.unavailable || {})[k] ? reasonText(a.unavailable[k]) : null, cal != null ? t('scaled') + ': ' + DATA.scale[state.lang] : null, col[state.lang]].filter(Boolean).join('\n');
+        return el('span', { class: 'chip' + (col.separates === false ? ' muted' : ''), title: why || null },
+          (m ? metricName(m) : k) + ' ' + fmt(a.scores[k], 2) + (cal != null ? ' · ' + t('scaled') + ' ' + fmt(cal, 2) : ''));
       })));
     }
     const missing = Object.entries(a.unavailable || {});

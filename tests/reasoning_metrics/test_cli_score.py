@@ -226,7 +226,7 @@ def test_the_config_file_gives_models_per_metric(tmp_path: Path) -> None:
         '[score]\nmetrics = ["faithfulness_step"]\n[score.model-for]\nalignment = "m"\n', encoding="utf-8"
     )
     result = runner.invoke(app, ["score", str(run), "--config", str(config)])
-    assert result.exit_code == 2 and "--model-for alignment: no alignment metric is among" in result.output
+    assert result.exit_code == 2 and "--model-for alignment: reasoning_alignment is not among" in result.output
     config.write_text("[score]\nbogus = 1\n", encoding="utf-8")
     result = runner.invoke(app, ["score", str(run), "--config", str(config)])
     assert result.exit_code == 2 and "unknown option 'bogus' in [score]" in result.output
@@ -246,7 +246,7 @@ def test_score_a_run_with_a_model_per_metric(tmp_path: Path, minilm_path: str) -
     result = runner.invoke(app, ["score", str(run), "--config", str(config), "--no-detectors"])
     assert result.exit_code == 0, result.output
     assert "all-MiniLM-L6-v2 is an English-only encoder" in result.output  # Chinese chains: said, naming the key
-    assert "--model-for alignment=multilingual-e5-small" in result.output
+    assert "--model-for reasoning_alignment=multilingual-e5-small" in result.output
     header = json.loads((run / "scores.json").read_text(encoding="utf-8"))
     assert header["metric_models"]["faithfulness_step"]["encoder"]["zh"] == "multilingual-e5-small"
     assert header["metric_models"]["reasoning_alignment"]["encoder"]["zh"] == "all-MiniLM-L6-v2"

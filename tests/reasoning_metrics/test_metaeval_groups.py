@@ -60,3 +60,48 @@ def test_the_markdown_file_holds_the_by_table_the_terminal_shows(tmp_path: Path)
     result = CliRunner().invoke(app, [*args, "-d", "arithmetic", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "## By kind" in result.output and "## By kind" in out.read_text(encoding="utf-8")
+
+
+def test_every_rate_is_quoted_with_its_count_and_interval() -> None:
+    """#26 item 9: ``56/146 = 38 % (31-46 %)``, not a bare 0.384, in the main table and the groups'."""
+    from kg.intervals import rate_text
+    from reasoning_metrics.metaeval.harness import meta_evaluate
+    from reasoning_metrics.metaeval.report import to_markdown
+
+    assert rate_text(56, 146) == "56/146 = 38 % (31-46 %)"
+    assert rate_text(0, 0) == "0/0"
+    solutions = [
+        from_first_error("ok1", "p", ["a", "b"], -1, "zh", {"kind": None}),
+        from_first_error("ok2", "p", ["a", "b"], -1, "zh", {"kind": None}),
+        from_first_error("w1", "p", ["a", "b"], 0, "zh", {"kind": "false_fact"}),
+        from_first_error("w2", "p", ["a", "b"], 1, "zh", {"kind": "wrong_model"}),
+    ]
+    result = DetectorResult("d", "k12eval", "higher = wrong", [0.1, 0.2, 0.9, 0.8], [[0.1], [0.2], [0.9], [0.8]])
+    result.native = [-1, -1, 0, 0]  # finds w1's step, calls w2 wrong at the wrong step
+    report = meta_evaluate(solutions, [result], n_boot=50)
+    row = next(line for line in to_markdown(report).splitlines() if line.startswith("| d |"))
+    assert f"| {rate_text(1, 2)} | {rate_text(2, 2)} |" in row, row
+    assert "1/2 = 50 % (9-91 %)" in row
+    table = group_markdown(by_group(solutions, [result], n_boot=50))
+    assert "1/1 = 100 % (21-100 %)" in table and "0/1 = 0 % (0-79 %)" in table, table
+
+
+def test_the_headline_comparison_quotes_counts_and_intervals_too() -> None:
+    from reasoning_metrics.metaeval.harness import meta_evaluate
+    from reasoning_metrics.metaeval.report import to_markdown
+
+    solutions = [
+        from_first_error("ok1", "p", ["a", "b"], -1, "zh", {}),
+        from_first_error("ok2", "p", ["a", "b"], -1, "zh", {}),
+        from_first_error("w1", "p", ["a", "b"], 0, "zh", {}),
+        from_first_error("w2", "p", ["a", "b"], 1, "zh", {}),
+    ]
+    head = DetectorResult("aggregate", "k12eval", "higher = wrong", [0.1, 0.2, 0.9, 0.8], [[0, 0]] * 4)
+    head.native = [-1, 0, 0, 1]  # both first steps found, one correct solution called wrong
+    roscoe = DetectorResult(
+        "roscoe.x", "roscoe", "-x", [0.3, 0.1, 0.2, 0.9], [[0.1, 0.2], [0.3, 0.1], [0.9, 0.1], [0.1, 0.8]]
+    )
+    text = to_markdown(meta_evaluate(solutions, [head, roscoe], n_boot=20, folds=2))
+    line = next(x for x in text.splitlines() if "Exact first wrong step" in x)
+    assert "erroneous solutions: 2/2 = 100 % (34-100 %) vs " in line, line
+    assert not __import__("re").search(r"solutions: \d\.\d{3} vs", line)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -29,11 +30,11 @@ class _Named(HashEncoder):
         self.name = name
 
 
-def test_the_alignment_group_is_every_score_against_the_reference() -> None:
-    assert "reasoning_alignment" in GROUPS["alignment"] and "hallucination" in GROUPS["alignment"]
-    assert "faithfulness_step" not in GROUPS["alignment"] and "info_chain" not in GROUPS["alignment"]
+def test_the_reference_group_is_every_score_against_the_reference() -> None:
+    assert "reasoning_alignment" in GROUPS["reference"] and "hallucination" in GROUPS["reference"]
+    assert "faithfulness_step" not in GROUPS["reference"] and "info_chain" not in GROUPS["reference"]
     chosen = resolve(METRICS)
-    assigned = assign_models({"alignment": "x", "Faithfulness-Step": "y"}, chosen)
+    assigned = assign_models({"reference": "x", "Faithfulness-Step": "y"}, chosen)
     assert assigned == {
         "reasoning_alignment": {"encoder": "x"},
         "hallucination": {"encoder": "x"},
@@ -41,12 +42,35 @@ def test_the_alignment_group_is_every_score_against_the_reference() -> None:
     }
 
 
+def _documented_recipes() -> list[str]:
+    """Every ``--model-for`` recipe for the paper the user reads: README, CLI help, docs/cli.md."""
+    from k12eval.cli._score_models import ModelForOpt
+
+    root = Path(__file__).resolve().parents[2]
+    texts = [(root / name).read_text(encoding="utf-8") for name in ("README.md", "docs/cli.md")]
+    texts.append(ModelForOpt.__metadata__[0].help)
+    found = [m for text in texts for m in re.findall(r"--model-for\s+(\S+?)=all-mpnet-base-v2", text)]
+    toml = re.findall(r"\[score\.model-for\]\n(\S+) = \"all-mpnet-base-v2\"", texts[0])
+    return found + toml
+
+
+def test_the_documented_paper_recipe_moves_reasoning_alignment_only() -> None:
+    # CK12 (PAPERS.md): Reasoning Alignment with all-mpnet-base-v2, every other score with roscoe-512-roberta;
+    # hallucination and redundancy also read the reference but must stay on the --embedder.
+    recipes = _documented_recipes()
+    assert len(recipes) >= 3, recipes
+    for key in recipes:
+        assigned = assign_models({key: "all-mpnet-base-v2"}, resolve(None))
+        assert assigned == {"reasoning_alignment": {"encoder": "all-mpnet-base-v2"}}, key
+
+
 @pytest.mark.parametrize(
     ("given", "message"),
     [
-        ({"bogus": "m"}, r"^bogus: unknown metric 'bogus'; name a metric .*or a group \(alignment\)"),
+        ({"bogus": "m"}, r"^bogus: unknown metric 'bogus'; name a metric .*or a group \(reference\)"),
         ({"perplexity_step": "m"}, r"^perplexity_step: perplexity_step is not among the metrics computed"),
-        ({"alignment": "m"}, r"^alignment: no alignment metric is among the metrics computed"),
+        ({"reference": "m"}, r"^reference: no reference metric is among the metrics computed"),
+        ({"alignment": "m"}, r"^alignment: reasoning_alignment is not among the metrics computed"),
         ({"info_step.nli": "m"}, r"^info_step.nli: info_step uses no nli model \(it uses encoder\)"),
         ({"info_step.bogus": "m"}, r"^info_step.bogus: unknown model role 'bogus'"),
         (
@@ -64,7 +88,7 @@ def test_bad_keys_are_named(given: dict[str, str], message: str) -> None:
 def test_each_metric_is_scored_with_its_own_model_exactly_as_alone() -> None:
     base, own, nli = _Named("base", 64), _Named("own", 16), RuleNLI()
     mixed = score_chains(
-        CHAINS, METRICS, encoder=base, nli=nli, metric_models={"alignment": own}, cache=False, lang="en"
+        CHAINS, METRICS, encoder=base, nli=nli, metric_models={"reference": own}, cache=False, lang="en"
     )
     alone = {
         enc.name: score_chains(CHAINS, METRICS, encoder=enc, nli=nli, cache=False, lang="en")
@@ -72,7 +96,7 @@ def test_each_metric_is_scored_with_its_own_model_exactly_as_alone() -> None:
     }
     for k, record in enumerate(mixed):
         for name, value in record.scores.items():
-            source = "own" if name in GROUPS["alignment"] else "base"
+            source = "own" if name in GROUPS["reference"] else "base"
             assert value == pytest.approx(alone[source][k].scores[name]), (name, source)
         assert list(record.scores) == METRICS  # in the order asked, whatever the plans
         assert record.models == {"encoder": "base", "nli": "rule-nli"}
