@@ -409,6 +409,16 @@ def section_scoring(args: argparse.Namespace, models: dict[str, Path], summary: 
     encoder, nli = _adapters(models["bert"], models["nli"], args.device, None, args.score_batch)
     if not args.quick:
         _score(chains[:16], encoder, nli, args.score_batch)  # warm-up (kernels, allocator)
+    if args.profile is not None:  # where the device pass spends its time, by function (cProfile)
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        seconds, _ = profiler.runcall(_score, chains, encoder, nli, args.score_batch)
+        with Path(args.profile).open("w", encoding="utf-8") as file:
+            stats = pstats.Stats(profiler, stream=file)
+            stats.sort_stats("tottime").print_stats(40)
+            stats.sort_stats("cumulative").print_stats(60)
     seconds, _ = _score(chains, encoder, nli, args.score_batch)
     out["device_s"] = seconds
     out["device_chains_per_s"] = n_device / seconds
@@ -508,6 +518,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None, help="the summary (default: $OUT/gpu.json, else ./gpu.json)")
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "k12eval-gpu-check")
     parser.add_argument("--score-batch", type=int, default=256, help="texts or pairs per model call in scoring")
+    parser.add_argument("--profile", type=Path, default=None, help="write a cProfile of the device scoring pass here")
     parser.add_argument("--only", default="generation,scoring,detectors", help="sections to run, comma-separated")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # a call cut short still shows its lines

@@ -162,7 +162,7 @@ def _score_group(
     prepared: list[Prepared],
     scoring_plans: list[MetricPlan],
     chosen: list[Metric],
-    thresholds: StepThresholds,
+    thresholds: StepThresholds | None,
     batch_size: int,
     store: ArrayCache | None,
 ) -> list[ChainScores]:
