@@ -119,6 +119,12 @@ def test_pairs_are_tokenised_once_padded_right_and_match_the_tokenizer_s_own_bat
     with torch.no_grad():
         theirs = torch.softmax(model(**tokenizer(first, second, padding=True, return_tensors="pt")).logits, -1).numpy()
     np.testing.assert_allclose(ours, theirs, atol=1e-5)
+    nli._classifier.pad_multiple = 16  # the GPU's rounded widths: masked padding changes no probability
+    assert (
+        nli._classifier._width(17) == 32
+        and nli._classifier._width(nli._classifier.max_length) == nli._classifier.max_length
+    )
+    np.testing.assert_allclose(nli._classifier.probabilities(first, second), theirs, atol=1e-5)
 
 
 def test_a_batch_out_of_gpu_memory_is_halved_and_the_smaller_batch_kept(
