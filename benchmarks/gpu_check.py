@@ -119,33 +119,9 @@ def _corpus(rng: random.Random, lines: int = 400) -> list[str]:
 
 def wordpiece_tokenizer(folder: Path, max_length: int = 512) -> Any:
     """A BERT WordPiece tokenizer trained here (Chinese split into characters, as bert-base-chinese)."""
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
-    from transformers import PreTrainedTokenizerFast
+    from runners.testing.tiny_bert import wordpiece_tokenizer as train
 
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=True, handle_chinese_chars=True)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok.train_from_iterator(
-        _corpus(random.Random(0)), trainers.WordPieceTrainer(vocab_size=3000, special_tokens=specials)
-    )
-    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
-    tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
-    )
-    fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok,
-        unk_token="[UNK]",
-        pad_token="[PAD]",
-        cls_token="[CLS]",
-        sep_token="[SEP]",
-        mask_token="[MASK]",
-        model_max_length=max_length,
-    )
-    fast.save_pretrained(folder)
-    return fast
+    return train(folder, _corpus(random.Random(0)), vocab_size=3000, max_length=max_length)
 
 
 def _bert_config(fast: Any, layers: int, hidden: int, **extra: Any) -> Any:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from runners.testing.tiny_bert import wordpiece_tokenizer
+
 CORPUS = [
     "Janet sells 16 - 3 - 4 = 9 duck eggs a day.",
     "She makes 9 * 2 = 18 dollars every day at the market.",
@@ -20,31 +22,7 @@ CORPUS = [
 
 
 def _wordpiece_tokenizer(folder: Path) -> Any:
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok.train_from_iterator(CORPUS, trainers.WordPieceTrainer(vocab_size=200, special_tokens=specials))
-    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
-    tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
-    )
-    fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok,
-        unk_token="[UNK]",
-        pad_token="[PAD]",
-        cls_token="[CLS]",
-        sep_token="[SEP]",
-        mask_token="[MASK]",
-        model_max_length=64,
-    )
-    fast.save_pretrained(folder)
-    return fast
+    return wordpiece_tokenizer(folder, CORPUS, vocab_size=200, max_length=64)
 
 
 def _bert_config(fast: Any, **extra: Any) -> Any:
