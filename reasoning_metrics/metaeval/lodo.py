@@ -17,7 +17,7 @@ from reasoning_metrics.metaeval.combined import predict, set_features, training_
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.metaeval.detectors import DetectionContext, DetectorResult, combiner_result, run_detectors
 from reasoning_metrics.metaeval.halves import half_indices
-from reasoning_metrics.metaeval.harness import evaluate_detector
+from reasoning_metrics.metaeval.harness import DetectorReport, evaluate_detector
 from reasoning_metrics.metaeval.sets import SetSpec
 from reasoning_metrics.protocols import SentenceEncoder
 from reasoning_metrics.verify.baseline import BASELINE_METRICS, solution_languages
@@ -197,23 +197,7 @@ def leave_one_out(
                 if r.family == "roscoe" and r is not best:
                     continue
                 label = f"best ROSCOE ({r.name}, picked on this half)" if r.family == "roscoe" else r.name
-                report.rows.append(
-                    LodoRow(
-                        held.spec.name,
-                        half,
-                        label,
-                        len(sub),
-                        sum(s.has_error for s in sub),
-                        r.auroc,
-                        r.acc_error,
-                        r.acc_correct,
-                        r.f1,
-                        r.auroc_ci,
-                        r.f1_ci,
-                        r.error_counts,
-                        r.correct_counts,
-                    )
-                )
+                report.rows.append(_detector_row(held.spec.name, half, label, sub, r))
             if by:
                 report.group_rows += _groups(
                     held.spec.name, half, held.solutions, idx, results, by, seed, folds, n_boot
@@ -243,26 +227,27 @@ def _groups(
             if result.family == "roscoe" or result.unavailable:
                 continue
             r = evaluate_detector(_subset(result, members), sub, n_boot=n_boot, seed=seed, folds=folds)
-            label = f"{group}: {result.name}"
-            wrong = len(members) - len(correct)
-            rows.append(
-                LodoRow(
-                    name,
-                    half,
-                    label,
-                    len(sub),
-                    wrong,
-                    r.auroc,
-                    r.acc_error,
-                    r.acc_correct,
-                    r.f1,
-                    r.auroc_ci,
-                    r.f1_ci,
-                    r.error_counts,
-                    r.correct_counts,
-                )
-            )
+            rows.append(_detector_row(name, half, f"{group}: {result.name}", sub, r))
     return rows
+
+
+def _detector_row(dataset: str, half: str, label: str, sub: Sequence[LabelledSolution], r: DetectorReport) -> LodoRow:
+    """The row of one detector's statistics ``r`` on the solutions ``sub``."""
+    return LodoRow(
+        dataset,
+        half,
+        label,
+        len(sub),
+        sum(s.has_error for s in sub),
+        r.auroc,
+        r.acc_error,
+        r.acc_correct,
+        r.f1,
+        r.auroc_ci,
+        r.f1_ci,
+        r.error_counts,
+        r.correct_counts,
+    )
 
 
 def _cell(value: float | None) -> str:
