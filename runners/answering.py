@@ -190,16 +190,15 @@ class Answerer:
         if result.error is not None or not result.texts:
             return make_record(question, sent, parse_status="failed", error=result.error or "no output", **common)
         output = result.texts[0]
+        # What the model said, in the record whichever way it is read.
+        common.update(output=output, outputs=result.texts if len(result.texts) > 1 else [], reasoning=result.reasoning)
         if self.options.run_strategy == "instruct-rank":
-            return self._record_ranking(question, sent, output, result, common)
+            return self._record_ranking(question, sent, output, common)
         extraction = extract(question, output)
         verdict = grade(question, extraction.answer)
         return make_record(
             question,
             sent,
-            output=output,
-            outputs=result.texts if len(result.texts) > 1 else [],
-            reasoning=result.reasoning,
             extracted=extraction.answer,
             parse_status=extraction.status,
             correct=verdict.correct,
@@ -213,7 +212,6 @@ class Answerer:
         question: Question,
         sent: str | list[dict[str, str]],
         output: str,
-        result: GenerationResult,
         common: dict[str, Any],
     ) -> RunRecord:
         """The record of a reply asked to rank the options: the ranking read from it, the gold option's rank."""
@@ -224,9 +222,6 @@ class Answerer:
         return make_record(
             question,
             sent,
-            output=output,
-            outputs=result.texts if len(result.texts) > 1 else [],
-            reasoning=result.reasoning,
             extracted=[best] if listed else None,
             parse_status="ok" if listed else "unparsed",
             correct=rank == 1,
