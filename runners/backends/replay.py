@@ -151,13 +151,23 @@ class ReplayBackend:
     def _missing(self, question_id: str, miss: Miss) -> str:
         return f"{miss.kind} for id {question_id!r} in {self.path} ({self.format}): {miss.detail}"
 
-    def _generated(self, samples: SampleIndex, request: GenerationRequest) -> GenerationResult:
+    def _recorded(
+        self, samples: SampleIndex, request: GenerationRequest | LoglikelihoodRequest
+    ) -> tuple[Sample | None, dict[str, Any] | None, str | None]:
+        """The sample recorded for ``request`` and its provenance, or (no sample) the error the request gets:
+        none found, or the harness's own fault on it."""
         found = samples.find(request.id, request.prompt, request.texts)
         if isinstance(found, Miss):
-            return GenerationResult(request.id, error=self._missing(request.id, found))
-        sample, harness = found.sample, provenance(found)
-        if sample.fault is not None:
-            return GenerationResult(request.id, error=sample.fault, harness=harness)
+            return None, None, self._missing(request.id, found)
+        harness = provenance(found)
+        if found.sample.fault is not None:
+            return None, harness, found.sample.fault
+        return found.sample, harness, None
+
+    def _generated(self, samples: SampleIndex, request: GenerationRequest) -> GenerationResult:
+        sample, harness, error = self._recorded(samples, request)
+        if sample is None:
+            return GenerationResult(request.id, error=error, harness=harness)
         if not sample.texts:
             return GenerationResult(
                 request.id,
@@ -168,12 +178,9 @@ class ReplayBackend:
         return GenerationResult(request.id, texts=texts, finish_reasons=["replay"] * len(texts), harness=harness)
 
     def _scored(self, samples: SampleIndex, request: LoglikelihoodRequest) -> LoglikelihoodResult:
-        found = samples.find(request.id, request.prompt, request.texts)
-        if isinstance(found, Miss):
-            return LoglikelihoodResult(request.id, error=self._missing(request.id, found))
-        sample, harness = found.sample, provenance(found)
-        if sample.fault is not None:
-            return LoglikelihoodResult(request.id, error=sample.fault, harness=harness)
+        sample, harness, error = self._recorded(samples, request)
+        if sample is None:
+            return LoglikelihoodResult(request.id, error=error, harness=harness)
         if sample.scores is None:
             return LoglikelihoodResult(
                 request.id,
