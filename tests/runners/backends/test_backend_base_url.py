@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from k12eval.cli import app
 from kg.errors import InputError
@@ -68,41 +68,22 @@ def test_an_unreachable_server_is_left_to_the_requests_which_record_it() -> None
     assert base_url == url and error is not None and "ConnectError" in error
 
 
-def test_run_with_the_host_alone_answers_every_question(server: OpenAIServer, tmp_path: Path) -> None:
+def _run_one_question(base_url: str, tmp_path: Path) -> Result:
+    """``k12eval run`` of a one-question bank on the openai backend at ``base_url``, into ``tmp_path / "r"``."""
     bank = write_bank(tmp_path / "bank", [question("q0", "物理", "力学", "浮力", stem="浮力的方向是")])
-    args = [
-        "run",
-        str(bank),
-        "-b",
-        "openai",
-        "-m",
-        "scripted",
-        "-B",
-        f"base_url={_host(server)}",
-        "-o",
-        str(tmp_path / "r"),
-    ]
-    result = CliRunner().invoke(app, args)
+    args = ["run", str(bank), "-b", "openai", "-m", "scripted", "-B", f"base_url={base_url}", "-o", str(tmp_path / "r")]
+    return CliRunner().invoke(app, args)
+
+
+def test_run_with_the_host_alone_answers_every_question(server: OpenAIServer, tmp_path: Path) -> None:
+    result = _run_one_question(_host(server), tmp_path)
     assert result.exit_code == 0, result.output
     [record] = RunStore(tmp_path / "r").records()
     assert record.error is None and record.output == ANSWER and record.extracted == ["B"]
 
 
 def test_run_refuses_a_wrong_root_in_one_line_before_the_run(server: OpenAIServer, tmp_path: Path) -> None:
-    bank = write_bank(tmp_path / "bank", [question("q0", "物理", "力学", "浮力", stem="浮力的方向是")])
-    args = [
-        "run",
-        str(bank),
-        "-b",
-        "openai",
-        "-m",
-        "scripted",
-        "-B",
-        f"base_url={_host(server)}/api",
-        "-o",
-        str(tmp_path / "r"),
-    ]
-    result = CliRunner().invoke(app, args)
+    result = _run_one_question(f"{_host(server)}/api", tmp_path)
     assert result.exit_code == 2
     assert "is not the root of an OpenAI-compatible API" in result.output and "Traceback" not in result.output
     assert not server.attempts
