@@ -28,12 +28,17 @@ def _run(*args: str) -> Any:
     return result
 
 
+def _replay(bank: Path, path: Path, out: Path, *extra: str) -> tuple[str, ...]:
+    """The arguments of ``k12eval run`` replaying ``path`` on ``bank`` into ``out``, ``extra`` options before ``-o``."""
+    return ("run", str(bank), "-b", "replay", "-m", "m", "-B", f"path={path}", *extra, "-o", str(out))
+
+
 def test_a_ck12_results_file_with_a_lone_surrogate_on_its_first_line_is_replayed(tmp_path: Path) -> None:
     questions = [question(f"q{i}", "数学", "函数", "一次函数", stem=f"第 {i} 题") for i in range(2)]
     bank = write_bank(tmp_path / "bank", questions)
     replay = tmp_path / "results.jsonl"
     replay.write_text('{"id": "q0", "response": "\\ud83d 答案是 A"}\n{"id": "q1", "response": "B"}\n', encoding="utf-8")
-    result = _run("run", str(bank), "-b", "replay", "-m", "m", "-B", f"path={replay}", "-o", str(tmp_path / "run"))
+    result = _run(*_replay(bank, replay, tmp_path / "run"))
     assert result.exit_code == 0, result.output
     outputs = {r.question_id: r.output for r in RunStore(tmp_path / "run").records()}
     assert outputs == {"q0": "\ufffd 答案是 A", "q1": "B"}
@@ -44,7 +49,7 @@ def test_a_lone_surrogate_in_lm_eval_resps_becomes_a_replacement_character(tmp_p
     lines = [lm_eval_line(i, item, [["\ud83d 答案：A"]], "cmmlu") for i, item in enumerate(CMMLU)]
     samples = tmp_path / f"samples_cmmlu_agronomy_{DATE}.jsonl"
     samples.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")  # ensure_ascii: \ud83d
-    result = _run("run", str(bank), "-b", "replay", "-m", "m", "-B", f"path={samples}", "-o", str(tmp_path / "run"))
+    result = _run(*_replay(bank, samples, tmp_path / "run"))
     assert result.exit_code == 0, result.output
     assert {r.output for r in RunStore(tmp_path / "run").records()} == {"\ufffd 答案：A"}
 
@@ -60,20 +65,7 @@ def test_a_non_finite_lm_eval_score_fails_its_request_and_the_folder_stays_reada
     samples = tmp_path / f"samples_cmmlu_agronomy_{DATE}.jsonl"
     samples.write_text("\n".join(lines) + "\n", encoding="utf-8")
     run = tmp_path / "run"
-    args = (
-        "run",
-        str(bank),
-        "-b",
-        "replay",
-        "-m",
-        "m",
-        "-B",
-        f"path={samples}",
-        "--strategy",
-        "rank-options",
-        "-o",
-        str(run),
-    )
+    args = _replay(bank, samples, run, "--strategy", "rank-options")
     first = _run(*args)
     assert first.exit_code == 1, first.output  # one failed request, named
     records = {r.question_id: r for r in RunStore(run).records()}
@@ -93,9 +85,7 @@ def test_an_opencompass_ppl_of_nan_fails_its_request(tmp_path: Path) -> None:
     text = json.dumps({str(i): record for i in range(3)}).replace('"PPL": 2.0', '"PPL": NaN', 1)
     path = write_text(tmp_path / "predictions" / "m" / "cmmlu-agronomy.json", text)
     run = tmp_path / "run"
-    result = _run(
-        "run", str(bank), "-b", "replay", "-m", "m", "-B", f"path={path}", "--strategy", "rank-options", "-o", str(run)
-    )
+    result = _run(*_replay(bank, path, run, "--strategy", "rank-options"))
     assert result.exit_code == 1, result.output
     records = {r.question_id: r for r in RunStore(run).records()}
     failed = [qid for qid, r in records.items() if r.parse_status == "failed"]
@@ -109,7 +99,7 @@ def test_an_opencompass_key_that_is_not_a_position_is_one_located_line(tmp_path:
     path = write_text(
         tmp_path / "cmmlu-agronomy.json", json.dumps({"0": {"prediction": "A"}, key: {"prediction": "B"}})
     )
-    result = _run("run", str(bank), "-b", "replay", "-m", "m", "-B", f"path={path}", "-o", str(tmp_path / "run"))
+    result = _run(*_replay(bank, path, tmp_path / "run"))
     assert result.exit_code == 2, result.output
     (line,) = result.output.strip().splitlines()
     assert line.startswith("error: ") and str(path) in line and "field 'key'" in line and len(line) < 400, line
@@ -118,7 +108,7 @@ def test_an_opencompass_key_that_is_not_a_position_is_one_located_line(tmp_path:
 def test_an_opencompass_shard_without_its_first_is_refused(tmp_path: Path) -> None:
     bank = cmmlu_bank(tmp_path)
     path = write_text(tmp_path / "p" / "cmmlu-agronomy_1.json", json.dumps({"0": {"prediction": "A"}}))
-    result = _run("run", str(bank), "-b", "replay", "-m", "m", "-B", f"path={path.parent}", "-o", str(tmp_path / "run"))
+    result = _run(*_replay(bank, path.parent, tmp_path / "run"))
     assert result.exit_code == 2, result.output
     (line,) = result.output.strip().splitlines()
     assert str(path) in line and "shard 1 of cmmlu-agronomy" in line and "cmmlu-agronomy_0.json" in line
@@ -130,20 +120,7 @@ def test_an_opencompass_jsonl_idx_that_is_not_a_position_is_located(tmp_path: Pa
         tmp_path / "tmp_cmmlu-agronomy.jsonl", [{"idx": "0", "prediction": "A"}, {"idx": "²", "prediction": "B"}]
     )
     bank = cmmlu_bank(tmp_path)
-    result = _run(
-        "run",
-        str(bank),
-        "-b",
-        "replay",
-        "-m",
-        "m",
-        "-B",
-        f"path={path}",
-        "-B",
-        "format=opencompass",
-        "-o",
-        str(tmp_path / "run"),
-    )
+    result = _run(*_replay(bank, path, tmp_path / "run", "-B", "format=opencompass"))
     assert result.exit_code == 2, result.output
     (line,) = result.output.strip().splitlines()
     assert str(path) in line and "line 2" in line and "field 'idx'" in line
