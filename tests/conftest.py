@@ -18,3 +18,19 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"{SHARED_DATA} is absent")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny random Qwen2 chat model (``runners.testing.tiny_model``'s default shape), built once per session."""
+    from runners.testing.tiny_model import build_tiny_qwen2
+
+    return build_tiny_qwen2(tmp_path_factory.mktemp("tiny-qwen2-default"))
+
+
+@pytest.fixture
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test's own ``K12EVAL_HOME`` and no model hub (use with ``pytest.mark.usefixtures("offline")``)."""
+    monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")

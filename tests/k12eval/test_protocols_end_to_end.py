@@ -15,32 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from k12eval.cli import app
+from tests._cli import cli_ok
 from tests._runs import question, write_bank
 
-pytestmark = [pytest.mark.slow, pytest.mark.real_model]
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from runners.testing.tiny_model import build_tiny_qwen2
-
-    return build_tiny_qwen2(tmp_path_factory.mktemp("tiny"))
-
-
-@pytest.fixture(autouse=True)
-def _offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-
-
-def _cli(*args: str) -> str:
-    result = CliRunner().invoke(app, list(args))
-    assert result.exit_code == 0, result.output
-    return result.output
+pytestmark = [pytest.mark.slow, pytest.mark.real_model, pytest.mark.usefixtures("offline")]
 
 
 def _table(report: Path, name: str) -> list[dict[str, str]]:
@@ -202,18 +181,18 @@ def _bank(case: Case, root: Path) -> tuple[Path, Path | None]:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_a_seed_protocol_runs_scores_and_reports_end_to_end(case: Case, tiny: Path, tmp_path: Path) -> None:
+def test_a_seed_protocol_runs_scores_and_reports_end_to_end(case: Case, tiny_qwen2: Path, tmp_path: Path) -> None:
     data, dev = _bank(case, tmp_path / "banks")
     run, report = tmp_path / "run", tmp_path / "report"
     cot = case.mode.endswith("cot")
-    args = ["run", str(data), "-m", str(tiny), "-o", str(run), "--mode", case.mode, "-q"]
+    args = ["run", str(data), "-m", str(tiny_qwen2), "-o", str(run), "--mode", case.mode, "-q"]
     args += ["--max-tokens", "24" if cot else "8", *case.args]
     if cot:  # sampled: greedy, the random model writes only line breaks, a chain of no steps
         args += ["--temperature", "1.0"]
     if case.mode.startswith("few-shot"):
         assert dev is not None
         args += ["--few-shot", str(dev)]
-    _cli(*args)
+    cli_ok(*args)
 
     header = json.loads((run / "run.json").read_text(encoding="utf-8"))
     protocol = header["protocol"]
@@ -228,11 +207,11 @@ def test_a_seed_protocol_runs_scores_and_reports_end_to_end(case: Case, tiny: Pa
     _check_records(case, records)
 
     if cot:  # only a chain of thought has steps to score
-        _cli("score", str(run), "--embedder", "all-MiniLM-L6-v2", "--nli", "none")
+        cli_ok("score", str(run), "--embedder", "all-MiniLM-L6-v2", "--nli", "none")
         scored = (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()
         written = {r["question_id"] for r in records if r["output"] and r["output"].strip()}
         assert written and {json.loads(line)["question_id"] for line in scored} == written
-    _cli("report", str(run), "-o", str(report), "--no-plots")
+    cli_ok("report", str(run), "-o", str(report), "--no-plots")
     _check_report(case, report, run.name, len(records))
     if cot:  # CK12 Table 2 reads the step scores
         (table2,) = _table(report, "ck12_table2_cot_step_scores")
@@ -281,7 +260,9 @@ def _check_report(case: Case, report: Path, run_id: str, answered: int) -> None:
         assert int(row["Specialty n"]) == answered  # two or fewer disciplines each: Xiezhi-Specialty
 
 
-def test_the_perplexity_scores_are_the_models_own_perplexity_of_question_and_option(tiny: Path, tmp_path: Path) -> None:
+def test_the_perplexity_scores_are_the_models_own_perplexity_of_question_and_option(
+    tiny_qwen2: Path, tmp_path: Path
+) -> None:
     # CMMLU's perplexity strategy (#26 item 7) on the real model: each option's score is -log(perplexity) of the
     # prompt text followed by the option, every token scored after the tokenizer's first special token.
     import torch
@@ -289,11 +270,11 @@ def test_the_perplexity_scores_are_the_models_own_perplexity_of_question_and_opt
 
     data, _ = cmmlu_bank(tmp_path / "banks")
     run = tmp_path / "run"
-    _cli("run", str(data), "-m", str(tiny), "-o", str(run), "--strategy", "perplexity", "--limit", "1", "-q")
+    cli_ok("run", str(data), "-m", str(tiny_qwen2), "-o", str(run), "--strategy", "perplexity", "--limit", "1", "-q")
     (record,) = [json.loads(line) for line in (run / "records.jsonl").read_text(encoding="utf-8").splitlines()]
     text = record["prompt"][-1]["content"]
-    tokenizer = AutoTokenizer.from_pretrained(tiny)
-    model = AutoModelForCausalLM.from_pretrained(tiny, torch_dtype=torch.float32)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_qwen2)
+    model = AutoModelForCausalLM.from_pretrained(tiny_qwen2, torch_dtype=torch.float32)
     start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
     expected = {}
     for label, option in zip("ABCD", ["安培", "伏特", "欧姆", "瓦特"], strict=True):

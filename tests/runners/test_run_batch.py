@@ -11,35 +11,33 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from k12eval.cli import app
 from kg.errors import InputError
 from runners.backends.base import GenerationRequest, SamplingParams
 from runners.batch_plan import backend_batch, parse_batch_size
 from runners.store import RunStore
+from tests._cli import cli_ok
 from tests.conftest import REPO
 
 SAMPLE = REPO / "data" / "sample"
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from runners.testing.tiny_model import build_tiny_qwen2
-
-    return build_tiny_qwen2(tmp_path_factory.mktemp("tiny"))
-
-
-def _run(*args: str) -> None:
-    result = CliRunner().invoke(app, ["run", *args])
-    assert result.exit_code == 0, result.output
-
-
 @pytest.mark.slow
-def test_batch_size_16_on_16_questions_is_one_generate_call(tiny: Path, tmp_path: Path) -> None:
+def test_batch_size_16_on_16_questions_is_one_generate_call(tiny_qwen2: Path, tmp_path: Path) -> None:
     out = tmp_path / "b16"
-    _run(
-        str(SAMPLE), "--model", str(tiny), "--out", str(out), "--limit", "16", "--max-tokens", "4", "--batch-size", "16"
+    cli_ok(
+        "run",
+        str(SAMPLE),
+        "--model",
+        str(tiny_qwen2),
+        "--out",
+        str(out),
+        "--limit",
+        "16",
+        "--max-tokens",
+        "4",
+        "--batch-size",
+        "16",
     )
     store = RunStore(out)
     latencies = {r.latency_s for r in store.records()}
@@ -49,14 +47,15 @@ def test_batch_size_16_on_16_questions_is_one_generate_call(tiny: Path, tmp_path
 
 
 @pytest.mark.slow
-def test_a_backend_option_batch_size_still_wins(tiny: Path, tmp_path: Path) -> None:
+def test_a_backend_option_batch_size_still_wins(tiny_qwen2: Path, tmp_path: Path) -> None:
     out = tmp_path / "pinned"
-    _run(str(SAMPLE), "--model", str(tiny), "--out", str(out), "--limit", "8", "--max-tokens", "4")
+    cli_ok("run", str(SAMPLE), "--model", str(tiny_qwen2), "--out", str(out), "--limit", "8", "--max-tokens", "4")
     assert RunStore(out).read_header().batch["questions_per_call"] == 1
     out = tmp_path / "pinned2"
-    _run(
+    cli_ok(
+        "run",
         str(SAMPLE),
-        *("--model", str(tiny), "--out", str(out), "--limit", "8", "--max-tokens", "4"),
+        *("--model", str(tiny_qwen2), "--out", str(out), "--limit", "8", "--max-tokens", "4"),
         *("--batch-size", "8", "-B", "batch_size=4"),
     )
     store = RunStore(out)
@@ -65,10 +64,10 @@ def test_a_backend_option_batch_size_still_wins(tiny: Path, tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_ctrl_c_keeps_every_answer_that_finished(tiny: Path, tmp_path: Path) -> None:
+def test_ctrl_c_keeps_every_answer_that_finished(tiny_qwen2: Path, tmp_path: Path) -> None:
     """The default batch on a CPU writes each answer as it is generated: a Ctrl-C loses at most the one in flight."""
     out = tmp_path / "interrupted"
-    cmd = [sys.executable, "-m", "k12eval", "run", str(SAMPLE), "--model", str(tiny), "--out", str(out)]
+    cmd = [sys.executable, "-m", "k12eval", "run", str(SAMPLE), "--model", str(tiny_qwen2), "--out", str(out)]
     cmd += ["--mode", "zero-shot-cot", "--limit", "8", "--max-tokens", "200"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -132,10 +131,10 @@ def test_auto_probes_a_gpu_once_and_asks_that_many_questions_at_once() -> None:
 
 
 @pytest.mark.slow
-def test_a_batch_out_of_gpu_memory_is_split_not_failed(tiny: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_batch_out_of_gpu_memory_is_split_not_failed(tiny_qwen2: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from runners.backends.transformers import TransformersBackend
 
-    backend = TransformersBackend(str(tiny), batch_size=8)
+    backend = TransformersBackend(str(tiny_qwen2), batch_size=8)
     real = backend._generate_batch
     sizes: list[int] = []
 
@@ -151,3 +150,4 @@ def test_a_batch_out_of_gpu_memory_is_split_not_failed(tiny: Path, monkeypatch: 
     assert all(r.error is None and r.texts for r in results)
     assert sizes[0] == 8 and max(s for s in sizes[1:]) <= 4 and sum(s for s in sizes if s <= 2) == 8
     assert backend.probe_batch_size(16, cap=4) == 4  # on a CPU nothing runs out: the cap
+

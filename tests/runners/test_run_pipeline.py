@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from k12eval.cli import app
 from runners.store import RunStore
+from tests._cli import cli_ok
 from tests.conftest import REPO
 
 SAMPLE = REPO / "data" / "sample"
@@ -22,22 +23,10 @@ DEV = REPO / "data" / "sample_dev"
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from runners.testing.tiny_model import build_tiny_qwen2
-
-    return build_tiny_qwen2(tmp_path_factory.mktemp("tiny"))
-
-
-def _run(*args: str) -> None:
-    result = CliRunner().invoke(app, ["run", *args])
-    assert result.exit_code == 0, result.output
-
-
-def test_run_writes_one_record_per_question_and_resumes(tiny: Path, tmp_path: Path) -> None:
+def test_run_writes_one_record_per_question_and_resumes(tiny_qwen2: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    common = ["--model", str(tiny), "--out", str(out), "--limit", "5", "--max-tokens", "8"]
-    _run(str(SAMPLE), *common)
+    common = ["--model", str(tiny_qwen2), "--out", str(out), "--limit", "5", "--max-tokens", "8"]
+    cli_ok("run", str(SAMPLE), *common)
     store = RunStore(out)
     header = store.read_header()
     assert header.backend == "transformers" and header.mode == "zero-shot"
@@ -46,22 +35,23 @@ def test_run_writes_one_record_per_question_and_resumes(tiny: Path, tmp_path: Pa
     assert all(r.nodes["question"] == f"q:{r.question_id}" for r in records)
     assert all(r.parse_status in ("ok", "unparsed") and r.output is not None for r in records)
     before = store.records_path.read_bytes()
-    _run(str(SAMPLE), *common)  # nothing left to do
+    cli_ok("run", str(SAMPLE), *common)  # nothing left to do
     assert store.records_path.read_bytes() == before
     result = CliRunner().invoke(app, ["run", str(SAMPLE), *common[:-2], "--max-tokens", "9"])
     assert result.exit_code == 2 and "holds a different run" in result.output
 
 
-def test_few_shot_needs_a_dev_split_and_uses_it(tiny: Path, tmp_path: Path) -> None:
+def test_few_shot_needs_a_dev_split_and_uses_it(tiny_qwen2: Path, tmp_path: Path) -> None:
     out = tmp_path / "fs"
     result = CliRunner().invoke(
-        app, ["run", str(SAMPLE), "--model", str(tiny), "--out", str(out), "--mode", "few-shot"]
+        app, ["run", str(SAMPLE), "--model", str(tiny_qwen2), "--out", str(out), "--mode", "few-shot"]
     )
     assert result.exit_code == 2 and "--few-shot" in result.output
-    _run(
+    cli_ok(
+        "run",
         str(SAMPLE),
         "--model",
-        str(tiny),
+        str(tiny_qwen2),
         "--out",
         str(out),
         "--mode",
@@ -80,12 +70,13 @@ def test_few_shot_needs_a_dev_split_and_uses_it(tiny: Path, tmp_path: Path) -> N
     assert "例1" in text or "Example 1" in text
 
 
-def test_rank_options_scores_every_option(tiny: Path, tmp_path: Path) -> None:
+def test_rank_options_scores_every_option(tiny_qwen2: Path, tmp_path: Path) -> None:
     out = tmp_path / "rank"
-    _run(
+    cli_ok(
+        "run",
         str(SAMPLE),
         "--model",
-        str(tiny),
+        str(tiny_qwen2),
         "--out",
         str(out),
         "--strategy",
@@ -103,7 +94,7 @@ def test_rank_options_scores_every_option(tiny: Path, tmp_path: Path) -> None:
         assert (record.completion_tokens or 0) >= len(record.option_scores)  # every option has a token or more
 
 
-def test_kill_9_then_resume_loses_nothing_and_duplicates_nothing(tiny: Path, tmp_path: Path) -> None:
+def test_kill_9_then_resume_loses_nothing_and_duplicates_nothing(tiny_qwen2: Path, tmp_path: Path) -> None:
     out = tmp_path / "killed"
     cmd = [
         sys.executable,
@@ -112,7 +103,7 @@ def test_kill_9_then_resume_loses_nothing_and_duplicates_nothing(tiny: Path, tmp
         "run",
         str(SAMPLE),
         "--model",
-        str(tiny),
+        str(tiny_qwen2),
         "--out",
         str(out),
         "--limit",
@@ -142,10 +133,10 @@ def test_kill_9_then_resume_loses_nothing_and_duplicates_nothing(tiny: Path, tmp
     assert len(ids) == 12 and len(set(ids)) == 12
 
 
-def test_shards_merge_into_the_whole_run(tiny: Path, tmp_path: Path) -> None:
-    common = ["--model", str(tiny), "--limit", "6", "--max-tokens", "4"]
-    _run(str(SAMPLE), *common, "--out", str(tmp_path / "s1"), "--shard", "1/2")
-    _run(str(SAMPLE), *common, "--out", str(tmp_path / "s2"), "--shard", "2/2")
+def test_shards_merge_into_the_whole_run(tiny_qwen2: Path, tmp_path: Path) -> None:
+    common = ["--model", str(tiny_qwen2), "--limit", "6", "--max-tokens", "4"]
+    cli_ok("run", str(SAMPLE), *common, "--out", str(tmp_path / "s1"), "--shard", "1/2")
+    cli_ok("run", str(SAMPLE), *common, "--out", str(tmp_path / "s2"), "--shard", "2/2")
     result = CliRunner().invoke(
         app, ["merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out", str(tmp_path / "m")]
     )
