@@ -42,11 +42,13 @@ from runners.grading import grade
 from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text, prompt_language
 from runners.ranking import gold_rank, instructed_scores, perplexity_score
-from runners.records import RunRecord, make_record, mode_info
+from runners.records import RunRecord, Strategy, make_record, mode_info
 from runners.templates import TemplateSet, load_template_set
 
 COT_MAX_TOKENS = 1024
 ANSWER_MAX_TOKENS = 512
+GENERATING: tuple[Strategy, ...] = ("generate", "instruct-rank")
+"""The strategies whose questions the backend answers in text (``generate``); the others score options."""
 
 
 def build_prompt(
@@ -139,12 +141,12 @@ class Answerer:
             _, sent = self.prompt_for(question)
             texts = [sent] if isinstance(sent, str) else [m["content"] for m in sent]
             longest = max(longest, sum(self.backend.count_tokens(t) + 8 for t in texts))
-        budget = self.sampling.max_tokens if self.options.strategy == "generate" else 64
+        budget = self.sampling.max_tokens if self.options.run_strategy in GENERATING else 64
         return longest + budget
 
     def answer(self, questions: Sequence[Question]) -> list[RunRecord]:
         """Records for ``questions``, from one batched backend call."""
-        if self.options.run_strategy in ("generate", "instruct-rank"):
+        if self.options.run_strategy in GENERATING:
             return self._generate(questions)
         return self._score(questions)
 

@@ -151,3 +151,34 @@ def test_a_batch_out_of_gpu_memory_is_split_not_failed(tiny_qwen2: Path, monkeyp
     assert sizes[0] == 8 and max(s for s in sizes[1:]) <= 4 and sum(s for s in sizes if s <= 2) == 8
     assert backend.probe_batch_size(16, cap=4) == 4  # on a CPU nothing runs out: the cap
 
+
+@pytest.mark.parametrize(
+    ("strategy", "generates"), [("generate", True), ("instruct-rank", True), ("next-token", False)]
+)
+def test_the_longest_sequence_holds_the_reply_of_every_strategy_that_generates(strategy: str, generates: bool) -> None:
+    # instruct-rank generates its ranking (up to max_tokens), yet the GPU batch was sized for 64 new tokens.
+    from runners.answering import Answerer
+    from runners.options import RunOptions
+    from tests.qfactory import single
+
+    class Chat:
+        is_chat = True
+
+        def count_tokens(self, text: str) -> int:
+            return len(text)
+
+    options = RunOptions(
+        data=Path("bank"),
+        model="m",
+        out=Path("out"),
+        template_set="xiezhi",
+        shots=0,
+        strategy=strategy,  # type: ignore[arg-type]
+    )
+    question = single(source="xiezhi", stem="中国的首都是哪座城市？")
+
+    def longest(max_tokens: int) -> int:
+        answerer = Answerer(options, Chat(), SamplingParams(max_tokens=max_tokens), None, "")  # type: ignore[arg-type]
+        return answerer.longest_sequence([question])
+
+    assert longest(700) - longest(10) == (690 if generates else 0)
