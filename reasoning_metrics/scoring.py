@@ -22,9 +22,9 @@ from reasoning_metrics.split import split_reference, split_steps
 from reasoning_metrics.step_thresholds import thresholds_for
 from reasoning_metrics.steps import StepThresholds, step_details
 
-DETAIL_INPUTS = frozenset({"sim_hs", "sim_hr", "sim_hh"})
 SIMILARITIES = ("sim_hs", "sim_hr", "sim_hh")
 """The encoder's inputs that flag steps, in the order whose encoder picks the thresholds."""
+DETAIL_INPUTS = frozenset(SIMILARITIES)
 """Inputs computed for the per-step detail whenever the encoder is loaded anyway."""
 GUARDED_TEXTS = 128
 """A chain with more texts than this (steps, source sentences and reference steps together), or
