@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from runners.run import RunSummary
 
 PathLike = str | Path
+SCORE_BATCH_SIZE = 256
+"""Texts or NLI pairs a score job hands a model per call (``score --batch-size``): enough for a GPU's whole
+batches; the model adapters cut them into their own (:mod:`reasoning_metrics.models`)."""
 """Any path argument: a ``str`` or a :class:`~pathlib.Path`."""
 
 
@@ -164,7 +167,7 @@ def score_job(
     source_with_options: bool = False,
     combiner: str | None = None,
     prm: Any = None,
-    batch_size: int = 32,
+    batch_size: int = SCORE_BATCH_SIZE,
     chunk_size: int = 256,
     cache: Any = None,
     on_start: Callable[[int, int, int, Path], None] | None = None,
@@ -242,7 +245,7 @@ def chain_scoring(
     models: dict[str, Any] | None = None,
     metric_models: dict[str, Any] | None = None,
     lang: str | None = None,
-    batch_size: int = 32,
+    batch_size: int = SCORE_BATCH_SIZE,
     chunk_size: int = 256,
     cache: Any = None,
     progress: Callable[[int], Callable[[int], None]] | None = None,

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from k12eval.api import SCORE_BATCH_SIZE
 from k12eval.cli._common import UserError, guarded, parse_pairs
 from k12eval.cli._config import load_config
 from k12eval.cli._score_models import (
@@ -22,6 +23,7 @@ from k12eval.cli._score_models import (
 )
 from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt, load_prm_option
 from kg.errors import InputError
+from reasoning_metrics.guard import SCORE_BUDGET_S
 
 app = typer.Typer()
 
@@ -136,7 +138,7 @@ def score(
         Path | None, typer.Option("--data", help="Question bank, if not the one named in run.json.")
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Score file (default RUN_DIR/scores.jsonl).")] = None,
-    batch_size: BatchOpt = 256,
+    batch_size: BatchOpt = SCORE_BATCH_SIZE,
     chunk_size: ChunkOpt = 256,
     no_cache: NoCacheOpt = False,
     detectors: DetectorsOpt = True,
@@ -188,7 +190,7 @@ def score(
             help="Seconds the model passes may spend on one long chain (over 128 steps and sentences, or 20,000 "
             "characters) before it is recorded as not scored (too long); raise it for long chains on a CPU.",
         ),
-    ] = 10.0,
+    ] = SCORE_BUDGET_S,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.api import score_job
@@ -282,7 +284,7 @@ def score_chains_cmd(
         typer.Option("--out", help="Append scores to this .jsonl (resumable: ids in it are skipped)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON record per chain.")] = False,
-    batch_size: BatchOpt = 256,
+    batch_size: BatchOpt = SCORE_BATCH_SIZE,
     chunk_size: ChunkOpt = 256,
     no_cache: NoCacheOpt = False,
 ) -> None:

@@ -244,3 +244,20 @@ def test_a_score_job_resolves_its_metrics_once_and_hands_the_plan_down(tmp_path:
     assert done.todo > 0 and all("info_chain" in line["scores"] for line in done.lines)
     assert scored_run == [["info_chain"]]
     assert resolutions == [["info_chain"]]
+
+
+@pytest.mark.usefixtures("offline")  # its own embedding cache
+def test_the_api_and_the_demo_hand_a_model_as_many_texts_per_call_as_score_does(tmp_path: Path) -> None:
+    # `score --batch-size` became 256 so that a GPU gets whole batches (#24 item 3); score_job, which the
+    # Python API and the demo call, still handed the models 32 texts at a time.
+    from tests.reasoning_metrics.fakes import HashEncoder
+    from tests.reasoning_metrics.runs import write_bank, write_run
+
+    steps = "".join(f"第{i}步：{i}+{i}={2 * i}。" for i in range(1, 61))
+    run_dir = write_run(tmp_path / "run", write_bank(tmp_path / "bank"), outputs={"q-apples": steps + "答案：B"})
+    encoder = HashEncoder()
+    records = k12eval.score(
+        run_dir, metrics=["faithfulness_step"], models={"encoder": encoder}, detectors=False, combiner="none"
+    )
+    assert [r.unavailable for r in records] == [{}, {}], records
+    assert max(len(call) for call in encoder.calls) > 32
