@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from reports import write_report
-from tests._browser import chromium, console_errors
+from tests._browser import console_errors
 from tests._runs import Answer, question, write_bank, write_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -85,15 +84,10 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    root = tmp_path_factory.mktemp("chromium")
-    (root / "downloads").mkdir()
-    browser = chromium(root / "profile", root / "downloads")
-    browser.set_script_timeout(60)
-    try:
-        yield browser
-    finally:
-        browser.quit()
+def driver(driver: Any) -> Any:
+    """The report tests' chromium, with a minute for each timed view's async script (a hung tab raises)."""
+    driver.set_script_timeout(60)
+    return driver
 
 
 VIEW_MS = 4000

@@ -4,13 +4,12 @@ anything; the page fetches nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from reports import write_report
-from tests._browser import chromium, console_errors, requested_urls
+from tests._browser import console_errors, requested_urls
 from tests._runs import Answer, question, write_bank, write_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -52,17 +51,6 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> str:
     out = root / "report"
     write_report([run], out, plots=False)
     return (out / "index.html").resolve().as_uri()
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    root = tmp_path_factory.mktemp("chromium")
-    (root / "downloads").mkdir()
-    browser = chromium(root / "profile", root / "downloads")
-    try:
-        yield browser
-    finally:
-        browser.quit()
 
 
 def _open(driver: Any, page: str, qi: int) -> None:

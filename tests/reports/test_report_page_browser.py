@@ -11,14 +11,13 @@ Set ``K12EVAL_PAGE_SHOTS=DIR`` to keep the screenshots.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from reports import write_report
-from tests._browser import chromium, console_errors, save_screenshot
+from tests._browser import console_errors, save_screenshot
 from tests._runs import Answer, question, write_bank, write_run, write_scores
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -121,17 +120,6 @@ def _scores(q: Any, steps: list[str], correct: bool, unavailable: dict[str, str]
         "first_suspect": assessment["first_suspect"],
         "assessment": assessment,
     }
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    root = tmp_path_factory.mktemp("chromium")
-    (root / "downloads").mkdir()
-    browser = chromium(root / "profile", root / "downloads")
-    try:
-        yield browser
-    finally:
-        browser.quit()
 
 
 def _open(driver: Any, url: str, qi: int, lang: str = "zh") -> None:
