@@ -274,6 +274,8 @@ class Answerer:
             error = result.error
             if error is None and not all(map(math.isfinite, result.logprobs)):  # JSON cannot hold them
                 error = f"{self.backend.name} gave scores that are not finite numbers: {result.logprobs!r:.120}"
+            if error is None and strategy == "perplexity" and len(result.token_counts) != len(result.logprobs):
+                error = f"the {self.options.backend} backend gave no token counts: perplexity needs them"
             if error is not None:
                 records[i] = make_record(
                     question,
@@ -287,12 +289,6 @@ class Answerer:
                 continue
             logprobs = result.logprobs
             if strategy == "perplexity":
-                if len(result.token_counts) != len(logprobs):
-                    error = f"the {self.options.backend} backend gave no token counts: perplexity needs them"
-                    records[i] = make_record(
-                        question, sent_by_index[i], parse_status="failed", error=error, shots=shots[i]
-                    )
-                    continue
                 logprobs = [perplexity_score(lp, n) for lp, n in zip(logprobs, result.token_counts, strict=True)]
             scores = {o.label: lp for o, lp in zip(question.options, logprobs, strict=True)}
             gold = str(question.answer[0])

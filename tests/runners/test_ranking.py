@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -142,3 +144,35 @@ def test_a_ranking_in_words_is_read_line_by_line() -> None:
     assert english == {"A": -2.0, "B": -1.0, "C": -4.0}
     nothing = instructed_scores("我不知道", options)
     assert {gold_rank(nothing, label) for label in options} == {4}  # no ranking: the gold option is last
+
+
+@pytest.mark.parametrize("counts", [[], [3]])
+def test_perplexity_without_token_counts_fails_its_request_like_any_backend_error(tmp_path: Path, counts: list) -> None:
+    # A backend that gives no (or too few) token counts fails the request: the record kept its share of the
+    # call's time and where a replayed score came from, as every other failed request does; it had neither.
+    from runners.backends.base import LoglikelihoodRequest, LoglikelihoodResult
+    from runners.options import RunOptions
+    from runners.run import run_questions
+    from tests._runs import question, write_bank
+    from tests.scripted import ScriptedBackend
+
+    class NoCounts(ScriptedBackend):
+        def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
+            return [
+                LoglikelihoodResult(r.id, logprobs=[-1.0] * 4, token_counts=counts, harness={"file": "x.jsonl"})
+                for r in requests
+            ]
+
+    bank = write_bank(tmp_path / "bank", [question("q0", "物理", "力学", "浮力", stem="浮力的方向是")])
+    backend = NoCounts()
+    options = RunOptions(
+        data=bank,
+        model="m",
+        out=tmp_path / "run",
+        backend=backend.name,
+        backend_instance=backend,
+        strategy="perplexity",
+    )
+    [record] = run_questions(options).records
+    assert record.parse_status == "failed" and "no token counts" in str(record.error)
+    assert record.latency_s is not None and record.harness == {"file": "x.jsonl"}
