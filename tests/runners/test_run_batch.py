@@ -26,19 +26,9 @@ SAMPLE = REPO / "data" / "sample"
 def test_batch_size_16_on_16_questions_is_one_generate_call(tiny_qwen2: Path, tmp_path: Path) -> None:
     out = tmp_path / "b16"
     cli_ok(
-        "run",
-        str(SAMPLE),
-        "--model",
-        str(tiny_qwen2),
-        "--out",
-        str(out),
-        "--limit",
-        "16",
-        "--max-tokens",
-        "4",
-        "--batch-size",
-        "16",
-    )
+        "run", str(SAMPLE), "--model", str(tiny_qwen2), "--out", str(out), "--limit", "16", "--max-tokens", "4",
+        "--batch-size", "16",
+    )  # fmt: skip
     store = RunStore(out)
     latencies = {r.latency_s for r in store.records()}
     assert len(list(store.records())) == 16

@@ -48,23 +48,9 @@ def test_few_shot_needs_a_dev_split_and_uses_it(tiny_qwen2: Path, tmp_path: Path
     )
     assert result.exit_code == 2 and "--few-shot" in result.output
     cli_ok(
-        "run",
-        str(SAMPLE),
-        "--model",
-        str(tiny_qwen2),
-        "--out",
-        str(out),
-        "--mode",
-        "few-shot",
-        "--few-shot",
-        str(DEV),
-        "--limit",
-        "3",
-        "--max-tokens",
-        "4",
-        "--types",
-        "single_choice",
-    )
+        "run", str(SAMPLE), "--model", str(tiny_qwen2), "--out", str(out), "--mode", "few-shot", "--few-shot",
+        str(DEV), "--limit", "3", "--max-tokens", "4", "--types", "single_choice",
+    )  # fmt: skip
     prompt = next(RunStore(out).iter_records()).prompt
     text = prompt if isinstance(prompt, str) else prompt[-1]["content"]
     assert "例1" in text or "Example 1" in text
@@ -73,19 +59,9 @@ def test_few_shot_needs_a_dev_split_and_uses_it(tiny_qwen2: Path, tmp_path: Path
 def test_rank_options_scores_every_option(tiny_qwen2: Path, tmp_path: Path) -> None:
     out = tmp_path / "rank"
     cli_ok(
-        "run",
-        str(SAMPLE),
-        "--model",
-        str(tiny_qwen2),
-        "--out",
-        str(out),
-        "--strategy",
-        "rank-options",
-        "--types",
-        "single_choice",
-        "--limit",
-        "3",
-    )
+        "run", str(SAMPLE), "--model", str(tiny_qwen2), "--out", str(out), "--strategy", "rank-options", "--types",
+        "single_choice", "--limit", "3",
+    )  # fmt: skip
     for record in RunStore(out).iter_records():
         assert record.option_scores is not None and len(record.option_scores) >= 4
         assert 1 <= (record.gold_rank or 0) <= len(record.option_scores)
