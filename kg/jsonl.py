@@ -110,12 +110,14 @@ def bad_byte(text: str) -> str | None:
     return f"byte 0x{ord(match.group()) - 0xDC00:02x} at byte {offset} of the line"
 
 
-def iter_jsonl(path: Path, *, replace_surrogates: bool = False) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
+def iter_jsonl(
+    path: Path, *, replace_surrogates: bool = False, one_record_lists: bool = False
+) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
     """Yield ``(line_number, object)`` for every non-blank line; malformed lines yield a Problem.
 
     Lines end at ``\\n`` only (U+2028, U+0085 and other separators ``str.splitlines`` knows are
     text inside a record), and each line is decoded on its own: a byte that is not UTF-8 spoils
-    its line, never the lines after it.
+    its line, never the lines after it. ``one_record_lists``: see :func:`parse_json_line`.
     """
     handle = open_text(path, newline="\n")
     if isinstance(handle, Problem):
@@ -126,7 +128,12 @@ def iter_jsonl(path: Path, *, replace_surrogates: bool = False) -> Iterator[tupl
             if isinstance(line, Problem):
                 yield number, line
             elif line.strip():
-                yield number, parse_json_line(line, path, number, replace_surrogates=replace_surrogates)
+                yield (
+                    number,
+                    parse_json_line(
+                        line, path, number, replace_surrogates=replace_surrogates, one_record_lists=one_record_lists
+                    ),
+                )
 
 
 def blank_file(path: Path) -> bool:
@@ -139,12 +146,15 @@ def blank_file(path: Path) -> bool:
 
 
 def parse_json_line(
-    line: str, path: Path, number: int, *, replace_surrogates: bool = False
+    line: str, path: Path, number: int, *, replace_surrogates: bool = False, one_record_lists: bool = False
 ) -> dict[str, Any] | Problem:
     """One JSONL line as an object, or the Problem naming the line (and the key at fault, if one is).
 
     A lone surrogate (``"\\ud83d"``) in a string is a fault, unless ``replace_surrogates``: then it
     becomes U+FFFD, as for recorded model output, which is kept whatever it holds.
+    ``one_record_lists``: a line that is a JSON list holding exactly one object is that object (the
+    CK12 release's ``eval_results/llama2-zero_shot_128.json`` writes every line as ``[{...}]``); any
+    other list is still refused, saying what it holds.
     """
     where = bad_byte(line)
     if where is not None:
@@ -157,6 +167,12 @@ def parse_json_line(
         return Problem(path, number, None, "not usable JSON (an integer of more than 4,300 digits)")
     except RecursionError:
         return Problem(path, number, None, f"not usable JSON (nested deeper than {MAX_DEPTH} levels)")
+    if one_record_lists and isinstance(obj, list):
+        if len(obj) != 1 or not isinstance(obj[0], dict):
+            got = "an empty list" if not obj else f"a list of {len(obj)} items"
+            got = f"a list holding {describe(obj[0])}" if len(obj) == 1 else got
+            return Problem(path, number, None, f"expected a JSON object or a list of one object, got {got}")
+        obj = obj[0]
     if not isinstance(obj, dict):
         return Problem(path, number, None, f"expected a JSON object, got {describe(obj)}")
     for key, value in obj.items():
@@ -228,9 +244,11 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def jsonl_objects(path: Path, *, replace_surrogates: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+def jsonl_objects(
+    path: Path, *, replace_surrogates: bool = False, one_record_lists: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """:func:`iter_jsonl` for readers that stop at the first bad line: it raises :class:`InputError`."""
-    for number, obj in iter_jsonl(path, replace_surrogates=replace_surrogates):
+    for number, obj in iter_jsonl(path, replace_surrogates=replace_surrogates, one_record_lists=one_record_lists):
         if isinstance(obj, Problem):
             raise InputError.from_problem(obj)
         yield number, obj

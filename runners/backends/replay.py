@@ -235,7 +235,8 @@ def load_recorded(path: Path) -> dict[str, Recorded]:
     if not path.is_file():
         raise InputError(f"{path}: no such file of recorded outputs")
     recorded: dict[str, Recorded] = {}
-    for line, item in jsonl_objects(path, replace_surrogates=True):  # model output: kept, made text
+    # model output: kept, made text; CK12's eval_results files may write a record as a one-item list
+    for line, item in jsonl_objects(path, replace_surrogates=True, one_record_lists=True):
         key, found = _parse(item, path, line)
         recorded[key] = found
     return recorded

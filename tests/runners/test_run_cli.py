@@ -337,6 +337,39 @@ def test_a_ck12_result_file_with_an_empty_stem_judgment_replays_whole(tmp_path: 
     assert "整数都比小数大" in str(got["j2"].prompt)
 
 
+def test_a_ck12_result_file_of_one_record_lists_replays(tmp_path: Path) -> None:
+    """The release's ``eval_results/llama2-zero_shot_128.json`` writes each line as ``[{...}]``, one
+    record in a list; replay refused it at line 1 (#26 item 2). A list of one object is that object;
+    any other list is refused, naming the file and the line."""
+    from tests.importer_helpers import ck12_record, write_jsonl
+
+    judged = dict(task_type="判断", task_grade="小学", knowledge_domain=["小学", "数学", "知识点", "数", "小数"])
+    records = [
+        ck12_record(
+            id="j1", prompt="判断．\n", answer_option=["1.$$640000$$比$$640$$万大．（   ）\n"], answer="F", **judged
+        ),
+        ck12_record(
+            id="j2", prompt="\n", answer_option=["1.整数都比小数大．\n", "2.$$1$$是质数．\n"], answer="FF", **judged
+        ),
+    ]
+    bank = write_jsonl(tmp_path / "bank" / "小学" / "数学" / "判断.jsonl", records)
+    lines = [[{**records[0], "response": "错误"}], [{**records[1], "response": "1. 错误 2. 错误"}]]
+    answers = tmp_path / "llama2-zero_shot_128.json"
+    answers.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    result = _invoke(str(bank.parents[2]), "-m", str(answers), "-b", "replay", "-o", str(tmp_path / "run"))
+    assert result.exit_code == 0, result.output
+    got = {r.question_id: r for r in RunStore(tmp_path / "run").records()}
+    assert got["j1"].output == "错误" and got["j1"].correct is True
+    assert got["j2"].extracted == [False, False] and got["j2"].correct is True
+
+    for bad, held in (([lines[0][0], lines[1][0]], "a list of 2 items"), ([], "an empty list"), (["错误"], "'错误'")):
+        answers.write_text(json.dumps(lines[0], ensure_ascii=False) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+        refused = _invoke(str(bank.parents[2]), "-m", str(answers), "-b", "replay", "-o", str(tmp_path / "bad"))
+        assert refused.exit_code == 2, refused.output
+        assert f"{answers}, line 2: expected a JSON object or a list of one object" in refused.output
+        assert held in refused.output and "Traceback" not in refused.output
+
+
 def test_skip_invalid_names_and_leaves_out_a_bad_question(tmp_path: Path) -> None:
     """One invalid question stopped the whole run, with no way round it (#27 item 5)."""
     from runners.bank import run_bank

@@ -80,3 +80,30 @@ def test_mr_gsm8k_halves_and_the_default_combiner_on_processbench(shared_data: P
     assert combiner.acc_correct is not None and combiner.acc_correct > 0.9
     assert combiner.acc_error is not None and aggregate.acc_error is not None
     assert combiner.acc_error >= aggregate.acc_error - 0.05
+
+
+def test_the_default_combiner_was_fitted_on_the_chinese_labels_as_they_are(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default combiner was fitted before 5 answers of the first Chinese file became non-answers
+    (#26 item 9); 2 of them in development halves were trained on as correct solutions. Its recorded
+    training counts must be what the labels give now (a non-answer: wrong, no step located), so that a
+    relabelling without a refit (``scripts/fit_default_combiner.py``) is caught."""
+    from reasoning_metrics.combine import load_combiner
+    from reasoning_metrics.metaeval.ck12_labels import CK12_ENV
+    from reasoning_metrics.metaeval.halves import in_half
+    from tests.conftest import REPO
+
+    monkeypatch.setenv(CK12_ENV, str(shared_data / "ck12"))
+    entries = [t for t in load_combiner("default").training if t["format"] == "ck12-labels"]
+    assert sorted(Path(p).name for t in entries for p in t["paths"]) == sorted(
+        p.name for p in (REPO / "data" / "ck12_errors").glob("*.jsonl")
+    )
+    for entry in entries:
+        dev = [s for p in entry["paths"] for s in in_half(load_solutions(REPO / p, "ck12-labels"), entry["half"])]
+        now = {
+            "solutions": len(dev),
+            "with_error": sum(s.has_error for s in dev),
+            "located": sum(s.target is not None and s.target >= 0 for s in dev),
+        }
+        assert {k: entry[k] for k in now} == now, entry["name"]
