@@ -202,7 +202,7 @@ def score_run(
     to each record the detectors checked, with the record's grade as the grade feature.
     ``budget_s``: seconds a long chain's model passes may take (:func:`~reasoning_metrics.scoring.iter_scores`).
     With a process
-    reward model ``prm`` (:mod:`~reasoning_metrics.models.prm`) the ``prm`` detector runs too, and the
+    reward model ``prm`` (:mod:`~reasoning_metrics.models.prm_model`) the ``prm`` detector runs too, and the
     score header names it and the model.
     """
     if combiner is not None and not detectors:

@@ -78,7 +78,7 @@ class DetectionContext:
     judge_progress: Callable[[int], None] | None = None
     """Called with the number of solutions judged so far."""
     prm: StepRewardModel | None = None
-    """A process reward model (:mod:`~reasoning_metrics.models.prm`), if any."""
+    """A process reward model (:mod:`~reasoning_metrics.models.prm_model`), if any."""
     rollout_backend: Backend | None = None
     """The backend that samples the rollouts' continuations, if any."""
     rollout_k: int = ROLLOUT_K

@@ -13,7 +13,7 @@ Each detector implements one protocol (:class:`~.detector.Detector`: a name, the
 * ``contradiction`` (:mod:`.contradiction`): NLI of each step against the question and earlier steps;
 * ``judge`` (:mod:`.judge`): an LLM judge through any backend;
 * ``prm`` (:mod:`.prm`): a Qwen2.5-Math-PRM-style process reward model's P(correct) of each step
-  (the models: :mod:`reasoning_metrics.models.prm`);
+  (the models: :mod:`reasoning_metrics.models.prm_model`);
 * ``rollouts`` (:mod:`.rollouts`): Math-Shepherd's share of continuations from each step that reach
   the gold answer, through any backend;
 * ``final_answer``: no final answer stated; ``not_whole`` (:mod:`.plausibility`): a count that is not whole;
