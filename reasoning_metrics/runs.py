@@ -33,7 +33,7 @@ from reasoning_metrics.store import ScoreConfig, append_scores, make_config, ope
 from reasoning_metrics.store import ScoreRecord as ScoreRecord
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
-from reasoning_metrics.verify.prm import StepRewardModel
+from reasoning_metrics.verify.rules.prm import StepRewardModel
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail
 from runners.bank import run_bank
 from runners.records import HEADER_FILE, MODE_INFO, RECORDS_FILE, RunHeader, RunRecord

@@ -172,7 +172,7 @@ def test_the_scan_sees_name_tables_and_faces(tmp_path: Path) -> None:
     modules["runners.b.v"].write_text("from runners.b import T\n", encoding="utf-8")
     assert _imports("runners.b", modules["runners.b"], modules) == [("runners.b.v", 1), ("kg.f", 1)]
     assert _imports("runners.b.v", modules["runners.b.v"], modules) == [("runners.b", 1)]
-    assert _metric_floor("reasoning_metrics.models.prm_model") < _metric_floor("reasoning_metrics.verify.prm")
+    assert _metric_floor("reasoning_metrics.models.prm_model") < _metric_floor("reasoning_metrics.verify.rules.prm")
     assert _metric_floor("reasoning_metrics.metaeval.detectors") > _metric_floor("reasoning_metrics.runs")
 
 

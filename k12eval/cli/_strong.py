@@ -13,7 +13,7 @@ import typer
 from k12eval.cli._common import UserError
 
 if TYPE_CHECKING:
-    from reasoning_metrics.verify.prm import StepRewardModel
+    from reasoning_metrics.verify.rules.prm import StepRewardModel
     from runners.backends.base import Backend
 
 PrmOpt = Annotated[

@@ -20,15 +20,15 @@ from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.records import ChainScores, StepDetail
 from reasoning_metrics.verify.aggregate import assess_solutions, step_score
-from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
-from reasoning_metrics.verify.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
-from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
 from reasoning_metrics.verify.detector import Detector, Evidence, Reference, needed_roles
 from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
 from reasoning_metrics.verify.judge_log import judge_resumably
-from reasoning_metrics.verify.prm import PRM_THRESHOLD, StepRewardModel, first_below
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
-from reasoning_metrics.verify.rollouts import (
+from reasoning_metrics.verify.rules.arithmetic import StepCheck, check_steps
+from reasoning_metrics.verify.rules.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
+from reasoning_metrics.verify.rules.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
+from reasoning_metrics.verify.rules.prm import PRM_THRESHOLD, StepRewardModel, first_below
+from reasoning_metrics.verify.rules.rollouts import (
     ROLLOUT_K,
     RolloutResult,
     RolloutTask,
@@ -93,7 +93,7 @@ class DetectionContext:
 
     @cached_property
     def roscoe(self) -> list[ChainScores]:
-        """The ROSCOE baseline, as ``k12eval score`` computes it (:func:`~reasoning_metrics.verify.baseline.roscoe_scores`)."""
+        """The ROSCOE baseline, as ``k12eval score`` computes it (:func:`~reasoning_metrics.verify.rules.baseline.roscoe_scores`)."""
         if self.encoder is None:
             raise Unavailable("needs a sentence encoder (--encoder)")
         return roscoe_scores(self.solutions, self.encoder, self.nli, batch_size=self.batch_size, cache=self.cache)
@@ -140,7 +140,7 @@ class DetectionContext:
 
     @cached_property
     def rollouts(self) -> list[RolloutResult]:
-        """Each solution's share of continuations reaching its gold answer, per step (:mod:`~reasoning_metrics.verify.rollouts`)."""
+        """Each solution's share of continuations reaching its gold answer, per step (:mod:`~reasoning_metrics.verify.rules.rollouts`)."""
         if self.rollout_backend is None:
             raise Unavailable("needs a rollout model (--rollouts)")
         return rollout_shares(

@@ -173,7 +173,7 @@ def test_a_chain_the_detectors_fail_on_is_recorded_as_an_error_and_the_others_co
     run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Whatever a detector raises on one chain (here a bug planted on one step) stays with that chain."""
-    import reasoning_metrics.verify.arithmetic as arithmetic
+    import reasoning_metrics.verify.rules.arithmetic as arithmetic
 
     real = arithmetic.inspect_step
 

@@ -18,7 +18,7 @@ from reasoning_metrics.models.prm_format import PRM_SEPARATOR, positive_at_separ
 from reasoning_metrics.verify.detector import Evidence
 from reasoning_metrics.verify.detectors.prm import PRM
 from reasoning_metrics.verify.flags import FlagKind
-from reasoning_metrics.verify.prm import first_below
+from reasoning_metrics.verify.rules.prm import first_below
 
 SEP = 7
 
