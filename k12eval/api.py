@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from kg.records import Question
     from reasoning_metrics.permetric import ScorePlan
-    from reasoning_metrics.store import ScoreRecord
+    from reasoning_metrics.score_store import ScoreRecord
     from reports.runs import Run
     from reports.writer import ReportResult
     from runners.backends.base import Backend
@@ -118,7 +118,7 @@ def score(
     ``source_with_options`` scores against the stem and its options, as ``--source-with-options``;
     ``combiner`` is ``--combiner`` (the shipped one when not given, unless ``detectors`` is off; ``"none"``).
     """
-    from reasoning_metrics.store import ScoreRecord
+    from reasoning_metrics.score_store import ScoreRecord
 
     done = score_job(
         run_dir,
@@ -184,8 +184,8 @@ def score_job(
     from kg.errors import InputError
     from reasoning_metrics.combine import choose_combiner, load_combiner
     from reasoning_metrics.permetric import score_plan
-    from reasoning_metrics.runs import score_run
-    from reasoning_metrics.store import SCORES_FILE, read_score_lines
+    from reasoning_metrics.run_scoring import score_run
+    from reasoning_metrics.score_store import SCORES_FILE, read_score_lines
     from runners.files import lock_file
     from runners.records import HEADER_FILE
 
@@ -256,9 +256,9 @@ def chain_scoring(
     from k12eval.models import metric_model
     from reasoning_metrics.chainfile import read_chains
     from reasoning_metrics.permetric import score_plan
+    from reasoning_metrics.score_store import append_scores, make_config, open_scores
     from reasoning_metrics.scoring import iter_scores, load_models
     from reasoning_metrics.slots import ModelSlots
-    from reasoning_metrics.store import append_scores, make_config, open_scores
     from runners.files import lock_file
 
     chains = read_chains(Path(file))

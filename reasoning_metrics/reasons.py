@@ -1,7 +1,7 @@
 """Why a score or a detector has no value, in Chinese, for the Chinese page.
 
 The reasons are written in English where they arise (:func:`reasoning_metrics.scoring._why_unavailable`,
-:meth:`reasoning_metrics.slots.ModelSlots.get`, :mod:`reasoning_metrics.features`,
+:meth:`reasoning_metrics.slots.ModelSlots.get`, :mod:`reasoning_metrics.chain_inputs`,
 :func:`reasoning_metrics.verify.aggregate.assess`) and stored so in score files; this is their
 one translation, kept beside them. A reason not listed here has no Chinese line (``None``).
 """

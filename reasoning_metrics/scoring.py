@@ -12,15 +12,15 @@ from typing import Any, Literal
 from kg.errors import InputError
 from kg.records import detect_language
 from reasoning_metrics.cache import ArrayCache
-from reasoning_metrics.features import FILLERS, Prepared
+from reasoning_metrics.chain_inputs import FILLERS, Prepared
 from reasoning_metrics.guard import SCORE_BUDGET_S, checking, too_long_reason
+from reasoning_metrics.metric_table import INPUT_MODEL, REFERENCE_INPUTS, SOURCE_INPUTS, Metric
 from reasoning_metrics.permetric import MetricPlan, ScorePlan, base_roles, plans, score_plan
 from reasoning_metrics.records import Chain, ChainScores
-from reasoning_metrics.registry import INPUT_MODEL, REFERENCE_INPUTS, SOURCE_INPUTS, Metric
 from reasoning_metrics.slots import LOAD_FAILED, ModelArg, ModelSlots
 from reasoning_metrics.split import split_reference, split_steps
+from reasoning_metrics.step_detail import StepThresholds, step_details
 from reasoning_metrics.step_thresholds import thresholds_for
-from reasoning_metrics.steps import StepThresholds, step_details
 
 DETAIL_INPUTS = frozenset({"sim_hs", "sim_hr", "sim_hh"})
 SIMILARITIES = ("sim_hs", "sim_hr", "sim_hh")

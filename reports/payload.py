@@ -19,7 +19,7 @@ import pandas as pd
 
 from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
-from reasoning_metrics.registry import METRICS
+from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.scales import SCALE, separation
 from reports.aggregate import ROOT, weakest_points
 from reports.latex import simplify_latex
@@ -31,7 +31,7 @@ from runners.records import RunRecord
 STATUS_CODES = {"ok": 0, "unparsed": 1, "failed": 2, "skipped": 3}
 
 METRIC_ZH: dict[str, str] = {name: metric.labels["zh"] for name, metric in METRICS.items()}
-"""Chinese display names of the registry's scores (:data:`reasoning_metrics.registry.METRICS`)."""
+"""Chinese display names of the registry's scores (:data:`reasoning_metrics.metric_table.METRICS`)."""
 
 
 def metric_entry(key: str) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def metric_entry(key: str) -> dict[str, Any]:
 
     Titles carry an arrow for the direction; unknown keys show as they are, direction unknown.
     """
-    from reasoning_metrics.registry import METRICS, resolve
+    from reasoning_metrics.metric_table import METRICS, resolve
 
     try:
         metric = METRICS.get(key) or resolve([key])[0]

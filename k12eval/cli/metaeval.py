@@ -28,7 +28,7 @@ app = typer.Typer()
 def _detector_names(detectors: str | None) -> list[str]:
     """Detector names from ``--detectors``; ``roscoe.<alias>`` accepts any name ``k12eval score`` accepts."""
     from reasoning_metrics.metaeval import DETECTORS
-    from reasoning_metrics.registry import resolve
+    from reasoning_metrics.metric_table import resolve
 
     if not detectors:
         return [n for n in DETECTORS if n != "combiner"]  # added when a combiner is loaded

@@ -449,11 +449,11 @@ def needed_models(names: Sequence[str]) -> frozenset[str]:
     """The model roles the meta-eval detectors ``names`` need, read from the records they name.
 
     A ROSCOE score needs the ROSCOE evidence (an encoder) and its metric's models
-    (:data:`reasoning_metrics.registry.METRICS`); a registered detector what its ``needs`` come from
+    (:data:`reasoning_metrics.metric_table.METRICS`); a registered detector what its ``needs`` come from
     (:func:`~reasoning_metrics.verify.detector.needed_roles`); the aggregates everything a registered
     detector or the ROSCOE baseline can read. The combiner's are its own (``Combiner.uses_roscoe``).
     """
-    from reasoning_metrics.registry import METRICS
+    from reasoning_metrics.metric_table import METRICS
 
     everything = {role for d in REGISTRY.values() for role in needed_roles(d, optional=True)}
     everything |= {role for metric in BASELINE_METRICS for role in METRICS[metric].models}

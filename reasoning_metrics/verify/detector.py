@@ -88,7 +88,7 @@ EVIDENCE_MODEL: dict[Input, str] = {
     "prm": "prm",
     "rollouts": "rollouts",
 }
-"""Evidence part -> the model role that produces it (the twin of ``reasoning_metrics.registry.INPUT_MODEL``)."""
+"""Evidence part -> the model role that produces it (the twin of ``reasoning_metrics.metric_table.INPUT_MODEL``)."""
 
 
 def needed_roles(detector: Detector, *, optional: bool = False) -> frozenset[str]:

@@ -158,7 +158,7 @@ def test_score_cli_api_and_demo_compose_the_score_job_in_one_place(
     from k12eval.cli import app
     from k12eval.cli._demo_pipeline import _score
     from k12eval.cli._demo_stages import StageTimes
-    from tests.reasoning_metrics.runs import write_bank, write_run
+    from tests.reasoning_metrics.written_runs import write_bank, write_run
 
     run_dir = tmp_path / "run"
     write_run(run_dir, write_bank(tmp_path / "bank"))
@@ -216,9 +216,9 @@ def test_a_chain_file_is_scored_and_resumed_by_the_library_not_the_cli(tmp_path:
 
 def test_a_score_job_resolves_its_metrics_once_and_hands_the_plan_down(tmp_path: Path) -> None:
     from k12eval.api import chain_scoring, score_job
-    from reasoning_metrics import registry
+    from reasoning_metrics import metric_table
     from tests.reasoning_metrics.fakes import HashEncoder
-    from tests.reasoning_metrics.runs import write_bank, write_run
+    from tests.reasoning_metrics.written_runs import write_bank, write_run
 
     run_dir = tmp_path / "run"
     write_run(run_dir, write_bank(tmp_path / "bank"))
@@ -228,7 +228,7 @@ def test_a_score_job_resolves_its_metrics_once_and_hands_the_plan_down(tmp_path:
     resolutions: list[object] = []
 
     def count(frame: Any, event: str, arg: object) -> None:
-        if event == "call" and frame.f_code is registry.resolve.__code__:
+        if event == "call" and frame.f_code is metric_table.resolve.__code__:
             resolutions.append(frame.f_locals.get("names"))
 
     encoder = {"encoder": HashEncoder()}

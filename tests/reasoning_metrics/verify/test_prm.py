@@ -167,7 +167,7 @@ def test_score_runs_the_prm_when_given_and_its_header_says_so(tiny_prm: Path, tm
     from typer.testing import CliRunner
 
     from k12eval.cli import app
-    from tests.reasoning_metrics.runs import write_bank, write_run
+    from tests.reasoning_metrics.written_runs import write_bank, write_run
 
     run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
     args = ["score", str(run), "--embedder", minilm_path, "--nli", "none", "--metrics", "faithfulness_step"]

@@ -26,11 +26,11 @@ from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.guard import SCORE_BUDGET_S
 from reasoning_metrics.permetric import ScorePlan, score_plan
 from reasoning_metrics.records import Chain, ChainScores
+from reasoning_metrics.score_store import SCORES_FILE as SCORES_FILE
+from reasoning_metrics.score_store import ScoreConfig, append_scores, make_config, open_scores
+from reasoning_metrics.score_store import ScoreRecord as ScoreRecord
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
-from reasoning_metrics.store import SCORES_FILE as SCORES_FILE
-from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
-from reasoning_metrics.store import ScoreRecord as ScoreRecord
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.rules.prm import StepRewardModel
