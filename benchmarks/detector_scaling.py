@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 
 from benchmarks.verify_speed import synthetic_steps
 from reasoning_metrics.split import split_steps
-from reasoning_metrics.verify.aggregate import assess_one
+from reasoning_metrics.verify.aggregate_rule import assess_one
 from reasoning_metrics.verify.rules.arithmetic import check_steps
 from reasoning_metrics.verify.rules.doubt import doubt_cues
 from reasoning_metrics.verify.rules.equations import equation_conflicts

@@ -170,12 +170,12 @@ def labels(answers: dict[str, Any]) -> dict[str, Any]:
     step, and the Chinese line of every reason why a score or detector has no value in ``answers``.
 
     Taken from where each is defined (:data:`reasoning_metrics.records.FLAG_NAMES`,
-    :data:`reasoning_metrics.verify.flags.FLAG_NAMES`, :data:`reasoning_metrics.verify.aggregate.FLAG_THRESHOLD`,
+    :data:`reasoning_metrics.verify.flags.FLAG_NAMES`, :data:`reasoning_metrics.verify.aggregate_rule.FLAG_THRESHOLD`,
     :func:`reasoning_metrics.reasons.reason_zh`), so the page holds no copy of them.
     """
     from reasoning_metrics.reasons import reason_zh
     from reasoning_metrics.records import FLAG_NAMES as STEP_FLAGS
-    from reasoning_metrics.verify.aggregate import FLAG_THRESHOLD
+    from reasoning_metrics.verify.aggregate_rule import FLAG_THRESHOLD
     from reasoning_metrics.verify.flags import FLAG_NAMES as FINDINGS
     from reasoning_metrics.verify.registry import DETECTOR_NAMES
 

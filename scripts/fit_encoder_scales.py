@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from kg.intervals import rate_text
+from reasoning_metrics.metaeval.detection_stats import auroc, bootstrap_ci
 from reasoning_metrics.metaeval.halves import half_indices
 from reasoning_metrics.metaeval.sets import load_set, parse_set
-from reasoning_metrics.metaeval.stats import auroc, bootstrap_ci
 from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.records import Chain, ChainScores, StepDetail
 from reasoning_metrics.scales import SCALES_FILE

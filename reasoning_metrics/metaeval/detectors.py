@@ -19,7 +19,7 @@ from reasoning_metrics.metaeval.combined import Predictions, predict, set_featur
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.records import ChainScores, StepDetail
-from reasoning_metrics.verify.aggregate import assess_solutions, step_score
+from reasoning_metrics.verify.aggregate_rule import assess_solutions, step_score
 from reasoning_metrics.verify.detector import Detector, Evidence, Reference, needed_roles
 from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
 from reasoning_metrics.verify.judge_log import judge_resumably
@@ -396,7 +396,7 @@ def _aggregate_cv(ctx: DetectionContext) -> DetectorResult:
     """The aggregate's scores with the baselines' treatment: a step threshold fitted by cross-validation.
 
     Same solution and step scores as ``aggregate``; only the first-wrong-step rule differs (no fixed
-    :data:`~reasoning_metrics.verify.aggregate.FLAG_THRESHOLD`), so the two compare the rule itself.
+    :data:`~reasoning_metrics.verify.aggregate_rule.FLAG_THRESHOLD`), so the two compare the rule itself.
     """
     result = _aggregate(ctx)
     orientation = "combined flag severity, step threshold fitted by cross-validation"

@@ -19,7 +19,7 @@ Each detector implements one protocol (:class:`~.detector.Detector`: a name, the
 * ``final_answer``: no final answer stated; ``not_whole`` (:mod:`.rules.plausibility`): a count that is not whole;
 * ``roscoe`` (:mod:`.rules.baseline`): ROSCOE's Faithfulness-Step, the aggregate's tie-breaker (no flags).
 
-:mod:`.aggregate` runs them all (and reads the ROSCOE scores) into typed per-step flags.
+:mod:`.aggregate_rule` runs them all (and reads the ROSCOE scores) into typed per-step flags.
 Heavy model code is never imported here; encoders and NLI models are passed in.
 """
 
@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "prm_messages": "reasoning_metrics.models.prm_format",
-    "FLAG_THRESHOLD": "reasoning_metrics.verify.aggregate",
-    "assess_one": "reasoning_metrics.verify.aggregate",
-    "assess_solutions": "reasoning_metrics.verify.aggregate",
-    "step_score": "reasoning_metrics.verify.aggregate",
+    "FLAG_THRESHOLD": "reasoning_metrics.verify.aggregate_rule",
+    "assess_one": "reasoning_metrics.verify.aggregate_rule",
+    "assess_solutions": "reasoning_metrics.verify.aggregate_rule",
+    "step_score": "reasoning_metrics.verify.aggregate_rule",
     "ClaimCheck": "reasoning_metrics.verify.rules.arithmetic",
     "StepCheck": "reasoning_metrics.verify.rules.arithmetic",
     "Verdict": "reasoning_metrics.verify.rules.arithmetic",
@@ -127,7 +127,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from reasoning_metrics.models.prm_format import prm_messages
-    from reasoning_metrics.verify.aggregate import FLAG_THRESHOLD, assess_one, assess_solutions, step_score
+    from reasoning_metrics.verify.aggregate_rule import FLAG_THRESHOLD, assess_one, assess_solutions, step_score
     from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Reference
     from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment, StepAssessment, StepFlag
     from reasoning_metrics.verify.registry import DETECTORS

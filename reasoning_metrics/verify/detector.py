@@ -3,7 +3,7 @@
 A detector (one class in :mod:`.detectors`, one entry in :data:`.registry.DETECTORS`) declares its
 ``name``, the parts of the :class:`Evidence` it ``reads`` (and which of the optional ones it
 ``needs`` to run at all) and the :class:`~.flags.FlagKind` s it raises; ``find`` turns the evidence
-of one solution into :class:`Findings`. The aggregate (:mod:`.aggregate`) runs every registered
+of one solution into :class:`Findings`. The aggregate (:mod:`.aggregate_rule`) runs every registered
 detector whose needs are met; the meta-evaluation scores the same objects one by one.
 """
 

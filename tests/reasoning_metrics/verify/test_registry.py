@@ -14,7 +14,7 @@ import reasoning_metrics.verify.detectors as detector_modules
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.metaeval.detectors import COUNTED, DetectionContext, run_detectors
 from reasoning_metrics.metaeval.detectors import DETECTORS as METAEVAL
-from reasoning_metrics.verify.aggregate import assess_solutions
+from reasoning_metrics.verify.aggregate_rule import assess_solutions
 from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.flags import FlagKind
 from reasoning_metrics.verify.registry import DETECTORS, current_names
