@@ -22,7 +22,7 @@ from kg.records import Question, QuestionType
 from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.scales import SCALE, separation
 from reports.aggregate import ROOT, weakest_points
-from reports.latex import simplify_latex
+from reports.latex_text import simplify_latex
 from reports.runs import Run
 from reports.scores import Finding, Match, QuestionScores, StepScore
 from reports.steps import split_steps
