@@ -24,7 +24,7 @@ from reasoning_metrics.scales import SCALE, separation
 from reports.aggregate import ROOT, weakest_points
 from reports.latex_text import simplify_latex
 from reports.runs import Run
-from reports.scores import Finding, Match, QuestionScores, StepScore
+from reports.score_file import Finding, Match, QuestionScores, StepScore
 from reports.steps import split_steps
 from runners.records import RunRecord
 

@@ -12,7 +12,7 @@ from kg.errors import InputError
 from reasoning_metrics.run_scoring import score_run
 from reasoning_metrics.score_store import read_score_lines
 from reasoning_metrics.verify.registry import current_names
-from reports.scores import load_scores
+from reports.score_file import load_scores
 
 from .fakes import HashEncoder, RuleNLI
 from .written_runs import write_bank, write_run

@@ -214,7 +214,7 @@ def test_reading_a_score_file_loads_neither_the_detectors_nor_the_scoring_job() 
     code = (
         "import sys, json\n"
         "from reasoning_metrics.score_store import SCORES_FILE, ScoreRecord, read_score_lines\n"
-        "from reports.scores import load_scores\n"
+        "from reports.score_file import load_scores\n"
         "heavy = ['sympy', 'torch', 'reasoning_metrics.run_scoring', 'reasoning_metrics.scoring',\n"
         "         'reasoning_metrics.verify.rules.arithmetic', 'reasoning_metrics.combine.features']\n"
         "print(json.dumps([m for m in heavy if m in sys.modules]))\n"
