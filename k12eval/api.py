@@ -266,18 +266,19 @@ def chain_scoring(
     chosen = list(plan.metrics)
     language: Any = lang
     roles = models or {}
+    slots = ModelSlots(metric_model, **roles)  # the job's one set: header, loading and scoring share it
     with contextlib.ExitStack() as held:
         config = None
         if out is not None:
-            config = make_config(chosen, ModelSlots(None, **roles), None, language, plan.assigned)
+            config = make_config(chosen, slots, None, language, plan.assigned)
             held.enter_context(lock_file(Path(out)))  # a second job on this file is refused, not interleaved
             done = open_scores(Path(out), config)
             chains = [c for c in chains if c.id not in done]
-        loaded = load_models(chains, plan, roles, language, model_resolver=metric_model)
+        load_models(chains, plan, roles, language, slots=slots)  # a model that does not load stops here
         scores: Iterator[Any] = iter_scores(
             chains,
             plan,
-            **loaded,
+            slots=slots,
             lang=language,
             batch_size=batch_size,
             chunk_size=chunk_size,

@@ -212,7 +212,7 @@ def score_run(
     chosen = list(plan.metrics)
     slots_args = models or {}
     thresholds = None  # each language's encoder's own (reasoning_metrics.step_thresholds)
-    slots = ModelSlots(**slots_args)
+    slots = ModelSlots(model_resolver, **slots_args)  # the job's one set: header, loading and scoring share it
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     config = _config(make_config(chosen, slots, thresholds, lang, plan.assigned), slots, detectors, extra_roles)
     config = _with_extras(config, source_with_options, combiner, prm if detectors else None)
@@ -221,7 +221,7 @@ def score_run(
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
     problems = {c.id: run.problems[c.id] for _, c in todo}
-    loaded = load_models([c for _, c in todo], plan, slots_args, lang, extra_roles, model_resolver)
+    loaded = load_models([c for _, c in todo], plan, slots_args, lang, extra_roles, slots=slots)
     nli = _detector_nli(loaded)
 
     def records() -> Iterator[ScoreRecord]:
@@ -230,7 +230,7 @@ def score_run(
             scores = iter_scores(
                 [c for _, c in todo],
                 plan,
-                **loaded,
+                slots=slots,
                 lang=lang,
                 batch_size=batch_size,
                 chunk_size=chunk_size,

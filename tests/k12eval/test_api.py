@@ -244,3 +244,37 @@ def test_a_score_job_resolves_its_metrics_once_and_hands_the_plan_down(tmp_path:
     assert done.todo > 0 and all("info_chain" in line["scores"] for line in done.lines)
     assert scored_run == [["info_chain"]]
     assert resolutions == [["info_chain"]]
+
+
+def test_a_score_job_wraps_its_models_in_model_slots_once(tmp_path: Path) -> None:
+    # One set of slots per job, made where the job is composed and handed down to the header, the loading and
+    # the scoring (#25 item 2): three sets disagreeing on a model's name or its loaded copy cannot happen.
+    from k12eval.api import chain_scoring, score_job
+    from reasoning_metrics.slots import ModelSlots
+    from tests.reasoning_metrics.fakes import HashEncoder
+    from tests.reasoning_metrics.written_runs import write_bank, write_run
+
+    run_dir = tmp_path / "run"
+    write_run(run_dir, write_bank(tmp_path / "bank"))
+    chains = tmp_path / "chains.jsonl"
+    chain = {"id": "甲", "source": "小明有 5 个苹果，吃了 2 个。", "hypothesis": "5 - 2 = 3。还剩 3 个。"}
+    chains.write_text(json.dumps(chain, ensure_ascii=False) + "\n", encoding="utf-8")
+    made: list[object] = []
+
+    def count(frame: Any, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code is ModelSlots.__init__.__code__:
+            made.append(frame.f_locals.get("given"))
+
+    encoder = {"encoder": HashEncoder()}
+    sys.setprofile(count)
+    try:
+        done = score_job(run_dir, metrics=["info_chain"], models=encoder, detectors=False, combiner="none")
+        per_run = len(made)
+        made.clear()
+        with chain_scoring(chains, out=tmp_path / "s.jsonl", metrics=["info_chain"], models=encoder) as job:
+            scored = list(job.records)
+    finally:
+        sys.setprofile(None)
+    assert done.todo > 0 and all(line["scores"]["info_chain"] is not None for line in done.lines)
+    assert len(scored) == 1 and scored[0].scores["info_chain"] is not None
+    assert (per_run, len(made)) == (1, 1)
