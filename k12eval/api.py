@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from reports.runs import Run
     from reports.writer import ReportResult
     from runners.backends.base import Backend
+    from runners.options import RunOptions
     from runners.run import RunSummary
 
 PathLike = str | Path
@@ -77,11 +78,37 @@ def run(
     ``types`` take a list or a comma list. Other keywords are :class:`~runners.options.RunOptions`
     fields (``mode``, ``limit``, ``max_tokens``, ``batch_size``...).
     """
+    given: dict[str, Any] = {"subjects": subjects, "types": types, "few_shot": few_shot}
+    composed = run_options(data, model, out, backend=backend, backend_options=backend_options, **given, **options)
+    return run_job(composed, progress=progress)
+
+
+def run_options(
+    data: PathLike,
+    model: str,
+    out: PathLike,
+    *,
+    backend: str | Backend = "transformers",
+    subjects: str | Sequence[str] = (),
+    types: str | Sequence[str] = (),
+    few_shot: PathLike | None = None,
+    backend_options: dict[str, Any] | None = None,
+    resolve_model: bool = False,
+    **options: Any,
+) -> RunOptions:
+    """The options of a run, composed once (:func:`run` and ``k12eval run`` answer with them).
+
+    Keywords as :func:`run`'s. ``resolve_model``: look ``model`` up as ``k12eval run`` does (an installed
+    catalogue model's folder for a local backend, :func:`k12eval.models.backend_model`); off for a dry run,
+    which loads no model.
+    """
+    from k12eval.models import backend_model
     from runners.options import RunOptions
-    from runners.run import run_questions
 
     given = {"backend": backend} if isinstance(backend, str) else {"backend": backend.name, "backend_instance": backend}
-    run_options = RunOptions(
+    if resolve_model and isinstance(backend, str):
+        given["model_path"] = backend_model(model, backend)
+    return RunOptions(
         data=Path(data),
         model=model,
         out=Path(out),
@@ -92,7 +119,13 @@ def run(
         **given,
         **options,
     )
-    return run_questions(run_options, progress=progress)
+
+
+def run_job(options: RunOptions, progress: Callable[[int, int, float], None] | None = None) -> RunSummary:
+    """Answer with composed options (:func:`run_options`); ``progress(done, total, seconds)`` after each batch."""
+    from runners.run import run_questions
+
+    return run_questions(options, progress=progress)
 
 
 def score(

@@ -278,3 +278,40 @@ def test_a_score_job_wraps_its_models_in_model_slots_once(tmp_path: Path) -> Non
     assert done.todo > 0 and all(line["scores"]["info_chain"] is not None for line in done.lines)
     assert len(scored) == 1 and scored[0].scores["info_chain"] is not None
     assert (per_run, len(made)) == (1, 1)
+
+
+def test_run_on_the_command_line_answers_with_the_options_the_api_composes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `k12eval run` parses its options and leaves the composing of the job to k12eval.api (#25 item 3): the
+    # options it answers with are those api.run_options makes of the same arguments.
+    from typer.testing import CliRunner
+
+    from k12eval import api
+    from k12eval.cli import app
+
+    answered: list[object] = []
+
+    def stop(options: object, progress: object = None) -> None:
+        answered.append(options)
+        raise InputError("stopped by the test")
+
+    monkeypatch.setattr(api, "run_job", stop)
+    out = tmp_path / "运行"
+    args = ["run", str(k12eval.sample_bank()), "-m", "qwen-test", "-b", "openai", "-o", str(out)]
+    args += ["--mode", "few-shot-cot", "-s", "数学,物理", "--limit", "2", "-B", "base_url=http://127.0.0.1:9", "-q"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and "stopped by the test" in result.output
+    composed = api.run_options(
+        k12eval.sample_bank(),
+        "qwen-test",
+        out,
+        backend="openai",
+        resolve_model=True,
+        mode="few-shot-cot",
+        subjects="数学,物理",
+        limit=2,
+        backend_options={"base_url": "http://127.0.0.1:9"},
+        batch_size="auto",
+    )
+    assert answered == [composed]
