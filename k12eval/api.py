@@ -219,6 +219,7 @@ def score_job(
     from reasoning_metrics.permetric import score_plan
     from reasoning_metrics.run_scoring import score_run
     from reasoning_metrics.score_store import SCORES_FILE, read_score_lines
+    from reasoning_metrics.slots import ModelSlots
     from runners.files import lock_file
     from runners.records import HEADER_FILE
 
@@ -234,7 +235,7 @@ def score_job(
             out=target,
             metrics=score_plan(metrics, metric_models),  # the one resolution, unless the caller made it
             models=models,
-            model_resolver=metric_model,
+            slots=ModelSlots(metric_model, **(models or {})),  # the job's one set of models, handed down
             lang=lang,  # type: ignore[arg-type]
             batch_size=batch_size,
             chunk_size=chunk_size,

@@ -185,6 +185,7 @@ def score_run(
     combiner: tuple[str, Combiner] | None = None,
     prm: StepRewardModel | None = None,
     budget_s: float | None = SCORE_BUDGET_S,
+    slots: ModelSlots | None = None,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -203,7 +204,8 @@ def score_run(
     ``budget_s``: seconds a long chain's model passes may take (:func:`~reasoning_metrics.scoring.iter_scores`).
     With a process
     reward model ``prm`` (:mod:`~reasoning_metrics.models.prm_model`) the ``prm`` detector runs too, and the
-    score header names it and the model.
+    score header names it and the model. ``slots``: the job's models as its composer wrapped them
+    (:func:`k12eval.api.score_job`), in the place of ``models`` and ``model_resolver``.
     """
     if combiner is not None and not detectors:
         raise InputError("a combiner reads the detectors' findings: it cannot run with --no-detectors")
@@ -212,7 +214,8 @@ def score_run(
     chosen = list(plan.metrics)
     slots_args = models or {}
     thresholds = None  # each language's encoder's own (reasoning_metrics.step_thresholds)
-    slots = ModelSlots(model_resolver, **slots_args)  # the job's one set: header, loading and scoring share it
+    if slots is None:  # the job's one set: header, loading and scoring share it
+        slots = ModelSlots(model_resolver, **slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     config = _config(make_config(chosen, slots, thresholds, lang, plan.assigned), slots, detectors, extra_roles)
     config = _with_extras(config, source_with_options, combiner, prm if detectors else None)
