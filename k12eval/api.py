@@ -235,7 +235,9 @@ def score_job(
             out=target,
             metrics=score_plan(metrics, metric_models),  # the one resolution, unless the caller made it
             models=models,
-            slots=ModelSlots(metric_model, **(models or {})),  # the job's one set of models, handed down
+            slots=ModelSlots(
+                metric_model, name_loaded=True, **(models or {})
+            ),  # the job's one set of models, handed down
             lang=lang,  # type: ignore[arg-type]
             batch_size=batch_size,
             chunk_size=chunk_size,
@@ -300,7 +302,9 @@ def chain_scoring(
     chosen = list(plan.metrics)
     language: Any = lang
     roles = models or {}
-    slots = ModelSlots(metric_model, **roles)  # the job's one set: header, loading and scoring share it
+    slots = ModelSlots(
+        metric_model, name_loaded=True, **roles
+    )  # the job's one set: header, loading and scoring share it
     with contextlib.ExitStack() as held:
         config = None
         if out is not None:

@@ -215,7 +215,7 @@ def score_run(
     slots_args = models or {}
     thresholds = None  # each language's encoder's own (reasoning_metrics.step_thresholds)
     if slots is None:  # the job's one set: header, loading and scoring share it
-        slots = ModelSlots(model_resolver, **slots_args)
+        slots = ModelSlots(model_resolver, name_loaded=True, **slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     config = _config(make_config(chosen, slots, thresholds, lang, plan.assigned), slots, detectors, extra_roles)
     config = _with_extras(config, source_with_options, combiner, prm if detectors else None)

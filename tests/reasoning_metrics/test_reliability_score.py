@@ -37,7 +37,7 @@ def run_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _with_models(real: Any, fakes: dict[str, Any], run_dir: Path, **kwargs: Any) -> Any:
-    return real(run_dir, **{**kwargs, "models": fakes, "cache": False})
+    return real(run_dir, **{**kwargs, "models": fakes, "slots": None, "cache": False})  # slots made of the fakes
 
 
 def _score(run_dir: Path, *extra: str) -> Any:
