@@ -27,7 +27,7 @@ from typing import Any
 
 from benchmarks.roscoe_loop import loop_scores
 from reasoning_metrics import Chain, score_chains
-from reasoning_metrics.features import Prepared
+from reasoning_metrics.chain_inputs import Prepared
 from reasoning_metrics.scoring import prepare
 
 NAMES = ["Janet", "Tom", "Li Wei", "Amy", "Carlos", "Mei", "Omar", "Sara"]

@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 
 from benchmarks.verify_speed import synthetic_steps
 from reasoning_metrics.split import split_steps
-from reasoning_metrics.verify.aggregate import assess_one
-from reasoning_metrics.verify.arithmetic import check_steps
-from reasoning_metrics.verify.doubt import doubt_cues
-from reasoning_metrics.verify.equations import equation_conflicts
-from reasoning_metrics.verify.quantities import unsupported_operands, unused_given_numbers
+from reasoning_metrics.verify.aggregate_rule import assess_one
+from reasoning_metrics.verify.rules.arithmetic import check_steps
+from reasoning_metrics.verify.rules.doubt import doubt_cues
+from reasoning_metrics.verify.rules.equations import equation_conflicts
+from reasoning_metrics.verify.rules.quantities import unsupported_operands, unused_given_numbers
 
 SIZES = (500, 1000, 2000, 4000)
 PROBLEM = "A shop sells 120 boxes at $15 each and 35 crates at $48 each. How much money does it make?"

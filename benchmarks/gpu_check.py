@@ -448,7 +448,7 @@ def section_scoring(args: argparse.Namespace, models: dict[str, Path], summary: 
 
 def section_detectors(args: argparse.Namespace, models: dict[str, Path], summary: dict[str, Any]) -> None:
     from reasoning_metrics.metaeval.detectors import DetectionContext, run_detectors
-    from reasoning_metrics.models.prm import TransformersPRM
+    from reasoning_metrics.models.prm_model import TransformersPRM
     from runners.backends.base import SamplingParams
     from runners.backends.transformers import TransformersBackend
 

@@ -21,13 +21,13 @@ from pathlib import Path
 
 from reasoning_metrics.guard import checking
 from reasoning_metrics.split import split_steps
-from reasoning_metrics.verify.arithmetic import check_steps
-from reasoning_metrics.verify.conversions import stated_conversions
 from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.detectors.facts import Facts
 from reasoning_metrics.verify.detectors.reference import AgainstReference
-from reasoning_metrics.verify.facts import stated_facts
-from reasoning_metrics.verify.formulas import stated_formulas
+from reasoning_metrics.verify.rules.arithmetic import check_steps
+from reasoning_metrics.verify.rules.conversions import stated_conversions
+from reasoning_metrics.verify.rules.facts import stated_facts
+from reasoning_metrics.verify.rules.formulas import stated_formulas
 
 DEFAULT = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ck12" / "original_data" / "初中"
 SUBJECTS = ("数学", "物理", "化学")

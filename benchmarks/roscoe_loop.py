@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from reasoning_metrics.features import join_chain
+from reasoning_metrics.chain_inputs import join_chain
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder, TokenEmbedder
 
 DISCOURSE_BATCH = 64

@@ -19,8 +19,8 @@ from collections import Counter
 from pathlib import Path
 
 from reasoning_metrics.metaeval import load_solutions
-from reasoning_metrics.verify.aggregate import assess_solutions
-from reasoning_metrics.verify.arithmetic import Verdict, check_steps
+from reasoning_metrics.verify.aggregate_rule import assess_solutions
+from reasoning_metrics.verify.rules.arithmetic import Verdict, check_steps
 
 LATEX_STEPS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "metaeval" / "latex_steps.json"
 

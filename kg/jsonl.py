@@ -5,7 +5,7 @@ through here, so one rule holds everywhere: a bad line (invalid UTF-8, not JSON,
 deep, an integer over Python's 4,300-digit limit, a lone surrogate) is a :class:`~kg.errors.Problem`
 naming its line, never a traceback, and never spoils the lines after it. Append-only files that a
 kill may leave with a torn last line (run records, scores) have their own readers
-(``runners.store``, ``reasoning_metrics.store``).
+(``runners.store``, ``reasoning_metrics.score_store``).
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ def latex_argument(text: str, i: int) -> tuple[str, int]:
     return text[i], i + 1
 
 
-# The LaTeX command tables of the report's display (reports.latex) and the verifier's
+# The LaTeX command tables of the report's display (reports.latex_text) and the verifier's
 # arithmetic reading (reasoning_metrics.verify): one home, so a command learnt by one is
 # seen next to the other's. Names are without the backslash.
 

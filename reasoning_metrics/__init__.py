@@ -4,7 +4,7 @@
 >>> scores = score_chains([Chain("q1", source, hypothesis, reference)])  # doctest: +SKIP
 
 Pure formulas are in :mod:`reasoning_metrics.functional`, the metric table in
-:mod:`reasoning_metrics.registry`, model adapters in :mod:`reasoning_metrics.models`.
+:mod:`reasoning_metrics.metric_table`, model adapters in :mod:`reasoning_metrics.models`.
 Importing this package does not import torch.
 """
 
@@ -19,14 +19,14 @@ _EXPORTS = {
     "Chain": "reasoning_metrics.records",
     "ChainScores": "reasoning_metrics.records",
     "StepDetail": "reasoning_metrics.records",
-    "DEFAULT_METRICS": "reasoning_metrics.registry",
-    "METRICS": "reasoning_metrics.registry",
-    "Metric": "reasoning_metrics.registry",
+    "DEFAULT_METRICS": "reasoning_metrics.metric_table",
+    "METRICS": "reasoning_metrics.metric_table",
+    "Metric": "reasoning_metrics.metric_table",
     "iter_scores": "reasoning_metrics.scoring",
     "score_chains": "reasoning_metrics.scoring",
     "split_reference": "reasoning_metrics.split",
     "split_steps": "reasoning_metrics.split",
-    "StepThresholds": "reasoning_metrics.steps",
+    "StepThresholds": "reasoning_metrics.step_detail",
 }
 """Public name -> the module that defines it, imported on first use (reading records does not load the scoring pipeline)."""
 
@@ -45,11 +45,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from reasoning_metrics.metric_table import DEFAULT_METRICS, METRICS, Metric
     from reasoning_metrics.records import Chain, ChainScores, StepDetail
-    from reasoning_metrics.registry import DEFAULT_METRICS, METRICS, Metric
     from reasoning_metrics.scoring import iter_scores, score_chains
     from reasoning_metrics.split import split_reference, split_steps
-    from reasoning_metrics.steps import StepThresholds
+    from reasoning_metrics.step_detail import StepThresholds
 
 
 def __getattr__(name: str) -> Any:

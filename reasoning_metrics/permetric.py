@@ -6,7 +6,7 @@ default; a metric, or a group of them, can be given its own: ``{"alignment": "al
 (the paper's recipe: ``alignment`` is Reasoning Alignment only),
 ``{"reference": "all-mpnet-base-v2"}`` (every score against the reference),
 ``{"faithfulness_token.token_embedder": "roberta-base"}``. A key is a metric (any name
-:func:`~reasoning_metrics.registry.resolve` takes, or ``alignment``) or a group of :data:`GROUPS`,
+:func:`~reasoning_metrics.metric_table.resolve` takes, or ``alignment``) or a group of :data:`GROUPS`,
 with ``.ROLE`` when the metric needs more than one model. Metrics that end up with the same
 models are scored together, each model called once per chunk (:func:`plans`).
 """
@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reasoning_metrics.metric_table import METRICS, Metric, resolve
 from reasoning_metrics.models import ROLES
-from reasoning_metrics.registry import METRICS, Metric, resolve
 from reasoning_metrics.slots import ModelArg, ModelSlots
 
 GROUPS: dict[str, tuple[str, ...]] = {

@@ -1,8 +1,8 @@
 """Why a score or a detector has no value, in Chinese, for the Chinese page.
 
 The reasons are written in English where they arise (:func:`reasoning_metrics.scoring._why_unavailable`,
-:meth:`reasoning_metrics.slots.ModelSlots.get`, :mod:`reasoning_metrics.features`,
-:func:`reasoning_metrics.verify.aggregate.assess`) and stored so in score files; this is their
+:meth:`reasoning_metrics.slots.ModelSlots.get`, :mod:`reasoning_metrics.chain_inputs`,
+:func:`reasoning_metrics.verify.aggregate_rule.assess`) and stored so in score files; this is their
 one translation, kept beside them. A reason not listed here has no Chinese line (``None``).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from reasoning_metrics.slots import LOAD_FAILED
-from reasoning_metrics.verify.aggregate import NO_REFERENCE
+from reasoning_metrics.verify.aggregate_rule import NO_REFERENCE
 from reasoning_metrics.verify.scored import NO_ENCODER, NO_JUDGE
 
 ROLES_ZH = {

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 SCORES_VERSION: Literal[1] = 1
 
 Flag = Literal["unsupported", "contradicts_source", "repeats_earlier", "not_in_reference"]
-"""Per-step warnings for teachers; thresholds in :class:`reasoning_metrics.steps.StepThresholds`."""
+"""Per-step warnings for teachers; thresholds in :class:`reasoning_metrics.step_detail.StepThresholds`."""
 
 FLAG_NAMES: dict[str, tuple[str, str]] = {
     "unsupported": ("题目中找不到依据", "unsupported by the question"),

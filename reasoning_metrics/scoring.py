@@ -12,15 +12,15 @@ from typing import Any, Literal
 from kg.errors import InputError
 from kg.records import detect_language
 from reasoning_metrics.cache import ArrayCache
-from reasoning_metrics.features import FILLERS, Prepared
+from reasoning_metrics.chain_inputs import FILLERS, Prepared
 from reasoning_metrics.guard import SCORE_BUDGET_S, checking, too_long_reason
+from reasoning_metrics.metric_table import INPUT_MODEL, REFERENCE_INPUTS, SOURCE_INPUTS, Metric
 from reasoning_metrics.permetric import MetricPlan, ScorePlan, base_roles, plans, score_plan
 from reasoning_metrics.records import Chain, ChainScores
-from reasoning_metrics.registry import INPUT_MODEL, REFERENCE_INPUTS, SOURCE_INPUTS, Metric
 from reasoning_metrics.slots import LOAD_FAILED, ModelArg, ModelSlots
 from reasoning_metrics.split import split_reference, split_steps
+from reasoning_metrics.step_detail import StepThresholds, step_details
 from reasoning_metrics.step_thresholds import thresholds_for
-from reasoning_metrics.steps import StepThresholds, step_details
 
 SIMILARITIES = ("sim_hs", "sim_hr", "sim_hh")
 """The encoder's inputs that flag steps, in the order whose encoder picks the thresholds."""
@@ -96,6 +96,7 @@ def iter_scores(
     progress: Callable[[int], None] | None = None,
     metric_models: Mapping[str, ModelArg] | None = None,
     budget_s: float | None = SCORE_BUDGET_S,
+    slots: ModelSlots | None = None,
 ) -> Iterator[ChainScores]:
     """Yield the scores of each chain, in order, ``chunk_size`` chains at a time.
 
@@ -113,10 +114,13 @@ def iter_scores(
     and metrics); over it, the chain's scores are ``None`` and ``unavailable`` says it was too long.
     ``thresholds``: when the steps are flagged; by default each chain's encoder's own, fitted and
     stored with its name (:func:`reasoning_metrics.step_thresholds.thresholds_for`).
+    ``slots``: the job's models (:class:`~reasoning_metrics.slots.ModelSlots`, made once by whoever composes
+    the job and already holding what :func:`load_models` loaded); given, it takes the place of the role arguments.
     """
     score = score_plan(metrics, metric_models)
     chosen = list(score.metrics)
-    slots = ModelSlots(encoder=encoder, nli=nli, token_embedder=token_embedder, lm=lm, grammar=grammar)
+    if slots is None:
+        slots = ModelSlots(encoder=encoder, nli=nli, token_embedder=token_embedder, lm=lm, grammar=grammar)
     scoring_plans = plans(chosen, slots, score.assigned)
     store = open_cache(cache)
     done = 0
@@ -215,6 +219,7 @@ def load_models(
     roles: Iterable[str] = (),
     model_resolver: Callable[[str], str] | None = None,
     metric_models: Mapping[str, ModelArg] | None = None,
+    slots: ModelSlots | None = None,
 ) -> dict[str, Any]:
     """Load now every model the metrics need for the languages of ``chains``: ``{role: {lang: model}}``.
 
@@ -225,11 +230,13 @@ def load_models(
     too whatever the metrics need (the detectors' NLI model). ``model_resolver``: see
     :class:`~reasoning_metrics.slots.ModelSlots`. ``metric_models`` (as :func:`iter_scores` takes
     them) are loaded too and returned under ``metric_models``, keyed ``metric.role``; a role's own
-    model is loaded only when a metric uses it.
+    model is loaded only when a metric uses it. ``slots``: the job's own (which then keep what is loaded, for
+    :func:`iter_scores`), in the place of ``models`` and ``model_resolver``.
     """
     score = score_plan(metrics, metric_models)
     chosen, assigned = list(score.metrics), score.assigned
-    slots = ModelSlots(model_resolver, **models)
+    if slots is None:
+        slots = ModelSlots(model_resolver, **models)
     languages = sorted({chain_language(c, lang) for c in chains})
     loaded: dict[str, Any] = {}
     for role in sorted(base_roles(chosen, assigned) | set(roles)):

@@ -32,25 +32,35 @@ class ModelSlots:
     """Resolve ``(role, lang)`` to a loaded model, or to the reason there is none."""
 
     def __init__(
-        self, resolve: Callable[[str], str] | None = None, *, encoder_flag: str = "--embedder", **given: ModelArg
+        self,
+        resolve: Callable[[str], str] | None = None,
+        *,
+        encoder_flag: str = "--embedder",
+        name_loaded: bool = False,
+        **given: ModelArg,
     ) -> None:
         """``given``: a :data:`ModelArg` per role. ``resolve`` turns a spec string into what
         :func:`~reasoning_metrics.models.load_model` takes (the command line's catalogue names into
         folders) just before it is loaded; an error it raises becomes the role's reason.
-        ``encoder_flag``: the option the English-only encoder warning tells the user to change."""
+        ``encoder_flag``: the option the English-only encoder warning tells the user to change.
+        ``name_loaded``: once a spec's model is loaded, :meth:`name` gives the loaded model's own name (what a
+        job's records say computed them), as the adapter object given in its place would; a job's header,
+        written before anything is loaded, names what was asked."""
         unknown = set(given) - set(ROLES)
         if unknown:
             raise ValueError(f"unknown model role(s) {sorted(unknown)}; one of {', '.join(ROLES)}")
         self._given = given
         self._resolve = resolve or (lambda spec: spec)
         self._encoder_flag = encoder_flag
+        self._name_loaded = name_loaded
         self._loaded: dict[tuple[str, str], tuple[Any, str | None]] = {}
         self._warned: set[str] = set()
 
     def overridden(self, overrides: Mapping[str, ModelArg], encoder_flag: str) -> ModelSlots:
         """These slots with some roles given other models (one metric's own); the loaded models are
         shared, so a model two metrics use is loaded once."""
-        other = ModelSlots(self._resolve, encoder_flag=encoder_flag, **{**self._given, **overrides})
+        given = {**self._given, **overrides}
+        other = ModelSlots(self._resolve, encoder_flag=encoder_flag, name_loaded=self._name_loaded, **given)
         other._loaded, other._warned = self._loaded, self._warned
         return other
 
@@ -68,6 +78,8 @@ class ModelSlots:
     def name(self, role: str, lang: str) -> str | None:
         """The name of the model ``role`` uses in ``lang``, without loading it."""
         spec = self.spec(role, lang)
+        if isinstance(spec, str) and self._name_loaded:
+            spec = self._loaded.get((role, spec), (None, None))[0] or spec
         return spec if spec is None or isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
 
     def get(self, role: str, lang: str) -> tuple[Any, str | None]:

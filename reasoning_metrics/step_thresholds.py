@@ -19,7 +19,7 @@ import numpy as np
 
 from reasoning_metrics.records import StepDetail
 from reasoning_metrics.scales import encoder_entry
-from reasoning_metrics.steps import StepThresholds, flags_of
+from reasoning_metrics.step_detail import StepThresholds, flags_of
 
 ENCODER_FLAGS = ("unsupported", "repeats_earlier", "not_in_reference")
 """The flags whose threshold is a similarity, so depends on the encoder (``contradicts_source`` reads an NLI model)."""

@@ -19,19 +19,19 @@ import pandas as pd
 
 from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
-from reasoning_metrics.registry import METRICS
+from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.scales import SCALE, separation
 from reports.aggregate import ROOT, weakest_points
-from reports.latex import simplify_latex
+from reports.latex_text import simplify_latex
 from reports.runs import Run
-from reports.scores import Finding, Match, QuestionScores, StepScore
+from reports.score_file import Finding, Match, QuestionScores, StepScore
 from reports.steps import split_steps
 from runners.records import RunRecord
 
 STATUS_CODES = {"ok": 0, "unparsed": 1, "failed": 2, "skipped": 3}
 
 METRIC_ZH: dict[str, str] = {name: metric.labels["zh"] for name, metric in METRICS.items()}
-"""Chinese display names of the registry's scores (:data:`reasoning_metrics.registry.METRICS`)."""
+"""Chinese display names of the registry's scores (:data:`reasoning_metrics.metric_table.METRICS`)."""
 
 
 def metric_entry(key: str) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def metric_entry(key: str) -> dict[str, Any]:
 
     Titles carry an arrow for the direction; unknown keys show as they are, direction unknown.
     """
-    from reasoning_metrics.registry import METRICS, resolve
+    from reasoning_metrics.metric_table import METRICS, resolve
 
     try:
         metric = METRICS.get(key) or resolve([key])[0]
@@ -170,12 +170,12 @@ def labels(answers: dict[str, Any]) -> dict[str, Any]:
     step, and the Chinese line of every reason why a score or detector has no value in ``answers``.
 
     Taken from where each is defined (:data:`reasoning_metrics.records.FLAG_NAMES`,
-    :data:`reasoning_metrics.verify.flags.FLAG_NAMES`, :data:`reasoning_metrics.verify.aggregate.FLAG_THRESHOLD`,
+    :data:`reasoning_metrics.verify.flags.FLAG_NAMES`, :data:`reasoning_metrics.verify.aggregate_rule.FLAG_THRESHOLD`,
     :func:`reasoning_metrics.reasons.reason_zh`), so the page holds no copy of them.
     """
     from reasoning_metrics.reasons import reason_zh
     from reasoning_metrics.records import FLAG_NAMES as STEP_FLAGS
-    from reasoning_metrics.verify.aggregate import FLAG_THRESHOLD
+    from reasoning_metrics.verify.aggregate_rule import FLAG_THRESHOLD
     from reasoning_metrics.verify.flags import FLAG_NAMES as FINDINGS
     from reasoning_metrics.verify.registry import DETECTOR_NAMES
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from reports.aggregate import ROOT, weakest_points
 from reports.fonts import CJK_FAMILIES, cjk_font
-from reports.latex import simplify_latex
+from reports.latex_text import simplify_latex
 
 __all__ = ["CJK_FAMILIES", "Labeller", "cjk_font", "write_plots"]
 

@@ -16,7 +16,7 @@ from kg.errors import InputError
 from kg.graph import KnowledgeGraph, build_graph
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, subject_group
 from reports.combiner import CombinerInfo, combiner_info
-from reports.scores import QuestionScores, load_score_header, load_scores
+from reports.score_file import QuestionScores, load_score_header, load_scores
 from runners.bank import RunBank, locate_bank, run_bank
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore

@@ -126,12 +126,12 @@ def build_tables(
     ``selected`` (a boolean mask of ``frame``'s rows) is the named selection ``select`` CK12 Table 2
     is computed over; ``judgment`` how CK12 Table 1 scores judgment items (see
     :data:`reports.tables.JUDGMENT_SCORING`); ``xiezhi`` the Xiezhi questions' rows with their labels
-    and split (:func:`reports.xiezhi.xiezhi_coordinates`); ``counted`` the frame the accuracy tables
+    and split (:func:`reports.xiezhi_tables.xiezhi_coordinates`); ``counted`` the frame the accuracy tables
     count (Tables 1 and 3: ``frame`` with judgment statements as rows under ``per-statement``,
     :func:`reports.aggregate.statement_rows`; default ``frame``). A table's ``attrs["caption"]`` says what it counts.
     """
     from reports import analyses, tables
-    from reports.xiezhi import discipline_scores, split_scores
+    from reports.xiezhi_tables import discipline_scores, split_scores
 
     if subject is None:  # CK12 Table 3's choice, or the biggest subject; a given subject spans all stages
         subject, chosen_stage = tables.default_subject_stage(frame)
@@ -330,7 +330,7 @@ def _write_folder(
     from reports.markdown import markdown
     from reports.payload import build_payload, report_identity
     from reports.spreadsheet import write_csv, write_xlsx
-    from reports.xiezhi import xiezhi_coordinates
+    from reports.xiezhi_tables import xiezhi_coordinates
 
     (out / "tables").mkdir(exist_ok=True)
 

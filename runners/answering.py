@@ -27,7 +27,7 @@ from typing import Any
 from kg.errors import InputError
 from kg.jsonl import describe
 from kg.records import Question, QuestionType
-from runners.backends._common import clean_text, token_count
+from runners.backends._shared import clean_text, token_count
 from runners.backends.base import (
     Backend,
     GenerationRequest,

@@ -33,7 +33,7 @@ def sample_chains(data: Path) -> list[Chain]:
     """One chain per question of ``data`` that has an analysis."""
     from kg.importers import detect_format, load_questions
     from reasoning_metrics.records import Chain
-    from reasoning_metrics.runs import question_source
+    from reasoning_metrics.run_scoring import question_source
 
     questions = load_questions(data, detect_format(data)).questions
     return [Chain(q.id, question_source(q), q.analysis, q.analysis) for q in questions if q.analysis.strip()]
@@ -41,7 +41,7 @@ def sample_chains(data: Path) -> list[Chain]:
 
 def run_chains_of(run: Path) -> list[Chain]:
     """The chains of a CoT run (as ``k12eval score`` reads them)."""
-    from reasoning_metrics.runs import run_chains
+    from reasoning_metrics.run_scoring import run_chains
 
     return [chain for _, chain in run_chains(run).chains]
 

@@ -31,15 +31,15 @@ from typing import Any
 import numpy as np
 
 from kg.intervals import rate_text
+from reasoning_metrics.metaeval.detection_stats import auroc, bootstrap_ci
 from reasoning_metrics.metaeval.halves import half_indices
 from reasoning_metrics.metaeval.sets import load_set, parse_set
-from reasoning_metrics.metaeval.stats import auroc, bootstrap_ci
+from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.records import Chain, ChainScores, StepDetail
-from reasoning_metrics.registry import METRICS
 from reasoning_metrics.scales import SCALES_FILE
 from reasoning_metrics.scoring import score_chains
+from reasoning_metrics.step_detail import StepThresholds
 from reasoning_metrics.step_thresholds import ENCODER_FLAGS, fit, flag_counts
-from reasoning_metrics.steps import StepThresholds
 
 ZH_SETS = (
     "ck12-labels:data/ck12_errors/qwen2.5-coder-0.5b-instruct.jsonl,"

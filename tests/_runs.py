@@ -163,7 +163,7 @@ def write_scores(run_dir: Path, lines: list[dict[str, Any]]) -> None:
 
     Validated with the scorer's own record model, so a fixture cannot drift from what the scorer writes.
     """
-    from reasoning_metrics.store import ScoreRecord
+    from reasoning_metrics.score_store import ScoreRecord
 
     with (run_dir / "scores.jsonl").open("a", encoding="utf-8") as handle:
         for line in lines:
@@ -288,7 +288,7 @@ def demo_runs(root: Path) -> tuple[Path, list[Path]]:
 
 def _demo_scores(q: Question, steps: list[str], right: bool, rng: Any) -> dict[str, Any]:
     """A scores line with hand-set ROSCOE numbers and the real detectors' assessment of ``steps``."""
-    from reasoning_metrics.runs import question_source
+    from reasoning_metrics.run_scoring import question_source
     from reasoning_metrics.verify import assess_one
     from reasoning_metrics.verify.scored import ScoredSolution
 

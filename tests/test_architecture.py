@@ -21,20 +21,20 @@ METRIC_FLOORS: tuple[tuple[str, ...], ...] = (
     (
         "reasoning_metrics",  # the face: checked by the cycle test, not by the floors
         "reasoning_metrics.functional",
-        "reasoning_metrics.registry",
+        "reasoning_metrics.metric_table",
         "reasoning_metrics.split",
         "reasoning_metrics.records",
         "reasoning_metrics.protocols",
         "reasoning_metrics.cache",
         "reasoning_metrics.batching",
-        "reasoning_metrics.steps",
+        "reasoning_metrics.step_detail",
         "reasoning_metrics.chainfile",
     ),
     ("reasoning_metrics.models", "reasoning_metrics.slots", "reasoning_metrics.permetric"),
-    ("reasoning_metrics.scoring", "reasoning_metrics.features"),
+    ("reasoning_metrics.scoring", "reasoning_metrics.chain_inputs"),
     ("reasoning_metrics.verify", "reasoning_metrics.reasons"),
     ("reasoning_metrics.combine",),
-    ("reasoning_metrics.runs", "reasoning_metrics.store"),
+    ("reasoning_metrics.run_scoring", "reasoning_metrics.score_store"),
     ("reasoning_metrics.metaeval", "reasoning_metrics.diagnostics"),
 )
 """The floors inside ``reasoning_metrics``, from the ground up: core (the pure formulas, the metric table, the
@@ -172,8 +172,8 @@ def test_the_scan_sees_name_tables_and_faces(tmp_path: Path) -> None:
     modules["runners.b.v"].write_text("from runners.b import T\n", encoding="utf-8")
     assert _imports("runners.b", modules["runners.b"], modules) == [("runners.b.v", 1), ("kg.f", 1)]
     assert _imports("runners.b.v", modules["runners.b.v"], modules) == [("runners.b", 1)]
-    assert _metric_floor("reasoning_metrics.models.prm") < _metric_floor("reasoning_metrics.verify.prm")
-    assert _metric_floor("reasoning_metrics.metaeval.detectors") > _metric_floor("reasoning_metrics.runs")
+    assert _metric_floor("reasoning_metrics.models.prm_model") < _metric_floor("reasoning_metrics.verify.rules.prm")
+    assert _metric_floor("reasoning_metrics.metaeval.detectors") > _metric_floor("reasoning_metrics.run_scoring")
 
 
 def test_the_tests_mirror_the_packages() -> None:

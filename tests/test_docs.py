@@ -55,7 +55,7 @@ def _metric_rows(text: str) -> dict[str, list[str]]:
 
 
 def test_readme_lists_every_metric_with_its_direction() -> None:
-    from reasoning_metrics.registry import DEFAULT_METRICS, METRICS
+    from reasoning_metrics.metric_table import DEFAULT_METRICS, METRICS
 
     section = (REPO / "README.md").read_text(encoding="utf-8").split("## What the scores mean", 1)
     assert len(section) == 2, "README.md has no 'What the scores mean' section"

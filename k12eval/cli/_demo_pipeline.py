@@ -251,7 +251,7 @@ def set_aside(exc: OtherRunError, echo: Echo) -> Path:
     while (kept := path.with_name(f"{path.stem}.old-{n}{path.suffix}")).exists():
         n += 1
     if path.suffix == ".jsonl":  # a score file: its header goes with it
-        from reasoning_metrics.store import header_path
+        from reasoning_metrics.score_store import header_path
 
         if header_path(path).exists():
             header_path(path).rename(header_path(kept))
@@ -280,8 +280,8 @@ def _score(times: StageTimes, run_dir: Path, encoders: dict[str, str], nli: str 
 
     from k12eval.api import score_job
     from reasoning_metrics.combine import DEFAULT
+    from reasoning_metrics.score_store import summarize
     from reasoning_metrics.slots import EnglishOnlyEncoderWarning
-    from reasoning_metrics.store import summarize
 
     def started(todo: int, already: int, no_output: int, out: Path) -> None:
         if todo:

@@ -1,7 +1,7 @@
 """The stages of ``k12eval demo``: models, questions, two runs, step scores, report; each skips finished work.
 
 Every stage is one library call (``k12eval.models.pull``, ``runners.run.run_questions``,
-``reasoning_metrics.runs.score_run``, ``reports.write_report``), so the demo does exactly
+``reasoning_metrics.run_scoring.score_run``, ``reports.write_report``), so the demo does exactly
 what the separate commands do; the stages only add progress lines, timing and the checks that
 let a second demo skip what the first one finished.
 """

@@ -35,7 +35,7 @@ def encoder_specs(encoder: str, languages: Sequence[str]) -> dict[str, str]:
     as MODELS.md advises: MiniLM's vocabulary turns Chinese into ``[UNK]``. Any other spec applies to all.
     """
     from reasoning_metrics.models.languages import CHINESE_ENCODER
-    from reasoning_metrics.verify.baseline import DEFAULT_ENCODER
+    from reasoning_metrics.verify.rules.baseline import DEFAULT_ENCODER
 
     if encoder.strip().lower() == "none":
         return {}
@@ -53,7 +53,7 @@ def encoders_for(
     An English-only encoder named for Chinese solutions is warned about on stderr.
     """
     from reasoning_metrics.models.languages import english_only_warning
-    from reasoning_metrics.verify.baseline import solution_languages
+    from reasoning_metrics.verify.rules.baseline import solution_languages
 
     specs = encoder_specs(encoder, solution_languages(solutions) or ["en"])
     if not specs:

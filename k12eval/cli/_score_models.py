@@ -63,8 +63,8 @@ def metric_models(values: list[str] | None) -> dict[str, str]:
 def score_plan_option(metrics: list[str] | None, per_metric: dict[str, str]) -> Any:
     """The job's score plan (:class:`reasoning_metrics.permetric.ScorePlan`) from ``--metrics`` and
     ``--model-for``, built once here and handed down; a bad name is a :class:`UserError` naming the option."""
+    from reasoning_metrics.metric_table import resolve
     from reasoning_metrics.permetric import ScorePlan, assign_models
-    from reasoning_metrics.registry import resolve
 
     try:
         chosen = resolve(metrics)

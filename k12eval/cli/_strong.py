@@ -13,7 +13,7 @@ import typer
 from k12eval.cli._common import UserError
 
 if TYPE_CHECKING:
-    from reasoning_metrics.verify.prm import StepRewardModel
+    from reasoning_metrics.verify.rules.prm import StepRewardModel
     from runners.backends.base import Backend
 
 PrmOpt = Annotated[
@@ -34,7 +34,7 @@ PrmOptionOpt = Annotated[
 def load_prm_option(model: str, backend: str, options: dict[str, Any]) -> StepRewardModel:
     """The ``--prm`` model on ``--prm-backend``, or a :class:`UserError` saying why it did not load."""
     from kg.errors import InputError
-    from reasoning_metrics.models.prm import PRM_BACKENDS, load_prm
+    from reasoning_metrics.models.prm_model import PRM_BACKENDS, load_prm
 
     if backend not in PRM_BACKENDS:
         raise UserError(f"--prm-backend {backend!r}: choose one of {', '.join(PRM_BACKENDS)}")

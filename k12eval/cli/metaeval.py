@@ -28,7 +28,7 @@ app = typer.Typer()
 def _detector_names(detectors: str | None) -> list[str]:
     """Detector names from ``--detectors``; ``roscoe.<alias>`` accepts any name ``k12eval score`` accepts."""
     from reasoning_metrics.metaeval import DETECTORS
-    from reasoning_metrics.registry import resolve
+    from reasoning_metrics.metric_table import resolve
 
     if not detectors:
         return [n for n in DETECTORS if n != "combiner"]  # added when a combiner is loaded
@@ -60,7 +60,7 @@ def _load_models(
     """The models meta-eval was asked for and its detectors need (None: not needed): the encoders by
     language, the NLI model, the judge's and the rollouts' backends, the PRM; and what the report names."""
     from reasoning_metrics.metaeval.detectors import rollout_tasks
-    from reasoning_metrics.verify.rollouts import generation_count
+    from reasoning_metrics.verify.rules.rollouts import generation_count
 
     encoders, chosen = encoders_for(encoder, solutions) if needs_encoder else (None, {})
     models: dict[str, Any] = {f"encoder.{lg}": spec for lg, spec in chosen.items()}

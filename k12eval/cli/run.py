@@ -10,8 +10,44 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import BACKEND_HELP, BackendHelp, comma_list, guarded, log_to_stderr, parse_pairs
+from k12eval.cli._common import BackendHelp, comma_list, guarded, log_to_stderr, parse_pairs
 from k12eval.cli._config import load_config
+from k12eval.cli._run_options import (
+    AsJsonOpt,
+    BackendOpt,
+    BackendOptionOpt,
+    BatchSizeOpt,
+    ChatOpt,
+    DataArg,
+    DryRunOpt,
+    FewShotOpt,
+    FmtOpt,
+    LangOpt,
+    LimitOpt,
+    MappingOpt,
+    MaxFailuresOpt,
+    MaxTokensOpt,
+    ModelOpt,
+    ModeOpt,
+    OutOpt,
+    QuietOpt,
+    RetryFailedOpt,
+    SamplesOpt,
+    SeedOpt,
+    SelectOpt,
+    ShardOpt,
+    ShotsOpt,
+    SkipInvalidOpt,
+    StrategyOpt,
+    SubjectsOpt,
+    TemperatureOpt,
+    TemplateSetOpt,
+    TokenBudgetOpt,
+    TopPOpt,
+    TypesOpt,
+    VariantOpt,
+    VerboseOpt,
+)
 from kg.errors import InputError
 
 if TYPE_CHECKING:
@@ -34,154 +70,53 @@ def _load_config(ctx: typer.Context, _param: Any, value: Path | None) -> Path | 
     return value
 
 
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="TOML file with any of these options (a \\[run] table or top-level keys; paths relative to the file).",
+        callback=_load_config,
+        is_eager=True,
+    ),
+]
+
+
 def run(
-    data: Annotated[Path, typer.Argument(help="Question bank (file or folder; any format `kg stats` reads).")],
-    model: Annotated[str, typer.Option("--model", "-m", help="Hub id, local path or name from `k12eval models list`.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Run folder; the same command resumes it.")],
-    backend: Annotated[str, typer.Option("--backend", "-b", help=f"{BACKEND_HELP}.")] = "transformers",
-    mode: Annotated[str, typer.Option(help="zero-shot, few-shot, zero-shot-cot or few-shot-cot.")] = "zero-shot",
-    variant: Annotated[
-        str, typer.Option(help="original, shuffled, distractors (CK12's released files when present) or options-N.")
-    ] = "original",
-    strategy: Annotated[
-        str | None,
-        typer.Option(
-            help="generate, next-token, rank-options, perplexity (CMMLU's: the lowest perplexity of the prompt "
-            "followed by the option) or instruct-rank (Xiezhi's API models: asked in words to rank every option). "
-            "Default: the benchmark's protocol outside CoT modes: for a local model (transformers, vllm) "
-            "next-token for CMMLU and C-Eval, rank-options for Xiezhi; for the openai backend instruct-rank for "
-            "Xiezhi; generate otherwise."
-        ),
-    ] = None,
-    lang: Annotated[
-        str,
-        typer.Option(
-            help="Prompt language: zh, en, or auto (each benchmark's protocol: Chinese for CK12, CMMLU and C-Eval; otherwise the stem's language)."
-        ),
-    ] = "auto",
-    fmt: Annotated[
-        str | None, typer.Option("--format", "-f", help="Question-bank format; detected if omitted.")
-    ] = None,
-    mapping: Annotated[Path | None, typer.Option(help="Mapping file for your own JSONL/CSV.")] = None,
-    subjects: Annotated[
-        list[str] | None, typer.Option("--subjects", "-s", help="Only these subjects (repeat, or a comma list).")
-    ] = None,
-    types: Annotated[
-        list[str] | None, typer.Option("--types", "-t", help="Only these question types (repeat, or a comma list).")
-    ] = None,
-    limit: Annotated[int | None, typer.Option(help="At most N questions (after filters).")] = None,
-    select: Annotated[
-        str,
-        typer.Option(
-            "--select",
-            help="A named selection of the bank: all, or reasoning-subset (CK12 Table 2: math questions whose "
-            "analysis has more than two steps). Part of the run's identity.",
-        ),
-    ] = "all",
-    seed: Annotated[
-        int | None,
-        typer.Option(
-            help="Seed for variants, exemplar choice and sampling. Default: the benchmark's own "
-            "(42 for Xiezhi, 0 otherwise); run.json records the one used."
-        ),
-    ] = None,
-    shard: Annotated[
-        str | None, typer.Option(help="Run shard i/n of the questions (merge with `k12eval merge`).")
-    ] = None,
-    few_shot: Annotated[
-        Path | None, typer.Option("--few-shot", help="Exemplar bank for few-shot modes (a dev split).")
-    ] = None,
-    shots: Annotated[
-        int | None,
-        typer.Option(
-            help="Exemplars per prompt. Default: the benchmark's protocol (5; Xiezhi 3). Over the budget CK12's "
-            "templates fall back to 3, then 1; CMMLU's and Xiezhi's drop the longest."
-        ),
-    ] = None,
-    token_budget: Annotated[
-        int | None,
-        typer.Option(
-            help="Prompt budget in the model's tokens for few-shot. Default: the template set's (ck12 1,024; "
-            "cmmlu 2,048, as CMMLU's released code); run.json records the one used."
-        ),
-    ] = None,
-    template_set: Annotated[
-        str | None,
-        typer.Option(
-            "--templates",
-            help="Prompt template set: ck12, cmmlu, ceval, xiezhi, or a TOML file. Default: the bank's own (ck12 for CK12 "
-            "and your own banks, cmmlu for CMMLU, ceval for C-Eval, xiezhi for Xiezhi); run.json's protocol says which "
-            "protocol the run followed and what you overrode.",
-        ),
-    ] = None,
-    chat: Annotated[
-        bool | None, typer.Option("--chat/--base", help="Treat the model as a chat or base model; detected if omitted.")
-    ] = None,
-    temperature: Annotated[float | None, typer.Option(help="Default: 0 for chat models, 0.8 for base models.")] = None,
-    top_p: Annotated[float | None, typer.Option(help="Default: 1 for chat models, 0.95 for base models.")] = None,
-    max_tokens: Annotated[
-        int | None, typer.Option(help="Generated tokens per answer (default 512, 1024 for CoT).")
-    ] = None,
-    samples: Annotated[int, typer.Option("--samples", "-n", help="Samples per question.")] = 1,
-    batch_size: Annotated[
-        str,
-        typer.Option(
-            help="Questions per backend call and per checkpoint, also the generation batch of a local model "
-            "(unless -B batch_size= sets it). auto: on a GPU the largest batch that fits in memory; on a CPU 1 "
-            "(an interrupted run loses at most the answer in flight); 16 for a server. run.json records it."
-        ),
-    ] = "auto",
-    retry_failed: Annotated[
-        bool,
-        typer.Option(
-            "--retry-failed",
-            help="Ask again the questions whose requests failed; their failed records stay as history.",
-        ),
-    ] = False,
-    skip_invalid: Annotated[
-        bool,
-        typer.Option(
-            "--skip-invalid",
-            help="Leave out the bank's invalid questions, naming each (file, line, field) on stderr and in run.json, "
-            "instead of stopping; score and report skip them too.",
-        ),
-    ] = False,
-    backend_option: Annotated[
-        list[str] | None,
-        typer.Option("--backend-option", "-B", help="KEY=VALUE passed to the backend (e.g. base_url=..., dtype=...)."),
-    ] = None,
-    max_failures: Annotated[
-        str,
-        typer.Option(
-            "--max-failures",
-            help="Failed questions the run may hold and still exit 0: a count (3) or a share (5%). "
-            "Over it, the command exits 1.",
-        ),
-    ] = "0",
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print summary.json to stdout (and nothing else there).")
-    ] = False,
-    dry_run: Annotated[
-        bool,
-        typer.Option(
-            "--dry-run",
-            help="Print the exact prompts of the first --limit questions (default 3) as the backend would receive "
-            "them, then stop: no model is loaded and --out is not written.",
-        ),
-    ] = False,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Log more (each request's retry, debug lines).")
-    ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress; only warnings and errors.")] = False,
-    config: Annotated[
-        Path | None,
-        typer.Option(
-            "--config",
-            help="TOML file with any of these options (a \\[run] table or top-level keys; paths relative to the file).",
-            callback=_load_config,
-            is_eager=True,
-        ),
-    ] = None,
+    data: DataArg,
+    model: ModelOpt,
+    out: OutOpt,
+    backend: BackendOpt = "transformers",
+    mode: ModeOpt = "zero-shot",
+    variant: VariantOpt = "original",
+    strategy: StrategyOpt = None,
+    lang: LangOpt = "auto",
+    fmt: FmtOpt = None,
+    mapping: MappingOpt = None,
+    subjects: SubjectsOpt = None,
+    types: TypesOpt = None,
+    limit: LimitOpt = None,
+    select: SelectOpt = "all",
+    seed: SeedOpt = None,
+    shard: ShardOpt = None,
+    few_shot: FewShotOpt = None,
+    shots: ShotsOpt = None,
+    token_budget: TokenBudgetOpt = None,
+    template_set: TemplateSetOpt = None,
+    chat: ChatOpt = None,
+    temperature: TemperatureOpt = None,
+    top_p: TopPOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    samples: SamplesOpt = 1,
+    batch_size: BatchSizeOpt = "auto",
+    retry_failed: RetryFailedOpt = False,
+    skip_invalid: SkipInvalidOpt = False,
+    backend_option: BackendOptionOpt = None,
+    max_failures: MaxFailuresOpt = "0",
+    as_json: AsJsonOpt = False,
+    dry_run: DryRunOpt = False,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    config: ConfigOpt = None,
 ) -> None:
     """Answer every selected question with a model and write one record per question to --out.
 
@@ -190,71 +125,65 @@ def run(
     1 when more questions failed than --max-failures allows (the last line says how many), 2 on
     bad input, 130 on Ctrl-C and 143 on SIGTERM (summary.json is written then too, saying so).
     """
-    from k12eval.models import backend_model
+    from k12eval import api
     from runners.batch_plan import parse_batch_size
-    from runners.options import LANGS, MODES, STRATEGIES, RunOptions, choose
-    from runners.run import run_questions
-    from runners.stopping import Terminated, sigterm_raises
+    from runners.options import LANGS, MODES, STRATEGIES, choose
     from runners.summary import FailureLimit
 
     limit_failures = FailureLimit.parse(max_failures)
-
-    options = RunOptions(
-        data=data,
-        model=model,
-        model_path=None if dry_run else backend_model(model, backend),
-        out=out,
+    as_given: dict[str, Any] = {"variant": variant, "fmt": fmt, "mapping": mapping, "limit": limit, "select": select}
+    as_given |= {"seed": seed, "shard": shard, "few_shot": few_shot, "shots": shots, "token_budget": token_budget}
+    as_given |= {"template_set": template_set, "chat": chat, "temperature": temperature, "top_p": top_p}
+    as_given |= {"max_tokens": max_tokens, "samples": samples, "retry_failed": retry_failed}
+    as_given |= {"skip_invalid": skip_invalid}
+    options = api.run_options(
+        data,
+        model,
+        out,
         backend=backend,
+        resolve_model=not dry_run,
         mode=choose(mode, MODES, "--mode"),
-        variant=variant,
         strategy=None if strategy is None else choose(strategy, STRATEGIES, "--strategy"),
         lang=choose(lang, LANGS, "--lang"),
-        fmt=fmt,
-        mapping=mapping,
         subjects=comma_list(subjects),
         types=comma_list(types),
-        limit=limit,
-        select=select,
-        seed=seed,
-        shard=shard,
-        few_shot=few_shot,
-        shots=shots,
-        token_budget=token_budget,
-        template_set=template_set,
-        chat=chat,
-        temperature=temperature,
-        top_p=top_p,
-        max_tokens=max_tokens,
-        samples=samples,
         batch_size=parse_batch_size(batch_size),
-        retry_failed=retry_failed,
-        skip_invalid=skip_invalid,
         backend_options=parse_pairs(backend_option or [], "--backend-option"),
+        **as_given,
     )
     if dry_run:
         _print_dry_run(options)
         return
-    try:
-        with log_to_stderr(quiet=quiet, verbose=verbose) as plain, sigterm_raises():
-            if quiet:
-                summary = run_questions(options)
-            elif plain:
-                summary = run_questions(options, progress=_plain_progress())
-            else:
-                summary = _with_progress(lambda progress: run_questions(options, progress=progress))
-    except (KeyboardInterrupt, Terminated) as exc:  # summary.json was written; an error escaping is a bug: traceback
-        name = exc.signal_name if isinstance(exc, Terminated) else "KeyboardInterrupt"
-        code = 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
-        typer.echo(
-            f"error: interrupted ({name}); what was answered is kept in {out}; the same command resumes", err=True
-        )
-        raise typer.Exit(code) from None
+    summary = _answer(options, quiet=quiet, verbose=verbose)
     if as_json:
         assert summary.results is not None  # set by every finished run_questions
         sys.stdout.write(summary.results.model_dump_json(indent=2) + "\n")
     else:
         _print_summary(summary)
     _check_failures(summary, limit_failures)
+
+
+def _answer(options: RunOptions, *, quiet: bool, verbose: bool) -> RunSummary:
+    """The run, with progress on stderr (none, plain lines, or a bar); an interrupt exits 130 or 143 with the
+    run's numbers already in summary.json."""
+    from k12eval.api import run_job
+    from runners.stopping import Terminated, sigterm_raises
+
+    try:
+        with log_to_stderr(quiet=quiet, verbose=verbose) as plain, sigterm_raises():
+            if quiet:
+                return run_job(options)
+            if plain:
+                return run_job(options, progress=_plain_progress())
+            return _with_progress(lambda progress: run_job(options, progress=progress))
+    except (KeyboardInterrupt, Terminated) as exc:  # summary.json was written; an error escaping is a bug: traceback
+        name = exc.signal_name if isinstance(exc, Terminated) else "KeyboardInterrupt"
+        code = 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
+        where = options.out
+        typer.echo(
+            f"error: interrupted ({name}); what was answered is kept in {where}; the same command resumes", err=True
+        )
+        raise typer.Exit(code) from None
 
 
 def _print_dry_run(options: RunOptions) -> None:

@@ -108,8 +108,8 @@ def _progress(total: int) -> Any:
 
 
 def _print_summary(records: list[dict[str, Any]], where: str) -> None:
-    from reasoning_metrics.registry import METRICS
-    from reasoning_metrics.store import summarize
+    from reasoning_metrics.metric_table import METRICS
+    from reasoning_metrics.score_store import summarize
 
     summary = summarize(records)
     typer.echo(f"{summary.chains} chains scored in {where}")
@@ -318,7 +318,7 @@ def score_chains_cmd(
             records.append(record.model_dump())
     if not as_json:
         if out is not None:
-            from reasoning_metrics.store import read_score_lines
+            from reasoning_metrics.score_store import read_score_lines
 
             records = [r for _, r in read_score_lines(out)]
         _print_table(records)

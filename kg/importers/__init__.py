@@ -83,7 +83,7 @@ def detect_format(path: Path, mapping: Path | None = None) -> str:
 
 def _unreadable_table(path: Path) -> Problem | None:
     """Why the first table file of ``path`` (a truncated Parquet file, a Git LFS pointer) cannot be read, if so."""
-    from kg.importers._io import first_csv, read_table_header
+    from kg.importers._lines import first_csv, read_table_header
 
     table = first_csv(path, ("dev", "val", "test"))
     if table is None:

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from kg.errors import Problem
 from kg.importers._found import Found, located
-from kg.importers._io import first_csv, iter_table, read_table_header, table_header, tables_in
+from kg.importers._lines import first_csv, iter_table, read_table_header, table_header, tables_in
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, detect_language
 
 LETTERS = ("A", "B", "C", "D")

@@ -1,4 +1,4 @@
-"""Parquet and Arrow tables read row by row, the way :func:`kg.importers._io.iter_csv` reads CSV.
+"""Parquet and Arrow tables read row by row, the way :func:`kg.importers._lines.iter_csv` reads CSV.
 
 The model hub ships C-Eval and CMMLU as one Parquet file per subject and split;
 ``datasets.save_to_disk`` leaves Arrow files (the IPC stream format its ``ArrowWriter`` writes).

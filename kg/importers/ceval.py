@@ -32,7 +32,7 @@ from kg.importers._choice import (
     unknown_subject,
 )
 from kg.importers._found import Found, ImportOptions
-from kg.importers._io import iter_table, table_header
+from kg.importers._lines import iter_table, table_header
 
 log = logging.getLogger(__name__)
 

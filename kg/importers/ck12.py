@@ -22,7 +22,7 @@ from kg.errors import Problem
 from kg.importers._answers import parse_answer as parse_answer
 from kg.importers._answers import parse_judgments as parse_judgments
 from kg.importers._found import Found, ImportOptions, located
-from kg.importers._io import first_record, split_option
+from kg.importers._lines import first_record, split_option
 from kg.jsonl import blank_file, describe, iter_jsonl
 from kg.records import (
     AnswerError,

@@ -28,7 +28,7 @@ from kg.importers._choice import (
 )
 from kg.importers._cmmlu_subjects import SUBJECTS, categories_of
 from kg.importers._found import Found, ImportOptions
-from kg.importers._io import table_header
+from kg.importers._lines import table_header
 
 COLUMNS = ("Question", *LETTERS, "Answer")
 

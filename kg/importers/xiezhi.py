@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from kg.errors import Problem
 from kg.importers._found import Found, ImportOptions, located
-from kg.importers._io import first_record
+from kg.importers._lines import first_record
 from kg.importers._taxonomy import Taxonomy, find_taxonomy, load_taxonomy
 from kg.jsonl import iter_jsonl
 from kg.records import Knowledge, Option, Question, QuestionType, detect_language

@@ -10,8 +10,8 @@ from reasoning_metrics.combine.features import step_features
 from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.combine.verdict import CombinedVerdict as CombinedVerdict
 from reasoning_metrics.records import ChainScores
-from reasoning_metrics.verify.arithmetic import check_steps
 from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.rules.arithmetic import check_steps
 
 
 def fingerprint(name: str, combiner: Combiner) -> str:

@@ -18,9 +18,9 @@ from typing import Any
 
 from reasoning_metrics.combine.lexical import LEXICAL_FEATURES, REFERENCE_FEATURES, lexical_features
 from reasoning_metrics.records import ChainScores
-from reasoning_metrics.verify.arithmetic import StepCheck
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.registry import DETECTORS
+from reasoning_metrics.verify.rules.arithmetic import StepCheck
 
 BASE_FEATURES = (
     "pos.relative",

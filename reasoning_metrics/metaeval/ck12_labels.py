@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import InputError
-from reasoning_metrics.metaeval._io import iter_records
+from reasoning_metrics.metaeval._located import iter_records
 from reasoning_metrics.metaeval.solution import LabelledSolution, from_first_error
 
 if TYPE_CHECKING:

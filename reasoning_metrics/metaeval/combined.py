@@ -19,8 +19,8 @@ from reasoning_metrics.guard import Outcome
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.metaeval.halves import split_key
 from reasoning_metrics.records import ChainScores
-from reasoning_metrics.verify.arithmetic import StepCheck
 from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.rules.arithmetic import StepCheck
 
 
 def set_features(

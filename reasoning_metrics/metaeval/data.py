@@ -20,7 +20,7 @@ from typing import Any
 
 from kg.errors import InputError
 from kg.jsonl import describe
-from reasoning_metrics.metaeval._io import iter_records
+from reasoning_metrics.metaeval._located import iter_records
 from reasoning_metrics.metaeval.solution import LabelledSolution, from_first_error
 
 __all__ = ["FORMATS", "LabelledSolution", "from_first_error", "load_solutions", "split_numbered"]

@@ -19,16 +19,16 @@ from reasoning_metrics.metaeval.combined import Predictions, predict, set_featur
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.records import ChainScores, StepDetail
-from reasoning_metrics.verify.aggregate import assess_solutions, step_score
-from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
-from reasoning_metrics.verify.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
-from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
+from reasoning_metrics.verify.aggregate_rule import assess_solutions, step_score
 from reasoning_metrics.verify.detector import Detector, Evidence, Reference, needed_roles
 from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
 from reasoning_metrics.verify.judge_log import judge_resumably
-from reasoning_metrics.verify.prm import PRM_THRESHOLD, StepRewardModel, first_below
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
-from reasoning_metrics.verify.rollouts import (
+from reasoning_metrics.verify.rules.arithmetic import StepCheck, check_steps
+from reasoning_metrics.verify.rules.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
+from reasoning_metrics.verify.rules.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
+from reasoning_metrics.verify.rules.prm import PRM_THRESHOLD, StepRewardModel, first_below
+from reasoning_metrics.verify.rules.rollouts import (
     ROLLOUT_K,
     RolloutResult,
     RolloutTask,
@@ -78,7 +78,7 @@ class DetectionContext:
     judge_progress: Callable[[int], None] | None = None
     """Called with the number of solutions judged so far."""
     prm: StepRewardModel | None = None
-    """A process reward model (:mod:`~reasoning_metrics.models.prm`), if any."""
+    """A process reward model (:mod:`~reasoning_metrics.models.prm_model`), if any."""
     rollout_backend: Backend | None = None
     """The backend that samples the rollouts' continuations, if any."""
     rollout_k: int = ROLLOUT_K
@@ -93,7 +93,7 @@ class DetectionContext:
 
     @cached_property
     def roscoe(self) -> list[ChainScores]:
-        """The ROSCOE baseline, as ``k12eval score`` computes it (:func:`~reasoning_metrics.verify.baseline.roscoe_scores`)."""
+        """The ROSCOE baseline, as ``k12eval score`` computes it (:func:`~reasoning_metrics.verify.rules.baseline.roscoe_scores`)."""
         if self.encoder is None:
             raise Unavailable("needs a sentence encoder (--encoder)")
         return roscoe_scores(self.solutions, self.encoder, self.nli, batch_size=self.batch_size, cache=self.cache)
@@ -140,7 +140,7 @@ class DetectionContext:
 
     @cached_property
     def rollouts(self) -> list[RolloutResult]:
-        """Each solution's share of continuations reaching its gold answer, per step (:mod:`~reasoning_metrics.verify.rollouts`)."""
+        """Each solution's share of continuations reaching its gold answer, per step (:mod:`~reasoning_metrics.verify.rules.rollouts`)."""
         if self.rollout_backend is None:
             raise Unavailable("needs a rollout model (--rollouts)")
         return rollout_shares(
@@ -396,7 +396,7 @@ def _aggregate_cv(ctx: DetectionContext) -> DetectorResult:
     """The aggregate's scores with the baselines' treatment: a step threshold fitted by cross-validation.
 
     Same solution and step scores as ``aggregate``; only the first-wrong-step rule differs (no fixed
-    :data:`~reasoning_metrics.verify.aggregate.FLAG_THRESHOLD`), so the two compare the rule itself.
+    :data:`~reasoning_metrics.verify.aggregate_rule.FLAG_THRESHOLD`), so the two compare the rule itself.
     """
     result = _aggregate(ctx)
     orientation = "combined flag severity, step threshold fitted by cross-validation"
@@ -449,11 +449,11 @@ def needed_models(names: Sequence[str]) -> frozenset[str]:
     """The model roles the meta-eval detectors ``names`` need, read from the records they name.
 
     A ROSCOE score needs the ROSCOE evidence (an encoder) and its metric's models
-    (:data:`reasoning_metrics.registry.METRICS`); a registered detector what its ``needs`` come from
+    (:data:`reasoning_metrics.metric_table.METRICS`); a registered detector what its ``needs`` come from
     (:func:`~reasoning_metrics.verify.detector.needed_roles`); the aggregates everything a registered
     detector or the ROSCOE baseline can read. The combiner's are its own (``Combiner.uses_roscoe``).
     """
-    from reasoning_metrics.registry import METRICS
+    from reasoning_metrics.metric_table import METRICS
 
     everything = {role for d in REGISTRY.values() for role in needed_roles(d, optional=True)}
     everything |= {role for metric in BASELINE_METRICS for role in METRICS[metric].models}

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reasoning_metrics.metaeval.data import LabelledSolution
+from reasoning_metrics.metaeval.detection_stats import auroc, bootstrap_ci, processbench_scores
 from reasoning_metrics.metaeval.detectors import DetectorResult
-from reasoning_metrics.metaeval.stats import auroc, bootstrap_ci, processbench_scores
 from reasoning_metrics.metaeval.thresholds import best_acc_error_at, cross_validated_predictions
 
 REPORT_VERSION = 1

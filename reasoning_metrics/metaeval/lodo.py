@@ -20,7 +20,7 @@ from reasoning_metrics.metaeval.halves import half_indices
 from reasoning_metrics.metaeval.harness import DetectorReport, evaluate_detector
 from reasoning_metrics.metaeval.sets import SetSpec
 from reasoning_metrics.protocols import SentenceEncoder
-from reasoning_metrics.verify.baseline import BASELINE_METRICS, solution_languages
+from reasoning_metrics.verify.rules.baseline import BASELINE_METRICS, solution_languages
 
 Encoders = SentenceEncoder | Mapping[str, SentenceEncoder]
 """One sentence encoder, or one per language (``{"zh": ..., "en": ...}``), as a detection context takes it."""

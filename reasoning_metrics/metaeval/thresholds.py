@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from reasoning_metrics.metaeval.stats import processbench_scores
+from reasoning_metrics.metaeval.detection_stats import processbench_scores
 
 
 def first_at_or_above(step_scores: Sequence[float | None], threshold: float) -> int:

@@ -3,9 +3,9 @@
 The model card of ``Qwen/Qwen2.5-Math-PRM-7B`` (https://huggingface.co/Qwen/Qwen2.5-Math-PRM-7B): a chat
 with its system prompt, the question as the user's turn and the steps as the assistant's, each step
 followed by the separator token ``<extra_0>``; a step's reward is the positive label's probability at the
-separator that closes it. The adapters in :mod:`reasoning_metrics.models.prm` build their token ids from
+separator that closes it. The adapters in :mod:`reasoning_metrics.models.prm_model` build their token ids from
 :func:`prm_messages` and read their output with :func:`positive_at_separators`; the detector's rule on
-those probabilities is :mod:`reasoning_metrics.verify.prm`.
+those probabilities is :mod:`reasoning_metrics.verify.rules.prm`.
 """
 
 from __future__ import annotations

@@ -4,22 +4,22 @@ Each detector implements one protocol (:class:`~.detector.Detector`: a name, the
 :class:`~.detector.Evidence` it reads, the flag kinds it raises, ``find``) in its own module of
 :mod:`.detectors`, and is named once, in :data:`~.registry.DETECTORS`:
 
-* ``arithmetic`` (:mod:`.arithmetic`): calculations and comparisons a step asserts, checked numerically;
-* ``equations`` (:mod:`.equations`): equations in one unknown that disagree with the previous one;
-* ``unsupported_numbers``, ``unused_given`` (:mod:`.quantities`): numbers that come from nowhere,
+* ``arithmetic`` (:mod:`.rules.arithmetic`): calculations and comparisons a step asserts, checked numerically;
+* ``equations`` (:mod:`.rules.equations`): equations in one unknown that disagree with the previous one;
+* ``unsupported_numbers``, ``unused_given`` (:mod:`.rules.quantities`): numbers that come from nowhere,
   given numbers never used;
-* ``doubt`` (:mod:`.doubt`): self-correction and doubt words;
+* ``doubt`` (:mod:`.rules.doubt`): self-correction and doubt words;
 * ``repetition``: a step that repeats an earlier one;
-* ``contradiction`` (:mod:`.contradiction`): NLI of each step against the question and earlier steps;
-* ``judge`` (:mod:`.judge`): an LLM judge through any backend;
-* ``prm`` (:mod:`.prm`): a Qwen2.5-Math-PRM-style process reward model's P(correct) of each step
-  (the models: :mod:`reasoning_metrics.models.prm`);
-* ``rollouts`` (:mod:`.rollouts`): Math-Shepherd's share of continuations from each step that reach
+* ``contradiction`` (:mod:`.rules.contradiction`): NLI of each step against the question and earlier steps;
+* ``judge`` (:mod:`.rules.judge`): an LLM judge through any backend;
+* ``prm`` (:mod:`.rules.prm`): a Qwen2.5-Math-PRM-style process reward model's P(correct) of each step
+  (the models: :mod:`reasoning_metrics.models.prm_model`);
+* ``rollouts`` (:mod:`.rules.rollouts`): Math-Shepherd's share of continuations from each step that reach
   the gold answer, through any backend;
-* ``final_answer``: no final answer stated; ``not_whole`` (:mod:`.plausibility`): a count that is not whole;
-* ``roscoe`` (:mod:`.baseline`): ROSCOE's Faithfulness-Step, the aggregate's tie-breaker (no flags).
+* ``final_answer``: no final answer stated; ``not_whole`` (:mod:`.rules.plausibility`): a count that is not whole;
+* ``roscoe`` (:mod:`.rules.baseline`): ROSCOE's Faithfulness-Step, the aggregate's tie-breaker (no flags).
 
-:mod:`.aggregate` runs them all (and reads the ROSCOE scores) into typed per-step flags.
+:mod:`.aggregate_rule` runs them all (and reads the ROSCOE scores) into typed per-step flags.
 Heavy model code is never imported here; encoders and NLI models are passed in.
 """
 
@@ -30,50 +30,50 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "prm_messages": "reasoning_metrics.models.prm_format",
-    "FLAG_THRESHOLD": "reasoning_metrics.verify.aggregate",
-    "assess_one": "reasoning_metrics.verify.aggregate",
-    "assess_solutions": "reasoning_metrics.verify.aggregate",
-    "step_score": "reasoning_metrics.verify.aggregate",
-    "ClaimCheck": "reasoning_metrics.verify.arithmetic",
-    "StepCheck": "reasoning_metrics.verify.arithmetic",
-    "Verdict": "reasoning_metrics.verify.arithmetic",
-    "check_step": "reasoning_metrics.verify.arithmetic",
-    "check_steps": "reasoning_metrics.verify.arithmetic",
-    "inspect_step": "reasoning_metrics.verify.arithmetic",
-    "first_contradiction": "reasoning_metrics.verify.contradiction",
-    "step_contradictions": "reasoning_metrics.verify.contradiction",
-    "stated_conversions": "reasoning_metrics.verify.conversions",
+    "FLAG_THRESHOLD": "reasoning_metrics.verify.aggregate_rule",
+    "assess_one": "reasoning_metrics.verify.aggregate_rule",
+    "assess_solutions": "reasoning_metrics.verify.aggregate_rule",
+    "step_score": "reasoning_metrics.verify.aggregate_rule",
+    "ClaimCheck": "reasoning_metrics.verify.rules.arithmetic",
+    "StepCheck": "reasoning_metrics.verify.rules.arithmetic",
+    "Verdict": "reasoning_metrics.verify.rules.arithmetic",
+    "check_step": "reasoning_metrics.verify.rules.arithmetic",
+    "check_steps": "reasoning_metrics.verify.rules.arithmetic",
+    "inspect_step": "reasoning_metrics.verify.rules.arithmetic",
+    "first_contradiction": "reasoning_metrics.verify.rules.contradiction",
+    "step_contradictions": "reasoning_metrics.verify.rules.contradiction",
+    "stated_conversions": "reasoning_metrics.verify.rules.conversions",
     "Detector": "reasoning_metrics.verify.detector",
     "Evidence": "reasoning_metrics.verify.detector",
     "Findings": "reasoning_metrics.verify.detector",
     "Reference": "reasoning_metrics.verify.detector",
-    "DoubtCue": "reasoning_metrics.verify.doubt",
-    "DoubtKind": "reasoning_metrics.verify.doubt",
-    "doubt_cues": "reasoning_metrics.verify.doubt",
-    "EquationConflict": "reasoning_metrics.verify.equations",
-    "equation_conflicts": "reasoning_metrics.verify.equations",
-    "Fact": "reasoning_metrics.verify.facts",
-    "stated_facts": "reasoning_metrics.verify.facts",
+    "DoubtCue": "reasoning_metrics.verify.rules.doubt",
+    "DoubtKind": "reasoning_metrics.verify.rules.doubt",
+    "doubt_cues": "reasoning_metrics.verify.rules.doubt",
+    "EquationConflict": "reasoning_metrics.verify.rules.equations",
+    "equation_conflicts": "reasoning_metrics.verify.rules.equations",
+    "Fact": "reasoning_metrics.verify.rules.facts",
+    "stated_facts": "reasoning_metrics.verify.rules.facts",
     "FlagKind": "reasoning_metrics.verify.flags",
     "SolutionAssessment": "reasoning_metrics.verify.flags",
     "StepAssessment": "reasoning_metrics.verify.flags",
     "StepFlag": "reasoning_metrics.verify.flags",
-    "stated_formulas": "reasoning_metrics.verify.formulas",
-    "JudgeVerdict": "reasoning_metrics.verify.judge",
-    "judge_solutions": "reasoning_metrics.verify.judge",
-    "parse_first_error": "reasoning_metrics.verify.judge",
-    "prm_step_scores": "reasoning_metrics.verify.judge",
-    "PRM_THRESHOLD": "reasoning_metrics.verify.prm",
-    "StepRewardModel": "reasoning_metrics.verify.prm",
-    "first_below": "reasoning_metrics.verify.prm",
-    "UnsupportedOperand": "reasoning_metrics.verify.quantities",
-    "unsupported_operands": "reasoning_metrics.verify.quantities",
-    "unused_given_numbers": "reasoning_metrics.verify.quantities",
+    "stated_formulas": "reasoning_metrics.verify.rules.formulas",
+    "JudgeVerdict": "reasoning_metrics.verify.rules.judge",
+    "judge_solutions": "reasoning_metrics.verify.rules.judge",
+    "parse_first_error": "reasoning_metrics.verify.rules.judge",
+    "prm_step_scores": "reasoning_metrics.verify.rules.judge",
+    "PRM_THRESHOLD": "reasoning_metrics.verify.rules.prm",
+    "StepRewardModel": "reasoning_metrics.verify.rules.prm",
+    "first_below": "reasoning_metrics.verify.rules.prm",
+    "UnsupportedOperand": "reasoning_metrics.verify.rules.quantities",
+    "unsupported_operands": "reasoning_metrics.verify.rules.quantities",
+    "unused_given_numbers": "reasoning_metrics.verify.rules.quantities",
     "DETECTORS": "reasoning_metrics.verify.registry",
-    "RolloutResult": "reasoning_metrics.verify.rollouts",
-    "RolloutTask": "reasoning_metrics.verify.rollouts",
-    "first_dead_end": "reasoning_metrics.verify.rollouts",
-    "rollout_shares": "reasoning_metrics.verify.rollouts",
+    "RolloutResult": "reasoning_metrics.verify.rules.rollouts",
+    "RolloutTask": "reasoning_metrics.verify.rules.rollouts",
+    "first_dead_end": "reasoning_metrics.verify.rules.rollouts",
+    "rollout_shares": "reasoning_metrics.verify.rules.rollouts",
 }
 """Public name -> the module that defines it, imported on first use (importing one detector module, or reading a score file, does not load every detector and sympy)."""
 
@@ -127,8 +127,11 @@ __all__ = [
 
 if TYPE_CHECKING:
     from reasoning_metrics.models.prm_format import prm_messages
-    from reasoning_metrics.verify.aggregate import FLAG_THRESHOLD, assess_one, assess_solutions, step_score
-    from reasoning_metrics.verify.arithmetic import (
+    from reasoning_metrics.verify.aggregate_rule import FLAG_THRESHOLD, assess_one, assess_solutions, step_score
+    from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Reference
+    from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment, StepAssessment, StepFlag
+    from reasoning_metrics.verify.registry import DETECTORS
+    from reasoning_metrics.verify.rules.arithmetic import (
         ClaimCheck,
         StepCheck,
         Verdict,
@@ -136,19 +139,16 @@ if TYPE_CHECKING:
         check_steps,
         inspect_step,
     )
-    from reasoning_metrics.verify.contradiction import first_contradiction, step_contradictions
-    from reasoning_metrics.verify.conversions import stated_conversions
-    from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Reference
-    from reasoning_metrics.verify.doubt import DoubtCue, DoubtKind, doubt_cues
-    from reasoning_metrics.verify.equations import EquationConflict, equation_conflicts
-    from reasoning_metrics.verify.facts import Fact, stated_facts
-    from reasoning_metrics.verify.flags import FlagKind, SolutionAssessment, StepAssessment, StepFlag
-    from reasoning_metrics.verify.formulas import stated_formulas
-    from reasoning_metrics.verify.judge import JudgeVerdict, judge_solutions, parse_first_error, prm_step_scores
-    from reasoning_metrics.verify.prm import PRM_THRESHOLD, StepRewardModel, first_below
-    from reasoning_metrics.verify.quantities import UnsupportedOperand, unsupported_operands, unused_given_numbers
-    from reasoning_metrics.verify.registry import DETECTORS
-    from reasoning_metrics.verify.rollouts import RolloutResult, RolloutTask, first_dead_end, rollout_shares
+    from reasoning_metrics.verify.rules.contradiction import first_contradiction, step_contradictions
+    from reasoning_metrics.verify.rules.conversions import stated_conversions
+    from reasoning_metrics.verify.rules.doubt import DoubtCue, DoubtKind, doubt_cues
+    from reasoning_metrics.verify.rules.equations import EquationConflict, equation_conflicts
+    from reasoning_metrics.verify.rules.facts import Fact, stated_facts
+    from reasoning_metrics.verify.rules.formulas import stated_formulas
+    from reasoning_metrics.verify.rules.judge import JudgeVerdict, judge_solutions, parse_first_error, prm_step_scores
+    from reasoning_metrics.verify.rules.prm import PRM_THRESHOLD, StepRewardModel, first_below
+    from reasoning_metrics.verify.rules.quantities import UnsupportedOperand, unsupported_operands, unused_given_numbers
+    from reasoning_metrics.verify.rules.rollouts import RolloutResult, RolloutTask, first_dead_end, rollout_shares
 
 
 def __getattr__(name: str) -> Any:

@@ -2,7 +2,7 @@
 
 Three readings, all of parsed claims or one regular expression each (linear in the text):
 
-* a *binding* is an ``=`` claim of :mod:`.arithmetic` between a side with variables and a side
+* a *binding* is an ``=`` claim of :mod:`.rules.arithmetic` between a side with variables and a side
   without (``x = 3``, ``m - n + √17 = 4 - √17 + 4 + √17``): the variable side, rendered, is its key;
 * a *named value* is a Chinese noun phrase given a number (``速度为5m/s``, ``小明的速度是100÷20=5m/s``,
   the last number of a chain): its key is the phrase after its last function word (的, 则, 所以...),
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from reasoning_metrics.verify._expr import Node, Unevaluable, evaluate
 from reasoning_metrics.verify._plain import NUM, plain
 from reasoning_metrics.verify._units import SI_LETTERS
-from reasoning_metrics.verify.arithmetic import ClaimCheck, StepCheck
+from reasoning_metrics.verify.rules.arithmetic import ClaimCheck, StepCheck
 
 _NAMED = re.compile(
     r"([\u4e00-\u9fff]{1,12})\s*(?:为|是|等于|=|:)\s*([\d\s×÷*/+\-()^.]{0,200}?=\s*)?"

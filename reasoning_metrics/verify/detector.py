@@ -3,7 +3,7 @@
 A detector (one class in :mod:`.detectors`, one entry in :data:`.registry.DETECTORS`) declares its
 ``name``, the parts of the :class:`Evidence` it ``reads`` (and which of the optional ones it
 ``needs`` to run at all) and the :class:`~.flags.FlagKind` s it raises; ``find`` turns the evidence
-of one solution into :class:`Findings`. The aggregate (:mod:`.aggregate`) runs every registered
+of one solution into :class:`Findings`. The aggregate (:mod:`.aggregate_rule`) runs every registered
 detector whose needs are met; the meta-evaluation scores the same objects one by one.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from reasoning_metrics.records import ChainScores
-from reasoning_metrics.verify.arithmetic import StepCheck
 from reasoning_metrics.verify.flags import SEVERITY, FlagKind, StepFlag
+from reasoning_metrics.verify.rules.arithmetic import StepCheck
 
 Input = Literal["problem", "steps", "checks", "roscoe", "contradictions", "judged", "reference", "prm", "rollouts"]
 """A part of the :class:`Evidence`; ``roscoe``, ``contradictions``, ``judged``, ``reference``, ``prm`` and
@@ -41,20 +41,20 @@ class Evidence:
     problem: str
     steps: Sequence[str]
     checks: Sequence[StepCheck]
-    """:func:`~.arithmetic.check_steps` of ``steps``: one per step."""
+    """:func:`~.rules.arithmetic.check_steps` of ``steps``: one per step."""
     roscoe: ChainScores | None = None
-    """ROSCOE scores with per-step detail (:func:`~.baseline.roscoe_scores`), if an encoder ran."""
+    """ROSCOE scores with per-step detail (:func:`~.rules.baseline.roscoe_scores`), if an encoder ran."""
     contradictions: Sequence[float] | None = None
-    """Each step's largest P(contradiction) (:func:`~.contradiction.step_contradictions`), if an NLI model ran."""
+    """Each step's largest P(contradiction) (:func:`~.rules.contradiction.step_contradictions`), if an NLI model ran."""
     judged: int | None = None
     """The judge's first wrong step (-1 none), if a judge ran and answered."""
     reference: Reference | None = None
     """The gold answer and teacher's analysis, where the bank has them."""
     prm: Sequence[float] | None = None
-    """A process reward model's P(correct) of each step (:mod:`~.prm`), if one ran on this solution."""
+    """A process reward model's P(correct) of each step (:mod:`~.rules.prm`), if one ran on this solution."""
     rollouts: Sequence[float | None] | None = None
     """Per step, the share of sampled continuations from its prefix that reach the gold answer
-    (``None``: the backend failed on that prefix), if rollouts ran on this solution (:mod:`~.rollouts`)."""
+    (``None``: the backend failed on that prefix), if rollouts ran on this solution (:mod:`~.rules.rollouts`)."""
 
     def has(self, inputs: frozenset[Input]) -> bool:
         """Whether every one of ``inputs`` is present."""
@@ -88,7 +88,7 @@ EVIDENCE_MODEL: dict[Input, str] = {
     "prm": "prm",
     "rollouts": "rollouts",
 }
-"""Evidence part -> the model role that produces it (the twin of ``reasoning_metrics.registry.INPUT_MODEL``)."""
+"""Evidence part -> the model role that produces it (the twin of ``reasoning_metrics.metric_table.INPUT_MODEL``)."""
 
 
 def needed_roles(detector: Detector, *, optional: bool = False) -> frozenset[str]:

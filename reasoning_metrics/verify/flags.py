@@ -117,7 +117,7 @@ SEVERITY = {
     FlagKind.WRONG_FORMULA: 0.8,
     FlagKind.WRONG_VERDICT: 0.8,
 }
-"""Severity of each kind of flag; doubt cues carry their own (:data:`.doubt.WEIGHTS`), contradictions
+"""Severity of each kind of flag; doubt cues carry their own (:data:`.rules.doubt.WEIGHTS`), contradictions
 ``CONTRADICTION_WEIGHT * P(contradiction)`` (:mod:`.detectors.contradiction`), a process reward
 model's flag ``1 - P(correct)`` (:mod:`.detectors.prm`)."""
 

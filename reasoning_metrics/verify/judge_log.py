@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kg.errors import InputError
 from reasoning_metrics.verify.flags import Solution
-from reasoning_metrics.verify.judge import JudgeVerdict, judge_solutions, parse_first_error, template_for
+from reasoning_metrics.verify.rules.judge import JudgeVerdict, judge_solutions, parse_first_error, template_for
 from runners.backends.base import Backend, SamplingParams
 
 

@@ -3,8 +3,8 @@
 Nothing is computed twice and no second rule is written: ROSCOE's per-step parts
 are the scorer's own :class:`~reasoning_metrics.records.ChainScores` (the cos* of
 each step to its best source sentence and to the most similar earlier step, what
-:func:`.baseline.roscoe_scores` gives the meta-evaluation), contradictions come from :func:`.contradiction.step_contradictions`
-with the scorer's NLI model through its cache, and :func:`.aggregate.assess_one`
+:func:`.rules.baseline.roscoe_scores` gives the meta-evaluation), contradictions come from :func:`.rules.contradiction.step_contradictions`
+with the scorer's NLI model through its cache, and :func:`.aggregate_rule.assess_one`
 applies the rule of docs/detectors.md.
 """
 
@@ -20,12 +20,12 @@ from reasoning_metrics import batching
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.protocols import NLIModel
 from reasoning_metrics.records import ChainScores
-from reasoning_metrics.verify.aggregate import assess_one, without_reference
-from reasoning_metrics.verify.contradiction import step_contradictions
+from reasoning_metrics.verify.aggregate_rule import assess_one, without_reference
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
-from reasoning_metrics.verify.prm import StepRewardModel
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
+from reasoning_metrics.verify.rules.contradiction import step_contradictions
+from reasoning_metrics.verify.rules.prm import StepRewardModel
 
 GIVEN_ONLY = ("judged", "prm", "rollouts")
 """Evidence ``k12eval score`` has only when the user gives its model: the judge's backend (never),

@@ -11,7 +11,7 @@ import inspect
 from typing import Any
 
 from kg.errors import InputError
-from runners.backends._common import clean_text
+from runners.backends._shared import clean_text
 from runners.backends.base import (
     Backend,
     ChatMessages,

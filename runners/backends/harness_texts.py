@@ -23,7 +23,7 @@ import math
 import unicodedata
 from typing import Any
 
-from runners.backends._common import clean_text
+from runners.backends._shared import clean_text
 
 QUESTION_FIELDS = (
     "question",

@@ -23,8 +23,8 @@ import httpx
 
 from kg.jsonl import describe
 from runners.backends._base_url import probe_root, strip_endpoint
-from runners.backends._common import estimate_tokens, token_count
 from runners.backends._http import RequestFailed, RetryPolicy, post_json
+from runners.backends._shared import estimate_tokens, token_count
 from runners.backends.base import (
     GenerationRequest,
     GenerationResult,

@@ -24,7 +24,7 @@ from typing import Any
 
 from kg.errors import InputError, Problem
 from kg.jsonl import describe, jsonl_objects
-from runners.backends._common import estimate_tokens
+from runners.backends._shared import estimate_tokens
 from runners.backends.base import (
     GenerationRequest,
     GenerationResult,

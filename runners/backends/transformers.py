@@ -12,10 +12,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from runners.backends._common import chunked, truncate_at_stop
 from runners.backends._generation_progress import progress_counter
 from runners.backends._hf_loading import load_causal_lm
 from runners.backends._prompts import PromptError, chat_template_hash, has_chat_template, prompt_ids, scoring_ids
+from runners.backends._shared import chunked, truncate_at_stop
 from runners.backends.base import (
     GenerationRequest,
     GenerationResult,

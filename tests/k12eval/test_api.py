@@ -158,7 +158,7 @@ def test_score_cli_api_and_demo_compose_the_score_job_in_one_place(
     from k12eval.cli import app
     from k12eval.cli._demo_pipeline import _score
     from k12eval.cli._demo_stages import StageTimes
-    from tests.reasoning_metrics.runs import write_bank, write_run
+    from tests.reasoning_metrics.written_runs import write_bank, write_run
 
     run_dir = tmp_path / "run"
     write_run(run_dir, write_bank(tmp_path / "bank"))
@@ -216,9 +216,9 @@ def test_a_chain_file_is_scored_and_resumed_by_the_library_not_the_cli(tmp_path:
 
 def test_a_score_job_resolves_its_metrics_once_and_hands_the_plan_down(tmp_path: Path) -> None:
     from k12eval.api import chain_scoring, score_job
-    from reasoning_metrics import registry
+    from reasoning_metrics import metric_table
     from tests.reasoning_metrics.fakes import HashEncoder
-    from tests.reasoning_metrics.runs import write_bank, write_run
+    from tests.reasoning_metrics.written_runs import write_bank, write_run
 
     run_dir = tmp_path / "run"
     write_run(run_dir, write_bank(tmp_path / "bank"))
@@ -228,7 +228,7 @@ def test_a_score_job_resolves_its_metrics_once_and_hands_the_plan_down(tmp_path:
     resolutions: list[object] = []
 
     def count(frame: Any, event: str, arg: object) -> None:
-        if event == "call" and frame.f_code is registry.resolve.__code__:
+        if event == "call" and frame.f_code is metric_table.resolve.__code__:
             resolutions.append(frame.f_locals.get("names"))
 
     encoder = {"encoder": HashEncoder()}
@@ -251,7 +251,7 @@ def test_the_api_and_the_demo_hand_a_model_as_many_texts_per_call_as_score_does(
     # `score --batch-size` became 256 so that a GPU gets whole batches (#24 item 3); score_job, which the
     # Python API and the demo call, still handed the models 32 texts at a time.
     from tests.reasoning_metrics.fakes import HashEncoder
-    from tests.reasoning_metrics.runs import write_bank, write_run
+    from tests.reasoning_metrics.written_runs import write_bank, write_run
 
     steps = "".join(f"第{i}步：{i}+{i}={2 * i}。" for i in range(1, 61))
     run_dir = write_run(tmp_path / "run", write_bank(tmp_path / "bank"), outputs={"q-apples": steps + "答案：B"})
@@ -261,3 +261,74 @@ def test_the_api_and_the_demo_hand_a_model_as_many_texts_per_call_as_score_does(
     )
     assert [r.unavailable for r in records] == [{}, {}], records
     assert max(len(call) for call in encoder.calls) > 32
+
+
+def test_a_score_job_wraps_its_models_in_model_slots_once(tmp_path: Path) -> None:
+    # One set of slots per job, made where the job is composed and handed down to the header, the loading and
+    # the scoring (#25 item 2): three sets disagreeing on a model's name or its loaded copy cannot happen.
+    from k12eval.api import chain_scoring, score_job
+    from reasoning_metrics.slots import ModelSlots
+    from tests.reasoning_metrics.fakes import HashEncoder
+    from tests.reasoning_metrics.written_runs import write_bank, write_run
+
+    run_dir = tmp_path / "run"
+    write_run(run_dir, write_bank(tmp_path / "bank"))
+    chains = tmp_path / "chains.jsonl"
+    chain = {"id": "甲", "source": "小明有 5 个苹果，吃了 2 个。", "hypothesis": "5 - 2 = 3。还剩 3 个。"}
+    chains.write_text(json.dumps(chain, ensure_ascii=False) + "\n", encoding="utf-8")
+    made: list[object] = []
+
+    def count(frame: Any, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code is ModelSlots.__init__.__code__:
+            made.append(frame.f_locals.get("given"))
+
+    encoder = {"encoder": HashEncoder()}
+    sys.setprofile(count)
+    try:
+        done = score_job(run_dir, metrics=["info_chain"], models=encoder, detectors=False, combiner="none")
+        per_run = len(made)
+        made.clear()
+        with chain_scoring(chains, out=tmp_path / "s.jsonl", metrics=["info_chain"], models=encoder) as job:
+            scored = list(job.records)
+    finally:
+        sys.setprofile(None)
+    assert done.todo > 0 and all(line["scores"]["info_chain"] is not None for line in done.lines)
+    assert len(scored) == 1 and scored[0].scores["info_chain"] is not None
+    assert (per_run, len(made)) == (1, 1)
+
+
+def test_run_on_the_command_line_answers_with_the_options_the_api_composes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `k12eval run` parses its options and leaves the composing of the job to k12eval.api (#25 item 3): the
+    # options it answers with are those api.run_options makes of the same arguments.
+    from typer.testing import CliRunner
+
+    from k12eval import api
+    from k12eval.cli import app
+
+    answered: list[object] = []
+
+    def stop(options: object, progress: object = None) -> None:
+        answered.append(options)
+        raise InputError("stopped by the test")
+
+    monkeypatch.setattr(api, "run_job", stop)
+    out = tmp_path / "运行"
+    args = ["run", str(k12eval.sample_bank()), "-m", "qwen-test", "-b", "openai", "-o", str(out)]
+    args += ["--mode", "few-shot-cot", "-s", "数学,物理", "--limit", "2", "-B", "base_url=http://127.0.0.1:9", "-q"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and "stopped by the test" in result.output
+    composed = api.run_options(
+        k12eval.sample_bank(),
+        "qwen-test",
+        out,
+        backend="openai",
+        resolve_model=True,
+        mode="few-shot-cot",
+        subjects="数学,物理",
+        limit=2,
+        backend_options={"base_url": "http://127.0.0.1:9"},
+        batch_size="auto",
+    )
+    assert answered == [composed]

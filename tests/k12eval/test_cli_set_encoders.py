@@ -21,7 +21,7 @@ from k12eval.cli._encoders import encoder_specs
 from reasoning_metrics.metaeval import load_solutions
 from reasoning_metrics.metaeval.ck12_labels import CK12_ENV
 from reasoning_metrics.models.languages import CHINESE_ENCODER, english_only_encoder
-from reasoning_metrics.verify.baseline import DEFAULT_ENCODER, solution_languages
+from reasoning_metrics.verify.rules.baseline import DEFAULT_ENCODER, solution_languages
 from tests.importer_helpers import ck12_record, write_jsonl
 from tests.reasoning_metrics.fakes import HashEncoder
 from tests.reasoning_metrics.verify.combiner_samples import chains, write_chains

@@ -33,10 +33,11 @@ def test_an_encoder_that_fails_to_load_while_scoring_exits_1(
     missing = str(tmp_path / "no-encoder")
 
     def deferred(*args: Any, **kwargs: Any) -> dict[str, Any]:
-        return {"encoder": {"en": missing}, "nli": {"en": "none"}}  # specs, loaded on first use
+        return {}  # nothing loaded up front: the job's slots load the encoder on first use, while scoring
 
     monkeypatch.setattr("reasoning_metrics.scoring.load_models", deferred)
-    result = CliRunner().invoke(app, ["score-chains", str(chains), "-m", "faithfulness_step", "--json"])
+    options = ["-m", "faithfulness_step", "--embedder", missing, "--nli", "none", "--json"]
+    result = CliRunner().invoke(app, ["score-chains", str(chains), *options])
     assert result.exit_code == 1, result.output
     last = result.output.strip().splitlines()[-1]
     assert last.startswith(f"error: could not load encoder model '{missing}'")

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from reasoning_metrics.metric_table import DEFAULT_METRICS
 from reasoning_metrics.models.labels import acceptable_column, nli_columns
-from reasoning_metrics.registry import DEFAULT_METRICS
 
 from .tiny_models import build_causal_lm, build_classifier
 

@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
-from reasoning_metrics.registry import DEFAULT_METRICS
+from reasoning_metrics.metric_table import DEFAULT_METRICS
 
-from .runs import write_bank, write_run
+from .written_runs import write_bank, write_run
 
 runner = CliRunner()
 REPO = Path(__file__).resolve().parents[2]

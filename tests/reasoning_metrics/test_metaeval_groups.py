@@ -66,7 +66,7 @@ def test_every_rate_is_quoted_with_its_count_and_interval() -> None:
     """#26 item 9: ``56/146 = 38 % (31-46 %)``, not a bare 0.384, in the main table and the groups'."""
     from kg.intervals import rate_text
     from reasoning_metrics.metaeval.harness import meta_evaluate
-    from reasoning_metrics.metaeval.report import to_markdown
+    from reasoning_metrics.metaeval.report_writer import to_markdown
 
     assert rate_text(56, 146) == "56/146 = 38 % (31-46 %)"
     assert rate_text(0, 0) == "0/0"
@@ -88,7 +88,7 @@ def test_every_rate_is_quoted_with_its_count_and_interval() -> None:
 
 def test_the_headline_comparison_quotes_counts_and_intervals_too() -> None:
     from reasoning_metrics.metaeval.harness import meta_evaluate
-    from reasoning_metrics.metaeval.report import to_markdown
+    from reasoning_metrics.metaeval.report_writer import to_markdown
 
     solutions = [
         from_first_error("ok1", "p", ["a", "b"], -1, "zh", {}),

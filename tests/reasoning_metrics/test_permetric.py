@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from reasoning_metrics.metric_table import resolve
 from reasoning_metrics.permetric import GROUPS, assign_models
 from reasoning_metrics.records import Chain
-from reasoning_metrics.registry import resolve
-from reasoning_metrics.runs import score_run
+from reasoning_metrics.run_scoring import score_run
 from reasoning_metrics.scoring import load_models, score_chains
 
 from .fakes import HashEncoder, RuleNLI
-from .runs import write_bank, write_run
+from .written_runs import write_bank, write_run
 
 CHAINS = [
     Chain("a", "Tom has 5 apples. He eats 2.", "Tom has 5 apples. He eats 2. So 3 are left.", "5 - 2 = 3 are left."),

@@ -17,9 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
-from reasoning_metrics.store import ScoreConfig, open_scores, read_score_lines
+from reasoning_metrics.score_store import ScoreConfig, open_scores, read_score_lines
 from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
-from tests.reasoning_metrics.runs import write_bank, write_run
+from tests.reasoning_metrics.written_runs import write_bank, write_run
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,17 +27,17 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def run_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A CoT run, and a `score` command that uses fake models whatever names it is given."""
-    import reasoning_metrics.runs
+    import reasoning_metrics.run_scoring
 
     monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))
     fakes = {"encoder": HashEncoder(), "nli": RuleNLI()}
-    real = reasoning_metrics.runs.score_run
-    monkeypatch.setattr(reasoning_metrics.runs, "score_run", functools.partial(_with_models, real, fakes))
+    real = reasoning_metrics.run_scoring.score_run
+    monkeypatch.setattr(reasoning_metrics.run_scoring, "score_run", functools.partial(_with_models, real, fakes))
     return write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
 
 
 def _with_models(real: Any, fakes: dict[str, Any], run_dir: Path, **kwargs: Any) -> Any:
-    return real(run_dir, **{**kwargs, "models": fakes, "cache": False})
+    return real(run_dir, **{**kwargs, "models": fakes, "slots": None, "cache": False})  # slots made of the fakes
 
 
 def _score(run_dir: Path, *extra: str) -> Any:
@@ -102,7 +102,7 @@ def test_a_header_cut_short_by_a_full_disk_does_not_block_the_resume(tmp_path: P
         import resource, signal, sys
         from pathlib import Path
         from pydantic import BaseModel
-        from reasoning_metrics.store import ScoreConfig, append_scores
+        from reasoning_metrics.score_store import ScoreConfig, append_scores
 
         class Record(BaseModel):
             id: str
@@ -125,8 +125,8 @@ def test_a_header_cut_short_by_a_full_disk_does_not_block_the_resume(tmp_path: P
 
 
 def test_every_reader_takes_the_last_record_of_an_id_and_skips_a_torn_last_line(tmp_path: Path) -> None:
-    from reasoning_metrics.runs import read_run as score_read
-    from reasoning_metrics.runs import run_chains
+    from reasoning_metrics.run_scoring import read_run as score_read
+    from reasoning_metrics.run_scoring import run_chains
     from reports.runs import read_run as report_read
 
     run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
@@ -173,7 +173,7 @@ def test_a_chain_the_detectors_fail_on_is_recorded_as_an_error_and_the_others_co
     run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Whatever a detector raises on one chain (here a bug planted on one step) stays with that chain."""
-    import reasoning_metrics.verify.arithmetic as arithmetic
+    import reasoning_metrics.verify.rules.arithmetic as arithmetic
 
     real = arithmetic.inspect_step
 
@@ -249,16 +249,16 @@ def test_score_files_follow_the_umask(run_dir: Path) -> None:
 
 def test_chain_budget_reaches_the_scorer(run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--chain-budget (#28 item 3): the seconds a long chain may take, handed to iter_scores."""
-    import reasoning_metrics.runs
+    import reasoning_metrics.run_scoring
 
     seen: list[float] = []
-    real = reasoning_metrics.runs.iter_scores
+    real = reasoning_metrics.run_scoring.iter_scores
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         seen.append(kwargs["budget_s"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(reasoning_metrics.runs, "iter_scores", spy)
+    monkeypatch.setattr(reasoning_metrics.run_scoring, "iter_scores", spy)
     result = _score(run_dir, "--chain-budget", "42.5")
     assert result.exit_code == 0, result.output
     assert seen == [42.5]

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from kg.errors import InputError
-from reasoning_metrics.runs import score_run
-from reasoning_metrics.store import read_score_lines
+from reasoning_metrics.run_scoring import score_run
+from reasoning_metrics.score_store import read_score_lines
 from reasoning_metrics.verify.registry import current_names
-from reports.scores import load_scores
+from reports.score_file import load_scores
 
 from .fakes import HashEncoder, RuleNLI
-from .runs import write_bank, write_run
+from .written_runs import write_bank, write_run
 
 WRONG = "小明有5个苹果。他吃了2个。所以还剩5-2=4个。答案：C"
 """Step 2 asserts a false subtraction: the arithmetic verifier's flag, the first suspect."""

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from kg.errors import InputError
-from reasoning_metrics.runs import question_source, run_chains, score_run
-from reasoning_metrics.store import read_score_lines
+from reasoning_metrics.run_scoring import question_source, run_chains, score_run
+from reasoning_metrics.score_store import read_score_lines
 from tests.qfactory import single
 
 from .fakes import HashEncoder, RuleNLI
-from .runs import write_bank, write_run
+from .written_runs import write_bank, write_run
 
 FAKES = {"encoder": HashEncoder(), "nli": RuleNLI()}
 
@@ -173,7 +173,7 @@ def test_score_run_writes_the_combiners_verdict_only_when_asked(tmp_path: Path) 
     )
     from reasoning_metrics.combine import load_combiner, step_features
     from reasoning_metrics.combine.model import first_suspect
-    from reasoning_metrics.verify.arithmetic import check_steps
+    from reasoning_metrics.verify.rules.arithmetic import check_steps
 
     plain = score_run(run_dir, models=FAKES, cache=False, out=run_dir / "plain.jsonl")
     assert all(r.combined is None for r in plain.records)
@@ -213,10 +213,10 @@ def test_reading_a_score_file_loads_neither_the_detectors_nor_the_scoring_job() 
 
     code = (
         "import sys, json\n"
-        "from reasoning_metrics.store import SCORES_FILE, ScoreRecord, read_score_lines\n"
-        "from reports.scores import load_scores\n"
-        "heavy = ['sympy', 'torch', 'reasoning_metrics.runs', 'reasoning_metrics.scoring',\n"
-        "         'reasoning_metrics.verify.arithmetic', 'reasoning_metrics.combine.features']\n"
+        "from reasoning_metrics.score_store import SCORES_FILE, ScoreRecord, read_score_lines\n"
+        "from reports.score_file import load_scores\n"
+        "heavy = ['sympy', 'torch', 'reasoning_metrics.run_scoring', 'reasoning_metrics.scoring',\n"
+        "         'reasoning_metrics.verify.rules.arithmetic', 'reasoning_metrics.combine.features']\n"
         "print(json.dumps([m for m in heavy if m in sys.modules]))\n"
     )
     root = Path(__file__).resolve().parents[2]

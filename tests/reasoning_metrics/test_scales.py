@@ -58,8 +58,8 @@ def test_every_page_metric_has_a_measured_separation_on_the_chinese_set() -> Non
 
 
 def test_minilm_on_english_has_its_own_floor_and_keeps_the_thresholds_read_off_it() -> None:
+    from reasoning_metrics.step_detail import StepThresholds
     from reasoning_metrics.step_thresholds import thresholds_for
-    from reasoning_metrics.steps import StepThresholds
 
     u = unrelated_floor("sentence-transformers/all-MiniLM-L6-v2", "en")
     e5 = unrelated_floor(E5, "zh")

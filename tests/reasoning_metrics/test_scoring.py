@@ -11,8 +11,8 @@ import pytest
 from benchmarks.roscoe_loop import loop_scores
 from reasoning_metrics import Chain, score_chains
 from reasoning_metrics.cache import ArrayCache
-from reasoning_metrics.models.judge import JudgeNLI
-from reasoning_metrics.registry import METRICS
+from reasoning_metrics.metric_table import METRICS
+from reasoning_metrics.models.judge_model import JudgeNLI
 from reasoning_metrics.scoring import prepare
 from runners.backends.base import GenerationRequest
 from tests.scripted import ScriptedBackend, prompt_text

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from reasoning_metrics.metric_table import resolve
 from reasoning_metrics.records import Chain, StepDetail
-from reasoning_metrics.registry import resolve
 from reasoning_metrics.scales import encoder_entry
+from reasoning_metrics.score_store import make_config
 from reasoning_metrics.slots import ModelSlots
+from reasoning_metrics.step_detail import StepThresholds
 from reasoning_metrics.step_thresholds import ENCODER_FLAGS, fit, flag_counts, thresholds_for
-from reasoning_metrics.steps import StepThresholds
-from reasoning_metrics.store import make_config
 
 E5 = "multilingual-e5-small"
 

@@ -8,7 +8,7 @@ import pytest
 
 from kg.latex import ARITHMETIC, FRACTIONS, SYMBOLS, TEXT_COMMANDS
 from reasoning_metrics.verify._normalize import normalize
-from reports.latex import simplify_latex
+from reports.latex_text import simplify_latex
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,7 @@ def test_a_text_command_reads_the_same_in_the_report_and_the_verifier(command: s
 
 def test_the_tables_have_one_home() -> None:
     # A second definition of a table is how the display and the verifier drifted apart before.
-    for path in (REPO / "reports" / "latex.py", REPO / "reasoning_metrics" / "verify" / "_normalize.py"):
+    for path in (REPO / "reports" / "latex_text.py", REPO / "reasoning_metrics" / "verify" / "_normalize.py"):
         text = path.read_text(encoding="utf-8")
         assert '"dfrac"' not in text and '"mathrm"' not in text and '"leq"' not in text, path.name
     assert {"frac", "dfrac"} <= FRACTIONS and SYMBOLS["le"] == "≤" and ARITHMETIC["le"] == " ≤ "

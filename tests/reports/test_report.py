@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from k12eval.cli import app
 from reports import write_report
 from reports.html import embed_json, render
-from reports.latex import simplify_latex
+from reports.latex_text import simplify_latex
 from reports.plots import write_plots
 from reports.steps import split_steps
 from tests._runs import HOSTILE_OUTPUTS, SMALL_ANSWERS, demo_runs, small_bank, write_bank, write_run

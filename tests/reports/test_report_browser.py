@@ -321,7 +321,7 @@ def _add_combined(run: Path, combiner_file: Path) -> None:
     """
     from reasoning_metrics.combine import load_combiner, parse_combiner
     from reasoning_metrics.combine.apply import combine_one, fingerprint
-    from reasoning_metrics.store import ScoreConfig, ScoreRecord, header_path
+    from reasoning_metrics.score_store import ScoreConfig, ScoreRecord, header_path
     from reasoning_metrics.verify.scored import roscoe_detail
     from runners.store import RunStore
 

@@ -12,13 +12,13 @@ import pytest
 
 from kg.errors import InputError
 from reasoning_metrics.combine import load_combiner
-from reasoning_metrics.runs import score_run
-from reasoning_metrics.store import read_score_lines
+from reasoning_metrics.run_scoring import score_run
+from reasoning_metrics.score_store import read_score_lines
 from reports import write_report
 from reports.combiner import combiner_info
 from reports.runs import read_run
 from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
-from tests.reasoning_metrics.runs import write_bank, write_run
+from tests.reasoning_metrics.written_runs import write_bank, write_run
 
 FAKES = {"encoder": HashEncoder(), "nli": RuleNLI()}
 WRONG = {"q-eggs": "每天下16个蛋。吃掉3个，用掉4个。所以剩下16-3-4=8个。答案：A"}

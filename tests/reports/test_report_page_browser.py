@@ -104,7 +104,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, int]]
 def _scores(q: Any, steps: list[str], correct: bool, unavailable: dict[str, str]) -> dict[str, Any]:
     """A scores line as ``score`` writes it: the real detectors' findings on ``steps``, ``repeats_earlier``
     on the third step, and the scores ``unavailable`` names left out with their reason."""
-    from reasoning_metrics.runs import question_source
+    from reasoning_metrics.run_scoring import question_source
     from reasoning_metrics.verify import assess_one
     from reasoning_metrics.verify.detector import Reference
     from reasoning_metrics.verify.scored import ScoredSolution

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from reasoning_metrics.runs import score_run
+from reasoning_metrics.run_scoring import score_run
 from reasoning_metrics.scales import SCALE, SCALED, separation
 from reports import write_report
 from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
-from tests.reasoning_metrics.runs import write_bank, write_run
+from tests.reasoning_metrics.written_runs import write_bank, write_run
 from tests.reports.test_report_combiner import WRONG, page_data
 
 E5 = "multilingual-e5-small"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kg.errors import InputError
-from reports.scores import Match, load_scores
+from reports.score_file import Match, load_scores
 
 
 def _write(run: Path, lines: list[str]) -> None:

@@ -312,7 +312,7 @@ def test_a_ceval_question_is_asked_in_ceval_words() -> None:
 
 
 def test_each_modes_meaning_is_its_record_and_every_reader_takes_it_from_there() -> None:
-    from reasoning_metrics.runs import COT_MODES
+    from reasoning_metrics.run_scoring import COT_MODES
     from reports.analyses import COT_PAIRS
     from reports.tables import MODE_ORDER
     from runners.records import MODE_INFO, MODES, mode_info

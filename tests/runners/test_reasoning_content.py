@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
-from reasoning_metrics.runs import record_chain, run_chains
+from reasoning_metrics.run_scoring import record_chain, run_chains
 from runners.backends.openai import _parse_generation
 from runners.records import RunRecord
 from runners.store import RunStore

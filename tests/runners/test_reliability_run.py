@@ -222,7 +222,7 @@ def test_a_folder_from_before_the_new_identity_fields_still_resumes(bank: Path, 
 def test_retry_failed_asks_failed_questions_again_and_every_reader_sees_one_record(
     bank: Path, tmp_path: Path, serve: Any
 ) -> None:
-    from reasoning_metrics.runs import read_run as score_read
+    from reasoning_metrics.run_scoring import read_run as score_read
     from reports.runs import read_run as report_read
 
     server = serve(faults=Faults(flaky=1))  # every prompt's first attempt fails

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from k12eval.cli import app
 from kg.records import Question
-from reasoning_metrics.runs import run_chains
+from reasoning_metrics.run_scoring import run_chains
 from reports.runs import load_runs
 from runners.store import RunStore
 from tests._runs import question, write_bank

@@ -1,4 +1,4 @@
-"""``arithmetic``: a calculation or comparison a step asserts that does not hold (:mod:`..arithmetic`)."""
+"""``arithmetic``: a calculation or comparison a step asserts that does not hold (:mod:`..rules.arithmetic`)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,17 @@
-"""``contradiction``: an NLI model finds a step contradicts the question or an earlier step (:mod:`..contradiction`)."""
+"""``contradiction``: an NLI model finds a step contradicts the question or an earlier step (:mod:`..rules.contradiction`)."""
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.contradiction import CONTRADICTION_THRESHOLD
 from reasoning_metrics.verify.detector import Evidence, Findings, Input
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
+from reasoning_metrics.verify.rules.contradiction import CONTRADICTION_THRESHOLD
 
 CONTRADICTION_WEIGHT = 0.8
 """A contradiction flag's severity is this times P(contradiction)."""
 
 
 class Contradiction:
-    """A flag on each step whose P(contradiction) reaches :data:`~..contradiction.CONTRADICTION_THRESHOLD`."""
+    """A flag on each step whose P(contradiction) reaches :data:`~..rules.contradiction.CONTRADICTION_THRESHOLD`."""
 
     name = "contradiction"
     reads: frozenset[Input] = frozenset({"contradictions"})

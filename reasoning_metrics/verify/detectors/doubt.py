@@ -1,11 +1,11 @@
-"""``doubt``: self-correction, unstated assumptions, "impossible", approximation words (:mod:`..doubt`)."""
+"""``doubt``: self-correction, unstated assumptions, "impossible", approximation words (:mod:`..rules.doubt`)."""
 
 from __future__ import annotations
 
 from reasoning_metrics.guard import tick
 from reasoning_metrics.verify.detector import Evidence, Findings, Input
-from reasoning_metrics.verify.doubt import doubt_cues
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
+from reasoning_metrics.verify.rules.doubt import doubt_cues
 
 DOUBT_ZH = {
     "self_correction": "自我更正",
@@ -13,7 +13,7 @@ DOUBT_ZH = {
     "impossibility": "认为无法做到",
     "approximation": "近似",
 }
-"""The cue kinds of :class:`~..doubt.DoubtKind` in Chinese."""
+"""The cue kinds of :class:`~..rules.doubt.DoubtKind` in Chinese."""
 
 
 class Doubt:

@@ -1,10 +1,10 @@
-"""``equations``: an equation in one unknown whose solution differs from the previous one (:mod:`..equations`)."""
+"""``equations``: an equation in one unknown whose solution differs from the previous one (:mod:`..rules.equations`)."""
 
 from __future__ import annotations
 
 from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
-from reasoning_metrics.verify.equations import equation_conflicts
 from reasoning_metrics.verify.flags import FlagKind
+from reasoning_metrics.verify.rules.equations import equation_conflicts
 
 
 class Equations:

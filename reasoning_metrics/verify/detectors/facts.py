@@ -1,16 +1,16 @@
-"""``facts``: a false fact about a number, formula or unit conversion a step states (:mod:`..facts`,
-:mod:`..formulas`, :mod:`..conversions`), checked with sympy and exact arithmetic."""
+"""``facts``: a false fact about a number, formula or unit conversion a step states (:mod:`..rules.facts`,
+:mod:`..rules.formulas`, :mod:`..rules.conversions`), checked with sympy and exact arithmetic."""
 
 from __future__ import annotations
 
 import re
 
 from reasoning_metrics.guard import tick
-from reasoning_metrics.verify.conversions import stated_conversions
 from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
-from reasoning_metrics.verify.facts import Fact, stated_facts
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
-from reasoning_metrics.verify.formulas import stated_formulas
+from reasoning_metrics.verify.rules.conversions import stated_conversions
+from reasoning_metrics.verify.rules.facts import Fact, stated_facts
+from reasoning_metrics.verify.rules.formulas import stated_formulas
 
 
 class Facts:

@@ -1,4 +1,4 @@
-"""``judge``: the step an LLM judge names as the first wrong one (:mod:`..judge`; a process reward model is ``prm``)."""
+"""``judge``: the step an LLM judge names as the first wrong one (:mod:`..rules.judge`; a process reward model is ``prm``)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""``not_whole``: the question asks how many things; the stated answer is not whole (:mod:`..plausibility`)."""
+"""``not_whole``: the question asks how many things; the stated answer is not whole (:mod:`..rules.plausibility`)."""
 
 from __future__ import annotations
 
 from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
 from reasoning_metrics.verify.flags import FlagKind
-from reasoning_metrics.verify.plausibility import not_whole_answer
+from reasoning_metrics.verify.rules.plausibility import not_whole_answer
 
 
 class NotWhole:

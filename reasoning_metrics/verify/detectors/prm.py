@@ -1,14 +1,14 @@
-"""``prm``: a process reward model gives a step a probability of being correct below its threshold (:mod:`..prm`)."""
+"""``prm``: a process reward model gives a step a probability of being correct below its threshold (:mod:`..rules.prm`)."""
 
 from __future__ import annotations
 
 from reasoning_metrics.verify.detector import Evidence, Findings, Input
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
-from reasoning_metrics.verify.prm import PRM_THRESHOLD
+from reasoning_metrics.verify.rules.prm import PRM_THRESHOLD
 
 
 class PRM:
-    """A flag of severity ``1 - P(correct)`` on every step the PRM scores below :data:`~..prm.PRM_THRESHOLD`.
+    """A flag of severity ``1 - P(correct)`` on every step the PRM scores below :data:`~..rules.prm.PRM_THRESHOLD`.
 
     Its first flagged step is the PRM's own first wrong step (severity above 0.5, so the aggregate
     names it too unless an earlier step is flagged).

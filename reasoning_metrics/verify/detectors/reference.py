@@ -1,10 +1,10 @@
-"""``reference``: the first step that disagrees with the teacher's analysis or the gold answer (:mod:`..reference`)."""
+"""``reference``: the first step that disagrees with the teacher's analysis or the gold answer (:mod:`..rules.reference`)."""
 
 from __future__ import annotations
 
 from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
-from reasoning_metrics.verify.reference import compare_steps, departure, read_reference
+from reasoning_metrics.verify.rules.reference import compare_steps, departure, read_reference
 
 KINDS = {
     "value": FlagKind.REFERENCE_VALUE,
@@ -16,7 +16,7 @@ KINDS = {
 
 class AgainstReference:
     """Flags where steps leave the reference; a graded-right answer only on hard findings, a graded-wrong
-    one always on some step (see :mod:`..reference`)."""
+    one always on some step (see :mod:`..rules.reference`)."""
 
     name = "reference"
     orientation = "number of departures from the teacher's analysis and the gold answer"

@@ -1,10 +1,10 @@
-"""``rollouts``: no sampled continuation from a step's prefix reaches the gold answer (:mod:`..rollouts`)."""
+"""``rollouts``: no sampled continuation from a step's prefix reaches the gold answer (:mod:`..rules.rollouts`)."""
 
 from __future__ import annotations
 
 from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
-from reasoning_metrics.verify.rollouts import first_dead_end
+from reasoning_metrics.verify.rules.rollouts import first_dead_end
 
 
 class Rollouts:

@@ -1,7 +1,7 @@
 """``roscoe``: ROSCOE's Faithfulness-Step, which only orders solutions whose flags are equal.
 
 It raises no flag: the aggregate adds ``TIE_BREAK * (1 - Faithfulness-Step)`` to the score and
-shows each step's alignment (:mod:`..aggregate`). It is a detector so that whether it ran, or why
+shows each step's alignment (:mod:`..aggregate_rule`). It is a detector so that whether it ran, or why
 not, is reported under one name like the others.
 """
 

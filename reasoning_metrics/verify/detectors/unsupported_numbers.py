@@ -1,10 +1,10 @@
-"""``unsupported_numbers``: an operand or stated answer that comes from nowhere (:mod:`..quantities`)."""
+"""``unsupported_numbers``: an operand or stated answer that comes from nowhere (:mod:`..rules.quantities`)."""
 
 from __future__ import annotations
 
 from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
 from reasoning_metrics.verify.flags import FlagKind
-from reasoning_metrics.verify.quantities import unsupported_operands
+from reasoning_metrics.verify.rules.quantities import unsupported_operands
 
 
 class UnsupportedNumbers:

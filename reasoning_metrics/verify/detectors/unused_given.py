@@ -1,10 +1,10 @@
-"""``unused_given``: a number the question gives that no step uses (:mod:`..quantities`)."""
+"""``unused_given``: a number the question gives that no step uses (:mod:`..rules.quantities`)."""
 
 from __future__ import annotations
 
 from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
 from reasoning_metrics.verify.flags import FlagKind
-from reasoning_metrics.verify.quantities import unused_given_numbers
+from reasoning_metrics.verify.rules.quantities import unused_given_numbers
 
 
 class UnusedGiven:

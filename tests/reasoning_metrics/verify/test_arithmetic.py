@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reasoning_metrics.verify.arithmetic import Verdict, check_step, inspect_step
+from reasoning_metrics.verify.rules.arithmetic import Verdict, check_step, inspect_step
 
 
 def verdicts(text: str) -> list[tuple[str, str]]:

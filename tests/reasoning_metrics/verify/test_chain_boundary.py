@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import reasoning_metrics.verify.arithmetic as arithmetic
+import reasoning_metrics.verify.rules.arithmetic as arithmetic
 from k12eval.cli import app
 from reasoning_metrics.guard import checking, tick
 from reasoning_metrics.metaeval import DetectionContext, load_solutions, meta_evaluate, run_detectors, to_markdown

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from reasoning_metrics.verify._normalize import normalize
-from reasoning_metrics.verify.arithmetic import check_steps
+from reasoning_metrics.verify.rules.arithmetic import check_steps
 
 
 @pytest.mark.parametrize(("text", "plain"), [("3.5万", "35000"), ("12万", "120000"), ("2亿", "200000000")])

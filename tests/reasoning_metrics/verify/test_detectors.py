@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from reasoning_metrics.verify.arithmetic import check_steps
-from reasoning_metrics.verify.doubt import DoubtKind, doubt_cues
-from reasoning_metrics.verify.equations import equation_conflicts
-from reasoning_metrics.verify.quantities import given_numbers, unsupported_operands, unused_given_numbers
+from reasoning_metrics.verify.rules.arithmetic import check_steps
+from reasoning_metrics.verify.rules.doubt import DoubtKind, doubt_cues
+from reasoning_metrics.verify.rules.equations import equation_conflicts
+from reasoning_metrics.verify.rules.quantities import given_numbers, unsupported_operands, unused_given_numbers
 
 
 def test_an_equation_rewritten_wrongly_conflicts_with_the_one_before() -> None:

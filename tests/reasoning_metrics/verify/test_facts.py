@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-from reasoning_metrics.verify.arithmetic import check_steps
-from reasoning_metrics.verify.conversions import stated_conversions
 from reasoning_metrics.verify.detector import Evidence
 from reasoning_metrics.verify.detectors.facts import Facts
-from reasoning_metrics.verify.facts import stated_facts
 from reasoning_metrics.verify.flags import FlagKind
-from reasoning_metrics.verify.formulas import stated_formulas
+from reasoning_metrics.verify.rules.arithmetic import check_steps
+from reasoning_metrics.verify.rules.conversions import stated_conversions
+from reasoning_metrics.verify.rules.facts import stated_facts
+from reasoning_metrics.verify.rules.formulas import stated_formulas
 
 NUMBER_FACTS = [
     ("11是质数", "10是质数"),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reasoning_metrics.metaeval import load_solutions
-from reasoning_metrics.metaeval._io import iter_records
+from reasoning_metrics.metaeval._located import iter_records
 from reasoning_metrics.metaeval.data import split_numbered
 from reasoning_metrics.verify.judge_log import read_log
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from reasoning_metrics.metaeval import load_solutions
-from reasoning_metrics.verify.aggregate import assess_solutions
-from reasoning_metrics.verify.arithmetic import Verdict, check_steps
+from reasoning_metrics.verify.aggregate_rule import assess_solutions
+from reasoning_metrics.verify.rules.arithmetic import Verdict, check_steps
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "metaeval"
 STEPS = json.loads((FIXTURES / "latex_steps.json").read_text(encoding="utf-8"))

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reasoning_metrics.metaeval.stats import auroc, bootstrap_ci, processbench_scores, somers_d
+from reasoning_metrics.metaeval.detection_stats import auroc, bootstrap_ci, processbench_scores, somers_d
 from reasoning_metrics.metaeval.thresholds import (
     cross_validated_predictions,
     first_at_or_above,

@@ -11,16 +11,16 @@ import pytest
 
 from reasoning_metrics.records import Chain
 from reasoning_metrics.scoring import score_chains
-from reasoning_metrics.verify.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
-from reasoning_metrics.verify.contradiction import first_contradiction, step_contradictions
-from reasoning_metrics.verify.judge import (
+from reasoning_metrics.verify.judge_log import judge_resumably
+from reasoning_metrics.verify.rules.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
+from reasoning_metrics.verify.rules.contradiction import first_contradiction, step_contradictions
+from reasoning_metrics.verify.rules.judge import (
     judge_solutions,
     load_template,
     parse_first_error,
     prm_step_scores,
     render_prompt,
 )
-from reasoning_metrics.verify.judge_log import judge_resumably
 from runners.backends.base import GenerationRequest, LoglikelihoodRequest
 from tests.reasoning_metrics.verify.fakes import TableEncoder, WordNLI
 from tests.scripted import ScriptedBackend

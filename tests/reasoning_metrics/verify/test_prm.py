@@ -18,7 +18,7 @@ from reasoning_metrics.models.prm_format import PRM_SEPARATOR, positive_at_separ
 from reasoning_metrics.verify.detector import Evidence
 from reasoning_metrics.verify.detectors.prm import PRM
 from reasoning_metrics.verify.flags import FlagKind
-from reasoning_metrics.verify.prm import first_below
+from reasoning_metrics.verify.rules.prm import first_below
 
 SEP = 7
 
@@ -67,7 +67,7 @@ def tiny_prm(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def prm_model(tiny_prm: Path) -> Any:
-    from reasoning_metrics.models.prm import TransformersPRM
+    from reasoning_metrics.models.prm_model import TransformersPRM
 
     return TransformersPRM(str(tiny_prm), batch_size=2)
 
@@ -83,7 +83,7 @@ def _every_token(model: Any, problem: str, steps: list[str]) -> tuple[list[int],
     """The tiny model's positive-label probability at every token, computed here without the adapter."""
     import torch
 
-    from reasoning_metrics.models.prm import prm_token_ids
+    from reasoning_metrics.models.prm_model import prm_token_ids
 
     ids = prm_token_ids(model.tokenizer, problem, steps)
     with torch.no_grad():
@@ -124,7 +124,7 @@ def test_batching_and_padding_do_not_change_the_scores(prm_model: Any) -> None:
 
 
 def test_a_solution_too_long_for_the_model_is_not_scored(tiny_prm: Path) -> None:
-    from reasoning_metrics.models.prm import TransformersPRM
+    from reasoning_metrics.models.prm_model import TransformersPRM
 
     assert TransformersPRM(str(tiny_prm)).max_length == 2048  # the tiny model's max_position_embeddings
     short = TransformersPRM(str(tiny_prm), max_length=40)
@@ -167,7 +167,7 @@ def test_score_runs_the_prm_when_given_and_its_header_says_so(tiny_prm: Path, tm
     from typer.testing import CliRunner
 
     from k12eval.cli import app
-    from tests.reasoning_metrics.runs import write_bank, write_run
+    from tests.reasoning_metrics.written_runs import write_bank, write_run
 
     run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
     args = ["score", str(run), "--embedder", minilm_path, "--nli", "none", "--metrics", "faithfulness_step"]

@@ -23,7 +23,7 @@ SOLUTIONS = [
 def test_vllm_and_transformers_score_the_same_steps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("vllm")
     monkeypatch.setenv("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
-    from reasoning_metrics.models.prm import VLLMPRM, TransformersPRM
+    from reasoning_metrics.models.prm_model import VLLMPRM, TransformersPRM
     from tests.reasoning_metrics.tiny_prm import build_tiny_prm
 
     folder = build_tiny_prm(tmp_path / "prm")

@@ -9,8 +9,8 @@ import pytest
 
 from reasoning_metrics.models import load_model
 from reasoning_metrics.models.local import local_copy
-from reasoning_metrics.verify.aggregate import assess_solutions
-from reasoning_metrics.verify.baseline import DEFAULT_ENCODER, roscoe_scores
+from reasoning_metrics.verify.aggregate_rule import assess_solutions
+from reasoning_metrics.verify.rules.baseline import DEFAULT_ENCODER, roscoe_scores
 
 pytestmark = [pytest.mark.slow, pytest.mark.real_model]
 

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reasoning_metrics.verify.aggregate import assess_one
-from reasoning_metrics.verify.arithmetic import check_steps
+from reasoning_metrics.verify.aggregate_rule import assess_one
 from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.detectors.reference import AgainstReference
 from reasoning_metrics.verify.flags import FlagKind
+from reasoning_metrics.verify.rules.arithmetic import check_steps
 from tests.reasoning_metrics.verify.test_fuzz import FUZZ, STEP
 
 

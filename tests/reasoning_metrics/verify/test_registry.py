@@ -14,13 +14,13 @@ import reasoning_metrics.verify.detectors as detector_modules
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.metaeval.detectors import COUNTED, DetectionContext, run_detectors
 from reasoning_metrics.metaeval.detectors import DETECTORS as METAEVAL
-from reasoning_metrics.verify.aggregate import assess_solutions
-from reasoning_metrics.verify.arithmetic import check_steps
-from reasoning_metrics.verify.baseline import roscoe_scores
-from reasoning_metrics.verify.contradiction import step_contradictions
+from reasoning_metrics.verify.aggregate_rule import assess_solutions
 from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.flags import FlagKind
 from reasoning_metrics.verify.registry import DETECTORS, current_names
+from reasoning_metrics.verify.rules.arithmetic import check_steps
+from reasoning_metrics.verify.rules.baseline import roscoe_scores
+from reasoning_metrics.verify.rules.contradiction import step_contradictions
 from reasoning_metrics.verify.scored import DETECTORS as SCORED
 from tests.reasoning_metrics.verify.fakes import TableEncoder, WordNLI
 

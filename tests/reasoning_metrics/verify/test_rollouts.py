@@ -12,7 +12,7 @@ from reasoning_metrics.metaeval.solution import from_first_error
 from reasoning_metrics.verify.detector import Evidence
 from reasoning_metrics.verify.detectors.rollouts import Rollouts
 from reasoning_metrics.verify.flags import FlagKind
-from reasoning_metrics.verify.rollouts import (
+from reasoning_metrics.verify.rules.rollouts import (
     NO_GOLD,
     RolloutTask,
     first_dead_end,

@@ -6,8 +6,8 @@ import pytest
 
 from reasoning_metrics.records import Chain
 from reasoning_metrics.scoring import score_chains
-from reasoning_metrics.verify.aggregate import assess_one
-from reasoning_metrics.verify.baseline import roscoe_scores
+from reasoning_metrics.verify.aggregate_rule import assess_one
+from reasoning_metrics.verify.rules.baseline import roscoe_scores
 from reasoning_metrics.verify.scored import ScoredSolution, assess_scored, roscoe_detail
 from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
 

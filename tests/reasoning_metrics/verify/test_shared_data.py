@@ -10,7 +10,7 @@ import pytest
 from reasoning_metrics.diagnostics import build_diagnostic_set, load_source
 from reasoning_metrics.metaeval import DetectionContext, load_solutions, meta_evaluate, run_detectors
 from reasoning_metrics.metaeval.data import LabelledSolution
-from reasoning_metrics.verify.arithmetic import Verdict, check_steps
+from reasoning_metrics.verify.rules.arithmetic import Verdict, check_steps
 
 pytestmark = pytest.mark.shared_data
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from k12eval.cli import app
 from kg.errors import InputError
 from reasoning_metrics.metaeval import DetectionContext, load_solutions, meta_evaluate, run_detectors
-from reasoning_metrics.verify.arithmetic import check_steps
+from reasoning_metrics.verify.rules.arithmetic import check_steps
 from tests.reasoning_metrics.verify.fakes import TableEncoder
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "metaeval"

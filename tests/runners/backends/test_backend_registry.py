@@ -11,7 +11,7 @@ import pytest
 
 from kg.errors import InputError
 from runners.backends import BACKENDS, backend_options, default_sampling, get_backend
-from runners.backends._common import chunked, estimate_tokens, truncate_at_stop
+from runners.backends._shared import chunked, estimate_tokens, truncate_at_stop
 from runners.backends.base import Backend
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -228,7 +228,7 @@ def test_an_echoed_log_probability_that_is_not_a_finite_number_fails_the_scoring
 @pytest.mark.parametrize("count", ["1e400", "NaN", "-5", '"many"', "[3]"])
 def test_a_tokenize_answer_that_is_not_a_count_falls_back_to_the_estimate(count: str) -> None:
     """vLLM's /tokenize answering nonsense: the estimate (which errs long) is used, nothing raises."""
-    from runners.backends._common import estimate_tokens
+    from runners.backends._shared import estimate_tokens
     from runners.backends.openai import OpenAIBackend
 
     class Tokenize(BaseHTTPRequestHandler):

@@ -68,7 +68,7 @@ class ClaimCheck:
     """Why a claim was not checked, or how it was read (``rounded``, ``percent as a plain number``)."""
     source: str = "text"
     """``text`` for the step's prose, ``annotation`` for a GSM8K ``<<a*b=c>>`` calculator note,
-    ``restated`` for a named calculation and the value given to the same name later (:mod:`._restated`)."""
+    ``restated`` for a named calculation and the value given to the same name later (:mod:`.._restated`)."""
     operands: tuple[float, ...] = ()
     """Numbers the calculation starts from: the literals of each side that computes something."""
     claim: Claim | None = field(default=None, repr=False, compare=False)

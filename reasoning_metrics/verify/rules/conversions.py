@@ -12,7 +12,7 @@ import itertools
 import re
 
 from reasoning_metrics.verify._plain import NUM, START, decimals, plain
-from reasoning_metrics.verify.facts import Fact
+from reasoning_metrics.verify.rules.facts import Fact
 
 _LENGTH = {"km": 1000, "千米": 1000, "公里": 1000, "m": 1, "米": 1, "dm": 0.1, "分米": 0.1, "cm": 0.01,
            "厘米": 0.01, "mm": 0.001, "毫米": 0.001}  # fmt: skip

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from reasoning_metrics.verify._tolerance import is_whole
-from reasoning_metrics.verify.arithmetic import StepCheck
+from reasoning_metrics.verify.rules.arithmetic import StepCheck
 
 MEASURES = frozenset(
     {

@@ -31,7 +31,7 @@ from reasoning_metrics.verify._tolerance import (
     decimal_slack,
     exact_at,
 )
-from reasoning_metrics.verify.arithmetic import StepCheck
+from reasoning_metrics.verify.rules.arithmetic import StepCheck
 
 _POINTS = (Fraction(0), Fraction(1), Fraction(2), Fraction(3))
 

@@ -1,8 +1,8 @@
 """The step scores of a run, as the report shows them: read from ``RUN_DIR/scores.jsonl``.
 
 The file is written by ``k12eval score`` and read here with the writer's own record model,
-:class:`reasoning_metrics.store.ScoreRecord` (``model_validate``), through the score store's
-line reader (:func:`reasoning_metrics.store.read_score_lines`): one format, one torn-line rule.
+:class:`reasoning_metrics.score_store.ScoreRecord` (``model_validate``), through the score store's
+line reader (:func:`reasoning_metrics.score_store.read_score_lines`): one format, one torn-line rule.
 A record becomes a :class:`QuestionScores`: each step with the source sentence and reference
 step it matched (the scorer writes them as indices into ``source_steps`` and ``reference_steps``),
 its largest contradiction, the scorer's warnings and the detectors' findings and suspicion, and, when
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from kg.errors import InputError
 
 if TYPE_CHECKING:
-    from reasoning_metrics.store import ScoreConfig, ScoreRecord
+    from reasoning_metrics.score_store import ScoreConfig, ScoreRecord
     from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
 
 
@@ -120,7 +120,7 @@ def load_score_header(run_dir: Path) -> ScoreConfig | None:
 
     A header that is not one is an :class:`~kg.errors.InputError` naming the file and the field.
     """
-    from reasoning_metrics.store import SCORES_FILE, read_score_header
+    from reasoning_metrics.score_store import SCORES_FILE, read_score_header
 
     return read_score_header(Path(run_dir) / SCORES_FILE)
 
@@ -133,7 +133,7 @@ def load_scores(run_dir: Path) -> dict[str, QuestionScores]:
     """
     from pydantic import ValidationError
 
-    from reasoning_metrics.store import SCORES_FILE, ScoreRecord, read_score_lines
+    from reasoning_metrics.score_store import SCORES_FILE, ScoreRecord, read_score_lines
 
     path = Path(run_dir) / SCORES_FILE
     if not path.is_file():

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from reasoning_metrics.cache import ArrayCache
+from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.records import Chain, ChainScores, StepDetail
-from reasoning_metrics.registry import METRICS
 from reasoning_metrics.scoring import chain_language, score_chains
 from reasoning_metrics.verify.flags import Solution
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from reasoning_metrics.verify.aggregate import (
+from reasoning_metrics.verify.aggregate_rule import (
     FLAG_THRESHOLD,
     LOCATE_AT,
     SEVERITY,

@@ -1,7 +1,7 @@
 """Where a solution leaves the teacher's reference: the gold answer and the worked analysis.
 
 :func:`read_reference` reads once what the analysis computes (bindings, named values and
-relations of :mod:`._quantities_named`, every number it writes) with the question's numbers and
+relations of :mod:`.._quantities_named`, every number it writes) with the question's numbers and
 the gold answer; :func:`compare_steps` then walks the model's steps once:
 
 * a *value* finding: a step gives a variable, an expression in variables or a named quantity that
@@ -35,9 +35,9 @@ from reasoning_metrics.split import split_steps
 from reasoning_metrics.verify._expr import Unevaluable, evaluate
 from reasoning_metrics.verify._plain import NUM, START, number, plain
 from reasoning_metrics.verify._quantities_named import Named, Relation, bindings, keys_of, named_values, relations
-from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
 from reasoning_metrics.verify.detector import Reference
-from reasoning_metrics.verify.quantities import given_numbers
+from reasoning_metrics.verify.rules.arithmetic import StepCheck, check_steps
+from reasoning_metrics.verify.rules.quantities import given_numbers
 from runners.extraction.markers import CHOSEN_LETTER
 
 Kind = Literal["value", "relation", "answer", "departure"]

@@ -28,7 +28,7 @@ from reasoning_metrics.verify._expr import Node, Unevaluable, evaluate
 from reasoning_metrics.verify._lexer import tokenize
 from reasoning_metrics.verify._normalize import normalize
 from reasoning_metrics.verify._tolerance import SAME_NUMBER
-from reasoning_metrics.verify.arithmetic import ClaimCheck, StepCheck
+from reasoning_metrics.verify.rules.arithmetic import ClaimCheck, StepCheck
 
 CONSTANTS = (0.5, 1, 2, 10, 100, 1000, 7, 12, 24, 30, 52, 60, 365, 3600)
 """Numbers a solution may use without a source: halves, doubling, powers of ten, calendar and clock units."""

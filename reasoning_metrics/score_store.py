@@ -20,11 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from kg.errors import InputError, OtherRunError, Problem
 from reasoning_metrics.combine.verdict import CombinedVerdict
+from reasoning_metrics.metric_table import METRICS, Metric
 from reasoning_metrics.permetric import Assigned, base_roles, plans
 from reasoning_metrics.records import ChainScores
-from reasoning_metrics.registry import METRICS, Metric
 from reasoning_metrics.slots import ModelSlots
-from reasoning_metrics.steps import StepThresholds
+from reasoning_metrics.step_detail import StepThresholds
 from reasoning_metrics.verify.flags import SolutionAssessment
 from runners.files import atomic_write, naming
 

@@ -26,14 +26,14 @@ from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.guard import SCORE_BUDGET_S
 from reasoning_metrics.permetric import ScorePlan, score_plan
 from reasoning_metrics.records import Chain, ChainScores
+from reasoning_metrics.score_store import SCORES_FILE as SCORES_FILE
+from reasoning_metrics.score_store import ScoreConfig, append_scores, make_config, open_scores
+from reasoning_metrics.score_store import ScoreRecord as ScoreRecord
 from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
-from reasoning_metrics.store import SCORES_FILE as SCORES_FILE
-from reasoning_metrics.store import ScoreConfig, append_scores, make_config, open_scores
-from reasoning_metrics.store import ScoreRecord as ScoreRecord
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
-from reasoning_metrics.verify.prm import StepRewardModel
+from reasoning_metrics.verify.rules.prm import StepRewardModel
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail
 from runners.bank import run_bank
 from runners.records import HEADER_FILE, MODE_INFO, RECORDS_FILE, RunHeader, RunRecord
@@ -185,6 +185,7 @@ def score_run(
     combiner: tuple[str, Combiner] | None = None,
     prm: StepRewardModel | None = None,
     budget_s: float | None = SCORE_BUDGET_S,
+    slots: ModelSlots | None = None,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -202,8 +203,9 @@ def score_run(
     to each record the detectors checked, with the record's grade as the grade feature.
     ``budget_s``: seconds a long chain's model passes may take (:func:`~reasoning_metrics.scoring.iter_scores`).
     With a process
-    reward model ``prm`` (:mod:`~reasoning_metrics.models.prm`) the ``prm`` detector runs too, and the
-    score header names it and the model.
+    reward model ``prm`` (:mod:`~reasoning_metrics.models.prm_model`) the ``prm`` detector runs too, and the
+    score header names it and the model. ``slots``: the job's models as its composer wrapped them
+    (:func:`k12eval.api.score_job`), in the place of ``models`` and ``model_resolver``.
     """
     if combiner is not None and not detectors:
         raise InputError("a combiner reads the detectors' findings: it cannot run with --no-detectors")
@@ -212,7 +214,8 @@ def score_run(
     chosen = list(plan.metrics)
     slots_args = models or {}
     thresholds = None  # each language's encoder's own (reasoning_metrics.step_thresholds)
-    slots = ModelSlots(**slots_args)
+    if slots is None:  # the job's one set: header, loading and scoring share it
+        slots = ModelSlots(model_resolver, name_loaded=True, **slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     config = _config(make_config(chosen, slots, thresholds, lang, plan.assigned), slots, detectors, extra_roles)
     config = _with_extras(config, source_with_options, combiner, prm if detectors else None)
@@ -221,7 +224,7 @@ def score_run(
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
     problems = {c.id: run.problems[c.id] for _, c in todo}
-    loaded = load_models([c for _, c in todo], plan, slots_args, lang, extra_roles, model_resolver)
+    loaded = load_models([c for _, c in todo], plan, slots_args, lang, extra_roles, slots=slots)
     nli = _detector_nli(loaded)
 
     def records() -> Iterator[ScoreRecord]:
@@ -230,7 +233,7 @@ def score_run(
             scores = iter_scores(
                 [c for _, c in todo],
                 plan,
-                **loaded,
+                slots=slots,
                 lang=lang,
                 batch_size=batch_size,
                 chunk_size=chunk_size,

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from fractions import Fraction
 
 from reasoning_metrics.verify._plain import NUM, START, plain
-from reasoning_metrics.verify.facts import Fact
+from reasoning_metrics.verify.rules.facts import Fact
 
 MAX_N = 10_000
 """Counts (people, sides, n of C(n, k)) above this are not checked."""

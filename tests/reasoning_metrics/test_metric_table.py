@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 
-from reasoning_metrics.registry import DEFAULT_METRICS, INPUT_MODEL, METRICS, resolve
+from reasoning_metrics.metric_table import DEFAULT_METRICS, INPUT_MODEL, METRICS, resolve
 
 
 def test_default_set_is_the_ck12_papers_five_with_both_source_consistencies() -> None:

@@ -4,7 +4,7 @@ A model that writes "However, ..." "Wait", "Let's recalculate", "Assuming that
 ...", "this is not possible" or "题目没有说明" in the middle of a solution has
 usually just made, or is about to make, a mistake it cannot resolve; correct
 solutions rarely need these words. Each cue has a kind and a weight; the
-aggregate (:mod:`.aggregate`) turns them into a step flag. Approximation words
+aggregate (:mod:`..aggregate_rule`) turns them into a step flag. Approximation words
 ("approximately", "round to", "约") are the weakest cue: legitimate in
 measurement problems, suspicious in counting ones.
 """

@@ -14,7 +14,7 @@ two labels at each step and predicts the first step whose argmax is the negative
 Zheng et al., "ProcessBench: Identifying Process Errors in Mathematical Reasoning", 2024,
 https://arxiv.org/abs/2412.06559), i.e. P(correct) < 0.5.
 
-The models themselves (transformers, vLLM) are adapters in :mod:`reasoning_metrics.models.prm`, and the
+The models themselves (transformers, vLLM) are adapters in :mod:`reasoning_metrics.models.prm_model`, and the
 model's input and output format (the chat, the separator, reading the head at the separators) sits beside
 them in :mod:`reasoning_metrics.models.prm_format`; this module is the detector's part: what a step reward
 model offers and the threshold rule.

@@ -26,12 +26,12 @@ from typing import Any, Literal
 from reasoning_metrics.guard import CHAIN_BUDGET_S, NotChecked, checking
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.records import ChainScores
-from reasoning_metrics.verify.arithmetic import StepCheck, check_steps
-from reasoning_metrics.verify.baseline import roscoe_scores
-from reasoning_metrics.verify.contradiction import step_contradictions
 from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.findings import findings
 from reasoning_metrics.verify.flags import SEVERITY, FlagKind, Solution, SolutionAssessment, StepAssessment, StepFlag
+from reasoning_metrics.verify.rules.arithmetic import StepCheck, check_steps
+from reasoning_metrics.verify.rules.baseline import roscoe_scores
+from reasoning_metrics.verify.rules.contradiction import step_contradictions
 
 FLAG_THRESHOLD = 0.5
 """A step whose suspicion reaches this is flagged; the earliest flagged step is the first suspect."""
@@ -85,12 +85,12 @@ def assess_solutions(
     """Assess every solution with every detector that can run.
 
     ``judged`` is an LLM judge's first wrong step per solution (-1 none, ``None``
-    unparsed), from :func:`.judge.judge_solutions`. ``roscoe`` (:func:`.baseline.roscoe_scores`)
-    and ``contradictions`` (:func:`.contradiction.step_contradictions`) may be passed when already
+    unparsed), from :func:`.rules.judge.judge_solutions`. ``roscoe`` (:func:`.rules.baseline.roscoe_scores`)
+    and ``contradictions`` (:func:`.rules.contradiction.step_contradictions`) may be passed when already
     computed; otherwise they are computed when ``encoder`` / ``nli`` is given. ``references`` are the gold answers and teacher's analyses,
     per solution (``None`` where there is none). ``prm`` is a process
-    reward model's P(correct) per step (:mod:`.prm`), ``rollouts`` the share of continuations reaching
-    the gold answer per step (:mod:`.rollouts`); a solution's ``None`` there means the model could
+    reward model's P(correct) per step (:mod:`.rules.prm`), ``rollouts`` the share of continuations reaching
+    the gold answer per step (:mod:`.rules.rollouts`); a solution's ``None`` there means the model could
     not score it (the detector is then unavailable for it alone). Each solution gets
     ``budget_s`` seconds of the CPU detectors (see :func:`assess_one`).
     """

@@ -1,0 +1,170 @@
+"""The options of ``k12eval run``, declared once: the command's signature names them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from k12eval.cli._common import BACKEND_HELP
+
+DataArg = Annotated[Path, typer.Argument(help="Question bank (file or folder; any format `kg stats` reads).")]
+
+ModelOpt = Annotated[str, typer.Option("--model", "-m", help="Hub id, local path or name from `k12eval models list`.")]
+
+OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Run folder; the same command resumes it.")]
+
+BackendOpt = Annotated[str, typer.Option("--backend", "-b", help=f"{BACKEND_HELP}.")]
+
+ModeOpt = Annotated[str, typer.Option(help="zero-shot, few-shot, zero-shot-cot or few-shot-cot.")]
+
+VariantOpt = Annotated[
+    str, typer.Option(help="original, shuffled, distractors (CK12's released files when present) or options-N.")
+]
+
+StrategyOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="generate, next-token, rank-options, perplexity (CMMLU's: the lowest perplexity of the prompt "
+        "followed by the option) or instruct-rank (Xiezhi's API models: asked in words to rank every option). "
+        "Default: the benchmark's protocol outside CoT modes: for a local model (transformers, vllm) "
+        "next-token for CMMLU and C-Eval, rank-options for Xiezhi; for the openai backend instruct-rank for "
+        "Xiezhi; generate otherwise."
+    ),
+]
+
+LangOpt = Annotated[
+    str,
+    typer.Option(
+        help="Prompt language: zh, en, or auto (each benchmark's protocol: Chinese for CK12, CMMLU and C-Eval; otherwise the stem's language)."
+    ),
+]
+
+FmtOpt = Annotated[str | None, typer.Option("--format", "-f", help="Question-bank format; detected if omitted.")]
+
+MappingOpt = Annotated[Path | None, typer.Option(help="Mapping file for your own JSONL/CSV.")]
+
+SubjectsOpt = Annotated[
+    list[str] | None, typer.Option("--subjects", "-s", help="Only these subjects (repeat, or a comma list).")
+]
+
+TypesOpt = Annotated[
+    list[str] | None, typer.Option("--types", "-t", help="Only these question types (repeat, or a comma list).")
+]
+
+LimitOpt = Annotated[int | None, typer.Option(help="At most N questions (after filters).")]
+
+SelectOpt = Annotated[
+    str,
+    typer.Option(
+        "--select",
+        help="A named selection of the bank: all, or reasoning-subset (CK12 Table 2: math questions whose "
+        "analysis has more than two steps). Part of the run's identity.",
+    ),
+]
+
+SeedOpt = Annotated[
+    int | None,
+    typer.Option(
+        help="Seed for variants, exemplar choice and sampling. Default: the benchmark's own "
+        "(42 for Xiezhi, 0 otherwise); run.json records the one used."
+    ),
+]
+
+ShardOpt = Annotated[str | None, typer.Option(help="Run shard i/n of the questions (merge with `k12eval merge`).")]
+
+FewShotOpt = Annotated[Path | None, typer.Option("--few-shot", help="Exemplar bank for few-shot modes (a dev split).")]
+
+ShotsOpt = Annotated[
+    int | None,
+    typer.Option(
+        help="Exemplars per prompt. Default: the benchmark's protocol (5; Xiezhi 3). Over the budget CK12's "
+        "templates fall back to 3, then 1; CMMLU's and Xiezhi's drop the longest."
+    ),
+]
+
+TokenBudgetOpt = Annotated[
+    int | None,
+    typer.Option(
+        help="Prompt budget in the model's tokens for few-shot. Default: the template set's (ck12 1,024; "
+        "cmmlu 2,048, as CMMLU's released code); run.json records the one used."
+    ),
+]
+
+TemplateSetOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--templates",
+        help="Prompt template set: ck12, cmmlu, ceval, xiezhi, or a TOML file. Default: the bank's own (ck12 for CK12 "
+        "and your own banks, cmmlu for CMMLU, ceval for C-Eval, xiezhi for Xiezhi); run.json's protocol says which "
+        "protocol the run followed and what you overrode.",
+    ),
+]
+
+ChatOpt = Annotated[
+    bool | None, typer.Option("--chat/--base", help="Treat the model as a chat or base model; detected if omitted.")
+]
+
+TemperatureOpt = Annotated[float | None, typer.Option(help="Default: 0 for chat models, 0.8 for base models.")]
+
+TopPOpt = Annotated[float | None, typer.Option(help="Default: 1 for chat models, 0.95 for base models.")]
+
+MaxTokensOpt = Annotated[int | None, typer.Option(help="Generated tokens per answer (default 512, 1024 for CoT).")]
+
+SamplesOpt = Annotated[int, typer.Option("--samples", "-n", help="Samples per question.")]
+
+BatchSizeOpt = Annotated[
+    str,
+    typer.Option(
+        help="Questions per backend call and per checkpoint, also the generation batch of a local model "
+        "(unless -B batch_size= sets it). auto: on a GPU the largest batch that fits in memory; on a CPU 1 "
+        "(an interrupted run loses at most the answer in flight); 16 for a server. run.json records it."
+    ),
+]
+
+RetryFailedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--retry-failed",
+        help="Ask again the questions whose requests failed; their failed records stay as history.",
+    ),
+]
+
+SkipInvalidOpt = Annotated[
+    bool,
+    typer.Option(
+        "--skip-invalid",
+        help="Leave out the bank's invalid questions, naming each (file, line, field) on stderr and in run.json, "
+        "instead of stopping; score and report skip them too.",
+    ),
+]
+
+BackendOptionOpt = Annotated[
+    list[str] | None,
+    typer.Option("--backend-option", "-B", help="KEY=VALUE passed to the backend (e.g. base_url=..., dtype=...)."),
+]
+
+MaxFailuresOpt = Annotated[
+    str,
+    typer.Option(
+        "--max-failures",
+        help="Failed questions the run may hold and still exit 0: a count (3) or a share (5%). "
+        "Over it, the command exits 1.",
+    ),
+]
+
+AsJsonOpt = Annotated[bool, typer.Option("--json", help="Print summary.json to stdout (and nothing else there).")]
+
+DryRunOpt = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Print the exact prompts of the first --limit questions (default 3) as the backend would receive "
+        "them, then stop: no model is loaded and --out is not written.",
+    ),
+]
+
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log more (each request's retry, debug lines).")]
+
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress; only warnings and errors.")]
