@@ -16,8 +16,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reasoning_metrics.guard import SCORE_BUDGET_S
-
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -205,7 +203,7 @@ def score_job(
     cache: Any = None,
     on_start: Callable[[int, int, int, Path], None] | None = None,
     on_scored: Callable[[int, int, Any], None] | None = None,
-    budget_s: float | None = SCORE_BUDGET_S,
+    budget_s: float | None = None,
 ) -> ScoreJob:
     """The one composition of a score job, for ``k12eval score``, :func:`score` and the demo.
 
@@ -214,11 +212,13 @@ def score_job(
     (a second job on it is refused, not interleaved), scores the chains not yet in it and reads the file
     back. ``on_start(todo, already, no_output, out)`` is called once the job knows its size,
     ``on_scored(n, todo, record)`` after each chain; a caller prints progress there. ``budget_s``: seconds
-    a long chain's model passes may take (``score --chain-budget``, :mod:`reasoning_metrics.guard`).
+    a long chain's model passes may take (``score --chain-budget``); ``None``: the guard's default,
+    :data:`reasoning_metrics.guard.SCORE_BUDGET_S` (imported here lazily, so that ``--help`` loads no scoring).
     """
     from k12eval.models import metric_model
     from kg.errors import InputError
     from reasoning_metrics.combine import choose_combiner, load_combiner
+    from reasoning_metrics.guard import SCORE_BUDGET_S
     from reasoning_metrics.permetric import score_plan
     from reasoning_metrics.run_scoring import score_run
     from reasoning_metrics.score_store import SCORES_FILE, read_score_lines
@@ -250,7 +250,7 @@ def score_job(
             source_with_options=source_with_options,
             combiner=None if chosen is None else (chosen, load_combiner(chosen)),
             prm=prm,
-            budget_s=budget_s,
+            budget_s=SCORE_BUDGET_S if budget_s is None else budget_s,
         )
         if on_start is not None:
             on_start(job.todo, job.already, job.no_output, job.out)

@@ -23,7 +23,6 @@ from k12eval.cli._score_models import (
 )
 from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt, load_prm_option
 from kg.errors import InputError
-from reasoning_metrics.guard import SCORE_BUDGET_S
 
 app = typer.Typer()
 
@@ -183,14 +182,15 @@ def score(
     prm_backend: PrmBackendOpt = "transformers",
     prm_option: PrmOptionOpt = None,
     chain_budget: Annotated[
-        float,
+        float | None,
         typer.Option(
             "--chain-budget",
             min=0.1,
             help="Seconds the model passes may spend on one long chain (over 128 steps and sentences, or 20,000 "
-            "characters) before it is recorded as not scored (too long); raise it for long chains on a CPU.",
+            "characters) before it is recorded as not scored (too long); raise it for long chains on a CPU. "
+            "Default: 10 s (reasoning_metrics.guard.SCORE_BUDGET_S).",
         ),
-    ] = SCORE_BUDGET_S,
+    ] = None,
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.api import score_job
