@@ -23,8 +23,9 @@ Where the values come from (/work/shared/PAPERS.md and the released code):
 
 The papers scored open models by probability and asked API models in words (Xiezhi: "we ask them
 to rank all given options through instructions", ``instruct-rank``; CMMLU extracted ChatGPT's letter
-from its text): a scoring strategy is the default for local backends only (:data:`SCORING_BACKENDS`),
-the protocol's ``api_strategy`` for the ``openai`` backend, ``generate`` for replayed answers, and
+from its text): a scoring strategy is the default for backends of a local model only (their class's
+``protocol_role``, :func:`runners.backends.protocol_role`), the protocol's ``api_strategy`` for one behind
+an API (``openai``), ``generate`` for replayed answers and undeclared plugins, and
 never anything but ``generate`` for a CoT mode.
 """
 
@@ -34,6 +35,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, get_args
 
 from kg.importers import detect_format
+from runners.backends import protocol_role
 from runners.options import RunOptions
 from runners.records import Lang, Strategy, mode_info
 from runners.templates import load_template_set
@@ -104,11 +106,6 @@ PROTOCOLS: dict[str, Protocol] = {
 }  # fmt: skip
 """Bank format -> its protocol."""
 
-SCORING_BACKENDS = frozenset({"transformers", "vllm"})
-"""Backends that run a local model, scored by probability where the protocol says so."""
-API_BACKEND = "openai"
-"""The backend of models behind an API, asked as the protocol's ``api_strategy`` says."""
-
 
 def protocol_for(fmt: str) -> Protocol:
     """The protocol of a bank read as ``fmt`` (a user's mapped bank for a format not listed)."""
@@ -127,13 +124,16 @@ def protocol_budget(template_set: str) -> int:
 
 
 def default_strategy(protocol: Protocol, options: RunOptions) -> Strategy:
-    """The protocol's strategy where it applies: a local backend (its ``api_strategy`` for the ``openai``
-    one) and a mode that does not generate a chain; ``generate`` otherwise (replayed answers among them)."""
+    """The protocol's strategy where it applies: a backend whose class declares a ``local`` model (its
+    ``api_strategy`` for one behind an ``api``, :func:`runners.backends.protocol_role`) and a mode that does
+    not generate a chain; ``generate`` otherwise (replayed answers among them)."""
     if mode_info(options.mode).cot:
         return "generate"
-    if options.backend in SCORING_BACKENDS:
+    instance = options.backend_instance
+    role = protocol_role(options.backend if instance is None else type(instance))
+    if role == "local":
         return protocol.strategy
-    return protocol.api_strategy if options.backend == API_BACKEND else "generate"
+    return protocol.api_strategy if role == "api" else "generate"
 
 
 def with_protocol_defaults(options: RunOptions) -> RunOptions:

@@ -90,6 +90,16 @@ def server_side_model(name: str) -> bool:
     return bool(getattr(backend_class(name), "server_side_model", False))
 
 
+def protocol_role(backend: str | type) -> str:
+    """How a bank's protocol asks ``backend`` (a name or a backend class): ``local``, ``api`` or ``generate``.
+
+    Declared by the backend class (``protocol_role``, see :class:`runners.backends.base.Backend`); a class
+    that does not say only generates answers (:func:`runners.protocol.default_strategy`).
+    """
+    cls = backend_class(backend) if isinstance(backend, str) else backend
+    return str(getattr(cls, "protocol_role", "generate"))
+
+
 def backend_options(name: str) -> dict[str, Any]:
     """The options ``name`` takes, with their defaults (``inspect.Parameter.empty`` when required)."""
     parameters = inspect.signature(backend_class(name)).parameters
@@ -130,5 +140,6 @@ __all__ = [
     "default_sampling",
     "get_backend",
     "plugin_backends",
+    "protocol_role",
     "server_side_model",
 ]

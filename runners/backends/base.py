@@ -95,10 +95,13 @@ class Backend(Protocol):
     is_chat: bool
     """Whether prompts go as chat messages through the model's chat template (else as one text)."""
 
-    # Two optional members, read with getattr so that a plugin written before them still works:
+    # Three optional members, read with getattr so that a plugin written before them still works:
     #   server_side_model: bool (class attribute, default False): the model the user names is a name the
     #     backend passes on as written (a server's model name, a recorded file), never a model to find
     #     and load here; the model resolver asks it (runners.backends.server_side_model).
+    #   protocol_role: str (class attribute, default "generate"): how a bank's protocol asks it; "local", a
+    #     model run here, scored by probability where the protocol says so; "api", a model behind an API,
+    #     asked as the protocol's api_strategy says (runners.backends.protocol_role, runners.protocol).
     #   check(self) -> None: asked once by get_backend, before any request, to refuse a setting that
     #     would make every request fail (OpenAIBackend probes its base_url).
 

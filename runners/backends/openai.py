@@ -50,6 +50,7 @@ class OpenAIBackend:
 
     name = "openai"
     server_side_model = True
+    protocol_role = "api"
     """``--model`` is the name the server knows the model by."""
 
     def __init__(

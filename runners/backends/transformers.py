@@ -32,6 +32,7 @@ class TransformersBackend:
     """A causal LM run in-process by transformers; hub id, local folder or GGUF file."""
 
     name = "transformers"
+    protocol_role = "local"
 
     def __init__(
         self,

@@ -27,6 +27,7 @@ class VLLMBackend:
     """A model served in-process by the vLLM engine."""
 
     name = "vllm"
+    protocol_role = "local"
 
     def __init__(
         self,

@@ -85,6 +85,24 @@ def test_the_bank_chooses_its_protocol(data: Path, backend: str, template_set: s
     assert options.protocol is not None and options.protocol["overrides"] == {}
 
 
+class _LocalPlugin:
+    """A plugin's backend object that declares a model run here (``protocol_role``), under a name no table knows."""
+
+    name = "mine"
+    protocol_role = "local"
+
+
+class _UndeclaredPlugin:
+    name = "theirs"
+
+
+def test_a_backend_object_is_asked_as_its_class_declares() -> None:
+    # The strategy follows what the backend's class declares, not a list of built-in names (#25 item 1).
+    local = _options(CMMLU, backend="mine", backend_instance=_LocalPlugin())
+    undeclared = _options(CMMLU, backend="theirs", backend_instance=_UndeclaredPlugin())
+    assert (local.strategy, undeclared.strategy) == ("next-token", "generate")
+
+
 def test_a_cot_mode_generates_whatever_the_protocol_scores_by() -> None:
     assert _options(CMMLU, mode="zero-shot-cot").strategy == "generate"
 
