@@ -13,6 +13,10 @@ from typing import Any
 
 import pytest
 
+UI_WAIT_S = 120.0
+"""How long a test waits for the page to reach a state. A wait ends as soon as the state holds, so this is
+only the bound for a page that never gets there; on a busy machine a render can take seconds (#37)."""
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 FLAGS = (

@@ -16,6 +16,7 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -40,6 +41,9 @@ class Faults:
     """Extra time each answer takes (to make concurrency observable)."""
     no_echo: bool = False
     """Refuse ``echo`` like servers that cannot return prompt log-probabilities."""
+    hold_after: int | None = None
+    """Answer this many requests, then hold every later one until :meth:`OpenAIServer.release`: a test
+    stops a client mid-run at a point it chooses, instead of racing the client's speed."""
 
 
 class OpenAIServer:
@@ -54,8 +58,13 @@ class OpenAIServer:
         """Attempts seen per prompt (the JSON of ``prompt`` or ``messages``)."""
         self.in_flight = 0
         self.max_in_flight = 0
+        self.answered = 0
+        """Requests answered with a completion."""
+        self.held = 0
+        """Requests waiting at the hold (see :attr:`Faults.hold_after`)."""
         self._count_lock = threading.Lock()
         self._model_lock = threading.Lock()
+        self._released = threading.Event()
         self.httpd = ThreadingHTTPServer((host, port), _handler_for(self))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -74,6 +83,7 @@ class OpenAIServer:
 
     def stop(self) -> None:
         """Stop serving and close the socket."""
+        self.release()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -82,6 +92,32 @@ class OpenAIServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def release(self) -> None:
+        """Let every held request, and every later one, through."""
+        self._released.set()
+
+    def wait_until_held(self, alive: Callable[[], bool], poll_s: float = 0.02) -> None:
+        """Return once a request waits at the hold; fail if ``alive()`` turns false first (the client ended).
+
+        No clock: the client is stopped by the hold, so this waits for its progress, however slow the machine.
+        """
+        while not self.held:
+            if not alive():
+                raise AssertionError("the client ended before a request reached the hold")
+            time.sleep(poll_s)
+
+    def _hold(self) -> None:
+        """Block this request if it comes after the first ``hold_after`` answers and the hold is not released."""
+        limit = self.faults.hold_after
+        with self._count_lock:
+            hold = limit is not None and self.answered >= limit and not self._released.is_set()
+            if hold:
+                self.held += 1
+        if hold:
+            self._released.wait()
+            with self._count_lock:
+                self.held -= 1
 
     def fault_for(self, key: str) -> int | str | None:
         """The status to answer with (or ``"drop"``) for this attempt at ``key``, or ``None``."""
@@ -259,11 +295,14 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             if isinstance(fault, int):
                 self._error(fault, "injected failure")
                 return
+            server._hold()
             try:
                 answer = server.complete(body, chat)
             except (KeyError, TypeError, ValueError) as exc:
                 self._error(400, f"bad request: {exc}")
                 return
+            with server._count_lock:
+                server.answered += 1
             self._send(200, answer)
 
     return Handler

@@ -166,7 +166,7 @@ def test_serve_gives_the_report_on_loopback_only(tmp_path: Path) -> None:
     thread.start()
     try:
         assert url.startswith("http://127.0.0.1:") and url.endswith("/index.html")
-        with urllib.request.urlopen(url, timeout=10) as response:
+        with urllib.request.urlopen(url, timeout=60) as response:
             assert response.read() == b"<h1>report</h1>"
         assert server.server_address[0] == "127.0.0.1"
         with pytest.raises(InputError, match="pass --port 0"):

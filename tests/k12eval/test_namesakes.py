@@ -27,7 +27,7 @@ def _foreign_reports(site: Path) -> None:
 def _k12eval(pythonpath: list[Path], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, pythonpath))}
     return subprocess.run(
-        [sys.executable, "-m", "k12eval", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "k12eval", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
     )
 
 

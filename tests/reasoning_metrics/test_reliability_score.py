@@ -65,7 +65,7 @@ def test_a_score_file_in_use_by_another_process_is_refused_with_its_pid(run_dir:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         result = _score(run_dir)
     finally:
-        holder.communicate("", timeout=30)
+        holder.communicate("")  # the holder lets go as soon as its stdin closes
     assert result.exit_code == 2, result.output
     assert _error_lines(result.output) == [
         f"error: {out}: in use by another k12eval command (pid {holder.pid}); "
@@ -116,7 +116,7 @@ def test_a_header_cut_short_by_a_full_disk_does_not_block_the_resume(tmp_path: P
             print(exc.errno)
         """
     )
-    child = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    child = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert child.stdout.strip() == str(errno.EFBIG), child.stderr
     assert open_scores(out, config) == set()  # the header is whole or absent, never torn
     header = out.with_suffix(".json")

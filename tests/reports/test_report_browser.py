@@ -8,7 +8,6 @@ docs/img/report.png for the README.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import pandas as pd
 import pytest
 
 from reports import write_report
-from tests._browser import chromium, console_errors, copy_if_asked, requested_urls, save_screenshot
+from tests._browser import UI_WAIT_S, chromium, console_errors, copy_if_asked, requested_urls, save_screenshot
 from tests._runs import demo_runs
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -45,7 +44,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Pat
         driver.quit()
 
 
-def wait(driver: Any, condition: Any, timeout: float = 10.0) -> Any:
+def wait(driver: Any, condition: Any, timeout: float = UI_WAIT_S) -> Any:
     from selenium.webdriver.support.ui import WebDriverWait
 
     return WebDriverWait(driver, timeout).until(condition)
@@ -173,9 +172,7 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     assert {"id", "source", "model", "mode"} <= label.keys()
     css(driver, "#export-verdicts").click()
     saved = downloads / "k12eval-step-labels.jsonl"
-    wait(driver, lambda _: saved.exists() and saved.stat().st_size > 0)
-    time.sleep(0.2)
-    assert saved.read_text(encoding="utf-8") == text
+    wait(driver, lambda _: saved.exists() and saved.read_text(encoding="utf-8") == text)
 
     # Verdicts survive a reload (localStorage); the language switch, and it persists too.
     driver.refresh()
@@ -206,7 +203,7 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     driver.execute_script(
         "document.body.insertAdjacentHTML('beforeend', arguments[0])", '<img src="x" onerror="window.__pwned=1">'
     )
-    wait(driver, lambda d: console_errors(d) or requested_urls(d), timeout=5)
+    wait(driver, lambda d: console_errors(d) or requested_urls(d))
     assert driver.execute_script("return window.__pwned") is None
 
 

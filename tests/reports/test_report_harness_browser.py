@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
-from tests._browser import chromium
+from tests._browser import UI_WAIT_S, chromium
 from tests._runs import question, write_bank
 from tests.importer_helpers import write_jsonl
 
@@ -47,7 +47,7 @@ def test_the_question_view_shows_the_harness_prompt_as_text(tmp_path: Path) -> N
         )
         (run_id,) = data["answers"]
         driver.execute_script("location.hash = 'q/0'")
-        panel = WebDriverWait(driver, 10).until(
+        panel = WebDriverWait(driver, UI_WAIT_S).until(
             lambda d: d.find_element(By.CSS_SELECTOR, f".answer[data-run='{run_id}'] details[data-harness]")
         )
         panel.find_element(By.TAG_NAME, "summary").click()

@@ -62,6 +62,8 @@ def test_two_reports_in_one_browser_keep_their_own_verdicts(reports: dict[str, P
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
+    from tests._browser import UI_WAIT_S
+
     driver = browser
 
     def open_page(name: str, hash_: str) -> None:
@@ -70,16 +72,16 @@ def test_two_reports_in_one_browser_keep_their_own_verdicts(reports: dict[str, P
 
     def count(name: str) -> str:
         open_page(name, "verdicts")
-        return WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "export-verdicts")).text
+        return WebDriverWait(driver, UI_WAIT_S).until(lambda d: d.find_element(By.ID, "export-verdicts")).text
 
     open_page("a", "q/0")
     driver.execute_script("localStorage.clear()")
     driver.refresh()
-    WebDriverWait(driver, 10).until(
+    WebDriverWait(driver, UI_WAIT_S).until(
         lambda d: d.find_element(By.CSS_SELECTOR, "button[data-verdict='all-right']")
     ).click()
     assert "(1)" in count("a")
     assert "(0)" in count("b") and "(0)" in count("a-again")
     open_page("b", "verdicts")
-    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "clear-verdicts")).click()
+    WebDriverWait(driver, UI_WAIT_S).until(lambda d: d.find_element(By.ID, "clear-verdicts")).click()
     assert "(1)" in count("a")  # clearing report b left report a's verdicts alone

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from reports import write_report
-from tests._browser import console_errors, requested_urls
+from tests._browser import UI_WAIT_S, console_errors, requested_urls
 from tests._runs import Answer, question, write_bank, write_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -57,7 +57,7 @@ def _open(driver: Any, page: str, qi: int) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
     driver.get(page + f"#q/{qi}")
-    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return !!document.querySelector('.answer')"))
+    WebDriverWait(driver, UI_WAIT_S).until(lambda d: d.execute_script("return !!document.querySelector('.answer')"))
 
 
 def _question_index(driver: Any, qid: str) -> int:

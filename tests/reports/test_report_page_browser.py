@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from reports import write_report
-from tests._browser import console_errors, save_screenshot
+from tests._browser import UI_WAIT_S, console_errors, save_screenshot
 from tests._runs import Answer, question, write_bank, write_run, write_scores
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -129,7 +129,7 @@ def _open(driver: Any, url: str, qi: int, lang: str = "zh") -> None:
     driver.execute_script("localStorage.setItem('k12eval.lang', arguments[0])", lang)
     driver.get(url + f"#q/{qi}")
     driver.refresh()
-    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return !!document.querySelector('.answer')"))
+    WebDriverWait(driver, UI_WAIT_S).until(lambda d: d.execute_script("return !!document.querySelector('.answer')"))
 
 
 def _shot(driver: Any, name: str) -> None:

@@ -41,7 +41,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, int]]:
 
 
 def get(port: int, path: str, host: str | None = None) -> tuple[int, bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     try:
         connection.putrequest("GET", path, skip_host=True)
         connection.putheader("Host", host if host is not None else f"127.0.0.1:{port}")

@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -101,19 +100,17 @@ def test_lone_surrogates_become_replacement_characters_and_pairs_survive() -> No
 def test_a_second_run_on_a_folder_in_use_is_refused_with_the_holders_pid(
     bank: Path, tmp_path: Path, serve: Any
 ) -> None:
-    server = serve(faults=Faults(delay_s=0.4))
+    server = serve(faults=Faults(hold_after=1))  # the first run answers one question, then waits for the test
     out = tmp_path / "run"
     command = [sys.executable, "-m", "k12eval", "run", str(bank), "-m", "scripted", "-b", "openai",
-               "-B", f"base_url={server.base_url}", "-o", str(out), "--batch-size", "1"]  # fmt: skip
+               "-B", f"base_url={server.base_url}", "-B", "timeout_s=3600", "-o", str(out), "--batch-size", "1"]  # fmt: skip
     first = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while not (out / "records.jsonl").exists() or not (out / "records.jsonl").read_text(encoding="utf-8"):
-            assert first.poll() is None and time.monotonic() < deadline, first.communicate()
-            time.sleep(0.05)
-        second = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+        server.wait_until_held(alive=lambda: first.poll() is None)  # it holds the folder's lock now
+        second = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     finally:
-        first.communicate(timeout=120)
+        server.release()
+        first.communicate()
     assert first.returncode == 0
     assert second.returncode == 2, second.stderr
     assert second.stderr.splitlines() == [
@@ -123,7 +120,7 @@ def test_a_second_run_on_a_folder_in_use_is_refused_with_the_holders_pid(
     ids = [r["question_id"] for r in _lines(out / "records.jsonl")]
     assert sorted(ids) == [q.id for q in QUESTIONS]  # no duplicates
     assert not list(out.glob("*.tmp"))
-    third = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+    third = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     assert third.returncode == 0, third.stderr  # the lock went with its holder
 
 

@@ -135,6 +135,6 @@ def test_huge_and_long_inputs_are_answered_quickly() -> None:
         "面积为" + "1×" * 5000 + "1",
     ]
     for text in hostile:
-        started = time.perf_counter()
+        started = time.process_time()  # CPU time of this process: other jobs on a busy machine do not count (#37)
         _holds(text)
-        assert time.perf_counter() - started < 1.0, text[:40]
+        assert time.process_time() - started < 1.0, text[:40]

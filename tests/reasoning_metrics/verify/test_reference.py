@@ -200,9 +200,9 @@ def test_without_a_reference_the_detector_does_not_run() -> None:
 def test_long_model_text_stays_within_time() -> None:
     steps = tuple(f"x={k}，速度为{k}米，共有{k}种，x<{k}" for k in range(4000))
     reference = Reference(*SURD[1:], correct=False)
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time of this process: other jobs on a busy machine do not count (#37)
     AgainstReference().find(Evidence(SURD[0], steps, check_steps(steps), reference=reference))
-    assert time.perf_counter() - started < 10.0
+    assert time.process_time() - started < 10.0
 
 
 @dataclass(frozen=True)

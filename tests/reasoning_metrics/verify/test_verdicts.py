@@ -95,6 +95,6 @@ def test_a_runaway_step_is_read_in_linear_time() -> None:
     import time
 
     step = "A. " + "这个说法是正确的吗" * 50_000
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time of this process: other jobs on a busy machine do not count (#37)
     wrong_verdicts(RIGHT, [step] * 20, "B")
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
