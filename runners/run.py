@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -418,8 +418,3 @@ def _package_versions(backend: str) -> dict[str, str]:
                 continue
     found["backend"] = backend
     return found
-
-
-def counts_by_status(records: Sequence[RunRecord]) -> Counter[str]:
-    """How many records of each parse status."""
-    return Counter(r.parse_status for r in records)

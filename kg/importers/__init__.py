@@ -119,14 +119,6 @@ def iter_found(path: Path, fmt: str | None = None, options: ImportOptions | None
     yield from reader(path, options)
 
 
-def iter_questions(
-    path: Path, fmt: str | None = None, options: ImportOptions | None = None
-) -> Iterator[Question | Problem]:
-    """Yield the questions and problems of ``path`` as the format's reader finds them."""
-    for item in iter_found(path, fmt, options):
-        yield item.question if isinstance(item, Found) else item
-
-
 def load_questions(
     path: Path | str,
     fmt: str | None = None,

@@ -79,12 +79,6 @@ def _csv_row(path: Path, line: int, header: list[str], row: list[str]) -> dict[s
     return dict(zip(header, row, strict=True))
 
 
-def csv_header(path: Path, delimiter: str = ",") -> list[str] | None:
-    """The stripped header cells of a CSV file; ``None`` when it cannot be read or is empty."""
-    header = read_csv_header(path, delimiter)
-    return None if isinstance(header, Problem) else header
-
-
 def read_csv_header(path: Path, delimiter: str = ",") -> list[str] | Problem:
     """The stripped header cells of a CSV file, or the Problem that prevents reading them."""
     refused = not_regular(path)

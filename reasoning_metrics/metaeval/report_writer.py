@@ -106,12 +106,6 @@ def _share(value: float | None, n: int) -> str:
     return "–" if value is None or n <= 0 else rate_text(round(value * n), n)
 
 
-def head_correct(report: MetaEvalReport) -> float | None:
-    """acc. correct of the headline detector."""
-    c = report.comparison
-    return next((d.acc_correct for d in report.detectors if c is not None and d.name == c.headline), None)
-
-
 def to_json(report: MetaEvalReport) -> str:
     """The whole report as one JSON object."""
     return json.dumps(asdict(report), ensure_ascii=False, indent=2)
