@@ -9,7 +9,13 @@ import typer
 
 from k12eval.cli._common import BACKEND_HELP
 
-DataArg = Annotated[Path, typer.Argument(help="Question bank (file or folder; any format `kg stats` reads).")]
+DataArg = Annotated[
+    Path,
+    typer.Argument(
+        help="Question bank: a file or folder (any format `kg stats` reads), or a benchmark's name or hf://ORG/NAME "
+        "(k12eval data list; found on this machine, fetched with k12eval data pull)."
+    ),
+]
 
 ModelOpt = Annotated[str, typer.Option("--model", "-m", help="Hub id, local path or name from `k12eval models list`.")]
 
