@@ -154,3 +154,19 @@ def test_a_file_that_is_not_a_zip_is_named(tmp_path: Path) -> None:
     archive.write_bytes(_ck12_archive()[:100])
     with pytest.raises(InputError, match="not a zip archive"):
         unpack(archive, tmp_path / "target")
+
+
+def test_gaokao_bench_from_its_github_archive_reads_its_objective_questions(home: Path, tmp_path: Path) -> None:
+    from tests.kg.test_importers_gaokao import release
+
+    top = tmp_path / "GAOKAO-Bench-6dbb24f8d8439041e5431c4c184a582182a6ce9c"
+    release(top)
+    archive = tmp_path / "gaokao.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for file in sorted(top.rglob("*.json")):
+            zf.write(file, file.relative_to(tmp_path).as_posix())
+    assert pull("gaokao", source=str(archive)).path.name == "Data"
+    result = CliRunner().invoke(app, ["kg", "stats", "GaokaoBench", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["by_type"] == {"single_choice": 3, "cloze": 2, "multiple_choice": 1}
+    assert "1 subjective-question file(s)" in result.output
