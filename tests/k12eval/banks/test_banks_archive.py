@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import threading
 import zipfile
@@ -19,16 +18,13 @@ from k12eval.cli import app
 from kg.errors import InputError
 from tests._cli import cli_ok
 from tests.importer_helpers import ck12_record
+from tests.k12eval.models.test_models_offline import _zip as zip_bytes
 
 CK12_TOP = "chinese-k12-evaluation-f23cfed115f037067bb72a1258c175661d6994aa"
 
 
 def _zip(members: dict[str, str]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name, text in members.items():
-            zf.writestr(name, text)
-    return buffer.getvalue()
+    return zip_bytes({name: text.encode("utf-8") for name, text in members.items()})
 
 
 def _ck12_archive() -> bytes:
