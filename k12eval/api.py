@@ -53,10 +53,14 @@ def load_bank(
     mapping: PathLike | None = None,
     skip_invalid: bool = False,
 ) -> list[Question]:
-    """The questions of the bank at ``path`` (any format ``k12eval kg`` reads; detected if ``fmt`` is omitted)."""
+    """The questions of the bank at ``path`` (any format ``k12eval kg`` reads; detected if ``fmt`` is omitted), or
+    of a benchmark named as ``k12eval run`` takes it (``ceval``, ``hf://ceval/ceval-exam``; docs/data.md)."""
+    from k12eval.banks import resolve_data
     from kg.importers import load_questions
 
-    return load_questions(Path(path), fmt, variant=variant, mapping=mapping, skip_invalid=skip_invalid).questions
+    return load_questions(
+        resolve_data(path).path, fmt, variant=variant, mapping=mapping, skip_invalid=skip_invalid
+    ).questions
 
 
 def run(
@@ -99,23 +103,27 @@ def run_options(
 ) -> RunOptions:
     """The options of a run, composed once (:func:`run` and ``k12eval run`` answer with them).
 
-    Keywords as :func:`run`'s. ``resolve_model``: look ``model`` up as ``k12eval run`` does (an installed
-    catalogue model's folder for a local backend, :func:`k12eval.models.backend_model`); off for a dry run,
-    which loads no model.
+    Keywords as :func:`run`'s. ``data`` and ``few_shot`` are a path, a benchmark's name or ``hf://org/name``,
+    found on this machine (:func:`k12eval.banks.resolve_data`; an lm-eval subtask name such as
+    ``ceval-valid_computer_network`` also chooses its subject when ``subjects`` is empty). ``resolve_model``:
+    look ``model`` up as ``k12eval run`` does (an installed catalogue model's folder for a local backend,
+    :func:`k12eval.models.backend_model`); off for a dry run, which loads no model.
     """
+    from k12eval.banks import resolve_data
     from k12eval.models import backend_model
     from runners.options import RunOptions
 
     given = {"backend": backend} if isinstance(backend, str) else {"backend": backend.name, "backend_instance": backend}
     if resolve_model and isinstance(backend, str):
         given["model_path"] = backend_model(model, backend)
+    bank = resolve_data(data)
     return RunOptions(
-        data=Path(data),
+        data=bank.path,
         model=model,
         out=Path(out),
-        subjects=_names(subjects),
+        subjects=_names(subjects) or ((bank.subject,) if bank.subject else ()),
         types=_names(types),
-        few_shot=Path(few_shot) if few_shot is not None else None,
+        few_shot=resolve_data(few_shot).path if few_shot is not None else None,
         backend_options=dict(backend_options or {}),
         **given,
         **options,

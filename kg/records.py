@@ -93,9 +93,10 @@ class Stage(StrEnum):
 
 _STAGE_ZH = {Stage.PRIMARY: "小学", Stage.MIDDLE: "初中", Stage.HIGH: "高中"}
 
-VARIANT_PATTERN = r"^(original|shuffled|distractors|options-\d+)$"
+VARIANT_PATTERN = r"^(original|shuffled|distractors|circular|options-\d+)$"
 Variant = str
-"""``original``, ``shuffled``, ``distractors`` (CK12's released variants) or ``options-N`` (Xiezhi)."""
+"""``original``, ``shuffled``, ``distractors`` (CK12's released variants), ``circular`` (one rotation of the
+options, OpenCompass's CircularEval) or ``options-N`` (Xiezhi)."""
 
 
 class Option(BaseModel):
@@ -164,7 +165,7 @@ class Question(BaseModel):
     semester: str | None = None
     """Semester (CK12: 上学期 / 下学期), if any."""
     variant: str = Field(default="original", pattern=VARIANT_PATTERN)
-    """Data variant: original, shuffled, distractors or options-N."""
+    """Data variant: original, shuffled, distractors, circular or options-N."""
     language: Literal["zh", "en"] = "zh"
     """Main language of the stem."""
     extra: dict[str, Any] = Field(default_factory=dict)

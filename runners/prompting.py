@@ -23,10 +23,10 @@ from runners.templates import MODES, TemplateSet, fill, load_template_set
 Language = Literal["zh", "en"]
 ChatMessages = list[dict[str, str]]
 
-PROTOCOL_LANGUAGE: dict[str, Language] = {"ck12": "zh", "cmmlu": "zh", "ceval": "zh"}
+PROTOCOL_LANGUAGE: dict[str, Language] = {"ck12": "zh", "cmmlu": "zh", "ceval": "zh", "gaokao": "zh"}
 """The prompt language of each benchmark's own protocol. CK12 asks every question in Chinese,
 its English-subject ones too (the paper's prompts are all Chinese); CMMLU and C-Eval are Chinese
-exams with Chinese prompts. Other sources (Xiezhi's Chinese and English files, a user's bank)
+exams with Chinese prompts; GAOKAO-Bench's released prompts are Chinese for its English papers too. Other sources (Xiezhi's Chinese and English files, a user's bank)
 take the language of the question's stem."""
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
@@ -127,7 +127,9 @@ def build_prompt(
         raise ValueError(f"{mode} takes no exemplars, got {len(exemplars)}")
     cot = mode_info(mode).cot
     values = question_fields(question, templates)
-    phrases = {name: fill(text, values) for name, text in templates.phrases_for(question.type).items()}
+    phrases = {
+        name: fill(text, values) for name, text in templates.phrases_for(question.type, task_of(question)).items()
+    }
     values["exemplars"] = "".join(
         render_exemplar(ex, i, templates, cot, phrases) for i, ex in enumerate(exemplars, start=1)
     )
@@ -143,6 +145,13 @@ def build_prompt(
         system=templates.system,
         stop=tuple(templates.stop),
     )
+
+
+def task_of(question: Question) -> str | None:
+    """The release file a question came from, when its importer says (GAOKAO-Bench: ``extra["task"]``), for a
+    template set that words each file's instruction (:attr:`runners.templates.TemplateSet.tasks`)."""
+    task = question.extra.get("task")
+    return task if isinstance(task, str) else None
 
 
 def question_fields(question: Question, templates: TemplateSet) -> dict[str, str]:
@@ -231,7 +240,8 @@ def render_exemplar(
         body = fields["question"]
         answer = exemplar.answer_text or ""
     if phrases is None:
-        phrases = {name: fill(text, fields) for name, text in templates.phrases_for(exemplar.type).items()}
+        task = task_of(exemplar.question) if exemplar.question is not None else None
+        phrases = {name: fill(text, fields) for name, text in templates.phrases_for(exemplar.type, task).items()}
     values = {
         "index": str(index),
         "question": body.strip(),

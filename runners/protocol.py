@@ -19,6 +19,10 @@ Where the values come from (/work/shared/PAPERS.md and the released code):
 - Xiezhi: its own prompt in the stem's language (Chinese or English), at most 3 shots sharing
   labels with the question, options sampled with seed 42, open models by ranking the options by
   the probability of their text.
+- GAOKAO-Bench: its own prompt (``Bench/Obj_Prompt.json``: each file's ``prefix_prompt``, then the question as
+  published) in Chinese, zero-shot, free generation read for 【答案】 (its ``Bench/bench_function.py``); no
+  split: the release scores all its objective questions (its scorer weighs each by its ``score``, see
+  docs/prompts.md).
 - mapped (a user's bank): CK12's prompts and rules.
 
 The papers scored open models by probability and asked API models in words (Xiezhi: "we ask them
@@ -98,6 +102,13 @@ PROTOCOLS: dict[str, Protocol] = {
         "up to 3 sharing at least two discipline labels with the question (all of them when it has one)",
         "per-statement", "rank-options",
         "Xiezhi paper (Gu et al. 2024) and its released Knowledge_Evaluator/xiezhi_evaluate.py", "instruct-rank",
+    ),
+    "gaokao": Protocol(
+        "gaokao", "zh", "gaokao", 5, None, 0,
+        "none in the release (zero-shot only); a few-shot run takes --few-shot's questions, the longest dropped "
+        "over the budget", "per-statement", "generate",
+        "GAOKAO-Bench (Zhang et al. 2023): its Bench/Obj_Prompt.json prompts and Bench/objective_bench.py, "
+        "as OpenCompass's configs/datasets/GaokaoBench run them",
     ),
     "mapped": Protocol(
         "mapped", "auto", "ck12", 5, None, 0, _CK12_EXEMPLARS, "per-statement", "generate",

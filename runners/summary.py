@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.errors import InputError
+from runners.circular import CIRCULAR, CircularStats, circular_stats
 from runners.records import RunHeader, RunRecord
 
 SessionStatus = Literal["finished", "interrupted", "failed"]
@@ -116,6 +117,9 @@ class RunResults(BaseModel):
     ``None`` when the backend cannot know it (an HTTP server's, a replay) or the model has none."""
     packages: dict[str, str] = Field(default_factory=dict)
     """Versions of k12eval and the model libraries (the header's)."""
+    circular: CircularStats | None = None
+    """For a ``circular`` run (OpenCompass's CircularEval), its figures beside the plain ones: accuracy in the
+    original order, over every rotation, and with every rotation right (:mod:`runners.circular`)."""
     session: SessionStats
 
 
@@ -172,6 +176,7 @@ def build_results(
         template_hash=header.template_hash,
         chat_template_hash=chat_template_hash,
         packages=dict(header.packages),
+        circular=circular_stats((r.question_id, r.correct) for r in records) if header.variant == CIRCULAR else None,
         session=session,
     )
 

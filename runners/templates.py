@@ -93,6 +93,9 @@ class TemplateSet(BaseModel):
     """Subject names as the prompt writes them (English sets translate 数学 to mathematics)."""
     types: dict[QuestionType, dict[str, str]]
     """Per question type, phrases that override or add to ``phrases``."""
+    tasks: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Per task, phrases that override its type's: a question's task is its ``extra["task"]``, the file of the
+    release it came from (GAOKAO-Bench words an instruction for each of its files)."""
 
     @model_validator(mode="after")
     def _complete(self) -> TemplateSet:
@@ -110,17 +113,21 @@ class TemplateSet(BaseModel):
                 _check_placeholders(self.layout[key], EXEMPLAR_FIELDS | phrases.keys(), f"[layout] {key}")
             for name, text in phrases.items():
                 _check_placeholders(text, FIELDS - {"exemplars"}, f"phrase {name!r} ({qtype.value})")
+        for task, phrases in self.tasks.items():
+            for name, text in phrases.items():
+                _check_placeholders(text, FIELDS - {"exemplars"}, f"phrase {name!r} (task {task})")
         return self
 
-    def phrases_for(self, qtype: QuestionType) -> dict[str, str]:
-        """The phrases for one question type: the shared ones, overridden by the type's own."""
+    def phrases_for(self, qtype: QuestionType, task: str | None = None) -> dict[str, str]:
+        """The phrases for one question type: the shared ones, overridden by the type's own, then by the
+        question's task's (:attr:`tasks`) when the set words that task."""
         if qtype not in self.types:
             supported = ", ".join(t.value for t in self.types)
             raise TemplateError(
                 f"template set {self.name!r} ({self.language}) has no template for {qtype.value} questions; "
                 f"it has: {supported}"
             )
-        return {**self.phrases, **self.types[qtype]}
+        return {**self.phrases, **self.types[qtype], **self.tasks.get(task or "", {})}
 
     def supports(self, qtype: QuestionType) -> bool:
         """Whether this set has a template for ``qtype``."""

@@ -6,6 +6,8 @@
                     questions *of the same subject* appended and lettered on
                     (CK12 ``**``; the released files keep the gold among the
                     first letters, and so does this)
+``circular``        OpenCompass's CircularEval: each single-choice question once per
+                    rotation of its options (``runners.circular``)
 ``options-N``       N options in all: the original ones plus options from
                     questions *of other subjects* that share no character
                     (Chinese) or character 4-gram (English) with any gold option,
@@ -18,8 +20,9 @@ in which order: shards and resumed runs see the same options. CK12's released
 ``shuffled`` and ``distractors`` files need none of this: import them with
 ``--variant`` and use them as they are.
 
-Only single- and multiple-choice questions have variants; the others are
-reported in ``VariantResult.skipped``.
+Only single- and multiple-choice questions have variants (``circular``: single choice only), and not
+those whose options are written in their stem (GAOKAO-Bench); the others are reported in
+``VariantResult.skipped``.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from dataclasses import dataclass, field
 from string import ascii_uppercase
 
 from kg.records import Option, Question
+from runners.circular import CIRCULAR, circular_questions, why_not_circular
 
 CK12_DISTRACTORS = 10
 _OPTIONS_N = re.compile(r"^options-(\d+)$")
@@ -52,13 +56,15 @@ class VariantResult:
 
 
 def parse_variant(name: str) -> tuple[str, int | None]:
-    """``("shuffled", None)``, ``("distractors", None)`` or ``("options", N)``."""
-    if name in ("original", "shuffled", "distractors"):
+    """``("shuffled", None)``, ``("distractors", None)``, ``("circular", None)`` or ``("options", N)``."""
+    if name in ("original", "shuffled", "distractors", CIRCULAR):
         return name, None
     match = _OPTIONS_N.match(name)
     if match and int(match.group(1)) >= 2:
         return "options", int(match.group(1))
-    raise VariantError(f"unknown variant {name!r}; expected original, shuffled, distractors or options-N (N >= 2)")
+    raise VariantError(
+        f"unknown variant {name!r}; expected original, shuffled, distractors, circular or options-N (N >= 2)"
+    )
 
 
 def make_variant(
@@ -74,8 +80,18 @@ def make_variant(
     for question in questions:
         if question.variant != "original":
             raise VariantError(f"question {question.id} is already the {question.variant!r} variant")
+        if kind == CIRCULAR:
+            reason = why_not_circular(question)
+            if reason is None:
+                result.questions.extend(circular_questions(question))
+            else:
+                result.skipped.append((question.id, reason))
+            continue
         if not question.is_choice:
             result.skipped.append((question.id, f"{question.type.value} questions have no {variant} variant"))
+            continue
+        if question.extra.get("options_in_stem"):
+            result.skipped.append((question.id, "its options are written in its stem (GAOKAO-Bench): they stay put"))
             continue
         rng = random.Random(f"{seed}|{variant}|{question.id}")
         if kind == "shuffled":

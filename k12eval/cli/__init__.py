@@ -10,6 +10,7 @@ import typer
 
 from k12eval._version import __version__
 from k12eval.cli import calibrate as calibrate_cli
+from k12eval.cli import data as data_cli
 from k12eval.cli import demo as demo_cli
 from k12eval.cli import diagnostics as diagnostics_cli
 from k12eval.cli import kg as kg_cli
@@ -29,6 +30,7 @@ app = typer.Typer(
 app.add_typer(kg_cli.app, name="kg")
 run_cli.register(app)
 app.add_typer(models_cli.app, name="models")
+app.add_typer(data_cli.app, name="data")
 app.add_typer(report_cli.app, name="report")
 app.add_typer(score_cli.app)
 app.add_typer(metaeval_cli.app)

@@ -9,7 +9,13 @@ import typer
 
 from k12eval.cli._common import BACKEND_HELP
 
-DataArg = Annotated[Path, typer.Argument(help="Question bank (file or folder; any format `kg stats` reads).")]
+DataArg = Annotated[
+    Path,
+    typer.Argument(
+        help="Question bank: a file or folder (any format `kg stats` reads), or a benchmark's name or hf://ORG/NAME "
+        "(k12eval data list; found on this machine, fetched with k12eval data pull)."
+    ),
+]
 
 ModelOpt = Annotated[str, typer.Option("--model", "-m", help="Hub id, local path or name from `k12eval models list`.")]
 
@@ -20,7 +26,17 @@ BackendOpt = Annotated[str, typer.Option("--backend", "-b", help=f"{BACKEND_HELP
 ModeOpt = Annotated[str, typer.Option(help="zero-shot, few-shot, zero-shot-cot or few-shot-cot.")]
 
 VariantOpt = Annotated[
-    str, typer.Option(help="original, shuffled, distractors (CK12's released files when present) or options-N.")
+    str,
+    typer.Option(help="original, shuffled, distractors (CK12's released files when present), circular or options-N."),
+]
+CircularOpt = Annotated[
+    bool,
+    typer.Option(
+        "--circular",
+        help="OpenCompass's CircularEval (--variant circular): each single-choice question asked once per rotation "
+        "of its options (ABCD, BCDA, CDAB, DABC), right only if every rotation is; the summary gives the circular "
+        "accuracy beside the plain one.",
+    ),
 ]
 
 StrategyOpt = Annotated[

@@ -21,7 +21,11 @@ if TYPE_CHECKING:
 app = typer.Typer(help="Build and inspect the knowledge graph of a question bank.", no_args_is_help=True)
 
 PathArg = Annotated[
-    Path, typer.Argument(help="Question bank: a file or folder (CK12, CMMLU, C-Eval, Xiezhi, JSONL/CSV).")
+    Path,
+    typer.Argument(
+        help="Question bank: a file or folder (CK12, CMMLU, C-Eval, Xiezhi, GAOKAO-Bench, JSONL/CSV), or a benchmark's "
+        "name or hf://ORG/NAME (k12eval data list)."
+    ),
 ]
 FormatOpt = Annotated[
     str | None, typer.Option("--format", "-f", help="ck12, cmmlu, ceval, xiezhi or mapped; detected if omitted.")
@@ -60,12 +64,13 @@ def _importer_notes() -> Iterator[None]:
 def _load(
     path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool, taxonomy: Path | None = None
 ) -> tuple[ImportResult, KnowledgeGraph]:
+    from k12eval.banks import resolve_data
     from kg.graph import build_graph
     from kg.importers import load_questions
 
     with _importer_notes():
         result = load_questions(
-            path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
+            resolve_data(path).path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
         )
     if result.problems:
         typer.echo(f"skipped {len(result.problems)} invalid record(s):", err=True)

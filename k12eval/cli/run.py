@@ -18,6 +18,7 @@ from k12eval.cli._run_options import (
     BackendOptionOpt,
     BatchSizeOpt,
     ChatOpt,
+    CircularOpt,
     DataArg,
     DryRunOpt,
     FewShotOpt,
@@ -88,6 +89,7 @@ def run(
     backend: BackendOpt = "transformers",
     mode: ModeOpt = "zero-shot",
     variant: VariantOpt = "original",
+    circular: CircularOpt = False,
     strategy: StrategyOpt = None,
     lang: LangOpt = "auto",
     fmt: FmtOpt = None,
@@ -131,6 +133,9 @@ def run(
     from runners.summary import FailureLimit
 
     limit_failures = FailureLimit.parse(max_failures)
+    if circular and variant not in ("original", "circular"):
+        raise InputError(f"--circular rotates the original options; it cannot be combined with --variant {variant}")
+    variant = "circular" if circular else variant
     as_given: dict[str, Any] = {"variant": variant, "fmt": fmt, "mapping": mapping, "limit": limit, "select": select}
     as_given |= {"seed": seed, "shard": shard, "few_shot": few_shot, "shots": shots, "token_budget": token_budget}
     as_given |= {"template_set": template_set, "chat": chat, "temperature": temperature, "top_p": top_p}
@@ -328,6 +333,20 @@ def _print_summary(summary: RunSummary) -> None:
         f"{summary.new} new answer(s) this time, {summary.resumed} already in the run folder; "
         f"unparsed rate {summary.unparsed_rate:.1%}"
     )
+    circular = summary.results.circular if summary.results is not None else None
+    if circular is not None and circular.questions:
+        console.print(_circular_line(circular), highlight=False)
+
+
+def _circular_line(stats: Any) -> str:
+    """CircularEval beside the plain accuracy, each a count with its interval (OpenCompass's perf / origin)."""
+
+    def rate(r: Any) -> str:
+        return f"{r.correct}/{r.n} = {r.accuracy:.1%} ({r.low:.1%}-{r.high:.1%})"
+
+    line = f"CircularEval: {rate(stats.circular)} right in every rotation; original order {rate(stats.origin)}"
+    line += f"; every rotation counted {rate(stats.rotations)}"
+    return line + (f"; {stats.incomplete} question(s) not yet asked in every rotation" if stats.incomplete else "")
 
 
 def register(app: typer.Typer) -> None:

@@ -27,7 +27,7 @@ from k12eval.models._catalogue import (
     parse_catalogue,
 )
 from k12eval.models._checksums import ChecksumError, sha256_file
-from k12eval.models._hub import hub_offline
+from k12eval.models._hub import hub_cache_dir, hub_offline
 from k12eval.models._pull import PullResult, pull
 from k12eval.models._resolve import (
     backend_model,
@@ -51,6 +51,7 @@ __all__ = [
     "backend_model",
     "find_installed",
     "home",
+    "hub_cache_dir",
     "hub_offline",
     "installed",
     "load_catalogue",

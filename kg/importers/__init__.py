@@ -26,12 +26,14 @@ from kg.records import Question
 FORMATS: dict[str, str] = {
     "ck12": "kg.importers.ck12",
     "xiezhi": "kg.importers.xiezhi",
+    "gaokao": "kg.importers.gaokao",
     "ceval": "kg.importers.ceval",
     "cmmlu": "kg.importers.cmmlu",
     "mapped": "kg.importers.mapped",
 }
 """Format name -> module with ``read`` and ``detect``. Tried in this order by :func:`detect_format`:
-the JSONL formats by their records' keys, then the CSV formats by their headers
+the JSONL formats by their records' keys, GAOKAO-Bench's JSON files by their first key, then the CSV formats by
+their headers
 (C-Eval's lower-case ``question``, CMMLU's ``Question``); ``mapped`` is never
 detected, it is chosen by giving a mapping file."""
 

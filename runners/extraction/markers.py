@@ -31,6 +31,9 @@ ANSWER_IS = re.compile(rf"{ZH_ANSWER_IS}:?|{EN_ANSWER_IS}")
 """Single choice: where the option text after the last marker is looked for ("正确答案是：北京")."""
 ANSWERS_ARE = re.compile(rf"{ZH_ANSWER_IS}:?|{EN_ANSWERS_ARE}")
 """Cloze: one letter per blank is read after the last marker first."""
+BRACKETED_ANSWER = re.compile(r"【答案】\s*[:：]?\s*\**\s*")
+"""Cloze: the marker GAOKAO-Bench's prompts ask for before each question's letter (（1）【答案】 A <eoa>); one per
+blank, each right before its letter, is read before any other rule (the release reads them the same way)."""
 ANSWERS_ARE_COLON = re.compile(rf"{ZH_ANSWER_IS}:|{EN_ANSWERS_ARE}")
 """Judgment: as :data:`ANSWERS_ARE` but 答案 counts only with its colon (答案：, 答案是：). Without a
 colon 答案 is also a word of a sentence around a verdict ("这个答案是对的吗？不对。"), and reading the

@@ -4,7 +4,8 @@ Sorting: the letter run after the last order/answer marker ("正确的顺序应�
 "C→B→A", "C-B-A-D-E", "C、B、A"), else the run at the start, else the last run
 with as many letters as there are options, else the last run of two or more.
 
-Cloze: numbered pairs ("1. B 2. A", "(1)B", "1-B"), else a compact run of exactly
+Cloze: one 【答案】 per blank with its letter ("（1）【答案】 B <eoa>", the format GAOKAO-Bench's prompts ask
+for), else numbered pairs ("1. B 2. A", "(1)B", "1-B"), else a compact run of exactly
 one letter per blank ("BADC"), else that many separated letters ("B A D C"),
 else lines numbered per blank that hold one letter each ("1. 根据上下文选B").
 Every letter must be one of its blank's options.
@@ -16,7 +17,7 @@ import re
 from functools import lru_cache
 
 from kg.records import Question
-from runners.extraction.markers import ANSWERS_ARE, ORDER_IS
+from runners.extraction.markers import ANSWERS_ARE, BRACKETED_ANSWER, ORDER_IS
 from runners.extraction.text import Found, View
 
 _ARROW = r"\s*(?:→|->|=>|—>|-->|>|-|—|,|、|;|/|\s)?\s*"
@@ -63,6 +64,9 @@ def extract_cloze(view: View, question: Question) -> Found | None:
     every = tuple(sorted({label for group in groups for label in group}))
     x = "(?:" + "|".join(re.escape(label) for label in sorted(every, key=len, reverse=True)) + ")"
     text = view.masked
+    marked = list(re.finditer(rf"{BRACKETED_ANSWER.pattern}({x})(?![A-Za-z])", view.text))  # 【】 are masked
+    if len(marked) == blanks and _fits([m.group(1) for m in marked], groups):
+        return Found([m.group(1) for m in marked], marked[0].start(), marked[-1].end(), "marked")
     markers = list(ANSWERS_ARE.finditer(text))
     for begin in ([markers[-1].end()] if markers else []) + [0]:
         found = _cloze_in(text, begin, groups, x)

@@ -8,7 +8,7 @@ import sys
 
 from tests.conftest import REPO
 
-HEAVY = ("torch", "transformers", "sentence_transformers", "vllm")
+HEAVY = ("torch", "transformers", "sentence_transformers", "vllm", "huggingface_hub", "pyarrow")
 
 _PROBE = """
 import json, sys

@@ -64,8 +64,8 @@ def test_missing_path() -> None:
 
 
 def test_unknown_format_name() -> None:
-    with pytest.raises(InputError, match="unknown format 'gaokao'"):
-        load_questions(FIXTURES / "cmmlu", "gaokao")
+    with pytest.raises(InputError, match="unknown format 'mmlu'"):
+        load_questions(FIXTURES / "cmmlu", "mmlu")
 
 
 def test_explicit_format_overrides_detection(tmp_path: Path) -> None:

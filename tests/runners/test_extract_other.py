@@ -198,6 +198,13 @@ CLOZE = [
     ("1. 主语是I，用am，选B\n2. 主语是she，用is，选A\n3. 形容词作表语，选C", "BAC"),
     ("Answers: 1.B 2.A 3.C", "BAC"),
     ("１．Ｂ　２．Ａ　３．Ｃ", "BAC"),
+    # GAOKAO-Bench's format: one 【答案】 per question, numbered as the exam numbers them (36, 37 ...)
+    ("（36）【答案】 B <eoa>\n（37）【答案】 A <eoa>\n（38）【答案】 C <eoa>", "BAC"),
+    (
+        "（1）【解析】 主语是I，答案应该是B <eoe>\n【答案】: B <eoa>\n（2）【解析】 选A <eoe>\n【答案】：A <eoa>\n"
+        "（3）【解析】 形容词 <eoe>\n【答案】 **C** <eoa>",
+        "BAC",
+    ),
 ]
 
 
@@ -208,7 +215,10 @@ def test_cloze(output: str, letters: str) -> None:
     assert found.answer == list(letters), output
 
 
-@pytest.mark.parametrize("output", ["我不会", "B, A", "1. B 2. A 3. D", "BAD"])
+@pytest.mark.parametrize(
+    "output",
+    ["我不会", "B, A", "1. B 2. A 3. D", "BAD", "（1）【答案】 B <eoa>\n（2）【答案】 无 <eoa>\n（3）【答案】 C <eoa>"],
+)
 def test_cloze_unparsed_or_invalid_for_its_blank(output: str) -> None:
     # Blank 3 has only A-C: "D" for it is no answer.
     assert extract(PASSAGE, output).status == "unparsed", output

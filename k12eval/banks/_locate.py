@@ -1,0 +1,142 @@
+"""What a question-bank argument names, turned into a local folder, without the network.
+
+``k12eval run`` and ``k12eval kg`` take a path, a benchmark's name (``ceval``, ``cmmlu``, the lm-eval and
+OpenCompass names, the hub id) or ``hf://org/name``. An existing path always wins. A name is looked up in
+what ``k12eval data pull`` recorded, then in the Hugging Face hub's own cache (``HF_HUB_CACHE``,
+``HF_HOME/hub``), where ``huggingface-cli download``, ``datasets`` and lm-eval leave their copies too.
+Nothing is downloaded here: a bank that is not on this machine is one error line saying how to bring it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from k12eval.banks._benchmarks import Benchmark, find_benchmark, hub_id
+from k12eval.banks._unpack import bank_root, data_home, read_pulled, unpack
+from kg.errors import InputError
+
+MIRROR = "https://hf-mirror.com"
+"""The hub mirror most users in China set as ``HF_ENDPOINT``."""
+
+
+@dataclass(frozen=True)
+class DataRef:
+    """A question-bank argument, resolved: the folder to read and, for a name, what it named."""
+
+    path: Path
+    benchmark: str | None = None
+    """The benchmark's name when a name was given."""
+    subject: str | None = None
+    """The subject an lm-eval subtask name carried, as the bank names it (``ceval-valid_computer_network``: 计算机网络)."""
+
+
+def resolve_data(ref: str | Path, root: Path | None = None) -> DataRef:
+    """The local folder ``ref`` stands for: an existing path as it is, a benchmark or ``hf://`` id from the caches.
+
+    Anything else is returned as a path for the importer to refuse (``no such file or folder``).
+    Raises :class:`InputError` for a known name or hub id that is not on this machine, saying how to fetch it.
+    """
+    path = Path(ref).expanduser()
+    if path.exists():
+        return DataRef(path)
+    named = find_benchmark(str(ref))
+    if named is not None:
+        return DataRef(locate(named.benchmark, root), named.benchmark.name, named.subject)
+    repo = hub_id(str(ref))
+    if repo is not None:
+        cached = cached_snapshot(repo, None)
+        if cached is None:
+            raise InputError(not_here_hub(repo))
+        return DataRef(cached[0])
+    return DataRef(path)
+
+
+def locate(benchmark: Benchmark, root: Path | None = None) -> Path:
+    """The folder of ``benchmark``'s bank on this machine; :class:`InputError` saying how to fetch it if none."""
+    found = find_local(benchmark, root)
+    if found is None:
+        raise InputError(not_here(benchmark))
+    return found
+
+
+def find_local(benchmark: Benchmark, root: Path | None = None) -> Path | None:
+    """``benchmark``'s bank on this machine: the last ``data pull``, else the hub cache's copy, else ``None``."""
+    pulled = read_pulled(benchmark.name, root)
+    if pulled is not None:
+        return Path(pulled.path)
+    if benchmark.hub is None:
+        return None
+    cached = cached_snapshot(benchmark.hub.repo_id, benchmark.hub.patterns)
+    if cached is None:
+        return None
+    folder, commit = cached
+    if benchmark.hub.unpack is None:
+        return folder
+    target = unpack(folder / benchmark.hub.unpack, data_home(root) / benchmark.name / commit)
+    return bank_root(target)
+
+
+def cached_snapshot(repo_id: str, patterns: Sequence[str] | None) -> tuple[Path, str] | None:
+    """The hub cache's snapshot of the dataset ``repo_id`` (its ``main``) and its commit, when it holds files
+    matching ``patterns`` (any file when ``None``); ``None`` otherwise. Never goes to the network."""
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError:
+        return None
+    from k12eval.models import hub_cache_dir
+
+    try:
+        folder = snapshot_download(
+            repo_id=repo_id,
+            repo_type="dataset",
+            cache_dir=str(hub_cache_dir()),
+            allow_patterns=list(patterns) if patterns else None,
+            local_files_only=True,
+        )
+    except (OSError, ValueError):  # not in the cache (LocalEntryNotFoundError), or a partial snapshot
+        return None
+    path = Path(folder)
+    return (path, path.name) if matching_files(path, patterns) else None
+
+
+def matching_files(folder: Path, patterns: Sequence[str] | None) -> list[Path]:
+    """The files under ``folder`` whose path (with ``/``) matches one of ``patterns`` (all files when ``None``),
+    as ``snapshot_download``'s ``allow_patterns`` match them."""
+    found = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        if relative.startswith(".") or not path.is_file():
+            continue
+        if patterns is None or any(fnmatch.fnmatch(relative, p) for p in patterns):
+            found.append(path)
+    return found
+
+
+def not_here(benchmark: Benchmark) -> str:
+    """One line: ``benchmark`` is not on this machine, and the ways to bring it."""
+    name = benchmark.name
+    if benchmark.hub is not None:
+        ways = f"HF_ENDPOINT={MIRROR} k12eval data pull {name} through the mirror"
+        if benchmark.modelscope:
+            ways += (
+                f"; from ModelScope: modelscope download --dataset {benchmark.modelscope} --local_dir DIR, "
+                f"then k12eval data pull {name} --from DIR"
+            )
+    else:
+        assert benchmark.archive is not None
+        ways = f"its archive {benchmark.archive.url} fetched elsewhere: k12eval data pull {name} --from FILE.zip"
+    return (
+        f"benchmark {name} ({benchmark.title}) is not on this machine; fetch it with: k12eval data pull {name} "
+        f"({ways}), or pass the folder of a copy"
+    )
+
+
+def not_here_hub(repo: str) -> str:
+    """One line: the hub dataset ``repo`` is not in the hub cache, and the ways to bring it."""
+    return (
+        f"hub dataset {repo} is not in the Hugging Face cache here; fetch it with: k12eval data pull hf://{repo} "
+        f"(HF_ENDPOINT={MIRROR} k12eval data pull hf://{repo} through the mirror), or pass the folder of a copy"
+    )
