@@ -35,6 +35,7 @@ from runners.backends.base import (
     LoglikelihoodRequest,
     SamplingParams,
 )
+from runners.backends.harness_verdicts import Grader, chosen_verdict, right_or_wrong
 from runners.errortypes import error_type
 from runners.extract import extract
 from runners.fewshot import DEFAULT_BUDGET, ExemplarPool, fit_prompt, load_exemplar_pool
@@ -101,6 +102,8 @@ class Answerer:
             backend_options.setdefault("chat", options.chat)
         model = options.model_path or options.model
         backend = options.backend_instance or _load_backend(options, model, backend_options)
+        # Known to the replay backend only: an attribute, not part of the protocol.
+        check_grader(options, getattr(backend, "harness", None))
         is_chat = backend.is_chat
         base = default_sampling(is_chat)
         cot = mode_info(options.mode).cot
@@ -145,10 +148,10 @@ class Answerer:
         return longest + budget
 
     def answer(self, questions: Sequence[Question]) -> list[RunRecord]:
-        """Records for ``questions``, from one batched backend call."""
-        if self.options.run_strategy in GENERATING:
-            return self._generate(questions)
-        return self._score(questions)
+        """Records for ``questions``, from one batched backend call, graded by the run's grader."""
+        records = self._generate(questions) if self.options.run_strategy in GENERATING else self._score(questions)
+        grader = Grader.parse(self.options.grader)
+        return records if grader.name == "k12eval" else [harness_graded(record, grader) for record in records]
 
     def _generate(self, questions: Sequence[Question]) -> list[RunRecord]:
         if self.options.run_strategy == "instruct-rank":  # a ranking of options: single choice only
@@ -308,6 +311,44 @@ class Answerer:
                 harness=result.harness,
             )
         return [r for r in records if r is not None]
+
+
+def harness_graded(record: RunRecord, grader: Grader) -> RunRecord:
+    """``record`` with the harness's verdict as ``correct``, k12eval's kept as ``harness.k12eval_correct``.
+
+    A value between 0 and 1 (an F1) is no right-or-wrong verdict: ``correct`` is then ``None`` and
+    ``partial`` the value; a record the harness recorded no such verdict for is left ungraded.
+    """
+    if record.parse_status in ("failed", "skipped"):
+        return record
+    value, graded = chosen_verdict(record.harness, grader)
+    harness = {**(record.harness or {}), "graded": graded, "k12eval_correct": record.correct}
+    if value is None:
+        return record.model_copy(update={"correct": None, "partial": None, "harness": harness})
+    verdict = right_or_wrong(value)
+    return record.model_copy(
+        update={"correct": verdict, "partial": value if verdict is None else record.partial, "harness": harness}
+    )
+
+
+def check_grader(options: RunOptions, harness: dict[str, Any] | None) -> None:
+    """Refuse ``--grader harness`` unless the backend replays files whose records carry the harness's verdicts
+    under the metric and filter asked for."""
+    grader = Grader.parse(options.grader)
+    if grader.name == "k12eval":
+        return
+    found = (harness or {}).get("verdicts")
+    if not isinstance(found, dict):
+        raise InputError(
+            f"--grader {options.grader}: the answers must carry the harness's own verdicts, as lm-eval's "
+            "samples_*.jsonl do (replay them with -b replay); these have none"
+        )
+    for asked, kind in ((grader.metric, "metrics"), (grader.filter, "filters")):
+        if asked is not None and asked not in found.get(kind, []):
+            raise InputError(
+                f"--grader {options.grader}: the harness's records have no {kind[:-1]} {asked!r} "
+                f"(they have: {', '.join(map(str, found.get(kind, [])))})"
+            )
 
 
 def question_texts(question: Question) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kg.errors import InputError
+from runners.backends.harness_verdicts import Grader
 from runners.batch_plan import BatchSize
 from runners.records import LANGS, MODES, STRATEGIES, Lang, Mode, Strategy, mode_info
 from runners.selection import SELECTIONS
@@ -82,6 +83,9 @@ class RunOptions:
     ``backend`` is then its name, as the run header records it."""
     protocol: dict[str, Any] | None = field(default=None, compare=False)
     """The protocol record ``run.json`` keeps, set by :func:`runners.protocol.with_protocol_defaults`."""
+    grader: str = "k12eval"
+    """Whose verdict counts: ``k12eval`` or ``harness[:METRIC[,FILTER]]`` (a replay of lm-eval's samples;
+    :class:`runners.backends.harness_verdicts.Grader`)."""
     model_path: str | None = None
     """Where the backend loads ``model`` from, when the caller resolved a catalogue name to its folder
     (``k12eval.models.backend_model``); ``None``: ``model`` as it is."""
@@ -139,3 +143,8 @@ def check_options(options: RunOptions) -> None:
         raise InputError(f"--batch-size {options.batch_size!r}: give a whole number of at least 1, or auto")
     if options.samples < 1:
         raise InputError("--samples must be at least 1")
+    if Grader.parse(options.grader).name == "harness" and options.backend != "replay":
+        raise InputError(
+            f"--grader {options.grader} reads the verdicts lm-eval recorded beside its answers: replay its "
+            "samples_*.jsonl with -b replay"
+        )

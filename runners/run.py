@@ -21,6 +21,7 @@ from typing import Any
 from kg.errors import InputError
 from kg.records import Question, QuestionType
 from runners.answering import Answerer
+from runners.backends.harness_verdicts import Grader
 from runners.bank import bank_fingerprint, load_bank
 from runners.batch_plan import backend_batch
 from runners.files import atomic_write, lock_folder
@@ -334,6 +335,7 @@ def _run_locked(
         packages=_package_versions(options.backend),
         batch=batch,
         started_at=_now(),
+        grader=str(Grader.parse(options.grader)),
         # Known to the replay backend only, for another harness's files: an attribute, not part of the protocol.
         harness=getattr(answerer.backend, "harness", None),
     )

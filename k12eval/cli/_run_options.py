@@ -168,3 +168,15 @@ DryRunOpt = Annotated[
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log more (each request's retry, debug lines).")]
 
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress; only warnings and errors.")]
+
+# lm-eval users' habits (#34): whose verdict counts, the system prompt, generation settings, tracking.
+
+GraderOpt = Annotated[
+    str,
+    typer.Option(
+        "--grader",
+        help="Whose verdict counts: k12eval (its extraction and grading), or harness (a replay of lm-eval's "
+        "samples: the verdict lm-eval recorded, which reproduces its figure; harness:METRIC or "
+        "harness:METRIC,FILTER picks one, e.g. harness:exact_match,flexible-extract). Part of the run's identity.",
+    ),
+]

@@ -22,6 +22,7 @@ from k12eval.cli._run_options import (
     DryRunOpt,
     FewShotOpt,
     FmtOpt,
+    GraderOpt,
     LangOpt,
     LimitOpt,
     MappingOpt,
@@ -112,6 +113,7 @@ def run(
     skip_invalid: SkipInvalidOpt = False,
     backend_option: BackendOptionOpt = None,
     max_failures: MaxFailuresOpt = "0",
+    grader: GraderOpt = "k12eval",
     as_json: AsJsonOpt = False,
     dry_run: DryRunOpt = False,
     verbose: VerboseOpt = False,
@@ -135,7 +137,7 @@ def run(
     as_given |= {"seed": seed, "shard": shard, "few_shot": few_shot, "shots": shots, "token_budget": token_budget}
     as_given |= {"template_set": template_set, "chat": chat, "temperature": temperature, "top_p": top_p}
     as_given |= {"max_tokens": max_tokens, "samples": samples, "retry_failed": retry_failed}
-    as_given |= {"skip_invalid": skip_invalid}
+    as_given |= {"skip_invalid": skip_invalid, "grader": grader}
     options = api.run_options(
         data,
         model,
