@@ -8,6 +8,7 @@ options, answers only what is missing.
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import time
@@ -29,6 +30,7 @@ from runners.options import RunOptions, check_options
 from runners.prompting import prompt_language
 from runners.protocol import with_protocol_defaults
 from runners.records import RunHeader, RunRecord
+from runners.results_file import RESULTS_FILE, lm_eval_results
 from runners.selection import select
 from runners.stopping import stop_reason
 from runners.store import RunStore, in_shard, parse_shard
@@ -207,7 +209,8 @@ def run_questions(
 ) -> RunSummary:
     """Answer the selected questions not yet in ``options.out``; return the run's summary.
 
-    ``RUN_DIR/summary.json`` is written (atomically) at the end, from all the run's records;
+    ``RUN_DIR/summary.json`` and ``RUN_DIR/results.json`` (lm-eval's shape, :mod:`runners.results_file`)
+    are written (atomically) at the end, from all the run's records;
     ``command`` is the command line it records (default ``sys.argv``; secrets are redacted).
     A session stopped by an exception once the run folder is open (a backend error, Ctrl-C,
     SIGTERM under :func:`runners.stopping.sigterm_raises`) writes it too, from the records on
@@ -268,6 +271,8 @@ def _write_results(
         header, summary.records, session, len(wanted) - len(summary.records), summary.chat_template_hash
     )
     atomic_write(options.out / SUMMARY_FILE, summary.results.model_dump_json(indent=2) + "\n")
+    shaped = lm_eval_results(header, summary.records, session.ended_at)
+    atomic_write(options.out / RESULTS_FILE, json.dumps(shaped, ensure_ascii=False, indent=2) + "\n")
 
 
 def _write_stopped(

@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.errors import InputError
+from kg.intervals import wilson_interval
 from runners.records import RunHeader, RunRecord
 
 SessionStatus = Literal["finished", "interrupted", "failed"]
@@ -47,6 +48,8 @@ class GroupStats(BaseModel):
     correct: int
     accuracy: float | None
     """``correct / scored``; ``None`` when none was scored."""
+    accuracy_interval: tuple[float, float] | None = None
+    """The 95 % Wilson interval of ``accuracy`` (``[low, high]``); ``None`` when none was scored."""
     answered: int
     """Questions with an output (status ``ok`` or ``unparsed``)."""
     unparsed: int
@@ -130,6 +133,7 @@ def group_stats(records: Sequence[RunRecord]) -> GroupStats:
         scored=len(scored),
         correct=correct,
         accuracy=correct / len(scored) if scored else None,
+        accuracy_interval=wilson_interval(correct, len(scored)) if scored else None,
         answered=len(answered),
         unparsed=unparsed,
         unparsed_rate=unparsed / len(answered) if answered else None,
