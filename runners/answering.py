@@ -39,6 +39,7 @@ from runners.backends.harness_verdicts import Grader, chosen_verdict, right_or_w
 from runners.errortypes import error_type
 from runners.extract import extract
 from runners.fewshot import DEFAULT_BUDGET, ExemplarPool, fit_prompt, load_exemplar_pool
+from runners.gen_kwargs import check_supported, sampling_record, with_gen_kwargs
 from runners.grading import grade
 from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text, prompt_language
@@ -79,6 +80,8 @@ def build_prompt(
         shots=options.run_shots,
         template_set=templates,
     )
+    if options.system_prompt is not None:
+        prompt = replace(prompt, system=options.system_prompt)
     return prompt, as_chat(prompt) if is_chat else as_text(prompt)
 
 
@@ -115,6 +118,8 @@ class Answerer:
             n=options.samples,
             seed=options.run_seed,
         )
+        sampling = with_gen_kwargs(sampling, options.gen_kwargs)
+        check_supported(sampling, backend)
         pool = load_exemplar_pool(options.few_shot, seed=options.run_seed) if options.few_shot is not None else None
         return cls(options, backend, sampling, pool, _template_hash(options, pool))
 
@@ -127,6 +132,7 @@ class Answerer:
             "n": self.sampling.n,
             "seed": self.sampling.seed,
             "chat": self.backend.is_chat,
+            **sampling_record(self.sampling, self.options.gen_kwargs),
         }
 
     def prompt_for(self, question: Question) -> tuple[Prompt, str | list[dict[str, str]]]:
@@ -410,4 +416,6 @@ def _template_hash(options: RunOptions, pool: ExemplarPool | None) -> str:
             continue
     if pool is not None:
         parts.append(hashlib.sha256("".join(e.fingerprint() for e in pool).encode("utf-8")).hexdigest()[:16])
+    if options.system_prompt is not None:  # --system-prompt: the templates' system message replaced
+        parts.append("system:" + hashlib.sha256(options.system_prompt.encode("utf-8")).hexdigest()[:16])
     return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:16]

@@ -7,13 +7,16 @@ becomes one of the typed choices through :func:`choose`, which names the option 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from kg.errors import InputError
+from runners.backends.base import SamplingParams
 from runners.backends.harness_verdicts import Grader
 from runners.batch_plan import BatchSize
+from runners.gen_kwargs import with_gen_kwargs
 from runners.records import LANGS, MODES, STRATEGIES, Lang, Mode, Strategy, mode_info
 from runners.selection import SELECTIONS
 
@@ -52,7 +55,9 @@ class RunOptions:
     mapping: Path | None = None
     subjects: tuple[str, ...] = ()
     types: tuple[str, ...] = ()
-    limit: int | None = None
+    limit: int | float | None = None
+    """At most this many questions (after filters), or a fraction of them (``0 < limit < 1``, rounded up, as
+    lm-eval's ``--limit 0.1``): :func:`limited`."""
     select: str = "all"
     """A named selection of :mod:`runners.selection` (``reasoning-subset``): part of the run's identity."""
     seed: int | None = None
@@ -83,6 +88,12 @@ class RunOptions:
     ``backend`` is then its name, as the run header records it."""
     protocol: dict[str, Any] | None = field(default=None, compare=False)
     """The protocol record ``run.json`` keeps, set by :func:`runners.protocol.with_protocol_defaults`."""
+    gen_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Generation settings as lm-eval's ``--gen_kwargs`` (:mod:`runners.gen_kwargs`), applied after
+    ``temperature``, ``top_p`` and ``max_tokens``."""
+    system_prompt: str | None = None
+    """The system message every prompt starts with, instead of the template set's (``""``: none); part of the
+    run's identity (:attr:`runners.records.RunHeader.template_hash`)."""
     grader: str = "k12eval"
     """Whose verdict counts: ``k12eval`` or ``harness[:METRIC[,FILTER]]`` (a replay of lm-eval's samples;
     :class:`runners.backends.harness_verdicts.Grader`)."""
@@ -126,6 +137,30 @@ class RunOptions:
         return self.token_budget
 
 
+def parse_limit(text: str | float | None) -> int | float | None:
+    """``--limit``: a count (``100``) or a fraction of the questions (``0.1``); an :class:`InputError` otherwise."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if 0 < value < 1:
+        return value
+    if value >= 1 and value == int(value):
+        return int(value)
+    raise InputError(f"--limit {text!r}: give a count of questions (100) or a fraction of them between 0 and 1 (0.1)")
+
+
+def limited(count: int, limit: int | float | None) -> int:
+    """How many of ``count`` selected questions ``limit`` keeps: a fraction rounds up, as lm-eval's does."""
+    if limit is None:
+        return count
+    if isinstance(limit, float) and limit < 1:
+        return math.ceil(count * limit)
+    return min(count, int(limit))
+
+
 def check_options(options: RunOptions) -> None:
     """Refuse impossible option combinations before anything is loaded."""
     choose(options.mode, MODES, "--mode")
@@ -143,6 +178,8 @@ def check_options(options: RunOptions) -> None:
         raise InputError(f"--batch-size {options.batch_size!r}: give a whole number of at least 1, or auto")
     if options.samples < 1:
         raise InputError("--samples must be at least 1")
+    parse_limit(options.limit)
+    with_gen_kwargs(SamplingParams(), options.gen_kwargs)  # refused before any model is loaded
     if Grader.parse(options.grader).name == "harness" and options.backend != "replay":
         raise InputError(
             f"--grader {options.grader} reads the verdicts lm-eval recorded beside its answers: replay its "

@@ -26,7 +26,7 @@ from runners.backends.harness_verdicts import Grader
 from runners.bank import bank_fingerprint, load_bank
 from runners.batch_plan import backend_batch
 from runners.files import atomic_write, lock_folder
-from runners.options import RunOptions, check_options
+from runners.options import RunOptions, check_options, limited
 from runners.prompting import prompt_language
 from runners.protocol import with_protocol_defaults
 from runners.records import RunHeader, RunRecord
@@ -62,6 +62,8 @@ class RunSummary:
     resumed: int = 0
     retries: int = 0
     """Requests the backend sent again in this session."""
+    adapted: dict[str, str] = field(default_factory=dict)
+    """Request parameters the server refused and how they were sent since (:attr:`SessionStats.adapted`)."""
     records: list[RunRecord] = field(default_factory=list)
     results: RunResults | None = None
     """What ``summary.json`` holds (set once the session is done)."""
@@ -149,8 +151,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         for q in questions
         if (not options.subjects or q.subject in options.subjects) and (not wanted_types or q.type in wanted_types)
     ]
-    if options.limit is not None:
-        questions = questions[: options.limit]
+    questions = questions[: limited(len(questions), options.limit)]
     shard = parse_shard(options.shard)
     questions = [q for q in questions if in_shard(q.id, shard)]
     data = {
@@ -262,6 +263,7 @@ def _write_results(
         new=summary.new,
         resumed=summary.resumed,
         retries=summary.retries,
+        adapted=summary.adapted,
         command=argv,
         status=status,
         reason=reason,
@@ -363,6 +365,8 @@ def _run_locked(
     finally:
         # Requests sent again by a backend that retries (openai): a count it keeps, not part of the protocol.
         summary.retries = int(getattr(answerer.backend, "retries", 0))
+        # Parameters the server refused (openai): what it took, beside what the header says was asked.
+        summary.adapted = dict(getattr(answerer.backend, "adapted", {}))
 
 
 def _answer(

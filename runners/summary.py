@@ -75,6 +75,10 @@ class SessionStats(BaseModel):
     """Questions already in the run folder when it started."""
     retries: int
     """Requests the backend sent again in this session (HTTP 429, 5xx, dropped connections)."""
+    adapted: dict[str, str] = Field(default_factory=dict)
+    """Request parameters the server refused in this session and how its requests went since (the openai
+    backend: ``max_tokens`` sent as ``max_completion_tokens``, ``temperature`` left out so the server's
+    default applied): ``run.json``'s ``sampling`` is what was asked, this is what the server took."""
     command: list[str]
     """The command line (``sys.argv``), with secrets such as API keys replaced by ``***``."""
     status: SessionStatus = "finished"

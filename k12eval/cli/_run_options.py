@@ -53,7 +53,13 @@ TypesOpt = Annotated[
     list[str] | None, typer.Option("--types", "-t", help="Only these question types (repeat, or a comma list).")
 ]
 
-LimitOpt = Annotated[int | None, typer.Option(help="At most N questions (after filters).")]
+LimitOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="At most N questions (after filters), or a fraction of them: 0.1 asks the first 10 % (rounded up), "
+        "as lm-eval's --limit."
+    ),
+]
 
 SelectOpt = Annotated[
     str,
@@ -178,5 +184,25 @@ GraderOpt = Annotated[
         help="Whose verdict counts: k12eval (its extraction and grading), or harness (a replay of lm-eval's "
         "samples: the verdict lm-eval recorded, which reproduces its figure; harness:METRIC or "
         "harness:METRIC,FILTER picks one, e.g. harness:exact_match,flexible-extract). Part of the run's identity.",
+    ),
+]
+
+SystemPromptOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--system-prompt",
+        help="The system message of every prompt, instead of the template set's: TEXT, or @FILE to read it from a "
+        "UTF-8 file (\"\" for none). Base models get it as the prompt's first paragraph. Part of the run's identity.",
+    ),
+]
+
+GenKwargsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--gen-kwargs",
+        help="Generation settings as lm-eval's --gen_kwargs: key=value,key=value or a JSON object. temperature, top_p, "
+        "top_k, max_gen_toks (max_tokens), until (stop: a text or a JSON list), do_sample, seed, presence_penalty, "
+        "frequency_penalty, repetition_penalty, extra_body (a JSON object merged into each request, openai backend). "
+        "Applied after --temperature, --top-p, --max-tokens; a setting the backend cannot apply is refused.",
     ),
 ]

@@ -22,6 +22,7 @@ from k12eval.cli._run_options import (
     DryRunOpt,
     FewShotOpt,
     FmtOpt,
+    GenKwargsOpt,
     GraderOpt,
     LangOpt,
     LimitOpt,
@@ -41,6 +42,7 @@ from k12eval.cli._run_options import (
     SkipInvalidOpt,
     StrategyOpt,
     SubjectsOpt,
+    SystemPromptOpt,
     TemperatureOpt,
     TemplateSetOpt,
     TokenBudgetOpt,
@@ -114,6 +116,8 @@ def run(
     backend_option: BackendOptionOpt = None,
     max_failures: MaxFailuresOpt = "0",
     grader: GraderOpt = "k12eval",
+    system_prompt: SystemPromptOpt = None,
+    gen_kwargs: GenKwargsOpt = None,
     as_json: AsJsonOpt = False,
     dry_run: DryRunOpt = False,
     verbose: VerboseOpt = False,
@@ -129,15 +133,18 @@ def run(
     """
     from k12eval import api
     from runners.batch_plan import parse_batch_size
-    from runners.options import LANGS, MODES, STRATEGIES, choose
+    from runners.gen_kwargs import parse_gen_kwargs
+    from runners.options import LANGS, MODES, STRATEGIES, choose, parse_limit
     from runners.summary import FailureLimit
 
     limit_failures = FailureLimit.parse(max_failures)
-    as_given: dict[str, Any] = {"variant": variant, "fmt": fmt, "mapping": mapping, "limit": limit, "select": select}
+    as_given: dict[str, Any] = {"variant": variant, "fmt": fmt, "mapping": mapping, "select": select}
+    as_given["limit"] = parse_limit(limit)
     as_given |= {"seed": seed, "shard": shard, "few_shot": few_shot, "shots": shots, "token_budget": token_budget}
     as_given |= {"template_set": template_set, "chat": chat, "temperature": temperature, "top_p": top_p}
     as_given |= {"max_tokens": max_tokens, "samples": samples, "retry_failed": retry_failed}
-    as_given |= {"skip_invalid": skip_invalid, "grader": grader}
+    as_given |= {"skip_invalid": skip_invalid, "grader": grader, "system_prompt": text_or_file(system_prompt)}
+    as_given["gen_kwargs"] = parse_gen_kwargs(gen_kwargs)
     options = api.run_options(
         data,
         model,
@@ -163,6 +170,18 @@ def run(
     else:
         _print_summary(summary)
     _check_failures(summary, limit_failures)
+
+
+def text_or_file(value: str | None, option: str = "--system-prompt") -> str | None:
+    """``value``, or the text of the UTF-8 file ``@FILE`` names (a trailing newline dropped)."""
+    if value is None or not value.startswith("@"):
+        return value
+    path = Path(value[1:]).expanduser()
+    try:
+        return path.read_text(encoding="utf-8").removesuffix("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise InputError(f"{option} @{path}: cannot read it ({reason})") from None
 
 
 def _answer(options: RunOptions, *, quiet: bool, verbose: bool) -> RunSummary:
