@@ -340,14 +340,16 @@ def _run_locked(
         bank=data["fingerprint"],
         shard=options.shard,
         packages=_package_versions(options.backend),
+        model_files=_model_files(options, answerer.backend),
         batch=batch,
         started_at=_now(),
         grader=str(Grader.parse(options.grader)),
         # Known to the replay backend only, for another harness's files: an attribute, not part of the protocol.
         harness=getattr(answerer.backend, "harness", None),
     )
-    store.open(header)
+    kept_header = store.open(header)
     summary.opened = True
+    _check_weights(kept_header, header)
     kept = store.records()
     done = {r.question_id for r in kept if not (options.retry_failed and r.parse_status == "failed")}
     # Known to the replay backend only: the harness records earlier sessions gave, so that none reaches a
@@ -406,6 +408,30 @@ def _answer(
         )
         if progress:
             progress(summary.resumed + summary.new, total, summary.new / elapsed if elapsed else 0.0)
+
+
+def _model_files(options: RunOptions, backend: Any) -> dict[str, Any] | None:
+    """The revision and weights' sha256 of a model loaded here (:mod:`runners.model_files`); ``None`` for a
+    server's model or a replay."""
+    from runners.model_files import describe_model
+
+    if getattr(backend, "server_side_model", False):  # the class attribute every backend may declare
+        return None
+    gguf = options.backend_options.get("gguf_file")
+    return describe_model(options.model_path or options.model, gguf if isinstance(gguf, str) else None)
+
+
+def _check_weights(kept: RunHeader, now: RunHeader) -> None:
+    """Warn when a resumed run's model has other weights than the first session's (same name, new files)."""
+    before, after = (kept.model_files or {}).get("weights_sha256"), (now.model_files or {}).get("weights_sha256")
+    if before and after and before != after:
+        log.warning(
+            "the weights of %s changed since the run started (sha256 %s... then, %s... now): the run's answers come "
+            "from two models; start a new --out to compare them",
+            now.model,
+            before[:12],
+            after[:12],
+        )
 
 
 def _chunks(items: Sequence[Question], size: int) -> list[Sequence[Question]]:
