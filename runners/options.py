@@ -91,6 +91,9 @@ class RunOptions:
     gen_kwargs: dict[str, Any] = field(default_factory=dict)
     """Generation settings as lm-eval's ``--gen_kwargs`` (:mod:`runners.gen_kwargs`), applied after
     ``temperature``, ``top_p`` and ``max_tokens``."""
+    tracking: dict[str, dict[str, str]] = field(default_factory=dict, compare=False)
+    """Experiment trackers the run is sent to once over, with their arguments (``{"wandb": {"project": ...}}``;
+    :mod:`k12eval.tracking`); not part of the run's identity."""
     system_prompt: str | None = None
     """The system message every prompt starts with, instead of the template set's (``""``: none); part of the
     run's identity (:attr:`runners.records.RunHeader.template_hash`)."""

@@ -206,3 +206,21 @@ GenKwargsOpt = Annotated[
         "Applied after --temperature, --top-p, --max-tokens; a setting the backend cannot apply is refused.",
     ),
 ]
+
+WandbArgsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--wandb-args",
+        help="Send the run to Weights & Biases once over, as lm-eval's --wandb_args: project=...,name=...,entity=... "
+        "(wandb.init's arguments; tags as a|b). WANDB_MODE=offline keeps it on disk. Needs k12eval[tracking].",
+    ),
+]
+
+MlflowArgsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--mlflow-args",
+        help="Send the run to MLflow once over: tracking_uri=...,experiment=...,run_name=... (other keys become "
+        "tags; the URI defaults to $MLFLOW_TRACKING_URI). Needs k12eval[tracking].",
+    ),
+]

@@ -29,6 +29,7 @@ from k12eval.cli._run_options import (
     MappingOpt,
     MaxFailuresOpt,
     MaxTokensOpt,
+    MlflowArgsOpt,
     ModelOpt,
     ModeOpt,
     OutOpt,
@@ -50,6 +51,7 @@ from k12eval.cli._run_options import (
     TypesOpt,
     VariantOpt,
     VerboseOpt,
+    WandbArgsOpt,
 )
 from kg.errors import InputError
 
@@ -118,6 +120,8 @@ def run(
     grader: GraderOpt = "k12eval",
     system_prompt: SystemPromptOpt = None,
     gen_kwargs: GenKwargsOpt = None,
+    wandb_args: WandbArgsOpt = None,
+    mlflow_args: MlflowArgsOpt = None,
     as_json: AsJsonOpt = False,
     dry_run: DryRunOpt = False,
     verbose: VerboseOpt = False,
@@ -145,6 +149,7 @@ def run(
     as_given |= {"max_tokens": max_tokens, "samples": samples, "retry_failed": retry_failed}
     as_given |= {"skip_invalid": skip_invalid, "grader": grader, "system_prompt": text_or_file(system_prompt)}
     as_given["gen_kwargs"] = parse_gen_kwargs(gen_kwargs)
+    as_given["tracking"] = _trackers(wandb_args, mlflow_args)
     options = api.run_options(
         data,
         model,
@@ -170,6 +175,14 @@ def run(
     else:
         _print_summary(summary)
     _check_failures(summary, limit_failures)
+
+
+def _trackers(wandb_args: str | None, mlflow_args: str | None) -> dict[str, dict[str, str]]:
+    """``--wandb-args`` and ``--mlflow-args`` as :attr:`RunOptions.tracking` (a tracker per option given)."""
+    from k12eval.tracking import parse_args
+
+    given = {"wandb": (wandb_args, "--wandb-args"), "mlflow": (mlflow_args, "--mlflow-args")}
+    return {name: parse_args(text, option) for name, (text, option) in given.items() if text is not None}
 
 
 def text_or_file(value: str | None, option: str = "--system-prompt") -> str | None:
