@@ -65,7 +65,7 @@ def run_figures(run_dir: Path) -> tuple[dict[str, Any], dict[str, float]]:
     data = header.get("data") or {}
     config = {key: header.get(key) for key in ("model", "backend", "mode", "strategy", "variant", "grader", "seed")}
     config |= {"sampling": header.get("sampling"), "bank": data.get("path"), "bank_fingerprint": header.get("bank")}
-    config["weights_sha256"] = (header.get("model_files") or {}).get("weights_sha256")
+    config["weights_sha256"] = (header.get("weights") or {}).get("sha256")
     metrics: dict[str, float] = {}
     overall = summary.get("all") or {}
     for key in ("accuracy", "unparsed_rate"):

@@ -8,7 +8,7 @@ records, for a model loaded here (transformers, vLLM), what :func:`describe_mode
   (``.../models--Qwen--Qwen2.5-7B-Instruct/snapshots/<commit>``), as lm-eval's ``model_sha``;
   ``None`` for a folder of your own;
 - ``files``: each weight file (``*.safetensors``, ``*.bin``, ``*.gguf``, ``*.pt``, ``*.pth``) and its
-  sha256, in name order; ``weights_sha256``: the sha256 of those ``name sha256`` lines, one value to
+  sha256, in name order; ``sha256``: the sha256 of those ``name sha256`` lines, one value to
   compare two runs by.
 
 Hashing reads every byte once (about 1 GiB per 2-3 s on one core); the result is cached in
@@ -55,7 +55,7 @@ def weight_files(path: Path) -> list[Path]:
 
 
 def describe_model(model: str, gguf_file: str | None = None) -> dict[str, Any] | None:
-    """``{"revision", "files", "weights_sha256"}`` of a model loaded here, or ``None`` when its files are not found."""
+    """``{"revision", "files", "sha256"}`` of a model loaded here, or ``None`` when its files are not found."""
     folder = model_folder(model)
     if folder is None:
         return None
@@ -67,7 +67,7 @@ def describe_model(model: str, gguf_file: str | None = None) -> dict[str, Any] |
     combined = hashlib.sha256("".join(f"{name} {digest}\n" for name, digest in hashes.items()).encode()).hexdigest()
     snapshot = folder if folder.is_dir() else folder.parent
     revision = snapshot.name if _SNAPSHOT.match(snapshot.name) and snapshot.parent.name == "snapshots" else None
-    return {"revision": revision, "files": hashes, "weights_sha256": combined}
+    return {"revision": revision, "files": hashes, "sha256": combined}
 
 
 def file_hashes(files: list[Path]) -> dict[str, str]:

@@ -118,10 +118,10 @@ class RunHeader(BaseModel):
     """``i/n`` when this run is one shard of a larger one."""
     packages: dict[str, str] = Field(default_factory=dict)
     """Versions of k12eval and the model libraries used."""
-    model_files: dict[str, Any] | None = None
+    weights: dict[str, Any] | None = None
     """The model's weights as loaded here (:mod:`runners.model_files`): its hub ``revision`` (the commit of
-    the hub cache's snapshot, or ``-B revision=``), ``weights_sha256`` (of its weight files, in name order)
-    and the ``files`` hashed. ``None`` for a model behind a server, a replay, or runs made before it."""
+    the hub cache's snapshot), the ``files`` hashed with each one's sha256, and ``sha256`` (of those, one
+    value to compare runs by). ``None`` for a model behind a server, a replay, or runs made before it."""
     batch: dict[str, Any] = Field(default_factory=dict)
     """The batch the first session used (:mod:`runners.batch_plan`): ``asked`` (a number or ``auto``),
     ``questions_per_call``, ``generated_together`` (a backend's micro-batch) and, for ``auto``, ``why``."""

@@ -340,7 +340,7 @@ def _run_locked(
         bank=data["fingerprint"],
         shard=options.shard,
         packages=_package_versions(options.backend),
-        model_files=_model_files(options, answerer.backend),
+        weights=_weights(options, answerer.backend),
         batch=batch,
         started_at=_now(),
         grader=str(Grader.parse(options.grader)),
@@ -410,7 +410,7 @@ def _answer(
             progress(summary.resumed + summary.new, total, summary.new / elapsed if elapsed else 0.0)
 
 
-def _model_files(options: RunOptions, backend: Any) -> dict[str, Any] | None:
+def _weights(options: RunOptions, backend: Any) -> dict[str, Any] | None:
     """The revision and weights' sha256 of a model loaded here (:mod:`runners.model_files`); ``None`` for a
     server's model or a replay."""
     from runners.model_files import describe_model
@@ -423,7 +423,7 @@ def _model_files(options: RunOptions, backend: Any) -> dict[str, Any] | None:
 
 def _check_weights(kept: RunHeader, now: RunHeader) -> None:
     """Warn when a resumed run's model has other weights than the first session's (same name, new files)."""
-    before, after = (kept.model_files or {}).get("weights_sha256"), (now.model_files or {}).get("weights_sha256")
+    before, after = (kept.weights or {}).get("sha256"), (now.weights or {}).get("sha256")
     if before and after and before != after:
         log.warning(
             "the weights of %s changed since the run started (sha256 %s... then, %s... now): the run's answers come "

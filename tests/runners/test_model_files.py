@@ -42,7 +42,7 @@ def test_a_hub_id_is_described_from_the_hub_cache_with_its_commit_and_hashes(
     first, second = hashlib.sha256(b"weights" * 1000).hexdigest(), hashlib.sha256(b"weights"[::-1] * 1000).hexdigest()
     assert found["files"] == {"model-00001-of-00002.safetensors": first, "model-00002-of-00002.safetensors": second}
     lines = f"model-00001-of-00002.safetensors {first}\nmodel-00002-of-00002.safetensors {second}\n"
-    assert found["weights_sha256"] == hashlib.sha256(lines.encode()).hexdigest()
+    assert found["sha256"] == hashlib.sha256(lines.encode()).hexdigest()
     assert describe_model("org/absent") is None  # not cached: nothing downloaded, nothing claimed
 
 
@@ -73,11 +73,11 @@ def test_a_local_run_records_its_weights_and_a_resume_with_other_weights_warns(
     folder = build_tiny_qwen2(tmp_path / "tiny", TinyConfig())
     out = tmp_path / "run"
     api.run(api.sample_bank(), str(folder), out, limit=1, max_tokens=2)
-    recorded = json.loads((out / "run.json").read_text(encoding="utf-8"))["model_files"]
+    recorded = json.loads((out / "run.json").read_text(encoding="utf-8"))["weights"]
     (weights,) = folder.glob("*.safetensors")
     assert recorded["files"] == {weights.name: hashlib.sha256(weights.read_bytes()).hexdigest()}
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    assert results["config"]["model_sha"] == recorded["weights_sha256"]
+    assert results["config"]["model_sha"] == recorded["sha256"]
     build_tiny_qwen2(tmp_path / "tiny", TinyConfig(initializer_range=0.5))  # new weights under the same name
     with caplog.at_level(logging.WARNING, logger="runners.run"):
         api.run(api.sample_bank(), str(folder), out, limit=2, max_tokens=2)
