@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
 CACHE_FILE = "weights_sha256.json"
 _SNAPSHOT = re.compile(r"^[0-9a-f]{40}$")
-_CHUNK = 1 << 20
+_CHUNK = 8 << 20
 
 
 def model_folder(model: str) -> Path | None:
@@ -87,7 +87,7 @@ def file_hashes(files: list[Path]) -> dict[str, str]:
         digest = cache.get(key)
         if not isinstance(digest, str):
             log.info("sha256 of %s (%.1f GiB), once", file.name, stat.st_size / 2**30)
-            digest = _sha256(real)
+            digest = sha256_file(real)
             cache[key] = digest
             changed = True
         hashes[file.name] = digest
@@ -100,7 +100,8 @@ def file_hashes(files: list[Path]) -> dict[str, str]:
     return hashes
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file, read in chunks (the one reader of the project: model pulls check theirs with it)."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         while chunk := handle.read(_CHUNK):
