@@ -140,19 +140,16 @@ class RunOptions:
         return self.token_budget
 
 
-def parse_limit(text: str | float | None) -> int | float | None:
+def parse_limit(text: float | None) -> int | float | None:
     """``--limit``: a count (``100``) or a fraction of the questions (``0.1``); an :class:`InputError` otherwise."""
     if text is None:
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    value = float(text)
     if 0 < value < 1:
         return value
     if value >= 1 and value == int(value):
         return int(value)
-    raise InputError(f"--limit {text!r}: give a count of questions (100) or a fraction of them between 0 and 1 (0.1)")
+    raise InputError(f"--limit {text:g}: give a count of questions (100) or a fraction of them between 0 and 1 (0.1)")
 
 
 def limited(count: int, limit: int | float | None) -> int:

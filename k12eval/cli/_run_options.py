@@ -54,7 +54,7 @@ TypesOpt = Annotated[
 ]
 
 LimitOpt = Annotated[
-    str | None,
+    float | None,
     typer.Option(
         help="At most N questions (after filters), or a fraction of them: 0.1 asks the first 10 % (rounded up), "
         "as lm-eval's --limit."
