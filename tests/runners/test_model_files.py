@@ -63,6 +63,7 @@ def test_hashes_are_cached_by_path_size_and_time_and_a_changed_file_is_read_agai
     assert describe_model(str(model))["files"] == {"model.gguf": hashlib.sha256(b"q8" * 600).hexdigest()}  # type: ignore[index]
 
 
+@pytest.mark.slow
 @pytest.mark.real_model
 def test_a_local_run_records_its_weights_and_a_resume_with_other_weights_warns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
