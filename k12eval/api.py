@@ -131,10 +131,21 @@ def run_options(
 
 
 def run_job(options: RunOptions, progress: Callable[[int, int, float], None] | None = None) -> RunSummary:
-    """Answer with composed options (:func:`run_options`); ``progress(done, total, seconds)`` after each batch."""
-    from runners.run import run_questions
+    """Answer with composed options (:func:`run_options`); ``progress(done, total, seconds)`` after each batch.
 
-    return run_questions(options, progress=progress)
+    With ``options.tracking``, the run is sent to W&B / MLflow once over (:mod:`k12eval.tracking`), also when
+    it stops early: what it holds then is what ``summary.json`` says.
+    """
+    from k12eval.tracking import check_trackers, log_run
+    from runners.run import run_questions
+    from runners.summary import SUMMARY_FILE
+
+    check_trackers(options.tracking)
+    try:
+        return run_questions(options, progress=progress)
+    finally:
+        if options.tracking and (Path(options.out) / SUMMARY_FILE).is_file():
+            log_run(Path(options.out), options.tracking)
 
 
 def score(

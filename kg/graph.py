@@ -16,6 +16,7 @@ variant, so any aggregation can be sliced by them. Subjects carry ``group``
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -65,6 +66,15 @@ def node_ids(question: Question) -> dict[str, str]:
         "level2": level2_id(question.subject, k.level1, k.level2),
         "question": question_id(question.id),
     }
+
+
+def node_link_keywords() -> dict[str, str]:
+    """The keyword that names node-link JSON's edge list ``edges``, as this networkx spells it: ``edges=`` since
+    3.4, ``link=`` before (3.2 and 3.3 refuse ``edges=``; 3.4 warns about the old default ``links``).
+
+    ``nx.node_link_graph(data, **node_link_keywords())`` reads an export back on any of them.
+    """
+    return {"edges": "edges"} if "edges" in inspect.signature(nx.node_link_data).parameters else {"link": "edges"}
 
 
 @dataclass(frozen=True)
@@ -178,7 +188,7 @@ class KnowledgeGraph:
     def export(self, out: Path) -> None:
         """Write the graph as node-link JSON (``.json``) or GraphML (``.graphml``)."""
         if out.suffix == ".json":
-            data = nx.node_link_data(self.graph, edges="edges")
+            data = nx.node_link_data(self.graph, **node_link_keywords())
             out.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
         elif out.suffix == ".graphml":
             nx.write_graphml(self.graph, out, encoding="utf-8")

@@ -1,9 +1,12 @@
 """A CJK font for the plots: an installed system font, else one that a PyPI package carries.
 
-A fresh machine without Debian's ``fonts-noto-cjk`` still draws Chinese labels once
-``paperang-p2-fonts-cjk`` is installed (WenQuanYi Micro Hei, 5 MB; the font is
-Apache-2.0 or GPL-3.0 with the font exception, the package MIT): its file is
-registered with matplotlib at plot time, nothing is copied or downloaded.
+A fresh machine without Debian's ``fonts-noto-cjk`` still draws Chinese labels with the ``plots``
+extra, which installs ``pylopdf-fonts-zh-cn``: Noto Sans SC, the simplified-Chinese cut of Google's and
+Adobe's maintained Noto Sans CJK (notofonts/noto-cjk), under the SIL Open Font License 1.1, whose text
+the package carries (8 MB; its Noto Serif SC is not used). Its file is registered with matplotlib at
+plot time, nothing is copied or downloaded. Other packages that carry a CJK font are used when that one
+is absent (:data:`FONT_PACKAGES`, in order): ``noto-cjk-sans-otc`` (Noto Sans CJK, whose first face is
+the Japanese one) and ``paperang-p2-fonts-cjk`` (WenQuanYi Micro Hei), the font of earlier versions.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ CJK_FAMILIES = (
 )
 """Families that cover simplified Chinese, in order of preference."""
 FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts")
-FONT_PACKAGES = ("paperang_p2_fonts_cjk",)
+FONT_PACKAGES = ("pylopdf_fonts_zh_cn", "noto_cjk_sans_otc", "paperang_p2_fonts_cjk")
 """Importable packages whose folder holds a CJK font file (found without importing them)."""
 _FONT_FILE = (".ttc", ".ttf", ".otf")
 
@@ -40,7 +43,9 @@ def packaged_font_files() -> list[Path]:
         if spec is None or not spec.submodule_search_locations:
             continue
         for folder in spec.submodule_search_locations:
-            files += sorted(p for p in Path(folder).rglob("*") if p.suffix.lower() in _FONT_FILE)
+            files += sorted(
+                p for p in Path(folder).rglob("*") if p.suffix.lower() in _FONT_FILE and "Serif" not in p.name
+            )
     return files
 
 

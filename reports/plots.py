@@ -1,7 +1,7 @@
 """PNG figures of the overview (matplotlib, Agg backend), with Chinese labels when a CJK font exists.
 
-The CJK font is a system one or the one the ``paperang-p2-fonts-cjk`` package carries
-(:mod:`reports.fonts`). Without either (install that package, or Debian's ``fonts-noto-cjk``),
+The CJK font is a system one or the one the ``plots`` extra's ``pylopdf-fonts-zh-cn`` package carries
+(Noto Sans SC, :mod:`reports.fonts`). Without either (``pip install 'k12eval[plots]'``, or Debian's ``fonts-noto-cjk``),
 Chinese labels would print as empty boxes: known subjects, types and groups are
 then written in English and other Chinese labels by their position (``#3``),
 and :func:`write_plots` says so in its notes.
@@ -98,11 +98,11 @@ def write_plots(nodes: pd.DataFrame, runs: list[dict[str, str]], out: Path, font
     if label.replaced:
         from reports.runs import Note
 
-        text = "no CJK font found: Chinese plot labels were replaced (pip install paperang-p2-fonts-cjk, or apt fonts-noto-cjk)"
+        text = (
+            "no CJK font found: Chinese plot labels were replaced (pip install 'k12eval[plots]', or apt fonts-noto-cjk)"
+        )
         notes.append(
-            Note(
-                text, "没有中文字体：图中的中文标签已被替换（pip install paperang-p2-fonts-cjk，或 apt fonts-noto-cjk）"
-            )
+            Note(text, "没有中文字体：图中的中文标签已被替换（pip install 'k12eval[plots]'，或 apt fonts-noto-cjk）")
         )
     return notes
 

@@ -48,6 +48,8 @@ TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "analysis_cot": ("思维链 vs 直接作答（同题配对）", "CoT vs no CoT (paired)", "paired"),
     "analysis_difficulty": ("每题答对的运行数分布", "How many runs answer each question right", "CMMLU analysis"),
     "analysis_error_types": ("错误类型（CK12 的分类）", "Error types (CK12's categories)", "CK12 analysis"),
+    "harness_agreement": ("k12eval 与 lm-eval 判定的一致性", "k12eval's verdicts against lm-eval's own", "lm-eval"),
+    "harness_disagreements": ("k12eval 与 lm-eval 判定不同的题", "Answers k12eval and lm-eval grade differently", "lm-eval"),
 }  # fmt: skip
 
 
@@ -75,6 +77,14 @@ COLUMN_TITLES: dict[str, tuple[str, str]] = {
     "single_choice": ("单选", "single choice"), "multiple_choice": ("多选", "multiple choice"),
     "judgment": ("判断", "true/false"), "fill_in_blank": ("填空", "fill in"), "sorting": ("排序", "sorting"),
     "cloze": ("完形填空", "cloze"),
+    "task": ("任务", "task"), "metric": ("指标", "metric"), "agree": ("判定一致", "agree"),
+    "agreement": ("一致率", "agreement"), "agreement_lo": ("一致率区间下限", "agreement low"),
+    "agreement_hi": ("一致率区间上限", "agreement high"), "only_k12eval_right": ("仅 k12eval 判对", "only k12eval right"),
+    "only_harness_right": ("仅 lm-eval 判对", "only lm-eval right"), "acc_k12eval": ("k12eval 正确率", "k12eval accuracy"),
+    "acc_harness": ("lm-eval 正确率", "lm-eval accuracy"), "question": ("题目", "question"), "where": ("样本位置", "sample"),
+    "gold": ("标准答案", "gold"), "target": ("lm-eval 的标准答案", "lm-eval target"),
+    "extracted": ("k12eval 抽取的答案", "k12eval extracted"), "filtered": ("lm-eval 过滤后的答案", "lm-eval filtered"),
+    "k12eval": ("k12eval 判定", "k12eval"), "harness": ("lm-eval 判定", "lm-eval"),
 }  # fmt: skip
 """What the page calls each column of the tables, in Chinese and in English (a column not listed, such as
 a run's name, shows as it is)."""
@@ -191,7 +201,7 @@ def _format_analysis(table: pd.DataFrame) -> pd.DataFrame:
 
     shown = table.copy()
     for column in shown.columns:
-        if column.startswith("acc") or column.startswith("share") or column == "difference":
+        if column.startswith(("acc", "share", "agreement")) or column == "difference":
             shown[column] = [pct(v) for v in shown[column]]
         elif column == "mcnemar_p":
             shown[column] = [f"{v:.3f}" for v in shown[column]]
@@ -326,6 +336,7 @@ def _write_folder(
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
     from reports.aggregate import weakest_points
+    from reports.harness_agreement import agreement_tables
     from reports.html import render
     from reports.markdown import markdown
     from reports.payload import build_payload, report_identity
@@ -367,6 +378,8 @@ def _write_folder(
         xiezhi=xiezhi_coordinates(runs, frame),
         counted=counted,
     )
+    agreement, disagreements = agreement_tables(runs)
+    built["harness_agreement"], built["harness_disagreements"] = _format_analysis(agreement), disagreements
     sections = [f"# {title}\n"]
     page_tables = []
     for name, table in built.items():

@@ -35,9 +35,11 @@ from runners.backends.base import (
     LoglikelihoodRequest,
     SamplingParams,
 )
+from runners.backends.harness_verdicts import Grader, chosen_verdict, right_or_wrong
 from runners.errortypes import error_type
 from runners.extract import extract
 from runners.fewshot import DEFAULT_BUDGET, ExemplarPool, fit_prompt, load_exemplar_pool
+from runners.gen_kwargs import check_supported, sampling_record, with_gen_kwargs
 from runners.grading import grade
 from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text, prompt_language
@@ -78,6 +80,8 @@ def build_prompt(
         shots=options.run_shots,
         template_set=templates,
     )
+    if options.system_prompt is not None:
+        prompt = replace(prompt, system=options.system_prompt)
     return prompt, as_chat(prompt) if is_chat else as_text(prompt)
 
 
@@ -101,6 +105,8 @@ class Answerer:
             backend_options.setdefault("chat", options.chat)
         model = options.model_path or options.model
         backend = options.backend_instance or _load_backend(options, model, backend_options)
+        # Known to the replay backend only: an attribute, not part of the protocol.
+        check_grader(options, getattr(backend, "harness", None))
         is_chat = backend.is_chat
         base = default_sampling(is_chat)
         cot = mode_info(options.mode).cot
@@ -112,6 +118,8 @@ class Answerer:
             n=options.samples,
             seed=options.run_seed,
         )
+        sampling = with_gen_kwargs(sampling, options.gen_kwargs)
+        check_supported(sampling, backend)
         pool = load_exemplar_pool(options.few_shot, seed=options.run_seed) if options.few_shot is not None else None
         return cls(options, backend, sampling, pool, _template_hash(options, pool))
 
@@ -124,6 +132,7 @@ class Answerer:
             "n": self.sampling.n,
             "seed": self.sampling.seed,
             "chat": self.backend.is_chat,
+            **sampling_record(self.sampling, self.options.gen_kwargs),
         }
 
     def prompt_for(self, question: Question) -> tuple[Prompt, str | list[dict[str, str]]]:
@@ -145,10 +154,10 @@ class Answerer:
         return longest + budget
 
     def answer(self, questions: Sequence[Question]) -> list[RunRecord]:
-        """Records for ``questions``, from one batched backend call."""
-        if self.options.run_strategy in GENERATING:
-            return self._generate(questions)
-        return self._score(questions)
+        """Records for ``questions``, from one batched backend call, graded by the run's grader."""
+        records = self._generate(questions) if self.options.run_strategy in GENERATING else self._score(questions)
+        grader = Grader.parse(self.options.grader)
+        return records if grader.name == "k12eval" else [harness_graded(record, grader) for record in records]
 
     def _generate(self, questions: Sequence[Question]) -> list[RunRecord]:
         if self.options.run_strategy == "instruct-rank":  # a ranking of options: single choice only
@@ -310,6 +319,44 @@ class Answerer:
         return [r for r in records if r is not None]
 
 
+def harness_graded(record: RunRecord, grader: Grader) -> RunRecord:
+    """``record`` with the harness's verdict as ``correct``, k12eval's kept as ``harness.k12eval_correct``.
+
+    A value between 0 and 1 (an F1) is no right-or-wrong verdict: ``correct`` is then ``None`` and
+    ``partial`` the value; a record the harness recorded no such verdict for is left ungraded.
+    """
+    if record.parse_status in ("failed", "skipped"):
+        return record
+    value, graded = chosen_verdict(record.harness, grader)
+    harness = {**(record.harness or {}), "graded": graded, "k12eval_correct": record.correct}
+    if value is None:
+        return record.model_copy(update={"correct": None, "partial": None, "harness": harness})
+    verdict = right_or_wrong(value)
+    return record.model_copy(
+        update={"correct": verdict, "partial": value if verdict is None else record.partial, "harness": harness}
+    )
+
+
+def check_grader(options: RunOptions, harness: dict[str, Any] | None) -> None:
+    """Refuse ``--grader harness`` unless the backend replays files whose records carry the harness's verdicts
+    under the metric and filter asked for."""
+    grader = Grader.parse(options.grader)
+    if grader.name == "k12eval":
+        return
+    found = (harness or {}).get("verdicts")
+    if not isinstance(found, dict):
+        raise InputError(
+            f"--grader {options.grader}: the answers must carry the harness's own verdicts, as lm-eval's "
+            "samples_*.jsonl do (replay them with -b replay); these have none"
+        )
+    for asked, kind in ((grader.metric, "metrics"), (grader.filter, "filters")):
+        if asked is not None and asked not in found.get(kind, []):
+            raise InputError(
+                f"--grader {options.grader}: the harness's records have no {kind[:-1]} {asked!r} "
+                f"(they have: {', '.join(map(str, found.get(kind, [])))})"
+            )
+
+
 def question_texts(question: Question) -> tuple[str, ...]:
     """The question's stem and option texts, as a request carries them for a replay's look-up."""
     return (question.stem, *(option.text for option in question.options))
@@ -369,4 +416,6 @@ def _template_hash(options: RunOptions, pool: ExemplarPool | None) -> str:
             continue
     if pool is not None:
         parts.append(hashlib.sha256("".join(e.fingerprint() for e in pool).encode("utf-8")).hexdigest()[:16])
+    if options.system_prompt is not None:  # --system-prompt: the templates' system message replaced
+        parts.append("system:" + hashlib.sha256(options.system_prompt.encode("utf-8")).hexdigest()[:16])
     return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:16]

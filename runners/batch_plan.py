@@ -11,7 +11,8 @@ backend's ``batch_size``) generates those ``N`` together, unless ``-B batch_size
   ``--batch_size auto``), probed once before the first question;
 - a local model on a CPU: 1, so that the records of every answer are on disk as soon as it is
   generated and a Ctrl-C loses at most the answer in flight (batching buys little on a CPU);
-- a backend without a micro-batch (an OpenAI-compatible server, vLLM, replay): 16 questions per call.
+- a backend without a micro-batch (an OpenAI-compatible server, vLLM, replay): 16 questions per call, or
+  the backend's ``concurrency`` (requests it sends at once) when that is more.
 
 What was chosen, and why, is recorded in ``run.json`` (``batch``).
 """
@@ -56,8 +57,7 @@ def backend_batch(
     micro = getattr(backend, "batch_size", None)
     device = str(getattr(backend, "device", ""))
     if not isinstance(micro, int):
-        size = SERVER_BATCH if asked == "auto" else asked
-        return size, {"asked": asked, "questions_per_call": size}
+        return _server_batch(asked, getattr(backend, "concurrency", None))
     if pinned:  # -B batch_size=: the backend keeps it; auto asks that many questions at once
         size = micro if asked == "auto" else asked
         return size, {"asked": asked, "questions_per_call": size, "generated_together": micro}
@@ -78,3 +78,27 @@ def backend_batch(
         f"largest batch of {tokens}-token sequences that fits in {device} memory (doubling from 1, at most {PROBE_CAP})"
     )
     return size, {"asked": "auto", "questions_per_call": size, "generated_together": size, "why": why}
+
+
+def _server_batch(asked: BatchSize, concurrency: Any) -> tuple[int, dict[str, Any]]:
+    """A backend without a micro-batch: ``auto`` asks :data:`SERVER_BATCH` questions per call, or as many as
+    the backend sends at once (the openai backend's ``concurrency``) when that is more, so that
+    ``-B concurrency=64`` keeps 64 requests in flight without ``--batch-size`` raised too."""
+    if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
+        size = SERVER_BATCH if asked == "auto" else asked
+        return size, {"asked": asked, "questions_per_call": size}
+    if asked == "auto":
+        size = max(SERVER_BATCH, concurrency)
+        why = f"{SERVER_BATCH} questions per call, or the backend's concurrency ({concurrency}) when more"
+        return size, {"asked": "auto", "questions_per_call": size, "concurrency": concurrency, "why": why}
+    if asked < concurrency:
+        log.warning(
+            "--batch-size %d asks %d questions per call: at most %d of -B concurrency=%d requests are in flight; "
+            "leave --batch-size auto or raise it to %d",
+            asked,
+            asked,
+            asked,
+            concurrency,
+            concurrency,
+        )
+    return asked, {"asked": asked, "questions_per_call": asked, "concurrency": concurrency}

@@ -7,12 +7,16 @@ becomes one of the typed choices through :func:`choose`, which names the option 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from kg.errors import InputError
+from runners.backends.base import SamplingParams
+from runners.backends.harness_verdicts import Grader
 from runners.batch_plan import BatchSize
+from runners.gen_kwargs import with_gen_kwargs
 from runners.records import LANGS, MODES, STRATEGIES, Lang, Mode, Strategy, mode_info
 from runners.selection import SELECTIONS
 
@@ -51,7 +55,9 @@ class RunOptions:
     mapping: Path | None = None
     subjects: tuple[str, ...] = ()
     types: tuple[str, ...] = ()
-    limit: int | None = None
+    limit: int | float | None = None
+    """At most this many questions (after filters), or a fraction of them (``0 < limit < 1``, rounded up, as
+    lm-eval's ``--limit 0.1``): :func:`limited`."""
     select: str = "all"
     """A named selection of :mod:`runners.selection` (``reasoning-subset``): part of the run's identity."""
     seed: int | None = None
@@ -82,6 +88,18 @@ class RunOptions:
     ``backend`` is then its name, as the run header records it."""
     protocol: dict[str, Any] | None = field(default=None, compare=False)
     """The protocol record ``run.json`` keeps, set by :func:`runners.protocol.with_protocol_defaults`."""
+    gen_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Generation settings as lm-eval's ``--gen_kwargs`` (:mod:`runners.gen_kwargs`), applied after
+    ``temperature``, ``top_p`` and ``max_tokens``."""
+    tracking: dict[str, dict[str, str]] = field(default_factory=dict, compare=False)
+    """Experiment trackers the run is sent to once over, with their arguments (``{"wandb": {"project": ...}}``;
+    :mod:`k12eval.tracking`); not part of the run's identity."""
+    system_prompt: str | None = None
+    """The system message every prompt starts with, instead of the template set's (``""``: none); part of the
+    run's identity (:attr:`runners.records.RunHeader.template_hash`)."""
+    grader: str = "k12eval"
+    """Whose verdict counts: ``k12eval`` or ``harness[:METRIC[,FILTER]]`` (a replay of lm-eval's samples;
+    :class:`runners.backends.harness_verdicts.Grader`)."""
     model_path: str | None = None
     """Where the backend loads ``model`` from, when the caller resolved a catalogue name to its folder
     (``k12eval.models.backend_model``); ``None``: ``model`` as it is."""
@@ -122,6 +140,27 @@ class RunOptions:
         return self.token_budget
 
 
+def parse_limit(text: float | None) -> int | float | None:
+    """``--limit``: a count (``100``) or a fraction of the questions (``0.1``); an :class:`InputError` otherwise."""
+    if text is None:
+        return None
+    value = float(text)
+    if 0 < value < 1:
+        return value
+    if value >= 1 and value == int(value):
+        return int(value)
+    raise InputError(f"--limit {text:g}: give a count of questions (100) or a fraction of them between 0 and 1 (0.1)")
+
+
+def limited(count: int, limit: int | float | None) -> int:
+    """How many of ``count`` selected questions ``limit`` keeps: a fraction rounds up, as lm-eval's does."""
+    if limit is None:
+        return count
+    if isinstance(limit, float) and limit < 1:
+        return math.ceil(count * limit)
+    return min(count, int(limit))
+
+
 def check_options(options: RunOptions) -> None:
     """Refuse impossible option combinations before anything is loaded."""
     choose(options.mode, MODES, "--mode")
@@ -139,3 +178,10 @@ def check_options(options: RunOptions) -> None:
         raise InputError(f"--batch-size {options.batch_size!r}: give a whole number of at least 1, or auto")
     if options.samples < 1:
         raise InputError("--samples must be at least 1")
+    parse_limit(options.limit)
+    with_gen_kwargs(SamplingParams(), options.gen_kwargs)  # refused before any model is loaded
+    if Grader.parse(options.grader).name == "harness" and options.backend != "replay":
+        raise InputError(
+            f"--grader {options.grader} reads the verdicts lm-eval recorded beside its answers: replay its "
+            "samples_*.jsonl with -b replay"
+        )

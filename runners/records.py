@@ -118,11 +118,19 @@ class RunHeader(BaseModel):
     """``i/n`` when this run is one shard of a larger one."""
     packages: dict[str, str] = Field(default_factory=dict)
     """Versions of k12eval and the model libraries used."""
+    weights: dict[str, Any] | None = None
+    """The model's weights as loaded here (:mod:`runners.model_files`): its hub ``revision`` (the commit of
+    the hub cache's snapshot), the ``files`` hashed with each one's sha256, and ``sha256`` (of those, one
+    value to compare runs by). ``None`` for a model behind a server, a replay, or runs made before it."""
     batch: dict[str, Any] = Field(default_factory=dict)
     """The batch the first session used (:mod:`runners.batch_plan`): ``asked`` (a number or ``auto``),
     ``questions_per_call``, ``generated_together`` (a backend's micro-batch) and, for ``auto``, ``why``."""
     started_at: str = ""
     """ISO 8601 time the run was first started."""
+    grader: str = "k12eval"
+    """Whose verdict ``correct`` holds: ``k12eval`` (its extraction and grading), or ``harness``
+    (``harness:METRIC,FILTER``): the verdict lm-eval recorded beside a replayed answer
+    (:mod:`runners.backends.harness_verdicts`). Runs made before it was recorded: ``k12eval``."""
     harness: dict[str, Any] | None = None
     """For a replay of another harness's outputs (lm-eval, OpenCompass): its ``format``, its ``files``
     and the ``generation`` settings it recorded. The answers were made with those, not with ``sampling``
@@ -184,7 +192,9 @@ class RunRecord(BaseModel):
     """For an answer replayed from another harness's file: ``file``, ``line`` or ``record`` (its own id),
     ``matched_by`` (the harness's position, or the text field that tied it to this question), and what
     the model was really asked: the harness's ``prompt`` and ``generation`` settings. ``prompt`` above is
-    the one k12eval would have sent. ``None`` otherwise."""
+    the one k12eval would have sent. lm-eval's own ``verdicts`` on the answer (``filter``, ``filtered``
+    answer, ``metrics``) and its gold ``target``; under ``--grader harness``, ``graded`` (the metric and
+    filter ``correct`` was read from) and ``k12eval_correct`` (k12eval's own verdict). ``None`` otherwise."""
 
 
 def make_record(question: Question, prompt: str | list[dict[str, str]], **fields: Any) -> RunRecord:

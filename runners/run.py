@@ -8,6 +8,7 @@ options, answers only what is missing.
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import time
@@ -21,13 +22,15 @@ from typing import Any
 from kg.errors import InputError
 from kg.records import Question, QuestionType
 from runners.answering import Answerer
+from runners.backends.harness_verdicts import Grader
 from runners.bank import bank_fingerprint, load_bank
 from runners.batch_plan import backend_batch
 from runners.files import atomic_write, lock_folder
-from runners.options import RunOptions, check_options
+from runners.options import RunOptions, check_options, limited
 from runners.prompting import prompt_language
 from runners.protocol import with_protocol_defaults
 from runners.records import RunHeader, RunRecord
+from runners.results_file import RESULTS_FILE, lm_eval_results
 from runners.selection import select
 from runners.stopping import stop_reason
 from runners.store import RunStore, in_shard, parse_shard
@@ -59,6 +62,8 @@ class RunSummary:
     resumed: int = 0
     retries: int = 0
     """Requests the backend sent again in this session."""
+    adapted: dict[str, str] = field(default_factory=dict)
+    """Request parameters the server refused and how they were sent since (:attr:`SessionStats.adapted`)."""
     records: list[RunRecord] = field(default_factory=list)
     results: RunResults | None = None
     """What ``summary.json`` holds (set once the session is done)."""
@@ -146,8 +151,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         for q in questions
         if (not options.subjects or q.subject in options.subjects) and (not wanted_types or q.type in wanted_types)
     ]
-    if options.limit is not None:
-        questions = questions[: options.limit]
+    questions = questions[: limited(len(questions), options.limit)]
     shard = parse_shard(options.shard)
     questions = [q for q in questions if in_shard(q.id, shard)]
     data = {
@@ -206,7 +210,8 @@ def run_questions(
 ) -> RunSummary:
     """Answer the selected questions not yet in ``options.out``; return the run's summary.
 
-    ``RUN_DIR/summary.json`` is written (atomically) at the end, from all the run's records;
+    ``RUN_DIR/summary.json`` and ``RUN_DIR/results.json`` (lm-eval's shape, :mod:`runners.results_file`)
+    are written (atomically) at the end, from all the run's records;
     ``command`` is the command line it records (default ``sys.argv``; secrets are redacted).
     A session stopped by an exception once the run folder is open (a backend error, Ctrl-C,
     SIGTERM under :func:`runners.stopping.sigterm_raises`) writes it too, from the records on
@@ -258,6 +263,7 @@ def _write_results(
         new=summary.new,
         resumed=summary.resumed,
         retries=summary.retries,
+        adapted=summary.adapted,
         command=argv,
         status=status,
         reason=reason,
@@ -267,6 +273,8 @@ def _write_results(
         header, summary.records, session, len(wanted) - len(summary.records), summary.chat_template_hash
     )
     atomic_write(options.out / SUMMARY_FILE, summary.results.model_dump_json(indent=2) + "\n")
+    shaped = lm_eval_results(header, summary.records, session.ended_at)
+    atomic_write(options.out / RESULTS_FILE, json.dumps(shaped, ensure_ascii=False, indent=2) + "\n")
 
 
 def _write_stopped(
@@ -332,13 +340,16 @@ def _run_locked(
         bank=data["fingerprint"],
         shard=options.shard,
         packages=_package_versions(options.backend),
+        weights=_weights(options, answerer.backend),
         batch=batch,
         started_at=_now(),
+        grader=str(Grader.parse(options.grader)),
         # Known to the replay backend only, for another harness's files: an attribute, not part of the protocol.
         harness=getattr(answerer.backend, "harness", None),
     )
-    store.open(header)
+    kept_header = store.open(header)
     summary.opened = True
+    _check_weights(kept_header, header)
     kept = store.records()
     done = {r.question_id for r in kept if not (options.retry_failed and r.parse_status == "failed")}
     # Known to the replay backend only: the harness records earlier sessions gave, so that none reaches a
@@ -356,6 +367,8 @@ def _run_locked(
     finally:
         # Requests sent again by a backend that retries (openai): a count it keeps, not part of the protocol.
         summary.retries = int(getattr(answerer.backend, "retries", 0))
+        # Parameters the server refused (openai): what it took, beside what the header says was asked.
+        summary.adapted = dict(getattr(answerer.backend, "adapted", {}))
 
 
 def _answer(
@@ -395,6 +408,30 @@ def _answer(
         )
         if progress:
             progress(summary.resumed + summary.new, total, summary.new / elapsed if elapsed else 0.0)
+
+
+def _weights(options: RunOptions, backend: Any) -> dict[str, Any] | None:
+    """The revision and weights' sha256 of a model loaded here (:mod:`runners.model_files`); ``None`` for a
+    server's model or a replay."""
+    from runners.model_files import describe_model
+
+    if getattr(backend, "server_side_model", False):  # the class attribute every backend may declare
+        return None
+    gguf = options.backend_options.get("gguf_file")
+    return describe_model(options.model_path or options.model, gguf if isinstance(gguf, str) else None)
+
+
+def _check_weights(kept: RunHeader, now: RunHeader) -> None:
+    """Warn when a resumed run's model has other weights than the first session's (same name, new files)."""
+    before, after = (kept.weights or {}).get("sha256"), (now.weights or {}).get("sha256")
+    if before and after and before != after:
+        log.warning(
+            "the weights of %s changed since the run started (sha256 %s... then, %s... now): the run's answers come "
+            "from two models; start a new --out to compare them",
+            now.model,
+            before[:12],
+            after[:12],
+        )
 
 
 def _chunks(items: Sequence[Question], size: int) -> list[Sequence[Question]]:

@@ -36,6 +36,7 @@ IDENTITY_FIELDS = (
     "backend_options",
     "fewshot",
     "bank",
+    "grader",
 )
 """Header fields that must match for a run folder to be resumed (or for shards to be merged)."""
 UNKNOWN_WHEN_MISSING = frozenset({"backend_options", "fewshot", "bank"})

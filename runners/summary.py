@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.errors import InputError
+from kg.intervals import wilson_interval
 from runners.circular import CIRCULAR, CircularStats, circular_stats
 from runners.records import RunHeader, RunRecord
 
@@ -48,6 +49,8 @@ class GroupStats(BaseModel):
     correct: int
     accuracy: float | None
     """``correct / scored``; ``None`` when none was scored."""
+    accuracy_interval: tuple[float, float] | None = None
+    """The 95 % Wilson interval of ``accuracy`` (``[low, high]``); ``None`` when none was scored."""
     answered: int
     """Questions with an output (status ``ok`` or ``unparsed``)."""
     unparsed: int
@@ -73,6 +76,10 @@ class SessionStats(BaseModel):
     """Questions already in the run folder when it started."""
     retries: int
     """Requests the backend sent again in this session (HTTP 429, 5xx, dropped connections)."""
+    adapted: dict[str, str] = Field(default_factory=dict)
+    """Request parameters the server refused in this session and how its requests went since (the openai
+    backend: ``max_tokens`` sent as ``max_completion_tokens``, ``temperature`` left out so the server's
+    default applied): ``run.json``'s ``sampling`` is what was asked, this is what the server took."""
     command: list[str]
     """The command line (``sys.argv``), with secrets such as API keys replaced by ``***``."""
     status: SessionStatus = "finished"
@@ -134,6 +141,7 @@ def group_stats(records: Sequence[RunRecord]) -> GroupStats:
         scored=len(scored),
         correct=correct,
         accuracy=correct / len(scored) if scored else None,
+        accuracy_interval=wilson_interval(correct, len(scored)) if scored else None,
         answered=len(answered),
         unparsed=unparsed,
         unparsed_rate=unparsed / len(answered) if answered else None,

@@ -10,7 +10,8 @@ PYTHON=${PYTHON:-python3.11}
 VENV=${FLOOR_VENV:-.venv-floor}
 # The command line end to end on the core dependencies only: start-up, lists, import, run against a real
 # 127.0.0.1 server, a plugin backend, the base_url probe, the locks without fcntl, report, models; and the
-# question schema, whose field descriptions need pydantic>=2.7 (attribute docstrings).
+# question schema, whose field descriptions need pydantic>=2.7 (attribute docstrings); kg export, whose
+# node-link JSON networkx 3.2 and 3.3 spell with link= (kg.graph.node_link_keywords).
 SMOKE=(
     tests/k12eval/test_cli_startup.py
     tests/k12eval/test_cli_lists.py
@@ -19,6 +20,7 @@ SMOKE=(
     tests/k12eval/test_plugin_backends.py
     tests/runners/backends/test_backend_base_url.py
     tests/runners/test_files_portable.py
+    tests/kg/test_importers_cli.py::test_export_and_reload
 )
 mapfile -t pins < <("$PYTHON" - "${FLOOR_PINS:-}" <<'PY'
 import re, sys, tomllib

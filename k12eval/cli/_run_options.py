@@ -69,7 +69,13 @@ TypesOpt = Annotated[
     list[str] | None, typer.Option("--types", "-t", help="Only these question types (repeat, or a comma list).")
 ]
 
-LimitOpt = Annotated[int | None, typer.Option(help="At most N questions (after filters).")]
+LimitOpt = Annotated[
+    float | None,
+    typer.Option(
+        help="At most N questions (after filters), or a fraction of them: 0.1 asks the first 10 % (rounded up), "
+        "as lm-eval's --limit."
+    ),
+]
 
 SelectOpt = Annotated[
     str,
@@ -184,3 +190,53 @@ DryRunOpt = Annotated[
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log more (each request's retry, debug lines).")]
 
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress; only warnings and errors.")]
+
+# lm-eval users' habits (#34): whose verdict counts, the system prompt, generation settings, tracking.
+
+GraderOpt = Annotated[
+    str,
+    typer.Option(
+        "--grader",
+        help="Whose verdict counts: k12eval (its extraction and grading), or harness (a replay of lm-eval's "
+        "samples: the verdict lm-eval recorded, which reproduces its figure; harness:METRIC or "
+        "harness:METRIC,FILTER picks one, e.g. harness:exact_match,flexible-extract). Part of the run's identity.",
+    ),
+]
+
+SystemPromptOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--system-prompt",
+        help="The system message of every prompt, instead of the template set's: TEXT, or @FILE to read it from a "
+        "UTF-8 file (\"\" for none). Base models get it as the prompt's first paragraph. Part of the run's identity.",
+    ),
+]
+
+GenKwargsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--gen-kwargs",
+        help="Generation settings as lm-eval's --gen_kwargs: key=value,key=value or a JSON object. temperature, top_p, "
+        "top_k, max_gen_toks (max_tokens), until (stop: a text or a JSON list), do_sample, seed, presence_penalty, "
+        "frequency_penalty, repetition_penalty, extra_body (a JSON object merged into each request, openai backend). "
+        "Applied after --temperature, --top-p, --max-tokens; a setting the backend cannot apply is refused.",
+    ),
+]
+
+WandbArgsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--wandb-args",
+        help="Send the run to Weights & Biases once over, as lm-eval's --wandb_args: project=...,name=...,entity=... "
+        "(wandb.init's arguments; tags as a|b). WANDB_MODE=offline keeps it on disk. Needs k12eval[tracking].",
+    ),
+]
+
+MlflowArgsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--mlflow-args",
+        help="Send the run to MLflow once over: tracking_uri=...,experiment=...,run_name=... (other keys become "
+        "tags; the URI defaults to $MLFLOW_TRACKING_URI). Needs k12eval[tracking].",
+    ),
+]

@@ -23,11 +23,14 @@ from k12eval.cli._run_options import (
     DryRunOpt,
     FewShotOpt,
     FmtOpt,
+    GenKwargsOpt,
+    GraderOpt,
     LangOpt,
     LimitOpt,
     MappingOpt,
     MaxFailuresOpt,
     MaxTokensOpt,
+    MlflowArgsOpt,
     ModelOpt,
     ModeOpt,
     OutOpt,
@@ -41,6 +44,7 @@ from k12eval.cli._run_options import (
     SkipInvalidOpt,
     StrategyOpt,
     SubjectsOpt,
+    SystemPromptOpt,
     TemperatureOpt,
     TemplateSetOpt,
     TokenBudgetOpt,
@@ -48,6 +52,7 @@ from k12eval.cli._run_options import (
     TypesOpt,
     VariantOpt,
     VerboseOpt,
+    WandbArgsOpt,
 )
 from kg.errors import InputError
 
@@ -114,6 +119,11 @@ def run(
     skip_invalid: SkipInvalidOpt = False,
     backend_option: BackendOptionOpt = None,
     max_failures: MaxFailuresOpt = "0",
+    grader: GraderOpt = "k12eval",
+    system_prompt: SystemPromptOpt = None,
+    gen_kwargs: GenKwargsOpt = None,
+    wandb_args: WandbArgsOpt = None,
+    mlflow_args: MlflowArgsOpt = None,
     as_json: AsJsonOpt = False,
     dry_run: DryRunOpt = False,
     verbose: VerboseOpt = False,
@@ -129,18 +139,22 @@ def run(
     """
     from k12eval import api
     from runners.batch_plan import parse_batch_size
-    from runners.options import LANGS, MODES, STRATEGIES, choose
+    from runners.gen_kwargs import parse_gen_kwargs
+    from runners.options import LANGS, MODES, STRATEGIES, choose, parse_limit
     from runners.summary import FailureLimit
 
     limit_failures = FailureLimit.parse(max_failures)
     if circular and variant not in ("original", "circular"):
         raise InputError(f"--circular rotates the original options; it cannot be combined with --variant {variant}")
     variant = "circular" if circular else variant
-    as_given: dict[str, Any] = {"variant": variant, "fmt": fmt, "mapping": mapping, "limit": limit, "select": select}
+    as_given: dict[str, Any] = {"variant": variant, "fmt": fmt, "mapping": mapping, "select": select}
+    as_given["limit"] = parse_limit(limit)
     as_given |= {"seed": seed, "shard": shard, "few_shot": few_shot, "shots": shots, "token_budget": token_budget}
     as_given |= {"template_set": template_set, "chat": chat, "temperature": temperature, "top_p": top_p}
     as_given |= {"max_tokens": max_tokens, "samples": samples, "retry_failed": retry_failed}
-    as_given |= {"skip_invalid": skip_invalid}
+    as_given |= {"skip_invalid": skip_invalid, "grader": grader, "system_prompt": text_or_file(system_prompt)}
+    as_given["gen_kwargs"] = parse_gen_kwargs(gen_kwargs)
+    as_given["tracking"] = _trackers(wandb_args, mlflow_args)
     options = api.run_options(
         data,
         model,
@@ -166,6 +180,26 @@ def run(
     else:
         _print_summary(summary)
     _check_failures(summary, limit_failures)
+
+
+def _trackers(wandb_args: str | None, mlflow_args: str | None) -> dict[str, dict[str, str]]:
+    """``--wandb-args`` and ``--mlflow-args`` as :attr:`RunOptions.tracking` (a tracker per option given)."""
+    from k12eval.tracking import parse_args
+
+    given = {"wandb": (wandb_args, "--wandb-args"), "mlflow": (mlflow_args, "--mlflow-args")}
+    return {name: parse_args(text, option) for name, (text, option) in given.items() if text is not None}
+
+
+def text_or_file(value: str | None, option: str = "--system-prompt") -> str | None:
+    """``value``, or the text of the UTF-8 file ``@FILE`` names (a trailing newline dropped)."""
+    if value is None or not value.startswith("@"):
+        return value
+    path = Path(value[1:]).expanduser()
+    try:
+        return path.read_text(encoding="utf-8").removesuffix("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise InputError(f"{option} @{path}: cannot read it ({reason})") from None
 
 
 def _answer(options: RunOptions, *, quiet: bool, verbose: bool) -> RunSummary:

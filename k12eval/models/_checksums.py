@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from kg.errors import InputError
+from runners.model_files import sha256_file
 
-_CHUNK = 8 * 1024 * 1024
+__all__ = ["ChecksumError", "sha256_file", "verify_files"]
 
 
 class ChecksumError(InputError):
     """A file's sha256 is not the one published for it: the copy is refused."""
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def verify_files(folder: Path, expected: dict[str, str], origin: str, model: str) -> dict[str, str]:

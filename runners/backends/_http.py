@@ -24,6 +24,13 @@ RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 class RequestFailed(Exception):
     """A request that got no usable answer, after any retries; the text says why."""
 
+    def __init__(self, message: str, *, status: int | None = None, param: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        """The HTTP status of a refusal (400...), ``None`` for a failure without one."""
+        self.param = param
+        """The request parameter the server's error names (OpenAI's ``error.param``), if it names one."""
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -90,6 +97,17 @@ def error_text(response: httpx.Response) -> str:
     return f"HTTP {response.status_code}: {message}".rstrip(": ")
 
 
+def error_param(response: httpx.Response) -> str | None:
+    """The parameter an error response names: OpenAI's ``{"error": {"param": "temperature"}}``, else ``None``."""
+    try:
+        body = response.json()
+    except (ValueError, RecursionError):
+        return None
+    detail = body.get("error") if isinstance(body, dict) else None
+    param = detail.get("param") if isinstance(detail, dict) else None
+    return param[:100] if isinstance(param, str) and param else None
+
+
 MAX_ANSWER_BYTES = 64 * 2**20
 """Largest answer body read; a longer one fails its request. A real answer (a long chain of thought,
 its log-probabilities) is well under a megabyte; a broken or hostile server may send gigabytes."""
@@ -154,7 +172,7 @@ def post_json(
                 return answer
             reason = error_text(response)
             if response.status_code not in RETRY_STATUS:
-                raise RequestFailed(reason)
+                raise RequestFailed(reason, status=response.status_code, param=error_param(response))
             retry_after = parse_retry_after(response.headers)
         if attempt + 1 < attempts:
             wait = policy.delay(attempt, retry_after, rng)

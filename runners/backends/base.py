@@ -26,6 +26,14 @@ class SamplingParams:
     stop: tuple[str, ...] = ()
     logprobs: int | None = None
     """Number of top log-probabilities to return per generated token, if any."""
+    top_k: int | None = None
+    """Sample among the ``top_k`` most probable tokens (``--gen-kwargs``); ``None``: no such limit."""
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    repetition_penalty: float | None = None
+    extra_body: str | None = None
+    """A JSON object merged into an HTTP backend's request body (``--gen-kwargs extra_body``), kept as its
+    text so that the parameters stay hashable."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +112,8 @@ class Backend(Protocol):
     #     asked as the protocol's api_strategy says (runners.backends.protocol_role, runners.protocol).
     #   check(self) -> None: asked once by get_backend, before any request, to refuse a setting that
     #     would make every request fail (OpenAIBackend probes its base_url).
+    #   unsupported_sampling: frozenset[str] (class attribute, default empty): SamplingParams fields the
+    #     backend cannot honour; a run that sets one is refused before any request (runners.gen_kwargs).
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Complete every request; results in request order."""

@@ -11,6 +11,7 @@ becomes U+FFFD: these files hold model output, which is kept whatever it holds.
 from __future__ import annotations
 
 import gzip
+import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,8 @@ from kg.jsonl import jsonl_objects, not_regular, parse_json_line, read_lines
 GZIP = ".gz"
 PATTERNS = {"lm-eval": ("samples_*.jsonl", "samples_*.jsonl.gz"), "opencompass": ("*.json", "*.jsonl")}
 """File names each format's files have in a folder."""
+LM_EVAL_DATE = re.compile(r"_\d{4}-\d{2}-\d{2}T[\d.\-]+$")
+"""The date lm-eval ends its file names with: ``samples_<task>_2024-05-01T10-00-00.123456``, ``results_<same>``."""
 OPENCOMPASS_TMP = "tmp_"
 """Prefix of the JSON Lines an OpenCompass inferencer appends to while it runs."""
 

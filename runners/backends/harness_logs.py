@@ -6,7 +6,8 @@
   ``Question,A..D,Answer`` for ``cmmlu_<subject>``, ``id,question,A..D,answer`` for
   ``ceval-valid_<subject>``), ``resps`` (``[[text, ...]]`` for ``generate_until``;
   ``[[[logprob, is_greedy]], ...]``, one per choice, for ``loglikelihood``), and in
-  recent versions ``task_name``. A line per filter repeats a ``doc_id``: the first is kept.
+  recent versions ``task_name``. A line per filter repeats a ``doc_id``: the first line's answer is kept,
+  and every line's verdict (``filter``, ``filtered_resps``, the metrics' values: :mod:`runners.backends.harness_verdicts`).
 - **OpenCompass** ``predictions/<model>/<dataset>.json``: an object keyed ``"0"``, ``"1"``, ...
   (the position in the dataset's split), each with ``origin_prompt``, ``prediction``
   and ``gold``; the PPL inferencer adds ``"label: A": {"PPL": ...}`` per option
@@ -29,14 +30,16 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, Problem
 from kg.jsonl import describe, not_regular, printable
 from runners.backends.harness_files import (
+    LM_EVAL_DATE,
     OPENCOMPASS_TMP,
     PATTERNS,
     base_name,
@@ -46,9 +49,9 @@ from runners.backends.harness_files import (
     output_files,
 )
 from runners.backends.harness_texts import lm_eval_request, opencompass_prompt, question_of
+from runners.backends.harness_verdicts import lm_eval_target, lm_eval_verdict, results_filters
 
 FORMATS = ("lm-eval", "opencompass")
-_DATE = re.compile(r"_\d{4}-\d{2}-\d{2}T[\d.\-]+$")
 _LABEL = "label: "
 _SHARD = re.compile(r"^(?P<base>.+)_(?P<index>[0-9]+)$")
 _POSITION = re.compile(r"[0-9]{1,15}")
@@ -85,6 +88,10 @@ class Sample:
     """The harness's generation settings for this record (lm-eval's ``arg_1``: ``until``, ``max_gen_toks``...)."""
     fault: str | None = None
     """Why the recorded answer cannot be used (a score that is not a finite number): its request fails with it."""
+    verdicts: tuple[dict[str, Any], ...] = ()
+    """The harness's own verdicts on the answer, one per filter (:mod:`runners.backends.harness_verdicts`)."""
+    target: str | None = None
+    """The harness's gold answer as text (lm-eval's ``target``)."""
 
     def place(self) -> str:
         """``FILE, line 3`` or ``FILE, record 7``."""
@@ -161,15 +168,16 @@ def read_samples(path: Path, fmt: str) -> list[Sample]:
     return samples
 
 
-def _task_of(file: Path) -> str:
-    return _DATE.sub("", base_name(file).removeprefix("samples_"))
+def task_of(file: Path) -> str:
+    """The task a samples file holds: ``samples_winogrande_2024-05-01T10-00-00.jsonl`` -> ``winogrande``."""
+    return LM_EVAL_DATE.sub("", base_name(file).removeprefix("samples_"))
 
 
 def _one_file_per_task(files: list[Path]) -> None:
     """Refuse two files of one task (two runs' outputs, or one kept plain and gzipped): the user chooses."""
     seen: dict[str, Path] = {}
     for file in files:
-        task = _task_of(file)
+        task = task_of(file)
         if task in seen:
             raise InputError(
                 f"{file}: a second samples file of task {task!r} (the first is {seen[task]}); "
@@ -218,24 +226,32 @@ def _dataset_file(folder: Path, stem: str) -> Path | None:
 
 
 def _lm_eval(file: Path) -> Iterator[Sample]:
-    seen: set[int] = set()
+    """The file's samples, one per ``doc_id`` (its first line), each with the verdicts of all its lines."""
+    samples: dict[int, Sample] = {}
+    verdicts: dict[int, list[dict[str, Any]]] = {}
+    filters = results_filters(file, task_of(file))
+    lines_of: Counter[int] = Counter()
     for line, item in jsonl_records(file):
         where = Problem(file, line, None, "", record=str(item.get("doc_id", "")) or None)
         doc_id = item.get("doc_id")
         if not isinstance(doc_id, int) or isinstance(doc_id, bool) or doc_id < 0:
             raise InputError.from_problem(_at(where, "doc_id", f"expected a position (0, 1, ...), got {doc_id!r:.40}"))
-        if doc_id in seen:  # one line per filter: the responses are the same
+        nth = lines_of[doc_id]  # the nth line of a document is its nth filter's
+        lines_of[doc_id] += 1
+        verdict = lm_eval_verdict(item, filters[nth] if nth < len(filters) else "none")
+        if verdict is not None:
+            verdicts.setdefault(doc_id, []).append(verdict)
+        if doc_id in samples:  # one line per filter: the responses are the same
             continue
-        seen.add(doc_id)
         task = item.get("task_name")
-        name = task if isinstance(task, str) and task else _task_of(file)
+        name = task if isinstance(task, str) and task else task_of(file)
         source, split, subject = task_coordinates(name)
         doc = item.get("doc")
         question, field = question_of(doc)
         choices = tuple(doc[k] for k in "ABCD" if isinstance(doc.get(k), str)) if isinstance(doc, dict) else ()
         prompt, generation = lm_eval_request(item)
         texts, scores, fault = _lm_eval_responses(item.get("resps"), where)
-        yield Sample(
+        samples[doc_id] = Sample(
             file,
             line,
             str(doc_id),
@@ -251,7 +267,10 @@ def _lm_eval(file: Path) -> Iterator[Sample]:
             prompt=prompt,
             generation=generation,
             fault=fault,
+            target=lm_eval_target(item),
         )
+    for doc_id, sample in samples.items():
+        yield replace(sample, verdicts=tuple(verdicts.get(doc_id, ())))
 
 
 def _lm_eval_responses(resps: Any, where: Problem) -> tuple[tuple[str, ...], tuple[float, ...] | None, str | None]:
@@ -265,6 +284,8 @@ def _lm_eval_responses(resps: Any, where: Problem) -> tuple[tuple[str, ...], tup
     for choice in resps:
         first = choice[0]
         value = first[0] if isinstance(first, list) and first else first
+        if isinstance(value, str):  # lm-eval writes a numpy float it cannot serialize as its text: "-52.0"
+            value = _number(value)
         if not isinstance(value, int | float) or isinstance(value, bool):
             raise InputError.from_problem(_at(where, "resps", f"expected {expected}, got {_json(resps)}"))
         scores.append(_finite(value))
@@ -272,6 +293,14 @@ def _lm_eval_responses(resps: Any, where: Problem) -> tuple[tuple[str, ...], tup
         shown = ", ".join(_json(c[0][0] if isinstance(c[0], list) else c[0]) for c in resps)
         return (), None, _fault(where, "resps", f"log-likelihoods {shown[:80]}: not all finite numbers")
     return (), tuple(s for s in scores if s is not None), None
+
+
+def _number(text: str) -> float | None:
+    """A number written as text (``"-52.0"``, ``"nan"``), or ``None`` when the text is no number."""
+    try:
+        return float(text.strip()[:100])
+    except ValueError:
+        return None
 
 
 def _finite(value: int | float) -> float | None:

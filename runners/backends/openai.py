@@ -10,9 +10,11 @@ support it; OpenAI's hosted chat models do not, and those requests get ``error``
 from __future__ import annotations
 
 import ipaddress
+import json
 import logging
 import math
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -37,6 +39,17 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DROPPABLE = frozenset(
+    {"temperature", "top_p", "seed", "stop", "presence_penalty", "frequency_penalty", "top_k", "repetition_penalty"}
+)
+"""Sampling parameters left out of the requests once the server refuses them (its default then applies)."""
+_PARAM_NAMED = re.compile(r"(?:[Uu]nsupported (?:parameter|value)|[Uu]nrecognized request argument supplied)\W+'?(\w+)")
+"""The parameter an error's text names, for servers that give no ``error.param``."""
+
+
+def _named_param(message: str) -> str | None:
+    found = _PARAM_NAMED.search(message)
+    return found.group(1) if found else None
 
 
 def _malformed(exc: Exception) -> str:
@@ -69,7 +82,8 @@ class OpenAIBackend:
         progress_every_s: float = 10.0,
         probe: bool = True,
     ) -> None:
-        """``base_url`` defaults to ``$OPENAI_BASE_URL`` or OpenAI's; ``api_key`` to ``$OPENAI_API_KEY``.
+        """``base_url`` defaults to ``$OPENAI_BASE_URL``, ``$OPENAI_API_BASE`` (:func:`environment_base_url`) or
+        OpenAI's; ``api_key`` to ``$OPENAI_API_KEY``.
 
         An endpoint pasted after the API root (``.../v1/chat/completions``) is cut off; with ``probe``,
         :meth:`check` (asked by ``get_backend`` before the run) adds a missing ``/v1`` or refuses a
@@ -82,7 +96,7 @@ class OpenAIBackend:
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
         self.model = model
-        self.base_url = strip_endpoint(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
+        self.base_url = strip_endpoint(base_url or environment_base_url() or DEFAULT_BASE_URL)
         self.probe = probe
         self.concurrency = concurrency
         self.is_chat = chat
@@ -92,6 +106,11 @@ class OpenAIBackend:
         self.retries = 0
         """Requests sent again (429, 5xx, dropped connections) since the backend was made."""
         self._retry_lock = threading.Lock()
+        self._renamed: dict[str, str] = {}
+        self._dropped: set[str] = set()
+        self.adapted: dict[str, str] = {}
+        """Request parameters the server refused and how they are sent since (``summary.json``'s
+        ``session.adapted``): ``max_tokens`` renamed ``max_completion_tokens``, ``temperature`` left out..."""
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         if key:
@@ -122,7 +141,48 @@ class OpenAIBackend:
         self.close()
 
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        return post_json(self.client, self.base_url + path, body, self.policy, sleep=self.sleep, on_retry=self._count)
+        """The answer to ``body``, sent as the server takes it: a parameter it refused once is renamed or left out
+        (:meth:`_learn`) in this request and every later one."""
+        while True:
+            sent = self._adapted(body)
+            try:
+                return post_json(
+                    self.client, self.base_url + path, sent, self.policy, sleep=self.sleep, on_retry=self._count
+                )
+            except RequestFailed as exc:
+                if not self._learn(exc, sent):
+                    raise
+
+    def _adapted(self, body: dict[str, Any]) -> dict[str, Any]:
+        with self._retry_lock:
+            renamed, dropped = dict(self._renamed), set(self._dropped)
+        return {renamed.get(key, key): value for key, value in body.items() if key not in dropped}
+
+    def _learn(self, refusal: RequestFailed, sent: dict[str, Any]) -> bool:
+        """Whether a 400 naming a parameter of ``sent`` taught how to send it (then the request is sent again).
+
+        OpenAI's reasoning models (o1, o3, gpt-5) refuse ``max_tokens`` ("use 'max_completion_tokens'") and any
+        ``temperature`` or ``top_p`` but the default; the first refusal of each is remembered, logged once, and
+        reported in ``summary.json`` (:attr:`adapted`). Parameters the answer's meaning depends on (``n`` over
+        1, ``logprobs``, ``echo``) are never dropped: their refusal fails the request.
+        """
+        param = refusal.param or _named_param(str(refusal))
+        if refusal.status != 400 or param is None or param not in sent:
+            return False
+        with self._retry_lock:
+            if param == "max_tokens" and "max_completion_tokens" in str(refusal):
+                self._renamed["max_tokens"] = "max_completion_tokens"
+                note = "sent as max_completion_tokens: the server refused max_tokens"
+            elif param in DROPPABLE or (param == "n" and sent.get("n") == 1):
+                self._dropped.add(param)
+                note = f"not sent: the server refused it ({str(refusal)[:160]}); the server's default applies"
+            else:
+                return False
+            first = param not in self.adapted
+            self.adapted[param] = note
+        if first:
+            log.warning("%s: %s %s", self.base_url, param, note)
+        return True
 
     def _count(self) -> None:
         with self._retry_lock:  # requests run on a thread pool
@@ -230,6 +290,28 @@ class OpenAIBackend:
         return estimate_tokens(text)
 
 
+BASE_URL_VARIABLES = ("OPENAI_BASE_URL", "OPENAI_API_BASE")
+"""Where users set a server's address: the openai package's name since 1.0, and the one before (still in
+lm-eval's, LangChain's and many servers' instructions)."""
+
+
+def environment_base_url() -> str | None:
+    """The base URL the environment sets (:data:`BASE_URL_VARIABLES`, the first set wins), else ``None``.
+
+    When both are set and differ, ``OPENAI_BASE_URL`` is used and the other named in a warning: a base
+    set in either is never passed over for OpenAI's public host.
+    """
+    found = {name: os.environ[name].strip() for name in BASE_URL_VARIABLES if os.environ.get(name, "").strip()}
+    if not found:
+        log.info("no base_url, %s nor %s: requests go to %s", *BASE_URL_VARIABLES, DEFAULT_BASE_URL)
+        return None
+    chosen, value = next(iter(found.items()))
+    for name, other in found.items():
+        if strip_endpoint(other) != strip_endpoint(value):
+            log.warning("%s=%s and %s=%s differ: using %s", chosen, value, name, other, chosen)
+    return value
+
+
 class _Ticker:
     """Counts a batch's finished requests (from any thread) and logs the count now and then."""
 
@@ -288,6 +370,11 @@ def _sampling_body(params: SamplingParams, chat: bool) -> dict[str, Any]:
         body["stop"] = list(params.stop)
     if params.logprobs is not None:
         body.update({"logprobs": True, "top_logprobs": params.logprobs} if chat else {"logprobs": params.logprobs})
+    for key in ("top_k", "presence_penalty", "frequency_penalty", "repetition_penalty"):  # sent only when asked:
+        if getattr(params, key) is not None:  # OpenAI's own API refuses top_k and repetition_penalty
+            body[key] = getattr(params, key)
+    if params.extra_body is not None:
+        body.update(json.loads(params.extra_body))
     return body
 
 

@@ -208,17 +208,28 @@ class ReplayBackend:
 
 
 def harness_header(fmt: str, source: Path, samples: Sequence[Sample]) -> dict[str, Any]:
-    """The run header's account of another harness's files: format, path, files, generation settings."""
+    """The run header's account of another harness's files: format, path, files, generation settings, and the
+    metrics and filters of the verdicts its records carry."""
     settings: list[Any] = []
     for sample in samples:
         if sample.generation is not None and sample.generation not in settings and len(settings) < 5:
             settings.append(sample.generation)
     files = sorted({str(sample.file) for sample in samples})
-    return {"format": fmt, "path": str(source.resolve()), "files": len(files), "generation": settings}
+    header: dict[str, Any] = {"format": fmt, "path": str(source.resolve()), "files": len(files), "generation": settings}
+    metrics: dict[str, None] = {}
+    filters: dict[str, None] = {}
+    for sample in samples:
+        for verdict in sample.verdicts:
+            filters.setdefault(verdict["filter"])
+            metrics.update(dict.fromkeys(verdict["metrics"]))
+    if metrics:  # the harness's own verdicts, kept on each record (--grader harness counts them)
+        header["verdicts"] = {"metrics": list(metrics), "filters": list(filters)}
+    return header
 
 
 def provenance(match: Match) -> dict[str, Any]:
-    """What a record keeps of the harness's sample it replays: where it is, how it matched, what was asked."""
+    """What a record keeps of the harness's sample it replays: where it is, how it matched, what was asked, and
+    the harness's own verdicts and gold (:mod:`runners.backends.harness_verdicts`)."""
     sample = match.sample
     kept: dict[str, Any] = {"file": str(sample.file)}
     kept["line" if sample.line is not None else "record"] = sample.line if sample.line is not None else sample.record
@@ -227,6 +238,10 @@ def provenance(match: Match) -> dict[str, Any]:
         kept["prompt"] = kept_prompt(sample.prompt)
     if sample.generation is not None:
         kept["generation"] = sample.generation
+    if sample.verdicts:
+        kept["verdicts"] = [dict(verdict) for verdict in sample.verdicts]
+    if sample.target is not None:
+        kept["target"] = sample.target
     return kept
 
 

@@ -33,6 +33,8 @@ class TransformersBackend:
 
     name = "transformers"
     protocol_role = "local"
+    unsupported_sampling = frozenset({"presence_penalty", "frequency_penalty", "extra_body"})
+    """``generate`` has no presence or frequency penalty (``repetition_penalty`` it has), and no request body."""
 
     def __init__(
         self,
@@ -156,8 +158,8 @@ class TransformersBackend:
             # Greedy gets transformers' neutral defaults, which it does not warn about.
             "temperature": params.temperature if sample else 1.0,
             "top_p": params.top_p if sample else 1.0,
-            "top_k": 0 if sample else 50,
-            "repetition_penalty": 1.0,
+            "top_k": (params.top_k or 0) if sample else 50,
+            "repetition_penalty": params.repetition_penalty or 1.0,
             "num_return_sequences": per_prompt,
             "pad_token_id": self.eos_ids[0],
             "eos_token_id": self.eos_ids,

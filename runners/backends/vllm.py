@@ -22,12 +22,17 @@ from runners.backends.base import (
     SamplingParams,
 )
 
+PENALTIES = ("top_k", "presence_penalty", "frequency_penalty", "repetition_penalty")
+"""The settings of ``--gen-kwargs`` vLLM's ``SamplingParams`` takes by the same names (passed only when given)."""
+
 
 class VLLMBackend:
     """A model served in-process by the vLLM engine."""
 
     name = "vllm"
     protocol_role = "local"
+    unsupported_sampling = frozenset({"extra_body"})
+    """The engine is called in this process: there is no request body to merge into."""
 
     def __init__(
         self,
@@ -108,6 +113,7 @@ class VLLMBackend:
     def _sampling(self, params: SamplingParams, prompt_len: int) -> Any:
         from vllm import SamplingParams as VLLMSamplingParams
 
+        asked = {key: getattr(params, key) for key in PENALTIES if getattr(params, key) is not None}
         return VLLMSamplingParams(
             n=params.n,
             temperature=params.temperature,
@@ -116,6 +122,7 @@ class VLLMBackend:
             max_tokens=min(params.max_tokens, self.max_model_len - prompt_len),
             stop=list(params.stop) or None,
             logprobs=params.logprobs,
+            **asked,
         )
 
     def _result(self, request: GenerationRequest, ids: list[int], output: Any, latency: float) -> GenerationResult:

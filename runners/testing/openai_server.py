@@ -44,6 +44,13 @@ class Faults:
     hold_after: int | None = None
     """Answer this many requests, then hold every later one until :meth:`OpenAIServer.release`: a test
     stops a client mid-run at a point it chooses, instead of racing the client's speed."""
+    gather: int = 0
+    """Hold each completion until this many are in flight at once, then answer them together (a barrier the
+    test controls, waited on for at most ``gather_timeout_s``): a client that sends fewer at once fails."""
+    gather_timeout_s: float = 600.0
+    refused_params: tuple[str, ...] = ()
+    """Request parameters answered with 400 as OpenAI's reasoning models (o1, o3, gpt-5) answer them:
+    ``max_tokens`` ("use 'max_completion_tokens' instead"), any other ("only the default value")."""
 
 
 class OpenAIServer:
@@ -56,6 +63,8 @@ class OpenAIServer:
         self.faults = faults
         self.attempts: Counter[str] = Counter()
         """Attempts seen per prompt (the JSON of ``prompt`` or ``messages``)."""
+        self.bodies: list[dict[str, Any]] = []
+        """Every completions request body received, in order."""
         self.in_flight = 0
         self.max_in_flight = 0
         self.answered = 0
@@ -65,6 +74,7 @@ class OpenAIServer:
         self._count_lock = threading.Lock()
         self._model_lock = threading.Lock()
         self._released = threading.Event()
+        self.barrier = threading.Barrier(faults.gather) if faults.gather > 1 else None
         self.httpd = ThreadingHTTPServer((host, port), _handler_for(self))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -204,12 +214,27 @@ def _sampling(body: dict[str, Any]) -> SamplingParams:
     return SamplingParams(
         temperature=float(body.get("temperature", 1.0)),
         top_p=float(body.get("top_p", 1.0)),
-        max_tokens=int(body.get("max_tokens") or 16),
+        max_tokens=int(body.get("max_tokens") or body.get("max_completion_tokens") or 16),
         n=int(body.get("n", 1)),
         seed=body.get("seed"),
         stop=(stop,) if isinstance(stop, str) else tuple(stop),
         logprobs=None if logprobs is None or logprobs is False else int(logprobs),
+        top_k=body.get("top_k"),
+        repetition_penalty=body.get("repetition_penalty"),
     )
+
+
+def _refusal(param: str) -> dict[str, Any]:
+    """OpenAI's error for a parameter a reasoning model does not take, in its words and shape."""
+    if param == "max_tokens":
+        message = (
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+        )
+        return {"message": message, "type": "invalid_request_error", "param": param, "code": "unsupported_parameter"}
+    message = (
+        f"Unsupported value: '{param}' does not support 0 with this model. Only the default (1) value is supported."
+    )
+    return {"message": message, "type": "invalid_request_error", "param": param, "code": "unsupported_value"}
 
 
 def _logprobs_payload(table: list[dict[str, float]], chat: bool) -> dict[str, Any]:
@@ -281,10 +306,22 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._error(404, f"no route {self.path}")
                 return
             chat = routes[self.path]
+            with server._count_lock:
+                server.bodies.append(body)
+            refused = next((name for name in server.faults.refused_params if name in body), None)
+            if refused is not None:
+                self._send(400, {"error": _refusal(refused)})
+                return
             key = json.dumps(body.get("messages" if chat else "prompt"), ensure_ascii=False)
             fault = server.fault_for(key)
             if server.faults.delay_s:
                 time.sleep(server.faults.delay_s)
+            if server.barrier is not None:
+                try:
+                    server.barrier.wait(timeout=server.faults.gather_timeout_s)
+                except threading.BrokenBarrierError:
+                    self._error(503, f"fewer than {server.faults.gather} requests arrived together")
+                    return
             if fault == "drop":
                 self.close_connection = True
                 return

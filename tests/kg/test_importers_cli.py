@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
+from kg.graph import node_link_keywords
 from tests.importer_helpers import FIXTURES, write_jsonl
 
 runner = CliRunner()
@@ -123,7 +124,7 @@ def test_export_and_reload(tmp_path: Path, suffix: str) -> None:
     assert result.exit_code == 0, result.output
     assert "24 nodes, 9 questions" in result.stdout
     if suffix == ".json":
-        graph = nx.node_link_graph(json.loads(out.read_text(encoding="utf-8")), edges="edges")
+        graph = nx.node_link_graph(json.loads(out.read_text(encoding="utf-8")), **node_link_keywords())
     else:
         graph = nx.read_graphml(out)
     kinds: dict[str, int] = {}

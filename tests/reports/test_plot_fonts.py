@@ -34,16 +34,16 @@ def _glyph_warnings(family: str, tmp_path: Path) -> list[str]:
 
 
 def test_the_packaged_font_draws_chinese_labels(tmp_path: Path) -> None:
-    pytest.importorskip("paperang_p2_fonts_cjk")
+    pytest.importorskip("pylopdf_fonts_zh_cn")
     family = fonts.packaged_cjk_font()
-    assert family == "WenQuanYi Micro Hei"
+    assert family == "Noto Sans SC"  # the simplified-Chinese cut, not the Japanese face of a collection
     assert _glyph_warnings(family, tmp_path) == []
     # The check can fail: a Latin-only font warns about every Chinese character.
     assert _glyph_warnings("DejaVu Sans", tmp_path)
 
 
 def test_plots_use_the_packaged_font_when_the_system_has_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("paperang_p2_fonts_cjk")
+    pytest.importorskip("pylopdf_fonts_zh_cn")
     bank_root = tmp_path / "runs"
     _, runs = demo_runs(bank_root)
     write_report(runs, tmp_path / "report", cjk_font="")
@@ -104,7 +104,7 @@ def test_plots_name_runs_in_full_and_speak_the_pages_language(tmp_path: Path) ->
     labels.append({"id": ids[1], "label": f"{model} · few-shot · original"})
     family = fonts.cjk_font()
     if family is None:
-        pytest.skip("no CJK font here (pip install paperang-p2-fonts-cjk)")
+        pytest.skip("no CJK font here (pip install 'k12eval[plots]')")
     texts = _drawn_texts(nodes[nodes["run"].isin(ids)], labels, tmp_path / "plots", family)
     for name in ("heatmap.png", "groups.png", "unparsed.png"):
         ticks = [t for t in texts[name] if model in t.replace("\n", "")]

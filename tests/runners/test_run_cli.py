@@ -230,8 +230,8 @@ def test_a_template_set_without_some_selected_type_is_refused_up_front(bank: Pat
     [
         ('model = "r"\nlimt = 3\n', "unknown option 'limt' at the top level; known options: backend,"),
         ('[run]\nmodel = "r"\n"max tokens" = 3\n', "unknown option 'max tokens' in [run]"),
-        ('model = "r"\nlimit = "three"\n', "option 'limit': expected an integer, got text 'three'"),
-        ('model = "r"\nlimit = 2.5\n', "option 'limit': expected an integer, got a number 2.5"),
+        ('model = "r"\nlimit = "three"\n', "option 'limit': expected a number, got text 'three'"),  # 0.1: a share (#34)
+        ('model = "r"\nseed = 2.5\n', "option 'seed': expected an integer, got a number 2.5"),
         ('model = "r"\nseed = true\n', "option 'seed': expected an integer, got a boolean True"),
         ('model = "r"\ntemperature = "hot"\n', "option 'temperature': expected a number, got text 'hot'"),
         ('model = "r"\nchat = "yes"\n', "option 'chat': expected true or false, got text 'yes'"),
