@@ -44,7 +44,7 @@ TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "xiezhi_disciplines": ("各学科结果（多标签题计入每个学科）", "Results per discipline (a question counts under each of its labels)", "Xiezhi"),
     "xiezhi_split": ("专业题 vs 跨学科题", "Specialty vs Interdiscipline", "Xiezhi"),
     "analysis_negation": ("含否定词 vs 不含", "Questions with vs without negation words", "CMMLU analysis"),
-    "analysis_sub_options": ("含子选项 vs 不含", "Questions with vs without sub-options (①②③)", "CMMLU analysis"),
+    "analysis_sub_options": ("含子选项 vs 不含", "Questions with vs without sub-options (①②③, a b c)", "CMMLU analysis"),
     "analysis_variants": ("原题 vs 打乱选项 vs 干扰项（同题配对）", "Original vs shuffled vs distractors (paired)", "CK12 variants"),
     "analysis_cot": ("思维链 vs 直接作答（同题配对）", "CoT vs no CoT (paired)", "paired"),
     "analysis_difficulty": ("每题答对的运行数分布", "How many runs answer each question right", "CMMLU analysis"),

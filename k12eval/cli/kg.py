@@ -87,8 +87,10 @@ def stats(
     skip_invalid: SkipOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Count questions, subjects and knowledge points, by type, subject and stage."""
+    """Count questions, subjects and knowledge points, by type, subject and stage, and the questions with CMMLU's
+    analysed features (negation, sub-options) with 95% Wilson intervals."""
     from kg.graph import MIN_LEVEL2_QUESTIONS
+    from reports.analyses import feature_shares
     from runners.dryrun import terminal_safe
 
     result, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
@@ -110,6 +112,7 @@ def stats(
         "warnings": sum(1 for q in result.questions if q.extra.get("warnings")),
         "invalid_by_field": dict(result.skipped_by_reason()),
         "level2_under_10": len(sparse),
+        "features": feature_shares(result.questions),
     }
     if sparse:
         nodes = graph.graph.nodes
@@ -131,6 +134,12 @@ def stats(
     for key in ("by_type", "by_subject", "by_stage", "by_difficulty"):
         counts = ", ".join(f"{k} {v}" for k, v in summary[key].items())
         typer.echo(f"{key.removeprefix('by_')}: {counts}")
+    for name, share in summary["features"].items():
+        if share["of"]:
+            typer.echo(
+                f"{name.replace('_', '-')} (CMMLU's analysis): {share['n']} of {share['of']} questions = "
+                f"{100 * share['share']:.1f} % ({100 * share['low']:.1f}-{100 * share['high']:.1f} %, Wilson 95 %)"
+            )
     if summary["invalid"]:
         typer.echo(f"invalid (skipped): {summary['invalid']}")
 

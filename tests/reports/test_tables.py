@@ -210,17 +210,6 @@ def test_negation_words(text: str, expected: bool) -> None:
     assert analyses.has_negation(text) is expected
 
 
-def test_negation_share_of_the_real_cmmlu_test_set(shared_data: Path) -> None:
-    """28.9 % of the questions were counted as negated (347/1,202), the paper finds about 10.7 % in CMMLU."""
-    from kg.importers import load_questions
-    from reasoning_metrics.metaeval.halves import half_of
-
-    questions = load_questions(shared_data / "cmmlu" / "test").questions
-    for half, count, total in (("dev", 42, 594), ("confirm", 56, 608)):
-        chosen = [q for q in questions if half_of(q.id) == half]
-        assert (sum(analyses.has_negation(q.stem) for q in chosen), len(chosen)) == (count, total), half
-
-
 @pytest.mark.parametrize(
     ("stem", "options", "expected"),
     [
