@@ -100,6 +100,10 @@ class Answerer:
         if options.chat is not None:
             backend_options.setdefault("chat", options.chat)
         model = options.model_path or options.model
+        # Before the model loads: a pool the mode can show nothing of is refused at once.
+        pool = (
+            None if options.few_shot is None else load_exemplar_pool(options.few_shot, options.run_seed, options.mode)
+        )
         backend = options.backend_instance or _load_backend(options, model, backend_options)
         is_chat = backend.is_chat
         base = default_sampling(is_chat)
@@ -112,7 +116,6 @@ class Answerer:
             n=options.samples,
             seed=options.run_seed,
         )
-        pool = load_exemplar_pool(options.few_shot, seed=options.run_seed) if options.few_shot is not None else None
         return cls(options, backend, sampling, pool, _template_hash(options, pool))
 
     def sampling_dict(self) -> dict[str, Any]:
