@@ -298,11 +298,13 @@ def level1_accuracy(
     return pd.DataFrame(rows)
 
 
-def category_scores(frame: pd.DataFrame) -> pd.DataFrame:
+def category_scores(frame: pd.DataFrame, scope: pd.DataFrame | None = None) -> pd.DataFrame:
     """CMMLU style: per run, each category is the unweighted mean of its subjects' accuracies.
 
     A subject counts in every category it sits in (``groups``; CMMLU's China specific subjects are in
-    a second one); the average is over subjects, each once.
+    a second one); the average is over subjects, each once, and only over subjects asked. ``asked / in bank``
+    says how many questions the run was asked of those its bank holds (``scope``,
+    :func:`reports.aggregate.scope_frame`; without it, those with a record).
     """
     scored = _scored(frame[frame["group"].notna()])
     if scored.empty:
@@ -324,6 +326,10 @@ def category_scores(frame: pd.DataFrame) -> pd.DataFrame:
         for group in groups:
             row[group] = pct(float(in_run[in_run["groups"] == group]["correct"].mean()))
         row["average (macro over subjects)"] = pct(float(sub["correct"].mean()))
+        questions = frame[frame["run"] == run]
+        questions = questions[questions["lead"]] if "lead" in questions else questions
+        in_bank = len(questions) if scope is None else int((scope["run"] == run).sum())
+        row[ASKED_ROW] = f"{int(_asked(questions).sum()):,} / {in_bank:,}"
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -140,6 +140,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
     fingerprint = bank_fingerprint(questions)
     questions = in_scope(questions, options.select, options.subjects, options.types)
+    in_bank = len(questions)  # what the run's accuracy is "n asked of n in bank" over (runners.counting)
     if options.limit is not None:
         questions = questions[: options.limit]
     shard = parse_shard(options.shard)
@@ -155,6 +156,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         "limit": options.limit,
         "select": options.select,
         "questions": len(questions),
+        "in_bank": in_bank,
         "fingerprint": fingerprint,
     }
     if options.skip_invalid:

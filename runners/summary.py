@@ -106,6 +106,10 @@ class RunResults(BaseModel):
     questions: int
     """Questions of the run as selected by this session's filters (answered or ``pending``): the bank the
     accuracy's questions were asked from."""
+    in_bank: int | None = None
+    """Questions of the bank in the run's scope (its ``--select``, ``--subjects`` and ``--types``; not ``--limit``
+    or shards): the "n in bank" of "n asked of n in bank", as ``report`` counts it. ``None`` for runs made before
+    ``run.json`` recorded it."""
     judgment_rule: JudgmentRule = DEFAULT_JUDGMENT_RULE
     """How a judgment question counts in ``accuracy`` (the run's protocol, :mod:`runners.counting`)."""
     pending: int = 0
@@ -189,6 +193,7 @@ def build_results(
         questions=len(records) + pending,
         pending=pending,
         status={status: counts.get(status, 0) for status in STATUSES},
+        in_bank=header.data.get("in_bank"),
         judgment_rule=rule,
         failures=counts.get("failed", 0),
         all=group_stats(records, rule),

@@ -329,8 +329,10 @@ def _print_summary(summary: RunSummary) -> None:
     console.print(table)
     results = summary.results
     if results is not None:
-        asked = results.all.scored
-        notes = [f"accuracy over the {asked} question(s) asked of {results.questions} in the run's bank"]
+        asked, in_bank = results.all.scored, results.in_bank
+        notes = [f"accuracy over the {asked} question(s) asked of {results.questions} selected"]
+        if in_bank is not None and in_bank != results.questions:
+            notes[0] += f" ({in_bank} in the run's bank)"
         if "judgment" in results.by_type:
             notes.append(f"judgment counted {JUDGMENT_RULE_NAMES[results.judgment_rule][1]}")
         console.print("; ".join(notes))

@@ -155,3 +155,21 @@ def test_the_run_records_its_judgment_rule_and_a_caption_names_no_paper_it_canno
     assert "the CK12 paper)" not in type_by_mode_caption("per-item")
     assert "released scorer" in type_by_mode_caption("ck12-release")
     assert "released scorer" not in type_by_mode_caption("per-statement")
+
+
+def test_a_limited_run_and_its_report_say_how_many_were_asked_of_the_bank(tmp_path: Path) -> None:
+    """--limit 1 of a bank of 2: accuracy over the one asked; both say 1 asked of 2 in the bank (#31 item 3)."""
+    bank = write_bank(tmp_path / "bank", QUESTIONS)
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"question_id": q, "output": t}) + "\n" for q, t in OUTPUTS.items()), "utf-8")
+    out = tmp_path / "run"
+    args = ["run", str(bank), "-m", "replayed", "-b", "replay", "-B", f"path={answers}", "-o", str(out), "--limit", "1"]
+    printed = CliRunner().invoke(app, args)
+    assert printed.exit_code == 0, printed.output
+    assert "asked of 1 selected (2 in the run's bank)" in " ".join(printed.output.split())
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert (summary["questions"], summary["in_bank"], summary["all"]["scored"]) == (1, 2, 1)
+    report = json.loads((_report(out, tmp_path / "report") / "summary.json").read_text(encoding="utf-8"))
+    (entry,) = report["runs"]
+    assert (entry["asked"], entry["in_bank"]) == (1, 2)
+    assert entry["acc_micro"] == pytest.approx(summary["all"]["accuracy"])

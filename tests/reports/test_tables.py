@@ -131,6 +131,8 @@ def test_level1_table_and_categories(tmp_path: Path) -> None:
     assert (categories.loc["a", "arts"], categories.loc["a", "science"]) == ("50.0", "60.0")
     assert categories.loc["a", "average (macro over subjects)"] == "55.0"
     assert categories.loc["b", "arts"] == "—"
+    # q8 (cloze) is skipped, so run a was asked 7 of its 8 questions; run b 2 of its 2 (no bank: those recorded).
+    assert (categories.loc["a", "asked / in bank"], categories.loc["b", "asked / in bank"]) == ("7 / 8", "2 / 2")
 
 
 def test_ranking_table(tmp_path: Path) -> None:
