@@ -98,6 +98,8 @@ JUDGMENT_CAPTION_ZH = {rule: zh for rule, (_, zh) in _CAPTIONS.items()}
 VARIANT_MARKS = {"original": "", "shuffled": "*", "distractors": "**"}
 """The paper's marks: ``Single*`` options shuffled, ``Single**`` ten distractors added."""
 GROUPS = ("arts", "science")
+AVERAGE = "average"
+"""Table 1's last pair of columns with two models or more: the paper's Average over models."""
 ASKED_ROW = "asked / in bank"
 """Table 1's last rows: questions asked / questions of the runs' banks, per model, arts and science."""
 _LAYOUT = (
@@ -133,7 +135,8 @@ def type_by_mode(
 ) -> pd.DataFrame:
     """CK12 Table 1 in the paper's orientation: a row per question type x variant x mode (the paper's
     Single, Single*, Single**, Multi, ... rows, each in four modes), then ``overall``; two columns per model,
-    ``<model> · arts`` and ``<model> · science`` (the paper's Art / Science).
+    ``<model> · arts`` and ``<model> · science`` (the paper's Art / Science), and with two models or more
+    ``average · arts`` / ``average · science``, the unweighted mean of the models asked (the paper's Average).
 
     Accuracy is over the units asked (``units`` / ``units_right`` of a question frame or of its
     :func:`reports.aggregate.statement_rows`; the frame's judgment rule, :func:`frame_rule`, which the caption
@@ -145,18 +148,22 @@ def type_by_mode(
     if scored.empty:
         return pd.DataFrame()
     models = list(dict.fromkeys(frame["model"]))
-    columns = [f"{model} · {group}" for model in models for group in GROUPS]
+    averaged = len(models) > 1
+    columns = [f"{model} · {group}" for model in [*models, *([AVERAGE] if averaged else [])] for group in GROUPS]
     rows: list[dict[str, object]] = []
     for qtype in [*_ordered(list(scored["type"].unique()), TYPE_ORDER), "overall"]:
         part = scored if qtype == "overall" else scored[scored["type"] == qtype]
         for (variant, mode), sub in part.groupby(["variant", "mode"], sort=False):
             row: dict[str, object] = {"type": qtype, "variant": variant, "mode": mode}
-            for model in models:
-                mine = sub[sub["model"] == model]
-                row |= {f"{model} · {g}": pct(_acc(mine[mine["group"] == g])) for g in GROUPS}
+            for g in GROUPS:
+                accs = [_acc(sub[(sub["model"] == model) & (sub["group"] == g)]) for model in models]
+                row |= {f"{model} · {g}": pct(acc) for model, acc in zip(models, accs, strict=True)}
+                if averaged:  # the paper's Average: the models' accuracies, unweighted (those asked)
+                    asked = [a for a in accs if not math.isnan(a)]
+                    row[f"{AVERAGE} · {g}"] = pct(sum(asked) / len(asked) if asked else math.nan)
             rows.append(row)
     rows += _asked_rows(frame, scope, models)
-    table = pd.DataFrame(rows, columns=["type", "variant", "mode", *columns])
+    table = pd.DataFrame(rows, columns=["type", "variant", "mode", *columns]).fillna(DASH)
     order = {name: i for i, name in enumerate([*TYPE_ORDER, "overall", ASKED_ROW])}
     table = _sort_runs(table, ["variant", "mode"])
     table = table.sort_values("type", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)

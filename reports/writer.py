@@ -102,7 +102,7 @@ def column_title(column: str) -> tuple[str, str]:
         return f"前 {column[4:]} 命中率", column
     head, dot, tail = column.rpartition(" · ")
     if dot and tail in PER_MODEL_ZH:  # Table 1's "<model> · arts", Table 3's "<run> · asked / in bank"
-        return f"{head} {PER_MODEL_ZH[tail]}", column
+        return f"{'平均' if head == 'average' else head} {PER_MODEL_ZH[tail]}", column
     split, _, rest = column.partition(" ")
     if split in SPLITS_ZH and rest:
         return f"{SPLITS_ZH[split]} {column_title(rest)[0]}", column

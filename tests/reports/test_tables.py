@@ -49,7 +49,11 @@ def test_type_by_mode_in_the_papers_orientation(tmp_path: Path) -> None:
         tables.type_by_mode(frame, "per-statement")  # a caption never names a rule the numbers did not follow
     assert list(table.columns) == [
         "type", "variant", "mode", "tiny-model · arts", "tiny-model · science", "other · arts", "other · science",
+        "average · arts", "average · science",
     ]  # fmt: skip
+    # The paper's Average: the models' accuracies, unweighted; a model not asked is left out, not a zero.
+    assert _cell(table, "single_choice", "average · science") == "83.3"  # (66.7 + 100) / 2
+    assert _cell(table, "single_choice", "average · arts") == "100.0"  # other was asked no arts question
     # single choice: arts q6 1/1; science q1 q2 q4 2/3
     assert _cell(table, "single_choice", "tiny-model · arts") == "100.0"
     assert _cell(table, "single_choice", "tiny-model · science") == "66.7"
@@ -73,6 +77,14 @@ def test_type_by_mode_in_the_papers_orientation(tmp_path: Path) -> None:
     assert _cell(table, tables.ASKED_ROW, "tiny-model · arts") == "2 / 3"
     assert _cell(table, tables.ASKED_ROW, "tiny-model · science") == "5 / 5"
     assert _cell(table, tables.ASKED_ROW, "other · arts") == "0 / 0"
+    assert _cell(table, tables.ASKED_ROW, "average · arts") == "—"
+    from reports.writer import column_title
+
+    assert column_title("average · science") == ("平均 理科", "average · science")
+    assert column_title("tiny-model · asked / in bank") == (
+        "tiny-model 作答题数 / 题库题数",
+        "tiny-model · asked / in bank",
+    )
 
 
 def test_cot_step_scores_reads_aliases_and_adds_the_papers_direction(tmp_path: Path) -> None:
