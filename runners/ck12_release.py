@@ -24,24 +24,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 _VERDICT_PATTERNS = (re.compile(r"[FT]"), re.compile(r"[错对]"), re.compile(r"[×√]"))
 """``retrieve_answer``'s judgment patterns, tried in order; the first that finds anything wins."""
 _AS_TRUE = {"T": True, "F": False, "对": True, "错": False, "√": True, "×": False}
 """``compute_acc``'s ``map2TF``."""
-
-
-@dataclass(frozen=True)
-class StatementCount:
-    """A judgment answer as the released scorer counts it."""
-
-    right: int
-    """Statements counted whose verdict agrees with the gold."""
-    counted: int
-    """Statements counted: ``min(statements, verdicts found)``."""
-    verdicts: int
-    """Verdicts found in the response (0: the release counts nothing for it)."""
 
 
 def release_verdicts(response: str) -> list[bool]:
@@ -54,11 +41,11 @@ def release_verdicts(response: str) -> list[bool]:
     return []
 
 
-def release_judgment(gold: Sequence[bool], response: str) -> StatementCount:
-    """How the released scorer counts ``response`` to a judgment question whose statements are ``gold``."""
-    verdicts = release_verdicts(response)
-    pairs = list(zip(gold, verdicts, strict=False))  # the release's zip: the shorter side decides
-    return StatementCount(sum(g == v for g, v in pairs), len(pairs), len(verdicts))
+def release_judgment(gold: Sequence[bool], response: str) -> tuple[int, int]:
+    """How the released scorer counts ``response`` to a judgment question whose statements are ``gold``:
+    ``(right, counted)``, the statements counted being ``min(statements, verdicts found)`` (0: none found)."""
+    pairs = list(zip(gold, release_verdicts(response), strict=False))  # the release's zip: the shorter side decides
+    return sum(g == v for g, v in pairs), len(pairs)
 
 
 def release_fill_correct(gold: Sequence[str], response: str) -> bool:

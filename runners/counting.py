@@ -65,7 +65,6 @@ def units(record: RunRecord, rule: JudgmentRule = DEFAULT_JUDGMENT_RULE) -> Unit
         return Units(int(bool(record.correct)), 1)
     gold = [bool(g) for g in record.gold]
     if rule == "ck12-release":
-        count = release_judgment(gold, record.output or "")
-        return Units(count.right, count.counted)
+        return Units(*release_judgment(gold, record.output or ""))
     share = record.partial if record.partial is not None else float(bool(record.correct))
     return Units(round(min(max(share, 0.0), 1.0) * len(gold)), len(gold))

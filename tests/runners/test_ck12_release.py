@@ -54,8 +54,7 @@ def _records() -> list[dict[str, object]]:
 def test_the_released_count_by_hand(
     gold: str, response: str, release: tuple[int, int], statements: tuple[int, int], item: bool
 ) -> None:
-    count = release_judgment([g == "T" for g in gold], response)
-    assert (count.right, count.counted) == release
+    assert release_judgment([g == "T" for g in gold], response) == release
 
 
 def test_verdicts_are_tried_letters_first_then_characters_then_marks() -> None:
@@ -144,7 +143,7 @@ def test_the_released_chatglm2_judgment_figure(tmp_path: Path) -> None:
         after = scorer.total_count["判断"]
         ours = release_judgment([g == "T" for g in record["answer"]], record["response"])
         counted = (after["correct_count"] - before["correct_count"], after["total_count"] - before["total_count"])
-        assert (ours.right, ours.counted) == counted, record["id"]
+        assert ours == counted, record["id"]
     assert scorer.total_count["判断"] == {"correct_count": 1367, "total_count": 2357}
 
     run = _replayed(results, tmp_path)
