@@ -10,11 +10,15 @@ Two tables carry everything the report shows:
   Wilson interval, the macro accuracy, the unparsed rate, rank metrics and the
   mean / spread of each step score.
 
-Counting rules. A record with ``parse_status == "skipped"`` (e.g. cloze, which
-CK12 does not score) counts nowhere. An ``unparsed`` or ``failed`` record the
-runner left unscored counts as a wrong answer: a model that gives no readable
-answer did not answer right. ``micro`` accuracy is right answers over scored
-questions under the node; ``macro`` accuracy is the unweighted mean of the
+Counting rules (:mod:`runners.counting`, the rule ``run``'s summary follows too). Accuracy is over
+the questions *asked*: an ``unparsed`` answer is asked and wrong (a model that gives no readable
+answer did not answer right); a ``failed`` record (no answer: a failed request, or a replayed
+file without the question) and a ``skipped`` one (cloze, which CK12 does not score) are not
+asked and count nowhere, nor do the questions of the run's bank with no record. A judgment
+question counts its statements under a per-statement judgment rule (:func:`statement_rows`).
+Every node also says how many questions were asked of how many the runs' banks hold under it
+(``asked`` / ``in_bank``; :func:`scope_frame`). ``micro`` accuracy is right answers over scored
+units under the node; ``macro`` accuracy is the unweighted mean of the
 micro accuracies of the node's children that have any scored question
 (subject: its level-1 points; level-1: its level-2 points; the whole run: its
 subjects, as CMMLU averages categories). A level-2 point's children are single
@@ -33,7 +37,9 @@ from kg.graph import KnowledgeGraph, node_ids, subject_id
 from kg.records import Question, QuestionType, subject_group
 from reports.runs import Run
 from reports.stats import rank_of_gold, wilson_interval
+from runners.counting import DEFAULT_JUDGMENT_RULE, JUDGMENT_RULES, JudgmentRule, asked, units
 from runners.errortypes import error_type
+from runners.records import RunRecord
 
 SLICES = ("stage", "type", "difficulty", "group")
 """Question attributes every node is also aggregated by (``group`` is arts / science for CK12)."""
@@ -46,8 +52,13 @@ SCORE_PREFIX = "score:"
 """Question-frame columns holding step scores are named ``score:<metric>``."""
 
 
-def question_frame(runs: Iterable[Run], graph: KnowledgeGraph) -> pd.DataFrame:
-    """One row per run x answered question: coordinates, correctness, parse status, rank, step scores."""
+def question_frame(
+    runs: Iterable[Run], graph: KnowledgeGraph, judgment: JudgmentRule = DEFAULT_JUDGMENT_RULE
+) -> pd.DataFrame:
+    """One row per run x answered question: coordinates, correctness, parse status, rank, step scores.
+
+    ``units`` / ``units_right`` are what the question counts under ``judgment`` (:func:`runners.counting.units`);
+    a judgment question also has ``statements_right:<rule>`` / ``statements_counted:<rule>`` for every rule."""
     rows: list[dict[str, object]] = []
     for run in runs:
         header = run.header
@@ -55,13 +66,8 @@ def question_frame(runs: Iterable[Run], graph: KnowledgeGraph) -> pd.DataFrame:
             question = graph.questions[record.question_id]
             ids = node_ids(question)
             skipped = record.parse_status == "skipped"
-            unparsed = record.parse_status in ("unparsed", "failed")
-            if skipped:
-                correct = math.nan
-            elif record.correct is not None:
-                correct = float(record.correct)
-            else:
-                correct = 0.0 if unparsed else math.nan
+            counted = units(record, judgment)
+            correct = float(bool(record.correct)) if asked(record) else math.nan
             rank, n_options = _rank(record.option_scores, record.gold, record.gold_rank)
             row: dict[str, object] = {
                 "run": run.id,
@@ -88,14 +94,19 @@ def question_frame(runs: Iterable[Run], graph: KnowledgeGraph) -> pd.DataFrame:
                 "unparsed": record.parse_status == "unparsed",
                 "failed": record.parse_status == "failed",
                 "answered": not skipped,
+                "asked": asked(record),
                 "partial": record.partial,
                 # CK12's category of a wrong answer; computed here for records written before the field.
                 "error_type": record.error_type or error_type(record.output, record.parse_status, record.correct),
-                # Judgment statements, for the released scorer's per-statement accuracy (reports.tables).
                 "statements": len(question.answer) if question.type is QuestionType.JUDGMENT else math.nan,
+                "judgment_rule": judgment,
+                "units": counted.counted if counted else math.nan,
+                "units_right": counted.right if counted else math.nan,
                 "rank": rank,
                 "n_options": n_options,
             }
+            if question.type is QuestionType.JUDGMENT:
+                row |= _judgment_counts(record)
             scores = run.scores.get(record.question_id)
             if scores is not None:
                 for metric, value in scores.scores.items():
@@ -104,34 +115,54 @@ def question_frame(runs: Iterable[Run], graph: KnowledgeGraph) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    for column in ("partial", "rank", "n_options", *score_columns(frame)):
-        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float)
+    judged = [c for rule in JUDGMENT_RULES for c in (f"statements_right:{rule}", f"statements_counted:{rule}")]
+    for column in ("partial", "rank", "n_options", "units", "units_right", *judged, *score_columns(frame)):
+        if column in frame:
+            frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float)
     return frame
 
 
-def statement_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with each scored judgment question as one row per statement, as CK12's released scorer counts.
+def _judgment_counts(record: RunRecord) -> dict[str, object]:
+    """What a judgment answer counts under every rule: ``statements_right:<rule>``, ``statements_counted:<rule>``."""
+    out: dict[str, object] = {}
+    for rule in JUDGMENT_RULES:
+        counted = units(record, rule)
+        out[f"statements_right:{rule}"] = counted.right if counted else math.nan
+        out[f"statements_counted:{rule}"] = counted.counted if counted else math.nan
+    return out
 
-    A question of ``k`` statements with ``partial`` share right becomes ``k`` rows, ``round(partial * k)``
-    of them right (an unparsed answer's statements all wrong); other rows are kept as they are. Every
-    count and accuracy over the result (:func:`node_table`, the tables) then counts statements.
+
+def statement_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each asked question as one row per unit it counts (``units``, :mod:`runners.counting`).
+
+    A judgment question of ``k`` units under a per-statement rule becomes ``k`` rows, ``units_right`` of them
+    right; one the rule counts nothing for (the released scorer found no verdict) stays one row, not scored;
+    other rows are kept as they are. ``lead`` marks each question's first row, so questions can still be
+    counted. Every count and accuracy over the result (:func:`node_table`, the tables) then counts units.
     """
-    if frame.empty or "statements" not in frame:
+    if frame.empty or "units" not in frame:
+        return frame.assign(lead=True) if not frame.empty else frame
+    frame = frame.assign(lead=True)
+    single = frame["scored"] & (frame["units"] == 1)
+    # One unit: right as the rule counts it (a one-statement judgment under ck12-release: the release's verdict).
+    frame.loc[single, "correct"] = frame.loc[single, "units_right"]
+    spread = frame["scored"] & frame["units"].notna() & (frame["units"] != 1)
+    if not spread.any():
         return frame
-    judged = (frame["type"] == QuestionType.JUDGMENT.value) & frame["scored"] & frame["statements"].notna()
-    if not judged.any():
-        return frame
-    parts = [frame[~judged]]
-    rows = frame[judged]
-    counts = rows["statements"].astype(int)
-    share = rows["partial"].fillna(rows["correct"]).clip(0, 1)
-    right = (share * counts).round().astype(int)
+    parts = [frame[~spread]]
+    rows = frame[spread]
+    counts = rows["units"].astype(int)
+    empty = rows[counts == 0].assign(scored=False, correct=math.nan)
+    rows, counts = rows[counts > 0], counts[counts > 0]
     exploded = rows.loc[rows.index.repeat(counts)].copy()
     position = exploded.groupby(level=0).cumcount()
-    exploded["correct"] = (position < right.loc[exploded.index]).astype(float).to_numpy()
+    exploded["correct"] = (position < rows["units_right"].loc[exploded.index]).astype(float).to_numpy()
     exploded["partial"] = exploded["correct"]
     exploded["statements"] = 1.0
-    parts.append(exploded)
+    exploded["units"] = 1.0
+    exploded["units_right"] = exploded["correct"]
+    exploded["lead"] = (position == 0).to_numpy()
+    parts += [empty, exploded]
     return pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)
 
 
@@ -153,16 +184,54 @@ def score_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if str(c).startswith(SCORE_PREFIX)]
 
 
-def node_table(frame: pd.DataFrame, graph: KnowledgeGraph, k: int = 4, slices: Iterable[str] = SLICES) -> pd.DataFrame:
+SCOPE_COLUMNS = (
+    "run", "model", "mode", "variant", "question_id", "subject_id", "level1_id", "level2_id",
+    "subject", "level1", "level2", "stage", "type", "difficulty", "group",
+)  # fmt: skip
+"""Columns of :func:`scope_frame`."""
+
+
+def scope_frame(runs: Iterable[Run]) -> pd.DataFrame:
+    """One row per run x question of the run's bank in the run's scope (:attr:`reports.runs.Run.scope`), asked
+    or not: what ``in_bank`` counts beside ``asked``."""
+    rows = []
+    for run in runs:
+        header = run.header
+        for q in run.scope or run.questions.values():
+            ids = node_ids(q)
+            rows.append(
+                (
+                    run.id, header.model, header.mode, header.variant, q.id, ids["subject"], ids["level1"],
+                    ids["level2"], q.subject, q.knowledge.level1, q.knowledge.level2,
+                    q.stage.value if q.stage else None, q.type.value, q.difficulty,
+                    q.group or subject_group(q.subject),
+                )
+            )  # fmt: skip
+    return pd.DataFrame(rows, columns=list(SCOPE_COLUMNS))
+
+
+def node_table(
+    frame: pd.DataFrame,
+    graph: KnowledgeGraph,
+    k: int = 4,
+    slices: Iterable[str] = SLICES,
+    scope: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """One row per run x slice x node; see the module docstring for the counting rules.
 
-    The ``all`` slice lists every subject / level-1 / level-2 node of the graph for
-    every run, with ``n == 0`` where the run scored nothing under it. Other slices
-    (``slice`` = stage, type, difficulty, group; ``slice_value`` its value) list the
-    nodes that have answered questions in that slice.
+    ``frame`` is a question frame, or its :func:`statement_rows` (it is spread into them when it is not).
+    The ``all`` slice lists every subject / level-1 / level-2 node of the graph and of ``scope``
+    (:func:`scope_frame`) for every run, with ``n == 0`` and no accuracy where the run asked nothing under
+    it. Other slices (``slice`` = stage, type, difficulty, group; ``slice_value`` its value) list the
+    nodes that have answered questions in that slice. ``in_bank`` counts ``scope``'s questions under each
+    node (without ``scope``, the questions with a record).
     """
     if frame.empty:
         return pd.DataFrame()
+    if "lead" not in frame:
+        frame = statement_rows(frame)
+    if scope is None:
+        scope = frame[frame["lead"]]
     metrics = score_columns(frame)
     derived = _derived(frame, k, metrics)
     runs = list(dict.fromkeys(frame["run"]))
@@ -171,8 +240,9 @@ def node_table(frame: pd.DataFrame, graph: KnowledgeGraph, k: int = 4, slices: I
         for kind, column in ((ROOT, None), *LEVELS):
             keys = ["run"] + ([dim] if dim != "all" else []) + ([column] if column else [])
             stats = _group_stats(derived, keys, k, metrics)
+            in_bank = scope.groupby(keys, sort=False, dropna=True).size() if column else None
             if dim == "all":
-                nodes = [ROOT] if column is None else graph.nodes_of_kind(kind)
+                nodes = [ROOT] if column is None else _nodes_of(graph, kind, scope[column])
                 full = pd.MultiIndex.from_product([runs, nodes], names=["run", "node"])
                 stats.index = pd.MultiIndex.from_arrays(
                     [
@@ -182,10 +252,18 @@ def node_table(frame: pd.DataFrame, graph: KnowledgeGraph, k: int = 4, slices: I
                     names=["run", "node"],
                 )
                 stats = stats.reindex(full)
+                if in_bank is not None:
+                    in_bank.index.names = ["run", "node"]
+                    stats["in_bank"] = in_bank.reindex(full).to_numpy()
+                else:
+                    stats["in_bank"] = scope.groupby("run").size().reindex(full.get_level_values(0)).to_numpy()
                 stats[COUNTS] = stats[COUNTS].fillna(0)
                 stats = stats.reset_index()
                 stats.insert(1, "slice_value", "")
             else:
+                bank_keys = keys if column else ["run", dim]
+                counts = scope.groupby(bank_keys, sort=False, dropna=True).size()
+                stats["in_bank"] = counts.reindex(stats.index).to_numpy()
                 stats = stats.reset_index()
                 stats = stats.rename(columns={dim: "slice_value", **({column: "node"} if column else {})})
                 if column is None:
@@ -195,34 +273,45 @@ def node_table(frame: pd.DataFrame, graph: KnowledgeGraph, k: int = 4, slices: I
             stats.insert(3, "kind", kind)
             parts.append(stats)
     table = pd.concat(parts, ignore_index=True)
-    _add_names(table, graph)
+    _add_names(table, graph, scope)
     _add_intervals(table)
     _add_macro(table)
-    for column in (*COUNTS, "questions", *[f"{m[len(SCORE_PREFIX) :]}:n" for m in metrics]):
+    for column in (*COUNTS, "in_bank", "questions", *[f"{m[len(SCORE_PREFIX) :]}:n" for m in metrics]):
         table[column] = table[column].fillna(0).astype(int)
     meta = frame.groupby("run", sort=False)[list(RUN_COLUMNS[1:])].first()
     table = table.join(meta, on="run")
     return table[[*RUN_COLUMNS, "slice", "slice_value", *_column_order(table, k, metrics)]]
 
 
-COUNTS = ["records", "n", "correct", "unparsed", "failed", "n_ranked"]
-"""Columns that are sums over questions (0 for an empty node, never NaN)."""
+def _nodes_of(graph: KnowledgeGraph, kind: str, in_scope: pd.Series) -> list[str]:
+    """The graph's nodes of ``kind``, then those only the runs' banks hold (never recorded), in order."""
+    nodes = list(graph.nodes_of_kind(kind))
+    known = set(nodes)
+    return nodes + sorted({str(n) for n in in_scope.dropna()} - known)
+
+
+COUNTS = ["records", "asked", "n", "correct", "unparsed", "failed", "n_ranked"]
+"""Columns that are sums (0 for an empty node, never NaN): ``records``, ``asked``, ``unparsed`` and ``failed``
+count questions; ``n`` and ``correct`` count units (a judgment question's statements under a per-statement
+rule)."""
 
 
 def _derived(frame: pd.DataFrame, k: int, metrics: list[str]) -> pd.DataFrame:
     """Per answered question: the numbers to sum or average, plus the keys to group by."""
     answered = frame[frame["answered"]]
     rank = answered["rank"]
+    lead = answered["lead"].astype(int)
     return pd.DataFrame(
         {
             "run": answered["run"],
             **{dim: answered[dim] for dim in SLICES},
             **{column: answered[column] for _, column in LEVELS},
-            "records": 1,
+            "records": lead,
+            "asked": answered["asked"].astype(int) * lead,
             "n": answered["scored"].astype(int),
             "correct": answered["correct"].fillna(0.0),
-            "unparsed": answered["unparsed"].astype(int),
-            "failed": answered["failed"].astype(int),
+            "unparsed": answered["unparsed"].astype(int) * lead,
+            "failed": answered["failed"].astype(int) * lead,
             "partial": answered["partial"],
             "n_ranked": rank.notna().astype(int),
             "mrr": 1.0 / rank,
@@ -247,8 +336,9 @@ def _group_stats(derived: pd.DataFrame, keys: list[str], k: int, metrics: list[s
     return pd.concat(parts, axis=1)
 
 
-def _add_names(table: pd.DataFrame, graph: KnowledgeGraph) -> None:
-    """Name, parent, subject, group and question count of each node, looked up once per node."""
+def _add_names(table: pd.DataFrame, graph: KnowledgeGraph, scope: pd.DataFrame) -> None:
+    """Name, parent, subject, group and question count of each node, looked up once per node (a node only a
+    run's bank holds: from ``scope``)."""
     nodes = graph.graph.nodes
     counts: dict[str, int] = {ROOT: len(graph)}
     for question in graph.questions.values():
@@ -263,6 +353,17 @@ def _add_names(table: pd.DataFrame, graph: KnowledgeGraph) -> None:
         group = str(nodes[subject_id(subject)].get("group") or "") or subject_group(subject) or ""
         parent = next(iter(graph.graph.predecessors(node)), "")
         info[node] = (str(data["name"]), parent, subject, group)
+    unknown = set(table["node"].unique()) - set(info)
+    if unknown and "subject_id" in scope:
+        for row in scope.drop_duplicates("level2_id").itertuples(index=False):
+            names = {
+                row.subject_id: (row.subject, ""),
+                row.level1_id: (row.level1, row.subject_id),
+                row.level2_id: (row.level2, row.level1_id),
+            }
+            for node, (name, parent) in names.items():
+                if node in unknown and node not in info:
+                    info[node] = (str(name), parent, str(row.subject), str(row.group or ""))
     rows = [info.get(n, (n, "", "", "")) for n in table["node"]]
     table["name"], table["parent"], table["subject"], table["group"] = (list(col) for col in zip(*rows, strict=True))
     table["questions"] = [counts.get(n, 0) for n in table["node"]]
@@ -275,7 +376,7 @@ def _add_intervals(table: pd.DataFrame) -> None:
     bounds = [wilson_interval(c, m) for c, m in zip(correct, n, strict=True)]
     table["acc_micro_lo"] = [b[0] for b in bounds]
     table["acc_micro_hi"] = [b[1] for b in bounds]
-    answered = (table["records"]).astype(float)
+    answered = (table["records"] - table["failed"]).astype(float)
     table["unparsed_rate"] = np.where(answered > 0, table["unparsed"] / answered.where(answered > 0, 1), np.nan)
 
 
@@ -294,7 +395,8 @@ def _add_macro(table: pd.DataFrame) -> None:
 
 def _column_order(table: pd.DataFrame, k: int, metrics: list[str]) -> list[str]:
     head = [
-        "kind", "node", "parent", "name", "subject", "group", "questions", "records", "n", "correct",
+        "kind", "node", "parent", "name", "subject", "group", "questions", "in_bank", "records", "asked",
+        "n", "correct",
         "acc_micro", "acc_micro_lo", "acc_micro_hi", "acc_macro", "macro_children",
         "unparsed", "failed", "unparsed_rate", "partial",
         "n_ranked", "mrr", "hit@1", f"hit@{k}", "mean_rank", "mean_rank_norm",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import pandas as pd
 
@@ -51,10 +51,15 @@ NOT_NEGATION = [
 不如 (not as good as: a comparison), 不但/不仅/不光/不只 (not only), 不断 (constantly), 不等式 (an
 inequality), 不久, 不少, 不过, 不论, 不管, 不免, 不禁, 不料, 不妨, 不时, 不止, 不然, 不至于, 不外乎.
 Chosen on the development half of the CMMLU test set in ../shared/data (#26 item 6)."""
-NEGATION = re.compile(rf"不(?!{'|'.join(sorted(NOT_NEGATION, key=len, reverse=True))})|没有|并非|除外")
+NEGATION = re.compile(
+    rf"不(?!{'|'.join(sorted(NOT_NEGATION, key=len, reverse=True))})|没有|并非|除外|例外|无关"
+    r"|除了(?=\s*(?:下列|以下|哪|选项|$))"
+)
 """Chinese negation cues (CMMLU's analysis), read in the question's own clause (:func:`question_clause`):
-不 (不正确, 不属于, 不是, 不能, 不包括...), 没有, 并非, 除外. 错误 is no negation: "下列叙述错误的是"
-asks for the false statement without negating anything, and 错误 is as often a noun of the material."""
+不 (不正确, 不属于, 不是, 不能, 不包括...), 没有, 并非, 除外, 例外 (例外的是), 无关 (与…无关的是) and the
+EXCEPT form 除了 (除了下列哪项, 下列选项除了); not 除了X之外的 (the material). 错误 is no negation: "下列叙述
+错误的是" asks for the false statement without negating anything, and 错误 is as often a noun of the material.
+例外, 无关 and 除了 were added on the development half of CMMLU's subjects (#31 item 5)."""
 NEGATION_EN = re.compile(r"\b(?:not|NOT|Not|except|EXCEPT|Except|incorrect|INCORRECT|false|FALSE|never|NEVER)\b")
 """English negation cues, anywhere in the stem."""
 _QUOTED = re.compile(r"“[^“”]*”|「[^「」]*」|『[^『』]*』|《[^《》]*》|‘[^‘’]*’|\"[^\"\n]*\"")
@@ -71,31 +76,112 @@ def question_clause(stem: str) -> str:
     return clauses[-1] if clauses else ""
 
 
-SUB_OPTIONS = re.compile(
-    r"[①-⑳]|[(（]\s*(?:[a-hA-H]|[1-9]|i{1,3}|iv|v)\s*[)）]|(?:^|(?<=[\s，。；;:：]))[a-h][.、．](?![a-z.])", re.M
+_CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
+_NOT_AFTER = r"(?<![A-Za-z0-9.])"
+_LABELS: dict[str, Callable[[int], str]] = {
+    "circled": lambda i: re.escape(_CIRCLED[i]),
+    "roman": lambda i: "ⅠⅡⅢⅣⅤⅥⅦⅧ"[i],
+    "paren_digit": lambda i: rf"[(（]\s*{i + 1}\s*[)）]",
+    "paren_letter": lambda i: rf"[(（]\s*{'abcdefgh'[i]}\s*[)）]",
+    "paren_roman": lambda i: rf"[(（]\s*{('i', 'ii', 'iii', 'iv', 'v', 'vi', 'vii', 'viii')[i]}\s*[)）]",
+    "digit": lambda i: rf"{_NOT_AFTER}{i + 1}\s*[.、．](?!\d)",
+    # CMMLU's own form (high-school politics): "a有利于… b有利于…", "a: Fe＋O2；b: …", options "ad", "acd".
+    "letter": lambda i: rf"{_NOT_AFTER}{'abcdefgh'[i]}(?:\s*[:：.、．]|(?=\s*[\u4e00-\u9fff]))",
+}
+"""Label families of sub-options: the ``i``-th label's pattern (①, Ⅰ, (1), (a), (i), 1., a)."""
+_AT_LEAST = {"letter": 3}
+"""Bare letters must list three statements (a, b, c): two are as often variables ("已知a是真分数，b是假分数",
+"有的a是b"; one of the two two-letter matches of the development half)."""
+_LABEL_REGEX = {family: [re.compile(make(i)) for i in range(8)] for family, make in _LABELS.items()}
+_STATEMENT = re.compile(r"[\u4e00-\u9fff]")
+_BARE = ("letter", "digit")
+"""Families whose labels are also letters and numbers of the text: two Chinese characters of statement must
+come between one label and the next; any text will do after ①, Ⅰ, (1), (a), (i)."""
+_COMBINATIONS = (
+    (re.compile(r"(?<![A-Za-z])a"), re.compile(r"[a-h](?:[、,，\s和与或]*[a-h])*")),
+    (re.compile(r"①"), re.compile(r"[①-⑳](?:[、,，\s和与或]*[①-⑳])*")),
+    (re.compile(r"[(（]\s*1\s*[)）]"), re.compile(r"[(（]\s*[1-9]\s*[)）](?:[、,，\s和与或]*[(（]\s*[1-9]\s*[)）])*")),
 )
-"""Numbered statements inside a question: ①②③, (1)(2), (a)(b), a. b. c."""
+"""Options that are combinations of labelled statements ("acd", "①③", "（2）或（3）"), with the first label the
+stem must hold."""
+
+
+def listed_labels(text: str, family: str) -> int:
+    """How many labels of ``family`` ``text`` lists in order (the 1st, the 2nd after it, ...), a statement between
+    each and the next (bare letters and digits: two Chinese characters, so "a、b、c、d为原子序数…" and "A、a和B、b"
+    list none)."""
+    position, found = 0, 0
+    for label in _LABEL_REGEX[family]:
+        match = label.search(text, position)
+        if match is None:
+            break
+        between = text[position : match.start()]
+        if found and (len(_STATEMENT.findall(between)) < 2 if family in _BARE else not between.strip()):
+            break
+        found, position = found + 1, match.end()
+    return found if found >= 2 else 0
 
 
 def has_negation(text: str) -> bool:
     """Whether the question negates what it asks: a cue of :data:`NEGATION` in its own clause, or of
-    :data:`NEGATION_EN` anywhere. On the CMMLU test set in ../shared/data: 98/1,202 = 8.2 % (6.7-9.8 %)
-    of questions; the cue list was chosen on the development half, 42/594 = 7.1 % (5.3-9.4 %); the
-    confirmation half gives 56/608 = 9.2 % (7.2-11.8 %) (the paper: about 10.7 % of all CMMLU)."""
+    :data:`NEGATION_EN` anywhere. On CMMLU's whole released test (``k12eval kg stats CMMLU/data/test``):
+    1,134/11,582 = 9.8 % (9.3-10.3 %); the development half of its subjects (29), where the cues were
+    chosen, 477/4,837 = 9.9 % (9.1-10.7 %), the confirmation half (38) 657/6,745 = 9.7 % (9.1-10.5 %)
+    (the paper: about 10.7 %)."""
     return NEGATION.search(question_clause(text)) is not None or NEGATION_EN.search(text) is not None
 
 
 def has_sub_options(question: Question) -> bool:
-    """Whether the stem or the options list two or more numbered statements."""
-    text = question.stem + "\n" + "\n".join(o.text for o in question.options)
-    return len({m.group(0).strip("()（） .、．") for m in SUB_OPTIONS.finditer(text)}) >= 2
+    """Whether the question lists sub-options, numbered statements the options choose among, as CMMLU writes
+    them: two or more labels in order in the stem (①②, ⅠⅡ, (1)(2), (a)(b), 1. 2., and high-school politics'
+    "a有利于… b有利于…"), or options that are combinations of labels ("ad", "acd", "①③") whose first label the
+    stem holds. Chosen on the development half of CMMLU's subjects (29): 81/4,837 = 1.7 % (1.3-2.1 %); the
+    confirmation half (38): 120/6,745 = 1.8 % (1.5-2.1 %); the whole test (``k12eval kg stats CMMLU/data/test``)
+    201/11,582 = 1.7 % (1.5-2.0 %); all 58 of high-school politics' lettered questions. The
+    paper's "about 10.8 %" cannot be a share of the released test: only 288 of its questions (2.5 %) hold any
+    label-like mark at all (①, (1), 1., a., Ⅰ; tests/reports/test_cmmlu_analyses.py)."""
+    if any(listed_labels(question.stem, family) >= _AT_LEAST.get(family, 2) for family in _LABELS):
+        return True
+    options = [o.text.strip() for o in question.options]
+    for first, pattern in _COMBINATIONS:
+        if (
+            options
+            and first.search(question.stem)
+            and all(pattern.fullmatch(text) for text in options)
+            and any(len(re.findall(r"[a-h①-⑳1-9]", text)) >= 2 for text in options)
+        ):
+            return True
+    return False
+
+
+FEATURES: dict[str, Callable[[Question], bool]] = {
+    "negation": lambda q: has_negation(q.stem),
+    "sub_options": has_sub_options,
+}
+"""CMMLU's two question features, by the name the analysis tables use."""
+
+
+def feature_shares(questions: Iterable[Question]) -> dict[str, dict[str, float | int]]:
+    """Per feature: how many of the questions have it (``n`` of ``of``), the share and its 95% Wilson interval."""
+    listed = list(questions)
+    out: dict[str, dict[str, float | int]] = {}
+    for name, has in FEATURES.items():
+        n = sum(1 for q in listed if has(q))
+        low, high = wilson_interval(n, len(listed))
+        out[name] = {
+            "n": n,
+            "of": len(listed),
+            "share": n / len(listed) if listed else math.nan,
+            "low": low,
+            "high": high,
+        }
+    return out
 
 
 def text_features(graph: KnowledgeGraph) -> pd.DataFrame:
     """``question_id, negation, sub_options`` for every question of the graph."""
     rows = [
-        {"question_id": qid, "negation": has_negation(q.stem), "sub_options": has_sub_options(q)}
-        for qid, q in graph.questions.items()
+        {"question_id": qid, **{name: has(q) for name, has in FEATURES.items()}} for qid, q in graph.questions.items()
     ]
     return pd.DataFrame(rows, columns=["question_id", "negation", "sub_options"])
 

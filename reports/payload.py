@@ -26,6 +26,7 @@ from reports.latex_text import simplify_latex
 from reports.runs import Run
 from reports.score_file import Finding, Match, QuestionScores, StepScore
 from reports.steps import split_steps
+from runners.counting import DEFAULT_JUDGMENT_RULE, units
 from runners.records import RunRecord
 
 STATUS_CODES = {"ok": 0, "unparsed": 1, "failed": 2, "skipped": 3}
@@ -214,13 +215,14 @@ def build_payload(
             if scores.reference_steps and qid not in reference:
                 reference[qid] = scores.reference_steps
     metrics = [c.removeprefix("score:") for c in frame.columns if str(c).startswith("score:")]
-    per_statement = meta.get("judgment") == "per-statement"
+    rule = meta.get("judgment") or DEFAULT_JUDGMENT_RULE
     results: dict[str, Any] = {}
     answers: dict[str, Any] = {}
     for run in runs:
+        # null: not asked (failed, skipped or no record), as nodes.csv counts (runners.counting).
         correct: list[int | None] = [None] * len(order)
-        # Under per-statement judgment (as nodes.csv counts), a judgment question weighs its statements:
-        # w[i] statements, r[i] of them right (reports.aggregate.statement_rows' rule); null elsewhere.
+        # Under a per-statement rule (as nodes.csv counts), a judgment question weighs its units:
+        # w[i] statements counted, r[i] of them right (runners.counting.units); null elsewhere.
         weights: list[int | None] = [None] * len(order)
         rights: list[int | None] = [None] * len(order)
         status: list[int | None] = [None] * len(order)
@@ -230,16 +232,11 @@ def build_payload(
         for qid, record in by_id.items():
             i = index[qid]
             status[i] = STATUS_CODES[record.parse_status]
-            if record.parse_status != "skipped":
-                if record.correct is not None:
-                    correct[i] = int(record.correct)
-                elif record.parse_status in ("unparsed", "failed"):
-                    correct[i] = 0
-                question = graph.questions[qid]
-                if per_statement and correct[i] is not None and question.type is QuestionType.JUDGMENT:
-                    share = record.partial if record.partial is not None else float(correct[i] or 0)
-                    weights[i] = len(question.answer)
-                    rights[i] = round(min(max(share, 0.0), 1.0) * len(question.answer))
+            counted = units(record, rule)
+            if counted is not None:
+                correct[i] = int(bool(record.correct))
+                if record.type == QuestionType.JUDGMENT.value and rule != "per-item":
+                    weights[i], rights[i] = counted.counted, counted.right
             solution = run.scores.get(qid)
             for metric, value in (solution.scores if solution else {}).items():
                 if metric in metric_values:
@@ -370,7 +367,19 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         "scored_steps": len(run.scores),
         "combiner": _combiner(run),
         "columns": _columns(run),
-        **{k: row.get(k) for k in ("n", "acc_micro", "acc_micro_lo", "acc_micro_hi", "acc_macro", "unparsed_rate")},
+        **{
+            k: row.get(k)
+            for k in (
+                "asked",
+                "in_bank",
+                "n",
+                "acc_micro",
+                "acc_micro_lo",
+                "acc_micro_hi",
+                "acc_macro",
+                "unparsed_rate",
+            )
+        },
     }
 
 

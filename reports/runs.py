@@ -17,7 +17,7 @@ from kg.graph import KnowledgeGraph, build_graph
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, subject_group
 from reports.combiner import CombinerInfo, combiner_info
 from reports.score_file import QuestionScores, load_score_header, load_scores
-from runners.bank import RunBank, locate_bank, run_bank
+from runners.bank import RunBank, locate_bank, run_bank, run_scope
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore
 
@@ -51,6 +51,10 @@ class Run:
     """The bank's question records by id, as this run's variant words them."""
     bank: str | None = None
     """Where the questions came from, or ``None`` when the bank was not found."""
+    scope: list[Question] = field(default_factory=list)
+    """The questions of the run's bank in the scope it recorded (:func:`runners.bank.run_scope`), asked or
+    not, and any other question it answered: what "n in bank" counts. Without the bank, the questions
+    with a record."""
     combiner: CombinerInfo | None = None
     """The learned combiner whose step probabilities ``scores`` carry (the score header names it)."""
 
@@ -103,6 +107,7 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
                 Note(f"{run.dir}: question bank {where} not found; pass --data PATH to show stems and analyses", zh)
             )
             run.questions = {r.question_id: question_from_record(r) for r in run.records}
+            run.scope = list(run.questions.values())
             continue
         # Banks are loaded once per way of wording them; the fingerprint check is per run.
         key = (str(path.resolve()), str(run.header.data.get("format")), run.header.variant, run.header.seed, False)
@@ -123,6 +128,9 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
             r.question_id: bank.questions.get(r.question_id) or question_from_record(r) for r in run.records
         }
         run.bank = str(path)
+        scope = run_scope(list(bank.questions.values()), run.header)
+        inside = {q.id for q in scope}
+        run.scope = scope + [q for qid, q in run.questions.items() if qid not in inside]
     return runs, warnings
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from kg.records import QuestionType
 from reports.aggregate import SCORE_PREFIX
-from runners.protocol import JUDGMENT_RULES, JudgmentRule
+from runners.counting import JUDGMENT_RULES, JudgmentRule
 from runners.records import MODE_INFO
 
 DASH = "—"
@@ -60,71 +60,183 @@ def _sort_runs(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 JudgmentScoring = JudgmentRule
 JUDGMENT_SCORING: tuple[JudgmentScoring, ...] = JUDGMENT_RULES
-"""``per-statement`` (CK12's released scorer, and every bundled protocol's rule, :mod:`runners.protocol`):
-each statement counts on its own; ``per-item`` (k12eval's stricter rule: neither the CK12 paper nor its
-release says so): a multi-statement judgment is right only when every statement is."""
+"""``per-statement`` (every bundled protocol's rule, :mod:`runners.protocol`): each statement counts on its
+own, read by k12eval's extraction; ``per-item`` (k12eval's stricter rule: neither the CK12 paper nor its
+release says so): a multi-statement judgment is right only when every statement is; ``ck12-release``: the
+released evaluator's count (:func:`runners.ck12_release.release_judgment`). :mod:`runners.counting`."""
+
+_CAPTIONS: dict[JudgmentScoring, tuple[str, str]] = {
+    "per-item": (
+        "Judgment scored per item: right only when every statement is right (k12eval's stricter rule; "
+        "neither the CK12 paper nor its released scorer counts so). Every table and nodes.csv count so.",
+        "判断题按题计分：每个判断都对才算对（k12eval 更严的规则，CK12 论文和它发布的评分脚本都不这样计）。",
+    ),
+    "per-statement": (
+        "Judgment scored per statement: each statement counts on its own, read by k12eval's extraction, a "
+        "statement without a verdict as wrong; every table and nodes.csv count a judgment question's "
+        "statements, not the question.",
+        "判断题按判断计分：每个判断单独计分（k12eval 的提取，没有给出判断的算错）。",
+    ),
+    "ck12-release": (
+        "Judgment scored by CK12's released scorer: every T/F (else 对/错, else √/×) in the output, paired with "
+        "the statements in order; statements beyond the verdicts found are not counted (the paper's rule); "
+        "every table and nodes.csv count so.",
+        "判断题按 CK12 发布的评分脚本计分：输出中的每个 T/F（或对/错、√/×）依次对应各个判断，多出的判断不计入（论文的规则）。",
+    ),
+}
 
 
 def type_by_mode_caption(judgment: JudgmentScoring = "per-statement") -> str:
     """What the report counts for a judgment question, for Table 1's caption (it holds for every table and
     for ``nodes.csv``)."""
-    if judgment == "per-item":
-        return (
-            "Judgment scored per item: right only when every statement is right (k12eval's stricter rule; "
-            "neither the CK12 paper nor its released scorer counts so). Every table and nodes.csv count so."
-        )
-    return (
-        "Judgment scored per statement: each statement counts on its own (CK12's released scorer); every table "
-        "and nodes.csv count a judgment question's statements, not the question."
-    )
+    return _CAPTIONS[judgment][0]
 
 
-JUDGMENT_CAPTION_ZH = {
-    "per-item": "判断题按题计分：每个判断都对才算对（k12eval 更严的规则，CK12 论文和它发布的评分脚本都不这样计）。",
-    "per-statement": "判断题按判断计分：每个判断单独计分（CK12 发布的评分脚本）。",
-}
+JUDGMENT_CAPTION_ZH = {rule: zh for rule, (_, zh) in _CAPTIONS.items()}
 """Table 1's caption on the Chinese page, per judgment scoring."""
 
+VARIANT_MARKS = {"original": "", "shuffled": "*", "distractors": "**"}
+"""The paper's marks: ``Single*`` options shuffled, ``Single**`` ten distractors added."""
+GROUPS = ("arts", "science")
+AVERAGE = "average"
+"""Table 1's last pair of columns with two models or more: the paper's Average over models."""
+ASKED_ROW = "asked / in bank"
+"""Table 1's last rows: questions asked / questions of the runs' banks, per model, arts and science."""
+_LAYOUT = (
+    "Rows: question type x variant (* options shuffled, ** 10 distractors added) x mode; two columns per model, "
+    "arts and science, as the paper's Table 1. Accuracy over the questions asked (— : none asked); the "
+    f"'{ASKED_ROW}' rows say how many."
+)
+_LAYOUT_ZH = "行：题型 × 版本（* 打乱选项，** 增加 10 个干扰项）× 模式；每个模型两列：文科、理科，同论文表 1。正确率只计作答过的题（—：没有作答）；最后几行给出作答题数 / 题库题数。"
 
-def type_by_mode(frame: pd.DataFrame, judgment: JudgmentScoring = "per-statement") -> pd.DataFrame:
-    """CK12 Table 1: accuracy by question type per variant x model x mode, each cell ``arts / science``.
 
-    Variants (original, shuffled, distractors) are rows when the runs hold more than one. Judgment
-    is scored ``judgment`` way (see :data:`JUDGMENT_SCORING`; a frame of
-    :func:`reports.aggregate.statement_rows` already counts statements); ``attrs["caption"]`` says which.
-    """
-    if judgment not in JUDGMENT_SCORING:
+def frame_rule(frame: pd.DataFrame, judgment: JudgmentScoring | None = None) -> JudgmentScoring:
+    """The judgment rule ``frame`` was counted under (its ``judgment_rule`` column); ``judgment`` must agree
+    with it (a frame without the column is taken to follow ``judgment``, by default ``per-statement``)."""
+    if judgment is not None and judgment not in JUDGMENT_SCORING:
         raise ValueError(f"judgment scoring {judgment!r}: choose one of {', '.join(JUDGMENT_SCORING)}")
+    named = set(frame["judgment_rule"].dropna()) if "judgment_rule" in frame else set()
+    if len(named) > 1 or (judgment is not None and named and named != {judgment}):
+        raise ValueError(f"the frame was counted under {', '.join(sorted(named))}, not {judgment}")
+    rule = next(iter(named), judgment or "per-statement")
+    return choose_rule(rule)
+
+
+def choose_rule(rule: object) -> JudgmentScoring:
+    """``rule`` as a judgment rule; a ``ValueError`` naming the choices otherwise."""
+    for known in JUDGMENT_SCORING:
+        if rule == known:
+            return known
+    raise ValueError(f"judgment scoring {rule!r}: choose one of {', '.join(JUDGMENT_SCORING)}")
+
+
+def type_by_mode(
+    frame: pd.DataFrame, judgment: JudgmentScoring | None = None, scope: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """CK12 Table 1 in the paper's orientation: a row per question type x variant x mode (the paper's
+    Single, Single*, Single**, Multi, ... rows, each in four modes), then ``overall``; two columns per model,
+    ``<model> · arts`` and ``<model> · science`` (the paper's Art / Science), and with two models or more
+    ``average · arts`` / ``average · science``, the unweighted mean of the models asked (the paper's Average).
+
+    Accuracy is over the units asked (``units`` / ``units_right`` of a question frame or of its
+    :func:`reports.aggregate.statement_rows`; the frame's judgment rule, :func:`frame_rule`, which the caption
+    names). The ``asked / in bank`` rows give per variant x mode the questions each model was asked of how many
+    its runs' banks hold (``scope``, :func:`reports.aggregate.scope_frame`; without it, those with a record).
+    """
+    judgment = frame_rule(frame, judgment)
     scored = _scored(frame)
     if scored.empty:
         return pd.DataFrame()
-    keys = ["variant", "model", "mode"]
-    types = _ordered(list(scored["type"].unique()), TYPE_ORDER)
-    rows = []
-    for key, sub in scored.groupby(keys, sort=False):
-        row = dict(zip(keys, key, strict=True))
-        for qtype in [*types, "overall"]:
-            part = sub if qtype == "overall" else sub[sub["type"] == qtype]
-            acc = _statement_acc if qtype == "judgment" and judgment == "per-statement" else _acc
-            row[qtype] = " / ".join(pct(acc(part[part["group"] == g])) for g in ("arts", "science"))
-        rows.append(row)
-    table = _sort_runs(pd.DataFrame(rows), keys).reset_index(drop=True)
-    table.attrs["caption"] = type_by_mode_caption(judgment)
-    table.attrs["caption_zh"] = JUDGMENT_CAPTION_ZH[judgment]
+    models = list(dict.fromkeys(frame["model"]))
+    averaged = len(models) > 1
+    columns = [f"{model} · {group}" for model in [*models, *([AVERAGE] if averaged else [])] for group in GROUPS]
+    rows: list[dict[str, object]] = []
+    for qtype in [*_ordered(list(scored["type"].unique()), TYPE_ORDER), "overall"]:
+        part = scored if qtype == "overall" else scored[scored["type"] == qtype]
+        for (variant, mode), sub in part.groupby(["variant", "mode"], sort=False):
+            row: dict[str, object] = {"type": qtype, "variant": variant, "mode": mode}
+            for g in GROUPS:
+                accs = [_acc(sub[(sub["model"] == model) & (sub["group"] == g)]) for model in models]
+                row |= {f"{model} · {g}": pct(acc) for model, acc in zip(models, accs, strict=True)}
+                if averaged:  # the paper's Average: the models' accuracies, unweighted (those asked)
+                    asked = [a for a in accs if not math.isnan(a)]
+                    row[f"{AVERAGE} · {g}"] = pct(sum(asked) / len(asked) if asked else math.nan)
+            rows.append(row)
+    rows += _asked_rows(frame, scope, models)
+    table = pd.DataFrame(rows, columns=["type", "variant", "mode", *columns]).fillna(DASH)
+    order = {name: i for i, name in enumerate([*TYPE_ORDER, "overall", ASKED_ROW])}
+    table = _sort_runs(table, ["variant", "mode"])
+    table = table.sort_values("type", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    table.attrs["caption"] = f"{type_by_mode_caption(judgment)} {_LAYOUT}"
+    table.attrs["caption_zh"] = JUDGMENT_CAPTION_ZH[judgment] + _LAYOUT_ZH
     return table
 
 
-def _statement_acc(part: pd.DataFrame) -> float:
-    """Right statements over all statements (an unparsed item's statements count as wrong)."""
-    if not len(part):
-        return math.nan
-    statements = part["statements"].fillna(1)
-    right = part["partial"].fillna(part["correct"]) * statements
-    return float(right.sum() / statements.sum())
+def _asked_rows(frame: pd.DataFrame, scope: pd.DataFrame | None, models: list[str]) -> list[dict[str, object]]:
+    """Per variant x mode: ``asked / in bank`` for each model, arts and science."""
+    questions = frame[frame["lead"]] if "lead" in frame else frame
+    bank = questions if scope is None else scope
+    rows: list[dict[str, object]] = []
+    for (variant, mode), sub in questions.groupby(["variant", "mode"], sort=False):
+        held = bank[(bank["variant"] == variant) & (bank["mode"] == mode)]
+        row: dict[str, object] = {"type": ASKED_ROW, "variant": variant, "mode": mode}
+        for model in models:
+            for g in GROUPS:
+                asked = int((_asked(sub) & (sub["model"] == model) & (sub["group"] == g)).sum())
+                in_bank = int(((held["model"] == model) & (held["group"] == g)).sum())
+                row[f"{model} · {g}"] = f"{asked:,} / {in_bank:,}"
+        rows.append(row)
+    return rows
+
+
+def _asked(part: pd.DataFrame) -> pd.Series:
+    """Which rows are asked questions (``scored`` for a frame made before ``asked`` was a column)."""
+    return part["asked"] if "asked" in part else part["scored"]
 
 
 def _acc(part: pd.DataFrame) -> float:
-    return float(part["correct"].mean()) if len(part) else math.nan
+    """Right units over units asked (``units``: a judgment question's statements under a per-statement rule);
+    ``correct``'s mean for a frame without them."""
+    if not len(part):
+        return math.nan
+    if "units" not in part:
+        return float(part["correct"].mean())
+    counted = float(part["units"].sum())
+    return float(part["units_right"].sum()) / counted if counted else math.nan
+
+
+def judgment_rules(frame: pd.DataFrame) -> pd.DataFrame:
+    """Judgment accuracy of each run under every rule side by side (:data:`JUDGMENT_SCORING`): right units
+    over units counted, and the 95% Wilson interval. ``ck12-release`` is what CK12's released ``metric.py``
+    prints for the same answers; ``per-statement`` and ``per-item`` are k12eval's."""
+    from reports.stats import wilson_interval
+
+    if frame.empty or "statements_counted:per-item" not in frame:
+        return pd.DataFrame()
+    judged = frame[(frame["type"] == QuestionType.JUDGMENT.value) & frame["scored"]]
+    rows = []
+    for run, sub in judged.groupby("run", sort=False):
+        first = sub.iloc[0]
+        row: dict[str, object] = {"run": run, "model": first["model"], "mode": first["mode"]}
+        row |= {"variant": first["variant"], "questions": len(sub)}
+        for rule in JUDGMENT_SCORING:
+            right = int(sub[f"statements_right:{rule}"].sum())
+            counted = int(sub[f"statements_counted:{rule}"].sum())
+            lo, hi = wilson_interval(right, counted)
+            shown = f"{pct(right / counted)} ({pct(lo)}–{pct(hi)})" if counted else DASH
+            row |= {rule: shown, f"{rule} n": f"{right:,} / {counted:,}"}
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    table.attrs["caption"] = (
+        "Judgment accuracy under each rule, with the 95% Wilson interval; 'n' is right / counted (statements, or "
+        "questions per item). ck12-release counts as the released evaluator does (statements it finds no verdict "
+        "for are not counted): the paper's rule."
+    )
+    table.attrs["caption_zh"] = (
+        "各计分规则下的判断题正确率（95% Wilson 区间）；n 为答对数 / 计入数。ck12-release 与发布的评分脚本相同"
+        "（找不到判断的语句不计入），即论文的规则。"
+    )
+    return table
 
 
 def cot_step_scores(frame: pd.DataFrame) -> pd.DataFrame:
@@ -162,29 +274,44 @@ def default_subject_stage(frame: pd.DataFrame) -> tuple[str, str | None]:
     return str(subject), None if pd.isna(stage) else str(stage)
 
 
-def level1_accuracy(frame: pd.DataFrame, subject: str, stage: str | None) -> pd.DataFrame:
-    """CK12 Table 3: accuracy of every level-1 point of one subject and stage, one column per run."""
-    scored = _scored(frame)
-    part = scored[scored["subject"] == subject]
-    if stage is not None:
-        part = part[part["stage"] == stage]
-    if part.empty:
+def level1_accuracy(
+    frame: pd.DataFrame, subject: str, stage: str | None, scope: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """CK12 Table 3: accuracy of every level-1 point of one subject and stage, one column per run, and beside
+    it ``<run> · asked / in bank``: questions asked of those its bank holds under the point (``scope``,
+    :func:`reports.aggregate.scope_frame`; without it, those with a record). A point the run asked nothing
+    under shows ``—``."""
+    questions = frame[frame["lead"]] if "lead" in frame else frame
+    bank = questions if scope is None or scope.empty else scope
+
+    def of_subject(part: pd.DataFrame) -> pd.DataFrame:
+        part = part[part["subject"] == subject]
+        return part if stage is None else part[part["stage"] == stage]
+
+    mine, held, counted = of_subject(questions), of_subject(bank), of_subject(frame)
+    if not _asked(mine).any():
         return pd.DataFrame()
-    runs = list(dict.fromkeys(part["run"]))
+    runs = list(dict.fromkeys(mine["run"]))
     rows = []
-    for level1, sub in part.groupby("level1", sort=True):
-        row: dict[str, object] = {"level1": level1, "n": int(sub.groupby("run").size().max())}
+    for level1 in sorted(set(held["level1"]) | set(mine["level1"])):
+        row: dict[str, object] = {"level1": level1}
         for run in runs:
-            row[run] = pct(_acc(sub[sub["run"] == run]))
+            scored = _scored(counted[(counted["run"] == run) & (counted["level1"] == level1)])
+            asked = int(_asked(mine[(mine["run"] == run) & (mine["level1"] == level1)]).sum())
+            in_bank = int(((held["run"] == run) & (held["level1"] == level1)).sum())
+            row[run] = pct(_acc(scored))
+            row[f"{run} · {ASKED_ROW}"] = f"{asked:,} / {in_bank:,}"
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def category_scores(frame: pd.DataFrame) -> pd.DataFrame:
+def category_scores(frame: pd.DataFrame, scope: pd.DataFrame | None = None) -> pd.DataFrame:
     """CMMLU style: per run, each category is the unweighted mean of its subjects' accuracies.
 
     A subject counts in every category it sits in (``groups``; CMMLU's China specific subjects are in
-    a second one); the average is over subjects, each once.
+    a second one); the average is over subjects, each once, and only over subjects asked. ``asked / in bank``
+    says how many questions the run was asked of those its bank holds (``scope``,
+    :func:`reports.aggregate.scope_frame`; without it, those with a record).
     """
     scored = _scored(frame[frame["group"].notna()])
     if scored.empty:
@@ -206,6 +333,10 @@ def category_scores(frame: pd.DataFrame) -> pd.DataFrame:
         for group in groups:
             row[group] = pct(float(in_run[in_run["groups"] == group]["correct"].mean()))
         row["average (macro over subjects)"] = pct(float(sub["correct"].mean()))
+        questions = frame[frame["run"] == run]
+        questions = questions[questions["lead"]] if "lead" in questions else questions
+        in_bank = len(questions) if scope is None else int((scope["run"] == run).sum())
+        row[ASKED_ROW] = f"{int(_asked(questions).sum()):,} / {in_bank:,}"
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -38,12 +38,13 @@ TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "ck12_table1_type_by_mode": ("按题型与模式的正确率（文科 / 理科）", "Accuracy by question type and mode (arts / science)", "CK12 Table 1"),
     "ck12_table2_cot_step_scores": ("思维链步骤得分", "CoT step scores", "CK12 Table 2"),
     "ck12_table3_level1": ("一级知识点正确率", "Accuracy of level-1 knowledge points", "CK12 Table 3"),
+    "ck12_judgment_rules": ("判断题在各计分规则下的正确率", "Judgment accuracy under each scoring rule", "CK12 released scorer"),
     "cmmlu_categories": ("分类得分（学科正确率的简单平均）", "Category scores (unweighted mean of subject accuracies)", "CMMLU"),
     "xiezhi_ranking": ("选项排序指标", "Option ranking metrics", "Xiezhi"),
     "xiezhi_disciplines": ("各学科结果（多标签题计入每个学科）", "Results per discipline (a question counts under each of its labels)", "Xiezhi"),
     "xiezhi_split": ("专业题 vs 跨学科题", "Specialty vs Interdiscipline", "Xiezhi"),
     "analysis_negation": ("含否定词 vs 不含", "Questions with vs without negation words", "CMMLU analysis"),
-    "analysis_sub_options": ("含子选项 vs 不含", "Questions with vs without sub-options (①②③)", "CMMLU analysis"),
+    "analysis_sub_options": ("含子选项 vs 不含", "Questions with vs without sub-options (①②③, a b c)", "CMMLU analysis"),
     "analysis_variants": ("原题 vs 打乱选项 vs 干扰项（同题配对）", "Original vs shuffled vs distractors (paired)", "CK12 variants"),
     "analysis_cot": ("思维链 vs 直接作答（同题配对）", "CoT vs no CoT (paired)", "paired"),
     "analysis_difficulty": ("每题答对的运行数分布", "How many runs answer each question right", "CMMLU analysis"),
@@ -85,6 +86,13 @@ COLUMN_TITLES: dict[str, tuple[str, str]] = {
     "gold": ("标准答案", "gold"), "target": ("lm-eval 的标准答案", "lm-eval target"),
     "extracted": ("k12eval 抽取的答案", "k12eval extracted"), "filtered": ("lm-eval 过滤后的答案", "lm-eval filtered"),
     "k12eval": ("k12eval 判定", "k12eval"), "harness": ("lm-eval 判定", "lm-eval"),
+    "type": ("题型", "type"), "questions": ("题数", "questions"),
+    "asked / in bank": ("作答题数 / 题库题数", "asked / in bank"),
+    "per-statement": ("按判断（k12eval）", "per-statement (k12eval)"), "per-item": ("按题（k12eval）", "per-item (k12eval)"),
+    "ck12-release": ("CK12 发布的评分脚本", "ck12-release (the released scorer)"),
+    "per-statement n": ("按判断：答对 / 计入", "per-statement: right / counted"),
+    "per-item n": ("按题：答对 / 计入", "per-item: right / counted"),
+    "ck12-release n": ("发布脚本：答对 / 计入", "ck12-release: right / counted"),
 }  # fmt: skip
 """What the page calls each column of the tables, in Chinese and in English (a column not listed, such as
 a run's name, shows as it is)."""
@@ -93,6 +101,7 @@ SOURCES_ZH = {"CMMLU analysis": "CMMLU 的分析", "CK12 variants": "CK12 题目
 """Where a table comes from, on the Chinese page (``CK12 Table 1`` becomes ``CK12 表 1``)."""
 
 SPLITS_ZH = {"Specialty": "专业题", "Interdiscipline": "跨学科题"}
+PER_MODEL_ZH = {"arts": "文科", "science": "理科", "asked / in bank": "作答题数 / 题库题数"}
 SELECTIONS_ZH = {"all": "全部题目", "reasoning-subset": "推理子集（CK12 表 2）"}
 
 
@@ -102,6 +111,9 @@ def column_title(column: str) -> tuple[str, str]:
         return COLUMN_TITLES[column]
     if column.startswith("Hit@"):
         return f"前 {column[4:]} 命中率", column
+    head, dot, tail = column.rpartition(" · ")
+    if dot and tail in PER_MODEL_ZH:  # Table 1's "<model> · arts", Table 3's "<run> · asked / in bank"
+        return f"{'平均' if head == 'average' else head} {PER_MODEL_ZH[tail]}", column
     split, _, rest = column.partition(" ")
     if split in SPLITS_ZH and rest:
         return f"{SPLITS_ZH[split]} {column_title(rest)[0]}", column
@@ -130,6 +142,7 @@ def build_tables(
     judgment: JudgmentScoring = "per-statement",
     xiezhi: pd.DataFrame | None = None,
     counted: pd.DataFrame | None = None,
+    scope: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Every table of the report by name (empty tables included, so their absence is visible).
 
@@ -137,8 +150,9 @@ def build_tables(
     is computed over; ``judgment`` how CK12 Table 1 scores judgment items (see
     :data:`reports.tables.JUDGMENT_SCORING`); ``xiezhi`` the Xiezhi questions' rows with their labels
     and split (:func:`reports.xiezhi_tables.xiezhi_coordinates`); ``counted`` the frame the accuracy tables
-    count (Tables 1 and 3: ``frame`` with judgment statements as rows under ``per-statement``,
-    :func:`reports.aggregate.statement_rows`; default ``frame``). A table's ``attrs["caption"]`` says what it counts.
+    count (Tables 1 and 3: ``frame`` spread into the units it counts, :func:`reports.aggregate.statement_rows`;
+    default ``frame``); ``scope`` the questions of the runs' banks (:func:`reports.aggregate.scope_frame`), for
+    "n asked / n in bank". A table's ``attrs["caption"]`` says what it counts.
     """
     from reports import analyses, tables
     from reports.xiezhi_tables import discipline_scores, split_scores
@@ -150,10 +164,11 @@ def build_tables(
     fmt = _format_analysis
     features = analyses.text_features(graph)
     return {
-        "ck12_table1_type_by_mode": tables.type_by_mode(counted, judgment),
+        "ck12_table1_type_by_mode": tables.type_by_mode(counted, judgment, scope),
         "ck12_table2_cot_step_scores": _table2(frame if selected is None else frame[selected], select),
-        "ck12_table3_level1": _table3(counted, subject, stage, judgment),
-        "cmmlu_categories": tables.category_scores(frame),
+        "ck12_table3_level1": _table3(counted, subject, stage, judgment, scope),
+        "ck12_judgment_rules": tables.judgment_rules(frame),
+        "cmmlu_categories": tables.category_scores(frame, scope),
         "xiezhi_ranking": tables.ranking(frame, k),
         "xiezhi_disciplines": discipline_scores(xiezhi) if xiezhi is not None else pd.DataFrame(),
         "xiezhi_split": split_scores(xiezhi) if xiezhi is not None else pd.DataFrame(),
@@ -166,13 +181,15 @@ def build_tables(
     }
 
 
-def _table3(frame: pd.DataFrame, subject: str, stage: str | None, judgment: JudgmentScoring) -> pd.DataFrame:
+def _table3(
+    frame: pd.DataFrame, subject: str, stage: str | None, judgment: JudgmentScoring, scope: pd.DataFrame | None
+) -> pd.DataFrame:
     """CK12 Table 3, its caption saying how judgment questions count."""
-    from reports.tables import level1_accuracy
+    from reports.tables import level1_accuracy, type_by_mode_caption
 
-    table = level1_accuracy(frame, subject, stage)
-    if judgment == "per-statement" and len(frame) and (frame["type"] == "judgment").any():
-        table.attrs["caption"] = "Judgment questions count per statement (CK12's released scorer)."
+    table = level1_accuracy(frame, subject, stage, scope)
+    if len(frame) and (frame["type"] == "judgment").any():
+        table.attrs["caption"] = type_by_mode_caption(judgment)
     return table
 
 
@@ -228,12 +245,13 @@ def write_report(
     ``select`` names the selection of :mod:`runners.selection` CK12 Table 2 is computed over
     (``reasoning-subset``: the paper's). The folder is replaced whole (see :mod:`reports.staging`):
     ``out`` must be new, empty or an earlier report. ``judgment`` is how a multi-statement judgment
-    counts in ``overall``, ``nodes.csv`` and the tables: ``per-statement`` (CK12's released scorer) or
-    ``per-item`` (right only when every statement is; k12eval's stricter rule); ``None``: the rule of
-    the runs' protocol (:func:`runs_judgment_rule`). Table 1's caption says which.
+    counts in ``overall``, ``nodes.csv`` and the tables (:mod:`runners.counting`): ``per-statement``
+    (k12eval's extraction, a statement without a verdict wrong), ``per-item`` (right only when every
+    statement is; k12eval's stricter rule) or ``ck12-release`` (the released evaluator's count); ``None``:
+    the rule of the runs' protocol (:func:`runs_judgment_rule`). Table 1's caption says which.
     """
     from kg.errors import InputError
-    from reports.aggregate import node_table, question_frame, statement_rows
+    from reports.aggregate import node_table, question_frame, scope_frame, statement_rows
     from reports.runs import Note, graph_of, load_runs
     from reports.staging import staged_folder
     from runners.options import choose
@@ -257,9 +275,10 @@ def write_report(
     runs = [run for run in runs if run.records]
     judgment = judgment or runs_judgment_rule(runs)
     graph = graph_of(runs)
-    frame = question_frame(runs, graph)
-    counted = statement_rows(frame) if judgment == "per-statement" else frame
-    nodes = node_table(counted, graph, k=k)
+    frame = question_frame(runs, graph, judgment)
+    counted = statement_rows(frame)
+    scope = scope_frame(runs)
+    nodes = node_table(counted, graph, k=k, scope=scope)
     inside = [p for p in [*run_dirs, *([data] if data else [])] if Path(out).resolve() in Path(p).resolve().parents]
     if inside:
         raise InputError(f"{out}: holds {inside[0]}; the report replaces its folder whole, choose another --out")
@@ -285,6 +304,7 @@ def write_report(
             select=select,
             judgment=judgment,
             counted=counted,
+            scope=scope,
         )
     return result
 
@@ -294,7 +314,7 @@ def runs_judgment_rule(runs: list[Any]) -> JudgmentScoring:
     before it was recorded follow :data:`runners.protocol.DEFAULT_JUDGMENT_RULE`. Runs naming different
     rules are refused: give ``--judgment``."""
     from kg.errors import InputError
-    from runners.protocol import DEFAULT_JUDGMENT_RULE
+    from runners.counting import DEFAULT_JUDGMENT_RULE
 
     named = {(run.header.protocol or {}).get("judgment_rule", DEFAULT_JUDGMENT_RULE) for run in runs}
     if len(named) > 1:
@@ -333,6 +353,7 @@ def _write_folder(
     select: str,
     judgment: JudgmentScoring,
     counted: pd.DataFrame,
+    scope: pd.DataFrame,
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
     from reports.aggregate import weakest_points
@@ -377,6 +398,7 @@ def _write_folder(
         judgment=judgment,
         xiezhi=xiezhi_coordinates(runs, frame),
         counted=counted,
+        scope=scope,
     )
     agreement, disagreements = agreement_tables(runs)
     built["harness_agreement"], built["harness_disagreements"] = _format_analysis(agreement), disagreements
@@ -463,7 +485,17 @@ def _summary(
 
     whole = nodes[(nodes["slice"] == "all") & (nodes["node"] == ROOT)].set_index("run")
     weakest = weakest_points(nodes, top=5)
-    keep = ["n", "acc_micro", "acc_micro_lo", "acc_micro_hi", "acc_macro", "unparsed_rate"]
+    keep = [
+        "asked",
+        "in_bank",
+        "n",
+        "correct",
+        "acc_micro",
+        "acc_micro_lo",
+        "acc_micro_hi",
+        "acc_macro",
+        "unparsed_rate",
+    ]
     return clean(
         {
             **meta,

@@ -104,6 +104,10 @@ class Answerer:
         if options.chat is not None:
             backend_options.setdefault("chat", options.chat)
         model = options.model_path or options.model
+        # Before the model loads: a pool the mode can show nothing of is refused at once.
+        pool = (
+            None if options.few_shot is None else load_exemplar_pool(options.few_shot, options.run_seed, options.mode)
+        )
         backend = options.backend_instance or _load_backend(options, model, backend_options)
         # Known to the replay backend only: an attribute, not part of the protocol.
         check_grader(options, getattr(backend, "harness", None))
@@ -120,7 +124,6 @@ class Answerer:
         )
         sampling = with_gen_kwargs(sampling, options.gen_kwargs)
         check_supported(sampling, backend)
-        pool = load_exemplar_pool(options.few_shot, seed=options.run_seed) if options.few_shot is not None else None
         return cls(options, backend, sampling, pool, _template_hash(options, pool))
 
     def sampling_dict(self) -> dict[str, Any]:

@@ -61,6 +61,31 @@ def load_bank(
     return Bank(questions, name, source, list(imported.problems))
 
 
+def in_scope(
+    questions: Sequence[Question], selection: str, subjects: Sequence[str], types: Sequence[str]
+) -> list[Question]:
+    """The questions a run evaluates, in the bank's order: the named selection (:mod:`runners.selection`),
+    then the subjects and types asked for (empty: all). ``--limit`` and shards come after, in the run."""
+    from kg.records import QuestionType
+    from runners.selection import select
+
+    wanted_types = {QuestionType.parse(t) for t in types}
+    return [
+        q
+        for q in select(questions, selection)
+        if (not subjects or q.subject in subjects) and (not wanted_types or q.type in wanted_types)
+    ]
+
+
+def run_scope(questions: Sequence[Question], header: RunHeader) -> list[Question]:
+    """The bank's questions in the scope ``header`` records (:func:`in_scope`; ``--limit`` and shards left
+    out): what "n in bank" counts beside "n asked" in the report."""
+    data = header.data
+    subjects = data.get("subjects") or []
+    types = data.get("types") or []
+    return in_scope(questions, str(data.get("select") or header.selection), list(subjects), list(types))
+
+
 def has_released(path: Path, variant: str) -> bool:
     """CK12's folder at ``path`` holds its released ``variant`` (``original`` is always there)."""
     from kg.importers.ck12 import VARIANT_DIRS

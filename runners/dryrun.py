@@ -56,7 +56,7 @@ def dry_run(options: RunOptions) -> DryRun:
         raise InputError(f"{options.data}: no question matches the filters")
     check_templates(options, questions)
     chat = options.chat if options.chat is not None else options.backend == "openai"
-    pool = load_exemplar_pool(options.few_shot, seed=options.run_seed) if options.few_shot is not None else None
+    pool = None if options.few_shot is None else load_exemplar_pool(options.few_shot, options.run_seed, options.mode)
     prompts = [DryPrompt(q.id, q.type.value, build_prompt(q, options, pool, len, chat)[1]) for q in questions]
     return DryRun(prompts, chat, pool is not None, options)
 

@@ -178,14 +178,40 @@ def is_ck12_examples_file(path: Path) -> bool:
     return isinstance(data, dict) and bool(data) and all(isinstance(v, dict) for v in data.values())
 
 
-def load_exemplar_pool(path: Path, seed: int | None = 0) -> ExemplarPool:
+def load_exemplar_pool(path: Path, seed: int | None = 0, mode: Mode | None = None) -> ExemplarPool:
     """The exemplars of ``--few-shot PATH``: CK12's released example files as they are, in their order
-    (the first five are the paper's), or any question bank's questions in a seeded order."""
+    (the first five are the paper's), or any question bank's questions in a seeded order. With ``mode``,
+    a pool that ``mode`` could show no exemplar of is refused (:func:`check_pool`)."""
     if is_ck12_examples_file(path):
-        return ExemplarPool(load_ck12_examples(path), seed=None)
-    from kg.importers import load_questions
+        pool = ExemplarPool(load_ck12_examples(path), seed=None)
+    else:
+        from kg.importers import load_questions
 
-    return ExemplarPool.from_questions(load_questions(path).questions, seed=seed)
+        pool = ExemplarPool.from_questions(load_questions(path).questions, seed=seed)
+    if mode is not None:
+        check_pool(pool, mode, path)
+    return pool
+
+
+def check_pool(pool: ExemplarPool, mode: Mode, path: Path) -> None:
+    """Refuse a pool a few-shot ``mode`` would show no exemplar of: every prompt would silently be zero-shot.
+
+    Empty, or, for few-shot-CoT, without one exemplar that has an analysis to show as its reasoning (CK12's
+    ``few_shot_examples.json`` has none: its CoT exemplars are in ``few_shot_cot_examples.json``). A pool that
+    lacks only some subjects or types is used as it is (CK12's own CoT file has no English cloze exemplar, and
+    its released evaluator asks those questions with none); each record's ``shots`` says how many it showed.
+    """
+    info = mode_info(mode)
+    if not info.few_shot:
+        return
+    if not len(pool):
+        raise InputError(f"--few-shot {path}: holds no exemplar; --mode {mode} needs some")
+    if info.cot and not any(e.analysis.strip() for e in pool):
+        raise InputError(
+            f"--few-shot {path}: none of its {len(pool)} exemplars has an analysis (a worked solution), so --mode "
+            f"{mode} would show none; give exemplars with analyses (CK12: few_shot_cot_examples.json), or use "
+            "--mode few-shot"
+        )
 
 
 def load_ck12_examples(path: Path) -> list[Exemplar]:

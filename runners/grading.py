@@ -19,15 +19,17 @@ Where k12eval differs from CK12's released scorer, on purpose:
   response's first sentence, and for a single blank (no ``;`` in the answer) it
   iterates over the answer's *characters*: gold ``12`` is "found" in ``21`` or
   ``1+2``. k12eval compares the extracted blanks one by one after normalising
-  them; :func:`ck12_release_fill_correct` keeps the released rule for comparison.
-* Judgment: the release zips gold and extracted verdicts, so statements the model
-  did not answer are not counted at all; here they count as wrong.
+  them; :func:`runners.ck12_release.release_fill_correct` keeps the released rule for comparison.
+* Judgment: the release finds verdicts with ``[FT]`` anywhere in the response and zips
+  them with the gold, so statements the model did not answer are not counted at all;
+  here verdicts are read per statement and a statement without one counts as wrong.
+  :func:`runners.ck12_release.release_judgment` keeps the released rule (``report
+  --judgment ck12-release``).
 * Cloze: the release does not score it; here it is scored blank by blank.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -65,15 +67,3 @@ def grade(question: Question, answer: Sequence[str] | Sequence[bool] | None) -> 
         hits = [i < len(given) and given[i] == g for i, g in enumerate(gold)]
     share = sum(hits) / len(gold)
     return Grade(all(hits) and len(given) == len(gold), share)
-
-
-def ck12_release_fill_correct(gold: Sequence[str], response: str) -> bool:
-    """CK12's released fill-in rule, bug included, for comparison only (see the module docstring)."""
-    text = response.replace("\n", " ")
-    match = re.search(r"答案是：(.+?)(?=[。（>]|$)", text) or re.search(r"(.+?)(?=[。（>]|$)", text)
-    if match is None:
-        return False
-    found = match.group()
-    joined = ";".join(gold)
-    items: Sequence[str] = joined.split(";") if ";" in joined else joined
-    return all(item in found for item in items)

@@ -11,7 +11,8 @@ the protocol's name, the values in force and which of them the user overrode.
 Where the values come from (/work/shared/PAPERS.md and the released code):
 
 - CK12: Chinese prompts for every subject, 5 shots of the same subject and type, 3 then 1 over
-  1,024 tokens, free generation; judgment counted per statement (its released scorer).
+  1,024 tokens, free generation; judgment counted per statement (as its released scorer does, with
+  k12eval's extraction: :mod:`runners.counting`; ``ck12-release`` is the released count itself).
 - CMMLU: its own prompt, 5 dev questions of the subject, the longest dropped over 2,048 tokens
   (``max_length`` of its ``gen_prompt``); open models by the next-token letter.
 - C-Eval: its own prompt (以下是中国关于{科目}考试的单项选择题), its 5 dev questions of the subject,
@@ -36,23 +37,14 @@ never anything but ``generate`` for a CoT mode.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal, get_args
+from typing import Any
 
 from kg.importers import detect_format
 from runners.backends import protocol_role
+from runners.counting import JudgmentRule
 from runners.options import RunOptions
 from runners.records import Lang, Strategy, mode_info
 from runners.templates import load_template_set
-
-JudgmentRule = Literal["per-item", "per-statement"]
-"""How a multi-statement judgment question is counted. ``per-statement``: each statement counts on
-its own (CK12's released scorer, which compares the verdicts statement by statement); ``per-item``:
-right only when every statement is (k12eval's stricter rule: neither the CK12 paper nor its release
-states it)."""
-JUDGMENT_RULES: tuple[JudgmentRule, ...] = get_args(JudgmentRule)
-
-DEFAULT_JUDGMENT_RULE: JudgmentRule = "per-statement"
-"""Every bundled protocol's rule, and the report's for runs made before the protocol was recorded."""
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from kg.errors import InputError
 from kg.records import Question, QuestionType
 from runners.answering import Answerer
 from runners.backends.harness_verdicts import Grader
-from runners.bank import bank_fingerprint, load_bank
+from runners.bank import bank_fingerprint, in_scope, load_bank
 from runners.batch_plan import backend_batch
 from runners.files import atomic_write, lock_folder
 from runners.options import RunOptions, check_options, limited
@@ -31,7 +31,6 @@ from runners.prompting import prompt_language
 from runners.protocol import with_protocol_defaults
 from runners.records import RunHeader, RunRecord
 from runners.results_file import RESULTS_FILE, lm_eval_results
-from runners.selection import select
 from runners.stopping import stop_reason
 from runners.store import RunStore, in_shard, parse_shard
 from runners.summary import (
@@ -41,6 +40,7 @@ from runners.summary import (
     SessionStats,
     SessionStatus,
     build_results,
+    group_stats,
     redact_command,
 )
 
@@ -79,27 +79,27 @@ class RunSummary:
         return sum(r.parse_status == "unparsed" for r in answered) / len(answered) if answered else 0.0
 
     def rows(self) -> list[dict[str, Any]]:
-        """Accuracy, unparsed rate and failures by question type, plus an ``all`` row."""
-        groups: dict[str, list[RunRecord]] = defaultdict(list)
-        for record in self.records:
-            groups[record.type].append(record)
-        groups["all"] = list(self.records)
-        rows = []
-        for qtype, records in groups.items():
-            scored = [r for r in records if r.correct is not None]
-            answered = [r for r in records if r.parse_status in ("ok", "unparsed")]
-            rows.append(
-                {
-                    "type": qtype,
-                    "n": len(records),
-                    "accuracy": sum(bool(r.correct) for r in scored) / len(scored) if scored else 0.0,
-                    "unparsed": sum(r.parse_status == "unparsed" for r in answered) / len(answered)
-                    if answered
-                    else 0.0,
-                    "failed": sum(r.parse_status == "failed" for r in records),
-                }
-            )
-        return rows
+        """Per question type, plus an ``all`` row: questions with a record (``n``), asked, accuracy over the
+        asked (``None`` when none was; judgment under the run's rule, as ``summary.json`` and ``report``
+        count), unparsed rate and failures."""
+        if self.results is not None:
+            groups = {**self.results.by_type, "all": self.results.all}
+        else:  # before the session is done: the default judgment rule
+            by_type: dict[str, list[RunRecord]] = defaultdict(list)
+            for record in self.records:
+                by_type[record.type].append(record)
+            groups = {name: group_stats(rs) for name, rs in [*by_type.items(), ("all", list(self.records))]}
+        return [
+            {
+                "type": qtype,
+                "n": stats.n,
+                "asked": stats.scored,
+                "accuracy": stats.accuracy,
+                "unparsed": stats.unparsed_rate or 0.0,
+                "failed": stats.failed,
+            }
+            for qtype, stats in groups.items()
+        ]
 
 
 def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
@@ -144,13 +144,8 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     # Of the whole bank, before filters, --limit and shards: a run may grow (--limit 100, then
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
     fingerprint = bank_fingerprint(questions)
-    questions = select(questions, options.select)
-    wanted_types = {QuestionType.parse(t) for t in options.types}
-    questions = [
-        q
-        for q in questions
-        if (not options.subjects or q.subject in options.subjects) and (not wanted_types or q.type in wanted_types)
-    ]
+    questions = in_scope(questions, options.select, options.subjects, options.types)
+    in_bank = len(questions)  # what the run's accuracy is "n asked of n in bank" over (runners.counting)
     questions = questions[: limited(len(questions), options.limit)]
     shard = parse_shard(options.shard)
     questions = [q for q in questions if in_shard(q.id, shard)]
@@ -165,6 +160,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         "limit": options.limit,
         "select": options.select,
         "questions": len(questions),
+        "in_bank": in_bank,
         "fingerprint": fingerprint,
     }
     if options.skip_invalid:

@@ -1,9 +1,17 @@
 """Named selections of a bank's questions: the subsets the papers score, chosen by name.
 
 ``reasoning-subset`` is the CK12 paper's Table 2 set: math questions whose teacher's analysis
-has more than two steps (7,334 questions in the paper's release). A step is a paragraph of the
-analysis, as CK12's released few-shot-CoT exemplars number them ("1. ... 2. ..."), the same split
+has more than two steps. A step is a paragraph of the analysis, as CK12's released few-shot-CoT
+exemplars number them (``analysis.split('\n\n')`` -> "1. ... 2. ..."), the same split
 :func:`runners.prompting.number_steps` makes.
+
+It does not give the paper's 7,334, and nothing in the release can: the paper states no rule beyond
+"more than two analysis steps", and by this one the full release holds 5,683 (#31's measurement), its
+初中 part 1,312 of 2,130 math questions (``k12eval kg stats ../shared/data/ck12/original_data --select
+reasoning-subset``). The paper's bank is smaller than the release (39,452 questions against 41,328), so
+the gap is no questions the release lacks. Counting paragraphs that are at least two instead gives
+1,660 on 初中 (x1.27; tests/runners/test_selection.py), which would put the full release near 7,190 if
+every stage behaved alike: near 7,334, but not verifiable here (the shared data holds 初中 only).
 
 ``run`` (``--select NAME``), ``score`` and Table 2 read the same names through :func:`select`.
 """

@@ -16,13 +16,14 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.errors import InputError
 from kg.intervals import wilson_interval
 from runners.circular import CIRCULAR, CircularStats, circular_stats
+from runners.counting import DEFAULT_JUDGMENT_RULE, JUDGMENT_RULES, JudgmentRule, asked, units
 from runners.records import RunHeader, RunRecord
 
 SessionStatus = Literal["finished", "interrupted", "failed"]
@@ -38,19 +39,28 @@ REDACTED = "***"
 
 
 class GroupStats(BaseModel):
-    """Accuracy and unparsed rate of a group of questions (a type, a subject, or all)."""
+    """Accuracy and unparsed rate of a group of questions (a type, a subject, or all).
+
+    Accuracy is over the questions asked (:mod:`runners.counting`): a failed or skipped question counts
+    nowhere, and a judgment question counts its statements under the run's judgment rule, so ``report``
+    prints the same accuracy for the same run."""
 
     model_config = ConfigDict(extra="forbid")
 
     n: int
-    """Questions in the group."""
+    """Questions in the group with a record."""
     scored: int
-    """Questions graded (``correct`` is not ``None``)."""
+    """Questions asked: graded (``correct`` is not ``None``), an unreadable answer as wrong."""
     correct: int
+    """Questions wholly right."""
     accuracy: float | None
-    """``correct / scored``; ``None`` when none was scored."""
+    """``units_right / units``; ``None`` when none was asked."""
     accuracy_interval: tuple[float, float] | None = None
-    """The 95 % Wilson interval of ``accuracy`` (``[low, high]``); ``None`` when none was scored."""
+    """The 95 % Wilson interval of ``accuracy`` (``[low, high]``); ``None`` when none was asked."""
+    units: int = 0
+    """What accuracy is over: one per question asked, a judgment question's statements counted under the
+    judgment rule instead (``RunResults.judgment_rule``)."""
+    units_right: int = 0
     answered: int
     """Questions with an output (status ``ok`` or ``unparsed``)."""
     unparsed: int
@@ -102,7 +112,14 @@ class RunResults(BaseModel):
     strategy: str
     variant: str
     questions: int
-    """Questions of the run as selected by this session's filters (answered or ``pending``)."""
+    """Questions of the run as selected by this session's filters (answered or ``pending``): the bank the
+    accuracy's questions were asked from."""
+    in_bank: int | None = None
+    """Questions of the bank in the run's scope (its ``--select``, ``--subjects`` and ``--types``; not ``--limit``
+    or shards): the "n in bank" of "n asked of n in bank", as ``report`` counts it. ``None`` for runs made before
+    ``run.json`` recorded it."""
+    judgment_rule: JudgmentRule = DEFAULT_JUDGMENT_RULE
+    """How a judgment question counts in ``accuracy`` (the run's protocol, :mod:`runners.counting`)."""
     pending: int = 0
     """Selected questions with no record yet: more than 0 only when ``session.status`` is not ``finished``."""
     status: dict[str, int]
@@ -130,18 +147,21 @@ class RunResults(BaseModel):
     session: SessionStats
 
 
-def group_stats(records: Sequence[RunRecord]) -> GroupStats:
-    """The :class:`GroupStats` of ``records``."""
-    scored = [r for r in records if r.correct is not None]
+def group_stats(records: Sequence[RunRecord], rule: JudgmentRule = DEFAULT_JUDGMENT_RULE) -> GroupStats:
+    """The :class:`GroupStats` of ``records``, judgment questions counted under ``rule``."""
+    scored = [r for r in records if asked(r)]
     answered = [r for r in records if r.parse_status in ("ok", "unparsed")]
-    correct = sum(bool(r.correct) for r in scored)
+    counted = [u for r in scored if (u := units(r, rule)) is not None]
+    total, right = sum(u.counted for u in counted), sum(u.right for u in counted)
     unparsed = sum(r.parse_status == "unparsed" for r in answered)
     return GroupStats(
         n=len(records),
         scored=len(scored),
-        correct=correct,
-        accuracy=correct / len(scored) if scored else None,
-        accuracy_interval=wilson_interval(correct, len(scored)) if scored else None,
+        correct=sum(bool(r.correct) for r in scored),
+        accuracy=right / total if total else None,
+        accuracy_interval=wilson_interval(right, total) if total else None,
+        units=total,
+        units_right=right,
         answered=len(answered),
         unparsed=unparsed,
         unparsed_rate=unparsed / len(answered) if answered else None,
@@ -149,11 +169,21 @@ def group_stats(records: Sequence[RunRecord]) -> GroupStats:
     )
 
 
-def _by(records: Iterable[RunRecord], key: str) -> dict[str, GroupStats]:
+def _by(records: Iterable[RunRecord], key: str, rule: JudgmentRule) -> dict[str, GroupStats]:
     groups: dict[str, list[RunRecord]] = defaultdict(list)
     for record in records:
         groups[getattr(record, key)].append(record)
-    return {name: group_stats(group) for name, group in sorted(groups.items())}
+    return {name: group_stats(group, rule) for name, group in sorted(groups.items())}
+
+
+def header_judgment_rule(header: RunHeader) -> JudgmentRule:
+    """The judgment rule the run's protocol names (runs made before it was recorded: the default)."""
+    named = (header.protocol or {}).get("judgment_rule", DEFAULT_JUDGMENT_RULE)
+    if named not in JUDGMENT_RULES:
+        raise InputError(
+            f"run.json, field 'protocol.judgment_rule': {named!r}; expected one of {', '.join(JUDGMENT_RULES)}"
+        )
+    return cast(JudgmentRule, named)
 
 
 def build_results(
@@ -165,6 +195,7 @@ def build_results(
 ) -> RunResults:
     """The summary of a run from its header, its records (one per question) and the questions left."""
     counts: Counter[str] = Counter(r.parse_status for r in records)
+    rule = header_judgment_rule(header)
     return RunResults(
         model=header.model,
         backend=header.backend,
@@ -174,10 +205,12 @@ def build_results(
         questions=len(records) + pending,
         pending=pending,
         status={status: counts.get(status, 0) for status in STATUSES},
+        in_bank=header.data.get("in_bank"),
+        judgment_rule=rule,
         failures=counts.get("failed", 0),
-        all=group_stats(records),
-        by_type=_by(records, "type"),
-        by_subject=_by(records, "subject"),
+        all=group_stats(records, rule),
+        by_type=_by(records, "type", rule),
+        by_subject=_by(records, "subject", rule),
         prompt_tokens=sum(r.prompt_tokens or 0 for r in records),
         completion_tokens=sum(r.completion_tokens or 0 for r in records),
         run_started_at=header.started_at,

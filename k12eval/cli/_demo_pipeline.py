@@ -237,9 +237,9 @@ def _answer(
             set_aside(exc, echo)
             summary = run_questions(options, progress=run_progress(echo, options.mode))
         overall = next(row for row in summary.rows() if row["type"] == "all")
+        accuracy = "—" if overall["accuracy"] is None else f"{overall['accuracy']:.0%}"
         outcome.append(
-            f"{summary.new} new, {summary.resumed} resumed; accuracy {overall['accuracy']:.0%}, "
-            f"unparsed {overall['unparsed']:.0%}"
+            f"{summary.new} new, {summary.resumed} resumed; accuracy {accuracy}, unparsed {overall['unparsed']:.0%}"
         )
 
 

@@ -90,19 +90,34 @@ def stats(
     mapping: MappingOpt = None,
     taxonomy: TaxonomyOpt = None,
     skip_invalid: SkipOpt = False,
+    select: Annotated[
+        str,
+        typer.Option(
+            "--select",
+            help="Count a named selection only: all, or reasoning-subset (CK12 Table 2: math questions whose analysis "
+            "has more than two steps), as run --select picks it.",
+        ),
+    ] = "all",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Count questions, subjects and knowledge points, by type, subject and stage."""
-    from kg.graph import MIN_LEVEL2_QUESTIONS
+    """Count questions, subjects and knowledge points, by type, subject and stage, and the questions with CMMLU's
+    analysed features (negation, sub-options) with 95% Wilson intervals."""
+    from kg.graph import MIN_LEVEL2_QUESTIONS, build_graph
+    from reports.analyses import feature_shares
     from runners.dryrun import terminal_safe
+    from runners.selection import select as select_questions
 
     result, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
+    if select != "all":
+        result.questions = select_questions(result.questions, select)
+        graph = build_graph(result.questions)
     overall = graph.stats()
     sparse = graph.sparse_level2()
     summary: dict[str, Any] = {
         "path": str(path),
         "format": result.format,
         "variant": variant,
+        "select": select,
         "questions": overall.questions,
         "subjects": len(graph.nodes_of_kind("subject")),
         "level1": overall.level1,
@@ -115,6 +130,7 @@ def stats(
         "warnings": sum(1 for q in result.questions if q.extra.get("warnings")),
         "invalid_by_field": dict(result.skipped_by_reason()),
         "level2_under_10": len(sparse),
+        "features": feature_shares(result.questions),
     }
     if sparse:
         nodes = graph.graph.nodes
@@ -131,11 +147,18 @@ def stats(
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False))
         return
-    typer.echo(f"{summary['questions']} questions ({result.format}, {variant}) from {path}")
+    chosen = "" if select == "all" else f", --select {select}"
+    typer.echo(f"{summary['questions']} questions ({result.format}, {variant}{chosen}) from {path}")
     typer.echo(f"{summary['subjects']} subjects, {summary['level1']} level-1 and {summary['level2']} level-2 points")
     for key in ("by_type", "by_subject", "by_stage", "by_difficulty"):
         counts = ", ".join(f"{k} {v}" for k, v in summary[key].items())
         typer.echo(f"{key.removeprefix('by_')}: {counts}")
+    for name, share in summary["features"].items():
+        if share["of"]:
+            typer.echo(
+                f"{name.replace('_', '-')} (CMMLU's analysis): {share['n']} of {share['of']} questions = "
+                f"{100 * share['share']:.1f} % ({100 * share['low']:.1f}-{100 * share['high']:.1f} %, Wilson 95 %)"
+            )
     if summary["invalid"]:
         typer.echo(f"invalid (skipped): {summary['invalid']}")
 

@@ -51,10 +51,11 @@ def report(
         str | None,
         typer.Option(
             "--judgment",
-            help="How a multi-statement judgment counts in overall, nodes.csv and the tables: per-statement "
-            "(CK12's released scorer) or per-item (right only when every statement is; k12eval's stricter rule, "
-            "not the paper's). Default: the runs' protocol (run.json), per-statement for every bundled one. "
-            "Table 1's caption says which.",
+            help="How a judgment question counts in overall, nodes.csv and the tables: per-statement (each "
+            "statement, read by k12eval; one without a verdict is wrong), per-item (right only when every "
+            "statement is; k12eval's stricter rule) or ck12-release (CK12's released scorer: T/F found anywhere, "
+            "statements beyond them not counted; the paper's rule). Default: the runs' protocol (run.json), "
+            "per-statement for every bundled one. Table 1's caption says which.",
         ),
     ] = None,
 ) -> None:
@@ -78,12 +79,15 @@ def report(
     )
     for warning in result.warnings:
         typer.echo(f"warning: {warning}", err=True)
-    counted = "judgment " + str(result.summary.get("judgment", "per-statement")).replace("-", " ")
+    from runners.counting import JUDGMENT_RULE_NAMES
+
+    rule = result.summary.get("judgment", "per-statement")
+    counted = "judgment " + JUDGMENT_RULE_NAMES[rule][1] if rule in JUDGMENT_RULE_NAMES else str(rule)
     for run in result.summary["runs"]:
         acc = run["acc_micro"]
         shown = "—" if acc is None else f"{100 * acc:.1f}%"
         typer.echo(
             f"{run['id']}: {run['n']} scored ({counted}), accuracy {shown}, "
-            f"unparsed {100 * (run['unparsed_rate'] or 0):.1f}%"
+            f"unparsed {100 * (run['unparsed_rate'] or 0):.1f}%; {run['asked']} of {run['in_bank']} questions asked"
         )
     typer.echo(f"wrote {out / 'index.html'} and {len(result.files) - 1} other files in {result.summary['seconds']} s")

@@ -354,15 +354,27 @@ def _print_summary(summary: RunSummary) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from runners.counting import JUDGMENT_RULE_NAMES
+
     table = Table(title=f"{summary.model} · {summary.mode} · {summary.variant}  ({summary.out})")
-    for column in ("type", "n", "accuracy", "unparsed", "failed"):
+    for column in ("type", "n", "asked", "accuracy", "unparsed", "failed"):
         table.add_column(column, justify="left" if column == "type" else "right")
-    for row in summary.rows():
-        table.add_row(
-            row["type"], str(row["n"]), f"{row['accuracy']:.1%}", f"{row['unparsed']:.1%}", str(row["failed"])
-        )
+    rows = summary.rows()
+    for row in rows:
+        accuracy = "—" if row["accuracy"] is None else f"{row['accuracy']:.1%}"
+        cells = (str(row["n"]), str(row["asked"]), accuracy, f"{row['unparsed']:.1%}", str(row["failed"]))
+        table.add_row(row["type"], *cells)
     console = Console()
     console.print(table)
+    results = summary.results
+    if results is not None:
+        asked, in_bank = results.all.scored, results.in_bank
+        notes = [f"accuracy over the {asked} question(s) asked of {results.questions} selected"]
+        if in_bank is not None and in_bank != results.questions:
+            notes[0] += f" ({in_bank} in the run's bank)"
+        if "judgment" in results.by_type:
+            notes.append(f"judgment counted {JUDGMENT_RULE_NAMES[results.judgment_rule][1]}")
+        console.print("; ".join(notes))
     console.print(
         f"{summary.new} new answer(s) this time, {summary.resumed} already in the run folder; "
         f"unparsed rate {summary.unparsed_rate:.1%}"

@@ -13,7 +13,7 @@
       title: '知识点诊断报告', overview: '总览', knowledge: '知识点', question: '题目', compare: '对比',
       verdicts: '教师标注', tables: '论文表格', other: 'English', run: '运行', runA: '运行 A', runB: '运行 B',
       accuracy: '正确率', micro: '正确率（微平均）', macro: '宏平均', interval: '95% 置信区间', n: '题数',
-      questions: '题目数', unparsed: '未解析', unparsedRate: '未解析率', all: '全部', stage: '学段', type: '题型',
+      questions: '题目数', askedOfBank: '作答题数 / 题库题数', unparsed: '未解析', unparsedRate: '未解析率', all: '全部', stage: '学段', type: '题型',
       difficulty: '难度', group: '文理', filter: '筛选…', showEmpty: '显示无数据的知识点', subject: '学科',
       level1: '一级知识点', level2: '二级知识点', name: '名称', heatmap: '各学科正确率', artsScience: '文科与理科',
       weakest: '最薄弱的知识点', weakestNote: '按 95% 置信区间上限从低到高排序：题目很少的知识点不会因偶然而排在前面。',
@@ -50,7 +50,7 @@
       title: 'Knowledge-point audit report', overview: 'Overview', knowledge: 'Knowledge points', question: 'Question',
       compare: 'Compare', verdicts: 'Teacher verdicts', tables: 'Paper tables', other: '中文', run: 'Run', runA: 'Run A',
       runB: 'Run B', accuracy: 'Accuracy', micro: 'Accuracy (micro)', macro: 'Macro', interval: '95% interval',
-      n: 'n', questions: 'Questions', unparsed: 'Unparsed', unparsedRate: 'Unparsed rate', all: 'All', stage: 'Stage',
+      n: 'n', questions: 'Questions', askedOfBank: 'asked / in bank', unparsed: 'Unparsed', unparsedRate: 'Unparsed rate', all: 'All', stage: 'Stage',
       type: 'Type', difficulty: 'Difficulty', group: 'Group', filter: 'Filter…', showEmpty: 'Show points without data',
       subject: 'Subject', level1: 'Level-1 point', level2: 'Level-2 point', name: 'Name',
       heatmap: 'Accuracy by subject', artsScience: 'Arts vs science', weakest: 'Weakest knowledge points',
@@ -93,7 +93,7 @@
     zh: {
       single_choice: '单选', multiple_choice: '多选', judgment: '判断', fill_in_blank: '填空', sorting: '排序', cloze: '完形填空',
       primary: '小学', middle: '初中', high: '高中', arts: '文科', science: '理科', original: '原题', shuffled: '打乱选项', distractors: '加干扰项',
-      ok: '已解析', unparsed: '未解析', failed: '无输出', skipped: '未评分',
+      ok: '已解析', unparsed: '未解析', failed: '无输出', skipped: '未评分', overall: '总体', 'asked / in bank': '作答题数 / 题库题数',
     },
     en: {
       single_choice: 'single choice', multiple_choice: 'multiple choice', judgment: 'true/false', fill_in_blank: 'fill in',
@@ -430,7 +430,8 @@
     let n = 0, right = 0, answered = 0, unparsed = 0;
     const sums = {};
     for (const i of indices) {
-      if (!passes(i) || res.st[i] == null || res.st[i] === 3) continue;
+      // Not asked (no record, skipped, failed): counts nowhere, as nodes.csv (runners.counting).
+      if (!passes(i) || res.st[i] == null || res.st[i] === 3 || res.st[i] === 2) continue;
       answered += 1;
       if (res.st[i] === 1) unparsed += 1;
       // A judgment question counted per statement (res.w, res.r) weighs its statements, as nodes.csv does.
@@ -557,6 +558,7 @@
         el('div', { class: 'label' }, run.label),
         el('div', { class: 'big' }, pct(run.acc_micro)),
         el('div', { class: 'muted small' }, t('interval') + ' ' + pct(run.acc_micro_lo, 0) + ' – ' + pct(run.acc_micro_hi, 0) + ' · ' + t('n') + ' ' + run.n),
+        el('div', { class: 'muted small' }, t('askedOfBank') + ' ' + run.asked + ' / ' + run.in_bank),
         el('div', { class: 'muted small' }, t('macro') + ' ' + pct(run.acc_macro) + ' · ' + t('unparsedRate') + ' ' + pct(run.unparsed_rate)),
         el('div', { class: 'muted small' }, t('scoredSteps') + ' ' + run.scored_steps)));
     }

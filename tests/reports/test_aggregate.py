@@ -90,7 +90,7 @@ def _nodes(run_dirs: list[Path], with_bank: bool = True) -> pd.DataFrame:
     runs, warnings = load_runs(run_dirs)
     assert (warnings == []) is with_bank
     graph = graph_of(runs)
-    return node_table(question_frame(runs, graph), graph)
+    return node_table(question_frame(runs, graph, "per-item"), graph)  # the docstring counts questions
 
 
 def _row(nodes: pd.DataFrame, node: str, slice_: str = "all", value: str = "") -> pd.Series:
@@ -227,7 +227,7 @@ def test_stand_in_questions_when_bank_is_missing(tmp_path: Path) -> None:
     runs, warnings = load_runs([run])
     assert len(warnings) == 1 and "--data" in warnings[0]
     graph = graph_of(runs)
-    nodes = node_table(question_frame(runs, graph), graph)
+    nodes = node_table(question_frame(runs, graph, "per-item"), graph)
     assert _row(nodes, "l1:数学/函数")["acc_micro"] == pytest.approx(0.75)
     # --data finds it again
     root = write_bank(tmp_path / "bank", list(bank.values()))

@@ -15,35 +15,76 @@ from reports.aggregate import question_frame
 from reports.markdown import markdown
 from reports.runs import graph_of, load_runs
 from reports.writer import build_tables
+from runners.counting import JudgmentRule
 from tests._runs import SMALL_ANSWERS, Answer, question, small_bank, write_bank, write_run, write_scores
 
 
-def _frame(run_dirs: list[Path]) -> tuple[pd.DataFrame, KnowledgeGraph]:
+def _frame(run_dirs: list[Path], judgment: JudgmentRule = "per-statement") -> tuple[pd.DataFrame, KnowledgeGraph]:
     runs, _ = load_runs(run_dirs)
     graph = graph_of(runs)
-    return question_frame(runs, graph), graph
+    return question_frame(runs, graph, judgment), graph
 
 
-def test_type_by_mode_arts_science_cells(tmp_path: Path) -> None:
+def _cell(table: pd.DataFrame, qtype: str, column: str, variant: str = "original", mode: str = "zero-shot") -> str:
+    rows = table[(table["type"] == qtype) & (table["variant"] == variant) & (table["mode"] == mode)]
+    assert len(rows) == 1, (qtype, variant, mode, len(rows))
+    return str(rows.iloc[0][column])
+
+
+def test_type_by_mode_in_the_papers_orientation(tmp_path: Path) -> None:
+    """Rows type x variant x mode, two columns per model, arts and science, as the paper's Table 1 (#31 item 6)."""
     bank = small_bank()
     shuffled = {"q1": Answer(False), "q2": Answer(False), "q6": Answer(True)}
     frame, _ = _frame(
         [
             write_run(tmp_path / "s", bank, shuffled, variant="shuffled"),
             write_run(tmp_path / "a", bank, SMALL_ANSWERS),
-        ]
+            write_run(tmp_path / "o", bank, {"q1": Answer(True)}, model="other"),
+        ],
+        "per-item",
     )
     table = tables.type_by_mode(frame)
-    original = table[table["variant"] == "original"].iloc[0]
+    assert table.attrs["caption"].startswith(tables.type_by_mode_caption("per-item"))
+    with pytest.raises(ValueError, match="counted under per-item, not per-statement"):
+        tables.type_by_mode(frame, "per-statement")  # a caption never names a rule the numbers did not follow
+    assert list(table.columns) == [
+        "type", "variant", "mode", "tiny-model · arts", "tiny-model · science", "other · arts", "other · science",
+        "average · arts", "average · science",
+    ]  # fmt: skip
+    # The paper's Average: the models' accuracies, unweighted; a model not asked is left out, not a zero.
+    assert _cell(table, "single_choice", "average · science") == "83.3"  # (66.7 + 100) / 2
+    assert _cell(table, "single_choice", "average · arts") == "100.0"  # other was asked no arts question
     # single choice: arts q6 1/1; science q1 q2 q4 2/3
-    assert original["single_choice"] == "100.0 / 66.7"
-    assert original["judgment"] == "— / 100.0"
-    assert original["multiple_choice"] == "— / 0.0"  # q5 unparsed counts as wrong
-    assert original["fill_in_blank"] == "0.0 / —"
-    assert original["overall"] == "50.0 / 60.0"
-    assert "cloze" not in table.columns  # skipped, never scored
-    assert table["variant"].tolist() == ["original", "shuffled"]  # original first, whatever the input order
-    assert table.iloc[1]["single_choice"] == "100.0 / 0.0"
+    assert _cell(table, "single_choice", "tiny-model · arts") == "100.0"
+    assert _cell(table, "single_choice", "tiny-model · science") == "66.7"
+    assert _cell(table, "judgment", "tiny-model · science") == "100.0"
+    assert _cell(table, "multiple_choice", "tiny-model · science") == "0.0"  # q5 unparsed counts as wrong
+    assert _cell(table, "multiple_choice", "tiny-model · arts") == "—"  # none asked
+    assert _cell(table, "fill_in_blank", "tiny-model · arts") == "0.0"
+    assert (_cell(table, "overall", "tiny-model · arts"), _cell(table, "overall", "tiny-model · science")) == (
+        "50.0",
+        "60.0",
+    )
+    assert _cell(table, "single_choice", "other · science") == "100.0"
+    assert _cell(table, "single_choice", "other · arts") == "—"
+    assert "cloze" not in set(table["type"])  # skipped, never scored
+    # The paper's row order: Single, Single* (shuffled) ..., then overall, then how many were asked.
+    assert table["type"].tolist()[:2] == ["single_choice", "single_choice"]
+    assert table["variant"].tolist()[:2] == ["original", "shuffled"]
+    assert _cell(table, "single_choice", "tiny-model · science", variant="shuffled") == "0.0"
+    assert table["type"].tolist()[-2:] == [tables.ASKED_ROW, tables.ASKED_ROW]
+    # asked / in bank without the bank: the questions with a record (q8 skipped is not asked).
+    assert _cell(table, tables.ASKED_ROW, "tiny-model · arts") == "2 / 3"
+    assert _cell(table, tables.ASKED_ROW, "tiny-model · science") == "5 / 5"
+    assert _cell(table, tables.ASKED_ROW, "other · arts") == "0 / 0"
+    assert _cell(table, tables.ASKED_ROW, "average · arts") == "—"
+    from reports.writer import column_title
+
+    assert column_title("average · science") == ("平均 理科", "average · science")
+    assert column_title("tiny-model · asked / in bank") == (
+        "tiny-model 作答题数 / 题库题数",
+        "tiny-model · asked / in bank",
+    )
 
 
 def test_cot_step_scores_reads_aliases_and_adds_the_papers_direction(tmp_path: Path) -> None:
@@ -91,15 +132,19 @@ def test_level1_table_and_categories(tmp_path: Path) -> None:
         ]
     )
     assert tables.default_subject_stage(frame) == ("数学", "middle")  # no physics: the biggest subject
-    table = tables.level1_accuracy(frame, "数学", "middle")
-    assert table["level1"].tolist() == ["几何", "函数"]
-    assert table.set_index("level1").loc["函数", "a"] == "75.0"
-    assert table.set_index("level1").loc["几何", "b"] == "100.0"
+    table = tables.level1_accuracy(frame, "数学", "middle").set_index("level1")
+    assert table.index.tolist() == ["几何", "函数"]
+    assert table.loc["函数", "a"] == "80.0"  # q1 q2 q3 q4, q3's two statements each counted: 4 of 5
+    assert table.loc["函数", "a · asked / in bank"] == "4 / 4"
+    assert table.loc["几何", "b"] == "100.0"
+    assert (table.loc["函数", "b"], table.loc["函数", "b · asked / in bank"]) == ("0.0", "1 / 1")
     categories = tables.category_scores(frame).set_index("run")
     # run a: 语文 1/2 (arts); 数学 3/5 (science); average of subjects = (0.5 + 0.6) / 2
     assert (categories.loc["a", "arts"], categories.loc["a", "science"]) == ("50.0", "60.0")
     assert categories.loc["a", "average (macro over subjects)"] == "55.0"
     assert categories.loc["b", "arts"] == "—"
+    # q8 (cloze) is skipped, so run a was asked 7 of its 8 questions; run b 2 of its 2 (no bank: those recorded).
+    assert (categories.loc["a", "asked / in bank"], categories.loc["b", "asked / in bank"]) == ("7 / 8", "2 / 2")
 
 
 def test_ranking_table(tmp_path: Path) -> None:
@@ -179,17 +224,6 @@ def test_negation_words(text: str, expected: bool) -> None:
     assert analyses.has_negation(text) is expected
 
 
-def test_negation_share_of_the_real_cmmlu_test_set(shared_data: Path) -> None:
-    """28.9 % of the questions were counted as negated (347/1,202), the paper finds about 10.7 % in CMMLU."""
-    from kg.importers import load_questions
-    from reasoning_metrics.metaeval.halves import half_of
-
-    questions = load_questions(shared_data / "cmmlu" / "test").questions
-    for half, count, total in (("dev", 42, 594), ("confirm", 56, 608)):
-        chosen = [q for q in questions if half_of(q.id) == half]
-        assert (sum(analyses.has_negation(q.stem) for q in chosen), len(chosen)) == (count, total), half
-
-
 @pytest.mark.parametrize(
     ("stem", "options", "expected"),
     [
@@ -262,37 +296,43 @@ def test_markdown_escapes_cells() -> None:
 
 def _judgment_frame() -> pd.DataFrame:
     # Three judgment items of science: one single statement right, one 3-statement item with 2 right,
-    # one 2-statement item all right (#16 item 4).
+    # one 2-statement item all right (#16 item 4), counted per statement (units) as question_frame does.
     rows = [
-        {"correct": 1.0, "partial": 1.0, "statements": 1},
-        {"correct": 0.0, "partial": 2 / 3, "statements": 3},
-        {"correct": 1.0, "partial": 1.0, "statements": 2},
+        {"correct": 1.0, "partial": 1.0, "statements": 1, "units": 1, "units_right": 1},
+        {"correct": 0.0, "partial": 2 / 3, "statements": 3, "units": 3, "units_right": 2},
+        {"correct": 1.0, "partial": 1.0, "statements": 2, "units": 2, "units_right": 2},
     ]
     common = {"scored": True, "variant": "original", "model": "m", "mode": "zero-shot", "type": "judgment"}
     return pd.DataFrame([{**common, "group": "science", **row} for row in rows])
 
 
-def test_judgment_per_statement_is_the_default_and_per_item_is_offered() -> None:
+def test_judgment_counts_its_units_and_the_caption_names_the_rule() -> None:
     frame = _judgment_frame()
-    per_item = tables.type_by_mode(frame, judgment="per-item")
-    assert per_item.iloc[0]["judgment"] == "— / 66.7"  # 2 of 3 items wholly right (k12eval's stricter rule)
     per_statement = tables.type_by_mode(frame)
-    assert per_statement.iloc[0]["judgment"] == "— / 83.3"  # 5 of 6 statements (the released scorer)
+    assert _cell(per_statement, "judgment", "m · science") == "83.3"  # 5 of 6 statements
+    per_item = tables.type_by_mode(frame.assign(units=1, units_right=frame["correct"]), judgment="per-item")
+    assert _cell(per_item, "judgment", "m · science") == "66.7"  # 2 of 3 items wholly right
     assert "per item" in tables.type_by_mode_caption("per-item")
     assert "per statement" in tables.type_by_mode_caption("per-statement")
-    assert per_statement.attrs["caption"] == tables.type_by_mode_caption("per-statement")
+    assert "released scorer" in tables.type_by_mode_caption("ck12-release")
+    assert per_statement.attrs["caption"].startswith(tables.type_by_mode_caption("per-statement"))
     with pytest.raises(ValueError, match="per-item"):
-        tables.type_by_mode(frame, judgment="per-blank")
+        tables.type_by_mode(frame, judgment="per-blank")  # type: ignore[arg-type]
 
 
-def test_statement_rows_count_each_statement_as_the_released_scorer_does() -> None:
+def test_statement_rows_spread_each_question_into_its_units() -> None:
     from reports.aggregate import statement_rows
 
     frame = _judgment_frame().assign(question_id=["a", "b", "c"])
     rows = statement_rows(frame)
     assert list(rows["question_id"]) == ["a", "b", "b", "b", "c", "c"]
     assert list(rows["correct"]) == [1.0, 1.0, 1.0, 0.0, 1.0, 1.0]  # 5 of 6 statements
-    assert tables.type_by_mode(rows).iloc[0]["overall"] == "— / 83.3"
+    assert list(rows["lead"]) == [True, True, False, False, True, False]  # each question still counted once
+    assert _cell(tables.type_by_mode(rows), "overall", "m · science") == "83.3"
+    # A question the released scorer counts nothing for (no verdict found) stays one row, asked, not scored.
+    none = statement_rows(frame.assign(units=[1, 0, 2], units_right=[0, 0, 1], asked=True))
+    assert list(none["question_id"]) == ["a", "b", "c", "c"] and list(none["scored"]) == [True, False, True, True]
+    assert list(none["correct"].fillna(-1)) == [0.0, -1, 1.0, 0.0]  # one unit: right as the rule counts it
 
 
 def test_the_question_frame_counts_judgment_statements(tmp_path: Path) -> None:

@@ -255,3 +255,38 @@ def test_a_single_label_xiezhi_question_gets_exemplars_sharing_its_label() -> No
         [xiezhi("same", ["历史学", "中国史"]), xiezhi("alone", ["历史学"]), xiezhi("other", ["文学"])]
     )
     assert sorted(e.id for e in pool.select(question, k=3)) == ["alone", "same"]
+
+
+def _examples(tmp_path: Path, items: list[dict[str, str]]) -> Path:
+    path = tmp_path / "few_shot_examples.json"
+    path.write_text(json.dumps({"数学": {"单选": items}}, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_a_pool_a_mode_can_show_nothing_of_is_refused(tmp_path: Path) -> None:
+    """CK12's few_shot_examples.json has no analyses: few-shot-CoT showed 0 exemplars, silently (#31 item 6)."""
+    from runners.fewshot import load_exemplar_pool
+
+    plain = _examples(tmp_path, [{"prompt": f"自编例题{i}：1+{i}=（ ）A.1 B.2", "answer": "B"} for i in range(3)])
+    assert len(load_exemplar_pool(plain, mode="few-shot")) == 3  # shown with their answers: fine
+    with pytest.raises(InputError, match=r"none of its 3 exemplars has an analysis.*few_shot_cot_examples\.json"):
+        load_exemplar_pool(plain, mode="few-shot-cot")
+    empty = _examples(tmp_path, [])
+    with pytest.raises(InputError, match="holds no exemplar; --mode few-shot needs some"):
+        load_exemplar_pool(empty, mode="few-shot")
+    assert len(load_exemplar_pool(empty, mode="zero-shot")) == 0  # a zero-shot mode never shows the pool
+
+
+def test_the_run_refuses_it_before_asking(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    bank = write_jsonl(tmp_path / "bank" / "初中" / "数学" / "单选.jsonl", [ck12_record()])
+    plain = _examples(tmp_path, [{"prompt": "自编例题：1+1=（ ）A.1 B.2", "answer": "B"}])
+    for extra in ((), ("--dry-run",)):
+        out = tmp_path / "run"
+        args = ["run", str(bank.parents[2]), "-m", "x", "-b", "replay", "--mode", "few-shot-cot"]
+        result = CliRunner().invoke(app, [*args, "--few-shot", str(plain), "-o", str(out), *extra])
+        assert result.exit_code == 2, result.output
+        assert "none of its 1 exemplars has an analysis" in result.output and not (out / "run.json").exists()

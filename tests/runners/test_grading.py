@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from runners.ck12_release import release_fill_correct
 from runners.fillin import blank_matches, normalize_blank
-from runners.grading import Grade, ck12_release_fill_correct, grade
+from runners.grading import Grade, grade
 from tests.qfactory import cloze, fill, judgment, multiple, single, sorting
 
 
@@ -189,9 +190,9 @@ def test_normal_form_of_latex() -> None:
 
 def test_the_released_ck12_rule_and_its_single_blank_bug() -> None:
     # With one blank the release checks that each *character* of the gold occurs in the response.
-    assert ck12_release_fill_correct(["12"], "答案是：21")
-    assert ck12_release_fill_correct(["12"], "1+2")
+    assert release_fill_correct(["12"], "答案是：21")
+    assert release_fill_correct(["12"], "1+2")
     assert not grade(fill(["12"]), ["21"]).correct
     # With several blanks it checks that each blank occurs somewhere in the first sentence.
-    assert ck12_release_fill_correct(["右", "1"], "答案是：向右平移1个单位")
-    assert not ck12_release_fill_correct(["右", "2"], "答案是：向右平移1个单位")
+    assert release_fill_correct(["右", "1"], "答案是：向右平移1个单位")
+    assert not release_fill_correct(["右", "2"], "答案是：向右平移1个单位")

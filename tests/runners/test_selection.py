@@ -47,4 +47,6 @@ def test_reasoning_subset_of_the_shared_middle_school_release(shared_data: Path)
     math = [q for q in questions if q.subject == "数学"]
     expected = [q.id for q in math if len([p for p in q.analysis.split("\n\n") if p.strip()]) > 2]
     assert [q.id for q in select(questions, "reasoning-subset")] == expected
-    assert 0 < len(expected) < len(math)
+    # The figures runners.selection quotes (#31 item 6): the paper's "more than two" steps, and "at least two".
+    at_least_two = [q for q in math if len([p for p in q.analysis.split("\n\n") if p.strip()]) >= 2]
+    assert (len(expected), len(at_least_two), len(math)) == (1312, 1660, 2130)

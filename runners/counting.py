@@ -1,0 +1,70 @@
+"""What one answer counts toward accuracy: one rule for ``run``'s summary and for every table of ``report``.
+
+Accuracy is over what was asked. A question is *asked* when its record holds an answer: a text
+(``ok`` or ``unparsed``: an unreadable answer is a wrong one) or option scores. A ``failed`` record
+(the backend gave no answer: a request that failed, or a replayed file with no answer for the
+question) and a ``skipped`` one (cloze, which CK12 does not score) are not asked, and neither is a
+question of the run with no record yet: they count nowhere, not as wrong. Tables say how many were
+asked of how many the run's bank holds.
+
+A question counts as one unit, except a judgment question under a per-statement rule
+(:data:`JudgmentRule`), which counts its statements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from runners.ck12_release import release_judgment
+from runners.records import RunRecord
+
+JudgmentRule = Literal["per-item", "per-statement", "ck12-release"]
+"""How a judgment question (one or more true/false statements) counts.
+
+``per-statement``: each statement is a unit, right when k12eval's extraction read its verdict right; a
+statement without a verdict counts as wrong. ``per-item``: the question is one unit, right only when every
+statement is (k12eval's strictest rule: neither the CK12 paper nor its release states it).
+``ck12-release``: the released evaluator's count (:func:`runners.ck12_release.release_judgment`): verdicts
+found anywhere in the output, zipped with the statements; statements beyond them are not counted."""
+JUDGMENT_RULES: tuple[JudgmentRule, ...] = get_args(JudgmentRule)
+
+DEFAULT_JUDGMENT_RULE: JudgmentRule = "per-statement"
+"""Every bundled protocol's rule, and the report's for runs made before the protocol was recorded."""
+
+JUDGMENT_RULE_NAMES: dict[JudgmentRule, tuple[str, str]] = {
+    "per-statement": ("按判断计分", "per statement"),
+    "per-item": ("按题计分", "per item"),
+    "ck12-release": ("按 CK12 发布的评分脚本计分", "by CK12's released scorer"),
+}
+"""How printed summaries name each rule, in Chinese and in English ("judgment counted per statement")."""
+
+ASKED_STATUSES = ("ok", "unparsed")
+"""Parse statuses of an asked question."""
+
+
+@dataclass(frozen=True)
+class Units:
+    """What one asked question counts: ``right`` of ``counted`` units."""
+
+    right: int
+    counted: int
+
+
+def asked(record: RunRecord) -> bool:
+    """Whether ``record`` holds an answer that counts (see the module docstring): graded, or unreadable
+    (wrong, also in records written before an unreadable answer was graded)."""
+    return record.parse_status == "unparsed" or (record.parse_status in ASKED_STATUSES and record.correct is not None)
+
+
+def units(record: RunRecord, rule: JudgmentRule = DEFAULT_JUDGMENT_RULE) -> Units | None:
+    """The units ``record`` counts under ``rule``; ``None`` when the question was not asked."""
+    if not asked(record):
+        return None
+    if record.type != "judgment" or rule == "per-item":
+        return Units(int(bool(record.correct)), 1)
+    gold = [bool(g) for g in record.gold]
+    if rule == "ck12-release":
+        return Units(*release_judgment(gold, record.output or ""))
+    share = record.partial if record.partial is not None else float(bool(record.correct))
+    return Units(round(min(max(share, 0.0), 1.0) * len(gold)), len(gold))
