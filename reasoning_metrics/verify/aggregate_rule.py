@@ -20,7 +20,7 @@ fallback were fixed before any measurement):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from reasoning_metrics.guard import CHAIN_BUDGET_S, NotChecked, checking
@@ -144,8 +144,11 @@ def assess_one(
     rollouts: Sequence[float | None] | None = None,
     unavailable: dict[str, str] | None = None,
     budget_s: float | None = CHAIN_BUDGET_S,
+    models: Mapping[str, str] | None = None,
 ) -> SolutionAssessment:
     """Assess one solution from what has been computed for it (see the module doc for the rule).
+
+    ``models``: which model made a model-made input (``judged``, ``prm``), named in the flags raised on it.
 
     Never raises: a solution the detectors fail on, or cannot finish within ``budget_s`` seconds
     (``None``: no limit), comes back with ``status`` ``error`` or ``too_long`` (see :func:`not_checked`).
@@ -157,6 +160,7 @@ def assess_one(
         "reference": reference,
         "prm": prm,
         "rollouts": rollouts,
+        "models": dict(models or {}),
     }
     outcome = checking(lambda: _assess(solution, evidence, unavailable), budget_s)
     if outcome.value is not None:
