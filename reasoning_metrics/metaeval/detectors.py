@@ -27,6 +27,7 @@ from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
 from reasoning_metrics.verify.rules.arithmetic import StepCheck, check_steps
 from reasoning_metrics.verify.rules.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
 from reasoning_metrics.verify.rules.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
+from reasoning_metrics.verify.rules.judge import judge_name
 from reasoning_metrics.verify.rules.prm import PRM_THRESHOLD, StepRewardModel, first_below
 from reasoning_metrics.verify.rules.rollouts import (
     ROLLOUT_K,
@@ -162,7 +163,16 @@ class DetectionContext:
             contradictions=contradictions,
             references=[reference_of(s) for s in self.solutions],
             budget_s=self.budget_s,
+            models=self.verdict_models,
         )
+
+    @property
+    def verdict_models(self) -> dict[str, str]:
+        """Whose verdicts the model-made inputs are (the judge's backend and model, the PRM), named in their flags."""
+        models = {"judged": judge_name(self.backend)} if self.backend is not None else {}
+        if self.prm is not None:
+            models["prm"] = self.prm.name
+        return models
 
 
 def rollout_tasks(solutions: Sequence[LabelledSolution]) -> list[RolloutTask]:

@@ -81,6 +81,7 @@ def assess_solutions(
     rollouts: Sequence[Sequence[float | None] | None] | None = None,
     batch_size: int = 64,
     budget_s: float | None = CHAIN_BUDGET_S,
+    models: Mapping[str, str] | None = None,
 ) -> list[SolutionAssessment]:
     """Assess every solution with every detector that can run.
 
@@ -92,7 +93,8 @@ def assess_solutions(
     reward model's P(correct) per step (:mod:`.rules.prm`), ``rollouts`` the share of continuations reaching
     the gold answer per step (:mod:`.rules.rollouts`); a solution's ``None`` there means the model could
     not score it (the detector is then unavailable for it alone). Each solution gets
-    ``budget_s`` seconds of the CPU detectors (see :func:`assess_one`).
+    ``budget_s`` seconds of the CPU detectors (see :func:`assess_one`); ``models`` names the model behind
+    ``judged`` and ``prm`` in their flags.
     """
     if roscoe is None and encoder is not None:
         roscoe = roscoe_scores(solutions, encoder, metrics=AGGREGATE_METRICS, batch_size=batch_size)
@@ -128,6 +130,7 @@ def assess_solutions(
                 rollouts=rollouts[k] if rollouts is not None else None,
                 unavailable=mine if reference is not None else {**mine, **without_reference()},
                 budget_s=budget_s,
+                models=models,
             )
         )
     return out
