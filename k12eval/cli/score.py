@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from k12eval.api import SCORE_BATCH_SIZE
+from k12eval.cli import _strong as strong
 from k12eval.cli._common import UserError, guarded, parse_pairs
 from k12eval.cli._config import load_config
 from k12eval.cli._score_models import (
@@ -21,17 +22,7 @@ from k12eval.cli._score_models import (
     role_models,
     score_plan_option,
 )
-from k12eval.cli._strong import (
-    JudgeBackendOpt,
-    JudgeMaxTokensOpt,
-    JudgeModelOpt,
-    JudgeOptionOpt,
-    PrmBackendOpt,
-    PrmOpt,
-    PrmOptionOpt,
-    load_backend_option,
-    load_prm_option,
-)
+from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt, load_backend_option, load_prm_option
 from kg.errors import InputError
 
 app = typer.Typer()
@@ -191,10 +182,10 @@ def score(
     prm: PrmOpt = None,
     prm_backend: PrmBackendOpt = "transformers",
     prm_option: PrmOptionOpt = None,
-    judge_model: JudgeModelOpt = None,
-    judge_backend: JudgeBackendOpt = "transformers",
-    judge_option: JudgeOptionOpt = None,
-    judge_max_tokens: JudgeMaxTokensOpt = 1024,
+    judge_model: strong.JudgeModelOpt = None,
+    judge_backend: strong.JudgeBackendOpt = "transformers",
+    judge_option: strong.JudgeOptionOpt = None,
+    judge_max_tokens: strong.JudgeMaxTokensOpt = 1024,
     chain_budget: Annotated[
         float | None,
         typer.Option(
