@@ -63,4 +63,5 @@ def test_the_page_shows_whose_verdict_a_step_has(tmp_path: Path, minilm_path: st
     result = runner.invoke(app, ["report", str(run), "--out", str(out)])
     assert result.exit_code == 0, result.output
     page = (out / "index.html").read_text(encoding="utf-8")
-    assert "评审模型（openai:qwen-judge）认为这是第一个错误步骤" in page
+    assert "评审模型（openai:qwen-judge）认为这是第一个错误步骤" in page  # on the step the judge named
+    assert '"verdict_models":{"judge":"openai:qwen-judge"}' in page  # and in the run's entry of the payload
