@@ -46,10 +46,11 @@ def vllm_server(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) 
     port = free_port()
     log = tmp_path_factory.mktemp("vllm-server") / "server.log"
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"}
+    # 2048 tokens: the judge's Chinese prompt is several hundred tokens of the tiny BPE (256 refused it).
     command = [
         sys.executable, "-m", "vllm.entrypoints.openai.api_server",
         "--model", str(tiny_model_dir), "--served-model-name", "tiny",
-        "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32", "--max-model-len", "256",
+        "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32", "--max-model-len", "2048",
     ]  # fmt: skip
     with log.open("wb") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
