@@ -27,14 +27,20 @@ def _judge(request: GenerationRequest) -> str:
     return "第2步有错误。\\boxed{2}" if "苹果" in text else "我不确定。"
 
 
-def test_score_asks_the_judge_in_chinese_and_names_it_on_every_verdict(tmp_path: Path, minilm_path: str) -> None:
+def _score_with_judge(tmp_path: Path, minilm_path: str, *extra: str) -> tuple[Path, ScriptedBackend, list[str]]:
+    """A written run scored with the scripted judge behind the OpenAI-protocol server; the score arguments."""
     run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
     judge = ScriptedBackend(_judge, model="qwen-judge")
+    args = ["score", str(run), "--no-cache", "--embedder", minilm_path, "--nli", "none", "-m", "faithfulness_step"]
     with OpenAIServer(cast(TransformersBackend, judge)) as server:
-        args = ["score", str(run), "--no-cache", "--embedder", minilm_path, "--nli", "none", "-m", "faithfulness_step"]
         http = ["--judge-model", "qwen-judge", "--judge-backend", "openai", "-J", f"base_url={server.base_url}"]
-        result = runner.invoke(app, [*args, *http, "-J", "api_key=t", "--judge-max-tokens", "64"])
+        result = runner.invoke(app, [*args, *http, "-J", "api_key=t", *extra])
     assert result.exit_code == 0, result.output
+    return run, judge, args
+
+
+def test_score_asks_the_judge_in_chinese_and_names_it_on_every_verdict(tmp_path: Path, minilm_path: str) -> None:
+    run, judge, args = _score_with_judge(tmp_path, minilm_path, "--judge-max-tokens", "64")
     asked = [prompt_text(r) for r in judge.requests]
     assert len(asked) == 2 and all("【题目】" in a and "第1步：" in a and "\\boxed{}" in a for a in asked)
     assert {r.params.max_tokens for r in judge.requests} == {64}
@@ -53,12 +59,7 @@ def test_score_asks_the_judge_in_chinese_and_names_it_on_every_verdict(tmp_path:
 
 
 def test_the_page_shows_whose_verdict_a_step_has(tmp_path: Path, minilm_path: str) -> None:
-    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
-    judge = ScriptedBackend(_judge, model="qwen-judge")
-    with OpenAIServer(cast(TransformersBackend, judge)) as server:
-        args = ["score", str(run), "--no-cache", "--embedder", minilm_path, "--nli", "none", "-m", "faithfulness_step"]
-        http = ["--judge-model", "qwen-judge", "--judge-backend", "openai", "-J", f"base_url={server.base_url}"]
-        assert runner.invoke(app, [*args, *http, "-J", "api_key=t"]).exit_code == 0
+    run, _, _ = _score_with_judge(tmp_path, minilm_path)
     out = tmp_path / "report"
     result = runner.invoke(app, ["report", str(run), "--out", str(out)])
     assert result.exit_code == 0, result.output
