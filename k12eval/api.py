@@ -217,6 +217,8 @@ def score_job(
     source_with_options: bool = False,
     combiner: str | None = None,
     prm: Any = None,
+    judge: Any = None,
+    judge_max_tokens: int | None = None,
     batch_size: int = SCORE_BATCH_SIZE,
     chunk_size: int = 256,
     cache: Any = None,
@@ -233,6 +235,8 @@ def score_job(
     ``on_scored(n, todo, record)`` after each chain; a caller prints progress there. ``budget_s``: seconds
     a long chain's model passes may take (``score --chain-budget``); ``None``: the guard's default,
     :data:`reasoning_metrics.guard.SCORE_BUDGET_S` (imported here lazily, so that ``--help`` loads no scoring).
+    ``judge``: an LLM judge's backend (``score --judge-model``), asked for each chain's first wrong step,
+    at most ``judge_max_tokens`` tokens each (default: the judge's own, 1024).
     """
     from k12eval.models import metric_model
     from kg.errors import InputError
@@ -270,6 +274,8 @@ def score_job(
             combiner=None if chosen is None else (chosen, load_combiner(chosen)),
             prm=prm,
             budget_s=SCORE_BUDGET_S if budget_s is None else budget_s,
+            judge=judge,
+            judge_params=None if judge_max_tokens is None else _judge_params(judge_max_tokens),
         )
         if on_start is not None:
             on_start(job.todo, job.already, job.no_output, job.out)
@@ -397,6 +403,15 @@ def node_table(runs: Sequence[Run], k: int = 4) -> pd.DataFrame:
 
     graph = graph_of(list(runs))
     return nodes(question_frame(runs, graph), graph, k=k)
+
+
+def _judge_params(max_tokens: int) -> Any:
+    """The judge's greedy sampling with room for ``max_tokens`` tokens."""
+    from dataclasses import replace
+
+    from reasoning_metrics.verify.rules.judge import JUDGE_SAMPLING
+
+    return replace(JUDGE_SAMPLING, max_tokens=max_tokens)
 
 
 def _names(value: str | Sequence[str]) -> tuple[str, ...]:

@@ -33,8 +33,10 @@ from reasoning_metrics.scoring import iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.rules.judge import judge_name
 from reasoning_metrics.verify.rules.prm import StepRewardModel
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail
+from runners.backends.base import Backend, SamplingParams
 from runners.bank import run_bank
 from runners.records import HEADER_FILE, MODE_INFO, RECORDS_FILE, RunHeader, RunRecord
 from runners.selection import select as select_questions
@@ -186,6 +188,8 @@ def score_run(
     prm: StepRewardModel | None = None,
     budget_s: float | None = SCORE_BUDGET_S,
     slots: ModelSlots | None = None,
+    judge: Backend | None = None,
+    judge_params: SamplingParams | None = None,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
@@ -204,7 +208,8 @@ def score_run(
     ``budget_s``: seconds a long chain's model passes may take (:func:`~reasoning_metrics.scoring.iter_scores`).
     With a process
     reward model ``prm`` (:mod:`~reasoning_metrics.models.prm_model`) the ``prm`` detector runs too, and the
-    score header names it and the model. ``slots``: the job's models as its composer wrapped them
+    score header names it and the model; with an LLM judge's backend ``judge`` (``judge_params``: its sampling)
+    the ``judge`` detector, named with its model in the header and in each of its flags. ``slots``: the job's models as its composer wrapped them
     (:func:`k12eval.api.score_job`), in the place of ``models`` and ``model_resolver``.
     """
     if combiner is not None and not detectors:
@@ -219,6 +224,9 @@ def score_run(
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
     config = _config(make_config(chosen, slots, thresholds, lang, plan.assigned), slots, detectors, extra_roles)
     config = _with_extras(config, source_with_options, combiner, prm if detectors else None)
+    if judge is not None and detectors:
+        models = {**config.models, "judge": dict.fromkeys(("en", "zh"), judge_name(judge))}
+        config = config.model_copy(update={"detectors": [*config.detectors, "judge"], "models": models})
     run = run_chains(run_dir, data, lang, select, with_options=source_with_options)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
@@ -253,6 +261,8 @@ def score_run(
                         batch_size=batch_size,
                         cache=store,
                         prm=prm,
+                        judge=judge if detectors else None,
+                        judge_params=judge_params,
                     )
                     if detectors
                     else [None] * len(chunk)

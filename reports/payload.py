@@ -366,6 +366,7 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         "records": len(run.records),
         "scored_steps": len(run.scores),
         "combiner": _combiner(run),
+        "verdict_models": dict(run.verdict_models),
         "columns": _columns(run),
         **{
             k: row.get(k)

@@ -57,6 +57,9 @@ class Run:
     with a record."""
     combiner: CombinerInfo | None = None
     """The learned combiner whose step probabilities ``scores`` carry (the score header names it)."""
+    verdict_models: dict[str, str] = field(default_factory=dict)
+    """Whose verdicts the step flags include besides the rules: ``judge`` and ``prm`` -> the model the score
+    header names (each of their flags names it too)."""
 
     @property
     def label(self) -> str:
@@ -79,7 +82,14 @@ def read_run(run_dir: Path, run_id: str | None = None) -> Run:
         records=store.records(),
         scores=load_scores(run_dir),
         combiner=combiner_info(scored.combiner) if scored is not None and scored.combiner else None,
+        verdict_models=_verdict_models(scored.models if scored is not None else {}),
     )
+
+
+def _verdict_models(models: dict[str, dict[str, str | None]]) -> dict[str, str]:
+    """The judge's and the PRM's model names in a score header (one per role, whatever the language)."""
+    named = {role: next((m for m in models.get(role, {}).values() if m), None) for role in ("judge", "prm")}
+    return {role: name for role, name in named.items() if name}
 
 
 def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run], list[str]]:

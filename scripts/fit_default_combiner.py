@@ -3,7 +3,10 @@
 It is fitted on the development halves of ProcessBench GSM8K, MR-GSM8K (both generators) and each
 file of the project's Chinese set of real model errors (data/ck12_errors/: all answers, and answers
 graded right; CK12 questions joined from the release in the shared data), CPU detectors only (no
-encoder), with the final answer's grade as a feature, folds and seed 5 / 0:
+encoder), with the final answer's grade as a feature, folds and seed 5 / 0. Chinese solutions get their
+own combiner, fitted on the two Chinese files alone, whose threshold calls at least 90 % of their correct
+(graded-right) answers correct out of fold: the at most 10 % false alarms on right answers that issue #36
+asks of a step verdict a teacher acts on (chosen on the development halves):
 
     python scripts/fit_default_combiner.py [--shared ../shared/data] [--out PATH]
 
@@ -25,6 +28,8 @@ from reasoning_metrics.metaeval.calibration import calibrate  # noqa: E402
 from reasoning_metrics.metaeval.sets import SetSpec  # noqa: E402
 
 OUT = REPO / "reasoning_metrics" / "combine" / "default_combiner.json"
+LANGUAGE_MIN_CORRECT = 0.9
+"""Share of a language's correct training answers its own combiner's threshold must call correct."""
 
 
 def _relative(path: Path, shared: Path) -> str:
@@ -50,11 +55,24 @@ def main() -> None:
         SetSpec(f"ck12-zh:{p.stem}", "ck12-labels", (p,))
         for p in sorted((REPO / "data" / "ck12_errors").glob("*.jsonl"))
     ]
-    combiner = calibrate(specs, half="dev", encoder=None, grade=True, folds=5, seed=0, package_version=__version__)
-    for entry in combiner.training:  # paths relative to the shared data folder or the repository
-        entry["paths"] = [_relative(Path(p), shared) for p in entry["paths"]]
+    combiner = calibrate(
+        specs,
+        half="dev",
+        encoder=None,
+        grade=True,
+        folds=5,
+        seed=0,
+        package_version=__version__,
+        by_language=("zh",),
+        language_min_correct=LANGUAGE_MIN_CORRECT,
+    )
+    for own in (combiner, *combiner.languages.values()):
+        for entry in own.training:  # paths relative to the shared data folder or the repository
+            entry["paths"] = [_relative(Path(p), shared) for p in entry["paths"]]
     args.out.write_text(combiner.to_json(), encoding="utf-8")
     print(f"wrote {args.out}: threshold {combiner.threshold:.3f}, C = {combiner.C}, cv {combiner.cv}")
+    for lang, own in combiner.languages.items():
+        print(f"  {lang}: threshold {own.threshold:.3f}, C = {own.C}, cv {own.cv}")
 
 
 if __name__ == "__main__":

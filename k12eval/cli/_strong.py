@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import UserError
+from k12eval.cli._common import BACKEND_HELP, UserError
 
 if TYPE_CHECKING:
     from reasoning_metrics.verify.rules.prm import StepRewardModel
@@ -23,6 +23,22 @@ PrmOpt = Annotated[
         help="Process reward model of the Qwen2.5-Math-PRM kind (hub id or folder, e.g. "
         "Qwen/Qwen2.5-Math-PRM-7B). Enables the 'prm' detector and its flags.",
     ),
+]
+JudgeModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--judge-model",
+        help="LLM judge: hub id, local path, catalogue name, API model name or "
+        "recorded file (replay). Enables the 'judge' detector and its flags in 'aggregate'.",
+    ),
+]
+JudgeBackendOpt = Annotated[str, typer.Option("--judge-backend", help=f"{BACKEND_HELP}.")]
+JudgeOptionOpt = Annotated[
+    list[str] | None,
+    typer.Option("--judge-option", "-J", help="KEY=VALUE passed to the judge's backend (e.g. base_url=...)."),
+]
+JudgeMaxTokensOpt = Annotated[
+    int, typer.Option("--judge-max-tokens", min=1, help="Tokens the judge may generate per solution.")
 ]
 PrmBackendOpt = Annotated[str, typer.Option("--prm-backend", help="transformers or vllm.")]
 PrmOptionOpt = Annotated[

@@ -47,6 +47,23 @@ def calibrate(
     ] = False,
     folds: Annotated[int, typer.Option("--folds", help="Cross-validation folds (grouped by question).")] = 5,
     min_correct: MinCorrectOpt = 0.0,
+    per_language: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--per-language",
+            help="A language (zh, en; repeat for several) that also gets a combiner fitted on its own sets "
+            "alone; its solutions are then scored by it, the others by the pooled one.",
+        ),
+    ] = None,
+    language_min_correct: Annotated[
+        float | None,
+        typer.Option(
+            "--language-min-correct",
+            min=0.0,
+            max=1.0,
+            help="--min-correct for the per-language combiners (default: --min-correct).",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the folds.")] = 0,
 ) -> None:
     """Fit a regularised logistic regression over every detector's step findings; write combiner.json."""
@@ -71,6 +88,8 @@ def calibrate(
         seed=seed,
         package_version=__version__,
         min_correct=min_correct,
+        by_language=tuple(per_language or ()),
+        language_min_correct=language_min_correct,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(combiner.to_json(), encoding="utf-8")
@@ -81,3 +100,10 @@ def calibrate(
         f"trained on {sizes}; cross-validated exact first step {cv.get('acc_error')}, "
         f"correct called correct {cv.get('acc_correct')}, F1 {cv.get('f1')}"
     )
+    for lang, own in combiner.languages.items():
+        cv = own.cv
+        typer.echo(
+            f"  {lang} solutions: their own combiner, C = {own.C}, threshold {own.threshold:.3f}, trained on "
+            f"{', '.join(str(t['name']) for t in own.training)}; cross-validated exact first step "
+            f"{cv.get('acc_error')}, correct called correct {cv.get('acc_correct')}"
+        )

@@ -12,6 +12,10 @@ from k12eval.cli._combiner_options import MinCorrectOpt
 from k12eval.cli._common import BACKEND_HELP, BackendHelp, UserError, guarded, parse_pairs
 from k12eval.cli._encoders import encoders_for, load_model_option
 from k12eval.cli._strong import (
+    JudgeBackendOpt,
+    JudgeMaxTokensOpt,
+    JudgeModelOpt,
+    JudgeOptionOpt,
     PrmBackendOpt,
     PrmOpt,
     PrmOptionOpt,
@@ -129,22 +133,10 @@ def meta_eval(
         ),
     ] = "none",
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")] = False,
-    judge_model: Annotated[
-        str | None,
-        typer.Option(
-            "--judge-model",
-            help="LLM judge: hub id, local path, catalogue name, API model name or "
-            "recorded file (replay). Enables the 'judge' detector and its flags in 'aggregate'.",
-        ),
-    ] = None,
-    judge_backend: Annotated[str, typer.Option("--judge-backend", help=f"{BACKEND_HELP}.")] = "transformers",
-    judge_option: Annotated[
-        list[str] | None,
-        typer.Option("--judge-option", "-J", help="KEY=VALUE passed to the judge's backend (e.g. base_url=...)."),
-    ] = None,
-    judge_max_tokens: Annotated[
-        int, typer.Option("--judge-max-tokens", min=1, help="Tokens the judge may generate per solution.")
-    ] = 1024,
+    judge_model: JudgeModelOpt = None,
+    judge_backend: JudgeBackendOpt = "transformers",
+    judge_option: JudgeOptionOpt = None,
+    judge_max_tokens: JudgeMaxTokensOpt = 1024,
     judge_log: Annotated[
         Path | None,
         typer.Option("--judge-log", help="JSONL of the judge's answers: resumes from it and appends to it."),

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from k12eval.api import SCORE_BATCH_SIZE
+from k12eval.cli import _strong as strong
 from k12eval.cli._common import UserError, guarded, parse_pairs
 from k12eval.cli._config import load_config
 from k12eval.cli._score_models import (
@@ -21,7 +22,7 @@ from k12eval.cli._score_models import (
     role_models,
     score_plan_option,
 )
-from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt, load_prm_option
+from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt, load_backend_option, load_prm_option
 from kg.errors import InputError
 
 app = typer.Typer()
@@ -181,6 +182,10 @@ def score(
     prm: PrmOpt = None,
     prm_backend: PrmBackendOpt = "transformers",
     prm_option: PrmOptionOpt = None,
+    judge_model: strong.JudgeModelOpt = None,
+    judge_backend: strong.JudgeBackendOpt = "transformers",
+    judge_option: strong.JudgeOptionOpt = None,
+    judge_max_tokens: strong.JudgeMaxTokensOpt = 1024,
     chain_budget: Annotated[
         float | None,
         typer.Option(
@@ -209,6 +214,15 @@ def score(
     reward_model = (
         load_prm_option(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option")) if prm is not None else None
     )
+    if judge_model is not None and not detectors:
+        raise UserError("--judge-model runs a detector: drop --no-detectors")
+    judge = (
+        load_backend_option(
+            "--judge-model", judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option")
+        )
+        if judge_model is not None
+        else None
+    )
     failed_models: Counter[str] = Counter()
     report: list[Callable[[int], None]] = []
 
@@ -234,6 +248,8 @@ def score(
             source_with_options=source_with_options,
             combiner=combiner,
             prm=reward_model,
+            judge=judge,
+            judge_max_tokens=judge_max_tokens,
             batch_size=batch_size,
             chunk_size=chunk_size,
             cache=False if no_cache else None,

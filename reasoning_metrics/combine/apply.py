@@ -6,6 +6,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 
+from kg.records import detect_language
 from reasoning_metrics.combine.features import step_features
 from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.combine.verdict import CombinedVerdict as CombinedVerdict
@@ -38,10 +39,11 @@ def combine_one(
     source: str = "",
     analysis: str | None = None,
 ) -> CombinedVerdict | None:
-    """The verdict, or ``None`` when the detectors did not check the solution or the ROSCOE features it
+    """The verdict of the combiner for the chain's language, or ``None`` when the detectors did not check the solution or the ROSCOE features it
     needs are missing (no encoder ran on this chain)."""
     if assessment.status != "checked" or (combiner.uses_roscoe and roscoe is None):
         return None
+    combiner = combiner.for_language(detect_language(" ".join([source, *steps])))
     rows = step_features(steps, assessment, check_steps(steps), roscoe, graded, source, analysis)
     p = combiner.step_probabilities(rows)
     return CombinedVerdict(

@@ -15,6 +15,11 @@ wrong is the step most likely to be the first error, ``argmax_k p_k · Π_{j<k} 
 solution has an error somewhere, so it always gets one. Otherwise (graded right, or not graded) it is
 the earliest step at or above ``threshold``, else -1. The solution's score is its largest step
 probability.
+
+A combiner may hold one combiner per language (``"languages": {"zh": {...}}``, each a combiner's fields
+without ``format`` and ``version``), fitted on that language's sets alone with its own threshold:
+:meth:`Combiner.for_language` picks it for a solution in that language, the top-level weights serve the
+others. Fitted on pooled sets, English chains (the larger part) set the weights Chinese chains get.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -52,18 +57,27 @@ class Combiner:
     """Each training set: name, format, paths, half, solutions, with_error, steps."""
     cv: dict[str, Any] = field(default_factory=dict)
     """Out-of-fold figures on the training data (step log-loss, ProcessBench F1 at the threshold)."""
+    languages: dict[str, Combiner] = field(default_factory=dict)
+    """Language (``zh``, ``en``) -> the combiner fitted on that language's sets alone, used for its solutions."""
     format: str = FORMAT
     version: int = VERSION
 
     @property
     def uses_roscoe(self) -> bool:
-        """Whether it reads ROSCOE step scores (then an encoder must run)."""
-        return any(f.startswith("roscoe.") for f in self.features)
+        """Whether it (or one of its per-language combiners) reads ROSCOE step scores (then an encoder must run)."""
+        return any(f.startswith("roscoe.") for c in self._all() for f in c.features)
 
     @property
     def uses_grade(self) -> bool:
-        """Whether it reads the grade of the final answer."""
-        return any(f.startswith("grade.") for f in self.features)
+        """Whether it (or one of its per-language combiners) reads the grade of the final answer."""
+        return any(f.startswith("grade.") for c in self._all() for f in c.features)
+
+    def _all(self) -> list[Combiner]:
+        return [self, *self.languages.values()]
+
+    def for_language(self, language: str | None) -> Combiner:
+        """The combiner fitted for ``language`` when there is one, else this one."""
+        return self.languages.get(language or "", self)
 
     def step_probabilities(self, rows: list[dict[str, float]]) -> list[float]:
         """P(this step is the first wrong one) for each step's feature mapping."""
@@ -78,8 +92,14 @@ class Combiner:
         return first_suspect(probabilities, self.threshold, graded_wrong)
 
     def to_json(self) -> str:
-        """The ``combiner.json`` text."""
-        return json.dumps(asdict(self), indent=1, ensure_ascii=False) + "\n"
+        """The ``combiner.json`` text (``languages`` only when there are per-language combiners)."""
+        raw = asdict(self)
+        if not self.languages:
+            del raw["languages"]
+        for sub in raw.get("languages", {}).values():
+            for key in ("format", "version", "languages"):
+                sub.pop(key, None)
+        return json.dumps(raw, indent=1, ensure_ascii=False) + "\n"
 
 
 def first_suspect(probabilities: Sequence[float], threshold: float, graded_wrong: bool = False) -> int:
@@ -132,6 +152,17 @@ def parse_combiner(text: str, where: str) -> Combiner:
         raise InputError(f"{where}: not a combiner file (expected field 'format' = {FORMAT!r})")
     if raw.get("version") != VERSION:
         raise InputError(f"{where}, field 'version': expected {VERSION}, got {raw.get('version')!r}")
+    languages = raw.get("languages", {})
+    if not isinstance(languages, dict) or not all(isinstance(v, dict) for v in languages.values()):
+        raise InputError(f"{where}, field 'languages': expected language -> combiner fields")
+    return replace(
+        _weights(raw, where),
+        languages={lang: _weights(sub, f"{where}, languages.{lang}") for lang, sub in languages.items()},
+    )
+
+
+def _weights(raw: dict[str, Any], where: str) -> Combiner:
+    """One combiner's weights, threshold and provenance, each field checked."""
     features, coefficients = raw.get("features"), raw.get("coefficients")
     if not isinstance(features, list) or not features or not all(isinstance(f, str) for f in features):
         raise InputError(f"{where}, field 'features': expected a non-empty list of feature names")

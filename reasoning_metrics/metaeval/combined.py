@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kg.records import detect_language
 from reasoning_metrics.combine.features import graded_correct, graded_wrong, step_features
 from reasoning_metrics.combine.fit import TrainingSet
 from reasoning_metrics.combine.model import Combiner
@@ -43,6 +44,11 @@ def set_features(
         )
         for k, (s, a, c) in enumerate(zip(solutions, assessments, checks, strict=True))
     ]
+
+
+def solution_language(solution: LabelledSolution) -> str:
+    """The solution's language: as its record says, else read from its question and steps."""
+    return solution.lang or detect_language(" ".join([solution.problem, *solution.steps]))
 
 
 def _analysis(solution: LabelledSolution) -> str | None:
@@ -79,20 +85,25 @@ class Predictions:
 
 
 def predict(
-    combiner: Combiner, assessments: Sequence[SolutionAssessment], rows: Sequence[list[dict[str, float]]]
+    combiner: Combiner,
+    assessments: Sequence[SolutionAssessment],
+    rows: Sequence[list[dict[str, float]]],
+    languages: Sequence[str | None] | None = None,
 ) -> Predictions:
-    """Step probabilities, solution score (largest step probability) and first suspect of every solution;
+    """Step probabilities, solution score (largest step probability) and first suspect of every solution,
+    each by the combiner for its language (``languages``, one per solution; :meth:`Combiner.for_language`);
     a solution the detectors did not check has none (as for ``aggregate``)."""
     out = Predictions()
-    for k, (a, r) in enumerate(zip(assessments, rows, strict=True)):
+    chosen = [combiner.for_language(lg) for lg in languages] if languages is not None else [combiner] * len(rows)
+    for k, (a, r, own) in enumerate(zip(assessments, rows, chosen, strict=True)):
         if a.status != "checked":
             out.not_checked[k] = a.flags[0].message
             out.solution_scores.append(None)
             out.step_scores.append([None] * len(r))
             out.first_suspects.append(None)
             continue
-        p = combiner.step_probabilities(r)
+        p = own.step_probabilities(r)
         out.solution_scores.append(max(p, default=0.0))
         out.step_scores.append(list(p))
-        out.first_suspects.append(combiner.first_suspect(p, graded_wrong(r)))
+        out.first_suspects.append(own.first_suspect(p, graded_wrong(r)))
     return out

@@ -15,7 +15,7 @@ from pathlib import Path
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.guard import CHAIN_BUDGET_S, Outcome, checking
-from reasoning_metrics.metaeval.combined import Predictions, predict, set_features
+from reasoning_metrics.metaeval.combined import Predictions, predict, set_features, solution_language
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.records import ChainScores, StepDetail
@@ -27,6 +27,7 @@ from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
 from reasoning_metrics.verify.rules.arithmetic import StepCheck, check_steps
 from reasoning_metrics.verify.rules.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
 from reasoning_metrics.verify.rules.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
+from reasoning_metrics.verify.rules.judge import judge_name
 from reasoning_metrics.verify.rules.prm import PRM_THRESHOLD, StepRewardModel, first_below
 from reasoning_metrics.verify.rules.rollouts import (
     ROLLOUT_K,
@@ -162,7 +163,16 @@ class DetectionContext:
             contradictions=contradictions,
             references=[reference_of(s) for s in self.solutions],
             budget_s=self.budget_s,
+            models=self.verdict_models,
         )
+
+    @property
+    def verdict_models(self) -> dict[str, str]:
+        """Whose verdicts the model-made inputs are (the judge's backend and model, the PRM), named in their flags."""
+        models = {"judged": judge_name(self.backend)} if self.backend is not None else {}
+        if self.prm is not None:
+            models["prm"] = self.prm.name
+        return models
 
 
 def rollout_tasks(solutions: Sequence[LabelledSolution]) -> list[RolloutTask]:
@@ -419,12 +429,18 @@ def _combiner(ctx: DetectionContext) -> DetectorResult:
         raise Unavailable("the combiner was fitted with ROSCOE features: pass --encoder")
     roscoe = ctx.roscoe if combiner.uses_roscoe else None
     rows = set_features(ctx.solutions, ctx.assessments, ctx.checks, roscoe)
-    p = predict(combiner, ctx.assessments, rows)
+    p = predict(combiner, ctx.assessments, rows, [solution_language(s) for s in ctx.solutions])
+    parts = [_fitted(own, lang) for lang, own in [("", combiner), *combiner.languages.items()]]
+    return combiner_result("combiner", f"largest step P(first wrong step), learned ({' | '.join(parts)})", p)
+
+
+def _fitted(combiner: Combiner, language: str) -> str:
+    """A combiner's threshold and training sets, as the report's orientation line names them."""
     fitted_on = ", ".join(f"{t.get('name', '?')} {t.get('half', '')}".strip() for t in combiner.training)
-    orientation = f"largest step P(first wrong step), learned (threshold {combiner.threshold:.3f}" + (
-        f"; fitted on {fitted_on}: not held out there)" if fitted_on else ")"
+    head = f"{language} solutions: " if language else ""
+    return f"{head}threshold {combiner.threshold:.3f}" + (
+        f"; fitted on {fitted_on}: not held out there" if fitted_on else ""
     )
-    return combiner_result("combiner", orientation, p)
 
 
 def combiner_result(name: str, orientation: str, p: Predictions) -> DetectorResult:

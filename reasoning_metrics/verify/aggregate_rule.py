@@ -20,7 +20,7 @@ fallback were fixed before any measurement):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from reasoning_metrics.guard import CHAIN_BUDGET_S, NotChecked, checking
@@ -81,6 +81,7 @@ def assess_solutions(
     rollouts: Sequence[Sequence[float | None] | None] | None = None,
     batch_size: int = 64,
     budget_s: float | None = CHAIN_BUDGET_S,
+    models: Mapping[str, str] | None = None,
 ) -> list[SolutionAssessment]:
     """Assess every solution with every detector that can run.
 
@@ -92,7 +93,8 @@ def assess_solutions(
     reward model's P(correct) per step (:mod:`.rules.prm`), ``rollouts`` the share of continuations reaching
     the gold answer per step (:mod:`.rules.rollouts`); a solution's ``None`` there means the model could
     not score it (the detector is then unavailable for it alone). Each solution gets
-    ``budget_s`` seconds of the CPU detectors (see :func:`assess_one`).
+    ``budget_s`` seconds of the CPU detectors (see :func:`assess_one`); ``models`` names the model behind
+    ``judged`` and ``prm`` in their flags.
     """
     if roscoe is None and encoder is not None:
         roscoe = roscoe_scores(solutions, encoder, metrics=AGGREGATE_METRICS, batch_size=batch_size)
@@ -128,6 +130,7 @@ def assess_solutions(
                 rollouts=rollouts[k] if rollouts is not None else None,
                 unavailable=mine if reference is not None else {**mine, **without_reference()},
                 budget_s=budget_s,
+                models=models,
             )
         )
     return out
@@ -144,8 +147,11 @@ def assess_one(
     rollouts: Sequence[float | None] | None = None,
     unavailable: dict[str, str] | None = None,
     budget_s: float | None = CHAIN_BUDGET_S,
+    models: Mapping[str, str] | None = None,
 ) -> SolutionAssessment:
     """Assess one solution from what has been computed for it (see the module doc for the rule).
+
+    ``models``: which model made a model-made input (``judged``, ``prm``), named in the flags raised on it.
 
     Never raises: a solution the detectors fail on, or cannot finish within ``budget_s`` seconds
     (``None``: no limit), comes back with ``status`` ``error`` or ``too_long`` (see :func:`not_checked`).
@@ -157,6 +163,7 @@ def assess_one(
         "reference": reference,
         "prm": prm,
         "rollouts": rollouts,
+        "models": dict(models or {}),
     }
     outcome = checking(lambda: _assess(solution, evidence, unavailable), budget_s)
     if outcome.value is not None:

@@ -9,8 +9,8 @@ detector whose needs are met; the meta-evaluation scores the same objects one by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from reasoning_metrics.records import ChainScores
@@ -55,6 +55,9 @@ class Evidence:
     rollouts: Sequence[float | None] | None = None
     """Per step, the share of sampled continuations from its prefix that reach the gold answer
     (``None``: the backend failed on that prefix), if rollouts ran on this solution (:mod:`~.rules.rollouts`)."""
+    models: Mapping[str, str] = field(default_factory=dict)
+    """Whose verdict a model-made input is: input name (``judged``, ``prm``) -> the model that made it, named in
+    the flags raised on it so that a reader sees whose verdict a step shows."""
 
     def has(self, inputs: frozenset[Input]) -> bool:
         """Whether every one of ``inputs`` is present."""

@@ -25,16 +25,18 @@ from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
 from reasoning_metrics.verify.rules.contradiction import step_contradictions
+from reasoning_metrics.verify.rules.judge import judge_name, judge_solutions
 from reasoning_metrics.verify.rules.prm import StepRewardModel
+from runners.backends.base import Backend, SamplingParams
 
 GIVEN_ONLY = ("judged", "prm", "rollouts")
-"""Evidence ``k12eval score`` has only when the user gives its model: the judge's backend (never),
+"""Evidence ``k12eval score`` has only when the user gives its model: the judge's backend (``--judge-model``),
 a process reward model (``--prm``), a rollout backend (never)."""
 DETECTORS = tuple(name for name, detector in REGISTRY.items() if not set(GIVEN_ONLY) & detector.needs)
 """What ``k12eval score`` always names (each runs where its model is there): every registered detector
-but the judge, the process reward model and rollouts, which need a model the user names; ``prm`` is
-added to a score header when ``--prm`` is given."""
-NO_JUDGE = "k12eval score runs no judge (see k12eval meta-eval --detectors judge)"
+but the judge, the process reward model and rollouts, which need a model the user names; ``judge`` and
+``prm`` are added to a score header when ``--judge-model`` and ``--prm`` are given."""
+NO_JUDGE = "no judge model given (k12eval score --judge-model)"
 NO_ENCODER = "no step similarities: no sentence encoder ran on this chain, or the question has no sentences"
 
 
@@ -75,6 +77,8 @@ def assess_scored(
     batch_size: int = 32,
     cache: ArrayCache | None = None,
     prm: StepRewardModel | None = None,
+    judge: Backend | None = None,
+    judge_params: SamplingParams | None = None,
 ) -> list[SolutionAssessment]:
     """The aggregate's assessment of each scored chain, in order.
 
@@ -86,7 +90,9 @@ def assess_scored(
     contradiction detector is reported unavailable with it, and no number is written).
     All pairs of all chains of one language go to the model together. ``references``: chain id ->
     the gold answer, teacher's analysis and grading, where the bank has an analysis. ``prm``: a process reward
-    model, run on all the chains at once (its detector runs only when one is given).
+    model, run on all the chains at once (its detector runs only when one is given). ``judge``: an LLM judge's
+    backend, asked for every chain's first wrong step in one batch (:func:`.rules.judge.judge_solutions`, its
+    prompt in the chain's language); its flags name the judge's model, as the PRM's name the PRM.
     """
     references = references or {}
     premises = premises or problems
@@ -104,10 +110,24 @@ def assess_scored(
         )
         contradictions.update(zip(members, found, strict=True))
     rewards = prm.step_probabilities([(s.problem, s.steps) for s in solutions]) if prm is not None else None
+    verdicts = (
+        judge_solutions(
+            [(s.problem, s.steps) for s in solutions], judge, ids=[s.id for s in solutions], params=judge_params
+        )
+        if judge is not None and solutions
+        else None
+    )
+    models = {"judged": judge_name(judge)} if judge is not None else {}
+    if prm is not None:
+        models["prm"] = prm.name
     out = []
     for k, (solution, scores) in enumerate(zip(solutions, scored, strict=True)):
         roscoe = roscoe_detail(scores)
-        unavailable = {"judge": NO_JUDGE}
+        unavailable = {}
+        if verdicts is None:
+            unavailable["judge"] = NO_JUDGE
+        elif verdicts[k].first_error is None:
+            unavailable["judge"] = f"the judge gave no readable verdict ({verdicts[k].error or 'no step named'})"
         if rewards is not None and rewards[k] is None:
             unavailable["prm"] = "the process reward model could not score this chain (too long)"
         if roscoe is None:
@@ -125,7 +145,9 @@ def assess_scored(
                 contradictions=contradictions.get(k),
                 reference=reference,
                 prm=rewards[k] if rewards is not None else None,
+                judged=verdicts[k].first_error if verdicts is not None else None,
                 unavailable=unavailable,
+                models=models,
             )
         )
     return out

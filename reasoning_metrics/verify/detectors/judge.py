@@ -19,11 +19,14 @@ class Judge:
         steps: list[list[StepFlag]] = [[] for _ in evidence.steps]
         judged = evidence.judged
         if judged is not None and 0 <= judged < len(steps):
+            model = evidence.models.get("judged")
+            whose, whose_zh = (f"the judge ({model})", f"评审模型（{model}）") if model else ("the judge", "评审模型")
             steps[judged].append(
                 flag(
                     FlagKind.JUDGE,
-                    "the judge names this step as the first wrong one",
-                    zh="评审模型认为这是第一个错误步骤",
+                    f"{whose} names this step as the first wrong one",
+                    evidence=model,
+                    zh=f"{whose_zh}认为这是第一个错误步骤",
                 )
             )
         return Findings.at_steps(steps)

@@ -22,9 +22,13 @@ class PRM:
     def find(self, evidence: Evidence) -> Findings:
         """Flags per step."""
         steps: list[list[StepFlag]] = [[] for _ in evidence.steps]
+        model = evidence.models.get("prm")
+        whose, whose_zh = (f" ({model})", f"（{model}）") if model else ("", "")
         for i, p in enumerate(evidence.prm or ()):
             if i < len(steps) and p < PRM_THRESHOLD:
-                message = f"the process reward model gives this step P(correct) = {p:.2f}"
-                zh = f"过程奖励模型认为这一步正确的概率为 {p:.2f}"
-                steps[i].append(StepFlag(kind=FlagKind.PRM, severity=1 - p, message=message, message_zh=zh))
+                message = f"the process reward model{whose} gives this step P(correct) = {p:.2f}"
+                zh = f"过程奖励模型{whose_zh}认为这一步正确的概率为 {p:.2f}"
+                steps[i].append(
+                    StepFlag(kind=FlagKind.PRM, severity=1 - p, message=message, evidence=model, message_zh=zh)
+                )
         return Findings.at_steps(steps)

@@ -163,6 +163,11 @@ def parse_first_error(text: str, n_steps: int, index_base: int = 1) -> int | Non
     return None
 
 
+def judge_name(backend: Backend) -> str:
+    """How records and the page name a judge: its backend and model (``openai:Qwen2.5-7B-Instruct``)."""
+    return f"{getattr(backend, 'name', type(backend).__name__)}:{getattr(backend, 'model', '?')}"
+
+
 def template_for(problem: str, template: JudgeTemplate | None = None) -> JudgeTemplate:
     """``template`` if given, else the bundled one in the problem's language."""
     return template or load_template(detect_language(problem))

@@ -7,6 +7,7 @@ import dataclasses
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -203,3 +204,64 @@ def test_min_correct_bounds_the_threshold() -> None:
     assert free <= 0.6 and scores["f1"] == pytest.approx(0.75)
     bounded, scores = choose_threshold(probabilities, targets, min_correct=0.8)
     assert bounded > 0.65 and scores["acc_correct"] == 1.0
+
+
+def _chinese(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same chains with Chinese wording and ``lang`` zh (the false sums stay where they were)."""
+    out = []
+    for r in records:
+        steps = [
+            s.replace("Together", "两人合计").replace("Times", "乘以").replace("The answer is", "答案是")
+            for s in r["steps"]
+        ]
+        out.append(
+            {
+                **r,
+                "id": f"zh-{r['id']}",
+                "problem": "小明和小红各有一些弹珠，一共有多少个？",
+                "steps": steps,
+                "lang": "zh",
+            }
+        )
+    return out
+
+
+def test_a_language_gets_its_own_combiner_and_its_solutions_use_it(tmp_path: Path) -> None:
+    from reasoning_metrics.combine.apply import combine_one
+    from reasoning_metrics.metaeval.combined import predict
+
+    en = write_chains(tmp_path / "en.jsonl", chains("en", 40, 1))
+    zh = write_chains(tmp_path / "zh.jsonl", _chinese(chains("zh", 40, 2)))
+    combiner = calibrate([parse_set(f"chains:{p}") for p in (en, zh)], half="all", folds=3, by_language=("zh",))
+    assert [t["name"] for t in combiner.training] == ["en", "zh"]
+    assert list(combiner.languages) == ["zh"] and [t["name"] for t in combiner.languages["zh"].training] == ["zh"]
+    assert parse_combiner(combiner.to_json(), "c.json") == combiner
+    # Which weights a solution gets depends on its language: a pooled part that never flags, a Chinese part that
+    # always flags the first step.
+    never = dataclasses.replace(combiner, intercept=-50.0, coefficients=[0.0] * len(combiner.features))
+    always = dataclasses.replace(never, intercept=50.0)
+    mixed = dataclasses.replace(never, languages={"zh": always})
+    solutions = load_solutions(en, "chains")[:3] + load_solutions(zh, "chains")[:3]
+    ctx = DetectionContext(solutions)
+    rows = [[{} for _ in s.steps] for s in solutions]
+    p = predict(mixed, ctx.assessments, rows, [s.lang or "en" for s in solutions])
+    assert p.first_suspects == [-1, -1, -1, 0, 0, 0]
+    chinese = solutions[3]
+    verdict = combine_one(mixed, chinese.steps, ctx.assessments[3], source=chinese.problem)
+    assert verdict is not None and verdict.first_suspect == 0 and verdict.threshold == always.threshold
+    english = combine_one(mixed, solutions[0].steps, ctx.assessments[0], source=solutions[0].problem)
+    assert english is not None and english.first_suspect == -1
+
+
+def test_cli_calibrate_per_language(tmp_path: Path) -> None:
+    en = write_chains(tmp_path / "en.jsonl", chains("en", 30, 1))
+    zh = write_chains(tmp_path / "zh.jsonl", _chinese(chains("zh", 30, 2)))
+    out = tmp_path / "c.json"
+    args = ["calibrate", str(en), str(zh), "-f", "chains", "--out", str(out), "--half", "all", "--folds", "3"]
+    result = runner.invoke(app, [*args, "--per-language", "zh", "--language-min-correct", "0.9"])
+    assert result.exit_code == 0, result.output
+    assert "zh solutions: their own combiner" in result.output
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert saved["languages"]["zh"]["cv"]["min_correct"] == 0.9 and saved["cv"]["min_correct"] == 0.0
+    missing = runner.invoke(app, [*args, "--per-language", "fr"])
+    assert missing.exit_code == 2 and "no fr set" in missing.output

@@ -2,60 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("vllm")
 
-import httpx
-
 from runners.backends.base import GenerationRequest, LoglikelihoodRequest, SamplingParams
 from runners.backends.openai import OpenAIBackend
-from tests.runners.backends.checks import free_port
 
 pytestmark = [pytest.mark.vllm, pytest.mark.real_model, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def vllm_server(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    log = tmp_path_factory.mktemp("vllm-server") / "server.log"
-    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"}
-    command = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server",
-        "--model", str(tiny_model_dir), "--served-model-name", "tiny",
-        "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32", "--max-model-len", "256",
-    ]  # fmt: skip
-    with log.open("wb") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 900  # a hung server fails here; a slow one, on a busy machine, is waited for
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"vLLM server exited ({process.returncode}):\n{log.read_text()[-3000:]}")
-            try:
-                if httpx.get(base + "/v1/models", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"vLLM server did not answer in 900 s:\n{log.read_text()[-3000:]}")
-            time.sleep(1)
-        yield base + "/v1"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def test_completions_and_chat_agree_with_transformers(vllm_server: str, tiny_backend: Any) -> None:
