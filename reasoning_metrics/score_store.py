@@ -235,7 +235,8 @@ def append_scores(out: Path, records: Iterable[BaseModel], config: ScoreConfig) 
     """Append each record as one JSON line as soon as it comes, and pass it on; the header goes first."""
     header = header_path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with os.fdopen(open_own(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a", encoding="utf-8") as handle:
+    handle = os.fdopen(open_own(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a", encoding="utf-8")
+    try:
         for record in records:
             if not header.exists():  # whole or absent: a torn header would refuse every resume
                 atomic_write(header, config.model_dump_json(indent=2) + "\n")
@@ -245,6 +246,11 @@ def append_scores(out: Path, records: Iterable[BaseModel], config: ScoreConfig) 
             yield record
         with naming(out):
             os.fsync(handle.fileno())
+    finally:
+        # Closing writes what a failed flush left in the buffer, and fails again: name the file then too
+        # (its error replaces the one being raised, which named it).
+        with naming(out):
+            handle.close()
 
 
 @dataclass

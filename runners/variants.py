@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from string import ascii_uppercase
 
+from kg.errors import InputError
 from kg.records import Option, Question
 
 CK12_DISTRACTORS = 10
@@ -39,8 +40,8 @@ _OPTIONS_N = re.compile(r"^options-(\d+)$")
 _LIST_BOUND = re.compile(r"^(以上|上述|都|均|全|none of|all of|both)", re.IGNORECASE)
 
 
-class VariantError(ValueError):
-    """An unknown variant name, or a variant asked of a question that is already one."""
+class VariantError(InputError, ValueError):
+    """An unknown variant name, or a variant asked of a question that is already one (a one-line error)."""
 
 
 @dataclass
