@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +41,8 @@ MARKER_TEXT = (
 )
 
 _RENAME_EXCHANGE = 2
+_SYNC_FLAGS = os.O_RDWR | getattr(os, "O_BINARY", 0) if os.name == "nt" else os.O_RDONLY
+"""How a written file is opened to be fsynced: Windows flushes only a handle open for writing."""
 _AT_FDCWD = -100
 
 
@@ -120,6 +123,8 @@ def _swap_in(building: Path, out: Path) -> None:
 
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two paths atomically (Linux); ``False`` where the system or file system cannot."""
+    if not sys.platform.startswith("linux"):  # renameat2 is Linux's; elsewhere the C library may not be loadable
+        return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         renameat2 = libc.renameat2
@@ -143,7 +148,7 @@ def _sync_tree(root: Path, out: Path) -> None:
         for name in files:
             path = Path(folder, name)
             with naming(out / path.relative_to(root)):
-                fd = os.open(path, os.O_RDONLY)
+                fd = os.open(path, _SYNC_FLAGS)
                 try:
                     os.fsync(fd)
                 finally:

@@ -35,6 +35,8 @@ from kg.errors import InputError
 log = logging.getLogger(__name__)
 LOCK_FILE = ".lock"
 """The lock file inside a locked folder."""
+WINDOWS = sys.platform == "win32"
+"""Whether process liveness is asked of Windows (``OpenProcess``) rather than with a signal 0."""
 HOME_ENV = "K12EVAL_HOME"
 """The environment variable naming k12eval's one cache folder (models, converted GGUF files)."""
 
@@ -243,7 +245,7 @@ def process_alive(pid: int) -> bool:
     since ``os.kill(pid, 0)`` there ends the process."""
     if pid <= 0:
         return False
-    if sys.platform == "win32":
+    if WINDOWS:
         return _windows_alive(pid)
     try:
         os.kill(pid, 0)
