@@ -9,7 +9,8 @@ disk the previous folder is untouched and the temporary one is removed (a kill
 leaves it behind; the next build removes it once its process is gone).
 
 Only a folder that carries the report's own marker file (:data:`MARKER`, written first into every
-build) is ever replaced or removed, and it is checked again just before the swap: a run folder, a
+build) is ever replaced or removed, or a report written before the marker that holds exactly the files
+its ``summary.json`` lists; it is checked again just before the swap: a run folder, a
 bank, the current folder or someone's folder holding an ``index.html`` or ``summary.json`` is
 refused with one line (issue #32).
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import json
 import os
 import re
 import shutil
@@ -29,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kg.errors import InputError
-from runners.files import naming, process_alive, umask_mode
+from runners.files import naming, process_alive, read_own, umask_mode
 from runners.out_folder import RUN_FILES
 
 MARKER = ".k12eval-report"
@@ -81,7 +83,7 @@ def check_replaceable(out: Path) -> None:
         raise InputError(
             f"{out}: is a run folder (holds {held[0]}); the report replaces its folder whole, choose another --out"
         )
-    if any(out.iterdir()) and not is_report(out):
+    if any(out.iterdir()) and not is_report(out) and not _older_report(out):
         raise InputError(
             f"{out}: holds other files and no report marker ({MARKER}); the report replaces its folder whole, "
             "so it replaces only a folder it wrote: choose a new or empty folder"
@@ -98,6 +100,32 @@ def is_report(folder: Path) -> bool:
         return path.read_text(encoding="utf-8") == MARKER_TEXT
     except (OSError, UnicodeDecodeError):
         return False
+
+
+def _older_report(folder: Path) -> bool:
+    """Whether ``folder`` is exactly a report written before :data:`MARKER` existed: its ``summary.json``
+    lists ``index.html``, and the folder holds no file it does not list (each table's ``.md``
+    beside its listed ``.csv``), so replacing it loses nothing but that report."""
+    try:
+        summary = json.loads(read_own(folder / "summary.json", 64 << 20))
+    except (InputError, OSError, ValueError):
+        return False
+    files = summary.get("files") if isinstance(summary, dict) else None
+    if not isinstance(files, list) or "index.html" not in files:
+        return False
+    listed = {"summary.json", *(str(f) for f in files)} | {
+        f"{f[:-4]}.md" for f in files if str(f).startswith("tables/") and str(f).endswith(".csv")
+    }
+    for path in folder.rglob("*"):
+        name = path.relative_to(folder).as_posix()
+        if path.is_symlink():
+            return False
+        if path.is_dir():
+            if name not in ("tables", "plots"):
+                return False
+        elif not path.is_file() or name not in listed:
+            return False
+    return True
 
 
 def _swap_in(building: Path, out: Path) -> None:

@@ -138,6 +138,20 @@ def test_a_report_it_wrote_is_replaced_and_carries_the_marker(run: Path, tmp_pat
     assert "<title>second" in (out / "index.html").read_text(encoding="utf-8")
 
 
+def test_a_report_written_before_the_marker_is_replaced_only_while_it_holds_nothing_else(
+    run: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "report"
+    write_report([run], out)
+    (out / MARKER).unlink()  # as an older k12eval wrote it: its summary.json lists every file
+    result = _invoke("report", str(run), "--out", str(out), "--no-plots", "--title", "again")
+    assert result.exit_code == 0, result.output
+    (out / MARKER).unlink()
+    (out / "tables" / "my-notes.txt").write_text("mine", encoding="utf-8")
+    _refused(_invoke("report", str(run), "--out", str(out), "--no-plots"), MARKER)
+    assert (out / "tables" / "my-notes.txt").read_text(encoding="utf-8") == "mine"
+
+
 def test_a_folder_named_like_an_abandoned_build_is_kept_unless_a_build_left_it(run: Path, tmp_path: Path) -> None:
     dead = 2**22 + 12345  # above Linux's default pid_max: no process has it
     mine = tmp_path / f".report.build-{dead}-mine"
