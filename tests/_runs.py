@@ -171,6 +171,12 @@ def write_scores(run_dir: Path, lines: list[dict[str, Any]]) -> None:
             handle.write(record.model_dump_json() + "\n")
 
 
+def write_answers(path: Path, ids: Any, output: str = "A") -> Path:
+    """A replay file (``-b replay -B path=...``) answering each question id with ``output``."""
+    path.write_text("".join(json.dumps({"question_id": qid, "output": output}) + "\n" for qid in ids), "utf-8")
+    return path
+
+
 def small_bank() -> dict[str, Question]:
     """Eight questions in two subjects; the numbers in test_aggregate.py are worked out from these."""
     qs = [

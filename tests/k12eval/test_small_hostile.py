@@ -25,7 +25,7 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
-from tests._runs import question, write_bank
+from tests._runs import question, write_answers, write_bank
 
 REPO = Path(__file__).resolve().parents[2]
 QUESTIONS = [
@@ -34,15 +34,8 @@ QUESTIONS = [
 
 
 @pytest.fixture
-def bank(tmp_path: Path) -> Path:
-    return write_bank(tmp_path / "bank", QUESTIONS)
-
-
-@pytest.fixture
 def answers(tmp_path: Path) -> Path:
-    path = tmp_path / "answers.jsonl"
-    path.write_text("".join(json.dumps({"question_id": q.id, "output": "A"}) + "\n" for q in QUESTIONS), "utf-8")
-    return path
+    return write_answers(tmp_path / "answers.jsonl", [q.id for q in QUESTIONS])
 
 
 def _one_error(result: Any) -> str:
@@ -67,8 +60,9 @@ def _one_error(result: Any) -> str:
     ],
 )
 def test_a_number_or_variant_out_of_range_is_refused_by_name(
-    bank: Path, answers: Path, tmp_path: Path, option: list[str], expected: str
+    answers: Path, tmp_path: Path, option: list[str], expected: str
 ) -> None:
+    bank = write_bank(tmp_path / "bank", QUESTIONS)
     result = CliRunner().invoke(
         app, ["run", str(bank), "-m", "r", "-b", "replay", "-B", f"path={answers}", "-o", str(tmp_path / "r"), *option]
     )

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._runs import SMALL_ANSWERS, small_bank, write_bank, write_run
+from tests._runs import SMALL_ANSWERS, small_bank, write_answers, write_bank, write_run
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -62,9 +62,7 @@ def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _answers(tmp_path: Path) -> Path:
-    path = tmp_path / "answers.jsonl"
-    path.write_text("".join(json.dumps({"question_id": q, "output": "A"}) + "\n" for q in small_bank()), "utf-8")
-    return path
+    return write_answers(tmp_path / "answers.jsonl", small_bank())
 
 
 def test_the_emulation_removes_what_windows_lacks(tmp_path: Path) -> None:

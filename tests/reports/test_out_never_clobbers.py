@@ -8,7 +8,6 @@ folder, any folder holding an ``index.html`` or ``summary.json`` was taken for a
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typer.testing import CliRunner
 from k12eval.cli import app
 from reports import write_report
 from reports.staging import MARKER
-from tests._runs import SMALL_ANSWERS, small_bank, write_bank, write_run
+from tests._runs import SMALL_ANSWERS, small_bank, write_answers, write_bank, write_run
 
 
 @pytest.fixture
@@ -49,9 +48,7 @@ def _refused(result: Any, *words: str) -> str:
 
 
 def _answers(tmp_path: Path) -> Path:
-    path = tmp_path / "answers.jsonl"
-    path.write_text("".join(json.dumps({"question_id": q, "output": "A"}) + "\n" for q in small_bank()), "utf-8")
-    return path
+    return write_answers(tmp_path / "answers.jsonl", small_bank())
 
 
 # report

@@ -8,7 +8,6 @@ with one line naming it, at once.
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import signal
@@ -23,7 +22,7 @@ from typer.testing import CliRunner
 from k12eval.cli import app
 from kg.errors import InputError
 from runners.files import lock_file, lock_folder
-from tests._runs import SMALL_ANSWERS, small_bank, write_bank, write_run, write_scores
+from tests._runs import SMALL_ANSWERS, small_bank, write_answers, write_bank, write_run, write_scores
 
 REPO = Path(__file__).resolve().parents[2]
 VICTIM = "a file somewhere else that no command may touch\n"
@@ -44,9 +43,7 @@ def victim(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def answers(tmp_path: Path) -> Path:
-    path = tmp_path / "answers.jsonl"
-    path.write_text("".join(json.dumps({"question_id": q, "output": "A"}) + "\n" for q in small_bank()), "utf-8")
-    return path
+    return write_answers(tmp_path / "answers.jsonl", small_bank())
 
 
 def _run(bank: Path, answers: Path, out: Path) -> Any:
