@@ -47,6 +47,15 @@ def _refused(result: Any, *words: str) -> str:
     return line
 
 
+def _work_in(folder: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> Path:
+    """``folder``, made the current folder, holding ``files`` (name -> text)."""
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(folder)
+    return folder
+
+
 def _answers(tmp_path: Path) -> Path:
     return write_answers(tmp_path / "answers.jsonl", small_bank())
 
@@ -72,11 +81,7 @@ def test_report_into_another_run_folder_is_refused(run: Path, tmp_path: Path, ba
 def test_report_into_the_current_folder_is_refused(
     run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
 ) -> None:
-    here = tmp_path / "work"
-    here.mkdir()
-    (here / "summary.json").write_text('{"mine": 1}', encoding="utf-8")
-    (here / "notes.md").write_text("a week of notes", encoding="utf-8")
-    monkeypatch.chdir(here)
+    here = _work_in(tmp_path / "work", monkeypatch, {"summary.json": '{"mine": 1}', "notes.md": "a week of notes"})
     _refused(_invoke("report", str(run), "--out", given, "--no-plots"), "current folder")
     assert snapshot(here) == {"summary.json": b'{"mine": 1}', "notes.md": b"a week of notes"}
 
@@ -175,9 +180,7 @@ def test_run_into_a_folder_with_a_foreign_summary_is_refused(bank: Path, tmp_pat
 def test_run_into_the_current_folder_is_refused(
     bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
 ) -> None:
-    here = tmp_path / "work"
-    here.mkdir()
-    monkeypatch.chdir(here)
+    here = _work_in(tmp_path / "work", monkeypatch, {})
     result = _invoke("run", str(bank), "-m", "r", "-b", "replay", "-B", f"path={_answers(tmp_path)}", "-o", given)
     _refused(result, "current folder")
     assert os.listdir(here) == []

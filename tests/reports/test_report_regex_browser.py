@@ -21,9 +21,8 @@ from urllib.parse import quote
 
 import pytest
 
-from reports import write_report
 from tests._browser import console_errors
-from tests._runs import Answer, question, write_bank, write_run
+from tests._runs import payload_report
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -54,17 +53,13 @@ location.hash = arguments[0];
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> str:
-    root = tmp_path_factory.mktemp("regex")
-    qs = [question("ok", "数学", "数与式", "分数", stem=r"计算 $\frac{1}{2}$ 与 \[x^2\] 的值，**注意**单位")]
-    qs += [
-        question(f"z-{name}", "数学", "数与式", "分数", stem=f"题目：{payload}", analysis=payload)
-        for name, payload in PAYLOADS.items()
-    ]
-    bank = write_bank(root / "bank", qs)
-    answers = {q.id: Answer(True, output=f"第一步：{PAYLOADS.get(q.id[2:], 'x')}\n答案是 A") for q in qs}
-    run = write_run(root / "run", {q.id: q for q in qs}, answers, mode="zero-shot-cot", bank=bank)
-    write_report([run], root / "report", plots=False)
-    return (root / "report" / "index.html").resolve().as_uri()
+    url, _ = payload_report(
+        tmp_path_factory.mktemp("regex"),
+        r"计算 $\frac{1}{2}$ 与 \[x^2\] 的值，**注意**单位",
+        PAYLOADS,
+        lambda q, payload: f"第一步：{payload or 'x'}\n答案是 A",
+    )
+    return url
 
 
 @pytest.fixture(scope="module")

@@ -52,6 +52,14 @@ def _run(bank: Path, answers: Path, out: Path) -> Any:
     )
 
 
+def _run_with(bank: Path, answers: Path, out: Path, name: str, target: str | Path) -> Path:
+    """A finished run in ``out`` whose file ``name`` is then replaced by a link to ``target``; returns ``out / name``."""
+    assert _run(bank, answers, out).exit_code == 0
+    (out / name).unlink()
+    (out / name).symlink_to(target)
+    return out / name
+
+
 def _refused(result: Any, path: Path, kind: str) -> None:
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
@@ -63,10 +71,8 @@ def test_a_linked_run_lock_is_refused_and_its_target_untouched(
     bank: Path, answers: Path, victim: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    assert _run(bank, answers, out).exit_code == 0
-    (out / ".lock").unlink()
-    (out / ".lock").symlink_to(os.path.relpath(victim, out))
-    _refused(_run(bank, answers, out), out / ".lock", "a symbolic link")
+    lock = _run_with(bank, answers, out, ".lock", os.path.relpath(victim, out))
+    _refused(_run(bank, answers, out), lock, "a symbolic link")
     assert victim.read_text(encoding="utf-8") == VICTIM
 
 
@@ -98,10 +104,8 @@ def test_records_linked_out_of_the_folder_are_neither_appended_to_nor_cut(
     bank: Path, answers: Path, victim: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    assert _run(bank, answers, out).exit_code == 0
-    (out / "records.jsonl").unlink()
-    (out / "records.jsonl").symlink_to(victim)
-    _refused(_run(bank, answers, out), out / "records.jsonl", "a symbolic link")
+    records = _run_with(bank, answers, out, "records.jsonl", victim)
+    _refused(_run(bank, answers, out), records, "a symbolic link")
     _refused(
         CliRunner().invoke(app, ["report", str(out), "-o", str(tmp_path / "rep")]),
         out / "records.jsonl",
@@ -121,9 +125,7 @@ def test_records_linked_to_dev_zero_are_refused_at_once_and_sigterm_is_honoured(
     command: str, bank: Path, answers: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    assert _run(bank, answers, out).exit_code == 0
-    (out / "records.jsonl").unlink()
-    (out / "records.jsonl").symlink_to("/dev/zero")
+    _run_with(bank, answers, out, "records.jsonl", "/dev/zero")
     args = {
         "run": [str(bank), "-m", "r", "-b", "replay", "-B", f"path={answers}", "-o", str(out), "-q"],
         "report": [str(out), "-o", str(tmp_path / "rep"), "--no-plots"],
