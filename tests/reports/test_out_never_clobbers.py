@@ -115,6 +115,7 @@ def test_a_folder_with_an_index_and_a_summary_but_no_marker_is_never_replaced(ru
     assert snapshot(site) == before
 
 
+@pytest.mark.slow
 def test_a_marker_that_is_a_link_or_another_text_does_not_count(run: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
@@ -130,6 +131,7 @@ def test_a_marker_that_is_a_link_or_another_text_does_not_count(run: Path, tmp_p
     assert (site / "thesis.tex").read_text(encoding="utf-8") == "years of work"
 
 
+@pytest.mark.slow
 def test_a_report_it_wrote_is_replaced_and_carries_the_marker(run: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
     first = _invoke("report", str(run), "--out", str(out), "--no-plots", "--title", "first")
@@ -140,11 +142,12 @@ def test_a_report_it_wrote_is_replaced_and_carries_the_marker(run: Path, tmp_pat
     assert "<title>second" in (out / "index.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_report_written_before_the_marker_is_replaced_only_while_it_holds_nothing_else(
     run: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "report"
-    write_report([run], out)
+    write_report([run], out, plots=False)
     (out / MARKER).unlink()  # as an older k12eval wrote it: its summary.json lists every file
     result = _invoke("report", str(run), "--out", str(out), "--no-plots", "--title", "again")
     assert result.exit_code == 0, result.output

@@ -120,6 +120,7 @@ def _limited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["run", "report"])
 def test_records_linked_to_dev_zero_are_refused_at_once_and_sigterm_is_honoured(
     command: str, bank: Path, answers: Path, tmp_path: Path
