@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from typing import Any
 
 import networkx as nx
 
+from kg.errors import InputError
 from kg.records import Question
 
 KINDS = ("subject", "level1", "level2", "question")
@@ -185,19 +187,55 @@ class KnowledgeGraph:
             for child in self.children(root):
                 yield from self.walk(child, depth + 1)
 
-    def export(self, out: Path) -> None:
-        """Write the graph as node-link JSON (``.json``) or GraphML (``.graphml``)."""
+    def export(self, out: Path) -> int:
+        """Write the graph as node-link JSON (``.json``) or GraphML (``.graphml``); returns how many texts
+        GraphML had to escape.
+
+        XML cannot hold most control characters (NUL, ESC...), lone surrogates or U+FFFE/U+FFFF, even as
+        character references: in GraphML each is written as its escape (``\\x00``, ``\\x1b``), so the file
+        reads back; the JSON export keeps every text exactly.
+        """
         if out.suffix == ".json":
             data = nx.node_link_data(self.graph, **node_link_keywords())
             out.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-        elif out.suffix == ".graphml":
-            nx.write_graphml(self.graph, out, encoding="utf-8")
-        else:
-            raise ValueError(f"{out}: export to .json (node-link) or .graphml")
+            return 0
+        if out.suffix == ".graphml":
+            graph, escaped = _xml_safe(self.graph)
+            nx.write_graphml(graph, out, encoding="utf-8")
+            return escaped
+        raise ValueError(f"{out}: export to .json (node-link) or .graphml")
 
     def _check(self, node: str) -> None:
         if node not in self.graph:
             raise KeyError(f"no node {node!r} in the graph")
+
+
+_NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_safe(graph: nx.DiGraph) -> tuple[nx.DiGraph, int]:
+    """A copy of ``graph`` whose ids and text attributes XML can hold, and how many texts were escaped.
+
+    Two ids that become one are an :class:`InputError`: the copy would merge their nodes.
+    """
+    escaped = 0
+
+    def text(value: Any) -> Any:
+        nonlocal escaped
+        if not isinstance(value, str) or not _NOT_IN_XML.search(value):
+            return value
+        escaped += 1
+        return _NOT_IN_XML.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), value)
+
+    names = {node: text(node) for node in graph.nodes}
+    if len(set(names.values())) < len(names):
+        raise InputError("two knowledge-point ids differ only in control characters; export to .json instead")
+    safe = nx.DiGraph(**{key: text(value) for key, value in graph.graph.items()})
+    safe.add_nodes_from((names[node], {k: text(v) for k, v in data.items()}) for node, data in graph.nodes(data=True))
+    safe.add_edges_from(
+        (names[a], names[b], {k: text(v) for k, v in data.items()}) for a, b, data in graph.edges(data=True)
+    )
+    return safe, escaped
 
 
 def _count(values: Iterable[str]) -> dict[str, int]:

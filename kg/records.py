@@ -246,6 +246,12 @@ def check_answer(qtype: QuestionType, options: list[Option], answer: list[str] |
     # scores sorting by exact letter order, which such an answer still supports.
 
 
+def clean_id(value: str) -> str:
+    """A question id as every importer keeps it, and as a replayed file's id is matched: without the
+    whitespace around it (a leading tab, CR or space)."""
+    return value.strip()
+
+
 def subject_group(subject: str) -> str | None:
     """The CK12 paper's arts / science group of a subject, or ``None`` if it has none."""
     if subject in ARTS_SUBJECTS:

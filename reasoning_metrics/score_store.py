@@ -26,7 +26,7 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.step_detail import StepThresholds
 from reasoning_metrics.verify.flags import SolutionAssessment
-from runners.files import atomic_write, naming
+from runners.files import atomic_write, naming, open_own, read_own
 
 SCORES_FILE = "scores.jsonl"
 """A run's score file, in the run folder (``score -o`` may put it elsewhere)."""
@@ -140,6 +140,10 @@ def _encoder_thresholds(metrics: list[Metric], slots: ModelSlots, assigned: Assi
     return out
 
 
+HEADER_LIMIT = 64 << 20
+"""The most bytes a score header may hold (one written by ``score`` is a few kilobytes)."""
+
+
 def header_path(out: Path) -> Path:
     """``scores.jsonl`` -> ``scores.json``."""
     return out.with_suffix(".json")
@@ -151,10 +155,10 @@ def read_score_header(out: Path) -> ScoreConfig | None:
     A header that cannot be read, or is not one, is an :class:`InputError` naming the file and the field.
     """
     path = header_path(out)
-    if not path.exists():
+    if not os.path.lexists(path):
         return None
     try:
-        return ScoreConfig.model_validate_json(path.read_text(encoding="utf-8"))
+        return ScoreConfig.model_validate_json(read_own(path, HEADER_LIMIT))
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read the score header ({exc})") from None
     except ValidationError as exc:
@@ -199,9 +203,10 @@ def read_score_lines(path: Path, repair: bool = False, skip_torn: bool = False) 
 
     With ``skip_torn`` (a reader while a scorer may be writing), a torn last line is left alone and not read.
     """
-    if not path.exists():
+    if not os.path.lexists(path):
         return
-    data = path.read_bytes()
+    with os.fdopen(open_own(path, os.O_RDONLY), "rb") as handle:
+        data = handle.read()
     lines = data.split(b"\n")
     good_end = 0
     for number, raw in enumerate(lines, start=1):
@@ -222,7 +227,7 @@ def read_score_lines(path: Path, repair: bool = False, skip_torn: bool = False) 
         good_end += len(raw) + 1
         yield number, record
     if repair and good_end < len(data):
-        with path.open("r+b") as handle:
+        with os.fdopen(open_own(path, os.O_RDWR), "r+b") as handle:
             handle.truncate(good_end)
 
 
@@ -230,7 +235,8 @@ def append_scores(out: Path, records: Iterable[BaseModel], config: ScoreConfig) 
     """Append each record as one JSON line as soon as it comes, and pass it on; the header goes first."""
     header = header_path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a", encoding="utf-8") as handle:
+    handle = os.fdopen(open_own(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a", encoding="utf-8")
+    try:
         for record in records:
             if not header.exists():  # whole or absent: a torn header would refuse every resume
                 atomic_write(header, config.model_dump_json(indent=2) + "\n")
@@ -240,6 +246,11 @@ def append_scores(out: Path, records: Iterable[BaseModel], config: ScoreConfig) 
             yield record
         with naming(out):
             os.fsync(handle.fileno())
+    finally:
+        # Closing writes what a failed flush left in the buffer, and fails again: name the file then too
+        # (its error replaces the one being raised, which named it).
+        with naming(out):
+            handle.close()
 
 
 @dataclass

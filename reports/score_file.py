@@ -17,6 +17,7 @@ and the field.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -136,8 +137,8 @@ def load_scores(run_dir: Path) -> dict[str, QuestionScores]:
     from reasoning_metrics.score_store import SCORES_FILE, ScoreRecord, read_score_lines
 
     path = Path(run_dir) / SCORES_FILE
-    if not path.is_file():
-        return {}
+    if not os.path.lexists(path):
+        return {}  # a link or a device there is refused by the reader, not taken for "no scores"
     result: dict[str, QuestionScores] = {}
     for number, obj in read_score_lines(path, skip_torn=True):
         try:

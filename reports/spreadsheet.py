@@ -13,35 +13,65 @@ CSV without one in the local code page (GBK) and shows the names garbled; pandas
 starts with ``=`` as a formula. A workbook cannot hold the C0 control characters other than tab,
 LF and CR (openpyxl refuses ``\\x0b`` or ``\\x01`` with ``IllegalCharacterError``): they are
 stripped from the workbook's cells, names and headers; the CSVs keep the text as it was.
+
+The guard looks at a cell as a spreadsheet will: after that stripping (the workbook's), and past
+whatever leads the text without being shown (whitespace, control and format characters, a byte order
+mark), with full-width signs (``＝``) read as their ASCII form. ``"\x01=HYPERLINK(...)"`` became a live
+formula when the control character was stripped after the guard (#32 item 2).
 """
 
 from __future__ import annotations
 
+import numbers
 import re
+import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+_TRIGGERS = ("=", "+", "-", "@")
+_ALWAYS = ("\t", "\r")  # OWASP: a cell starting with either is quoted, whatever follows
 _ILLEGAL_IN_XLSX = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")  # openpyxl's ILLEGAL_CHARACTERS_RE
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?%?")
+_UNSEEN = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})  # what may lead a cell without being shown
 
 
 def safe_cell(value: Any) -> Any:
-    """``value`` with a leading ``'`` if it is text a spreadsheet would read as a formula."""
-    if isinstance(value, str) and value.startswith(_TRIGGERS) and not _NUMBER.fullmatch(value):
-        return "'" + value
+    """``value`` with a leading ``'`` if it is text a spreadsheet would read as a formula.
+
+    Text that starts with a tab or CR, or whose first shown character (past whitespace, control and
+    format characters; full-width signs read as ASCII) is ``= + - @``, unless it is a plain number.
+    A value that is neither text nor a number (a list, an object) is judged by its text, as the file holds it.
+    """
+    if value is None or isinstance(value, (bool, numbers.Number)):
+        return value
+    text = value if isinstance(value, str) else str(value)
+    if text.startswith(_ALWAYS):
+        return "'" + text
+    shown = _first_shown(text)
+    if shown.startswith(_TRIGGERS) and not _NUMBER.fullmatch(shown.rstrip()):
+        return "'" + text
     return value
 
 
-def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` whose text cells are :func:`safe_cell`; number and bool columns untouched."""
+def _first_shown(text: str) -> str:
+    """``text`` from its first character a spreadsheet shows, in NFKC form (``＝`` is ``=``)."""
+    start = 0
+    while start < len(text) and (text[start].isspace() or unicodedata.category(text[start]) in _UNSEEN):
+        start += 1
+    return unicodedata.normalize("NFKC", text[start:])
+
+
+def safe_frame(frame: pd.DataFrame, normalise: Callable[[Any], Any] = lambda value: value) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells and headers are ``normalise``d, then :func:`safe_cell`
+    (the guard comes last: it judges the text the file will hold); number and bool columns untouched."""
     safe = frame.copy()
     for column in safe.columns:
         if not (pd.api.types.is_numeric_dtype(safe[column]) or pd.api.types.is_bool_dtype(safe[column])):
-            safe[column] = safe[column].map(safe_cell)
-    safe.columns = [safe_cell(str(c)) for c in safe.columns]
+            safe[column] = safe[column].map(lambda value: safe_cell(normalise(value)))
+    safe.columns = [safe_cell(normalise(str(c))) for c in safe.columns]
     return safe
 
 
@@ -63,17 +93,10 @@ def write_xlsx(sheets: dict[str, pd.DataFrame], path: Path) -> None:
     with pd.ExcelWriter(path, engine="openpyxl") as writer:
         for name, frame in sheets.items():
             # Excel limits a sheet name to 31 characters.
-            _xlsx_text(safe_frame(frame)).to_excel(writer, sheet_name=_strip_illegal(name)[:31], index=False)
+            safe = safe_frame(frame, _strip_illegal)
+            safe.to_excel(writer, sheet_name=_strip_illegal(name)[:31] or "sheet", index=False)
 
 
 def _strip_illegal(value: Any) -> Any:
+    """Text without the characters a workbook cannot hold (other values as they are)."""
     return _ILLEGAL_IN_XLSX.sub("", value) if isinstance(value, str) else value
-
-
-def _xlsx_text(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with the characters a workbook cannot hold stripped from its text cells and headers."""
-    for column in frame.columns:
-        if not (pd.api.types.is_numeric_dtype(frame[column]) or pd.api.types.is_bool_dtype(frame[column])):
-            frame[column] = frame[column].map(_strip_illegal)
-    frame.columns = [_strip_illegal(c) for c in frame.columns]
-    return frame

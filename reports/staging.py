@@ -7,6 +7,12 @@ the final name in one step (Linux ``renameat2(RENAME_EXCHANGE)``, else two
 renames with the old folder moved aside first). On any error, a kill or a full
 disk the previous folder is untouched and the temporary one is removed (a kill
 leaves it behind; the next build removes it once its process is gone).
+
+Only a folder that carries the report's own marker file (:data:`MARKER`, written first into every
+build) is ever replaced or removed, or a report written before the marker that holds exactly the files
+its ``summary.json`` lists; it is checked again just before the swap: a run folder, a
+bank, the current folder or someone's folder holding an ``index.html`` or ``summary.json`` is
+refused with one line (issue #32).
 """
 
 from __future__ import annotations
@@ -14,20 +20,31 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import json
 import os
 import re
 import shutil
+import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from kg.errors import InputError
-from runners.files import naming, umask_mode
+from runners.files import naming, process_alive, read_own, umask_mode
+from runners.out_folder import RUN_FILES
 
-MARKERS = ("index.html", "summary.json")
-"""Files that say a folder is a report we may replace (a folder without them is never removed)."""
+MARKER = ".k12eval-report"
+"""The file that says a folder is a report ``k12eval report`` wrote and may replace (a folder without it is never
+removed; an ``index.html`` or ``summary.json`` says nothing: every run folder has a ``summary.json``)."""
+MARKER_TEXT = (
+    "k12eval report folder: `k12eval report --out` replaces this folder whole.\n"
+    "Delete this file to keep the folder from ever being replaced.\n"
+)
 
 _RENAME_EXCHANGE = 2
+_SYNC_FLAGS = os.O_RDWR | getattr(os, "O_BINARY", 0) if os.name == "nt" else os.O_RDONLY
+"""How a written file is opened to be fsynced: Windows flushes only a handle open for writing."""
 _AT_FDCWD = -100
 
 
@@ -39,12 +56,14 @@ def staged_folder(out: Path) -> Iterator[Path]:
     :class:`InputError`, so a mistyped ``--out`` never deletes someone's files.
     """
     out = Path(out).resolve()
-    _check_replaceable(out)
+    check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned(out)
     building = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-{os.getpid()}-", dir=out.parent))
     os.chmod(building, umask_mode(0o777))  # mkdtemp makes it 0700; a report folder is shared as the umask says
     try:
+        with naming(out / MARKER):
+            (building / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         yield building
         _sync_tree(building, out)
         _swap_in(building, out)
@@ -52,20 +71,66 @@ def staged_folder(out: Path) -> Iterator[Path]:
         shutil.rmtree(building, ignore_errors=True)  # the failed build, or the old report after the swap
 
 
-def _check_replaceable(out: Path) -> None:
-    if not out.exists():
+def check_replaceable(out: Path) -> None:
+    """Refuse an ``out`` the report may not replace: a file, a run folder, a folder of other files
+    (anything but a missing or empty folder, or a report carrying :data:`MARKER`)."""
+    if not os.path.lexists(out):
         return
     if not out.is_dir():
         raise InputError(f"{out}: exists and is not a folder; choose a folder for the report")
-    if any(out.iterdir()) and not any((out / name).is_file() for name in MARKERS):
+    held = [name for name in RUN_FILES if os.path.lexists(out / name)]
+    if held:
         raise InputError(
-            f"{out}: folder holds other files and no report (no index.html); "
-            "choose a new or empty folder, the report replaces its folder whole"
+            f"{out}: is a run folder (holds {held[0]}); the report replaces its folder whole, choose another --out"
         )
+    if any(out.iterdir()) and not is_report(out) and not _older_report(out):
+        raise InputError(
+            f"{out}: holds other files and no report marker ({MARKER}); the report replaces its folder whole, "
+            "so it replaces only a folder it wrote: choose a new or empty folder"
+        )
+
+
+def is_report(folder: Path) -> bool:
+    """Whether ``folder`` carries the marker of a report folder (a regular file, not a link, holding :data:`MARKER_TEXT`)."""
+    path = Path(folder) / MARKER
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(MARKER_TEXT.encode("utf-8")):
+            return False
+        return path.read_text(encoding="utf-8") == MARKER_TEXT
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _older_report(folder: Path) -> bool:
+    """Whether ``folder`` is exactly a report written before :data:`MARKER` existed: its ``summary.json``
+    lists ``index.html``, and the folder holds no file it does not list (each table's ``.md``
+    beside its listed ``.csv``), so replacing it loses nothing but that report."""
+    try:
+        summary = json.loads(read_own(folder / "summary.json", 64 << 20))
+    except (InputError, OSError, ValueError):
+        return False
+    files = summary.get("files") if isinstance(summary, dict) else None
+    if not isinstance(files, list) or "index.html" not in files:
+        return False
+    listed = {"summary.json", *(str(f) for f in files)} | {
+        f"{f[:-4]}.md" for f in files if str(f).startswith("tables/") and str(f).endswith(".csv")
+    }
+    for path in folder.rglob("*"):
+        name = path.relative_to(folder).as_posix()
+        if path.is_symlink():
+            return False
+        if path.is_dir():
+            if name not in ("tables", "plots"):
+                return False
+        elif not path.is_file() or name not in listed:
+            return False
+    return True
 
 
 def _swap_in(building: Path, out: Path) -> None:
     """Give ``building`` the name ``out``; afterwards ``building`` names the old report (or nothing)."""
+    check_replaceable(out)  # again, just before: the folder may have changed while the report was built
     if out.exists() and _exchange(building, out):
         _sync_dir(out.parent)
         return
@@ -86,6 +151,8 @@ def _swap_in(building: Path, out: Path) -> None:
 
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two paths atomically (Linux); ``False`` where the system or file system cannot."""
+    if not sys.platform.startswith("linux"):  # renameat2 is Linux's; elsewhere the C library may not be loadable
+        return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         renameat2 = libc.renameat2
@@ -109,7 +176,7 @@ def _sync_tree(root: Path, out: Path) -> None:
         for name in files:
             path = Path(folder, name)
             with naming(out / path.relative_to(root)):
-                fd = os.open(path, os.O_RDONLY)
+                fd = os.open(path, _SYNC_FLAGS)
                 try:
                     os.fsync(fd)
                 finally:
@@ -119,6 +186,8 @@ def _sync_tree(root: Path, out: Path) -> None:
 
 
 def _sync_dir(folder: Path) -> None:
+    if not hasattr(os, "O_DIRECTORY"):  # Windows opens no folder as a file; NTFS journals the names itself
+        return
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
@@ -127,21 +196,23 @@ def _sync_dir(folder: Path) -> None:
 
 
 def _remove_abandoned(out: Path) -> None:
-    """Remove temporary folders of builds into ``out`` whose process has ended (killed mid-build)."""
+    """Remove temporary folders of builds into ``out`` whose process has ended (killed mid-build).
+
+    Only what a build leaves: a folder carrying the marker (a build, written first), one whose only
+    entry is a report carrying it (an old report moved aside), or an empty one. Another folder with
+    a name like theirs stays.
+    """
     pattern = re.compile(rf"\.{re.escape(out.name)}\.(?:build|old)-(\d+)-")
     for path in out.parent.iterdir():
         match = pattern.match(path.name)
-        if match and path.is_dir() and not _alive(int(match.group(1))):
+        if not match or path.is_symlink() or not path.is_dir() or _alive(int(match.group(1))):
+            continue
+        entries = [p.name for p in path.iterdir()]
+        if not entries or is_report(path) or (entries == ["report"] and is_report(path / "report")):
             shutil.rmtree(path, ignore_errors=True)
 
 
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return True  # another thread of this process may be building the same report
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return process_alive(pid)

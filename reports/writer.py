@@ -244,7 +244,8 @@ def write_report(
 
     ``select`` names the selection of :mod:`runners.selection` CK12 Table 2 is computed over
     (``reasoning-subset``: the paper's). The folder is replaced whole (see :mod:`reports.staging`):
-    ``out`` must be new, empty or an earlier report. ``judgment`` is how a multi-statement judgment
+    ``out`` must be new, empty or an earlier report (its marker file), and neither hold nor be an input
+    or the current folder (:func:`runners.out_folder.check_out`). ``judgment`` is how a multi-statement judgment
     counts in ``overall``, ``nodes.csv`` and the tables (:mod:`runners.counting`): ``per-statement``
     (k12eval's extraction, a statement without a verdict wrong), ``per-item`` (right only when every
     statement is; k12eval's stricter rule) or ``ck12-release`` (the released evaluator's count); ``None``:
@@ -253,11 +254,14 @@ def write_report(
     from kg.errors import InputError
     from reports.aggregate import node_table, question_frame, scope_frame, statement_rows
     from reports.runs import Note, graph_of, load_runs
-    from reports.staging import staged_folder
+    from reports.staging import check_replaceable, staged_folder
     from runners.options import choose
+    from runners.out_folder import check_out
     from runners.selection import SELECTIONS
 
     started = time.perf_counter()
+    # Before anything is read: the folder is replaced whole, so it may hold no input and no one's files.
+    check_replaceable(check_out(out, [*run_dirs, data]))
     choose(select, tuple(SELECTIONS), "--select")
     if judgment is not None:
         choose(judgment, JUDGMENT_SCORING, "--judgment")
@@ -279,9 +283,6 @@ def write_report(
     counted = statement_rows(frame)
     scope = scope_frame(runs)
     nodes = node_table(counted, graph, k=k, scope=scope)
-    inside = [p for p in [*run_dirs, *([data] if data else [])] if Path(out).resolve() in Path(p).resolve().parents]
-    if inside:
-        raise InputError(f"{out}: holds {inside[0]}; the report replaces its folder whole, choose another --out")
     result = ReportResult(out=out, warnings=warnings)
     # Built beside ``out`` and swapped in whole: a kill or a full disk leaves the previous report.
     with staged_folder(out) as folder:

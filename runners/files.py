@@ -8,6 +8,13 @@ the ``filelock`` package (``fcntl.flock`` on Unix, ``LockFileEx`` on Windows, wh
 there is no ``fcntl``), so it is released when the process ends, however it ends,
 and a killed run never leaves a stale lock behind. Where the system offers no lock
 at all, the command goes on unlocked and says so once.
+
+The files a command keeps in a folder (locks, a run's records, score files) are opened with
+:func:`open_own`, which never follows a symbolic link and refuses anything but a regular file: a link
+``RUN/.lock -> ../../victim`` would otherwise have the victim truncated and overwritten with a pid.
+Every call here runs on Windows as well (no ``fcntl``, ``fchmod``, ``O_NOFOLLOW`` or ``O_DIRECTORY``
+there); :func:`process_alive` asks Windows through ``OpenProcess``, where ``os.kill(pid, 0)`` would
+end the process.
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ import contextlib
 import errno
 import logging
 import os
+import stat
+import sys
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -26,6 +35,8 @@ from kg.errors import InputError
 log = logging.getLogger(__name__)
 LOCK_FILE = ".lock"
 """The lock file inside a locked folder."""
+WINDOWS = sys.platform == "win32"
+"""Whether process liveness is asked of Windows (``OpenProcess``) rather than with a signal 0."""
 HOME_ENV = "K12EVAL_HOME"
 """The environment variable naming k12eval's one cache folder (models, converted GGUF files)."""
 
@@ -63,7 +74,10 @@ def atomic_write(path: Path, text: str) -> None:
             mode = umask_mode()
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
-            os.fchmod(fd, mode)
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
+            else:  # Windows: only the read-only bit exists, and it is set through the name
+                os.chmod(tmp, mode)
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
                 handle.flush()
@@ -98,7 +112,7 @@ def exclusive(lock_path: Path, what: Path) -> Iterator[None]:
     """
     lock_path = Path(lock_path)
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+    fd = open_own(lock_path, os.O_RDWR | os.O_CREAT)
     try:
         if not _lock(fd, lock_path):
             holder = _holder(fd)
@@ -106,7 +120,11 @@ def exclusive(lock_path: Path, what: Path) -> Iterator[None]:
             raise InputError(
                 f"{what}: in use by another k12eval command{by}; wait for it to finish or choose another output"
             )
-        with contextlib.suppress(OSError):  # the pid is for the message of a second command only
+        # The pid is for the message of a second command only; a lock file with another name (a hard
+        # link from elsewhere) keeps its content.
+        with contextlib.suppress(OSError):
+            if os.fstat(fd).st_nlink > 1:
+                raise OSError(errno.EMLINK, "a hard link")
             os.ftruncate(fd, 0)
             os.lseek(fd, 0, os.SEEK_SET)
             os.write(fd, f"{os.getpid()}\n".encode("ascii"))
@@ -162,3 +180,98 @@ def _holder(fd: int) -> int | None:
         return int(text) if text else None
     except (OSError, ValueError):  # Windows: the holder's locked byte cannot be read
         return None
+
+
+def open_own(path: Path, flags: int, mode: int = 0o644) -> int:
+    """A descriptor of ``path``, a file a command keeps in its folder, opened without following a link.
+
+    ``O_NOFOLLOW`` where the system has it, else (Windows) an ``lstat`` first; either way the file
+    opened must be the regular file that was there (same device and inode). A symbolic link, a
+    FIFO, a device or a folder is an :class:`InputError` naming the file; a FIFO is opened without
+    waiting for a writer, so the refusal comes at once.
+    """
+    path = Path(path)
+    nofollow, nonblock = getattr(os, "O_NOFOLLOW", 0), getattr(os, "O_NONBLOCK", 0)
+    try:
+        before: os.stat_result | None = os.lstat(path)
+    except FileNotFoundError:
+        before = None
+    if before is not None and not stat.S_ISREG(before.st_mode):
+        raise InputError(_not_own(path, before.st_mode))
+    try:
+        fd = os.open(path, flags | nofollow | nonblock | getattr(os, "O_BINARY", 0), mode)
+    except OSError as exc:
+        if nofollow and exc.errno in (errno.ELOOP, errno.EMLINK):  # a link put there since the lstat
+            raise InputError(_not_own(path, stat.S_IFLNK)) from None
+        raise
+    info = os.fstat(fd)
+    moved = before is not None and (info.st_dev, info.st_ino) != (before.st_dev, before.st_ino)
+    if moved or not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise InputError(_not_own(path, stat.S_IFLNK if moved else info.st_mode))
+    if nonblock:
+        os.set_blocking(fd, True)
+    return fd
+
+
+def read_own(path: Path, limit: int) -> bytes:
+    """The bytes of ``path`` (opened by :func:`open_own`); an :class:`InputError` when it holds more than ``limit``."""
+    fd = open_own(path, os.O_RDONLY)
+    with os.fdopen(fd, "rb") as handle, naming(path):
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{path}: larger than {limit:,} bytes; not a file this command wrote")
+    return data
+
+
+def _not_own(path: Path, mode: int) -> str:
+    kind = (
+        "a symbolic link"
+        if stat.S_ISLNK(mode)
+        else "a folder"
+        if stat.S_ISDIR(mode)
+        else "a FIFO"
+        if stat.S_ISFIFO(mode)
+        else "a device or socket"
+    )
+    return (
+        f"{path}: is {kind}, not a regular file; k12eval never follows a link or reads a device for the files "
+        "it keeps in a folder (locks, records, scores): remove it, or put the file itself there"
+    )
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs: signal 0 on Unix; on Windows ``OpenProcess`` and its exit code,
+    since ``os.kill(pid, 0)`` there ends the process."""
+    if pid <= 0:
+        return False
+    if WINDOWS:
+        return _windows_alive(pid)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+_STILL_ACTIVE = 259
+_PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+_ERROR_ACCESS_DENIED = 5
+
+
+def _windows_alive(pid: int) -> bool:
+    import ctypes
+
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
+    handle = kernel32.OpenProcess(_PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
+    if not handle:
+        return bool(ctypes.get_last_error() == _ERROR_ACCESS_DENIED)  # type: ignore[attr-defined,unused-ignore]
+    try:
+        code = ctypes.c_ulong()
+        if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+            return True
+        return code.value == _STILL_ACTIVE
+    finally:
+        kernel32.CloseHandle(handle)

@@ -19,6 +19,7 @@ from runners.batch_plan import BatchSize
 from runners.gen_kwargs import with_gen_kwargs
 from runners.records import LANGS, MODES, STRATEGIES, Lang, Mode, Strategy, mode_info
 from runners.selection import SELECTIONS
+from runners.variants import VariantError, parse_variant
 
 __all__ = ["LANGS", "MODES", "RELEASED_VARIANTS", "STRATEGIES", "RunOptions", "check_options", "choose"]
 
@@ -185,3 +186,30 @@ def check_options(options: RunOptions) -> None:
             f"--grader {options.grader} reads the verdicts lm-eval recorded beside its answers: replay its "
             "samples_*.jsonl with -b replay"
         )
+    _check_ranges(options)
+    try:
+        parse_variant(options.variant)
+    except VariantError as exc:
+        raise InputError(f"--variant: {exc}") from None
+
+
+_RANGES: tuple[tuple[str, str, float, float, bool], ...] = (
+    ("shots", "--shots", 0, float("inf"), True),
+    ("token_budget", "--token-budget", 1, float("inf"), True),
+    ("max_tokens", "--max-tokens", 1, float("inf"), True),
+    ("temperature", "--temperature", 0, float("inf"), True),
+    ("top_p", "--top-p", 0, 1, False),
+)
+"""``(field, option, low, high, low allowed)`` of each number a run takes: outside, it is refused by name,
+never clamped (``--shots -1`` took every exemplar; ``--limit`` is checked by :func:`parse_limit`)."""
+
+
+def _check_ranges(options: RunOptions) -> None:
+    for name, option, low, high, low_allowed in _RANGES:
+        value = getattr(options, name)
+        if value is None:
+            continue
+        if value != value or value > high or value < low or (value == low and not low_allowed):
+            bound = f"of at least {low:g}" if low_allowed else f"above {low:g}"
+            upper = "" if high == float("inf") else f" and at most {high:g}"
+            raise InputError(f"{option} {value!r}: give a number {bound}{upper}")

@@ -27,6 +27,7 @@ from runners.bank import bank_fingerprint, in_scope, load_bank
 from runners.batch_plan import backend_batch
 from runners.files import atomic_write, lock_folder
 from runners.options import RunOptions, check_options, limited
+from runners.out_folder import check_out, check_run_folder
 from runners.prompting import prompt_language
 from runners.protocol import with_protocol_defaults
 from runners.records import RunHeader, RunRecord
@@ -128,6 +129,14 @@ def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
             )
 
 
+def run_inputs(options: RunOptions) -> list[Path]:
+    """The files and folders a run reads (the bank, its mapping, the exemplars, a backend option's file):
+    never its output."""
+    given = [options.data, options.mapping, options.few_shot]
+    given += [Path(v) for v in options.backend_options.values() if isinstance(v, str) and v and Path(v).exists()]
+    return [path for path in given if path is not None]
+
+
 def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any]]:
     """The questions of the run, in a stable order, and the header's description of the data."""
     bank = load_bank(
@@ -219,6 +228,8 @@ def run_questions(
     started_at = _now()
     options = with_protocol_defaults(options)
     check_options(options)
+    check_out(options.out, run_inputs(options))
+    check_run_folder(options.out)
     questions, data = select_questions(options)
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")

@@ -19,7 +19,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import InputError, OtherRunError, Problem
-from runners.files import atomic_write, lock_folder, naming
+from runners.files import atomic_write, lock_folder, naming, open_own, read_own
+from runners.out_folder import check_out, check_run_folder
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
 
 IDENTITY_FIELDS = (
@@ -39,6 +40,8 @@ IDENTITY_FIELDS = (
     "grader",
 )
 """Header fields that must match for a run folder to be resumed (or for shards to be merged)."""
+HEADER_LIMIT = 64 << 20
+"""The most bytes a run's header (``run.json``) may hold: one written by ``run`` is a few kilobytes."""
 UNKNOWN_WHEN_MISSING = frozenset({"backend_options", "fewshot", "bank"})
 """Identity fields that older headers lack: ``None`` there is unknown, and not held against a resume."""
 
@@ -60,7 +63,7 @@ class RunStore:
         if not self.exists():
             raise InputError(f"{self.root}: not a run folder (no {HEADER_FILE})")
         try:
-            return RunHeader.model_validate_json(self.header_path.read_text(encoding="utf-8"))
+            return RunHeader.model_validate_json(read_own(self.header_path, HEADER_LIMIT))
         except ValidationError as exc:
             error = exc.errors()[0]
             field = ".".join(map(str, error["loc"]))
@@ -85,18 +88,22 @@ class RunStore:
             return old
         self.root.mkdir(parents=True, exist_ok=True)
         atomic_write(self.header_path, header.model_dump_json(indent=2))
-        self.records_path.touch()
+        self._touch()
         return header
+
+    def _touch(self) -> None:
+        with naming(self.records_path):
+            os.close(open_own(self.records_path, os.O_WRONLY | os.O_CREAT))
 
     def repair(self) -> int:
         """Cut a torn last line left by a kill; returns the number of bytes removed."""
-        if not self.records_path.exists():
-            self.records_path.touch()
+        if not os.path.lexists(self.records_path):
+            self._touch()
             return 0
-        size = self.records_path.stat().st_size
-        if size == 0:
-            return 0
-        with self.records_path.open("rb+") as handle:
+        with os.fdopen(open_own(self.records_path, os.O_RDWR), "rb+") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size == 0:
+                return 0
             handle.seek(max(0, size - 1))
             if handle.read(1) == b"\n":
                 return 0
@@ -128,9 +135,9 @@ class RunStore:
         The one torn-line rule of a run folder: a last line without its newline is a write in
         progress (or cut by a kill), not a record yet, and is skipped.
         """
-        if not self.records_path.exists():
+        if not os.path.lexists(self.records_path):
             return
-        with self.records_path.open(encoding="utf-8") as handle:
+        with os.fdopen(open_own(self.records_path, os.O_RDONLY), encoding="utf-8") as handle:
             try:
                 for number, line in enumerate(handle, start=1):
                     if not line.endswith("\n"):
@@ -177,7 +184,7 @@ class RunStore:
             return 0
         data = "".join(lines).encode("utf-8")
         with naming(self.records_path):
-            fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = open_own(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
             try:
                 view = memoryview(data)
                 while view:
@@ -255,6 +262,8 @@ def merge_runs(sources: list[Path], out: Path) -> tuple[int, int]:
         if clash:
             field, a, b = clash[0]
             raise InputError(f"{store.root} is not part of the same run as {stores[0].root} ({field}: {b!r} vs {a!r})")
+    check_out(out, sources)
+    check_run_folder(out)
     with lock_folder(out):
         target = RunStore(out)
         target.open(first.model_copy(update={"shard": None}))

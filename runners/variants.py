@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from string import ascii_uppercase
 
+from kg.errors import InputError
 from kg.records import Option, Question
 from runners.circular import CIRCULAR, circular_questions, why_not_circular
 
@@ -43,8 +44,8 @@ _OPTIONS_N = re.compile(r"^options-(\d+)$")
 _LIST_BOUND = re.compile(r"^(以上|上述|都|均|全|none of|all of|both)", re.IGNORECASE)
 
 
-class VariantError(ValueError):
-    """An unknown variant name, or a variant asked of a question that is already one."""
+class VariantError(InputError, ValueError):
+    """An unknown variant name, or a variant asked of a question that is already one (a one-line error)."""
 
 
 @dataclass

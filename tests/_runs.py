@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -169,6 +170,32 @@ def write_scores(run_dir: Path, lines: list[dict[str, Any]]) -> None:
         for line in lines:
             record = ScoreRecord.model_validate({"id": line["question_id"], "lang": "zh", "nodes": {}, **line})
             handle.write(record.model_dump_json() + "\n")
+
+
+def write_answers(path: Path, ids: Any, output: str = "A") -> Path:
+    """A replay file (``-b replay -B path=...``) answering each question id with ``output``."""
+    path.write_text("".join(json.dumps({"question_id": qid, "output": output}) + "\n" for qid in ids), "utf-8")
+    return path
+
+
+def payload_report(
+    root: Path, ok_stem: str, payloads: dict[str, str], output: Callable[[Question, str], str]
+) -> tuple[str, list[str]]:
+    """A CoT run and its report (no plots) under ``root``: a question ``ok`` with ``ok_stem``, and one question
+    ``z-NAME`` a payload with the payload in its stem and analysis, answered with ``output(question, payload)``
+    (``ok``'s payload is empty). Returns the page's URI and the question ids."""
+    from reports import write_report
+
+    qs = [question("ok", "数学", "数与式", "分数", stem=ok_stem)]
+    qs += [
+        question(f"z-{name}", "数学", "数与式", "分数", stem=f"题目 {name}：{payload}", analysis=payload)
+        for name, payload in payloads.items()
+    ]
+    bank = write_bank(root / "bank", qs)
+    answers = {q.id: Answer(True, output=output(q, payloads.get(q.id[2:], ""))) for q in qs}
+    run = write_run(root / "run", {q.id: q for q in qs}, answers, mode="zero-shot-cot", bank=bank)
+    write_report([run], root / "report", plots=False)
+    return (root / "report" / "index.html").resolve().as_uri(), [q.id for q in qs]
 
 
 def small_bank() -> dict[str, Question]:

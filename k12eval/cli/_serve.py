@@ -3,7 +3,13 @@
 Only regular files inside the folder are served: no directory listings, no
 symbolic links (a link could point anywhere on the disk), no ``..``. A request
 whose ``Host`` header names another host is refused (421), so a web page that
-rebinds its own domain name to 127.0.0.1 cannot read the report.
+rebinds its own domain name to 127.0.0.1 cannot read the report. A browser that
+closes a connection early (a reload, a closed tab) ends that request quietly.
+
+Where the system opens files relative to a folder without following links (Linux, macOS, the
+BSDs) each step of a path is opened so; elsewhere (Windows: no ``O_NOFOLLOW``, ``O_DIRECTORY``
+or ``dir_fd``) each step is checked with ``lstat`` (no link, no junction) and the file opened
+must be the one checked.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import stat
+import sys
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -88,6 +95,8 @@ def _open_regular(root: Path, parts: list[str]) -> tuple[IO[bytes], int, str] | 
     """
     if not parts:
         return None
+    if not _at_calls():
+        return _open_checked(root, parts)
     try:
         folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
@@ -111,6 +120,52 @@ def _open_regular(root: Path, parts: list[str]) -> tuple[IO[bytes], int, str] | 
     return os.fdopen(fd, "rb"), info.st_size, parts[-1]
 
 
+def _at_calls() -> bool:
+    """Whether this system opens a path step by step without following links (not Windows)."""
+    return all(hasattr(os, name) for name in ("O_NOFOLLOW", "O_DIRECTORY")) and os.open in os.supports_dir_fd
+
+
+def _open_checked(root: Path, parts: list[str]) -> tuple[IO[bytes], int, str] | None:
+    """:func:`_open_regular` where there are no ``*at`` calls: every step ``lstat``-ed, then the file opened
+    and compared with what was checked (a link swapped in meanwhile opens another file, and is refused)."""
+    if any(":" in part for part in parts):  # Windows: a drive ("C:") or a data stream, never a file of ours
+        return None
+    path = root
+    try:
+        for part in parts[:-1]:
+            path = path / part
+            if not _plain(os.lstat(path), stat.S_ISDIR):
+                return None
+        path = path / parts[-1]
+        checked = os.lstat(path)
+        if not _plain(checked, stat.S_ISREG):
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except (OSError, ValueError):
+        return None
+    info = os.fstat(fd)
+    if (info.st_dev, info.st_ino) != (checked.st_dev, checked.st_ino) or not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb"), info.st_size, parts[-1]
+
+
+def _plain(info: os.stat_result, kind: Any) -> bool:
+    """``info`` is of ``kind`` and no link: no symbolic link, no Windows junction or other reparse point."""
+    reparse = getattr(info, "st_file_attributes", 0) & getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0)
+    return bool(kind(info.st_mode)) and not stat.S_ISLNK(info.st_mode) and not reparse
+
+
+class _ReportServer(ThreadingHTTPServer):
+    """The threaded server, quiet when a browser closes a connection before its file was sent."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError):  # BrokenPipeError, ConnectionResetError, ConnectionAbortedError
+            return
+        sys.stderr.write(f"warning: a request failed ({type(error).__name__}: {error}); the server goes on\n")
+
+
 def report_server(folder: Path, port: int = 8000) -> tuple[ThreadingHTTPServer, str]:
     """A server for ``folder`` bound to 127.0.0.1 (``port`` 0: any free port) and the report's URL.
 
@@ -121,7 +176,7 @@ def report_server(folder: Path, port: int = 8000) -> tuple[ThreadingHTTPServer, 
         raise InputError(f"{folder}: no index.html here; write a report first (make demo, or k12eval report)")
     handler = functools.partial(_ReportHandler, directory=str(folder.resolve()))
     try:
-        server = ThreadingHTTPServer((HOST, port), handler)
+        server = _ReportServer((HOST, port), handler)
     except OSError as exc:
         raise InputError(f"cannot listen on {HOST}:{port} ({exc.strerror}); pass --port 0 for any free port") from None
     return server, f"http://{HOST}:{server.server_address[1]}/index.html"

@@ -212,7 +212,13 @@ def export(
         raise UserError(f"{out}: the output must end in .json or .graphml")
     _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
     out.parent.mkdir(parents=True, exist_ok=True)
-    graph.export(out)
+    escaped = graph.export(out)
+    if escaped:
+        typer.echo(
+            f"warning: {out}: {escaped} text(s) hold characters XML cannot (NUL, ESC...), written as escapes "
+            "(\\x00); a .json export keeps them exactly",
+            err=True,
+        )
     stats = asdict(graph.stats())
     typer.echo(f"wrote {out} ({graph.graph.number_of_nodes()} nodes, {stats['questions']} questions)")
 

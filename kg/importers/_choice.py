@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from kg.errors import Problem
 from kg.importers._found import Found, located
 from kg.importers._lines import first_csv, iter_table, read_table_header, table_header, tables_in
-from kg.records import Knowledge, Option, Question, QuestionType, Stage, detect_language
+from kg.records import Knowledge, Option, Question, QuestionType, Stage, clean_id, detect_language
 
 LETTERS = ("A", "B", "C", "D")
 SPLITS = ("dev", "val", "test")
@@ -253,7 +253,7 @@ def build_question(
         record_extra["warnings"] = warnings
     try:
         return Question(
-            id=row.qid.strip(),
+            id=clean_id(row.qid),
             source=source,
             stage=subject.stage,
             subject=subject.zh,

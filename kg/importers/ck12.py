@@ -32,6 +32,7 @@ from kg.records import (
     QuestionType,
     Stage,
     check_answer,
+    clean_id,
     detect_language,
     subject_group,
 )
@@ -162,7 +163,7 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, variant: str = "ori
     tree = obj.get("knowledge_tree") or ""
     try:
         return Question(
-            id=obj["id"].strip(),
+            id=clean_id(obj["id"]),
             source="ck12",
             stage=stage,
             subject=subject,

@@ -191,7 +191,6 @@
   // formula that does not parse stays text. KaTeX throws rather than drawing its own error
   // (that one carries a style attribute, which the page's CSP refuses), and we show the source.
   const MATH_OPTIONS = { throwOnError: true, trust: false, strict: 'ignore', maxSize: 20, maxExpand: 300, output: 'htmlAndMathml' };
-  const MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$((?:\\\$|[^$\n])+?)\$/g;
   const MATH_MAX = 2000;  // longer "formulas" are most likely stray dollars: left as text
   // Commands that link, load or tag: KaTeX would show only their name in red (trust is off); the
   // whole formula as text tells the teacher what the model wrote.
@@ -224,17 +223,67 @@
     if (mathDepth(tex) > MATH_DEPTH) return fillIn(t('mathDeep'), { depth: MATH_DEPTH });
     return null;
   }
+  // The formulas of a text, left to right: `$$...$$`, `\[...\]`, `\(...\)`, and `$...$` on one line
+  // (`\$` inside is a dollar), as the regex
+  //   /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$((?:\\\$|[^$\n])+?)\$/g
+  // matches them, in linear time: that regex searched to the end of the text from every unclosed `\[`
+  // (`\[` 50,000 times froze the tab for 37 s, issue #32 item 4). A search for a closer remembers what it
+  // found, so no part of the text is searched twice for the same closer.
+  function mathMatches(text) {
+    const found = [];
+    const searched = new Map();  // closer -> [from, found at or -1]
+    const closer = (mark, from) => {
+      const last = searched.get(mark);
+      if (last && from >= last[0] && (last[1] === -1 || last[1] >= from)) return last[1];
+      const at = text.indexOf(mark, from);
+      searched.set(mark, [from, at]);
+      return at;
+    };
+    for (let p = 0; p < text.length; p += 1) {
+      const c = text[p];
+      let end = -1, group = 0;
+      if (c === '$' && text[p + 1] === '$') {
+        const q = closer('$$', p + 3);
+        if (q >= 0) { end = q + 2; group = 1; }
+      } else if (c === '\\' && (text[p + 1] === '[' || text[p + 1] === '(')) {
+        group = text[p + 1] === '[' ? 2 : 3;
+        const q = closer(group === 2 ? '\\]' : '\\)', p + 3);
+        end = q >= 0 ? q + 2 : -1;
+      }
+      if (end < 0 && c === '$') {
+        const q = inlineClose(text, p + 1);
+        if (q >= 0) { end = q + 1; group = 4; }
+      }
+      if (end < 0) continue;
+      found.push({ index: p, raw: text.slice(p, end), tex: text.slice(p + (group === 4 ? 1 : 2), end - (group === 4 ? 1 : 2)), group });
+      p = end - 1;
+    }
+    return found;
+  }
+  // Where the `$...$` whose opening dollar is just before `start` closes, or -1: the first dollar of
+  // the line after one character or more; `\$` is a dollar inside, unless nothing closes after it,
+  // when the last one closes (as the regex's backtracking gives).
+  function inlineClose(text, start) {
+    let lastEscape = -1;
+    for (let i = start; ; ) {
+      const c = text[i];
+      if (i > start && c === '$') return i;
+      if (c === '\\' && text[i + 1] === '$') { lastEscape = i; i += 2; }
+      else if (c !== undefined && c !== '$' && c !== '\n') i += 1;
+      else return lastEscape >= 0 ? lastEscape + 1 : -1;
+    }
+  }
   function mathPieces(text) {
     const pieces = [];
     let last = 0;
-    for (const m of text.matchAll(MATH)) {
-      const tex = m[1] ?? m[2] ?? m[3] ?? m[4];
+    for (const m of mathMatches(text)) {
+      const tex = m.tex;
       if (tex.length > MATH_MAX || !tex.trim() || MATH_REFUSED.test(tex)) continue;
       if (m.index > last) pieces.push({ text: text.slice(last, m.index) });
       // CK12 writes inline formulas as $$...$$ (`$$-2017$$的倒数是`): display only \[...\] or a $$ block alone.
-      const display = m[2] != null || (m[1] != null && text.trim() === m[0]);
-      pieces.push({ tex, display, raw: m[0] });
-      last = m.index + m[0].length;
+      const display = m.group === 2 || (m.group === 1 && text.trim() === m.raw);
+      pieces.push({ tex, display, raw: m.raw });
+      last = m.index + m.raw.length;
     }
     if (last < text.length) pieces.push({ text: text.slice(last) });
     return pieces;
@@ -272,12 +321,40 @@
   // `inline`: a formula alone stays on the line (an option beside its letter, an answer).
   // CK12 writes tables in stems as `$#table{|$$\centerline{cell}centerlineendflag|...||...|}#$`: rows end
   // at `||` or `|` + newline + `|`; drawn as a table, each cell's text typeset.
-  const CK12_TABLE = /\$?#table\{([\s\S]*?)\}#\$?/g;
+  // The tables of a text, as /\$?#table\{([\s\S]*?)\}#\$?/g finds them, in linear time: that regex searched to
+  // the end of the text from every unclosed `#table{`; once no `}#` follows, none follows a later one either.
+  function ck12Tables(raw) {
+    const found = [];
+    for (let from = 0; ;) {
+      const k = raw.indexOf('#table{', from);
+      const q = k < 0 ? -1 : raw.indexOf('}#', k + 7);
+      if (q < 0) return found;
+      const start = k > from && raw[k - 1] === '$' ? k - 1 : k;
+      from = raw[q + 2] === '$' ? q + 3 : q + 2;
+      found.push({ index: start, raw: raw.slice(start, from), body: raw.slice(k + 7, q) });
+    }
+  }
+  // A cell's `$$\centerline{text}centerlineendflag$$`: its text, else null. With string steps: the regex
+  // /^\s*\$*\s*\\centerline\{([\s\S]*)\}\s*centerlineendflag\s*\$*\s*$/ backtracked over every space of a long cell.
+  const HEAD = '\\centerline{', TAIL = 'centerlineendflag';
+  const trimDollars = (text, end) => {
+    let i = end ? text.length : 0;
+    while (end ? i > 0 && text[i - 1] === '$' : text[i] === '$') i += end ? -1 : 1;
+    return end ? text.slice(0, i) : text.slice(i);
+  };
+  function centerline(cell) {
+    const head = trimDollars(cell.trimStart(), false).trimStart();
+    if (!head.startsWith(HEAD)) return null;
+    const body = trimDollars(head.trimEnd(), true).trimEnd();
+    if (!body.endsWith(TAIL)) return null;
+    const inner = body.slice(0, -TAIL.length).trimEnd();
+    return inner.endsWith('}') && inner.length > HEAD.length ? inner.slice(HEAD.length, -1) : null;
+  }
   function ck12Table(body) {
     const rows = body.trim().replace(/^\|/, '').replace(/\|$/, '').split(/\|\s*\|/).map((row) => row.split('|'));
     const cell = (c) => {
-      const m = /^\s*\$*\s*\\centerline\{([\s\S]*)\}\s*centerlineendflag\s*\$*\s*$/.exec(c);
-      const text = m ? m[1] : c.replace(/\$+/g, '').trim();
+      const inner = centerline(c);
+      const text = inner != null ? inner : c.replace(/\$+/g, '').trim();
       return /[\\^_]/.test(text) ? rich('$' + text + '$', true) : emphasis(text);
     };
     return el('div', { class: 'tablewrap ck12-table' }, el('table', { class: 'data' },
@@ -286,22 +363,29 @@
   function rich(item, inline) {
     const raw = item == null ? '' : typeof item === 'string' ? item : item.t;
     const plain = typeof item === 'string' ? item : shown(item);
-    const tables = typeof raw === 'string' && raw.includes('#table{') ? [...raw.matchAll(CK12_TABLE)] : [];
+    const tables = typeof raw === 'string' && raw.includes('#table{') ? ck12Tables(raw) : [];
     if (tables.length) {
       const parts = [];
       let last = 0;
       for (const m of tables) {
         if (m.index > last) parts.push(rich(raw.slice(last, m.index), inline));
-        parts.push(ck12Table(m[1]));
-        last = m.index + m[0].length;
+        parts.push(ck12Table(m.body));
+        last = m.index + m.raw.length;
       }
       if (last < raw.length) parts.push(rich(raw.slice(last), inline));
       return el('span', { class: 'rich' }, parts);
     }
     if (!window.katex || typeof raw !== 'string' || !/[$\\]/.test(raw)) return emphasis(plain);
     // Bold around math (`**设速度为 $x$ 米**`): split at the emphasis first, outside any formula.
+    // Dollars before each match counted once as the matches go (counting from the start for each was
+    // quadratic: `**a**$` repeated froze the tab for 35 s, #32 item 4).
     const evenDollars = (text) => text.split('$').length % 2 === 1;
-    const bold = [...raw.matchAll(/\*\*([^*\n]+?)\*\*/g)].filter((m) => evenDollars(raw.slice(0, m.index)) && evenDollars(m[1]));
+    let counted = 0, odd = false;
+    const outsideMath = (m) => {
+      for (; counted < m.index; counted += 1) if (raw[counted] === '$') odd = !odd;
+      return !odd;
+    };
+    const bold = [...raw.matchAll(/\*\*([^*\n]+?)\*\*/g)].filter((m) => outsideMath(m) && evenDollars(m[1]));
     if (bold.length) {
       const parts = [];
       let last = 0;

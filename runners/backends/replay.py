@@ -24,6 +24,7 @@ from typing import Any
 
 from kg.errors import InputError, Problem
 from kg.jsonl import describe, jsonl_objects
+from kg.records import clean_id
 from runners.backends._shared import estimate_tokens
 from runners.backends.base import (
     GenerationRequest,
@@ -281,7 +282,7 @@ def _parse(item: dict[str, Any], path: Path, line: int) -> tuple[str, Recorded]:
     elif not (isinstance(texts, list) and all(isinstance(t, str) for t in texts)):
         raise problem(field, f"expected text or a list of texts, got {describe(texts)}")
     error = None if texts else item.get("error") or f"{field} is null"
-    return str(key), Recorded(
+    return clean_id(str(key)), Recorded(
         texts=texts,
         error=str(error) if error else None,
         prompt_tokens=_int_or_none(item.get("prompt_tokens")),

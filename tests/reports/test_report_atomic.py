@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 import reports.html
 from k12eval.cli import app
 from reports import write_report
+from reports.staging import MARKER, MARKER_TEXT
 from tests._runs import SMALL_ANSWERS, Answer, small_bank, write_bank, write_run
 
 
@@ -102,6 +103,7 @@ def test_a_killed_build_leaves_no_folder_behind_for_long(run: Path, tmp_path: Pa
     abandoned = tmp_path / f".report.build-{dead.stdout.strip()}-x1y2"
     abandoned.mkdir()
     (abandoned / "index.html").write_text("", encoding="utf-8")
+    (abandoned / MARKER).write_text(MARKER_TEXT, encoding="utf-8")  # a build writes its marker first
     write_report([run], tmp_path / "report", plots=False)
     assert leftovers(tmp_path, "report") == []
 

@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 
-from reports import write_report
 from tests._browser import console_errors
-from tests._runs import Answer, question, write_bank, write_run
+from tests._runs import payload_report
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -67,20 +66,12 @@ PAYLOADS: dict[str, str] = {
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[str]]:
-    root = tmp_path_factory.mktemp("katex-fuzz")
-    qs = [question("ok", "数学", "数与式", "分数", stem=r"计算 $\frac{1}{2}+\frac{1}{3}$ 的值")]
-    qs += [
-        question(f"z-{name}", "数学", "数与式", "分数", stem=f"题目 {name}：{payload}", analysis=payload)
-        for name, payload in PAYLOADS.items()
-    ]
-    bank = write_bank(root / "bank", qs)
-    answers = {
-        q.id: Answer(True, output=f"第一步：{q.stem}\n第二步：{PAYLOADS.get(q.id[2:], '')}\n答案是 A") for q in qs
-    }
-    run = write_run(root / "run", {q.id: q for q in qs}, answers, mode="zero-shot-cot", bank=bank)
-    out = root / "report"
-    write_report([run], out, plots=False)
-    return (out / "index.html").resolve().as_uri(), [q.id for q in qs]
+    return payload_report(
+        tmp_path_factory.mktemp("katex-fuzz"),
+        r"计算 $\frac{1}{2}+\frac{1}{3}$ 的值",
+        PAYLOADS,
+        lambda q, payload: f"第一步：{q.stem}\n第二步：{payload}\n答案是 A",
+    )
 
 
 @pytest.fixture(scope="module")

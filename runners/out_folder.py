@@ -1,0 +1,80 @@
+"""Where a command may write: an ``--out`` folder that can never hold, or be, what the user keeps.
+
+``run`` writes into its folder and ``report`` replaces its folder whole, so a mistyped ``--out``
+could overwrite or delete a user's files. :func:`check_out` refuses, before anything is created:
+the current folder (``--out ''`` or ``.``) or a folder holding it, an input (the bank, a run
+folder read by ``report``) or a folder holding one. Each command then writes only into a folder
+that is new, empty or carries its own marker: ``run.json`` for a run (:func:`check_run_folder`),
+``.k12eval-report`` for a report (``reports.staging``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from kg.errors import InputError
+from runners.files import LOCK_FILE
+from runners.records import HEADER_FILE, RECORDS_FILE
+
+RUN_MARKER = HEADER_FILE
+"""What makes a folder a run folder ``run`` may write into (its header, written by ``run`` only)."""
+RUN_FILES = (HEADER_FILE, RECORDS_FILE, "scores.jsonl", "scores.json")
+"""Files that make a folder a run (or a scored run, ``reasoning_metrics.score_store``): never a report to replace."""
+
+
+def check_out(out: Path, inputs: Iterable[Path | None], option: str = "--out") -> Path:
+    """``out`` made absolute, or an :class:`InputError` when writing there could touch what the user keeps.
+
+    Refused: the current folder or a folder holding it (``--out ''`` is the current folder), and
+    any of ``inputs`` or a folder holding one of them.
+    """
+    target = Path(os.path.abspath(out))
+    here = Path.cwd()
+    if _same(target, here) or any(_same(target, parent) for parent in here.parents):
+        what = "is the current folder" if _same(target, here) else f"holds the current folder {here}"
+        raise InputError(f"{option} {str(out)!r} {what}; name a folder of its own for the output")
+    for given in inputs:
+        if given is None:
+            continue
+        source = Path(os.path.abspath(given))
+        if _same(target, source):
+            raise InputError(f"{option} {out}: is an input of this command; choose another {option}")
+        if any(_same(target, parent) for parent in source.parents):
+            raise InputError(f"{option} {out}: holds the input {given}; choose another {option}")
+    return target
+
+
+def check_run_folder(out: Path) -> None:
+    """Refuse to start a run in a folder holding anything but a run's own files (a report, a bank,
+    someone's ``summary.json``): a new or empty folder, or a run folder (its ``run.json``), is written into.
+    """
+    out = Path(out)
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise InputError(f"{out}: exists and is not a folder; choose a folder for --out")
+    if (out / RUN_MARKER).is_file():
+        return
+    others = sorted(p.name for p in out.iterdir() if not _run_leftover(p.name))
+    if others:
+        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+        raise InputError(
+            f"{out}: holds other files ({shown}) and no run ({RUN_MARKER}); choose a new or empty folder for --out"
+        )
+
+
+def _run_leftover(name: str) -> bool:
+    """A file a run stopped before its header was written may leave: its lock, its header half-written."""
+    return name == LOCK_FILE or name.startswith(f".{RUN_MARKER}.")
+
+
+def _same(a: Path, b: Path) -> bool:
+    """Whether two absolute paths name one file or folder (through links, on case-blind disks too)."""
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # either is missing: equal only as written
+        return False
