@@ -264,7 +264,12 @@ def _write_results(
     )
     header = RunStore(options.out).read_header()
     summary.results = build_results(
-        header, summary.records, session, len(wanted) - len(summary.records), summary.chat_template_hash
+        header,
+        summary.records,
+        session,
+        len(wanted) - len(summary.records),
+        summary.chat_template_hash,
+        {q.id: q for q in questions},
     )
     atomic_write(options.out / SUMMARY_FILE, summary.results.model_dump_json(indent=2) + "\n")
 

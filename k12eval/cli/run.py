@@ -336,6 +336,10 @@ def _print_summary(summary: RunSummary) -> None:
     circular = summary.results.circular if summary.results is not None else None
     if circular is not None and circular.questions:
         console.print(_circular_line(circular), highlight=False)
+    gaokao = summary.results.gaokao if summary.results is not None else None
+    if gaokao is not None and gaokao.asked:
+        for line in _gaokao_lines(gaokao):
+            console.print(line, highlight=False)
 
 
 def _circular_line(stats: Any) -> str:
@@ -347,6 +351,23 @@ def _circular_line(stats: Any) -> str:
     line = f"CircularEval: {rate(stats.circular)} right in every rotation; original order {rate(stats.origin)}"
     line += f"; every rotation counted {rate(stats.rotations)}"
     return line + (f"; {stats.incomplete} question(s) not yet asked in every rotation" if stats.incomplete else "")
+
+
+def _gaokao_lines(scores: Any) -> list[str]:
+    """GAOKAO-Bench's scoring rate by each grader: points with their interval, and questions right."""
+    from runners.gaokao_score import GRADER_NAMES
+
+    lines = [f"GAOKAO-Bench scoring rate ({scores.asked} of {scores.in_run} records asked):"]
+    for name, grader in scores.graders.items():
+        r = grader.overall
+        if r.rate is None:
+            continue
+        interval = f" ({r.low:.1%}-{r.high:.1%})" if r.low is not None else ""
+        lines.append(
+            f"  {name}: {r.earned:g}/{r.possible:g} points = {r.rate:.1%}{interval}; {r.right}/{r.questions} "
+            f"questions right = {r.share:.1%} ({r.share_low:.1%}-{r.share_high:.1%}); {GRADER_NAMES[name][1]}"
+        )
+    return lines
 
 
 def register(app: typer.Typer) -> None:

@@ -85,6 +85,11 @@ class Sample:
     """The harness's generation settings for this record (lm-eval's ``arg_1``: ``until``, ``max_gen_toks``...)."""
     fault: str | None = None
     """Why the recorded answer cannot be used (a score that is not a finite number): its request fails with it."""
+    recorded: tuple[str, ...] | None = None
+    """The answer the harness itself read from the text (GAOKAO-Bench's ``model_answer``), kept for comparison."""
+    edited_at_least: float | None = None
+    """How alike (0 to 1) its question text and the bank's must be for the record at a question's position to be
+    that question, edited since (:mod:`runners.backends.gaokao_results`); ``None``: the texts must agree."""
 
     def place(self) -> str:
         """``FILE, line 3`` or ``FILE, record 7``."""
