@@ -48,6 +48,9 @@ TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "analysis_cot": ("思维链 vs 直接作答（同题配对）", "CoT vs no CoT (paired)", "paired"),
     "analysis_difficulty": ("每题答对的运行数分布", "How many runs answer each question right", "CMMLU analysis"),
     "analysis_error_types": ("错误类型（CK12 的分类）", "Error types (CK12's categories)", "CK12 analysis"),
+    "circular": ("循环评测：每种轮换都对 vs 原顺序", "CircularEval: right in every rotation vs the original order", "OpenCompass"),
+    "gaokao_scoring_rate": ("客观题得分率（按发布的评分脚本）", "Objective scoring rate (the release's scorer)", "GAOKAO-Bench"),
+    "gaokao_scores": ("得分率的明细与区间", "Scoring rates in detail, with intervals", "GAOKAO-Bench"),
 }  # fmt: skip
 
 
@@ -326,6 +329,8 @@ def _write_folder(
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
     from reports.aggregate import weakest_points
+    from reports.circular_tables import circular_tables
+    from reports.gaokao_tables import gaokao_tables
     from reports.html import render
     from reports.markdown import markdown
     from reports.payload import build_payload, report_identity
@@ -367,6 +372,7 @@ def _write_folder(
         xiezhi=xiezhi_coordinates(runs, frame),
         counted=counted,
     )
+    built |= circular_tables(runs) | gaokao_tables(runs)  # benchmark figures, from the runs' records
     sections = [f"# {title}\n"]
     page_tables = []
     for name, table in built.items():
@@ -388,7 +394,8 @@ def _write_folder(
                 "caption": caption,
                 "caption_zh": table.attrs.get("caption_zh", caption),
                 "columns": [str(c) for c in table.columns],
-                "titles": {
+                "titles": table.attrs.get("titles")
+                or {
                     "zh": [column_title(str(c))[0] for c in table.columns],
                     "en": [column_title(str(c))[1] for c in table.columns],
                 },

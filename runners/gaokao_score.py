@@ -112,8 +112,8 @@ class GaokaoScores(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    in_run: int
-    """GAOKAO-Bench records among the run's questions."""
+    records: int
+    """GAOKAO-Bench records among the questions given: the run's in ``summary.json``, its bank's in a report."""
     asked: int
     """Those answered (a failed request or one not asked yet counts nowhere)."""
     graders: dict[str, GraderScores]
@@ -153,8 +153,8 @@ def is_gaokao(question: Question | None) -> bool:
 
 def gaokao_scores(records: Sequence[RunRecord], questions: Mapping[str, Question]) -> GaokaoScores | None:
     """The run's GAOKAO-Bench scoring rates; ``None`` when it holds no GAOKAO-Bench question."""
-    in_run = sum(is_gaokao(q) for q in questions.values())
-    if not in_run:
+    given = sum(is_gaokao(q) for q in questions.values())
+    if not given:
         return None
     points: dict[str, list[tuple[str, Points]]] = defaultdict(list)
     same = recorded = recorded_same = 0
@@ -180,7 +180,7 @@ def gaokao_scores(records: Sequence[RunRecord], questions: Mapping[str, Question
     asked = len(points["k12eval"])
     columns = {file: _column(file, questions) for file in {f for f, _ in points["k12eval"]}}
     return GaokaoScores(
-        in_run=in_run,
+        records=given,
         asked=asked,
         graders={name: _grader(points[name], columns) for name in GRADERS},
         same_answer=Agreement(records=asked, same=same),

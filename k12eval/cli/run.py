@@ -357,7 +357,7 @@ def _gaokao_lines(scores: Any) -> list[str]:
     """GAOKAO-Bench's scoring rate by each grader: points with their interval, and questions right."""
     from runners.gaokao_score import GRADER_NAMES
 
-    lines = [f"GAOKAO-Bench scoring rate ({scores.asked} of {scores.in_run} records asked):"]
+    lines = [f"GAOKAO-Bench scoring rate ({scores.asked} of {scores.records} records asked):"]
     for name, grader in scores.graders.items():
         r = grader.overall
         if r.rate is None:

@@ -57,7 +57,7 @@ def results_folder(root: Path, data: Path, edit: dict[str, str] | None = None) -
                     "analysis": item["analysis"],
                     "model_answer": recorded,
                     "model_output": output,
-                }  # fmt: skip
+                }
             )
         document = {"keyword": keyword, "model_name": MODEL, "prompt": "请你做一道选择题。\n", "example": examples}
         (folder / f"{MODEL}_{keyword}.json").write_text(json.dumps(document, ensure_ascii=False, indent=4), "utf-8")
@@ -82,7 +82,7 @@ def test_the_release_results_replay_onto_their_questions_and_give_its_scoring_ra
     assert len(records) == 6 and {r["harness"]["matched_by"] for r in records} == {"position"}
     assert json.loads((tmp_path / "run" / "run.json").read_text("utf-8"))["harness"]["format"] == "gaokao"
     gaokao = summary["gaokao"]
-    assert (gaokao["in_run"], gaokao["asked"]) == (6, 6)
+    assert (gaokao["records"], gaokao["asked"]) == (6, 6)
     release_grader, ours = gaokao["graders"]["gaokao-release"], gaokao["graders"]["k12eval"]
     # points: math 5+0+5 (the release) or 15, Chinese 3 of 6, the cloze 8 of 10, physics 3 of 6; of 37 in all
     assert (release_grader["overall"]["earned"], release_grader["overall"]["possible"]) == (24, 37)
