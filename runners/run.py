@@ -150,7 +150,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         questions = questions[: options.limit]
     shard = parse_shard(options.shard)
     questions = [q for q in questions if in_shard(q.id, shard)]
-    data = {
+    data: dict[str, Any] = {
         "path": str(options.data.resolve()),
         "format": bank.format,
         "variant": options.variant if bank.variant_source != "generated" else "original",
@@ -163,6 +163,8 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         "questions": len(questions),
         "fingerprint": fingerprint,
     }
+    if options.data_named is not None:  # the name the user typed, beside the folder it stood for
+        data["named"] = options.data_named
     if options.skip_invalid:
         # Named here too: the run's readers (score, report) skip them as the run did (runners.bank.run_bank).
         data["skip_invalid"] = True

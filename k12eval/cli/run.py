@@ -31,6 +31,7 @@ from k12eval.cli._run_options import (
     ModelOpt,
     ModeOpt,
     OutOpt,
+    PullOpt,
     QuietOpt,
     RetryFailedOpt,
     SamplesOpt,
@@ -86,6 +87,7 @@ def run(
     data: DataArg,
     model: ModelOpt,
     out: OutOpt,
+    pull: PullOpt = False,
     backend: BackendOpt = "transformers",
     mode: ModeOpt = "zero-shot",
     variant: VariantOpt = "original",
@@ -127,7 +129,6 @@ def run(
     1 when more questions failed than --max-failures allows (the last line says how many), 2 on
     bad input, 130 on Ctrl-C and 143 on SIGTERM (summary.json is written then too, saying so).
     """
-    from k12eval import api
     from runners.batch_plan import parse_batch_size
     from runners.options import LANGS, MODES, STRATEGIES, choose
     from runners.summary import FailureLimit
@@ -141,7 +142,10 @@ def run(
     as_given |= {"template_set": template_set, "chat": chat, "temperature": temperature, "top_p": top_p}
     as_given |= {"max_tokens": max_tokens, "samples": samples, "retry_failed": retry_failed}
     as_given |= {"skip_invalid": skip_invalid}
-    options = api.run_options(
+    if pull:
+        _pull_first(data, few_shot)
+    options = _composed(
+        pull,
         data,
         model,
         out,
@@ -166,6 +170,33 @@ def run(
     else:
         _print_summary(summary)
     _check_failures(summary, limit_failures)
+
+
+def _pull_first(*refs: Path | None) -> None:
+    """``--pull``: fetch each bank named by a benchmark's name or hub id that is not here (as ``data pull``)."""
+    from k12eval.banks import NotOnThisMachine, pull, resolve_data
+
+    for ref in refs:
+        if ref is None:
+            continue
+        try:
+            resolve_data(ref)
+        except NotOnThisMachine:
+            done = pull(str(ref), report=lambda line: typer.echo(line, err=True))
+            typer.echo(f"pulled {done.name} ({done.origin}) into {done.path}", err=True)
+
+
+def _composed(pull: bool, *args: Any, **kwargs: Any) -> RunOptions:
+    """``api.run_options``; a bank named but not here says, beside how to fetch it, that ``--pull`` would."""
+    from k12eval import api
+    from k12eval.banks import NotOnThisMachine
+
+    try:
+        return api.run_options(*args, **kwargs)
+    except NotOnThisMachine as exc:
+        if pull:
+            raise
+        raise InputError(f"{exc}; or run again with --pull to fetch it first") from None
 
 
 def _answer(options: RunOptions, *, quiet: bool, verbose: bool) -> RunSummary:
