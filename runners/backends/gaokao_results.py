@@ -32,9 +32,10 @@ from runners.backends.harness_logs import Sample
 FORMAT = "gaokao"
 EDITED_AT_LEAST = 0.9
 """Least similarity (``difflib`` ratio of the whitespace-free NFKC texts) at which the record at a question's
-position is still that question, edited since. A few characters of a question of a hundred or more; chosen
-as "an edit, not another question" before measuring: the four edited questions of the release are 97 % alike
-or more, and two questions of the same file at another position share far less."""
+position is still that question, edited since: a few characters of a question of a hundred or more. Measured on
+the release (6dbb24f): its four edited questions are 97.2-99.9 % alike to their outputs' texts, and of all pairs
+of two questions of one file only three reach 90 %, each a question the release repeats with the same answer
+(Chinese Lang and Usage 51/52, Chinese Modern Lit 23/24, History 99/106)."""
 _HEAD = re.compile(r'^\ufeff?\s*\{\s*"keywords?"\s*:')
 
 
