@@ -119,6 +119,7 @@ def run_options(
     bank = resolve_data(data)
     return RunOptions(
         data=bank.path,
+        data_named=bank.record(),
         model=model,
         out=Path(out),
         subjects=_names(subjects) or ((bank.subject,) if bank.subject else ()),

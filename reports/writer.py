@@ -51,6 +51,9 @@ TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "analysis_error_types": ("错误类型（CK12 的分类）", "Error types (CK12's categories)", "CK12 analysis"),
     "harness_agreement": ("k12eval 与 lm-eval 判定的一致性", "k12eval's verdicts against lm-eval's own", "lm-eval"),
     "harness_disagreements": ("k12eval 与 lm-eval 判定不同的题", "Answers k12eval and lm-eval grade differently", "lm-eval"),
+    "circular": ("循环评测：每种轮换都对 vs 原顺序", "CircularEval: right in every rotation vs the original order", "OpenCompass"),
+    "gaokao_scoring_rate": ("客观题得分率（按发布的评分脚本）", "Objective scoring rate (the release's scorer)", "GAOKAO-Bench"),
+    "gaokao_scores": ("得分率的明细与区间", "Scoring rates in detail, with intervals", "GAOKAO-Bench"),
 }  # fmt: skip
 
 
@@ -358,6 +361,8 @@ def _write_folder(
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
     from reports.aggregate import weakest_points
+    from reports.circular_tables import circular_tables
+    from reports.gaokao_tables import gaokao_tables
     from reports.harness_agreement import agreement_tables
     from reports.html import render
     from reports.markdown import markdown
@@ -403,6 +408,7 @@ def _write_folder(
     )
     agreement, disagreements = agreement_tables(runs)
     built["harness_agreement"], built["harness_disagreements"] = _format_analysis(agreement), disagreements
+    built |= circular_tables(runs) | gaokao_tables(runs)  # benchmark figures, from the runs' records
     sections = [f"# {title}\n"]
     page_tables = []
     for name, table in built.items():
@@ -424,7 +430,8 @@ def _write_folder(
                 "caption": caption,
                 "caption_zh": table.attrs.get("caption_zh", caption),
                 "columns": [str(c) for c in table.columns],
-                "titles": {
+                "titles": table.attrs.get("titles")
+                or {
                     "zh": [column_title(str(c))[0] for c in table.columns],
                     "en": [column_title(str(c))[1] for c in table.columns],
                 },

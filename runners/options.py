@@ -42,6 +42,9 @@ class RunOptions:
     """Everything ``k12eval run`` takes."""
 
     data: Path
+    data_named: dict[str, Any] | None = field(default=None, compare=False, kw_only=True)
+    """What the user named ``data`` by, when a benchmark's name or hub id (``k12eval.banks.DataRef.record``): the
+    name as typed, the benchmark, its revision and origin; ``run.json`` keeps it beside the folder."""
     model: str
     """The model as the user named it (a catalogue name, hub id, folder or server model): the run's identity."""
     out: Path

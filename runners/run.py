@@ -158,7 +158,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     questions = questions[: limited(len(questions), options.limit)]
     shard = parse_shard(options.shard)
     questions = [q for q in questions if in_shard(q.id, shard)]
-    data = {
+    data: dict[str, Any] = {
         "path": str(options.data.resolve()),
         "format": bank.format,
         "variant": options.variant if bank.variant_source != "generated" else "original",
@@ -172,6 +172,8 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         "in_bank": in_bank,
         "fingerprint": fingerprint,
     }
+    if options.data_named is not None:  # the name the user typed, beside the folder it stood for
+        data["named"] = options.data_named
     if options.skip_invalid:
         # Named here too: the run's readers (score, report) skip them as the run did (runners.bank.run_bank).
         data["skip_invalid"] = True
@@ -277,7 +279,12 @@ def _write_results(
     )
     header = RunStore(options.out).read_header()
     summary.results = build_results(
-        header, summary.records, session, len(wanted) - len(summary.records), summary.chat_template_hash
+        header,
+        summary.records,
+        session,
+        len(wanted) - len(summary.records),
+        summary.chat_template_hash,
+        {q.id: q for q in questions},
     )
     atomic_write(options.out / SUMMARY_FILE, summary.results.model_dump_json(indent=2) + "\n")
     shaped = lm_eval_results(header, summary.records, session.ended_at)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
 
@@ -22,8 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kg.errors import InputError
 from kg.intervals import wilson_interval
+from kg.records import Question
 from runners.circular import CIRCULAR, CircularStats, circular_stats
 from runners.counting import DEFAULT_JUDGMENT_RULE, JUDGMENT_RULES, JudgmentRule, asked, units
+from runners.gaokao_score import GaokaoScores, gaokao_scores
 from runners.records import RunHeader, RunRecord
 
 SessionStatus = Literal["finished", "interrupted", "failed"]
@@ -144,6 +146,9 @@ class RunResults(BaseModel):
     circular: CircularStats | None = None
     """For a ``circular`` run (OpenCompass's CircularEval), its figures beside the plain ones: accuracy in the
     original order, over every rotation, and with every rotation right (:mod:`runners.circular`)."""
+    gaokao: GaokaoScores | None = None
+    """For a run with GAOKAO-Bench questions, the release's scoring rate by its own extraction and by k12eval's
+    (:mod:`runners.gaokao_score`)."""
     session: SessionStats
 
 
@@ -192,8 +197,10 @@ def build_results(
     session: SessionStats,
     pending: int = 0,
     chat_template_hash: str | None = None,
+    questions: Mapping[str, Question] | None = None,
 ) -> RunResults:
-    """The summary of a run from its header, its records (one per question) and the questions left."""
+    """The summary of a run from its header, its records (one per question) and the questions left;
+    ``questions``, the run's questions by id, give the scores benchmarks weigh them by (GAOKAO-Bench)."""
     counts: Counter[str] = Counter(r.parse_status for r in records)
     rule = header_judgment_rule(header)
     return RunResults(
@@ -218,6 +225,7 @@ def build_results(
         chat_template_hash=chat_template_hash,
         packages=dict(header.packages),
         circular=circular_stats((r.question_id, r.correct) for r in records) if header.variant == CIRCULAR else None,
+        gaokao=gaokao_scores(records, questions) if questions else None,
         session=session,
     )
 

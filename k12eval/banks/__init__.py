@@ -19,7 +19,7 @@ from k12eval.banks._benchmarks import (
     hub_id,
 )
 from k12eval.banks._fetch import PullResult, pull
-from k12eval.banks._locate import DataRef, find_local, locate, resolve_data
+from k12eval.banks._locate import DataRef, NotOnThisMachine, find_local, locate, resolve_data
 from k12eval.banks._unpack import Pulled, data_home, read_pulled
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "DataRef",
     "HubSource",
     "Named",
+    "NotOnThisMachine",
     "PullResult",
     "Pulled",
     "data_home",

@@ -22,6 +22,10 @@ MIRROR = "https://hf-mirror.com"
 """The hub mirror most users in China set as ``HF_ENDPOINT``."""
 
 
+class NotOnThisMachine(InputError):
+    """A benchmark's name or hub id whose files are not on this machine; the message says how to fetch them."""
+
+
 @dataclass(frozen=True)
 class DataRef:
     """A question-bank argument, resolved: the folder to read and, for a name, what it named."""
@@ -31,6 +35,21 @@ class DataRef:
     """The benchmark's name when a name was given."""
     subject: str | None = None
     """The subject an lm-eval subtask name carried, as the bank names it (``ceval-valid_computer_network``: 计算机网络)."""
+    named: str | None = None
+    """What the user typed, when it was a name or a hub id (``GaokaoBench``, ``hf://ceval/ceval-exam``)."""
+    revision: str | None = None
+    """The hub commit or archive commit of the files found, when known."""
+    origin: str | None = None
+    """Where the files came from: ``hub ORG/NAME``, ``archive URL``, or ``url``/``local`` and the copy ``data pull
+    --from`` took."""
+
+    def record(self) -> dict[str, str | None] | None:
+        """What ``run.json`` keeps beside the folder (its ``data.named``): the name as typed, the benchmark, its
+        subject, the revision and origin of the files; ``None`` for a path."""
+        if self.named is None:
+            return None
+        return {"as_typed": self.named, "benchmark": self.benchmark, "subject": self.subject,
+                "revision": self.revision, "origin": self.origin}  # fmt: skip
 
 
 def resolve_data(ref: str | Path, root: Path | None = None) -> DataRef:
@@ -42,41 +61,53 @@ def resolve_data(ref: str | Path, root: Path | None = None) -> DataRef:
     path = Path(ref).expanduser()
     if path.exists():
         return DataRef(path)
-    named = find_benchmark(str(ref))
+    typed = str(ref)
+    named = find_benchmark(typed)
     if named is not None:
-        return DataRef(locate(named.benchmark, root), named.benchmark.name, named.subject)
-    repo = hub_id(str(ref))
+        found = find_local_copy(named.benchmark, root)
+        if found is None:
+            raise NotOnThisMachine(not_here(named.benchmark))
+        folder, revision, origin = found
+        return DataRef(folder, named.benchmark.name, named.subject, typed, revision, origin)
+    repo = hub_id(typed)
     if repo is not None:
         cached = cached_snapshot(repo, None)
         if cached is None:
-            raise InputError(not_here_hub(repo))
-        return DataRef(cached[0])
+            raise NotOnThisMachine(not_here_hub(repo))
+        return DataRef(cached[0], named=f"hf://{repo}", revision=cached[1], origin=f"hub {repo}")
     return DataRef(path)
 
 
 def locate(benchmark: Benchmark, root: Path | None = None) -> Path:
-    """The folder of ``benchmark``'s bank on this machine; :class:`InputError` saying how to fetch it if none."""
+    """The folder of ``benchmark``'s bank on this machine; :class:`NotOnThisMachine` saying how to fetch it if none."""
     found = find_local(benchmark, root)
     if found is None:
-        raise InputError(not_here(benchmark))
+        raise NotOnThisMachine(not_here(benchmark))
     return found
 
 
 def find_local(benchmark: Benchmark, root: Path | None = None) -> Path | None:
     """``benchmark``'s bank on this machine: the last ``data pull``, else the hub cache's copy, else ``None``."""
+    found = find_local_copy(benchmark, root)
+    return found[0] if found is not None else None
+
+
+def find_local_copy(benchmark: Benchmark, root: Path | None = None) -> tuple[Path, str | None, str] | None:
+    """``(folder, revision, origin)`` of :func:`find_local`'s copy, or ``None``."""
     pulled = read_pulled(benchmark.name, root)
     if pulled is not None:
-        return Path(pulled.path)
+        return Path(pulled.path), pulled.revision, f"{pulled.source} {pulled.origin}"
     if benchmark.hub is None:
         return None
     cached = cached_snapshot(benchmark.hub.repo_id, benchmark.hub.patterns)
     if cached is None:
         return None
     folder, commit = cached
+    origin = f"hub {benchmark.hub.repo_id}"
     if benchmark.hub.unpack is None:
-        return folder
+        return folder, commit, origin
     target = unpack(folder / benchmark.hub.unpack, data_home(root) / benchmark.name / commit)
-    return bank_root(target)
+    return bank_root(target), commit, origin
 
 
 def cached_snapshot(repo_id: str, patterns: Sequence[str] | None) -> tuple[Path, str] | None:

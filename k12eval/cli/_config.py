@@ -4,7 +4,8 @@ A command such as ``k12eval run`` takes ``--config run.toml``; the file's keys b
 command's defaults, so options given on the command line still win. Keys are the option
 names with ``-`` or ``_`` (``max-tokens``, ``max_tokens``; ``format`` and ``fmt`` alike), in a
 table named after the command (``[run]``) or at the top level. Relative paths are read from
-the config file's folder, so a config works from any working directory. Every key is checked
+the config file's folder, so a config works from any working directory; a benchmark's name or ``hf://`` id
+(``data = "gaokao"``) stays a name unless the config's folder holds a file of that name. Every key is checked
 before anything runs: an unknown key or a value of the wrong type is an :class:`InputError`
 naming the file and the key.
 """
@@ -109,10 +110,19 @@ def _convert(value: Any, kind: Any, base: Path, label: str) -> Any:
     if kind is str and isinstance(value, str):
         return value
     if kind is Path and isinstance(value, str):
-        return str(base / Path(value).expanduser())  # an absolute path stays as it is
+        path = base / Path(value).expanduser()  # an absolute path stays as it is
+        return value if not path.exists() and _names_a_bank(value) else str(path)
     if kind is Any:
         return value
     raise InputError(f"{label}: expected {_expected(kind)}, got {_kind(value)} {value!r}")
+
+
+def _names_a_bank(value: str) -> bool:
+    """Whether ``value`` is a benchmark's name or a hub id (``gaokao``, ``hf://ceval/ceval-exam``): a name, not a
+    path relative to the config file, unless a file of that name is there (an existing path always wins)."""
+    from k12eval.banks import find_benchmark, hub_id
+
+    return find_benchmark(value) is not None or hub_id(value) is not None
 
 
 def _text(value: Any) -> str:

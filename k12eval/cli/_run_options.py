@@ -17,6 +17,15 @@ DataArg = Annotated[
     ),
 ]
 
+PullOpt = Annotated[
+    bool,
+    typer.Option(
+        "--pull",
+        help="When the bank (or --few-shot) is a benchmark's name or hf://ORG/NAME that is not on this machine, fetch "
+        "it first as `k12eval data pull` does (HF_ENDPOINT honoured); without it such a run stops, saying how to.",
+    ),
+]
+
 ModelOpt = Annotated[str, typer.Option("--model", "-m", help="Hub id, local path or name from `k12eval models list`.")]
 
 OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Run folder; the same command resumes it.")]

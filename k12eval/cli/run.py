@@ -34,6 +34,7 @@ from k12eval.cli._run_options import (
     ModelOpt,
     ModeOpt,
     OutOpt,
+    PullOpt,
     QuietOpt,
     RetryFailedOpt,
     SamplesOpt,
@@ -91,6 +92,7 @@ def run(
     data: DataArg,
     model: ModelOpt,
     out: OutOpt,
+    pull: PullOpt = False,
     backend: BackendOpt = "transformers",
     mode: ModeOpt = "zero-shot",
     variant: VariantOpt = "original",
@@ -137,7 +139,6 @@ def run(
     1 when more questions failed than --max-failures allows (the last line says how many), 2 on
     bad input, 130 on Ctrl-C and 143 on SIGTERM (summary.json is written then too, saying so).
     """
-    from k12eval import api
     from runners.batch_plan import parse_batch_size
     from runners.gen_kwargs import parse_gen_kwargs
     from runners.options import LANGS, MODES, STRATEGIES, choose, parse_limit
@@ -155,7 +156,10 @@ def run(
     as_given |= {"skip_invalid": skip_invalid, "grader": grader, "system_prompt": text_or_file(system_prompt)}
     as_given["gen_kwargs"] = parse_gen_kwargs(gen_kwargs)
     as_given["tracking"] = _trackers(wandb_args, mlflow_args)
-    options = api.run_options(
+    if pull:
+        _pull_first(data, few_shot)
+    options = _composed(
+        pull,
         data,
         model,
         out,
@@ -200,6 +204,33 @@ def text_or_file(value: str | None, option: str = "--system-prompt") -> str | No
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise InputError(f"{option} @{path}: cannot read it ({reason})") from None
+
+
+def _pull_first(*refs: Path | None) -> None:
+    """``--pull``: fetch each bank named by a benchmark's name or hub id that is not here (as ``data pull``)."""
+    from k12eval.banks import NotOnThisMachine, pull, resolve_data
+
+    for ref in refs:
+        if ref is None:
+            continue
+        try:
+            resolve_data(ref)
+        except NotOnThisMachine:
+            done = pull(str(ref), report=lambda line: typer.echo(line, err=True))
+            typer.echo(f"pulled {done.name} ({done.origin}) into {done.path}", err=True)
+
+
+def _composed(pull: bool, *args: Any, **kwargs: Any) -> RunOptions:
+    """``api.run_options``; a bank named but not here says, beside how to fetch it, that ``--pull`` would."""
+    from k12eval import api
+    from k12eval.banks import NotOnThisMachine
+
+    try:
+        return api.run_options(*args, **kwargs)
+    except NotOnThisMachine as exc:
+        if pull:
+            raise
+        raise InputError(f"{exc}; or run again with --pull to fetch it first") from None
 
 
 def _answer(options: RunOptions, *, quiet: bool, verbose: bool) -> RunSummary:
@@ -382,6 +413,10 @@ def _print_summary(summary: RunSummary) -> None:
     circular = summary.results.circular if summary.results is not None else None
     if circular is not None and circular.questions:
         console.print(_circular_line(circular), highlight=False)
+    gaokao = summary.results.gaokao if summary.results is not None else None
+    if gaokao is not None and gaokao.asked:
+        for line in _gaokao_lines(gaokao):
+            console.print(line, highlight=False)
 
 
 def _circular_line(stats: Any) -> str:
@@ -393,6 +428,23 @@ def _circular_line(stats: Any) -> str:
     line = f"CircularEval: {rate(stats.circular)} right in every rotation; original order {rate(stats.origin)}"
     line += f"; every rotation counted {rate(stats.rotations)}"
     return line + (f"; {stats.incomplete} question(s) not yet asked in every rotation" if stats.incomplete else "")
+
+
+def _gaokao_lines(scores: Any) -> list[str]:
+    """GAOKAO-Bench's scoring rate by each grader: points with their interval, and questions right."""
+    from runners.gaokao_score import GRADER_NAMES
+
+    lines = [f"GAOKAO-Bench scoring rate ({scores.asked} of {scores.records} records asked):"]
+    for name, grader in scores.graders.items():
+        r = grader.overall
+        if r.rate is None:
+            continue
+        interval = f" ({r.low:.1%}-{r.high:.1%})" if r.low is not None else ""
+        lines.append(
+            f"  {name}: {r.earned:g}/{r.possible:g} points = {r.rate:.1%}{interval}; {r.right}/{r.questions} "
+            f"questions right = {r.share:.1%} ({r.share_low:.1%}-{r.share_high:.1%}); {GRADER_NAMES[name][1]}"
+        )
+    return lines
 
 
 def register(app: typer.Typer) -> None:

@@ -92,6 +92,11 @@ class Sample:
     """The harness's own verdicts on the answer, one per filter (:mod:`runners.backends.harness_verdicts`)."""
     target: str | None = None
     """The harness's gold answer as text (lm-eval's ``target``)."""
+    recorded: tuple[str, ...] | None = None
+    """The answer the harness itself read from the text (GAOKAO-Bench's ``model_answer``), kept for comparison."""
+    edited_at_least: float | None = None
+    """How alike (0 to 1) its question text and the bank's must be for the record at a question's position to be
+    that question, edited since (:mod:`runners.backends.gaokao_results`); ``None``: the texts must agree."""
 
     def place(self) -> str:
         """``FILE, line 3`` or ``FILE, record 7``."""

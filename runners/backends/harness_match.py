@@ -8,6 +8,9 @@ same source, subject, split and position. The match is checked by the texts the 
 question and option texts (whitespace and full-width forms aside) must be in the prompt k12eval built,
 or, where it has no question text, the bank question's stem and options must be in the prompt the
 harness rendered (a stem alone is not enough: CMMLU has dozens of ``下列说法正确的是``).
+GAOKAO-Bench's results are placed the same way, by file and ``index`` (ids ``gaokao/<keyword>/<index>``);
+its release corrected a few questions after the outputs were made, so a record there whose question is
+nearly the bank's (``Sample.edited_at_least``) confirms it too, and ``matched_by`` says how alike they are.
 
 **By text**, when the id does not place it (another task, another dataset, another order of the rows),
 in one of two ways:
@@ -33,6 +36,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from runners.backends.base import ChatMessages
@@ -161,6 +165,8 @@ class SampleIndex:
                 positional = self.by_position.get((source, subject, position))
             if positional is not None and self._confirms(positional, text, own):
                 return self._take(positional, question_id, "position")
+            if positional is not None and (edited := self._edited(positional, own)) is not None:
+                return self._take(positional, question_id, edited)
             groups.insert(0, (source, subject))
         candidates = self._candidates(groups, text, own)
         matched = {id(s): n for s in candidates if (n := self._match_length(s, text, own))}
@@ -223,6 +229,16 @@ class SampleIndex:
         if rendered is not None and own:  # the options too: CMMLU has many stems "下列说法正确的是"
             return all(piece in rendered for piece in own)
         return True  # nothing to check it by: the harness's id places it
+
+    def _edited(self, sample: Sample, own: tuple[str, ...]) -> str | None:
+        """How a sample at the question's position whose question text differs from the bank's still confirms it:
+        ``position, text edited (97.2% alike)`` when the texts are at least ``sample.edited_at_least`` alike (a
+        release that corrected a question after its outputs were made); ``None`` otherwise."""
+        pieces = self._pieces[id(sample)]
+        if sample.edited_at_least is None or not pieces or not own:
+            return None
+        alike = SequenceMatcher(None, pieces[0], own[0], autojunk=False).ratio()
+        return f"position, text edited ({alike:.1%} alike)" if alike >= sample.edited_at_least else None
 
     def _match_length(self, sample: Sample, prompt: str, own: tuple[str, ...]) -> int:
         """How much text ties ``sample`` to the question (0: it does not fit).

@@ -6,9 +6,10 @@ release's result files: a CK12 record plus ``"response"``) or a previous run's
 may be given for its ``records.jsonl``. A later line for the same id replaces an
 earlier one. Ids with nothing recorded come back with ``error`` set.
 
-It also reads other harnesses' outputs (``format=lm-eval`` or ``format=opencompass``,
-detected when not given): see :mod:`runners.backends.harness_logs` for the formats and
-:mod:`runners.backends.harness_match` for how their records find the bank's questions.
+It also reads other harnesses' outputs (``format=lm-eval``, ``format=opencompass`` or ``format=gaokao``,
+GAOKAO-Bench's own result files; detected when not given): see :mod:`runners.backends.harness_logs` and
+:mod:`runners.backends.gaokao_results` for the formats and :mod:`runners.backends.harness_match` for how
+their records find the bank's questions.
 Their generations replay through ``generate``; their per-choice log-likelihoods
 through ``loglikelihood`` (the ``rank-options`` and ``next-token`` strategies).
 """
@@ -32,12 +33,15 @@ from runners.backends.base import (
     LoglikelihoodRequest,
     LoglikelihoodResult,
 )
+from runners.backends.gaokao_results import FORMAT as GAOKAO
+from runners.backends.gaokao_results import looks_like_results, read_results
 from runners.backends.harness_logs import FORMATS, Sample, detect, read_samples
 from runners.backends.harness_match import Match, Miss, SampleIndex
 from runners.backends.harness_texts import kept_prompt
 from runners.records import RECORDS_FILE
 
 RECORDS = "records"
+REPLAY_FORMATS = (RECORDS, *FORMATS, GAOKAO)
 log = logging.getLogger(__name__)
 
 
@@ -70,15 +74,15 @@ class ReplayBackend:
     ):
         """``model`` is the recorded file (or run folder) unless ``path`` names it; then ``model`` is a label.
 
-        ``format`` is ``records`` (k12eval's own and CK12 result files), ``lm-eval`` or
-        ``opencompass``; detected from the file (or folder) when not given.
+        ``format`` is ``records`` (k12eval's own and CK12 result files), ``lm-eval``, ``opencompass`` or
+        ``gaokao`` (GAOKAO-Bench's ``Results/<model>_obj/``); detected from the file (or folder) when not given.
         ``tokenizer`` (hub id or folder) makes ``count_tokens`` exact; otherwise it estimates.
         """
         source = Path(path or model)
-        if format not in (None, RECORDS, *FORMATS):
-            raise InputError(f"unknown replay format {format!r}; choose one of {RECORDS}, {', '.join(FORMATS)}")
+        if format not in (None, *REPLAY_FORMATS):
+            raise InputError(f"unknown replay format {format!r}; choose one of {', '.join(REPLAY_FORMATS)}")
         if format is None and source.exists() and not (source / RECORDS_FILE).is_file():
-            format = detect(source)
+            format = detect(source) or (GAOKAO if looks_like_results(source) else None)
         self.format = format or RECORDS
         if self.format == RECORDS and source.is_dir():
             source = source / RECORDS_FILE
@@ -94,7 +98,7 @@ class ReplayBackend:
         elif not source.exists():
             raise InputError(f"{source}: no such file or folder of {self.format} outputs")
         else:
-            samples = read_samples(source, self.format)
+            samples = read_results(source) if self.format == GAOKAO else read_samples(source, self.format)
             self.samples = SampleIndex(samples)
             self.harness = harness_header(self.format, source, samples)
             fields = Counter(s.question_field if s.question else "none" for s in samples)
@@ -243,6 +247,8 @@ def provenance(match: Match) -> dict[str, Any]:
         kept["verdicts"] = [dict(verdict) for verdict in sample.verdicts]
     if sample.target is not None:
         kept["target"] = sample.target
+    if sample.recorded is not None:
+        kept["recorded_answer"] = list(sample.recorded)
     return kept
 
 

@@ -247,11 +247,20 @@ def _option_text(
     if not haystack:
         return None
     keys = {o.label: _squash(o.text) for o in question.options}
-    hits = [label for label, key in keys.items() if len(key) >= min_len and key in haystack]
+    hits = [label for label, key in keys.items() if len(key) >= min_len and _occurs(key, haystack)]
     hits = [a for a in hits if not any(a != b and keys[a] in keys[b] for b in hits)]
     if not hits or (len(hits) > 1 and not multiple):
         return None
     return Found(sorted(hits, key=lambda lab: (len(lab), lab)), offset, offset + len(segment), rule)
+
+
+def _occurs(key: str, haystack: str) -> bool:
+    """Whether an option's squashed text is in the squashed segment; a text of one Latin letter (GAOKAO-Bench's
+    ``A. A`` under a table of options) only where no other Latin letter touches it: the ``a`` of ``<eoa>``
+    or of a word is no answer."""
+    if len(key) == 1 and key.isascii() and key.isalpha():
+        return re.search(rf"(?<![a-z]){re.escape(key)}(?![a-z])", haystack) is not None
+    return key in haystack
 
 
 def _squash(text: str) -> str:

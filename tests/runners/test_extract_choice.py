@@ -169,6 +169,14 @@ def test_span_and_evidence_point_into_the_raw_output() -> None:
     assert found.rule == "explicit"
 
 
+def test_an_option_whose_text_is_its_letter_is_not_read_inside_a_word() -> None:
+    # GAOKAO-Bench Chemistry 99 (a table of options, then "A. A B. $B$ ..."): GPT-4-0314 answered that no option
+    # fits; the "a" of "<eoa>" was read as option A's text.
+    table = single(("A", "$B$", "$\\mathrm{C}$", "$\\mathrm{D}$"), "A")
+    assert extract(table, "所有实验都可以达到目的。 <eoe>\n【答案】: 无正确答案 <eoa>").status == "unparsed"
+    assert extract(table, "【答案】: A <eoa>").answer == ["A"]
+
+
 def test_letters_beyond_the_options_are_not_answers() -> None:
     # Option E does not exist in a four-option question: nothing to read.
     assert extract(ZH, "E").status == "unparsed"
