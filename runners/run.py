@@ -13,7 +13,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,11 +26,12 @@ from runners.batch_plan import backend_batch
 from runners.files import atomic_write, lock_folder
 from runners.options import RunOptions, check_options
 from runners.prompting import prompt_language
-from runners.protocol import with_protocol_defaults
+from runners.protocol import protocol_for, with_protocol_defaults
 from runners.records import RunHeader, RunRecord
 from runners.selection import select
 from runners.stopping import stop_reason
 from runners.store import RunStore, in_shard, parse_shard
+from runners.subjects import filter_subjects
 from runners.summary import (
     SECRET_NAME,
     SUMMARY_FILE,
@@ -125,27 +126,27 @@ def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
 
 def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any]]:
     """The questions of the run, in a stable order, and the header's description of the data."""
+    protocol = protocol_for(options.fmt or "")
     bank = load_bank(
         options.data,
         options.fmt,
-        options.variant,
+        options.run_variant,
         seed=options.run_seed,
+        split=options.split,
+        default_split=protocol.eval_split,
         mapping=options.mapping,
+        taxonomy=options.taxonomy,
         skip_invalid=options.skip_invalid,
     )
     for problem in bank.problems:
         log.warning("skipped an invalid question: %s", problem)
     questions = bank.questions
-    # Of the whole bank, before filters, --limit and shards: a run may grow (--limit 100, then
+    # Of the whole split, before filters, --limit and shards: a run may grow (--limit 100, then
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
     fingerprint = bank_fingerprint(questions)
-    questions = select(questions, options.select)
+    questions = select(filter_subjects(questions, options.subjects, protocol.task_prefixes), options.select)
     wanted_types = {QuestionType.parse(t) for t in options.types}
-    questions = [
-        q
-        for q in questions
-        if (not options.subjects or q.subject in options.subjects) and (not wanted_types or q.type in wanted_types)
-    ]
+    questions = [q for q in questions if not wanted_types or q.type in wanted_types]
     if options.limit is not None:
         questions = questions[: options.limit]
     shard = parse_shard(options.shard)
@@ -153,9 +154,12 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     data = {
         "path": str(options.data.resolve()),
         "format": bank.format,
-        "variant": options.variant if bank.variant_source != "generated" else "original",
+        "variant": options.run_variant if bank.variant_source != "generated" else "original",
         "variant_source": bank.variant_source,
+        "split": bank.split,
+        "splits": bank.splits,
         "mapping": str(options.mapping.resolve()) if options.mapping else None,
+        "taxonomy": str(options.taxonomy.resolve()) if options.taxonomy else None,
         "subjects": list(options.subjects),
         "types": list(options.types),
         "limit": options.limit,
@@ -221,10 +225,11 @@ def run_questions(
     questions, data = select_questions(options)
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
+    options = replace(options, split=data["split"])  # the split scored: exemplars never come from it
     check_templates(options, questions)
     argv = redact_command(sys.argv if command is None else command)
     with lock_folder(options.out):  # held to the end: a second run on this folder is refused
-        summary = RunSummary(options.out, options.model, options.mode, options.variant)
+        summary = RunSummary(options.out, options.model, options.mode, options.run_variant)
         try:
             _run_locked(options, questions, data, progress, summary)
         except BaseException as exc:  # Ctrl-C and SIGTERM too: the summary says how far it got
@@ -319,7 +324,7 @@ def _run_locked(
         backend=options.backend,
         mode=options.mode,
         strategy=options.run_strategy,
-        variant=options.variant,
+        variant=options.run_variant,
         language=options.lang,
         sampling=answerer.sampling_dict(),
         seed=options.run_seed,

@@ -31,6 +31,7 @@ from k12eval.cli._run_options import (
     ModeOpt,
     OutOpt,
     QuietOpt,
+    RankNormOpt,
     RetryFailedOpt,
     SamplesOpt,
     SeedOpt,
@@ -38,8 +39,10 @@ from k12eval.cli._run_options import (
     ShardOpt,
     ShotsOpt,
     SkipInvalidOpt,
+    SplitOpt,
     StrategyOpt,
     SubjectsOpt,
+    TaxonomyOpt,
     TemperatureOpt,
     TemplateSetOpt,
     TokenBudgetOpt,
@@ -87,11 +90,14 @@ def run(
     out: OutOpt,
     backend: BackendOpt = "transformers",
     mode: ModeOpt = "zero-shot",
-    variant: VariantOpt = "original",
+    variant: VariantOpt = None,
     strategy: StrategyOpt = None,
+    rank_norm: RankNormOpt = None,
     lang: LangOpt = "auto",
     fmt: FmtOpt = None,
     mapping: MappingOpt = None,
+    taxonomy: TaxonomyOpt = None,
+    split: SplitOpt = None,
     subjects: SubjectsOpt = None,
     types: TypesOpt = None,
     limit: LimitOpt = None,
@@ -127,7 +133,7 @@ def run(
     """
     from k12eval import api
     from runners.batch_plan import parse_batch_size
-    from runners.options import LANGS, MODES, STRATEGIES, choose
+    from runners.options import LANGS, MODES, RANK_NORMS, STRATEGIES, choose
     from runners.summary import FailureLimit
 
     limit_failures = FailureLimit.parse(max_failures)
@@ -135,7 +141,7 @@ def run(
     as_given |= {"seed": seed, "shard": shard, "few_shot": few_shot, "shots": shots, "token_budget": token_budget}
     as_given |= {"template_set": template_set, "chat": chat, "temperature": temperature, "top_p": top_p}
     as_given |= {"max_tokens": max_tokens, "samples": samples, "retry_failed": retry_failed}
-    as_given |= {"skip_invalid": skip_invalid}
+    as_given |= {"skip_invalid": skip_invalid, "taxonomy": taxonomy, "split": split}
     options = api.run_options(
         data,
         model,
@@ -144,6 +150,7 @@ def run(
         resolve_model=not dry_run,
         mode=choose(mode, MODES, "--mode"),
         strategy=None if strategy is None else choose(strategy, STRATEGIES, "--strategy"),
+        rank_norm=None if rank_norm is None else choose(rank_norm, RANK_NORMS, "--rank-norm"),
         lang=choose(lang, LANGS, "--lang"),
         subjects=comma_list(subjects),
         types=comma_list(types),
@@ -208,7 +215,8 @@ def _protocol_name(options: RunOptions) -> str:
     """The protocol's name, with the fields the options override (``cmmlu, --templates ck12``)."""
     record = options.protocol or {}
     given = {"template_set": "--templates", "shots": "--shots", "token_budget": "--token-budget", "seed": "--seed",
-             "strategy": "--strategy", "language": "--lang"}  # fmt: skip
+             "strategy": "--strategy", "language": "--lang", "split": "--split", "variant": "--variant",
+             "rank_norm": "--rank-norm"}  # fmt: skip
     overrides = [f"{given.get(k, k)} {v['given']}" for k, v in record.get("overrides", {}).items()]
     return ", ".join([str(record.get("name", "?")), *overrides]) if overrides else str(record.get("name", "?"))
 
