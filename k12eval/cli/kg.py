@@ -164,12 +164,12 @@ def stats(
         typer.echo(f"invalid (skipped): {summary['invalid']}")
 
 
-def _split_counts(by_split: Counter[str | None], evaluated: str | None, exemplars: str | None) -> str:
+def _split_counts(by_split: Counter[str], evaluated: str | None, exemplars: str | None) -> str:
     """``test 11582 (scored by run), dev 335 (few-shot exemplars)``: each split apart, never one sum."""
     roles = {evaluated: "scored by run", exemplars: "few-shot exemplars"}
     order = sorted(by_split.items(), key=lambda item: (item[0] != evaluated, item[0] != exemplars, -item[1]))
     parts = [f"{name} {count}" + (f" ({roles[name]})" if name in roles else "") for name, count in order]
-    if len(by_split) > 1 and evaluated in by_split:
+    if len(by_split) > 1 and evaluated is not None and evaluated in by_split:
         parts.append(f"run scores {evaluated} only ({by_split[evaluated]}) unless --split says otherwise")
     return ", ".join(parts)
 
