@@ -163,7 +163,9 @@ def test_the_released_cmmlu_and_ceval_roots_score_no_dev_question(shared_data: P
     for split in ("dev", "test"):
         (data / split).symlink_to(shared_data / "cmmlu" / split)
     every = load_questions(data).questions
-    result = CliRunner().invoke(app, ["run", str(data), "-m", "m", "-o", str(tmp_path / "r"), "--dry-run", "--limit", "1"])
+    result = CliRunner().invoke(
+        app, ["run", str(data), "-m", "m", "-o", str(tmp_path / "r"), "--dry-run", "--limit", "1"]
+    )
     assert result.exit_code == 0, result.output
     assert "cmmlu/test/" in result.stdout.splitlines()[2] and "cmmlu/dev/" not in result.stdout
     dev = sum(q.split == "dev" for q in every)
