@@ -112,7 +112,7 @@ PROTOCOLS: dict[str, Protocol] = {
     "cmmlu": Protocol(
         "cmmlu", "zh", "cmmlu", 5, None, 0, _CMMLU_EXEMPLARS, "per-statement", "next-token",
         "CMMLU paper and its released src/mp_utils.py",
-        eval_split="test", exemplar_split="dev", task_prefixes=("cmmlu_",),
+        eval_split="test", exemplar_split="dev", task_prefixes=("cmmlu_", "cmmlu-"),
     ),
     "ceval": Protocol(
         "ceval", "zh", "ceval", 5, None, 0, "the subject's dev questions; over the budget the longest dropped",
