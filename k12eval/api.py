@@ -51,12 +51,20 @@ def load_bank(
     *,
     variant: str = "original",
     mapping: PathLike | None = None,
+    taxonomy: PathLike | None = None,
+    split: str | None = None,
     skip_invalid: bool = False,
 ) -> list[Question]:
-    """The questions of the bank at ``path`` (any format ``k12eval kg`` reads; detected if ``fmt`` is omitted)."""
+    """The questions of the bank at ``path`` (any format ``k12eval kg`` reads; detected if ``fmt`` is omitted):
+    every split, or ``split``'s (``dev``, ``val``, ``test``, ``train``). ``taxonomy``: Xiezhi's, when it is not
+    where the release keeps it."""
     from kg.importers import load_questions
+    from runners.bank import choose_split
 
-    return load_questions(Path(path), fmt, variant=variant, mapping=mapping, skip_invalid=skip_invalid).questions
+    questions = load_questions(
+        Path(path), fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
+    ).questions
+    return questions if split is None else choose_split(questions, split, None)[0]
 
 
 def run(

@@ -324,6 +324,7 @@ def _run_locked(
         backend=options.backend,
         mode=options.mode,
         strategy=options.run_strategy,
+        rank_norm=options.rank_norm if options.run_strategy == "rank-options" else None,
         variant=options.run_variant,
         language=options.lang,
         sampling=answerer.sampling_dict(),

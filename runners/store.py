@@ -27,6 +27,7 @@ IDENTITY_FIELDS = (
     "backend",
     "mode",
     "strategy",
+    "rank_norm",
     "variant",
     "language",
     "sampling",

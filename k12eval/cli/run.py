@@ -204,7 +204,8 @@ def _print_dry_run(options: RunOptions) -> None:
     typer.echo(
         f"# dry run: {len(result.prompts)} prompt(s) as {sent}{how}{budget}; protocol {_protocol_name(result.options)}, "
         f"seed {result.options.seed}, templates {result.options.template_set}, shots {result.options.shots}, "
-        f"strategy {result.options.strategy}; no model loaded, {options.out} not written"
+        f"strategy {result.options.strategy}, split {result.options.split or 'none'}, variant "
+        f"{result.options.variant}; no model loaded, {options.out} not written"
     )
     for number, prompt in enumerate(result.prompts, start=1):
         typer.echo(f"\n## {number}/{len(result.prompts)} {_show_id(prompt.question_id)} ({prompt.type})")

@@ -102,6 +102,7 @@ def test_split_chooses_and_a_missing_one_lists_what_the_bank_holds(ceval_hub: Pa
     assert len(summary.records) == 10 and all(r.question_id.startswith("ceval/dev/") for r in summary.records)
     with pytest.raises(InputError, match=r"--split train is not in this bank: it holds dev \(10\), val \(6\)"):
         k12eval.run(ceval_hub, "m", tmp_path / "none", backend=ScriptedBackend("A"), split="train")
+    assert len(k12eval.load_bank(ceval_hub)) == 16 and len(k12eval.load_bank(ceval_hub, split="val")) == 6
 
 
 def test_a_bank_of_one_other_split_is_scored_as_that_split_and_says_so(

@@ -191,3 +191,13 @@ def test_the_released_train_file_is_the_pool_of_the_shared_sample(shared_data: P
     prompts = result.stdout.split("\n## ")[1:]
     assert len(prompts) == 2  # each with exemplars from the train file (3, fewer when 50 options pass the budget)
     assert all(1 <= p.count("Demonstration ") <= 3 and "### 所有选项:" in p for p in prompts)
+
+
+def test_a_run_is_resumed_only_under_the_same_rank_norm(release: Path, tmp_path: Path) -> None:
+    from kg.errors import OtherRunError
+
+    asked = {"strategy": "rank-options", "variant": "original", "limit": 2}
+    k12eval.run(release, "m", tmp_path / "run", backend=GoldLongest(set()), rank_norm="per-char", **asked)
+    assert _header(tmp_path / "run")["rank_norm"] == "per-char"
+    with pytest.raises(OtherRunError, match="rank_norm: 'per-char' there, 'mean-token' now"):
+        k12eval.run(release, "m", tmp_path / "run", backend=GoldLongest(set()), **asked)
