@@ -29,7 +29,7 @@ import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -81,6 +81,23 @@ def release_split(file: Path) -> str | None:
             return "test"
         if _TRAIN.search(lowered) or lowered == "train":
             return "train"
+    return None
+
+
+_LANGUAGES: dict[str, Literal["zh", "en"]] = {"chn": "zh", "eng": "en"}
+_LANGUAGE_PART = re.compile(r"(?:^|_)(chn|eng)(?:_|\.|$)")
+
+
+def release_language(file: Path) -> Literal["zh", "en"] | None:
+    """``zh`` / ``en`` for a file the release names ``_chn`` / ``_eng`` (or in such a folder); ``None`` otherwise.
+
+    The release's language is the question's, as its evaluator prompts a whole file in one language: a
+    Chinese question whose stem is mostly a formula or English words stays Chinese (32 of the 24,787
+    Chinese test questions would be told English from their text)."""
+    for name in (file.name, file.parent.name):
+        found = _LANGUAGE_PART.search(name.lower())
+        if found:
+            return _LANGUAGES[found.group(1)]
     return None
 
 
@@ -164,7 +181,7 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy 
             answer=[_LETTERS[matches[0]]],
             knowledge=knowledge,
             variant="original" if len(texts) <= 4 else f"options-{len(texts)}",
-            language=detect_language(stem),
+            language=release_language(file) or detect_language(stem),
             extra=extra,
         )
     except ValidationError as exc:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from k12eval.cli import app
 from kg.importers import detect_format, load_questions
-from kg.importers.xiezhi import file_name, release_split
+from kg.importers.xiezhi import file_name, release_language, release_split
 from tests.xiezhi_tree import write_release
 
 
@@ -59,6 +59,9 @@ def test_ids_and_splits_come_from_the_release_names() -> None:
     assert release_split(Path("Benchmarks/train/xiezhi_train_eng/xiezhi.v1.1.json")) == "train"
     assert release_split(Path("xiezhi_spec_chn.sample500.jsonl")) == "test"
     assert release_split(Path("my_bank/questions.jsonl")) is None
+    assert release_language(Path("Benchmarks/test/xiezhi_inter_eng/xiezhi.v1.1.json")) == "en"
+    assert release_language(Path("xiezhi_spec_chn.sample500.jsonl")) == "zh"
+    assert release_language(Path("my_bank/questions.jsonl")) is None
 
 
 def test_taxonomy_given_for_a_copy_away_from_the_release(release: Path, tmp_path: Path) -> None:
