@@ -51,16 +51,22 @@ def load_bank(
     *,
     variant: str = "original",
     mapping: PathLike | None = None,
+    taxonomy: PathLike | None = None,
+    split: str | None = None,
     skip_invalid: bool = False,
 ) -> list[Question]:
     """The questions of the bank at ``path`` (any format ``k12eval kg`` reads; detected if ``fmt`` is omitted), or
-    of a benchmark named as ``k12eval run`` takes it (``ceval``, ``hf://ceval/ceval-exam``; docs/data.md)."""
+    of a benchmark named as ``k12eval run`` takes it (``ceval``, ``hf://ceval/ceval-exam``; docs/data.md): every
+    split, or ``split``'s (``dev``, ``val``, ``test``, ``train``). ``taxonomy``: Xiezhi's, when it is not where
+    the release keeps it."""
     from k12eval.banks import resolve_data
     from kg.importers import load_questions
+    from runners.bank import choose_split
 
-    return load_questions(
-        resolve_data(path).path, fmt, variant=variant, mapping=mapping, skip_invalid=skip_invalid
+    questions = load_questions(
+        resolve_data(path).path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
     ).questions
+    return questions if split is None else choose_split(questions, split, None)[0]
 
 
 def run(

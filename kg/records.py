@@ -177,6 +177,13 @@ class Question(BaseModel):
         return self
 
     @property
+    def split(self) -> str | None:
+        """The release split the question was published in (``dev``, ``val``, ``test``, ``train``), kept in
+        ``extra["split"]``; ``None`` when the source has no splits (CK12, a bank of your own)."""
+        split = self.extra.get("split")
+        return split if isinstance(split, str) and split else None
+
+    @property
     def option_labels(self) -> list[str]:
         """Labels of the options in order."""
         return [o.label for o in self.options]

@@ -344,7 +344,10 @@ def category_scores(frame: pd.DataFrame, scope: pd.DataFrame | None = None) -> p
 RANDOM_GUESS = "Random-Guess"
 PERFORMANCE_AVERAGE = "Performance-Average"
 PERFORMANCE_VARIANCE = "Performance-Variance"
-"""Xiezhi's extra rows: what ranking the options at random scores, and the mean and variance across models."""
+"""Xiezhi's extra rows: what ranking the options at random scores, and the mean and spread across models.
+The paper labels the spread "Performance-Variance", but its values (0.062-0.104 in its Table 1) are the
+population standard deviation of the models' rows (issue #31 recomputed all 19 columns; a variance of the same
+rows would read 0.004-0.011); the row keeps the paper's label and shows the SD."""
 
 
 def ranking(frame: pd.DataFrame, k: int = 4) -> pd.DataFrame:
@@ -354,8 +357,9 @@ def ranking(frame: pd.DataFrame, k: int = 4) -> pd.DataFrame:
     ``Random-Guess`` (the expected value of each metric when the options of the same questions are
     ranked at random: MRR = H(n) / n, Hit@k = k / n, mean rank (n + 1) / 2 for n options, averaged
     over the questions), and with two runs or more ``Performance-Average`` and ``Performance-Variance``
-    of each metric across those runs (population variance, in the metric's own unit: a percentage's
-    variance in squared points; their ``n`` counts runs). With several variants, each extra row names its own.
+    of each metric across those runs (the latter, as in the paper, the population standard deviation, in the
+    metric's own unit: points for a percentage; their ``n`` counts runs). With several variants, each extra
+    row names its own.
     """
     ranked = frame[frame["rank"].notna() & frame["n_options"].notna()]
     rows: list[dict[str, object]] = []
@@ -379,7 +383,8 @@ def ranking(frame: pd.DataFrame, k: int = 4) -> pd.DataFrame:
 def _xiezhi_rows(
     part: pd.DataFrame, values: list[dict[str, float]], k: int, suffix: str, variant: str
 ) -> list[dict[str, object]]:
-    """Random-Guess over the questions of ``part`` (once each), and the average and variance of ``values``."""
+    """Random-Guess over the questions of ``part`` (once each), and the average and the population standard
+    deviation (labelled Performance-Variance, as the paper labels it) of ``values``."""
     questions = part.drop_duplicates("question_id")["n_options"].astype(int)
     guess = {
         "MRR": float(questions.map(lambda n: sum(1 / r for r in range(1, n + 1)) / n).mean()),
@@ -397,7 +402,7 @@ def _xiezhi_rows(
         average, variance = PERFORMANCE_AVERAGE + suffix, PERFORMANCE_VARIANCE + suffix
         rows.append({"run": average, "model": average, **across} | _shown(table.mean().to_dict(), k))
         rows.append(
-            {"run": variance, "model": variance, **across} | _shown(table.var(ddof=0).to_dict(), k, variance=True)
+            {"run": variance, "model": variance, **across} | _shown(table.std(ddof=0).to_dict(), k, spread=True)
         )
     return rows
 
@@ -412,14 +417,12 @@ def _rank_metrics(rank: pd.Series, n_options: pd.Series, k: int) -> dict[str, fl
     }
 
 
-def _shown(metrics: dict[str, float], k: int, variance: bool = False) -> dict[str, str]:
-    """The metrics as the table writes them; hits in percent (a variance in squared points)."""
+def _shown(metrics: dict[str, float], k: int, spread: bool = False) -> dict[str, str]:
+    """The metrics as the table writes them: hits in percent, a ``spread`` (standard deviation) of hits in points."""
     hits = ("Hit@1", f"Hit@{k}")
     return {
-        "MRR": f"{metrics['MRR']:.3f}" if not variance else f"{metrics['MRR']:.4f}",
-        **{h: (f"{10000 * metrics[h]:.1f}" if variance else pct(metrics[h])) for h in hits},
+        "MRR": f"{metrics['MRR']:.3f}",
+        **{h: (f"{100 * metrics[h]:.1f}" if spread else pct(metrics[h])) for h in hits},
         "mean rank": f"{metrics['mean rank']:.2f}",
-        "mean rank / options": f"{metrics['mean rank / options']:.3f}"
-        if not variance
-        else f"{metrics['mean rank / options']:.4f}",
+        "mean rank / options": f"{metrics['mean rank / options']:.3f}",
     }

@@ -2,9 +2,10 @@
 
 A Xiezhi question carries several discipline labels (``extra["labels"]``, e.g. 理学, 数学, 应用数学,
 or two 门类 at once); the graph places it at one node, but the per-discipline table counts it
-under each label, as Xiezhi's per-discipline results do. The split (Xiezhi-Specialty or
-Xiezhi-Interdiscipline, ``extra["split"]``) is the paper's: 3 disciplines or fewer, or 4 or more
-(:func:`kg.importers.xiezhi.xiezhi_split`).
+under each label, as Xiezhi's per-discipline results do. The test set (Xiezhi-Specialty or
+Xiezhi-Interdiscipline, ``extra["xiezhi_set"]``; the table's ``split`` column) is the paper's: 3 disciplines
+or fewer, or 4 or more (:func:`kg.importers.xiezhi.xiezhi_split`). ``extra["split"]`` is the release's split
+(test or train), which every question of a run shares.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def xiezhi_coordinates(runs: Iterable[Any], frame: pd.DataFrame) -> pd.DataFrame
         for qid, question in run.questions.items():
             labels = question.extra.get("labels") if question.source == "xiezhi" else None
             if isinstance(labels, list) and labels:
-                split = question.extra.get("split")
+                split = question.extra.get("xiezhi_set")
                 found[(run.id, qid)] = (tuple(str(x) for x in labels), split if isinstance(split, str) else None)
     if not len(frame):
         return frame.assign(labels=[], split=[])

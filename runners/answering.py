@@ -4,8 +4,9 @@ The four strategies:
 
 - ``generate``: free generation, then :func:`runners.extract.extract` and :func:`runners.grading.grade`;
 - ``next-token``: the log-probability of each option letter as the continuation of the prompt (CMMLU);
-- ``rank-options``: the log-probability of each option's text as the continuation; options are ranked,
-  rank 1 the most probable (Xiezhi, the right way round);
+- ``rank-options``: the log-probability of each option's text as the continuation, normalised by
+  ``--rank-norm`` (:func:`runners.ranking.normalised_score`: per token by default for Xiezhi, as its
+  release); options are ranked, rank 1 the most probable (Xiezhi, the right way round);
 - ``perplexity``: the perplexity of the whole text, the prompt (as plain text) followed by each option's
   text, scored from the first token; the lowest perplexity wins (CMMLU's perplexity strategy);
 - ``instruct-rank``: the model is asked in words to rank every option and its reply is read as a ranking
@@ -38,12 +39,13 @@ from runners.backends.base import (
 from runners.backends.harness_verdicts import Grader, chosen_verdict, right_or_wrong
 from runners.errortypes import error_type
 from runners.extract import extract
-from runners.fewshot import DEFAULT_BUDGET, ExemplarPool, fit_prompt, load_exemplar_pool
+from runners.fewshot import DEFAULT_BUDGET, ExemplarPool, fit_prompt
 from runners.gen_kwargs import check_supported, sampling_record, with_gen_kwargs
 from runners.grading import grade
 from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text, prompt_language
-from runners.ranking import gold_rank, instructed_scores, perplexity_score
+from runners.protocol import exemplar_pool
+from runners.ranking import gold_rank, instructed_scores, normalised_score, option_continuation, perplexity_score
 from runners.records import RunRecord, Strategy, make_record, mode_info
 from runners.templates import TemplateSet, load_template_set
 
@@ -105,9 +107,7 @@ class Answerer:
             backend_options.setdefault("chat", options.chat)
         model = options.model_path or options.model
         # Before the model loads: a pool the mode can show nothing of is refused at once.
-        pool = (
-            None if options.few_shot is None else load_exemplar_pool(options.few_shot, options.run_seed, options.mode)
-        )
+        pool = exemplar_pool(options)
         backend = options.backend_instance or _load_backend(options, model, backend_options)
         # Known to the replay backend only: an attribute, not part of the protocol.
         check_grader(options, getattr(backend, "harness", None))
@@ -251,6 +251,7 @@ class Answerer:
         sent_by_index: dict[int, str | list[dict[str, str]]] = {}
         shots: dict[int, int] = {}
         strategy = self.options.run_strategy
+        norm = self.options.rank_norm or "sum"
         for i, question in enumerate(questions):
             prompt, sent = self.prompt_for(question)
             sent_by_index[i] = sent
@@ -271,7 +272,7 @@ class Answerer:
                 context, text = "", as_text(prompt)
                 continuations = tuple(text + o.text for o in question.options)
             else:
-                continuations = tuple(" " + o.text for o in question.options)
+                continuations = tuple(option_continuation(context, o.text) for o in question.options)
             requests.append(
                 LoglikelihoodRequest(
                     id=question.id, prompt=context, continuations=continuations, texts=question_texts(question)
@@ -286,8 +287,10 @@ class Answerer:
             error = result.error
             if error is None and not all(map(math.isfinite, result.logprobs)):  # JSON cannot hold them
                 error = f"{self.backend.name} gave scores that are not finite numbers: {result.logprobs!r:.120}"
-            if error is None and strategy == "perplexity" and len(result.token_counts) != len(result.logprobs):
-                error = f"the {self.options.backend} backend gave no token counts: perplexity needs them"
+            counted = strategy == "perplexity" or (strategy == "rank-options" and norm == "mean-token")
+            if error is None and counted and len(result.token_counts) != len(result.logprobs):
+                needs = "perplexity" if strategy == "perplexity" else "--rank-norm mean-token"
+                error = f"the {self.options.backend} backend gave no token counts: {needs} needs them"
             if error is not None:
                 records[i] = make_record(
                     question,
@@ -302,6 +305,12 @@ class Answerer:
             logprobs = result.logprobs
             if strategy == "perplexity":
                 logprobs = [perplexity_score(lp, n) for lp, n in zip(logprobs, result.token_counts, strict=True)]
+            elif strategy == "rank-options":
+                counts = result.token_counts or [0] * len(logprobs)  # only mean-token divides by them
+                logprobs = [
+                    normalised_score(lp, n, o.text, norm)
+                    for lp, n, o in zip(logprobs, counts, question.options, strict=True)
+                ]
             scores = {o.label: lp for o, lp in zip(question.options, logprobs, strict=True)}
             gold = str(question.answer[0])
             rank = gold_rank(scores, gold)

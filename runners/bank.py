@@ -2,14 +2,17 @@
 
 One rule for both ends. ``k12eval run`` loads its questions with :func:`load_bank`;
 ``score`` and ``report`` rebuild exactly those questions from ``run.json`` with
-:func:`run_bank`: a released CK12 variant is read from its folder, a generated one
-(``shuffled``, ``distractors``, ``options-N``) is made again from the original bank with
+:func:`run_bank`: the split the run scored (:func:`choose_split`; a dev question is never in a
+CMMLU run's bank), a released CK12 variant read from its folder, a generated one
+(``shuffled``, ``distractors``, ``options-N``) made again from that split's questions with
 the run's seed, so the options, their letters and the gold answer are the ones the model saw.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +23,8 @@ from kg.importers import detect_format, load_questions
 from kg.records import Question
 from runners.options import RELEASED_VARIANTS
 from runners.records import HEADER_FILE, RunHeader
+
+log = logging.getLogger(__name__)
 
 VariantSource = Literal["original", "released", "generated"]
 
@@ -34,6 +39,51 @@ class Bank:
     """``released``: CK12's own variant files; ``generated``: made here from a seed."""
     problems: list[Problem] = field(default_factory=list)
     """Records left out (with ``skip_invalid``)."""
+    split: str | None = None
+    """The split these questions are (``all``: every split); ``None`` when the bank has no splits."""
+    splits: dict[str, int] = field(default_factory=dict)
+    """Questions per split in everything read, before the split was chosen (``{}``: no splits)."""
+
+
+ALL_SPLITS = "all"
+"""``--split all``: every split of the bank together."""
+
+
+def choose_split(
+    questions: Sequence[Question], asked: str | None, default: str | None
+) -> tuple[list[Question], str | None]:
+    """The questions of one split, and its name: ``asked`` (``--split``), else ``default`` (the benchmark's
+    evaluation split); ``all`` keeps every split.
+
+    A bank whose questions carry no split is kept whole (split ``None``) unless a split was asked for. A
+    bank of one split other than ``default`` (a ``dev/`` folder pointed at) is that split, with a warning
+    saying so; asking for a split the bank lacks, or defaulting to one it lacks while it has several, is an
+    :class:`InputError` naming the splits it has: dev questions are never scored as test ones in silence.
+    """
+    splits = Counter(q.split for q in questions if q.split is not None)
+    if asked == ALL_SPLITS:
+        return list(questions), ALL_SPLITS
+    wanted = asked or default
+    if wanted is None or (not splits and asked is None):
+        return list(questions), None
+    if not splits:
+        raise InputError(f"--split {asked}: this bank's questions carry no split; leave --split out to score them all")
+    if asked is None and wanted not in splits and len(splits) == 1:
+        (only,) = splits
+        log.warning(
+            "this bank holds only the %s split (%d questions), not %s, the benchmark's evaluation split: "
+            "scoring %s (run.json records it; --split names the split to score)",
+            only, splits[only], wanted, only,
+        )  # fmt: skip
+        wanted = only
+    chosen = [q for q in questions if q.split == wanted]
+    if not chosen:
+        held = ", ".join(f"{name} ({count})" for name, count in splits.most_common())
+        why = f"--split {asked}" if asked else f"the benchmark's evaluation split, {wanted},"
+        raise InputError(
+            f"{why} is not in this bank: it holds {held}; choose one with --split (or --split {ALL_SPLITS})"
+        )
+    return chosen, wanted
 
 
 def load_bank(
@@ -42,39 +92,68 @@ def load_bank(
     variant: str,
     *,
     seed: int,
+    split: str | None = None,
+    default_split: str | None = None,
     mapping: Path | None = None,
+    taxonomy: Path | None = None,
     skip_invalid: bool = False,
 ) -> Bank:
-    """Every question under ``path`` as ``variant`` words it (the whole bank: filters come after)."""
+    """The questions of one split under ``path`` (:func:`choose_split` of ``split`` and ``default_split``) as
+    ``variant`` words it (the whole split: filters come after); a generated variant draws its options from that
+    split's questions only."""
     from runners.variants import make_variant
 
     name = fmt or detect_format(path, mapping)
     released = name == "ck12" and variant in RELEASED_VARIANTS and has_released(path, variant)
     imported = load_questions(
-        path, name, variant=variant if released else "original", mapping=mapping, skip_invalid=skip_invalid
+        path,
+        name,
+        variant=variant if released else "original",
+        mapping=mapping,
+        taxonomy=taxonomy,
+        skip_invalid=skip_invalid,
     )
-    questions = imported.questions
+    splits = Counter(q.split for q in imported.questions if q.split is not None)
+    questions, chosen = choose_split(imported.questions, split, default_split)
     source: VariantSource = "released" if released and variant != "original" else "original"
     if variant != "original" and not released:
-        questions = make_variant(questions, variant, seed=seed).questions
-        source = "generated"
-    return Bank(questions, name, source, list(imported.problems))
+        made = make_variant(questions, variant, seed=seed)
+        _say_left_out(variant, len(questions), made.skipped)
+        questions, source = made.questions, "generated"
+    return Bank(questions, name, source, list(imported.problems), chosen, dict(splits.most_common()))
+
+
+def _say_left_out(variant: str, asked: int, skipped: list[tuple[str, str]]) -> None:
+    """Warn of the questions ``variant`` could not be made of (too few other options to draw), or refuse
+    when none could: a variant never shrinks a bank in silence."""
+    if not skipped:
+        return
+    qid, reason = skipped[0]
+    if len(skipped) == asked:
+        raise InputError(
+            f"--variant {variant}: none of the {asked} question(s) could be made into it (e.g. {qid}: {reason}); "
+            "a larger bank, or --variant original"
+        )
+    log.warning("--variant %s: %d of %d question(s) left out (e.g. %s: %s)", variant, len(skipped), asked, qid, reason)
 
 
 def in_scope(
-    questions: Sequence[Question], selection: str, subjects: Sequence[str], types: Sequence[str]
+    questions: Sequence[Question],
+    selection: str,
+    subjects: Sequence[str],
+    types: Sequence[str],
+    task_prefixes: Sequence[str] = (),
 ) -> list[Question]:
     """The questions a run evaluates, in the bank's order: the named selection (:mod:`runners.selection`),
-    then the subjects and types asked for (empty: all). ``--limit`` and shards come after, in the run."""
+    then the subjects (by any of their names, :func:`runners.subjects.filter_subjects`) and types asked for
+    (empty: all). ``--limit`` and shards come after, in the run."""
     from kg.records import QuestionType
     from runners.selection import select
+    from runners.subjects import filter_subjects
 
     wanted_types = {QuestionType.parse(t) for t in types}
-    return [
-        q
-        for q in select(questions, selection)
-        if (not subjects or q.subject in subjects) and (not wanted_types or q.type in wanted_types)
-    ]
+    chosen = filter_subjects(select(questions, selection), subjects, task_prefixes)
+    return [q for q in chosen if not wanted_types or q.type in wanted_types]
 
 
 def run_scope(questions: Sequence[Question], header: RunHeader) -> list[Question]:
@@ -83,7 +162,10 @@ def run_scope(questions: Sequence[Question], header: RunHeader) -> list[Question
     data = header.data
     subjects = data.get("subjects") or []
     types = data.get("types") or []
-    return in_scope(questions, str(data.get("select") or header.selection), list(subjects), list(types))
+    from runners.protocol import protocol_for
+
+    prefixes = protocol_for(str(data.get("format") or "")).task_prefixes
+    return in_scope(questions, str(data.get("select") or header.selection), list(subjects), list(types), prefixes)
 
 
 def has_released(path: Path, variant: str) -> bool:
@@ -140,13 +222,18 @@ def run_bank(run_dir: Path, header: RunHeader, override: Path | None = None, *, 
         raw = override if override is not None else header.data.get("path") or "(none)"
         raise InputError(f"{where}: question bank {raw} not found here; pass the question bank with --data")
     mapping = header.data.get("mapping")
+    taxonomy = header.data.get("taxonomy")
     skip_invalid = skip_invalid or header.data.get("skip_invalid") is True  # the run skipped them: so do its readers
+    # The split the run scored; a run recorded before splits were chosen scored them all.
+    split = header.data.get("split", ALL_SPLITS)
     bank = load_bank(
         path,
         header.data.get("format"),
         header.variant,
         seed=header.seed,
+        split=split if isinstance(split, str) else None,
         mapping=Path(mapping) if isinstance(mapping, str) and mapping else None,
+        taxonomy=Path(taxonomy) if isinstance(taxonomy, str) and taxonomy else None,
         skip_invalid=skip_invalid,
     )
     return RunBank(path, {q.id: q for q in bank.questions}, bank_fingerprint(bank.questions))

@@ -14,9 +14,8 @@ from dataclasses import dataclass, replace
 
 from kg.errors import InputError
 from runners.answering import build_prompt
-from runners.fewshot import load_exemplar_pool
 from runners.options import RunOptions, check_options
-from runners.protocol import with_protocol_defaults
+from runners.protocol import exemplar_pool, with_protocol_defaults
 from runners.run import check_templates, select_questions
 
 DEFAULT_LIMIT = 3
@@ -51,12 +50,13 @@ def dry_run(options: RunOptions) -> DryRun:
     if options.limit is None:
         options = replace(options, limit=DEFAULT_LIMIT)
     check_options(options)
-    questions, _ = select_questions(options)
+    questions, data = select_questions(options)
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
+    options = replace(options, split=data["split"])  # the split shown: exemplars never come from it
     check_templates(options, questions)
     chat = options.chat if options.chat is not None else options.backend == "openai"
-    pool = None if options.few_shot is None else load_exemplar_pool(options.few_shot, options.run_seed, options.mode)
+    pool = exemplar_pool(options)
     prompts = [DryPrompt(q.id, q.type.value, build_prompt(q, options, pool, len, chat)[1]) for q in questions]
     return DryRun(prompts, chat, pool is not None, options)
 

@@ -4,7 +4,9 @@ The CK12 protocol shows 5 exemplars of the question's subject and type; if the
 prompt passes 1,024 tokens it shows 3, then 1 (the paper; the released evaluator
 counts 2,048 characters instead: pass ``count_tokens=len, budget=2048`` to
 reproduce it). CMMLU's template set drops the longest exemplar until it fits.
-An exemplar is never the question itself nor a question with the same stem.
+An exemplar is never the question itself nor a question with the same stem, and a pool read from a
+bank with splits gives only its exemplar split (dev; Xiezhi's train), never the split being scored
+(:class:`PoolRule`, from the benchmark's protocol).
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ import json
 import random
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from kg.errors import InputError
 from kg.records import Question, QuestionType
@@ -28,6 +32,23 @@ DEFAULT_BUDGET = 1024
 """Tokens, by the model's own tokenizer (CK12 paper)."""
 
 CountTokens = Callable[[str], int]
+
+ExemplarMatch = Literal["subject-type", "shared-labels"]
+"""Which exemplars fit a question. ``subject-type``: the question's subject and type (CK12, CMMLU, C-Eval);
+``shared-labels``: its type, sharing at least two discipline labels with it whatever its 门类, or its one
+label when it has one (Xiezhi's rule; two cannot be shared then, and the released code takes exemplars
+label by label)."""
+
+
+@dataclass(frozen=True)
+class PoolRule:
+    """Which of a pool's questions may be exemplars, and how they are matched to a question."""
+
+    split: str | None = None
+    """The split exemplars come from when the pool's questions carry splits (``dev``; Xiezhi's ``train``)."""
+    scored: str | None = None
+    """The split being scored (``all``: every one): never a source of exemplars."""
+    match: ExemplarMatch = "subject-type"
 
 
 def stem_key(text: str) -> str:
@@ -45,7 +66,9 @@ class ExemplarPool:
     question of a subject and type sees the same exemplars.
     """
 
-    def __init__(self, exemplars: Iterable[Exemplar], seed: int | None = 0) -> None:
+    def __init__(
+        self, exemplars: Iterable[Exemplar], seed: int | None = 0, match: ExemplarMatch = "subject-type"
+    ) -> None:
         groups: dict[tuple[str, QuestionType], list[Exemplar]] = {}
         for exemplar in exemplars:
             groups.setdefault((exemplar.subject, exemplar.type), []).append(exemplar)
@@ -55,11 +78,14 @@ class ExemplarPool:
                 random.Random(f"{seed}|{subject}|{qtype.value}").shuffle(group)
         self._groups = groups
         self.seed = seed
+        self.match = match
 
     @classmethod
-    def from_questions(cls, questions: Iterable[Question], seed: int | None = 0) -> ExemplarPool:
+    def from_questions(
+        cls, questions: Iterable[Question], seed: int | None = 0, match: ExemplarMatch = "subject-type"
+    ) -> ExemplarPool:
         """A pool from a dev split's questions."""
-        return cls((Exemplar.from_question(q) for q in questions), seed=seed)
+        return cls((Exemplar.from_question(q) for q in questions), seed=seed, match=match)
 
     def __iter__(self) -> Iterator[Exemplar]:
         for key in sorted(self._groups, key=lambda k: (k[0], k[1].value)):
@@ -69,10 +95,8 @@ class ExemplarPool:
         return sum(len(g) for g in self._groups.values())
 
     def _candidates(self, question: Question) -> list[Exemplar]:
-        """Same subject and type; for Xiezhi, any exemplar of the type sharing at least two discipline
-        labels with the question (the paper's rule), whatever its 门类, or its one label when it has one
-        (two cannot be shared then; the released code takes exemplars label by label)."""
-        if question.source != "xiezhi":
+        """The exemplars that fit ``question`` by the pool's :data:`ExemplarMatch`."""
+        if self.match == "subject-type":
             return self._groups.get((question.subject, question.type), [])
         labels = _labels(question)
         shared = min(2, len(labels))
@@ -178,19 +202,57 @@ def is_ck12_examples_file(path: Path) -> bool:
     return isinstance(data, dict) and bool(data) and all(isinstance(v, dict) for v in data.values())
 
 
-def load_exemplar_pool(path: Path, seed: int | None = 0, mode: Mode | None = None) -> ExemplarPool:
+def load_exemplar_pool(
+    path: Path,
+    seed: int | None = 0,
+    mode: Mode | None = None,
+    *,
+    rule: PoolRule | None = None,
+    skip_invalid: bool = False,
+    taxonomy: Path | None = None,
+) -> ExemplarPool:
     """The exemplars of ``--few-shot PATH``: CK12's released example files as they are, in their order
-    (the first five are the paper's), or any question bank's questions in a seeded order. With ``mode``,
-    a pool that ``mode`` could show no exemplar of is refused (:func:`check_pool`)."""
+    (the first five are the paper's), or any question bank's questions in a seeded order; of a bank whose
+    questions carry splits, only ``rule.split``'s (:func:`pool_questions`). ``skip_invalid`` and ``taxonomy``
+    read the bank as ``run`` reads its own. With ``mode``, a pool that ``mode`` could show no exemplar of is
+    refused (:func:`check_pool`)."""
+    rule = rule or PoolRule()
     if is_ck12_examples_file(path):
-        pool = ExemplarPool(load_ck12_examples(path), seed=None)
+        pool = ExemplarPool(load_ck12_examples(path), seed=None, match=rule.match)
     else:
         from kg.importers import load_questions
 
-        pool = ExemplarPool.from_questions(load_questions(path).questions, seed=seed)
+        questions = load_questions(path, skip_invalid=skip_invalid, taxonomy=taxonomy).questions
+        pool = ExemplarPool.from_questions(pool_questions(questions, rule, path), seed=seed, match=rule.match)
     if mode is not None:
         check_pool(pool, mode, path)
     return pool
+
+
+def pool_questions(questions: Sequence[Question], rule: PoolRule, path: Path) -> list[Question]:
+    """The questions of a pool read from ``path`` that may be exemplars under ``rule``.
+
+    A pool whose questions carry no split (a bank of your own, CK12) is used whole; the question being
+    asked and any with its stem are passed over later, per question. Of a pool with splits, only
+    ``rule.split``'s questions; an :class:`InputError` naming the splits it has when that gives none, or
+    when ``rule.split`` is the split being scored (a scored question, answer and all, would be shown).
+    """
+    splits = Counter(q.split for q in questions if q.split is not None)
+    if not splits or rule.split is None:
+        return list(questions)
+    held = ", ".join(f"{name} ({count})" for name, count in splits.most_common())
+    if rule.scored in (rule.split, "all"):
+        raise InputError(
+            f"--few-shot {path}: its exemplars would come from the {rule.split} split, which this run scores "
+            f"(--split {rule.scored}); score another split, or take exemplars from a bank of your own"
+        )
+    chosen = [q for q in questions if q.split == rule.split]
+    if not chosen:
+        raise InputError(
+            f"--few-shot {path}: no {rule.split} question here (it holds {held}); exemplars come from the "
+            f"{rule.split} split, never from the one scored: point --few-shot at the release root or its {rule.split}/"
+        )
+    return chosen
 
 
 def check_pool(pool: ExemplarPool, mode: Mode, path: Path) -> None:

@@ -17,11 +17,12 @@ from runners.backends.base import SamplingParams
 from runners.backends.harness_verdicts import Grader
 from runners.batch_plan import BatchSize
 from runners.gen_kwargs import with_gen_kwargs
+from runners.ranking import RANK_NORMS, RankNorm
 from runners.records import LANGS, MODES, STRATEGIES, Lang, Mode, Strategy, mode_info
 from runners.selection import SELECTIONS
 from runners.variants import VariantError, parse_variant
 
-__all__ = ["LANGS", "MODES", "RELEASED_VARIANTS", "STRATEGIES", "RunOptions", "check_options", "choose"]
+__all__ = ["LANGS", "MODES", "RANK_NORMS", "RELEASED_VARIANTS", "STRATEGIES", "RunOptions", "check_options", "choose"]
 
 Choice = TypeVar("Choice", bound=str)
 
@@ -50,13 +51,21 @@ class RunOptions:
     out: Path
     backend: str = "transformers"
     mode: Mode = "zero-shot"
-    variant: str = "original"
+    variant: str | None = None
+    """``None``: the benchmark's protocol (``options-50`` for Xiezhi, else ``original``; :mod:`runners.protocol`)."""
     strategy: Strategy | None = None
     """``None``: the benchmark's protocol (:mod:`runners.protocol`: generate, or for a local model
     CMMLU's next-token and Xiezhi's rank-options)."""
     lang: Lang = "auto"
     fmt: str | None = None
     mapping: Path | None = None
+    taxonomy: Path | None = None
+    """Xiezhi's discipline taxonomy (``subjects_tree_chn.json`` or its folder); ``None``: found beside the data."""
+    split: str | None = None
+    """The split to score (``dev``, ``val``, ``test``, ``train``, or ``all``); ``None``: the benchmark's evaluation
+    split (CMMLU ``test``, C-Eval ``val``, Xiezhi ``test``), the whole bank when its questions carry none."""
+    rank_norm: RankNorm | None = None
+    """How ``rank-options`` scores an option (:data:`runners.ranking.RankNorm`); ``None``: the protocol's."""
     subjects: tuple[str, ...] = ()
     types: tuple[str, ...] = ()
     limit: int | float | None = None
@@ -116,6 +125,13 @@ class RunOptions:
         return self.seed
 
     @property
+    def run_variant(self) -> str:
+        """The variant in force, filled in like :attr:`run_seed`."""
+        if self.variant is None:
+            raise ValueError("RunOptions.variant is unset: apply runners.protocol.with_protocol_defaults first")
+        return self.variant
+
+    @property
     def run_strategy(self) -> Strategy:
         """The strategy in force, filled in like :attr:`run_seed`."""
         if self.strategy is None:
@@ -170,6 +186,8 @@ def check_options(options: RunOptions) -> None:
     choose(options.mode, MODES, "--mode")
     if options.strategy is not None:
         choose(options.strategy, STRATEGIES, "--strategy")
+    if options.rank_norm is not None:
+        choose(options.rank_norm, RANK_NORMS, "--rank-norm")
     choose(options.lang, LANGS, "--lang")
     choose(options.select, tuple(SELECTIONS), "--select")
     if mode_info(options.mode).few_shot and options.few_shot is None:
@@ -191,7 +209,8 @@ def check_options(options: RunOptions) -> None:
         )
     _check_ranges(options)
     try:
-        parse_variant(options.variant)
+        if options.variant is not None:  # None: the protocol's, filled in later
+            parse_variant(options.variant)
     except VariantError as exc:
         raise InputError(f"--variant: {exc}") from None
 

@@ -12,6 +12,10 @@ questions whose gold rank is at most k) and mean rank divided by the number of
 options (lower is better). The released Xiezhi code at its latest commit sorts
 ascending, ranking the *least* likely option first; its earlier version, the
 paper and this module rank the most likely first.
+
+How an option's text is scored (``--rank-norm``, :data:`RANK_NORMS`, :func:`normalised_score`): the
+summed log-probability of its tokens favours short options, which among Xiezhi's 50 (most of them
+drawn from other questions) decides many ranks; the release averages the loss instead.
 """
 
 from __future__ import annotations
@@ -20,6 +24,19 @@ import math
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
+from typing import Literal, get_args
+
+RankNorm = Literal["mean-token", "per-char", "sum"]
+"""How ``rank-options`` scores an option from the log-probabilities of its tokens after the prompt:
+
+- ``mean-token``: their mean, the log-probability per token (Xiezhi's release, ``xiezhi_evaluate.py``,
+  ranks by the loss averaged over the sequence; the paper's figures come from it);
+- ``per-char``: their sum divided by the option's length in characters (lm-evaluation-harness's
+  ``acc_norm``, which divides by ``len(choice)``: characters, so a Chinese option is not penalised for its
+  UTF-8 bytes);
+- ``sum``: their sum, unnormalised (lm-evaluation-harness's ``acc``), which favours short options.
+"""
+RANK_NORMS: tuple[RankNorm, ...] = get_args(RankNorm)
 
 
 def _key(score: float) -> float:
@@ -142,3 +159,26 @@ def instructed_scores(output: str, options: Mapping[str, str]) -> dict[str, floa
     listed = {label: -float(position) for position, label in enumerate(order, start=1)}
     unlisted = -float(len(options) + 1)
     return {label: listed.get(label, unlisted) for label in options}
+
+
+def normalised_score(logprob: float, tokens: int, text: str, rule: RankNorm) -> float:
+    """One option's score under ``rule`` (:data:`RankNorm`) from the summed log-probability of its ``tokens``
+    tokens and its ``text``. An empty option (a CMMLU cell left blank) divides by 1: its score stays a number."""
+    if rule == "sum":
+        return logprob
+    length = tokens if rule == "mean-token" else len(text)
+    return logprob / max(length, 1)
+
+
+_NO_SPACE_AFTER = 0x2E80
+"""From here on (CJK radicals, kana, ideographs, full-width forms) text runs on without spaces."""
+
+
+def option_continuation(context: str | Sequence[Mapping[str, str]], text: str) -> str:
+    """The continuation scored for an option's ``text`` after ``context``: the text itself after a line break,
+    a space or a CJK character (Xiezhi's ``### 答案:\\n{answer}``, a Chinese ``答案是：``), or after a chat turn;
+    ``" " + text`` after any other character (lm-evaluation-harness's ``target_delimiter`` after ``Answer:``)."""
+    if not isinstance(context, str) or not context:
+        return text
+    last = context[-1]
+    return text if last.isspace() or ord(last) >= _NO_SPACE_AFTER else " " + text

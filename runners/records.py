@@ -84,6 +84,10 @@ class RunHeader(BaseModel):
     """Backend name: vllm, transformers, openai or replay."""
     mode: Mode
     strategy: Strategy = "generate"
+    rank_norm: str | None = None
+    """How ``rank-options`` scored an option (``mean-token``, ``per-char``, ``sum``:
+    :data:`runners.ranking.RankNorm`); ``None`` for other strategies, and in runs made before it was
+    recorded (their sums were unnormalised)."""
     variant: str = "original"
     """original, shuffled, distractors or options-N."""
     language: Lang = "auto"

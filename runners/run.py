@@ -14,7 +14,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from runners.files import atomic_write, lock_folder
 from runners.options import RunOptions, check_options, limited
 from runners.out_folder import check_out, check_run_folder
 from runners.prompting import prompt_language
-from runners.protocol import with_protocol_defaults
+from runners.protocol import protocol_for, with_protocol_defaults
 from runners.records import RunHeader, RunRecord
 from runners.results_file import RESULTS_FILE, lm_eval_results
 from runners.stopping import stop_reason
@@ -139,21 +139,25 @@ def run_inputs(options: RunOptions) -> list[Path]:
 
 def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any]]:
     """The questions of the run, in a stable order, and the header's description of the data."""
+    protocol = protocol_for(options.fmt or "")
     bank = load_bank(
         options.data,
         options.fmt,
-        options.variant,
+        options.run_variant,
         seed=options.run_seed,
+        split=options.split,
+        default_split=protocol.eval_split,
         mapping=options.mapping,
+        taxonomy=options.taxonomy,
         skip_invalid=options.skip_invalid,
     )
     for problem in bank.problems:
         log.warning("skipped an invalid question: %s", problem)
     questions = bank.questions
-    # Of the whole bank, before filters, --limit and shards: a run may grow (--limit 100, then
+    # Of the whole split, before filters, --limit and shards: a run may grow (--limit 100, then
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
     fingerprint = bank_fingerprint(questions)
-    questions = in_scope(questions, options.select, options.subjects, options.types)
+    questions = in_scope(questions, options.select, options.subjects, options.types, protocol.task_prefixes)
     in_bank = len(questions)  # what the run's accuracy is "n asked of n in bank" over (runners.counting)
     questions = questions[: limited(len(questions), options.limit)]
     shard = parse_shard(options.shard)
@@ -161,9 +165,12 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     data: dict[str, Any] = {
         "path": str(options.data.resolve()),
         "format": bank.format,
-        "variant": options.variant if bank.variant_source != "generated" else "original",
+        "variant": options.run_variant if bank.variant_source != "generated" else "original",
         "variant_source": bank.variant_source,
+        "split": bank.split,
+        "splits": bank.splits,
         "mapping": str(options.mapping.resolve()) if options.mapping else None,
+        "taxonomy": str(options.taxonomy.resolve()) if options.taxonomy else None,
         "subjects": list(options.subjects),
         "types": list(options.types),
         "limit": options.limit,
@@ -235,10 +242,11 @@ def run_questions(
     questions, data = select_questions(options)
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
+    options = replace(options, split=data["split"])  # the split scored: exemplars never come from it
     check_templates(options, questions)
     argv = redact_command(sys.argv if command is None else command)
     with lock_folder(options.out):  # held to the end: a second run on this folder is refused
-        summary = RunSummary(options.out, options.model, options.mode, options.variant)
+        summary = RunSummary(options.out, options.model, options.mode, options.run_variant)
         try:
             _run_locked(options, questions, data, progress, summary)
         except BaseException as exc:  # Ctrl-C and SIGTERM too: the summary says how far it got
@@ -341,7 +349,8 @@ def _run_locked(
         backend=options.backend,
         mode=options.mode,
         strategy=options.run_strategy,
-        variant=options.variant,
+        rank_norm=options.rank_norm if options.run_strategy == "rank-options" else None,
+        variant=options.run_variant,
         language=options.lang,
         sampling=answerer.sampling_dict(),
         seed=options.run_seed,

@@ -28,6 +28,7 @@ IDENTITY_FIELDS = (
     "backend",
     "mode",
     "strategy",
+    "rank_norm",
     "variant",
     "language",
     "sampling",

@@ -9,7 +9,7 @@
 ``circular``        OpenCompass's CircularEval: each single-choice question once per
                     rotation of its options (``runners.circular``)
 ``options-N``       N options in all: the original ones plus options from
-                    questions *of other subjects* that share no character
+                    questions *of other subjects* in the question's language that share no character
                     (Chinese) or character 4-gram (English) with any gold option,
                     all shuffled (Xiezhi, which uses N = 50)
 ==================  ===========================================================
@@ -176,6 +176,7 @@ class _OptionSource:
     def __init__(self, pool: Iterable[Question]) -> None:
         seen: dict[str, set[str]] = {}
         self._by_subject: dict[str, list[tuple[str, str, str]]] = {}
+        self._language: dict[str, str] = {}
         for q in sorted((q for q in pool if q.is_choice), key=lambda q: q.id):
             keys = seen.setdefault(q.subject, set())
             for option in q.options:
@@ -183,7 +184,8 @@ class _OptionSource:
                 if key and not _LIST_BOUND.match(key) and key not in keys:
                     keys.add(key)
                     self._by_subject.setdefault(q.subject, []).append((key, q.id, option.text))
-        self._others: dict[str, list[tuple[str, str, str]]] = {}
+                    self._language[q.id] = q.language
+        self._others: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
         self._units: dict[tuple[str, str], frozenset[str]] = {}
 
     def draw_same_subject(self, question: Question, wanted: int, rng: random.Random) -> list[str]:
@@ -193,13 +195,17 @@ class _OptionSource:
         return _draw(candidates, wanted, rng, lambda key, qid: qid != question.id and key not in own)
 
     def draw_other_subjects(self, question: Question, wanted: int, rng: random.Random) -> list[str]:
-        """Up to ``wanted`` texts from other subjects sharing no character / 4-gram with a gold option (Xiezhi)."""
-        if question.subject not in self._others:
-            self._others[question.subject] = [
+        """Up to ``wanted`` texts from other subjects' questions of the question's language sharing no character /
+        4-gram with a gold option (Xiezhi, whose Chinese and English benchmarks are apart: a bank holding both
+        never gives a Chinese question English options)."""
+        where = (question.subject, question.language)
+        if where not in self._others:
+            self._others[where] = [
                 entry
                 for subject in sorted(self._by_subject)
                 if subject != question.subject
                 for entry in self._by_subject[subject]
+                if self._language[entry[1]] == question.language
             ]
         language = question.language
         gold = [o.text for o in question.options if o.label in question.answer]
@@ -215,7 +221,7 @@ class _OptionSource:
                 return False
             return not any(s in _compact(key) for s in short)
 
-        return _draw(self._others[question.subject], wanted, rng, accept)
+        return _draw(self._others[where], wanted, rng, accept)
 
 
 def _draw(

@@ -35,9 +35,14 @@ BackendOpt = Annotated[str, typer.Option("--backend", "-b", help=f"{BACKEND_HELP
 ModeOpt = Annotated[str, typer.Option(help="zero-shot, few-shot, zero-shot-cot or few-shot-cot.")]
 
 VariantOpt = Annotated[
-    str,
-    typer.Option(help="original, shuffled, distractors (CK12's released files when present), circular or options-N."),
+    str | None,
+    typer.Option(
+        help="original, shuffled, distractors (CK12's released files when present), circular or options-N. Default: "
+        "the benchmark's protocol: options-50 for Xiezhi (the paper's 50 options; original is the file's 4), else "
+        "original."
+    ),
 ]
+
 CircularOpt = Annotated[
     bool,
     typer.Option(
@@ -45,6 +50,34 @@ CircularOpt = Annotated[
         help="OpenCompass's CircularEval (--variant circular): each single-choice question asked once per rotation "
         "of its options (ABCD, BCDA, CDAB, DABC), right only if every rotation is; the summary gives the circular "
         "accuracy beside the plain one.",
+    ),
+]
+
+SplitOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="The split to score: dev, val, test, train, or all. Default: the benchmark's evaluation split "
+        "(CMMLU test, C-Eval val, Xiezhi test; CK12 and your own banks have none and are scored whole). "
+        "run.json records it; few-shot exemplars never come from it."
+    ),
+]
+
+TaxonomyOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Xiezhi discipline taxonomy (subjects_tree_chn.json or its folder). Default: discipline_taxonomy/ "
+        "beside the data or up to three folders above it, as the release keeps it."
+    ),
+]
+
+RankNormOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--rank-norm",
+        help="How rank-options scores an option: mean-token (the mean log-probability of its tokens, as "
+        "Xiezhi's release averages the loss), per-char (lm-eval's acc_norm: per character) or sum "
+        "(unnormalised, lm-eval's acc; favours short options). Default: the protocol's (mean-token for "
+        "Xiezhi, sum otherwise); run.json records it.",
     ),
 ]
 
@@ -71,7 +104,13 @@ FmtOpt = Annotated[str | None, typer.Option("--format", "-f", help="Question-ban
 MappingOpt = Annotated[Path | None, typer.Option(help="Mapping file for your own JSONL/CSV.")]
 
 SubjectsOpt = Annotated[
-    list[str] | None, typer.Option("--subjects", "-s", help="Only these subjects (repeat, or a comma list).")
+    list[str] | None,
+    typer.Option(
+        "--subjects",
+        "-s",
+        help="Only these subjects (repeat, or a comma list): the Chinese name (计算机网络), the bank's key "
+        "(computer_network) or lm-eval's task name (ceval-valid_computer_network, cmmlu_agronomy).",
+    ),
 ]
 
 TypesOpt = Annotated[

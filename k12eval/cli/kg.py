@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -41,6 +42,14 @@ TaxonomyOpt = Annotated[
     ),
 ]
 SkipOpt = Annotated[bool, typer.Option("--skip-invalid", help="Skip bad records and report them instead of stopping.")]
+SplitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--split",
+        help="Only this split (dev, val, test, train) of a bank that has splits; every split, each counted "
+        "apart, if omitted.",
+    ),
+]
 
 
 class _EchoHandler(logging.Handler):
@@ -62,16 +71,25 @@ def _importer_notes() -> Iterator[None]:
 
 
 def _load(
-    path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool, taxonomy: Path | None = None
+    path: Path,
+    fmt: str | None,
+    variant: str,
+    mapping: Path | None,
+    skip_invalid: bool,
+    taxonomy: Path | None = None,
+    split: str | None = None,
 ) -> tuple[ImportResult, KnowledgeGraph]:
     from k12eval.banks import resolve_data
     from kg.graph import build_graph
     from kg.importers import load_questions
+    from runners.bank import choose_split
 
     with _importer_notes():
         result = load_questions(
             resolve_data(path).path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
         )
+    if split is not None:
+        result.questions = choose_split(result.questions, split, None)[0]
     if result.problems:
         typer.echo(f"skipped {len(result.problems)} invalid record(s):", err=True)
         for reason, count in result.skipped_by_reason().most_common():
@@ -89,6 +107,7 @@ def stats(
     variant: VariantOpt = "original",
     mapping: MappingOpt = None,
     taxonomy: TaxonomyOpt = None,
+    split: SplitOpt = None,
     skip_invalid: SkipOpt = False,
     select: Annotated[
         str,
@@ -100,24 +119,31 @@ def stats(
     ] = "all",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Count questions, subjects and knowledge points, by type, subject and stage, and the questions with CMMLU's
-    analysed features (negation, sub-options) with 95% Wilson intervals."""
+    """Count questions, subjects and knowledge points, by split, type, subject and stage, and the questions with
+    CMMLU's analysed features (negation, sub-options) with 95% Wilson intervals."""
     from kg.graph import MIN_LEVEL2_QUESTIONS, build_graph
     from reports.analyses import feature_shares
     from runners.dryrun import terminal_safe
+    from runners.protocol import protocol_for
     from runners.selection import select as select_questions
 
-    result, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
+    result, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy, split)
     if select != "all":
         result.questions = select_questions(result.questions, select)
         graph = build_graph(result.questions)
     overall = graph.stats()
     sparse = graph.sparse_level2()
+    protocol = protocol_for(result.format)
+    by_split = Counter(q.split for q in result.questions if q.split is not None)
     summary: dict[str, Any] = {
         "path": str(path),
         "format": result.format,
         "variant": variant,
         "select": select,
+        "split": split,
+        "by_split": dict(by_split.most_common()),
+        "evaluation_split": protocol.eval_split,
+        "exemplar_split": protocol.exemplar_split,
         "questions": overall.questions,
         "subjects": len(graph.nodes_of_kind("subject")),
         "level1": overall.level1,
@@ -148,7 +174,10 @@ def stats(
         typer.echo(json.dumps(summary, ensure_ascii=False))
         return
     chosen = "" if select == "all" else f", --select {select}"
-    typer.echo(f"{summary['questions']} questions ({result.format}, {variant}{chosen}) from {path}")
+    in_splits = f" in {len(by_split)} splits" if len(by_split) > 1 else ""
+    typer.echo(f"{summary['questions']} questions{in_splits} ({result.format}, {variant}{chosen}) from {path}")
+    if by_split:
+        typer.echo(f"split: {_split_counts(by_split, protocol.eval_split, protocol.exemplar_split)}")
     typer.echo(f"{summary['subjects']} subjects, {summary['level1']} level-1 and {summary['level2']} level-2 points")
     for key in ("by_type", "by_subject", "by_stage", "by_difficulty"):
         counts = ", ".join(f"{k} {v}" for k, v in summary[key].items())
@@ -163,6 +192,16 @@ def stats(
         typer.echo(f"invalid (skipped): {summary['invalid']}")
 
 
+def _split_counts(by_split: Counter[str], evaluated: str | None, exemplars: str | None) -> str:
+    """``test 11582 (scored by run), dev 335 (few-shot exemplars)``: each split apart, never one sum."""
+    roles = {evaluated: "scored by run", exemplars: "few-shot exemplars"}
+    order = sorted(by_split.items(), key=lambda item: (item[0] != evaluated, item[0] != exemplars, -item[1]))
+    parts = [f"{name} {count}" + (f" ({roles[name]})" if name in roles else "") for name, count in order]
+    if len(by_split) > 1 and evaluated is not None and evaluated in by_split:
+        parts.append(f"run scores {evaluated} only ({by_split[evaluated]}) unless --split says otherwise")
+    return ", ".join(parts)
+
+
 @app.command("show")
 @guarded
 def show(
@@ -175,11 +214,12 @@ def show(
     variant: VariantOpt = "original",
     mapping: MappingOpt = None,
     taxonomy: TaxonomyOpt = None,
+    split: SplitOpt = None,
     skip_invalid: SkipOpt = False,
     depth: Annotated[int, typer.Option("--depth", help="Levels to show below the node (questions are level 3).")] = 2,
 ) -> None:
     """Print the tree under a node with the number of questions in each subtree."""
-    _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
+    _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy, split)
     try:
         root = graph.resolve(node) if node else None
     except KeyError as exc:
@@ -205,12 +245,13 @@ def export(
     variant: VariantOpt = "original",
     mapping: MappingOpt = None,
     taxonomy: TaxonomyOpt = None,
+    split: SplitOpt = None,
     skip_invalid: SkipOpt = False,
 ) -> None:
     """Export the graph as node-link JSON or GraphML."""
     if out.suffix not in (".json", ".graphml"):
         raise UserError(f"{out}: the output must end in .json or .graphml")
-    _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
+    _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy, split)
     out.parent.mkdir(parents=True, exist_ok=True)
     escaped = graph.export(out)
     if escaped:

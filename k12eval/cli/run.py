@@ -36,6 +36,7 @@ from k12eval.cli._run_options import (
     OutOpt,
     PullOpt,
     QuietOpt,
+    RankNormOpt,
     RetryFailedOpt,
     SamplesOpt,
     SeedOpt,
@@ -43,9 +44,11 @@ from k12eval.cli._run_options import (
     ShardOpt,
     ShotsOpt,
     SkipInvalidOpt,
+    SplitOpt,
     StrategyOpt,
     SubjectsOpt,
     SystemPromptOpt,
+    TaxonomyOpt,
     TemperatureOpt,
     TemplateSetOpt,
     TokenBudgetOpt,
@@ -95,12 +98,15 @@ def run(
     pull: PullOpt = False,
     backend: BackendOpt = "transformers",
     mode: ModeOpt = "zero-shot",
-    variant: VariantOpt = "original",
+    variant: VariantOpt = None,
     circular: CircularOpt = False,
     strategy: StrategyOpt = None,
+    rank_norm: RankNormOpt = None,
     lang: LangOpt = "auto",
     fmt: FmtOpt = None,
     mapping: MappingOpt = None,
+    taxonomy: TaxonomyOpt = None,
+    split: SplitOpt = None,
     subjects: SubjectsOpt = None,
     types: TypesOpt = None,
     limit: LimitOpt = None,
@@ -141,11 +147,11 @@ def run(
     """
     from runners.batch_plan import parse_batch_size
     from runners.gen_kwargs import parse_gen_kwargs
-    from runners.options import LANGS, MODES, STRATEGIES, choose, parse_limit
+    from runners.options import LANGS, MODES, RANK_NORMS, STRATEGIES, choose, parse_limit
     from runners.summary import FailureLimit
 
     limit_failures = FailureLimit.parse(max_failures)
-    if circular and variant not in ("original", "circular"):
+    if circular and variant not in (None, "original", "circular"):
         raise InputError(f"--circular rotates the original options; it cannot be combined with --variant {variant}")
     variant = "circular" if circular else variant
     as_given: dict[str, Any] = {"variant": variant, "fmt": fmt, "mapping": mapping, "select": select}
@@ -154,6 +160,7 @@ def run(
     as_given |= {"template_set": template_set, "chat": chat, "temperature": temperature, "top_p": top_p}
     as_given |= {"max_tokens": max_tokens, "samples": samples, "retry_failed": retry_failed}
     as_given |= {"skip_invalid": skip_invalid, "grader": grader, "system_prompt": text_or_file(system_prompt)}
+    as_given |= {"taxonomy": taxonomy, "split": split}
     as_given["gen_kwargs"] = parse_gen_kwargs(gen_kwargs)
     as_given["tracking"] = _trackers(wandb_args, mlflow_args)
     if pull:
@@ -167,6 +174,7 @@ def run(
         resolve_model=not dry_run,
         mode=choose(mode, MODES, "--mode"),
         strategy=None if strategy is None else choose(strategy, STRATEGIES, "--strategy"),
+        rank_norm=None if rank_norm is None else choose(rank_norm, RANK_NORMS, "--rank-norm"),
         lang=choose(lang, LANGS, "--lang"),
         subjects=comma_list(subjects),
         types=comma_list(types),
@@ -267,7 +275,8 @@ def _print_dry_run(options: RunOptions) -> None:
     typer.echo(
         f"# dry run: {len(result.prompts)} prompt(s) as {sent}{how}{budget}; protocol {_protocol_name(result.options)}, "
         f"seed {result.options.seed}, templates {result.options.template_set}, shots {result.options.shots}, "
-        f"strategy {result.options.strategy}; no model loaded, {options.out} not written"
+        f"strategy {result.options.strategy}, split {result.options.split or 'none'}, variant "
+        f"{result.options.variant}; no model loaded, {options.out} not written"
     )
     for number, prompt in enumerate(result.prompts, start=1):
         typer.echo(f"\n## {number}/{len(result.prompts)} {_show_id(prompt.question_id)} ({prompt.type})")
@@ -278,7 +287,8 @@ def _protocol_name(options: RunOptions) -> str:
     """The protocol's name, with the fields the options override (``cmmlu, --templates ck12``)."""
     record = options.protocol or {}
     given = {"template_set": "--templates", "shots": "--shots", "token_budget": "--token-budget", "seed": "--seed",
-             "strategy": "--strategy", "language": "--lang"}  # fmt: skip
+             "strategy": "--strategy", "language": "--lang", "split": "--split", "variant": "--variant",
+             "rank_norm": "--rank-norm"}  # fmt: skip
     overrides = [f"{given.get(k, k)} {v['given']}" for k, v in record.get("overrides", {}).items()]
     return ", ".join([str(record.get("name", "?")), *overrides]) if overrides else str(record.get("name", "?"))
 

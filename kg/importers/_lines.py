@@ -171,14 +171,39 @@ def split_option(text: str) -> tuple[str, str] | None:
     return match.group(1).upper(), text[match.end() :].strip()
 
 
+JSON_LINES_SUFFIXES = (".jsonl", ".json")
+"""Files that may hold JSON lines: ``.jsonl``, and ``.json`` as Xiezhi releases its JSON-lines files
+(``xiezhi.v1.1.json``). A ``.json`` file counts only when its first line is a JSON object
+(:func:`first_object`): a pretty-printed document (a taxonomy, ``subject_mapping.json``) is not."""
+
+
+def first_object(file: Path) -> dict[str, Any] | None:
+    """The JSON object on the first non-blank line of ``file``; ``None`` when that line is not one."""
+    if file.suffix.lower() not in JSON_LINES_SUFFIXES or not_regular(file) is not None:
+        return None
+    for _, obj in iter_jsonl(file):
+        return obj if isinstance(obj, dict) else None
+    return None
+
+
+def json_lines_files(path: Path) -> list[Path]:
+    """The JSON-lines files under ``path`` (the one file, or the folder tree's), sorted: every ``.jsonl``,
+    and each ``.json`` whose first line is a JSON object."""
+    if path.is_file():
+        return [path]
+    found = sorted(p for p in path.rglob("*") if p.suffix.lower() in JSON_LINES_SUFFIXES and not p.is_dir())
+    return [p for p in found if p.suffix.lower() == ".jsonl" or first_object(p) is not None]
+
+
+_LOOKED_AT = 20
+"""Files :func:`first_record` opens at most in a folder tree before giving up."""
+
+
 def first_record(path: Path) -> dict[str, Any] | None:
-    """The first JSON object of a JSONL file (or of the first JSONL file in a folder tree), if any."""
-    files = [path] if path.is_file() else sorted(path.rglob("*.jsonl"))[:3]
-    for file in files:
-        if file.suffix != ".jsonl" or not_regular(file) is not None:
-            continue
-        for _, obj in iter_jsonl(file):
-            if isinstance(obj, dict):
-                return obj
-            break
+    """The first JSON object of a JSON-lines file (or of the first such file in a folder tree), if any."""
+    files = [path] if path.is_file() else sorted(p for s in JSON_LINES_SUFFIXES for p in path.rglob(f"*{s}"))
+    for file in files[:_LOOKED_AT]:
+        record = first_object(file)
+        if record is not None:
+            return record
     return None

@@ -53,15 +53,21 @@ class Taxonomy:
         return best
 
 
+LEVELS_UP = 3
+"""How many folders above the data's folder the taxonomy is looked for: the release keeps it in
+``Tasks/Knowledge/discipline_taxonomy/``, three above ``Benchmarks/test/xiezhi_spec_chn/xiezhi.v1.1.json``'s folder."""
+
+
 def find_taxonomy(path: Path, explicit: Path | None) -> list[Path]:
-    """The tree file(s) to read: ``explicit`` (a file, or a folder holding them), else beside ``path`` or in its parent."""
+    """The tree file(s) to read: ``explicit`` (a file, or a folder holding them), else in a ``discipline_taxonomy/``
+    folder (or the tree files themselves) beside ``path`` or up to :data:`LEVELS_UP` folders above it, the nearest first."""
     if explicit is not None:
         if explicit.is_dir():
             inner = explicit / FOLDER if (explicit / FOLDER).is_dir() else explicit
             return [inner / name for name in TREE_FILES if (inner / name).is_file()]
         return [explicit]
     folder = path if path.is_dir() else path.parent
-    for base in (folder, folder.parent):
+    for base in [folder, *folder.absolute().parents][: LEVELS_UP + 1]:
         for candidate in (base / FOLDER, base):
             files = [candidate / name for name in TREE_FILES if (candidate / name).is_file()]
             if files:

@@ -1,16 +1,23 @@
-"""Xiezhi: JSONL of ``{question, labels, answer, options}``, labels placed in Xiezhi's discipline taxonomy.
+"""Xiezhi: JSON lines of ``{question, labels, answer, options}``, labels placed in Xiezhi's discipline taxonomy.
 
-``options`` is one string, the options joined by ``\\n`` (a JSON list is taken
-too); ``answer`` is the text of the right option, which must match exactly one
-option (after trimming spaces). Ids are ``xiezhi/<file stem>/<line>``.
+Read as released: ``Tasks/Knowledge/Benchmarks/{test,train}/xiezhi_<set>_<lang>/xiezhi.v1.1.json``,
+JSON lines in files named ``.json`` (a ``.jsonl`` of the same records too), a file or any folder above
+them; the taxonomy is found in ``discipline_taxonomy/`` beside the data or up to three folders above it
+(the release keeps it in ``Tasks/Knowledge/``). ``options`` is one string, the options joined by ``\\n``
+(a JSON list is taken too); ``answer`` is the text of the right option, which must match exactly one
+option (after trimming spaces). Ids are ``xiezhi/<name>/<line>``, the name being the file's stem, or its
+folder's name for the release's ``xiezhi.v1.1.json`` (``xiezhi/xiezhi_spec_chn/1``), so the
+specialty, interdiscipline and train files and both languages load together.
 
 Graph coordinates: the labels are placed in the taxonomy (门类 -> 一级学科 ->
 二级学科, see :mod:`kg.importers._taxonomy`); subject = 门类, level 1 = 一级学科,
 level 2 = 二级学科, and a level the labels do not reach repeats the name above
-it. All labels are kept in ``extra["labels"]``; the split a question belongs to, Xiezhi-Specialty
+it. All labels are kept in ``extra["labels"]``; the test set a question belongs to, Xiezhi-Specialty
 or Xiezhi-Interdiscipline, follows the paper's rule, from the number of disciplines it is labelled
 with: 3 or fewer is Specialty, 4 or more Interdiscipline (:func:`xiezhi_split`), kept in
-``extra["split"]`` (``specialty`` / ``interdiscipline``), whatever the file is called. Without a taxonomy file the
+``extra["xiezhi_set"]`` (``specialty`` / ``interdiscipline``), whatever the file is called. The release's
+split, ``test`` (the specialty and interdiscipline files) or ``train``, is ``extra["split"]``, read from
+the file's and its folders' names (:func:`release_split`). Without a taxonomy file the
 questions are still imported, under the subject ``未归类`` with their labels as
 the knowledge point, each with a warning.
 """
@@ -19,15 +26,16 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from kg.errors import Problem
 from kg.importers._found import Found, ImportOptions, located
-from kg.importers._lines import first_record
+from kg.importers._lines import first_record, json_lines_files
 from kg.importers._taxonomy import Taxonomy, find_taxonomy, load_taxonomy
 from kg.jsonl import iter_jsonl
 from kg.records import Knowledge, Option, Question, QuestionType, detect_language
@@ -40,17 +48,64 @@ UNPLACED = "未归类"
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
+_RELEASE_FILE = re.compile(r"^xiezhi\.v[\d.]+$")
+"""The release's file stem (``xiezhi.v1.1``, ``xiezhi.v1``): the same in every folder, so its folder names it."""
+_TEST_SETS = re.compile(r"(^|_)(spec|inter)(_|$)")
+_TRAIN = re.compile(r"(^|_)train(_|$)")
+
+
 def detect(path: Path) -> bool:
-    """JSONL whose first record has Xiezhi's keys."""
+    """JSON lines (``.jsonl``, or ``.json`` as released) whose first record has Xiezhi's keys."""
     record = first_record(path)
     return record is not None and set(KEYS) <= record.keys()
 
 
+def xiezhi_files(path: Path) -> list[Path]:
+    """The files to read: ``path`` itself, or every JSON-lines file below it (the taxonomy's JSON documents are not)."""
+    return json_lines_files(path)
+
+
+def file_name(file: Path) -> str:
+    """The name in a question's id: the file's stem, or its folder's name for the release's ``xiezhi.v1.1.json``."""
+    stem = file.name.removesuffix(file.suffix)
+    return file.parent.name if _RELEASE_FILE.match(stem) and file.parent.name else stem
+
+
+def release_split(file: Path) -> str | None:
+    """``test`` for the specialty and interdiscipline files, ``train`` for the training file, from the file's
+    name or its folders' (``Benchmarks/test/xiezhi_spec_chn/xiezhi.v1.1.json``, ``xiezhi_train_chn.jsonl``);
+    ``None`` for a file of another name."""
+    for name in (file.stem, file.parent.name, file.parent.parent.name):
+        lowered = name.lower()
+        if _TEST_SETS.search(lowered) or lowered == "test":
+            return "test"
+        if _TRAIN.search(lowered) or lowered == "train":
+            return "train"
+    return None
+
+
+_LANGUAGES: dict[str, Literal["zh", "en"]] = {"chn": "zh", "eng": "en"}
+_LANGUAGE_PART = re.compile(r"(?:^|_)(chn|eng)(?:_|\.|$)")
+
+
+def release_language(file: Path) -> Literal["zh", "en"] | None:
+    """``zh`` / ``en`` for a file the release names ``_chn`` / ``_eng`` (or in such a folder); ``None`` otherwise.
+
+    The release's language is the question's, as its evaluator prompts a whole file in one language: a
+    Chinese question whose stem is mostly a formula or English words stays Chinese (32 of the 24,787
+    Chinese test questions would be told English from their text)."""
+    for name in (file.name, file.parent.name):
+        found = _LANGUAGE_PART.search(name.lower())
+        if found:
+            return _LANGUAGES[found.group(1)]
+    return None
+
+
 def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
-    """Yield the questions (and problems) of every Xiezhi JSONL file under ``path``."""
-    files = [path] if path.is_file() else sorted(path.rglob("*.jsonl"))
+    """Yield the questions (and problems) of every Xiezhi JSON-lines file under ``path``."""
+    files = xiezhi_files(path)
     if not files:
-        yield Problem(path, None, None, "no Xiezhi JSONL files here")
+        yield Problem(path, None, None, "no Xiezhi JSON-lines files here (.jsonl, or .json as released)")
         return
     tree_files = find_taxonomy(path, options.taxonomy)
     taxonomy: Taxonomy | None = None
@@ -65,8 +120,8 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
         taxonomy = loaded
     else:
         log.warning(
-            "xiezhi: no discipline taxonomy found (discipline_taxonomy/subjects_tree_chn.json beside %s or in its "
-            "parent; or pass --taxonomy): questions are imported under the subject %s with their labels as the "
+            "xiezhi: no discipline taxonomy found (discipline_taxonomy/subjects_tree_chn.json beside %s or up to "
+            "three folders above it; or pass --taxonomy): questions are imported under the subject %s with their labels as the "
             "knowledge point",
             path,
             UNPLACED,
@@ -81,7 +136,7 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
 
 def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy | None) -> Question | Problem:
     """One Xiezhi record as a :class:`Question`, or the :class:`Problem` that stops it."""
-    qid = f"xiezhi/{file.stem}/{line}"
+    qid = f"xiezhi/{file_name(file)}/{line}"
 
     def problem(field: str | None, message: str) -> Problem:
         return Problem(file, line, field, message, record=qid)
@@ -109,8 +164,10 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy 
     if isinstance(placed, str):
         return problem("labels", placed)
     knowledge, subject, warnings = placed
-    extra: dict[str, Any] = {"labels": labels}
-    extra["split"] = xiezhi_split(labels)
+    extra: dict[str, Any] = {"labels": labels, "xiezhi_set": xiezhi_split(labels)}
+    split = release_split(file)
+    if split is not None:
+        extra["split"] = split
     if warnings:
         extra["warnings"] = warnings
     try:
@@ -124,7 +181,7 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy 
             answer=[_LETTERS[matches[0]]],
             knowledge=knowledge,
             variant="original" if len(texts) <= 4 else f"options-{len(texts)}",
-            language=detect_language(stem),
+            language=release_language(file) or detect_language(stem),
             extra=extra,
         )
     except ValidationError as exc:

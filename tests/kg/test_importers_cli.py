@@ -145,7 +145,9 @@ def test_export_refuses_other_suffixes(tmp_path: Path) -> None:
 def test_ceval_test_split_skip_is_said_on_stderr() -> None:
     result = runner.invoke(app, ["kg", "stats", str(FIXTURES / "ceval")])
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("4 questions (ceval, original)")
+    assert result.stdout.startswith("4 questions in 2 splits (ceval, original)")
+    # each split apart, the one run scores named (#31 item 1): dev questions are not part of an evaluation count
+    assert "split: val 2 (scored by run), dev 2 (few-shot exemplars)" in result.stdout
     assert "skipped 1 test-split file(s) without answers" in result.stderr
 
 

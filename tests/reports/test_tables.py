@@ -184,7 +184,10 @@ def test_ranking_table_has_xiezhis_random_guess_average_and_variance_rows(tmp_pa
     # MRR 0.625 and 0.5; Hit@1 50 % and 0 %.
     average, variance = table.loc["Performance-Average"], table.loc["Performance-Variance"]
     assert (average["MRR"], average["Hit@1"], average["mean rank"]) == ("0.562", "25.0", "2.25")
-    assert (variance["MRR"], variance["Hit@1"]) == ("0.0039", "625.0")  # (0.0625)^2; (25 points)^2
+    # #31 item 4: the row the paper labels Performance-Variance holds the population standard deviation (its
+    # Table 1's 0.062-0.104 are SDs of the models' MRRs): |0.625 - 0.5| / 2 = 0.0625, not its square 0.0039;
+    # Hit@1 50 % and 0 %: 25 points, not 625.
+    assert (variance["MRR"], variance["Hit@1"]) == ("0.062", "25.0")
     # Runs of another setting (more options) get their own Random-Guess, never mixed with this one's.
     wide = {c: 0.0 for c in "ABCDEFGH"}
     more = {"q1": Answer(True, gold_rank=1, option_scores=wide), "q2": Answer(False, gold_rank=8, option_scores=wide)}

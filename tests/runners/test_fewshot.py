@@ -12,6 +12,7 @@ from kg.errors import InputError
 from kg.records import Question
 from runners.fewshot import ExemplarPool, fit_prompt, load_ck12_examples
 from runners.prompting import build_prompt
+from runners.protocol import PROTOCOLS
 from tests.importer_helpers import ck12_record, write_jsonl
 from tests.qfactory import fill, single
 
@@ -240,7 +241,8 @@ def test_xiezhi_exemplars_share_at_least_two_labels() -> None:
             xiezhi("one", "理学", ["理学", "物理学"]),  # same 门类, one label shared: not an exemplar
             xiezhi("other-subject", "工学", ["数学", "基础数学", "工学"]),
             xiezhi("q", "理学", ["理学", "数学", "基础数学"]),  # the question itself
-        ]
+        ],
+        match=PROTOCOLS["xiezhi"].exemplar_match,
     )
     assert sorted(e.id for e in pool.select(question)) == ["other-subject", "two"]
 
@@ -252,7 +254,8 @@ def test_a_single_label_xiezhi_question_gets_exemplars_sharing_its_label() -> No
 
     question = xiezhi("q", ["历史学"])
     pool = ExemplarPool.from_questions(
-        [xiezhi("same", ["历史学", "中国史"]), xiezhi("alone", ["历史学"]), xiezhi("other", ["文学"])]
+        [xiezhi("same", ["历史学", "中国史"]), xiezhi("alone", ["历史学"]), xiezhi("other", ["文学"])],
+        match=PROTOCOLS["xiezhi"].exemplar_match,
     )
     assert sorted(e.id for e in pool.select(question, k=3)) == ["alone", "same"]
 

@@ -30,10 +30,11 @@ def test_an_api_model_ranks_xiezhi_options_in_words(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with OpenAIServer(ScriptedBackend(_reply), Faults()) as server:  # type: ignore[arg-type]
         args = ["run", str(bank), "-m", "scripted", "-b", "openai", "-B", f"base_url={server.base_url}", "-o", str(out)]
-        result = CliRunner().invoke(app, args)
+        result = CliRunner().invoke(app, [*args, "--variant", "original"])  # one question: too few for 50 options
     assert result.exit_code == 0, result.output
     header = json.loads((out / "run.json").read_text(encoding="utf-8"))
-    assert header["strategy"] == "instruct-rank" and header["protocol"]["overrides"] == {}
+    assert header["strategy"] == "instruct-rank"
+    assert header["protocol"]["overrides"] == {"variant": {"protocol": "options-50", "given": "original"}}
     (answer,) = [json.loads(line) for line in (out / "records.jsonl").read_text(encoding="utf-8").splitlines()]
     # 舜时期 D, 黄帝时期 C, 禹时期 B (the gold, third), 尧时期 A
     assert answer["gold_rank"] == 3 and answer["extracted"] == ["D"] and answer["correct"] is False
@@ -49,7 +50,7 @@ def test_a_template_set_that_cannot_ask_for_a_ranking_is_refused_in_one_line(tmp
     record = {"question": "题_____", "labels": ["历史学"], "answer": "禹时期", "options": "\n".join(OPTIONS)}
     bank.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
     args = ["run", str(bank), "-m", "m", "-b", "openai", "-o", str(tmp_path / "r"), "--templates", "ck12",
-            "--strategy", "instruct-rank", "-B", "base_url=http://127.0.0.1:9"]  # fmt: skip
+            "--strategy", "instruct-rank", "-B", "base_url=http://127.0.0.1:9", "--variant", "original"]  # fmt: skip
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
     assert "has no rank_instruction, rank_fewshot_instruction phrase" in result.output

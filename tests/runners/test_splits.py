@@ -1,0 +1,175 @@
+"""A bank's splits (#31 item 1): a run scores one split, exemplars come from another, never from the scored one.
+
+Fixtures are written here in the layouts the releases publish: the model hub's ``ceval/ceval-exam``
+(``<subject>/{dev,val,test}-00000-of-00001.parquet``, its dataset card's ``data_files``) and CMMLU's
+release (``data/{dev,test}/<subject>.csv``, an unnamed index column first).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import k12eval
+from k12eval.cli import app
+from kg.errors import InputError
+from kg.importers import load_questions
+from tests.kg.test_importers_parquet import write_parquet
+from tests.scripted import ScriptedBackend, prompt_text
+
+CEVAL_SUBJECTS = {"computer_network": "网络", "operating_system": "进程"}
+
+
+def _ceval_rows(subject: str, split: str, count: int) -> dict[str, list[object]]:
+    topic = CEVAL_SUBJECTS[subject]
+    stems = [f"{topic}{split}题{i}：下列说法正确的是____" for i in range(count)]
+    answers = ["" if split == "test" else "ABCD"[i % 4] for i in range(count)]  # the hub's test has no answers
+    return {
+        "id": list(range(count)),
+        "question": stems,
+        "A": [f"{topic}甲{i}" for i in range(count)],
+        "B": [f"{topic}乙{i}" for i in range(count)],
+        "C": [f"{topic}丙{i}" for i in range(count)],
+        "D": [f"{topic}丁{i}" for i in range(count)],
+        "answer": answers,
+        "explanation": [f"{split}解析{i}" if split == "dev" else "" for i in range(count)],
+    }
+
+
+@pytest.fixture
+def ceval_hub(tmp_path: Path) -> Path:
+    """``ceval/ceval-exam`` as the hub serves it: per subject, 5 dev, 3 val and 2 test rows."""
+    root = tmp_path / "ceval-exam"
+    for subject in CEVAL_SUBJECTS:
+        for split, count in (("dev", 5), ("val", 3), ("test", 2)):
+            write_parquet(root / subject / f"{split}-00000-of-00001.parquet", _ceval_rows(subject, split, count))
+    return root
+
+
+@pytest.fixture
+def cmmlu_release(tmp_path: Path) -> Path:
+    """CMMLU's ``data/`` folder: ``dev/agronomy.csv`` (5 rows) and ``test/agronomy.csv`` (4 rows)."""
+    root = tmp_path / "CMMLU" / "data"
+    for split, count in (("dev", 5), ("test", 4)):
+        lines = [",Question,A,B,C,D,Answer"]
+        lines += [f"{i},农学{split}题{i}：作物是____,稻{i},麦{i},豆{i},薯{i},{'ABCD'[i % 4]}" for i in range(count)]
+        (root / split).mkdir(parents=True)
+        (root / split / "agronomy.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def _few_shot_run(data: Path, out: Path, **options: object) -> tuple[list[str], list[str]]:
+    """A few-shot run with the pool pointed at the bank itself: the ids scored and the prompts sent."""
+    backend = ScriptedBackend("答案是 A")
+    summary = k12eval.run(data, "scripted", out, backend=backend, mode="few-shot", few_shot=data, **options)
+    return [r.question_id for r in summary.records], [prompt_text(r) for r in backend.requests]
+
+
+def test_a_hub_copy_of_ceval_scores_val_and_shows_only_dev_exemplars(ceval_hub: Path, tmp_path: Path) -> None:
+    # Before #31: the run asked the 10 dev questions with the 6 val ones, and a val question, answer and all,
+    # was an exemplar for another val question.
+    scored, prompts = _few_shot_run(ceval_hub, tmp_path / "run")
+    assert sorted(scored) == sorted(f"ceval/val/{s}/{i}" for s in CEVAL_SUBJECTS for i in range(3))
+    for prompt in prompts:
+        shown_val = [line for line in prompt.splitlines() if "val题" in line]
+        assert len(shown_val) == 1, prompt  # the question asked, and no other val question
+        assert prompt.count("dev题") == 5  # the protocol's 5 exemplars, all from dev
+    header = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert header["data"]["split"] == "val" and header["data"]["splits"] == {"dev": 10, "val": 6}
+    assert header["protocol"]["split"] == "val" and header["protocol"]["exemplar_split"] == "dev"
+
+
+def test_cmmlus_release_root_scores_test_with_dev_exemplars(cmmlu_release: Path, tmp_path: Path) -> None:
+    # Before #31: the root's first question was cmmlu/dev/agronomy/0, and dev questions were scored as test ones.
+    scored, prompts = _few_shot_run(cmmlu_release, tmp_path / "run")
+    assert scored == [f"cmmlu/test/agronomy/{i}" for i in range(4)]
+    assert all(p.count("test题") == 1 and p.count("dev题") == 5 for p in prompts)
+
+
+def test_an_exemplar_split_that_is_the_scored_one_is_refused(cmmlu_release: Path, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="exemplars would come from the dev split, which this run scores"):
+        _few_shot_run(cmmlu_release, tmp_path / "run", split="dev")
+    with pytest.raises(InputError, match="no dev question here"):  # a pool holding only the scored split
+        k12eval.run(cmmlu_release, "m", tmp_path / "r2", backend=ScriptedBackend(), mode="few-shot",
+                    few_shot=cmmlu_release / "test")  # fmt: skip
+
+
+def test_split_chooses_and_a_missing_one_lists_what_the_bank_holds(ceval_hub: Path, tmp_path: Path) -> None:
+    summary = k12eval.run(ceval_hub, "m", tmp_path / "dev", backend=ScriptedBackend("A"), split="dev")
+    assert len(summary.records) == 10 and all(r.question_id.startswith("ceval/dev/") for r in summary.records)
+    with pytest.raises(InputError, match=r"--split train is not in this bank: it holds dev \(10\), val \(6\)"):
+        k12eval.run(ceval_hub, "m", tmp_path / "none", backend=ScriptedBackend("A"), split="train")
+    assert len(k12eval.load_bank(ceval_hub)) == 16 and len(k12eval.load_bank(ceval_hub, split="val")) == 6
+
+
+def test_a_bank_of_one_other_split_is_scored_as_that_split_and_says_so(
+    cmmlu_release: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    summary = k12eval.run(cmmlu_release / "dev", "m", tmp_path / "run", backend=ScriptedBackend("A"))
+    assert len(summary.records) == 5 and "holds only the dev split (5 questions), not test" in caplog.text
+    header = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert header["data"]["split"] == "dev"
+
+
+def test_the_report_rebuilds_the_scored_split_only(ceval_hub: Path, tmp_path: Path) -> None:
+    from runners.bank import run_bank
+    from runners.store import RunStore
+
+    k12eval.run(ceval_hub, "m", tmp_path / "run", backend=ScriptedBackend("A"))
+    bank = run_bank(tmp_path / "run", RunStore(tmp_path / "run").read_header())
+    assert len(bank.questions) == 6 and all(qid.startswith("ceval/val/") for qid in bank.questions)
+
+
+@pytest.mark.parametrize("name", ["computer_network", "ceval-valid_computer_network", "计算机网络", "Computer Network"])
+def test_subjects_take_the_hub_key_lm_evals_task_name_and_the_chinese_name(
+    ceval_hub: Path, tmp_path: Path, name: str
+) -> None:
+    summary = k12eval.run(ceval_hub, "m", tmp_path / "run", backend=ScriptedBackend("A"), subjects=name)
+    assert {r.question_id.rsplit("/", 1)[0] for r in summary.records} == {"ceval/val/computer_network"}
+
+
+def test_a_subject_that_matches_nothing_lists_the_valid_ones(ceval_hub: Path, tmp_path: Path) -> None:
+    with pytest.raises(InputError) as error:
+        k12eval.run(ceval_hub, "m", tmp_path / "run", backend=ScriptedBackend("A"), subjects="computer_networks")
+    message = str(error.value)
+    assert message.startswith("--subjects computer_networks: no subject of this bank is called so")
+    assert "computer_network (计算机网络), operating_system (操作系统)" in message
+
+
+def test_cmmlus_lm_eval_task_names_select_their_subject(cmmlu_release: Path, tmp_path: Path) -> None:
+    summary = k12eval.run(cmmlu_release, "m", tmp_path / "run", backend=ScriptedBackend("A"), subjects="cmmlu_agronomy")
+    assert len(summary.records) == 4
+
+
+def test_kg_stats_counts_each_split_apart(cmmlu_release: Path) -> None:
+    result = CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release), "--json"])
+    assert result.exit_code == 0, result.output
+    stats = json.loads(result.stdout)
+    assert stats["by_split"] == {"dev": 5, "test": 4} and stats["evaluation_split"] == "test"
+    text = CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release)]).stdout
+    assert text.startswith("9 questions in 2 splits (cmmlu, original)")
+    assert "split: test 4 (scored by run), dev 5 (few-shot exemplars)" in text
+    only = json.loads(CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release), "--split", "test", "--json"]).stdout)
+    assert only["questions"] == 4
+
+
+@pytest.mark.shared_data
+def test_the_released_cmmlu_and_ceval_roots_score_no_dev_question(shared_data: Path, tmp_path: Path) -> None:
+    # The shared copies laid out as released (CMMLU's data/{dev,test}; C-Eval's dev/ with subject_mapping.json).
+    data = tmp_path / "CMMLU" / "data"
+    data.mkdir(parents=True)
+    for split in ("dev", "test"):
+        (data / split).symlink_to(shared_data / "cmmlu" / split)
+    every = load_questions(data).questions
+    result = CliRunner().invoke(
+        app, ["run", str(data), "-m", "m", "-o", str(tmp_path / "r"), "--dry-run", "--limit", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "cmmlu/test/" in result.stdout.splitlines()[2] and "cmmlu/dev/" not in result.stdout
+    dev = sum(q.split == "dev" for q in every)
+    assert dev == 5 * 67  # CMMLU's 5 dev questions of each of its 67 subjects
+    stats = json.loads(CliRunner().invoke(app, ["kg", "stats", str(data), "--json"]).stdout)
+    assert stats["by_split"] == {"test": len(every) - dev, "dev": dev}
