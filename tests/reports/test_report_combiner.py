@@ -61,7 +61,7 @@ def test_the_page_carries_each_steps_probability_the_first_suspect_and_the_combi
         graded_wrong = answer["correct"] is False  # which of the combiner's two rules chose the suspect
         assert answer["combined"] == {
             "first_suspect": expected,
-            "threshold": round(combiner.threshold, 4),
+            "threshold": round(combiner.for_language(record["lang"]).threshold, 4),  # the chain language's combiner
             "graded_wrong": graded_wrong,
         }
         assert [s["p"] for s in answer["steps"]] == [round(p, 4) for p in verdict["step_probabilities"]]
