@@ -195,8 +195,9 @@ def test_score_run_writes_the_combiners_verdict_only_when_asked(tmp_path: Path) 
             source=run.problems[r.id],
             analysis=run.references[r.id].analysis,
         )
-        assert p == pytest.approx(combiner.step_probabilities(rows), abs=1e-6)
-        assert r.combined.first_suspect == first_suspect(p, combiner.threshold, graded[r.id] is False)
+        own = combiner.for_language(r.lang)  # the chain language's combiner (the default holds a Chinese one)
+        assert p == pytest.approx(own.step_probabilities(rows), abs=1e-6)
+        assert r.combined.first_suspect == first_suspect(p, own.threshold, graded[r.id] is False)
         assert r.combined.score == pytest.approx(max(p), abs=1e-6)
     header = json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))
     assert header["combiner"].startswith("default (sha256 ")
