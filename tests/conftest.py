@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
 
-# No per-example deadline (hypothesis's default is 200 ms): on a busy machine an example's wall time says
-# nothing about the code, and a test that fails only there is a false alarm (#37). Tests that bound a
-# computation's cost measure this process's CPU time instead (time.process_time).
-settings.register_profile("k12eval", deadline=None)
-settings.load_profile("k12eval")
+# The floor check (scripts/check_lower_bounds.sh) installs the core dependencies and pytest only.
+if importlib.util.find_spec("hypothesis") is not None:
+    from hypothesis import settings
+
+    # No per-example deadline (hypothesis's default is 200 ms): on a busy machine an example's wall time
+    # says nothing about the code, and a test that fails only there is a false alarm (#37). Tests that
+    # bound a computation's cost measure this process's CPU time instead (time.process_time).
+    settings.register_profile("k12eval", deadline=None)
+    settings.load_profile("k12eval")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("K12EVAL_SHARED_DATA") or REPO.parent / "shared" / "data")
