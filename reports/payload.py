@@ -20,7 +20,7 @@ import pandas as pd
 from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
 from reasoning_metrics.metric_table import METRICS
-from reasoning_metrics.scales import SCALE, separation
+from reasoning_metrics.scales import SCALE
 from reports.aggregate import ROOT, weakest_points
 from reports.latex_text import simplify_latex
 from reports.runs import Run
@@ -321,37 +321,51 @@ _LANG_ZH = {"zh": "中文", "en": "英文"}
 
 
 def _columns(run: Run) -> dict[str, dict[str, Any]]:
-    """Per metric, whether it separated right from wrong chains for the run's encoder and language
-    (:func:`reasoning_metrics.scales.separation`, measured on a labelled set), and the reason, zh and en,
-    when it did not: the page greys such a column. Empty when the run has no scores or nothing is stored."""
-    seen = Counter((s.encoder, s.lang) for s in run.scores.values() if s.encoder)
-    if not seen:
+    """Per metric, whether it told right from wrong chains on the labelled set for the encoder and language
+    that scored the run, as the score header states it (``ScoreConfig.calibration``, the object scoring
+    applied): the page greys a column that did not, with the reason beside it in a teacher's words
+    (``zh``, ``en``) and the figures on hover (``zh_detail``, ``en_detail``). Empty when the run has no
+    scores, or they were scored before the header stated it (rescore to get it)."""
+    langs = Counter(s.lang for s in run.scores.values() if s.lang)
+    if not langs:
         return {}
-    (encoder, lang), _ = seen.most_common(1)[0]
+    lang, _ = langs.most_common(1)[0]
+    stated = (run.calibration.get(lang) or {}).get("metrics") or {}
     out: dict[str, dict[str, Any]] = {}
-    for metric, row in separation(encoder, lang).items():
+    for metric, col in stated.items():
+        row = col.get("separation")
+        if not row:
+            continue
         if row.get("separates") is None:
             out[metric] = {"separates": None, "en": row.get("why", ""), "zh": row.get("why_zh", "未测量")}
             continue
-        confirm = row["confirm"]
-        lang_zh = _LANG_ZH.get(lang or "", lang)
-        figure = f"AUROC {confirm['auroc']} {confirm['ci']} ({confirm['solutions']}, {confirm['wrong']})"
-        out[metric] = {
-            "separates": row["separates"],
-            "auroc": {h: row[h] for h in ("dev", "confirm")},
-            "en": (
-                f"separates right from wrong {lang} solutions scored with {encoder}: confirmation half {figure}"
-                if row["separates"]
-                else f"does not separate right from wrong {lang} solutions scored with {encoder}: confirmation "
-                f"half {figure}, the interval holds 0.5 (chance)"
-            ),
-            "zh": (
-                f"能区分用 {encoder} 评分的{lang_zh}解答的对错：确认集 {figure}"
-                if row["separates"]
-                else f"不能区分用 {encoder} 评分的{lang_zh}解答的对错：确认集 {figure}，区间包含 0.5（随机水平）"
-            ),
-        }
+        out[metric] = _column_text(row, lang, col.get("encoder"))
     return out
+
+
+def _column_text(row: dict[str, Any], lang: str, encoder: str | None) -> dict[str, Any]:
+    """What the page says of a measured column: a line a teacher reads, and the figures behind it."""
+    confirm = row["confirm"]
+    lang_zh = _LANG_ZH.get(lang, lang)
+    lang_en = {"zh": "Chinese", "en": "English"}.get(lang, lang)
+    figure = f"AUROC {confirm['auroc']} {confirm['ci']} ({confirm['solutions']}, {confirm['wrong']})"
+    solutions, wrong = confirm["solutions"], confirm["wrong"]
+    if row["separates"]:
+        zh = f"在已标注的{lang_zh}解答上，这一分数能大致分出对错。"
+        en = f"On labelled {lang_en} answers this score roughly tells right from wrong."
+    else:
+        zh = f"灰色：在已标注的{lang_zh}解答上，这一分数分不出对错，只作参考，不能据此判断对错。"
+        en = f"Greyed: on labelled {lang_en} answers this score did not tell right from wrong; for reference only."
+    return {
+        "separates": row["separates"],
+        "auroc": {h: row[h] for h in ("dev", "confirm")},
+        "zh": zh,
+        "en": en,
+        "zh_detail": f"编码器 {encoder}；留出的一半数据（{solutions} 个解答，{wrong} 个有错）：{figure}"
+        + ("" if row["separates"] else "，区间包含 0.5（随机水平）"),
+        "en_detail": f"encoder {encoder}; held-out half ({solutions} answers, {wrong} wrong): {figure}"
+        + ("" if row["separates"] else ", the interval holds 0.5 (chance)"),
+    }
 
 
 def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:

