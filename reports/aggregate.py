@@ -42,6 +42,8 @@ RUN_COLUMNS = ("run", "model", "mode", "variant", "strategy")
 LEVELS = (("subject", "subject_id"), ("level1", "level1_id"), ("level2", "level2_id"))
 ROOT = "all"
 """Node id and kind of the row that aggregates a whole run."""
+LATER_STATEMENT = "later_statement"
+"""Set on the rows :func:`statement_rows` adds for a judgment's second and later statements."""
 SCORE_PREFIX = "score:"
 """Question-frame columns holding step scores are named ``score:<metric>``."""
 
@@ -131,6 +133,9 @@ def statement_rows(frame: pd.DataFrame) -> pd.DataFrame:
     exploded["correct"] = (position < right.loc[exploded.index]).astype(float).to_numpy()
     exploded["partial"] = exploded["correct"]
     exploded["statements"] = 1.0
+    # One answer, however many statements: its other rows count for accuracy only, not as answers
+    # (records, unparsed, failed count questions, as the page and a teacher do).
+    exploded[LATER_STATEMENT] = (position > 0).to_numpy()
     parts.append(exploded)
     return pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)
 
@@ -213,16 +218,18 @@ def _derived(frame: pd.DataFrame, k: int, metrics: list[str]) -> pd.DataFrame:
     """Per answered question: the numbers to sum or average, plus the keys to group by."""
     answered = frame[frame["answered"]]
     rank = answered["rank"]
+    later = answered[LATER_STATEMENT] if LATER_STATEMENT in answered else pd.Series(False, index=answered.index)
+    first = ~later.fillna(False).astype(bool)
     return pd.DataFrame(
         {
             "run": answered["run"],
             **{dim: answered[dim] for dim in SLICES},
             **{column: answered[column] for _, column in LEVELS},
-            "records": 1,
+            "records": first.astype(int),
             "n": answered["scored"].astype(int),
             "correct": answered["correct"].fillna(0.0),
-            "unparsed": answered["unparsed"].astype(int),
-            "failed": answered["failed"].astype(int),
+            "unparsed": (answered["unparsed"] & first).astype(int),
+            "failed": (answered["failed"] & first).astype(int),
             "partial": answered["partial"],
             "n_ranked": rank.notna().astype(int),
             "mrr": 1.0 / rank,

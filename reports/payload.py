@@ -351,11 +351,11 @@ def _column_text(row: dict[str, Any], lang: str, encoder: str | None) -> dict[st
     figure = f"AUROC {confirm['auroc']} {confirm['ci']} ({confirm['solutions']}, {confirm['wrong']})"
     solutions, wrong = confirm["solutions"], confirm["wrong"]
     if row["separates"]:
-        zh = f"在已标注的{lang_zh}解答上，这一分数能大致分出对错。"
-        en = f"On labelled {lang_en} answers this score roughly tells right from wrong."
+        zh = f"在已标注的{lang_zh}解答上，这项分数大致能分出对的和错的解答。"
+        en = f"on labelled {lang_en} answers this score roughly tells right answers from wrong ones."
     else:
-        zh = f"灰色：在已标注的{lang_zh}解答上，这一分数分不出对错，只作参考，不能据此判断对错。"
-        en = f"Greyed: on labelled {lang_en} answers this score did not tell right from wrong; for reference only."
+        zh = f"显示为灰色：在已标注的{lang_zh}解答上，这项分数分不出对的和错的解答，只作参考。"
+        en = f"greyed: on labelled {lang_en} answers this score did not tell right answers from wrong ones; for reference only."
     return {
         "separates": row["separates"],
         "auroc": {h: row[h] for h in ("dev", "confirm")},
@@ -384,7 +384,11 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         "scored_steps": len(run.scores),
         "combiner": _combiner(run),
         "columns": _columns(run),
-        **{k: row.get(k) for k in ("n", "acc_micro", "acc_micro_lo", "acc_micro_hi", "acc_macro", "unparsed_rate")},
+        **{
+            k: row.get(k)
+            for k in ("n", "correct", "acc_micro", "acc_micro_lo", "acc_micro_hi", "acc_macro", "unparsed_rate")
+        },
+        "answered": row.get("records"),  # questions answered (not skipped): what the page calls 题数
     }
 
 
@@ -417,7 +421,9 @@ def _tree(graph: KnowledgeGraph, index: dict[str, int]) -> dict[str, Any]:
 def _overview(runs: list[Run], nodes: pd.DataFrame, graph: KnowledgeGraph) -> dict[str, Any]:
     whole = nodes[nodes["slice"] == "all"]
     subjects = whole[whole["kind"] == "subject"]
-    cols = ["n", "acc_micro", "acc_micro_lo", "acc_micro_hi", "unparsed_rate"]
+    # [questions answered, accuracy, its interval, unparsed rate, scored units, right units]: a judgment counted
+    # per statement scores its statements, so units and questions differ; the page shows both, as nodes.csv has them.
+    cols = ["records", "acc_micro", "acc_micro_lo", "acc_micro_hi", "unparsed_rate", "n", "correct"]
     heatmap = {
         "rows": sorted(graph.nodes_of_kind("subject")),
         "cols": [run.id for run in runs],

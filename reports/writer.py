@@ -31,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from reports.tables import JUDGMENT_SCORING, JudgmentScoring
+from reports.tables import JUDGMENT_CAPTION_ZH, JUDGMENT_SCORING, JudgmentScoring
 from runners.files import naming
 
 TABLE_TITLES: dict[str, tuple[str, str, str]] = {
@@ -75,6 +75,9 @@ COLUMN_TITLES: dict[str, tuple[str, str]] = {
     "single_choice": ("单选", "single choice"), "multiple_choice": ("多选", "multiple choice"),
     "judgment": ("判断", "true/false"), "fill_in_blank": ("填空", "fill in"), "sorting": ("排序", "sorting"),
     "cloze": ("完形填空", "cloze"),
+    "runs_right": ("答对的运行数", "runs right"), "runs": ("运行数", "runs"), "questions": ("题数", "questions"),
+    "share": ("占比", "share"), "share_lo": ("区间下限", "interval low"), "share_hi": ("区间上限", "interval high"),
+    "error_type": ("错误类型", "error type"), "wrong": ("答错的题数", "wrong answers"),
 }  # fmt: skip
 """What the page calls each column of the tables, in Chinese and in English (a column not listed, such as
 a run's name, shows as it is)."""
@@ -163,6 +166,7 @@ def _table3(frame: pd.DataFrame, subject: str, stage: str | None, judgment: Judg
     table = level1_accuracy(frame, subject, stage)
     if judgment == "per-statement" and len(frame) and (frame["type"] == "judgment").any():
         table.attrs["caption"] = "Judgment questions count per statement (CK12's released scorer)."
+        table.attrs["caption_zh"] = JUDGMENT_CAPTION_ZH["per-statement"]
     return table
 
 
