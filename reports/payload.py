@@ -368,6 +368,43 @@ def _column_text(row: dict[str, Any], lang: str, encoder: str | None) -> dict[st
     }
 
 
+def _evidence(run: Run) -> dict[str, dict[str, Any]]:
+    """Per kind of step flag, whether it points at errors on labelled answers of the run's language (with the
+    run's encoder, for the similarity kinds) and why, as ``k12eval meta-eval --flag-rates`` measured it
+    (:func:`reasoning_metrics.flag_evidence.flag_evidence`): the page shows a kind that does not as context.
+    Empty when nothing was measured for the run's language."""
+    from reasoning_metrics.flag_evidence import flag_evidence
+
+    seen = Counter((s.lang, s.encoder) for s in run.scores.values() if s.lang)
+    if not seen:
+        return {}
+    (lang, encoder), _ = seen.most_common(1)[0]
+    lang_zh = _LANG_ZH.get(lang or "", lang)
+    lang_en = {"zh": "Chinese", "en": "English"}.get(lang or "", lang)
+    out = {}
+    for kind, row in flag_evidence(lang, encoder).items():
+        dev = row["dev"]
+        warns = bool(row["points_at_errors"])
+        out[kind] = {
+            "warns": warns,
+            "zh": (
+                f"在已标注的{lang_zh}解答上，这类标记出现在错误步骤上明显多于正确步骤。"
+                if warns
+                else f"只作参考：在已标注的{lang_zh}解答上，这类标记在错误步骤上并不比在正确步骤上更常见。"
+            ),
+            "en": (
+                f"on labelled {lang_en} answers this kind of flag fires clearly more on wrong steps than on right ones."
+                if warns
+                else f"for reference only: on labelled {lang_en} answers this kind of flag fires no more on wrong "
+                "steps than on right ones."
+            ),
+            "zh_detail": f"开发集：错误步骤 {dev['wrong_rate']}，正确步骤 {dev['right_rate']}（{row.get('command') or ''}）",
+            "en_detail": f"development half: first wrong steps {dev['wrong_rate']}, right steps {dev['right_rate']} "
+            f"({row.get('command') or ''})",
+        }
+    return out
+
+
 def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
     header = run.header
     row = _root_row(nodes, run.id)
@@ -384,6 +421,7 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         "scored_steps": len(run.scores),
         "combiner": _combiner(run),
         "columns": _columns(run),
+        "evidence": _evidence(run),
         **{
             k: row.get(k)
             for k in ("n", "correct", "acc_micro", "acc_micro_lo", "acc_micro_hi", "acc_macro", "unparsed_rate")

@@ -37,9 +37,9 @@ from reasoning_metrics.metaeval.detection_stats import auroc, bootstrap_ci
 from reasoning_metrics.metaeval.halves import half_indices
 from reasoning_metrics.metaeval.sets import load_set, parse_set
 from reasoning_metrics.metric_table import METRICS
+from reasoning_metrics.models import load_model
 from reasoning_metrics.records import Chain, ChainScores, StepDetail
 from reasoning_metrics.scales import SCALES_FILE
-from reasoning_metrics.models import load_model
 from reasoning_metrics.scoring import score_chains
 from reasoning_metrics.slots import model_name
 from reasoning_metrics.step_detail import StepThresholds

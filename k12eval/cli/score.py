@@ -254,7 +254,7 @@ def _print_step_flags(records: list[dict[str, Any]], out: Path) -> None:
     header = read_score_header(out)
     if header is None:
         return
-    for lang in sorted({r.get("lang") for r in records if r.get("lang")}):
+    for lang in sorted({str(r["lang"]) for r in records if r.get("lang")}):
         t = header.thresholds.get(lang, header.thresholds)
         if not isinstance(t, dict) or "repeat" not in t:
             continue

@@ -26,7 +26,7 @@
       firstError: '首错在此', allRight: '全部步骤正确', clear: '清除', prev: '上一题', next: '下一题',
       none: '（无）', noAnswer: '这次运行没有回答这道题。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
       paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
-      disagree: 'A 与 B 得分不同的题目', perStatementNote: '判断题按每个判断（小题）计分：正确率 = 判断对的小题数 ÷ 小题总数（CK12 发布的评分脚本）；题数是作答的题目数。把鼠标放在正确率上可见“对的 / 总数”。', byStatement: '逐个判断', statement: '第几个判断', modelSays: '模型的判断', notRead: '未读出', statementsRight: '{w} 个判断中对了 {r} 个', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
+      disagree: 'A 与 B 得分不同的题目', contextFlags: '灰色标记', perStatementNote: '判断题按每个判断（小题）计分：正确率 = 判断对的小题数 ÷ 小题总数（CK12 发布的评分脚本）；题数是作答的题目数。把鼠标放在正确率上可见“对的 / 总数”。', byStatement: '逐个判断', statement: '第几个判断', modelSays: '模型的判断', notRead: '未读出', statementsRight: '{w} 个判断中对了 {r} 个', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
       findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约五分之一的第一个错误步骤，学习组合器（评分时默认启用）约五分之二；答案判对但推理有错的解答，几乎都找不到错误步骤。以教师判断为准。',
       verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注保存在本浏览器（localStorage）中；下载的 JSONL 可由 k12eval meta-eval --format chains 读取。',
       steps: '步骤', firstErrorCol: '首错步骤', complete: '完整', clearAll: '清除全部标注', tableSource: '出处',
@@ -66,7 +66,7 @@
       next: 'Next', none: '(none)', noAnswer: 'This run did not answer this question.',
       standIn: 'Question bank not found: stem and analysis cannot be shown; pass --data to the report command.',
       paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
-      bothWrong: 'both wrong', disagree: 'Questions A and B score differently', perStatementNote: "A judgment question counts per statement: accuracy = statements right / statements (CK12's released scorer); n counts the questions answered. Hover an accuracy for right / total.", byStatement: 'Statement by statement', statement: 'statement', modelSays: 'model says', notRead: 'not read', statementsRight: '{r} of {w} statements right', difference: 'difference (B − A)',
+      bothWrong: 'both wrong', disagree: 'Questions A and B score differently', contextFlags: 'grey flags', perStatementNote: "A judgment question counts per statement: accuracy = statements right / statements (CK12's released scorer); n counts the questions answered. Hover an accuracy for right / total.", byStatement: 'Statement by statement', statement: 'statement', modelSays: 'model says', notRead: 'not read', statementsRight: '{r} of {w} statements right', difference: 'difference (B − A)',
       exportJsonl: 'Download JSONL', labelled: 'Labelled solutions',
       findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; the rules know no chemistry or physics. On real Chinese answers no rule was fitted on, the rules place the first wrong step exactly about one time in five, the learned combiner (on by default in scoring) about two times in five; in answers graded right whose reasoning is wrong it almost never finds the wrong step. The teacher's judgement decides.",
       verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
@@ -141,9 +141,14 @@
     if (p != null) return p >= comb.threshold ? 'bad' : 'warn';
     return f.severity != null && f.severity >= SUSPECT_AT ? 'bad' : 'warn';
   };
-  function findingList(findings, step, comb) {
-    return el('ul', { class: 'findings' }, findings.map((f) => el('li', { class: 'finding ' + findingClass(f, step, comb), 'data-kind': f.kind },
-      el('span', { class: 'chip ' + findingClass(f, step, comb) }, findingName(f.kind)), ' ', el('span', { class: 'msg' }, findingText(f)))));
+  // A kind of flag that fired no more on wrong steps than on right ones of labelled answers (the run's
+  // `evidence`, measured by k12eval meta-eval --flag-rates) is context, not a warning: grey, said why.
+  const contextKind = (run, kind) => { const ev = ((run || {}).evidence || {})[kind]; return ev && ev.warns === false ? ev : null; };
+  function findingList(findings, step, comb, run) {
+    const cls = (f) => (contextKind(run, f.kind) ? 'ctx' : findingClass(f, step, comb));
+    const why = (f) => { const ev = contextKind(run, f.kind); return ev ? ev[state.lang] + '\n' + ev[state.lang + '_detail'] : null; };
+    return el('ul', { class: 'findings' }, findings.map((f) => el('li', { class: 'finding ' + cls(f), 'data-kind': f.kind },
+      el('span', { class: 'chip ' + cls(f), title: why(f) }, findingName(f.kind)), ' ', el('span', { class: 'msg' }, findingText(f)))));
   }
   // Untrusted text (a combiner's path, its data's names) goes into a text node like any other.
   const fillIn = (template, values) => template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
@@ -846,7 +851,7 @@
     }
     const missing = Object.entries(a.unavailable || {});
     if (missing.length) kv.append(el('dt', null, t('unavailable')), el('dd', { class: 'muted small' }, missing.map(([k, why]) => metricLabel(k) + colon() + reasonText(why)).join(listSep())));
-    if ((a.solution_flags || []).length) kv.append(el('dt', null, t('solutionFlags')), el('dd', null, findingList(a.solution_flags)));
+    if ((a.solution_flags || []).length) kv.append(el('dt', null, t('solutionFlags')), el('dd', null, findingList(a.solution_flags, null, null, run)));
     const off = Object.entries(a.detectors_unavailable || {});
     if (off.length) kv.append(el('dt', null, t('detectorsOff')), el('dd', { class: 'muted small' }, off.map(([k, why]) => detectorName(k) + colon() + reasonText(why)).join(listSep())));
     if (a.error) kv.append(el('dt', null, v('failed')), el('dd', { class: 'muted' }, a.error));
@@ -864,7 +869,7 @@
       if (step.flags.length || findings.length) classes.push('flagged');
       classes.push(...step.flags.map((f) => 'flag-' + f.replace(/[^a-z_]/gi, '')));
       classes.push(...findings.map((f) => 'finding-' + String(f.kind).replace(/[^a-z_]/gi, '')));
-      if (findings.some((f) => findingClass(f, step, comb) === 'bad')) classes.push('severe');
+      if (findings.some((f) => !contextKind(run, f.kind) && findingClass(f, step, comb) === 'bad')) classes.push('severe');
       if (suspectAt === k) classes.push('suspect');
       if (labels[k] === true) classes.push('t-right');
       if (labels[k] === false) classes.push('t-wrong');
@@ -889,7 +894,8 @@
         ? el('span', { class: !shares && step.p >= comb.threshold ? 'chip prob bad' : 'chip prob', 'data-p': String(step.p) }, t('pFirstWrong') + ' ' + fmt(step.p, 2))
         : null;
       const share = shares ? el('span', { class: suspectAt === k ? 'chip share bad' : 'chip share', 'data-share': String(shares[k]) }, t('firstShare') + ' ' + pct(shares[k], 0)) : null;
-      const flags = el('span', null, prob, share, step.flags.map((f) => el('span', { class: f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn' }, flagName(f))),
+      const flags = el('span', null, prob, share, step.flags.map((f) => el('span', { class: contextKind(run, f) ? 'chip ctx' : f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn',
+        title: contextKind(run, f) ? contextKind(run, f)[state.lang] + '\n' + contextKind(run, f)[state.lang + '_detail'] : null }, flagName(f))),
         suspectAt === k ? (comb ? el('span', { class: 'chip bad' }, '⚠ ' + t('combinerSuspect')) : suspectChip(a.suspect_rule)) : null);
       const mark = (value) => {
         const next = getLabels(runId, qi).slice();
@@ -909,7 +915,7 @@
         nums.length ? el('span', { class: 'stepnums' }, nums.join(' · ')) : null,
         flags);
       li.append(text);
-      if (findings.length) li.append(findingList(findings, step, comb));
+      if (findings.length) li.append(findingList(findings, step, comb, run));
       li.append(tools, detail);
       list.appendChild(li);
     });
@@ -918,6 +924,12 @@
     if (a.steps.length) {
       if (comb) panel.appendChild(el('p', { class: 'muted', 'data-help': 'combiner' }, combinerHelp(run, comb)));
       panel.appendChild(el('p', { class: 'muted', 'data-help': 'findings' }, t('findingsHelp')));
+      const shownKinds = new Set(a.steps.flatMap((st) => [...st.flags, ...(st.findings || []).map((f) => f.kind)]).concat((a.solution_flags || []).map((f) => f.kind)));
+      const context = [...shownKinds].filter((kind) => contextKind(run, kind));
+      if (context.length) {
+        const names = context.map((kind) => (LABELS.flags[kind] ? flagName(kind) : findingName(kind))).join(state.lang === 'zh' ? '、' : ', ');
+        panel.appendChild(el('p', { class: 'muted', 'data-help': 'context' }, el('span', { class: 'chip ctx' }, t('contextFlags')), ' ', names + colon() + contextKind(run, context[0])[state.lang]));
+      }
       panel.appendChild(el('div', { class: 'tools' },
         el('button', { type: 'button', class: 'btn ghost', 'data-verdict': 'all-right', on: { click: () => { setLabels(runId, qi, a.steps.map(() => true)); route(); } } }, t('allRight')),
         el('button', { type: 'button', class: 'btn ghost', 'data-verdict': 'clear', on: { click: () => { setLabels(runId, qi, a.steps.map(() => null)); route(); } } }, t('clear'))));
