@@ -111,27 +111,16 @@ def score_as_run(
     the contradiction detector unavailable, as ``score --nli none``). The steps are the labelled ones, as
     given (a blank step is scored as ``-``, so that every index stays the label's).
     """
-    from reasoning_metrics.metric_table import DEFAULT_METRICS, METRICS
-    from reasoning_metrics.scoring import score_chains
+    from reasoning_metrics.metric_table import DEFAULT_METRICS
+    from reasoning_metrics.verify.rules.baseline import encoder_scores
     from reasoning_metrics.verify.scored import assess_scored
 
     chains = [
         Chain(s.id, stem_of(s), [t if t.strip() else "-" for t in s.steps], s.meta.get("analysis") or None, s.lang)  # type: ignore[arg-type]
         for s in solutions
     ]
-    wanted = dict.fromkeys([*DEFAULT_METRICS, *PAGE_METRICS])
-    metrics = [m for m in wanted if nli is not None or "nli" not in METRICS[m].models]
-    scored = score_chains(
-        chains,
-        metrics,
-        encoder=encoder,
-        nli=nli if nli is not None else "none",
-        token_embedder="none",
-        lm="none",
-        grammar="none",
-        batch_size=batch_size,
-        cache=False,
-    )
+    metrics = list(dict.fromkeys([*DEFAULT_METRICS, *PAGE_METRICS]))
+    scored = encoder_scores(chains, metrics, encoder, nli, batch_size=batch_size, cache=False)
     references = {s.id: ref for s in solutions if (ref := reference_of(s)) is not None}
     nli_by_lang = {lang: nli if nli is not None else "no NLI model given (--nli)" for lang in ("zh", "en")}
     assessed = assess_scored(

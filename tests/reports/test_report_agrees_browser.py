@@ -156,6 +156,22 @@ def _go(driver: Any, target: str) -> str:
     return str(driver.find_element("css selector", "main").text)
 
 
+def _data(driver: Any) -> dict[str, Any]:
+    return dict(driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)"))
+
+
+def _panel(driver: Any, run: Path, qid: str | None = None, question: int | None = None) -> Any:
+    """The answer panel of ``run`` on the page of question ``qid`` (or the ``question``-th)."""
+    from selenium.webdriver.common.by import By
+
+    from tests.reports.test_report_browser import show_answer
+
+    if question is None:
+        question = next(i for i, q in enumerate(_data(driver)["questions"]) if q["id"] == qid)
+    show_answer(driver, question, run.name)
+    return driver.find_element(By.CSS_SELECTOR, f".answer[data-run='{run.name}']")
+
+
 def _pct(part: int, whole: int) -> str:
     """``part / whole`` as the page prints it (JavaScript's toFixed rounds 31.25 up)."""
     from decimal import ROUND_HALF_UP, Decimal
@@ -231,13 +247,8 @@ def test_the_compare_view_lists_every_question_the_two_runs_score_differently(
 def test_a_judgment_is_checked_statement_by_statement(page: tuple[Any, Path, list[Path]]) -> None:
     from selenium.webdriver.common.by import By
 
-    from tests.reports.test_report_browser import show_answer
-
     driver, _, runs = page
-    data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
-    qi = next(i for i, q in enumerate(data["questions"]) if q["id"] == "h0")
-    show_answer(driver, qi, runs[0].name)
-    panel = driver.find_element(By.CSS_SELECTOR, f".answer[data-run='{runs[0].name}']")
+    panel = _panel(driver, runs[0], "h0")
     assert "4 个判断中对了 3 个" in panel.find_element(By.CSS_SELECTOR, ".panel-head").text
     rows = panel.find_elements(By.CSS_SELECTOR, "table.statements tbody tr")
     gold, said = [T, F, T, T], [T, F, T, F]
@@ -265,7 +276,7 @@ def test_the_chinese_page_is_chinese_and_says_why_a_column_is_grey(page: tuple[A
     assert not [h for h in heads if re.fullmatch(r"[a-z_]+", h)], heads  # no raw column names
 
     # Run A's scores: the columns its encoder does not separate are greyed, the reason visible beside them.
-    data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
+    data = _data(driver)
     columns = data["runs"][0]["columns"]
     greyed = [k for k, c in columns.items() if c.get("separates") is False]
     assert greyed, columns
@@ -273,10 +284,7 @@ def test_the_chinese_page_is_chinese_and_says_why_a_column_is_grey(page: tuple[A
     assert "显示为灰色：在已标注的中文解答上，这项分数分不出对的和错的解答" in text
     answers = data["answers"][runs[0].name].items()
     qi, answer = next((int(i), a) for i, a in answers if "hallucination" in a["calibrated"])
-    from tests.reports.test_report_browser import show_answer
-
-    show_answer(driver, qi, runs[0].name)
-    panel = driver.find_element(By.CSS_SELECTOR, f".answer[data-run='{runs[0].name}']")
+    panel = _panel(driver, runs[0], question=qi)
     chip = panel.find_element(By.CSS_SELECTOR, "dd .chip[data-metric='hallucination']")
     assert chip.text.count(".") == 1, chip.text  # one reading, not "0.99 · 换算 0.00"
     assert chip.text.startswith("无幻觉") and "（换算）" in chip.text and "分不出对错" in chip.text
@@ -288,13 +296,8 @@ def test_the_chinese_page_is_chinese_and_says_why_a_column_is_grey(page: tuple[A
 def test_teacher_marks_count_steps_from_one(page: tuple[Any, Path, list[Path]]) -> None:
     from selenium.webdriver.common.by import By
 
-    from tests.reports.test_report_browser import show_answer
-
     driver, _, runs = page
-    data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
-    qi = next(i for i, q in enumerate(data["questions"]) if q["id"] == "m1")
-    show_answer(driver, qi, runs[0].name)
-    panel = driver.find_element(By.CSS_SELECTOR, f".answer[data-run='{runs[0].name}']")
+    panel = _panel(driver, runs[0], "m1")
     steps = panel.find_elements(By.CSS_SELECTOR, "ol.steps > li")
     steps[1].find_element(By.XPATH, ".//button[contains(., '首错在此')]").click()
     text = _go(driver, "verdicts")
