@@ -305,3 +305,29 @@ def test_teacher_marks_count_steps_from_one(page: tuple[Any, Path, list[Path]]) 
     assert line["first_error"] == 1  # the file's 0-based index
     row = driver.find_elements(By.CSS_SELECTOR, "table.data tbody tr")[0]
     assert [td.text for td in row.find_elements(By.TAG_NAME, "td")][3] == "2", text  # the page's step 2
+
+
+def test_a_kind_of_flag_that_does_not_point_at_errors_is_shown_as_context(page: tuple[Any, Path, list[Path]]) -> None:
+    """The kinds ``k12eval meta-eval --flag-rates`` found firing no more on wrong steps than on right ones
+    (reasoning_metrics/flag_evidence.json) are grey context chips, with the reason in Chinese (#36 item 2)."""
+    from selenium.webdriver.common.by import By
+
+    driver, _, runs = page
+    data = _data(driver)
+    evidence = data["runs"][0]["evidence"]
+    context = {kind for kind, e in evidence.items() if not e["warns"]}
+    assert context and all("只作参考" in evidence[k]["zh"] for k in context)
+    names = data["labels"]["flags"] | data["labels"]["findings"]
+    checked = 0
+    for i, answer in data["answers"][runs[0].name].items():
+        kinds = [{*s["flags"], *(f["kind"] for f in s.get("findings") or [])} for s in answer["steps"]]
+        if not any(k & context for k in kinds):
+            continue
+        panel = _panel(driver, runs[0], question=int(i))
+        for k, step in zip(kinds, panel.find_elements(By.CSS_SELECTOR, "ol.steps > li"), strict=True):
+            grey = {c.text for c in step.find_elements(By.CSS_SELECTOR, ".chip.ctx")}
+            assert grey == {names[kind][0] for kind in k & context}, (i, grey, k)
+            checked += 1
+        note = panel.find_element(By.CSS_SELECTOR, "[data-help='context']").text
+        assert note.startswith("灰色标记") and "在错误步骤上并不比在正确步骤上更常见" in note
+    assert checked  # some answer of the run shows a context kind, so the check above ran
