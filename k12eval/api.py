@@ -328,7 +328,7 @@ def chain_scoring(
     from reasoning_metrics.chainfile import read_chains
     from reasoning_metrics.permetric import score_plan
     from reasoning_metrics.score_store import append_scores, make_config, open_scores
-    from reasoning_metrics.scoring import iter_scores, load_models
+    from reasoning_metrics.scoring import chain_language, iter_scores, load_models
     from reasoning_metrics.slots import ModelSlots
     from runners.files import lock_file
 
@@ -342,12 +342,15 @@ def chain_scoring(
     )  # the job's one set: header, loading and scoring share it
     with contextlib.ExitStack() as held:
         config = None
+        # Every chain's models, before the header, which states what the loaded ones apply; a model that
+        # does not load stops here.
+        load_models(chains, plan, roles, language, slots=slots)
         if out is not None:
-            config = make_config(chosen, slots, None, language, plan.assigned)
+            languages = {chain_language(c, language) for c in chains}
+            config = make_config(chosen, slots, None, language, plan.assigned, languages)
             held.enter_context(lock_file(Path(out)))  # a second job on this file is refused, not interleaved
             done = open_scores(Path(out), config)
             chains = [c for c in chains if c.id not in done]
-        load_models(chains, plan, roles, language, slots=slots)  # a model that does not load stops here
         scores: Iterator[Any] = iter_scores(
             chains,
             plan,

@@ -19,7 +19,9 @@ from typing import Any
 
 from reasoning_metrics.metric_table import METRICS, Metric, resolve
 from reasoning_metrics.models import ROLES
-from reasoning_metrics.slots import ModelArg, ModelSlots
+from reasoning_metrics.scales import SCALE_NAME, SCALED
+from reasoning_metrics.slots import ModelArg, ModelSlots, model_name
+from reasoning_metrics.step_thresholds import EncoderCalibration, calibration
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "reference": tuple(m.name for m in METRICS.values() if m.needs_reference),
@@ -152,6 +154,59 @@ def plans(metrics: Sequence[Metric], slots: ModelSlots, assigned: Assigned) -> l
         plan_slots = slots.overridden(own, _flag(members, {m.name for m in metrics})) if key else slots
         out.append(MetricPlan(members, plan_slots, bool(key)))
     return out
+
+
+def encoder_of(plan: MetricPlan, lang: str) -> str | None:
+    """The own name of the encoder ``plan``'s metrics use on ``lang``'s chains (loaded if it is not yet);
+    ``None`` when they need none or it could not be loaded."""
+    if "encoder" not in plan.roles:
+        return None
+    model, _ = plan.slots.get("encoder", lang)
+    return None if model is None else model_name(model)
+
+
+@dataclass(frozen=True)
+class JobCalibration:
+    """What one language's chains of a job are read with: the step-flag thresholds of the encoder whose
+    similarities flag the steps, and each metric's encoder's floor and separation. Scoring applies it and
+    the score header states it; both get it from :func:`job_calibration`."""
+
+    flagging: EncoderCalibration
+    """The encoder whose similarities flag the steps: the first plan's that has one (the roles' own first)."""
+    metrics: dict[str, EncoderCalibration]
+    """Metric -> the calibration of the encoder that scored it (the flagging one for a metric without)."""
+
+    def calibrated(self, scores: Mapping[str, float | None]) -> dict[str, float]:
+        """Each scaled metric's calibrated reading, where its encoder has a floor."""
+        out = {}
+        for name, value in scores.items():
+            reading = self.metrics[name].calibrated(name, value) if name in self.metrics else None
+            if reading is not None:
+                out[name] = reading
+        return out
+
+    def header(self) -> dict[str, Any]:
+        """The calibration as the score header states it: the scale, and per metric its encoder, floor and separation."""
+        metrics = {}
+        for name, cal in self.metrics.items():
+            scaled = name in SCALED and cal.floor is not None
+            metrics[name] = {
+                "encoder": cal.encoder,
+                "floor": cal.floor if scaled else None,
+                "separation": cal.separation.get(name),
+            }
+        return {"scale": SCALE_NAME, "metrics": metrics}
+
+
+def job_calibration(scoring_plans: Sequence[MetricPlan], lang: str) -> JobCalibration:
+    """The one lookup of what ``lang``'s chains are flagged and rescaled with, by the loaded encoders' names."""
+    flagging = calibration(next((n for p in scoring_plans if (n := encoder_of(p, lang))), None), lang)
+    metrics = {}
+    for plan in scoring_plans:
+        own = calibration(encoder_of(plan, lang), lang) if "encoder" in plan.roles else None
+        for m in plan.metrics:
+            metrics[m.name] = own if own is not None and "encoder" in m.models else flagging
+    return JobCalibration(flagging, metrics)
 
 
 def _identity(arg: ModelArg) -> Any:

@@ -90,3 +90,6 @@ class ChainScores(BaseModel):
     metric_models: dict[str, dict[str, str]] = Field(default_factory=dict)
     """Metric -> role -> model, for the metrics scored with models of their own (``--model-for``);
     the others used ``models``."""
+    calibrated: dict[str, float] = Field(default_factory=dict)
+    """Metric -> its calibrated reading (:mod:`reasoning_metrics.scales`), written with the floor stored
+    for the encoder that scored it (the score header names that floor); only the metrics that have one."""

@@ -29,7 +29,7 @@ from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.score_store import SCORES_FILE as SCORES_FILE
 from reasoning_metrics.score_store import ScoreConfig, append_scores, make_config, open_scores
 from reasoning_metrics.score_store import ScoreRecord as ScoreRecord
-from reasoning_metrics.scoring import iter_scores, load_models, open_cache
+from reasoning_metrics.scoring import chain_language, iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
@@ -222,17 +222,23 @@ def score_run(
     if slots is None:  # the job's one set: header, loading and scoring share it
         slots = ModelSlots(model_resolver, name_loaded=True, **slots_args)
     extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
-    config = _config(make_config(chosen, slots, thresholds, lang, plan.assigned), slots, detectors, extra_roles)
-    config = _with_extras(config, source_with_options, combiner, prm if detectors else None)
+    run = run_chains(run_dir, data, lang, select, with_options=source_with_options)
+    # Loaded for every chain of the run, before the header: it states the thresholds and scale of the
+    # models that were loaded (by their own names), which are what flag and rescale the records.
+    chains = [c for _, c in run.chains]
+    loaded = load_models(chains, plan, slots_args, lang, extra_roles, slots=slots)
+    languages = {chain_language(c, lang) for c in chains}
+    config = make_config(chosen, slots, thresholds, lang, plan.assigned, languages)
+    config = _with_extras(
+        _config(config, slots, detectors, extra_roles), source_with_options, combiner, prm if detectors else None
+    )
     if judge is not None and detectors:
         models = {**config.models, "judge": dict.fromkeys(("en", "zh"), judge_name(judge))}
         config = config.model_copy(update={"detectors": [*config.detectors, "judge"], "models": models})
-    run = run_chains(run_dir, data, lang, select, with_options=source_with_options)
     done = open_scores(out, config)
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
     problems = {c.id: run.problems[c.id] for _, c in todo}
-    loaded = load_models([c for _, c in todo], plan, slots_args, lang, extra_roles, slots=slots)
     nli = _detector_nli(loaded)
 
     def records() -> Iterator[ScoreRecord]:
@@ -327,7 +333,7 @@ def _config(config: ScoreConfig, slots: ModelSlots, detectors: bool, extra_roles
         return config
     models = dict(config.models)
     for role in extra_roles:
-        models.setdefault(role, {lg: slots.name(role, lg) for lg in ("en", "zh")})
+        models.setdefault(role, {lg: slots.asked(role, lg) for lg in ("en", "zh")})
     return config.model_copy(update={"detectors": list(DETECTORS), "models": models})
 
 

@@ -59,24 +59,12 @@ def encoder_entry(encoder: str | None) -> dict[str, Any] | None:
     return _entries().get(encoder_key(encoder)) if encoder else None
 
 
-def unrelated_floor(encoder: str | None, lang: str | None) -> float | None:
-    """``u``: the encoder's median best match of a step against an unrelated question of ``lang``."""
-    entry = encoder_entry(encoder) or {}
-    floor = (entry.get("unrelated") or {}).get(lang or "")
-    return None if floor is None else float(floor["median"])
-
-
-def calibrated(metric: str, value: float | None, encoder: str | None, lang: str | None) -> float | None:
-    """The calibrated reading of ``metric``'s raw ``value``; ``None`` without a stored floor or formula."""
+def rescaled(metric: str, value: float | None, floor: float | None) -> float | None:
+    """The calibrated reading of ``metric``'s raw ``value`` on the scale whose floor is ``floor`` (``u``);
+    ``None`` without a floor, a value or a formula for the metric. The floor is looked up with the
+    thresholds, by the loaded encoder's name (:func:`reasoning_metrics.step_thresholds.calibration`)."""
     kind = SCALED.get(metric)
-    u = unrelated_floor(encoder, lang)
-    if kind is None or u is None or value is None or u >= 1:
+    if kind is None or floor is None or value is None or floor >= 1:
         return None
-    out = (value - u) / (1 - u) if kind == "similarity" else 1 - (1 - value) / (1 - u) ** 2
+    out = (value - floor) / (1 - floor) if kind == "similarity" else 1 - (1 - value) / (1 - floor) ** 2
     return round(min(1.0, max(0.0, out)), 4)
-
-
-def separation(encoder: str | None, lang: str | None) -> dict[str, Any]:
-    """Per metric, how well it separated right from wrong chains of ``lang`` with ``encoder`` (stored AUROCs)."""
-    entry = encoder_entry(encoder) or {}
-    return dict((entry.get("separation") or {}).get(lang or "", {}))

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from kg.errors import InputError, OtherRunError, Problem
 from reasoning_metrics.combine.verdict import CombinedVerdict
 from reasoning_metrics.metric_table import METRICS, Metric
-from reasoning_metrics.permetric import Assigned, base_roles, plans
+from reasoning_metrics.permetric import Assigned, base_roles, job_calibration, plans
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.step_detail import StepThresholds
@@ -64,9 +64,15 @@ class ScoreConfig(BaseModel):
     """Metric -> role -> language -> the model that produced it: the role's (``models``) or the
     metric's own (``--model-for``). Files written before it existed get it from ``models``."""
     thresholds: dict[str, Any] = Field(default_factory=dict)
-    """Language -> the step-flag thresholds of that language's encoder, with its name and whether they
-    were fitted for it (:func:`reasoning_metrics.step_thresholds.describe`); one flat set when they were
-    given (and in files scored before thresholds were per encoder)."""
+    """Language -> the step-flag thresholds the chains of that language were flagged with, the loaded
+    encoder they are stored for and whether they were fitted for it
+    (:meth:`reasoning_metrics.step_thresholds.EncoderCalibration.header`, the object scoring applies);
+    one flat set when they were given (and in files scored before thresholds were per encoder)."""
+    calibration: dict[str, Any] = Field(default_factory=dict)
+    """Language -> the calibrated scale the records' ``calibrated`` readings are on, and per metric the
+    loaded encoder that scored it, its floor (``None``: no calibrated reading) and how well it told right
+    from wrong chains on the labelled set (the page greys a column that did not)
+    (:meth:`reasoning_metrics.permetric.JobCalibration.header`). Empty in files scored before it."""
     lang: str | None = None
     """The language forced on every chain, if any."""
     source: Literal["stem", "stem+options"] | None = None
@@ -107,37 +113,33 @@ def make_config(
     thresholds: StepThresholds | None,
     lang: str | None,
     assigned: Assigned | None = None,
+    languages: Iterable[str] = ("en", "zh"),
 ) -> ScoreConfig:
     """The config of a scoring job: the chosen metrics and the models that produce each
-    (``assigned``: the metrics' own, :func:`reasoning_metrics.permetric.assign_models`), and the
-    step thresholds: ``thresholds`` as given, or (``None``) each language's encoder's own."""
+    (``assigned``: the metrics' own, :func:`reasoning_metrics.permetric.assign_models`), and for each of
+    ``languages`` (those of the job's chains) the step thresholds and calibrated scale its chains are
+    read with: ``thresholds`` as given, or (``None``) what :func:`~reasoning_metrics.permetric.job_calibration`
+    finds for the loaded encoders, the same call scoring makes. An encoder not loaded yet is loaded here."""
     assigned = assigned or {}
+    by_plan = plans(metrics, slots, assigned)
+    applied = {lg: job_calibration(by_plan, lg) for lg in sorted(set(languages))}
     per_metric = {
-        m.name: {role: {lg: plan.slots.name(role, lg) for lg in ("en", "zh")} for role in sorted(m.models)}
-        for plan in plans(metrics, slots, assigned)
+        m.name: {role: {lg: plan.slots.asked(role, lg) for lg in ("en", "zh")} for role in sorted(m.models)}
+        for plan in by_plan
         for m in plan.metrics
     }
     return ScoreConfig(
         metrics=[m.name for m in metrics],
         models={
-            role: {lg: slots.name(role, lg) for lg in ("en", "zh")} for role in sorted(base_roles(metrics, assigned))
+            role: {lg: slots.asked(role, lg) for lg in ("en", "zh")} for role in sorted(base_roles(metrics, assigned))
         },
         metric_models={m.name: per_metric[m.name] for m in metrics},
-        thresholds=asdict(thresholds) if thresholds is not None else _encoder_thresholds(metrics, slots, assigned),
+        thresholds=(
+            asdict(thresholds) if thresholds is not None else {lg: cal.flagging.header() for lg, cal in applied.items()}
+        ),
+        calibration={lg: cal.header() for lg, cal in applied.items()},
         lang=lang,
     )
-
-
-def _encoder_thresholds(metrics: list[Metric], slots: ModelSlots, assigned: Assigned) -> dict[str, Any]:
-    """Per language, the thresholds of the encoder whose similarities flag the steps (as scoring picks it)."""
-    from reasoning_metrics.step_thresholds import describe
-
-    by_plan = plans(metrics, slots, assigned)
-    out: dict[str, Any] = {}
-    for lg in ("en", "zh"):
-        names = [plan.slots.name("encoder", lg) for plan in by_plan if "encoder" in plan.roles]
-        out[lg] = describe(next((n for n in names if n), None), lg)
-    return out
 
 
 HEADER_LIMIT = 64 << 20
@@ -183,6 +185,9 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
         changed = sorted(k for k in ScoreConfig.model_fields if getattr(old, k) != getattr(config, k))
         if "metric_models" in changed and {"metrics", "models"} & set(changed):
             changed.remove("metric_models")  # follows from those: naming them says it shorter
+        for follows in ("thresholds", "calibration"):  # follow from the models (and the metrics they score)
+            if follows in changed and {"metrics", "models", "metric_models"} & set(changed):
+                changed.remove(follows)
         hint = " (or resume with --detectors/--no-detectors as it was)" if "detectors" in changed else ""
         if "combiner" in changed and not hint:
             hint = f" (or resume with --combiner {'none' if old.combiner is None else 'as it was'})"

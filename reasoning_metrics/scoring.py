@@ -15,16 +15,21 @@ from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.chain_inputs import FILLERS, Prepared
 from reasoning_metrics.guard import SCORE_BUDGET_S, checking, too_long_reason
 from reasoning_metrics.metric_table import INPUT_MODEL, REFERENCE_INPUTS, SOURCE_INPUTS, Metric
-from reasoning_metrics.permetric import MetricPlan, ScorePlan, base_roles, plans, score_plan
+from reasoning_metrics.permetric import (
+    JobCalibration,
+    MetricPlan,
+    ScorePlan,
+    base_roles,
+    job_calibration,
+    plans,
+    score_plan,
+)
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.slots import LOAD_FAILED, ModelArg, ModelSlots
 from reasoning_metrics.split import split_reference, split_steps
 from reasoning_metrics.step_detail import StepThresholds, step_details
-from reasoning_metrics.step_thresholds import thresholds_for
 
-SIMILARITIES = ("sim_hs", "sim_hr", "sim_hh")
-"""The encoder's inputs that flag steps, in the order whose encoder picks the thresholds."""
-DETAIL_INPUTS = frozenset(SIMILARITIES)
+DETAIL_INPUTS = frozenset(("sim_hs", "sim_hr", "sim_hh"))
 """Inputs computed for the per-step detail whenever the encoder is loaded anyway."""
 GUARDED_TEXTS = 128
 """A chain with more texts than this (steps, source sentences and reference steps together), or
@@ -113,7 +118,8 @@ def iter_scores(
     ``budget_s``: seconds a chain of more than :data:`GUARDED_TEXTS` texts may take (model passes
     and metrics); over it, the chain's scores are ``None`` and ``unavailable`` says it was too long.
     ``thresholds``: when the steps are flagged; by default each chain's encoder's own, fitted and
-    stored with its name (:func:`reasoning_metrics.step_thresholds.thresholds_for`).
+    stored with the loaded model's name (:func:`reasoning_metrics.permetric.job_calibration`, which the
+    score header states too).
     ``slots``: the job's models (:class:`~reasoning_metrics.slots.ModelSlots`, made once by whoever composes
     the job and already holding what :func:`load_models` loaded); given, it takes the place of the role arguments.
     """
@@ -179,8 +185,14 @@ def _score_group(
         mine = prepared if len(scoring_plans) == 1 else [replace(p, inputs={}, missing={}) for p in prepared]
         _compute_inputs(mine, plan.metrics, plan.slots, batch_size, store)
         per_plan.append(mine)
+    calibrations = {lang: job_calibration(scoring_plans, lang) for lang in {p.lang for p in prepared}}
     return [
-        _assemble([(plan, run[k]) for plan, run in zip(scoring_plans, per_plan, strict=True)], chosen, thresholds)
+        _assemble(
+            [(plan, run[k]) for plan, run in zip(scoring_plans, per_plan, strict=True)],
+            chosen,
+            thresholds,
+            calibrations[prepared[k].lang],
+        )
         for k in range(len(prepared))
     ]
 
@@ -317,17 +329,19 @@ def _compute_inputs(
 
 
 def _assemble(
-    parts: list[tuple[MetricPlan, Prepared]], chosen: list[Metric], thresholds: StepThresholds | None
+    parts: list[tuple[MetricPlan, Prepared]],
+    chosen: list[Metric],
+    thresholds: StepThresholds | None,
+    calibration: JobCalibration,
 ) -> ChainScores:
     """One chain's record from what each plan computed for it; the step detail from the first
     plan that has each input (the roles' own models first), flagged with ``thresholds`` or, when
-    ``None``, those of the encoder that gave the step's source similarities (else its others)."""
+    ``None``, with ``calibration``'s (the first plan's encoder that has one, which gave the similarities)."""
     scores: dict[str, float | None] = {}
     unavailable: dict[str, str] = {}
     inputs: dict[str, Any] = {}
     models: dict[str, str] = {}
     own: dict[str, dict[str, str]] = {}
-    encoders: dict[str, str] = {}  # similarity input -> the encoder that produced it
     p = parts[0][1]
     for plan, part in parts:
         for metric in plan.metrics:
@@ -340,8 +354,6 @@ def _assemble(
             role: name for role in plan.roles if role not in part.missing and (name := plan.slots.name(role, part.lang))
         }
         for key, value in part.inputs.items():
-            if key not in inputs and key in SIMILARITIES and "encoder" in names:
-                encoders[key] = names["encoder"]
             inputs.setdefault(key, value)
         if plan.own:
             own.update({m.name: {r: names[r] for r in sorted(m.models) if r in names} for m in plan.metrics})
@@ -358,13 +370,14 @@ def _assemble(
             inputs.get("sim_hr"),
             inputs.get("sim_hh"),
             inputs.get("contra_hs"),
-            thresholds or thresholds_for(next((encoders[k] for k in SIMILARITIES if k in encoders), None), p.lang),
+            thresholds or calibration.flagging.thresholds,
             inputs.get("contra_hh"),
         ),
         source_steps=p.source,
         reference_steps=p.reference or [],
         models=models,
         metric_models=own,
+        calibrated=calibration.calibrated({m.name: scores[m.name] for m in chosen}),
     )
 
 

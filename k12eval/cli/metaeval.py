@@ -188,6 +188,15 @@ def meta_eval(
         ),
     ] = None,
     min_correct: MinCorrectOpt = 0.0,
+    flag_rates: Annotated[
+        bool,
+        typer.Option(
+            "--flag-rates",
+            help="Instead of the detectors' table: each kind of step flag `k12eval score` writes, its rate on "
+            "first wrong steps against its rate on right steps on both halves, and whether it points at errors "
+            "(shown as a warning on the page) or is context; --out FILE.json writes what the page reads.",
+        ),
+    ] = False,
     lodo: Annotated[
         list[str] | None,
         typer.Option(
@@ -228,6 +237,9 @@ def meta_eval(
         names.append("combiner")
     # A file that exists is read as named (its path may hold ',' or '='); else DATA lists several files.
     labelled = load_solutions(data, fmt) if data.exists() else load_set(parse_set(str(data), fmt))
+    if flag_rates:
+        _flag_rates(labelled[:limit], data, fmt, encoder, nli, half, as_json, out, n_boot, seed)
+        return
     solutions = in_half(labelled, half)[:limit]
     roles = needed_models(names)  # read from the detectors' and metrics' records, not from their names
     judge = (judge_model, judge_backend, judge_option) if judge_model is not None and "judge" in roles else None
@@ -273,6 +285,67 @@ def meta_eval(
     if out is not None:  # the Markdown file holds what the terminal shows, --by table included
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(to_json(report) if out.suffix == ".json" else markdown, encoding="utf-8")
+
+
+def _flag_rates(
+    solutions: list[Any],
+    data: Path,
+    fmt: str,
+    encoder: str,
+    nli: str,
+    half: str,
+    as_json: bool,
+    out: Path | None,
+    n_boot: int,
+    seed: int,
+) -> None:
+    """``meta-eval --flag-rates``: every flag kind's rate on first wrong vs right steps, as ``score`` writes them."""
+    import json
+    import sys
+
+    from reasoning_metrics.metaeval.flag_rates import (
+        flag_rates,
+        rates_json,
+        rates_markdown,
+        score_as_run,
+        separation,
+        separation_markdown,
+    )
+    from reasoning_metrics.slots import model_name
+    from reasoning_metrics.step_thresholds import ENCODER_FLAGS
+    from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
+
+    if half != "all":
+        raise UserError("--flag-rates reports both halves (the rule reads the dev half): drop --half")
+    encoders, specs = encoders_for(encoder, solutions)
+    nli_model = load_model_option("nli", nli, "--nli")
+    typer.echo(f"scoring {len(solutions)} solutions as `k12eval score` does...", err=True)
+    scored, assessed = score_as_run(solutions, encoders if encoders is not None else "none", nli_model)
+    ran = {name for a in assessed if a is not None for name in a.detectors}  # what `score` runs here, as it ran
+    kinds = {str(kind): "detector" for name in ran if name in REGISTRY for kind in REGISTRY[name].kinds}
+    kinds |= dict.fromkeys((*ENCODER_FLAGS, *(("contradicts_source",) if nli_model is not None else ())), "similarity")
+    rows = flag_rates(solutions, scored, assessed, kinds)
+    names = {lg: model_name(model) for lg, model in (encoders or {}).items()}
+    command = " ".join(["k12eval", *(a for a in sys.argv[1:])]) if sys.argv[1:2] == ["meta-eval"] else None
+    separates = separation(solutions, scored, n_boot=n_boot, seed=seed)
+    report = rates_json(
+        rows,
+        data=str(data),
+        format=fmt,
+        encoder=names,
+        asked=specs,
+        nli=nli,
+        command=command,
+        solutions=len(solutions),
+        separation=separates,
+    )
+    text = json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+    markdown = rates_markdown(rows, f"{data} ({fmt}), encoder " + ", ".join(f"{k} {v}" for k, v in names.items()))
+    markdown += separation_markdown(separates)
+    typer.echo(text if as_json else markdown, nl=False)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text if out.suffix == ".json" else markdown, encoding="utf-8")
 
 
 def _lodo(

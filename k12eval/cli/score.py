@@ -258,8 +258,35 @@ def score(
             budget_s=chain_budget,
         )
     _print_summary(done.lines, str(done.out))
+    _print_step_flags(done.lines, done.out)
     _print_detectors(done.lines)
     _exit_if_models_failed(failed_models)
+
+
+def _print_step_flags(records: list[dict[str, Any]], out: Path) -> None:
+    """Each language's step-flag thresholds as the score header states them, and how often each flag fired."""
+    from reasoning_metrics.score_store import read_score_header
+
+    header = read_score_header(out)
+    if header is None:
+        return
+    for lang in sorted({str(r["lang"]) for r in records if r.get("lang")}):
+        t = header.thresholds.get(lang, header.thresholds)
+        if not isinstance(t, dict) or "repeat" not in t:
+            continue
+        steps = [step for r in records if r.get("lang") == lang for step in r.get("steps", [])]
+        fired = Counter(flag for step in steps for flag in step.get("flags", []))
+        whose = (
+            f"{t.get('encoder')}, {'fitted' if t.get('fitted') else 'not fitted: defaults'}; " if "encoder" in t else ""
+        )
+        typer.echo(
+            f"  similarity flags ({lang}; {whose}support {t['support']}, reference {t['reference']}, "
+            f"repeat {t['repeat']}, contradiction {t['contradiction']}): "
+            + (
+                ", ".join(f"{kind} {n}/{len(steps)}" for kind, n in fired.most_common())
+                or f"none of {len(steps)} steps"
+            )
+        )
 
 
 def _print_detectors(records: list[dict[str, Any]]) -> None:

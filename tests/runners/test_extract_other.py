@@ -35,6 +35,9 @@ JUDGMENT_THREE = [
         [False, True, True],
     ),
     ("1. F\n2. T\n3. T\n例2: 判断下列说法 答案: 1. T", [False, True, True]),
+    # The answer first, as letters, then an explanation that repeats verdict words (#36 item 5: shown 未解析).
+    ("TTT\n解释：第一个说法错误，因为2是偶数质数；第二个正确。", [True, True, True]),
+    ("答案：FTT\n1. 质数不都是奇数，错误。2. 正确", [False, True, True]),
 ]
 
 

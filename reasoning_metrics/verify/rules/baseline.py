@@ -54,10 +54,25 @@ def roscoe_scores(
     them; without ``nli`` the NLI scores are not asked for. ``cache`` as in
     ``score_chains`` (``False``: none; ``None``: the default on-disk cache).
     """
-    metrics = [m for m in metrics if nli is not None or not needs_nli(m)]
-    scored = score_chains(
-        _chains(solutions),
-        metrics,
+    scored = encoder_scores(_chains(solutions), metrics, encoder, nli, batch_size=batch_size, cache=cache)
+    return [_with_blank_steps(c, s.steps) for c, s in zip(scored, solutions, strict=True)]
+
+
+def encoder_scores(
+    chains: Sequence[Chain],
+    metrics: Sequence[str],
+    encoder: Any,
+    nli: Any = None,
+    *,
+    batch_size: int = 32,
+    cache: ArrayCache | Path | str | bool | None = False,
+) -> list[ChainScores]:
+    """``metrics`` of ``chains`` with the sentence encoder (and ``nli``, if given; the metrics that need one
+    are left out without it) and no other model, as ``k12eval score`` computes them."""
+    chosen = [m for m in metrics if nli is not None or not needs_nli(m)]
+    return score_chains(
+        chains,
+        chosen,
         encoder=encoder,
         nli=nli if nli is not None else "none",
         token_embedder="none",
@@ -66,7 +81,6 @@ def roscoe_scores(
         batch_size=batch_size,
         cache=cache,
     )
-    return [_with_blank_steps(c, s.steps) for c, s in zip(scored, solutions, strict=True)]
 
 
 def solution_languages(solutions: Sequence[Solution]) -> list[Literal["zh", "en"]]:
