@@ -90,7 +90,8 @@ def question_frame(runs: Iterable[Run], graph: KnowledgeGraph) -> pd.DataFrame:
                 "answered": not skipped,
                 "partial": record.partial,
                 # CK12's category of a wrong answer; computed here for records written before the field.
-                "error_type": record.error_type or error_type(record.output, record.parse_status, record.correct),
+                "error_type": record.error_type
+                or error_type(record.output, record.parse_status, record.correct, record.finish_reason),
                 # Judgment statements, for the released scorer's per-statement accuracy (reports.tables).
                 "statements": len(question.answer) if question.type is QuestionType.JUDGMENT else math.nan,
                 "rank": rank,

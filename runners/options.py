@@ -69,6 +69,9 @@ class RunOptions:
     top_p: float | None = None
     max_tokens: int | None = None
     samples: int = 1
+    loop_guard: int | None = None
+    """Stop an answer whose last N tokens repeat one piece (:mod:`runners.loop_guard`); 0: off;
+    ``None``: :data:`runners.loop_guard.LOOP_WINDOW` for a local model (others are not stopped)."""
     batch_size: BatchSize = "auto"
     """Questions per backend call and per checkpoint, also the generation batch of a backend with a
     micro-batch unless ``-B batch_size=`` sets it; ``auto``: :mod:`runners.batch_plan`."""
@@ -139,3 +142,5 @@ def check_options(options: RunOptions) -> None:
         raise InputError(f"--batch-size {options.batch_size!r}: give a whole number of at least 1, or auto")
     if options.samples < 1:
         raise InputError("--samples must be at least 1")
+    if options.loop_guard is not None and options.loop_guard < 0:
+        raise InputError(f"--loop-guard {options.loop_guard}: give 0 (off) or a number of tokens")

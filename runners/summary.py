@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.errors import InputError
+from runners.loop_guard import FINISH_LOOP
 from runners.records import RunHeader, RunRecord
 
 SessionStatus = Literal["finished", "interrupted", "failed"]
@@ -101,6 +102,11 @@ class RunResults(BaseModel):
     """Questions by parse status: ok, unparsed, failed, skipped (every key present)."""
     failures: int
     """Questions whose request failed (``status['failed']``)."""
+    loops: int = 0
+    """Answers the loop guard stopped because they repeated themselves (``finish_reason`` ``loop``,
+    :mod:`runners.loop_guard`); CK12's error types count them as gibberish."""
+    finish_reasons: dict[str, int] = Field(default_factory=dict)
+    """Generated answers by why their generation ended: ``stop``, ``length`` (the token budget), ``loop``."""
     all: GroupStats
     by_type: dict[str, GroupStats]
     by_subject: dict[str, GroupStats]
@@ -153,6 +159,7 @@ def build_results(
 ) -> RunResults:
     """The summary of a run from its header, its records (one per question) and the questions left."""
     counts: Counter[str] = Counter(r.parse_status for r in records)
+    finished: Counter[str] = Counter(r.finish_reason for r in records if r.finish_reason is not None)
     return RunResults(
         model=header.model,
         backend=header.backend,
@@ -163,6 +170,8 @@ def build_results(
         pending=pending,
         status={status: counts.get(status, 0) for status in STATUSES},
         failures=counts.get("failed", 0),
+        loops=finished.get(FINISH_LOOP, 0),
+        finish_reasons=dict(sorted(finished.items())),
         all=group_stats(records),
         by_type=_by(records, "type"),
         by_subject=_by(records, "subject"),

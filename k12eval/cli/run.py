@@ -24,6 +24,7 @@ from k12eval.cli._run_options import (
     FmtOpt,
     LangOpt,
     LimitOpt,
+    LoopGuardOpt,
     MappingOpt,
     MaxFailuresOpt,
     MaxTokensOpt,
@@ -107,6 +108,7 @@ def run(
     top_p: TopPOpt = None,
     max_tokens: MaxTokensOpt = None,
     samples: SamplesOpt = 1,
+    loop_guard: LoopGuardOpt = None,
     batch_size: BatchSizeOpt = "auto",
     retry_failed: RetryFailedOpt = False,
     skip_invalid: SkipInvalidOpt = False,
@@ -135,7 +137,7 @@ def run(
     as_given |= {"seed": seed, "shard": shard, "few_shot": few_shot, "shots": shots, "token_budget": token_budget}
     as_given |= {"template_set": template_set, "chat": chat, "temperature": temperature, "top_p": top_p}
     as_given |= {"max_tokens": max_tokens, "samples": samples, "retry_failed": retry_failed}
-    as_given |= {"skip_invalid": skip_invalid}
+    as_given |= {"skip_invalid": skip_invalid, "loop_guard": loop_guard}
     options = api.run_options(
         data,
         model,

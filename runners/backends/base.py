@@ -26,6 +26,9 @@ class SamplingParams:
     stop: tuple[str, ...] = ()
     logprobs: int | None = None
     """Number of top log-probabilities to return per generated token, if any."""
+    loop_guard: int = 0
+    """Stop a sequence whose last ``loop_guard`` tokens repeat one piece (:mod:`runners.loop_guard`); its
+    finish reason is then ``loop``. 0: off. Local backends (transformers, vLLM) apply it; others ignore it."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,10 @@ class Backend(Protocol):
     #     asked as the protocol's api_strategy says (runners.backends.protocol_role, runners.protocol).
     #   check(self) -> None: asked once by get_backend, before any request, to refuse a setting that
     #     would make every request fail (OpenAIBackend probes its base_url).
+    #   generate_stream(self, requests) -> Iterator[GenerationResult]: the answers of generate, each
+    #     yielded as soon as it is finished (in the order they finish, each carrying its request's id),
+    #     so that a run writes every answer at once (runners.backends.generation_stream). A backend
+    #     that has it hands each answer over inside runners.stopping.shielded (TransformersBackend).
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Complete every request; results in request order."""
