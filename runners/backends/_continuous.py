@@ -72,7 +72,12 @@ class Engine:
     def stream(
         self, items: Sequence[tuple[int, list[int]]], params: SamplingParams, slots: int, every_s: float
     ) -> Iterator[tuple[int, GenerationResult]]:
-        """``(index, result)`` for each ``(index, prompt ids)`` of ``items``, in the order they finish."""
+        """``(index, result)`` for each ``(index, prompt ids)`` of ``items``, in the order they finish.
+
+        Stopped by an exception (SIGINT, SIGTERM, raised where the main thread waits or when a shield
+        ends), the engine is stopped hard and every answer it had finished by then is still handed
+        over before the exception goes on; the sequences in flight are dropped.
+        """
         sample = params.temperature > 0
         per_prompt = params.n if sample else 1
         manager = self.lm.init_continuous_batching(
@@ -80,11 +85,27 @@ class Engine:
             continuous_batching_config=self._batching_config(items, params, slots * per_prompt, sample),
         )
         manager.start()
+        flight = _Flight(self, manager, params, per_prompt, every_s)
         try:
-            yield from self._follow(manager, items, params, per_prompt, sample, every_s)
+            flight.add(items)
+            while flight.left:
+                if not flight.wait():
+                    error = manager.background_thread_status.fatal_error
+                    yield from flight.fail_rest(f"the generation loop stopped: {error}")
+                    return
+                with shielded():  # from the engine's hand-over to the caller's write of every answer taken
+                    yield from flight.take()
+                    flight.progress.log()
+        except GeneratorExit:  # the caller stopped asking: nothing more to hand over
+            raise
+        except BaseException:
+            with shielded():
+                _stop(manager)
+                flight.stopped = True
+                yield from flight.take()  # the answers the engine finished before it stopped
+            raise
         finally:
-            # Hard: on an interruption the sequences in flight are dropped (asked again on resume), not finished.
-            manager.stop(block=True, hard_stop=True)
+            _stop(manager)
             manager.destroy()
 
     def _generation_config(self, params: SamplingParams, sample: bool, per_prompt: int) -> Any:
@@ -122,92 +143,107 @@ class Engine:
             seed=params.seed if sample and params.seed is not None else None,
         )
 
-    def _follow(
-        self,
-        manager: Any,
-        items: Sequence[tuple[int, list[int]]],
-        params: SamplingParams,
-        per_prompt: int,
-        sample: bool,
-        every_s: float,
-    ) -> Iterator[tuple[int, GenerationResult]]:
-        from transformers.generation.continuous_batching import RequestStatus
-
-        by_engine_id: dict[str, tuple[_Request, _Sample]] = {}
-        left = len(items)
-        for index, ids in items:
-            request = _Request(index, len(ids))
-            rid = f"r{index}"
-            manager.add_request(
-                ids,
-                request_id=rid,
-                max_new_tokens=max(1, min(params.max_tokens, self.max_length - len(ids))),
-                streaming=True,
-                eos_token_id=list(self.eos_ids),
-            )
-            engine_ids = [rid, *(f"{rid}__child#{i}" for i in range(per_prompt - 1))]
-            for engine_id in engine_ids:
-                one = _Sample(engine_id, LoopWatch(params.loop_guard))
-                request.samples.append(one)
-                by_engine_id[engine_id] = (request, one)
-        outputs = manager.output_router.output_queue
-        progress = _Progress(len(items) * per_prompt, every_s)
-        while left:
-            if outputs.empty():
-                if not manager.is_running():
-                    error = manager.background_thread_status.fatal_error
-                    yield from self._fail_rest(by_engine_id, f"the generation loop stopped: {error}")
-                    return
-                time.sleep(POLL_S)  # interruptible: a signal here stops the engine, nothing taken is lost
-                progress.log()
-                continue
-            with shielded():  # from the engine's hand-over to the caller's write of every answer taken
-                for output in _drain(outputs):
-                    found = by_engine_id.get(output.request_id)
-                    if found is None or found[1].done is not None:
-                        continue  # a cancelled sequence's last step
-                    request, one = found
-                    before = len(one.watch.tokens)
-                    self._take(manager, one, output, params, RequestStatus)
-                    progress.tokens += len(one.watch.tokens) - before
-                    if one.done is None:
-                        continue
-                    progress.done += 1
-                    if all(s.done is not None for s in request.samples):
-                        left -= 1
-                        yield request.index, self._result(request, params, sample)
-                progress.log()
-
-    def _take(self, manager: Any, one: _Sample, output: Any, params: SamplingParams, status: Any) -> None:
-        """Follow one streamed output of a sequence; set ``one.done`` when it is finished or must stop."""
-        if output.error is not None:
-            one.done = ("", 0, f"error: {output.error}")
-            return
-        new = output.generated_tokens[len(one.watch.tokens) :]
-        finished = one.watch.extend(new) or output.status >= status.FINISHED
-        kept = one.watch.tokens  # up to where the guard stopped it
-        if params.stop and not finished:
-            tail = self.tokenizer.decode(kept[-(len(new) + STOP_TAIL_TOKENS) :], skip_special_tokens=True)
-            finished = any(s and s in tail for s in params.stop)
-        if not finished:
-            return
-        if output.status < status.FINISHED:
-            manager.cancel_request(one.engine_id)
-        one.done = finish_tokens(
-            kept,
+    def ended(self, tokens: list[int], params: SamplingParams) -> tuple[str, int, str]:
+        """``(text, tokens counted, finish reason)`` of a finished sequence, by every path's one rule."""
+        return finish_tokens(
+            tokens,
             eos_ids=self.eos_ids,
             stop=params.stop,
             loop_window=params.loop_guard,
             decode=lambda ids: self.tokenizer.decode(ids, skip_special_tokens=True),
         )
 
-    def _result(self, request: _Request, params: SamplingParams, sample: bool) -> GenerationResult:
+
+class _Flight:
+    """The sequences one stream has asked the engine for, followed output by output."""
+
+    def __init__(self, engine: Engine, manager: Any, params: SamplingParams, per_prompt: int, every_s: float) -> None:
+        from transformers.generation.continuous_batching import RequestStatus
+
+        self.engine = engine
+        self.manager = manager
+        self.params = params
+        self.per_prompt = per_prompt
+        self.finished_status = RequestStatus.FINISHED
+        self.by_engine_id: dict[str, tuple[_Request, _Sample]] = {}
+        self.left = 0
+        self.stopped = False
+        """Set once this side stopped the engine: the sequences it failed then are dropped, not answered."""
+        self.outputs: queue.Queue[Any] = manager.output_router.output_queue
+        self.progress = _Progress(0, every_s)
+
+    def add(self, items: Sequence[tuple[int, list[int]]]) -> None:
+        """Ask the engine for every prompt; it takes ``slots`` of them at a time."""
+        limit = self.engine.max_length
+        for index, ids in items:
+            request = _Request(index, len(ids))
+            rid = f"r{index}"
+            self.manager.add_request(
+                ids,
+                request_id=rid,
+                max_new_tokens=max(1, min(self.params.max_tokens, limit - len(ids))),
+                streaming=True,
+                eos_token_id=list(self.engine.eos_ids),
+            )
+            for engine_id in [rid, *(f"{rid}__child#{i}" for i in range(self.per_prompt - 1))]:
+                one = _Sample(engine_id, LoopWatch(self.params.loop_guard))
+                request.samples.append(one)
+                self.by_engine_id[engine_id] = (request, one)
+            self.left += 1
+        self.progress.rows = self.left * self.per_prompt
+
+    def wait(self) -> bool:
+        """Until the engine has an output (``True``) or has stopped (``False``); a signal may raise here."""
+        while self.outputs.empty():
+            if not self.manager.is_running():
+                return not self.outputs.empty()
+            time.sleep(POLL_S)  # nothing is taken while waiting: a signal here loses no answer
+            self.progress.log()
+        return True
+
+    def take(self) -> Iterator[tuple[int, GenerationResult]]:
+        """Every output waiting now; ``(index, result)`` for each request whose samples are all done."""
+        for output in _drain(self.outputs):
+            found = self.by_engine_id.get(output.request_id)
+            if found is None or found[1].done is not None:
+                continue  # a cancelled sequence's last step
+            request, one = found
+            before = len(one.watch.tokens)
+            self._follow(one, output)
+            self.progress.tokens += len(one.watch.tokens) - before
+            if one.done is None:
+                continue
+            self.progress.done += 1
+            if all(s.done is not None for s in request.samples):
+                self.left -= 1
+                yield request.index, self._result(request)
+
+    def _follow(self, one: _Sample, output: Any) -> None:
+        """Follow one streamed output of a sequence; set ``one.done`` when it is finished or must stop."""
+        if output.error is not None:
+            if not self.stopped:  # a sequence the hard stop cut is asked again on resume, not failed
+                one.done = ("", 0, f"error: {output.error}")
+            return
+        new = output.generated_tokens[len(one.watch.tokens) :]
+        finished = one.watch.extend(new) or output.status >= self.finished_status
+        kept = one.watch.tokens  # up to where the guard stopped it
+        stop = self.params.stop
+        if stop and not finished:
+            tail = self.engine.tokenizer.decode(kept[-(len(new) + STOP_TAIL_TOKENS) :], skip_special_tokens=True)
+            finished = any(s and s in tail for s in stop)
+        if not finished:
+            return
+        if output.status < self.finished_status:
+            self.manager.cancel_request(one.engine_id)
+        one.done = self.engine.ended(kept, self.params)
+
+    def _result(self, request: _Request) -> GenerationResult:
         done = [one.done for one in request.samples if one.done is not None]
         errors = [reason[len("error: ") :] for _, _, reason in done if reason.startswith("error: ")]
         if errors:
             return GenerationResult("", error=errors[0], prompt_tokens=request.prompt_tokens)
-        if not sample:
-            done *= params.n
+        if self.per_prompt == 1:
+            done *= self.params.n  # greedy: the one answer n times, as the static path
         return GenerationResult(
             "",
             texts=[text for text, _, _ in done],
@@ -217,12 +253,18 @@ class Engine:
             latency_s=time.perf_counter() - request.started,
         )
 
-    def _fail_rest(
-        self, by_engine_id: dict[str, tuple[_Request, _Sample]], error: str
-    ) -> Iterator[tuple[int, GenerationResult]]:
-        pending = {id(r): r for r, one in by_engine_id.values() if one.done is None}
-        for request in pending.values():
-            yield request.index, GenerationResult("", error=error, prompt_tokens=request.prompt_tokens)
+    def fail_rest(self, error: str) -> Iterator[tuple[int, GenerationResult]]:
+        """A failed result for every request not answered (the engine stopped on an error)."""
+        pending = {id(r): r for r, one in self.by_engine_id.values() if one.done is None}
+        with shielded():
+            for request in pending.values():
+                yield request.index, GenerationResult("", error=error, prompt_tokens=request.prompt_tokens)
+
+
+def _stop(manager: Any) -> None:
+    """Stop the engine's thread now, if it runs: the sequences in flight are dropped, not finished."""
+    if manager.is_running():
+        manager.stop(block=True, hard_stop=True)
 
 
 def _drain(outputs: queue.Queue[Any]) -> list[Any]:

@@ -21,6 +21,7 @@ from runners.backends.base import (
     LoglikelihoodResult,
     SamplingParams,
 )
+from runners.loop_guard import FINISH_LOOP, loop_end
 
 
 class VLLMBackend:
@@ -122,12 +123,13 @@ class VLLMBackend:
         if isinstance(output, Exception):
             return GenerationResult(request.id, error=f"{type(output).__name__}: {output}")
         samples = sorted(output.outputs, key=lambda sample: sample.index)
+        ended = [self._ended(sample, request.params.loop_guard) for sample in samples]
         result = GenerationResult(
             request.id,
-            texts=[sample.text for sample in samples],
-            finish_reasons=[str(sample.finish_reason) for sample in samples],
+            texts=[text for text, _, _ in ended],
+            finish_reasons=[reason for _, _, reason in ended],
             prompt_tokens=len(ids),
-            completion_tokens=sum(len(sample.token_ids) for sample in samples),
+            completion_tokens=sum(count for _, count, _ in ended),
             latency_s=latency,
         )
         if request.params.logprobs is not None and samples and samples[0].logprobs is not None:
@@ -136,6 +138,19 @@ class VLLMBackend:
                 for step in samples[0].logprobs
             ]
         return result
+
+    def _ended(self, sample: Any, loop_window: int) -> tuple[str, int, str]:
+        """``(text, tokens, finish reason)`` of a sample, cut where the loop guard would have stopped it.
+
+        The engine runs a looping sequence to its budget; the answer is cut afterwards at the point
+        where the transformers backend stops it (:func:`runners.loop_guard.loop_end`), so both record
+        the same answer.
+        """
+        tokens = list(sample.token_ids)
+        end = loop_end(tokens, loop_window)
+        if end is None:
+            return sample.text, len(tokens), str(sample.finish_reason)
+        return self.tokenizer.decode(tokens[:end], skip_special_tokens=True), end, FINISH_LOOP
 
     def _token_text(self, token: int, entry: Any) -> str:
         text = getattr(entry, "decoded_token", None)
