@@ -23,7 +23,9 @@ from runners.summary import SUMMARY_FILE, RunResults
 from tests._runs import question, write_bank
 from tests.scripted import ScriptedBackend
 
-QUESTIONS = [question(f"q{i}", "数学", "函数", "一次函数", stem=f"第 {i} 题：下列函数中是一次函数的是") for i in range(8)]
+QUESTIONS = [
+    question(f"q{i}", "数学", "函数", "一次函数", stem=f"第 {i} 题：下列函数中是一次函数的是") for i in range(8)
+]
 
 
 class StreamingBackend(ScriptedBackend):

@@ -74,10 +74,10 @@ def test_a_signal_at_any_step_keeps_exactly_the_finished_answers(
 
     out = tmp_path / "run"
     hook = backend.lm.register_forward_pre_hook(signal_at_step)
+    raised = Terminated if signum == signal.SIGTERM else KeyboardInterrupt
     try:
-        with caplog.at_level(logging.DEBUG, logger="runners.backends.transformers"):
-            with pytest.raises(Terminated if signum == signal.SIGTERM else KeyboardInterrupt):
-                run_questions(_options(out, backend), command=["k12eval", "run"])
+        with caplog.at_level(logging.DEBUG, logger="runners.backends.transformers"), pytest.raises(raised):
+            run_questions(_options(out, backend), command=["k12eval", "run"])
     finally:
         hook.remove()
     finished = {r.getMessage().split()[1].rstrip(":") for r in caplog.records if r.getMessage().startswith("finished ")}
