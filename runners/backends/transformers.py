@@ -187,8 +187,9 @@ class TransformersBackend:
             size = cap if size < cap < size * 2 else size * 2
         return max(1, fits)
 
-    def measure_batch_speed(self, sizes: Sequence[int], *, steps: int = 3) -> dict[int, float]:
-        """Decoding tokens per second at each batch size: ``steps`` timed forward passes with the cache.
+    def measure_batch_speed(self, sizes: Sequence[int], *, steps: int = 3, min_s: float = 0.3) -> dict[int, float]:
+        """Decoding tokens per second at each batch size: forward passes with the cache, ``steps`` at least,
+        and for ``min_s`` seconds at least (a small model's step is too short to time alone).
 
         Each size first runs one pass over a short prompt (and one untimed step), so what is timed is
         the decoding step generation repeats. On a CPU it is the weights' matrix products that a
@@ -199,17 +200,16 @@ class TransformersBackend:
 
         speeds: dict[int, float] = {}
         with torch.inference_mode():
-            for size in sizes:
+            for size in [sizes[0], *sizes]:  # the first size twice: its first round warms the model up
                 ids = torch.arange(8 * size, device=self.device).reshape(size, 8) % max(2, self.eos_ids[0])
-                past = self.lm(input_ids=ids, use_cache=True, logits_to_keep=1).past_key_values
+                cache = self.lm(input_ids=ids, use_cache=True, logits_to_keep=1).cache
                 step = ids[:, -1:]
-                past = self.lm(input_ids=step, past_key_values=past, use_cache=True, logits_to_keep=1).past_key_values
-                start = time.perf_counter()
-                for _ in range(steps):
-                    past = self.lm(
-                        input_ids=step, past_key_values=past, use_cache=True, logits_to_keep=1
-                    ).past_key_values
-                speeds[size] = size * steps / max(time.perf_counter() - start, 1e-9)
+                cache = self.lm(input_ids=step, cache=cache, use_cache=True, logits_to_keep=1).cache  # untimed
+                start, done = time.perf_counter(), 0
+                while done < steps or time.perf_counter() - start < min_s:
+                    cache = self.lm(input_ids=step, cache=cache, use_cache=True, logits_to_keep=1).cache
+                    done += 1
+                speeds[size] = size * done / (time.perf_counter() - start)
         return speeds
 
     def _generate_batch(self, prompts: list[list[int]], params: SamplingParams) -> list[GenerationResult]:
