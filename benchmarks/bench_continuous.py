@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_generation import SHAPES, model_dir, prompts  # noqa: E402
+from benchmarks.bench_generation import SHAPES, measure, model_dir, requests  # noqa: E402
 from runners.backends.base import GenerationRequest, SamplingParams  # noqa: E402
 from runners.loop_guard import LOOP_WINDOW  # noqa: E402
 
@@ -54,15 +54,10 @@ def sample_requests(count: int, max_tokens: int, is_chat: bool) -> list[Generati
     return [GenerationRequest(q.id, build_prompt(q, options, None, None, is_chat)[1], params) for q in questions]
 
 
-def measure(backend: Any, batch: list[GenerationRequest]) -> tuple[float, int]:
-    """``(seconds, tokens generated)`` of one ``generate`` over ``batch``."""
-    start = time.perf_counter()
-    results = backend.generate(batch)
-    seconds = time.perf_counter() - start
-    failed = [r.error for r in results if r.error]
-    if failed:
-        raise SystemExit(f"{len(failed)} requests failed, e.g. {failed[0]}")
-    return seconds, sum(r.completion_tokens or 0 for r in results)
+def _timed(backend: Any, batch: list[GenerationRequest]) -> tuple[float, int]:
+    """``(seconds, tokens generated)`` of one ``generate`` over ``batch`` (bench_generation's measurement)."""
+    measured = measure(backend, batch)
+    return measured["seconds"], measured["tokens"]
 
 
 def main() -> None:
@@ -90,8 +85,7 @@ def main() -> None:
     if args.model:
         batch = sample_requests(args.prompts, args.max_tokens, default.is_chat)
     else:
-        params = SamplingParams(temperature=0.0, max_tokens=args.max_tokens)
-        batch = [GenerationRequest(f"p{i}", text, params) for i, text in enumerate(prompts(args.prompts))]
+        batch = requests(args.prompts, args.max_tokens)
     guarded = [replace(r, params=replace(r.params, loop_guard=LOOP_WINDOW)) for r in batch]
     probe_start = time.perf_counter()
     size, record = backend_batch("auto", default, False, len(batch), lambda: 0)
@@ -105,16 +99,16 @@ def main() -> None:
     print(f"default path: batch {size} by the measurement ({probe_s:.1f} s): {record['tokens_per_s']} tokens/s")
     rates: dict[str, list[float]] = {"default": [], "plain b1": [], **{f"plain b{n}": [] for n in sizes}}
     for number in range(1, args.rounds + 1):
-        seconds, tokens = measure(default, guarded)
+        seconds, tokens = _timed(default, guarded)
         rates["default"].append(tokens / seconds)
         line = [f"default {tokens / seconds:.2f} ({tokens} tokens, {seconds:.0f} s)"]
         plain.batch_size = 1
-        seconds, tokens = measure(plain, batch[: args.single])
+        seconds, tokens = _timed(plain, batch[: args.single])
         rates["plain b1"].append(tokens / seconds)
         line.append(f"plain b1 {tokens / seconds:.2f}")
         for n in sizes:
             plain.batch_size = n
-            seconds, tokens = measure(plain, batch)
+            seconds, tokens = _timed(plain, batch)
             rates[f"plain b{n}"].append(tokens / seconds)
             line.append(f"plain b{n} {tokens / seconds:.2f} ({tokens} tokens, {seconds:.0f} s)")
         print(f"round {number}: " + "; ".join(line) + f"  [load {os.getloadavg()[0]:.1f}]", flush=True)
