@@ -4,7 +4,8 @@
     python benchmarks/kill_streamed.py --kills 5 --model qwen2.5-coder-0.5b-instruct --max-tokens 256
 
 A real `k12eval run` (zero-shot-CoT, 32 questions of the bundled sample, the default CPU path:
-continuous batching, ``--batch-size auto``) runs with ``--verbose``, so the transformers backend logs
+continuous batching; ``--batch-size 4`` by default, so that answers finish one after another all
+through the run rather than together at its end) runs with ``--verbose``, so the transformers backend logs
 ``finished <id>`` for every answer at the moment the engine hands it over, before its record is
 written. The run is stopped with SIGTERM or SIGINT (chosen at random) after a random delay, then
 started again with the same command, until ``--kills`` stops; a run that finishes before its
@@ -58,6 +59,9 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=32)
     parser.add_argument("--model", default=None, help="default: the tiny random Qwen2 test model, built here")
     parser.add_argument("--max-tokens", type=int, default=200)
+    parser.add_argument(
+        "--batch-size", default="4", help="the run's --batch-size: 4 spreads the finishes over the run (auto: measured)"
+    )
     parser.add_argument("--min-s", type=float, default=3.0, help="earliest signal, seconds after the start")
     parser.add_argument("--max-s", type=float, default=60.0, help="latest signal")
     parser.add_argument("--seed", type=int, default=0)
@@ -77,7 +81,7 @@ def main() -> None:
         return [
             sys.executable, "-m", "k12eval", "run", str(ROOT / "data" / "sample"), "-m", model, "-o", str(out),
             "--mode", "zero-shot-cot", "--limit", str(args.questions), "--max-tokens", str(args.max_tokens),
-            "--verbose",
+            "--batch-size", args.batch_size, "--verbose",
         ]  # fmt: skip
 
     kills = logged = lost = sessions = 0

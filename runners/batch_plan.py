@@ -55,13 +55,20 @@ def parse_batch_size(text: str | int) -> BatchSize:
 
 
 def backend_batch(
-    asked: BatchSize, backend: Any, pinned: bool, questions: int, sequence_tokens: Callable[[], int]
+    asked: BatchSize,
+    backend: Any,
+    pinned: bool,
+    questions: int,
+    sequence_tokens: Callable[[], int],
+    earlier: dict[str, Any] | None = None,
 ) -> tuple[int, dict[str, Any]]:
     """``(questions per call, what run.json records)`` for ``asked`` and a loaded ``backend``.
 
     A backend with a micro-batch (an int ``batch_size`` attribute) is set to the run's batch,
     unless ``pinned`` (the user gave ``-B batch_size=``); ``auto`` is resolved as the module says.
     ``sequence_tokens`` gives the longest prompt plus the token budget, asked only when a GPU is probed.
+    ``earlier``: the batch ``run.json`` recorded when the run was started; a CPU measured then on the
+    same device is not measured again on resume.
     """
     micro = getattr(backend, "batch_size", None)
     device = str(getattr(backend, "device", ""))
@@ -75,6 +82,10 @@ def backend_batch(
         backend.batch_size = asked
         return asked, {"asked": asked, "questions_per_call": asked, "generated_together": asked}
     if not device.startswith("cuda") and hasattr(backend, "measure_batch_speed"):
+        if earlier and earlier.get("tokens_per_s") and earlier.get("device") == device:
+            backend.batch_size = size = int(earlier["generated_together"])
+            log.info("batch size auto: %d sequences together on %s, as measured when the run started", size, device)
+            return size, dict(earlier)
         return _measured(backend, device, questions)
     if not device.startswith("cuda") or not hasattr(backend, "probe_batch_size"):
         backend.batch_size = 1
@@ -106,6 +117,7 @@ def _measured(backend: Any, device: str, questions: int) -> tuple[int, dict[str,
         "asked": "auto",
         "questions_per_call": size,
         "generated_together": size,
+        "device": device,
         "tokens_per_s": {str(k): round(v, 2) for k, v in sorted(speeds.items())},
         "why": why,
     }

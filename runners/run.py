@@ -323,6 +323,7 @@ def _run_locked(
         "batch_size" in options.backend_options,
         len(questions),
         lambda: answerer.longest_sequence(questions),
+        store.read_header().batch if store.exists() else None,
     )
     if streams(answerer.backend) and options.run_strategy in GENERATING:
         batch = {**batch, "streamed": True}  # every answer written as it finishes, not per call

@@ -119,6 +119,11 @@ def test_auto_on_a_cpu_takes_the_batch_measured_fastest_and_records_the_measurem
     assert record["tokens_per_s"] == {"1": 5.0, "2": 9.8, "4": 18.0, "8": 30.0, "16": 31.5, "32": 45.0}
     few = _Measured(speeds)
     assert backend_batch("auto", few, False, 5, _never)[0] == 5 and few.measured == [[1, 2, 4, 5]]
+    resumed = _Measured(speeds)  # a resumed run takes what run.json recorded, on the same device only
+    assert backend_batch("auto", resumed, False, 500, _never, record) == (8, record) and not resumed.measured
+    moved = _Measured(speeds)
+    assert backend_batch("auto", moved, False, 500, _never, {**record, "device": "cuda:0"})[0] == 8
+    assert moved.measured == [[1, 2, 4, 8, 16, 32]]
     assert faster_batch({1: 5.0, 2: 5.2}) == 1 and faster_batch({1: 5.0}) == 1
 
 
