@@ -16,7 +16,7 @@ backend's ``batch_size``) generates those ``N`` together, unless ``-B batch_size
   as it is finished, so a Ctrl-C loses only the answers being generated, never a finished one;
 - a backend without a micro-batch (an OpenAI-compatible server, vLLM, replay): 16 questions per call.
 
-A backend that streams its answers (``generate_stream``: the transformers backend) is handed all the
+A backend that streams its answers (``generate_stream``: transformers, vLLM) is handed all the
 questions at once and every answer is written as it comes; the others are asked ``questions_per_call``
 questions at a time, whose answers are written when the call returns.
 What was chosen, and why (for a CPU, the tokens per second measured), is recorded in ``run.json`` (``batch``).
