@@ -326,9 +326,11 @@ def _print_summary(summary: RunSummary) -> None:
         )
     console = Console()
     console.print(table)
+    loops = summary.results.loops if summary.results is not None else 0
     console.print(
         f"{summary.new} new answer(s) this time, {summary.resumed} already in the run folder; "
         f"unparsed rate {summary.unparsed_rate:.1%}"
+        + (f"; {loops} answer(s) stopped repeating themselves (finish_reason loop)" if loops else "")
     )
 
 

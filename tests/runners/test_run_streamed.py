@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from k12eval.cli import app
+from runners.backends import ENTRY_POINT_GROUP
 from runners.backends.base import GenerationRequest, GenerationResult
 from runners.options import RunOptions
 from runners.run import run_questions
@@ -117,3 +120,30 @@ def test_a_signal_while_the_model_generates_keeps_every_finished_answer_and_resu
     assert again.batches == [5] and summary.resumed == 3 and summary.new == 5
     ids = [r.question_id for r in RunStore(out).iter_records()]
     assert sorted(ids) == sorted(q.id for q in QUESTIONS)  # each once: no duplicate, none missing
+
+
+class _LoopingPlugin(StreamingBackend):
+    """The streaming backend as an installed package's backend: answers q2 and q5 as loops."""
+
+    def __init__(self, model: str = "streaming") -> None:
+        super().__init__(loops=["q2", "q5"])
+
+
+class _EntryPoint:
+    name, group = "streaming", ENTRY_POINT_GROUP
+
+    def load(self) -> type:
+        return _LoopingPlugin
+
+
+def test_the_command_says_how_many_answers_the_loop_guard_stopped(
+    bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        "importlib.metadata.entry_points", lambda group=None: [_EntryPoint()] if group == ENTRY_POINT_GROUP else []
+    )
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", str(bank), "-m", "streaming", "-b", "streaming", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "2 answer(s) stopped repeating themselves" in " ".join(result.output.split())
+    assert _summary(out).loops == 2
