@@ -11,7 +11,7 @@ backend's ``batch_size``) generates those ``N`` together, unless ``-B batch_size
   ``--batch_size auto``), probed once before the first question;
 - a local model on a CPU: measured. A few decoding steps at 1, 2, 4... sequences (at most
   :data:`CPU_PROBE_CAP`, and never more than the questions) give the tokens per second of each size
-  (``measure_batch_speed``); the batch grows while doubling it still gains :data:`CPU_GAIN`. The
+  (``measure_batch_speed``); the smallest batch within :data:`CPU_GAIN` of the fastest is taken. The
   backend generates that many together by continuous batching, and each answer is written as soon
   as it is finished, so a Ctrl-C loses only the answers being generated, never a finished one;
 - a backend without a micro-batch (an OpenAI-compatible server, vLLM, replay): 16 questions per call.
@@ -40,7 +40,7 @@ PROBE_CAP = 256
 CPU_PROBE_CAP = 32
 """The largest batch ``auto`` measures on a CPU."""
 CPU_GAIN = 0.10
-"""On a CPU, a batch twice as large is taken only if it decodes at least this much more tokens per second."""
+"""On a CPU, the smallest batch that decodes at most this much fewer tokens per second than the fastest is taken."""
 
 
 def parse_batch_size(text: str | int) -> BatchSize:
@@ -109,10 +109,7 @@ def _measured(backend: Any, device: str, questions: int) -> tuple[int, dict[str,
     backend.batch_size = size
     shown = ", ".join(f"{k}: {v:.1f}" for k, v in sorted(speeds.items()))
     log.info("batch size auto: %d sequences together on %s (tokens/s by batch: %s)", size, device, shown)
-    why = (
-        f"{device}: measured decoding tokens/s by batch ({shown}); the batch doubles while it gains "
-        f"{CPU_GAIN:.0%} or more"
-    )
+    why = f"{device}: measured decoding tokens/s by batch ({shown}); the smallest within {CPU_GAIN:.0%} of the fastest"
     return size, {
         "asked": "auto",
         "questions_per_call": size,
@@ -132,15 +129,12 @@ def _doublings(cap: int) -> list[int]:
 
 
 def faster_batch(speeds: dict[int, float], gain: float = CPU_GAIN) -> int:
-    """The batch to take from measured tokens/s by batch size: grow while the next size gains ``gain`` or more.
+    """The batch to take from measured tokens/s by batch size: the smallest within ``gain`` of the fastest.
 
-    >>> faster_batch({1: 5.0, 2: 9.5, 4: 17.0, 8: 26.0, 16: 27.0, 32: 40.0})
+    A larger batch holds more memory (its key/value cache) for nothing once the speed stops growing.
+
+    >>> faster_batch({1: 5.0, 2: 9.5, 4: 17.0, 8: 26.0, 16: 28.0, 32: 27.5})
     8
     """
-    sizes = sorted(speeds)
-    chosen = sizes[0]
-    for size in sizes[1:]:
-        if speeds[size] < speeds[chosen] * (1 + gain):
-            break
-        chosen = size
-    return chosen
+    best = max(speeds.values())
+    return min(size for size, speed in speeds.items() if speed >= best * (1 - gain))

@@ -193,14 +193,16 @@ class TransformersBackend:
 
         Each size first runs one pass over a short prompt (and one untimed step), so what is timed is
         the decoding step generation repeats. On a CPU it is the weights' matrix products that a
-        batch shares; attention over a few hundred tokens of context adds little to it. Used by
-        ``--batch-size auto`` on a CPU (:mod:`runners.batch_plan`).
+        batch shares; attention over a few hundred tokens of context adds little to it. The sizes are
+        measured twice, up then down, and each keeps its faster time, so that a machine whose load
+        changes while it measures favours no size. Used by ``--batch-size auto`` on a CPU
+        (:mod:`runners.batch_plan`).
         """
         import torch
 
         speeds: dict[int, float] = {}
         with torch.inference_mode():
-            for size in [sizes[0], *sizes]:  # the first size twice: its first round warms the model up
+            for size in [sizes[0], *sizes, *reversed(sizes)]:  # the first round of the first size warms up
                 ids = torch.arange(4 * size, device=self.device).reshape(size, 4) % max(2, self.eos_ids[0])
                 cache = self.lm(input_ids=ids, use_cache=True, logits_to_keep=1).cache
                 step = ids[:, -1:]
@@ -209,7 +211,7 @@ class TransformersBackend:
                 while done < steps or time.perf_counter() - start < min_s:
                     cache = self.lm(input_ids=step, cache=cache, use_cache=True, logits_to_keep=1).cache
                     done += 1
-                speeds[size] = size * done / (time.perf_counter() - start)
+                speeds[size] = max(speeds.get(size, 0.0), size * done / (time.perf_counter() - start))
         return speeds
 
     def _generate_batch(self, prompts: list[list[int]], params: SamplingParams) -> list[GenerationResult]:
