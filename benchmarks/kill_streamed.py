@@ -1,17 +1,17 @@
 """SIGTERM or SIGINT at a random moment of a chain-of-thought `k12eval run`: is every finished answer kept?
 
-    python benchmarks/kill_streamed.py --kills 20                      # the tiny random Qwen2 model
+    python benchmarks/kill_streamed.py --kills 20 --max-tokens 96      # the tiny random Qwen2 model
     python benchmarks/kill_streamed.py --kills 5 --model qwen2.5-coder-0.5b-instruct --max-tokens 256
 
 A real `k12eval run` (zero-shot-CoT, 32 questions of the bundled sample, the default CPU path:
 continuous batching; ``--batch-size 4`` by default, so that answers finish one after another all
 through the run rather than together at its end) runs with ``--verbose``, so the transformers backend logs
 ``finished <id>`` for every answer at the moment the engine hands it over, before its record is
-written. The run is stopped with SIGTERM or SIGINT (chosen at random) after a random delay, then
-started again with the same command, until ``--kills`` stops; a run that finishes before its
-signal is started again in a fresh folder. After each stop, every id of that session's log of
-finishes must have a record in ``records.jsonl``; at the end every folder is resumed to completion
-and must hold one whole record per question. Prints the kills, the finishes logged, the finished
+written. One whole run is timed first; then each of ``--kills`` runs, in a fresh folder, is
+stopped with SIGTERM or SIGINT (chosen at random) at a random moment between ``--low`` and
+``--high`` of that time. After each stop, every id of that session's log of finishes must have a
+record in ``records.jsonl``; at the end every folder is resumed to completion and must hold one
+whole record per question. Prints the kills, the finishes logged, the finished
 answers lost (the goal: 0), duplicates and torn lines.
 """
 
@@ -62,8 +62,8 @@ def main() -> None:
     parser.add_argument(
         "--batch-size", default="4", help="the run's --batch-size: 4 spreads the finishes over the run (auto: measured)"
     )
-    parser.add_argument("--min-s", type=float, default=3.0, help="earliest signal, seconds after the start")
-    parser.add_argument("--max-s", type=float, default=60.0, help="latest signal")
+    parser.add_argument("--low", type=float, default=0.2, help="earliest signal, as a share of one whole run")
+    parser.add_argument("--high", type=float, default=0.95, help="latest signal, as a share of one whole run")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -74,7 +74,7 @@ def main() -> None:
         from runners.testing.tiny_model import TinyConfig, build_tiny_qwen2
 
         model = str(build_tiny_qwen2(work / "tiny", TinyConfig(initializer_range=0.3)))
-    folders = [work / "run1"]
+    folders: list[Path] = []
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
 
     def command(out: Path) -> list[str]:
@@ -84,34 +84,41 @@ def main() -> None:
             "--batch-size", args.batch_size, "--verbose",
         ]  # fmt: skip
 
-    kills = logged = lost = sessions = 0
+    calibration = work / "calibration"
+    began = time.perf_counter()
+    subprocess.run(command(calibration), cwd=ROOT, env=env, capture_output=True, check=True)
+    whole = time.perf_counter() - began
+    print(
+        f"one whole run (start-up included): {whole:.0f} s; signals at {args.low:.0%}-{args.high:.0%} of it", flush=True
+    )
+    kills = logged = lost = 0
     started = time.perf_counter()
     while kills < args.kills:
-        out = folders[-1]
-        log = work / f"session{sessions}.log"
-        sessions += 1
+        out = work / f"run{kills + 1}"
+        folders.append(out)
+        log = work / f"session{kills + 1}.log"
+        delay = rng.uniform(args.low, args.high) * whole
+        signum = rng.choice([signal.SIGTERM, signal.SIGINT])
         with log.open("w") as err:
             process = subprocess.Popen(command(out), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
-            delay = rng.uniform(args.min_s, args.max_s)
             try:
                 process.wait(timeout=delay)
-                folders.append(work / f"run{len(folders) + 1}")  # finished before its signal: a fresh run
+                print(f"  run{kills + 1} finished before its signal ({delay:.0f} s); again", flush=True)
                 continue
             except subprocess.TimeoutExpired:
-                pass
-            signum = rng.choice([signal.SIGTERM, signal.SIGINT])
-            process.send_signal(signum)
-            code = process.wait()
+                process.send_signal(signum)
+                code = process.wait()
         kills += 1
         finished = set(FINISHED.findall(log.read_text(encoding="utf-8")))
         kept, _ = records(out)
         missing = sorted(finished - set(kept))
+        unlogged = len(set(kept) - finished)  # a record the log never saw finish: the log would be wrong
         logged += len(finished)
         lost += len(missing)
         print(
-            f"kill {kills}: {signal.Signals(signum).name} after {delay:.1f} s, exit {code}; this session logged "
-            f"{len(finished)} finished, lost {len(missing)}{' ' + str(missing[:3]) if missing else ''}; "
-            f"{len(kept)} of {args.questions} on disk  [load {os.getloadavg()[0]:.1f}]",
+            f"kill {kills}: {signal.Signals(signum).name} after {delay:.1f} s, exit {code}; logged "
+            f"{len(finished)} finished, {len(kept)} on disk ({unlogged} not in the log), lost {len(missing)}"
+            f"{' ' + str(missing[:3]) if missing else ''}  [load {os.getloadavg()[0]:.1f}]",
             flush=True,
         )
     duplicates = torn = incomplete = 0
