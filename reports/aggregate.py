@@ -97,7 +97,8 @@ def question_frame(
                 "asked": asked(record),
                 "partial": record.partial,
                 # CK12's category of a wrong answer; computed here for records written before the field.
-                "error_type": record.error_type or error_type(record.output, record.parse_status, record.correct),
+                "error_type": record.error_type
+                or error_type(record.output, record.parse_status, record.correct, record.finish_reason),
                 "statements": len(question.answer) if question.type is QuestionType.JUDGMENT else math.nan,
                 "judgment_rule": judgment,
                 "units": counted.counted if counted else math.nan,

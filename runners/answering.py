@@ -17,17 +17,19 @@ The scoring strategies apply to single-choice questions; other types are recorde
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from kg.errors import InputError
 from kg.jsonl import describe
 from kg.records import Question, QuestionType
+from runners.backends import generation_stream, protocol_role
 from runners.backends._shared import clean_text, token_count
 from runners.backends.base import (
     Backend,
@@ -42,11 +44,13 @@ from runners.extract import extract
 from runners.fewshot import DEFAULT_BUDGET, ExemplarPool, fit_prompt
 from runners.gen_kwargs import check_supported, sampling_record, with_gen_kwargs
 from runners.grading import grade
+from runners.loop_guard import LOOP_WINDOW
 from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text, prompt_language
 from runners.protocol import exemplar_pool
 from runners.ranking import gold_rank, instructed_scores, normalised_score, option_continuation, perplexity_score
 from runners.records import RunRecord, Strategy, make_record, mode_info
+from runners.stopping import shielded
 from runners.templates import TemplateSet, load_template_set
 
 COT_MAX_TOKENS = 1024
@@ -121,6 +125,7 @@ class Answerer:
             max_tokens=options.max_tokens or (COT_MAX_TOKENS if cot else ANSWER_MAX_TOKENS),
             n=options.samples,
             seed=options.run_seed,
+            loop_guard=_loop_guard(options, backend),
         )
         sampling = with_gen_kwargs(sampling, options.gen_kwargs)
         check_supported(sampling, backend)
@@ -136,6 +141,7 @@ class Answerer:
             "seed": self.sampling.seed,
             "chat": self.backend.is_chat,
             **sampling_record(self.sampling, self.options.gen_kwargs),
+            "loop_guard": self.sampling.loop_guard,
         }
 
     def prompt_for(self, question: Question) -> tuple[Prompt, str | list[dict[str, str]]]:
@@ -157,23 +163,40 @@ class Answerer:
         return longest + budget
 
     def answer(self, questions: Sequence[Question]) -> list[RunRecord]:
-        """Records for ``questions``, from one batched backend call, graded by the run's grader."""
-        records = self._generate(questions) if self.options.run_strategy in GENERATING else self._score(questions)
-        grader = Grader.parse(self.options.grader)
-        return records if grader.name == "k12eval" else [harness_graded(record, grader) for record in records]
+        """Records for ``questions``, in their order."""
+        by_id = {record.question_id: record for record in self.answer_stream(questions)}
+        return [by_id[q.id] for q in questions]
 
-    def _generate(self, questions: Sequence[Question]) -> list[RunRecord]:
+    def answer_stream(self, questions: Sequence[Question]) -> Generator[RunRecord, None, None]:
+        """A record for each of ``questions`` as soon as its answer is there (in the order answers finish),
+        graded by the run's grader.
+
+        Each record is handed over inside :func:`runners.stopping.shielded`: a SIGINT or SIGTERM
+        waits until the caller has written it.
+        """
+        grader = Grader.parse(self.options.grader)
+        with contextlib.closing(self._stream(questions)) as records:
+            for record in records:  # suspended inside the stream's shield while the caller writes
+                yield record if grader.name == "k12eval" else harness_graded(record, grader)
+
+    def _stream(self, questions: Sequence[Question]) -> Generator[RunRecord, None, None]:
+        if self.options.run_strategy not in GENERATING:
+            records = self._score(questions)
+            with shielded():
+                yield from records
+            return
+        asked = list(questions)
         if self.options.run_strategy == "instruct-rank":  # a ranking of options: single choice only
-            skipped = [q for q in questions if q.type is not QuestionType.SINGLE]
-            if skipped:
-                asked = self._generate([q for q in questions if q.type is QuestionType.SINGLE])
-                by_id = {r.question_id: r for r in asked}
-                error = "instruct-rank ranks single-choice options only"
-                for q in skipped:
+            asked = [q for q in questions if q.type is QuestionType.SINGLE]
+            error = "instruct-rank ranks single-choice options only"
+            skipped = []
+            for q in questions:
+                if q.type is not QuestionType.SINGLE:
                     prompt, sent = self.prompt_for(q)
-                    by_id[q.id] = make_record(q, sent, parse_status="skipped", error=error, shots=prompt.shots)
-                return [by_id[q.id] for q in questions]
-        prompts = [self.prompt_for(q) for q in questions]
+                    skipped.append(make_record(q, sent, parse_status="skipped", error=error, shots=prompt.shots))
+            with shielded():
+                yield from skipped
+        prompts = [self.prompt_for(q) for q in asked]
         requests = [
             GenerationRequest(
                 id=q.id,
@@ -183,18 +206,17 @@ class Answerer:
                 else self.sampling,
                 texts=question_texts(q),
             )
-            for q, (p, sent) in zip(questions, prompts, strict=True)
+            for q, (p, sent) in zip(asked, prompts, strict=True)
         ]
-        results = [_clean(result) for result in self.backend.generate(requests)]
-        return [
-            self._record_generation(q, prompt, sent, result)
-            for q, (prompt, sent), result in zip(questions, prompts, results, strict=True)
-        ]
+        for index, result in generation_stream(self.backend, requests):
+            prompt, sent = prompts[index]
+            yield self._record_generation(asked[index], prompt, sent, _clean(result))
 
     def _record_generation(
         self, question: Question, prompt: Prompt, sent: str | list[dict[str, str]], result: GenerationResult
     ) -> RunRecord:
         common: dict[str, Any] = {
+            "finish_reason": result.finish_reasons[0] if result.finish_reasons else None,
             "shots": prompt.shots,
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
@@ -217,7 +239,7 @@ class Answerer:
             parse_status=extraction.status,
             correct=verdict.correct,
             partial=verdict.partial,
-            error_type=error_type(output, extraction.status, verdict.correct),
+            error_type=error_type(output, extraction.status, verdict.correct, common["finish_reason"]),
             **common,
         )
 
@@ -395,6 +417,19 @@ def _clean(result: GenerationResult) -> GenerationResult:
     result.texts = [clean_text(text) for text in result.texts if isinstance(text, str)]
     result.finish_reasons = [clean_text(reason) for reason in result.finish_reasons if isinstance(reason, str)]
     return result
+
+
+def _loop_guard(options: RunOptions, backend: Backend) -> int:
+    """The loop guard's window in force: the option's, else the default for a model run here (0 for others)."""
+    local = protocol_role(type(backend)) == "local"
+    if options.loop_guard and not local:
+        raise InputError(
+            f"--loop-guard {options.loop_guard}: the {options.backend} backend cannot stop an answer as it is "
+            "generated; the loop guard applies to models run here (transformers, vllm)"
+        )
+    if options.loop_guard is not None:
+        return options.loop_guard
+    return LOOP_WINDOW if local else 0
 
 
 def _load_backend(options: RunOptions, model: str, backend_options: dict[str, Any]) -> Backend:

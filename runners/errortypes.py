@@ -3,7 +3,8 @@
 The CK12 paper sorts the answers models get wrong into three kinds (see ../shared/PAPERS.md):
 
 ==================  =============================================================================
-``gibberish``       the output is no text a reader can follow: empty, a loop (one line, or one
+``gibberish``       the output is no text a reader can follow: empty, a loop (stopped by the loop
+                    guard, :mod:`runners.loop_guard`; or one line, or one
                     piece of 4-60 characters in a row, written :data:`LOOP_LINES` times or
                     more, or text that compresses below
                     :data:`LOOP_RATIO` of its size), or mostly characters that are no letters,
@@ -26,6 +27,8 @@ import unicodedata
 import zlib
 from collections import Counter
 from typing import Literal
+
+from runners.loop_guard import FINISH_LOOP
 
 ErrorType = Literal["illogical", "problem_solving", "gibberish"]
 ERROR_TYPES: tuple[ErrorType, ...] = ("illogical", "problem_solving", "gibberish")
@@ -59,10 +62,16 @@ def is_gibberish(output: str | None) -> bool:
     return text < TEXT_SHARE * len(visible)
 
 
-def error_type(output: str | None, parse_status: str, correct: bool | None) -> ErrorType | None:
-    """The CK12 category of a wrong generated answer; ``None`` when it is right, failed or not generated."""
+def error_type(
+    output: str | None, parse_status: str, correct: bool | None, finish_reason: str | None = None
+) -> ErrorType | None:
+    """The CK12 category of a wrong generated answer; ``None`` when it is right, failed or not generated.
+
+    An answer the loop guard stopped (``finish_reason`` ``loop``) is a loop, so gibberish, however few
+    copies of its piece it got to write before it was stopped.
+    """
     if correct or output is None or parse_status not in ("ok", "unparsed"):
         return None  # right, failed, or scored without text
-    if is_gibberish(output):
+    if finish_reason == FINISH_LOOP or is_gibberish(output):
         return "gibberish"
     return "illogical" if parse_status == "unparsed" else "problem_solving"

@@ -88,6 +88,9 @@ class RunOptions:
     top_p: float | None = None
     max_tokens: int | None = None
     samples: int = 1
+    loop_guard: int | None = None
+    """Stop an answer whose last N tokens repeat one piece (:mod:`runners.loop_guard`); 0: off;
+    ``None``: :data:`runners.loop_guard.LOOP_WINDOW` for a local model (others are not stopped)."""
     batch_size: BatchSize = "auto"
     """Questions per backend call and per checkpoint, also the generation batch of a backend with a
     micro-batch unless ``-B batch_size=`` sets it; ``auto``: :mod:`runners.batch_plan`."""
@@ -208,6 +211,8 @@ def check_options(options: RunOptions) -> None:
             "samples_*.jsonl with -b replay"
         )
     _check_ranges(options)
+    if options.loop_guard is not None and options.loop_guard < 0:
+        raise InputError(f"--loop-guard {options.loop_guard}: give 0 (off) or a number of tokens")
     try:
         if options.variant is not None:  # None: the protocol's, filled in later
             parse_variant(options.variant)

@@ -189,6 +189,10 @@ class RunRecord(BaseModel):
     """Rank of the gold option, 1 = most probable (rank-options, perplexity) or listed first (instruct-rank)."""
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    finish_reason: str | None = None
+    """Why the (first sample's) generation ended, as the backend says: ``stop`` (end of sequence or a
+    stop string), ``length`` (the token budget), ``loop`` (the loop guard stopped it: its last tokens
+    repeated one piece, :mod:`runners.loop_guard`); ``None`` when not generated or not known."""
     latency_s: float | None = None
     error: str | None = None
     """Why the backend gave no output, when it did not."""

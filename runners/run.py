@@ -1,13 +1,17 @@
 """A run: questions -> prompts -> backend (whole batches) -> extraction -> records, resumable.
 
-``run_questions`` is what ``k12eval run`` calls. Each batch of answers is
-appended to the run folder before the next batch is asked for, so a run killed
-at any moment loses at most the batch in flight and, run again with the same
-options, answers only what is missing.
+``run_questions`` is what ``k12eval run`` calls. A backend that streams (the transformers
+backend: continuous batching) is handed every question at once and each answer is appended to
+the run folder as soon as it is finished; other backends are asked a batch at a time and each
+batch's answers are appended before the next batch is asked for. Between an answer's hand-over
+and its write, SIGINT and SIGTERM wait (:func:`runners.stopping.shielded`), so a run killed by
+either loses only the answers still being generated (a batch in flight, for the others); run again
+with the same options, it answers only what is missing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -21,18 +25,20 @@ from typing import Any
 
 from kg.errors import InputError
 from kg.records import Question, QuestionType
-from runners.answering import Answerer
+from runners.answering import GENERATING, Answerer
+from runners.backends import streams
 from runners.backends.harness_verdicts import Grader
 from runners.bank import bank_fingerprint, in_scope, load_bank
 from runners.batch_plan import backend_batch
 from runners.files import atomic_write, lock_folder
+from runners.loop_guard import FINISH_LOOP
 from runners.options import RunOptions, check_options, limited
 from runners.out_folder import check_out, check_run_folder
 from runners.prompting import prompt_language
 from runners.protocol import protocol_for, with_protocol_defaults
 from runners.records import RunHeader, RunRecord
 from runners.results_file import RESULTS_FILE, lm_eval_results
-from runners.stopping import stop_reason
+from runners.stopping import signals_raise, stop_reason
 from runners.store import RunStore, in_shard, parse_shard
 from runners.summary import (
     SECRET_NAME,
@@ -49,6 +55,8 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int, float], None]
 """Called with (questions done, questions in the run, questions per second this session)."""
+STREAM_REPORT_S = 10.0
+"""Seconds between progress lines (and ``progress`` calls) while answers stream in one by one."""
 
 
 @dataclass
@@ -65,6 +73,8 @@ class RunSummary:
     """Requests the backend sent again in this session."""
     adapted: dict[str, str] = field(default_factory=dict)
     """Request parameters the server refused and how they were sent since (:attr:`SessionStats.adapted`)."""
+    loops: int = 0
+    """Answers of this session the loop guard stopped (:mod:`runners.loop_guard`)."""
     records: list[RunRecord] = field(default_factory=list)
     results: RunResults | None = None
     """What ``summary.json`` holds (set once the session is done)."""
@@ -343,7 +353,10 @@ def _run_locked(
         "batch_size" in options.backend_options,
         len(questions),
         lambda: answerer.longest_sequence(questions),
+        store.read_header().batch if store.exists() else None,
     )
+    if streams(answerer.backend) and options.run_strategy in GENERATING:
+        batch = {**batch, "streamed": True}  # every answer written as it finishes, not per call
     header = RunHeader(
         model=options.model,
         backend=options.backend,
@@ -403,14 +416,78 @@ def _answer(
     progress: Progress | None,
     summary: RunSummary,
 ) -> None:
+    """Answer ``todo`` and write each record as soon as it is there; SIGINT and SIGTERM never cut a write."""
+    with signals_raise():
+        if streams(answerer.backend) and answerer.options.run_strategy in GENERATING:
+            _answer_streamed(answerer, store, todo, total, progress, summary)
+        else:
+            _answer_batches(per_call, answerer, store, todo, total, progress, summary)
+
+
+def _answer_streamed(
+    answerer: Answerer,
+    store: RunStore,
+    todo: Sequence[Question],
+    total: int,
+    progress: Progress | None,
+    summary: RunSummary,
+) -> None:
+    """All of ``todo`` to a backend that streams: each record is appended as its answer finishes."""
+    start = last = time.perf_counter()
+    tokens = 0
+    log.info(
+        "asking %d question(s), %s generated together; each answer is written as soon as it is finished",
+        len(todo),
+        getattr(answerer.backend, "batch_size", "?"),
+    )
+    with contextlib.closing(answerer.answer_stream(todo)) as records:
+        for record in records:  # handed over shielded: the append below is never cut by a signal
+            store.append([record])
+            summary.new += 1
+            summary.loops += record.finish_reason == FINISH_LOOP
+            tokens += record.completion_tokens or 0
+            now = time.perf_counter()
+            done = summary.resumed + summary.new
+            if now - last < STREAM_REPORT_S and summary.new < len(todo):
+                continue
+            last, elapsed = now, now - start
+            log.info(
+                "%d/%d done, %.2f q/s, %.1f tokens/s this session (%d loop(s) stopped)",
+                done,
+                total,
+                summary.new / elapsed if elapsed else 0.0,
+                tokens / elapsed if elapsed else 0.0,
+                summary.loops,
+            )
+            if progress:
+                progress(done, total, summary.new / elapsed if elapsed else 0.0)
+
+
+def _answer_batches(
+    per_call: int,
+    answerer: Answerer,
+    store: RunStore,
+    todo: Sequence[Question],
+    total: int,
+    progress: Progress | None,
+    summary: RunSummary,
+) -> None:
+    """``todo`` in calls of ``per_call`` questions, each call's records appended when it returns."""
     start = time.perf_counter()
     chunks = _chunks(todo, per_call)
     tokens = 0
     for number, chunk in enumerate(chunks, start=1):
         log.info("batch %d/%d: asking %d question(s)", number, len(chunks), len(chunk))
         batch_start = time.perf_counter()
-        records = answerer.answer(chunk)
-        store.append(records)
+        records: list[RunRecord] = []
+        with contextlib.closing(answerer.answer_stream(chunk)) as answers:
+            for record in answers:  # handed over shielded, all of the call's together
+                records.append(record)
+                if len(records) == len(chunk):  # written before the shield ends
+                    store.append(records)
+        if len(records) != len(chunk):
+            store.append(records)
+        summary.loops += sum(r.finish_reason == FINISH_LOOP for r in records)
         now = time.perf_counter()
         summary.new += len(records)
         batch_tokens = sum(r.completion_tokens or 0 for r in records)

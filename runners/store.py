@@ -45,6 +45,8 @@ HEADER_LIMIT = 64 << 20
 """The most bytes a run's header (``run.json``) may hold: one written by ``run`` is a few kilobytes."""
 UNKNOWN_WHEN_MISSING = frozenset({"backend_options", "fewshot", "bank"})
 """Identity fields that older headers lack: ``None`` there is unknown, and not held against a resume."""
+DEFAULT_WHEN_MISSING = {"sampling": {"loop_guard": 0}}
+"""Keys of an identity dict that older headers lack, and what they meant then (no loop guard)."""
 
 
 class RunStore:
@@ -218,6 +220,8 @@ def differing_fields(a: RunHeader, b: RunHeader, fields: Iterable[str]) -> list[
         if before == now or (name in UNKNOWN_WHEN_MISSING and (before is None or now is None)):
             continue
         if isinstance(before, dict) and isinstance(now, dict):
+            defaults = DEFAULT_WHEN_MISSING.get(name, {})
+            before, now = {**defaults, **before}, {**defaults, **now}
             keys = sorted(before.keys() | now.keys())
             found += [(f"{name}.{k}", before.get(k), now.get(k)) for k in keys if before.get(k) != now.get(k)]
         else:

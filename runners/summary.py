@@ -26,6 +26,7 @@ from kg.records import Question
 from runners.circular import CIRCULAR, CircularStats, circular_stats
 from runners.counting import DEFAULT_JUDGMENT_RULE, JUDGMENT_RULES, JudgmentRule, asked, units
 from runners.gaokao_score import GaokaoScores, gaokao_scores
+from runners.loop_guard import FINISH_LOOP
 from runners.records import RunHeader, RunRecord
 
 SessionStatus = Literal["finished", "interrupted", "failed"]
@@ -128,6 +129,11 @@ class RunResults(BaseModel):
     """Questions by parse status: ok, unparsed, failed, skipped (every key present)."""
     failures: int
     """Questions whose request failed (``status['failed']``)."""
+    loops: int = 0
+    """Answers the loop guard stopped because they repeated themselves (``finish_reason`` ``loop``,
+    :mod:`runners.loop_guard`); CK12's error types count them as gibberish."""
+    finish_reasons: dict[str, int] = Field(default_factory=dict)
+    """Generated answers by why their generation ended: ``stop``, ``length`` (the token budget), ``loop``."""
     all: GroupStats
     by_type: dict[str, GroupStats]
     by_subject: dict[str, GroupStats]
@@ -203,6 +209,7 @@ def build_results(
     ``questions``, the run's questions by id, give the scores benchmarks weigh them by (GAOKAO-Bench)."""
     counts: Counter[str] = Counter(r.parse_status for r in records)
     rule = header_judgment_rule(header)
+    finished: Counter[str] = Counter(r.finish_reason for r in records if r.finish_reason is not None)
     return RunResults(
         model=header.model,
         backend=header.backend,
@@ -215,6 +222,8 @@ def build_results(
         in_bank=header.data.get("in_bank"),
         judgment_rule=rule,
         failures=counts.get("failed", 0),
+        loops=finished.get(FINISH_LOOP, 0),
+        finish_reasons=dict(sorted(finished.items())),
         all=group_stats(records, rule),
         by_type=_by(records, "type", rule),
         by_subject=_by(records, "subject", rule),

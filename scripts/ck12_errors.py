@@ -115,6 +115,8 @@ def build(args: argparse.Namespace) -> None:
                     "extracted": record.get("extracted"),
                     "graded_correct": bool(record.get("correct")),
                     **({"answered": False} if label.get("answered") is False else {}),  # a non-answer
+                    # The loop guard's verdict: read as a non-answer unless the label says it answered.
+                    **({"finish_reason": record["finish_reason"]} if record.get("finish_reason") else {}),
                     "first_error": label["first_error"],
                     "kind": label.get("kind") if label["first_error"] >= 0 else None,
                     "note": label.get("note", ""),

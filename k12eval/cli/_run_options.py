@@ -187,9 +187,18 @@ SamplesOpt = Annotated[int, typer.Option("--samples", "-n", help="Samples per qu
 BatchSizeOpt = Annotated[
     str,
     typer.Option(
-        help="Questions per backend call and per checkpoint, also the generation batch of a local model "
-        "(unless -B batch_size= sets it). auto: on a GPU the largest batch that fits in memory; on a CPU 1 "
-        "(an interrupted run loses at most the answer in flight); 16 for a server. run.json records it."
+        help="Sequences a local model generates together (unless -B batch_size= sets it), also the questions "
+        "per call of a backend that does not stream. auto: on a GPU the largest batch that fits in memory; on a "
+        "CPU the batch a short measurement finds fastest (answers written as each finishes); 16 for a server. "
+        "run.json records it."
+    ),
+]
+
+LoopGuardOpt = Annotated[
+    int | None,
+    typer.Option(
+        help="Stop an answer whose last N tokens repeat one piece, recorded as finish_reason loop (0: off). "
+        "Default: 64 for a model run here (transformers, vllm); off for the others."
     ),
 ]
 

@@ -27,6 +27,7 @@ from k12eval.cli._run_options import (
     GraderOpt,
     LangOpt,
     LimitOpt,
+    LoopGuardOpt,
     MappingOpt,
     MaxFailuresOpt,
     MaxTokensOpt,
@@ -122,6 +123,7 @@ def run(
     top_p: TopPOpt = None,
     max_tokens: MaxTokensOpt = None,
     samples: SamplesOpt = 1,
+    loop_guard: LoopGuardOpt = None,
     batch_size: BatchSizeOpt = "auto",
     retry_failed: RetryFailedOpt = False,
     skip_invalid: SkipInvalidOpt = False,
@@ -160,7 +162,7 @@ def run(
     as_given |= {"template_set": template_set, "chat": chat, "temperature": temperature, "top_p": top_p}
     as_given |= {"max_tokens": max_tokens, "samples": samples, "retry_failed": retry_failed}
     as_given |= {"skip_invalid": skip_invalid, "grader": grader, "system_prompt": text_or_file(system_prompt)}
-    as_given |= {"taxonomy": taxonomy, "split": split}
+    as_given |= {"taxonomy": taxonomy, "split": split, "loop_guard": loop_guard}
     as_given["gen_kwargs"] = parse_gen_kwargs(gen_kwargs)
     as_given["tracking"] = _trackers(wandb_args, mlflow_args)
     if pull:
@@ -416,9 +418,11 @@ def _print_summary(summary: RunSummary) -> None:
         if "judgment" in results.by_type:
             notes.append(f"judgment counted {JUDGMENT_RULE_NAMES[results.judgment_rule][1]}")
         console.print("; ".join(notes))
+    loops = summary.results.loops if summary.results is not None else 0
     console.print(
         f"{summary.new} new answer(s) this time, {summary.resumed} already in the run folder; "
         f"unparsed rate {summary.unparsed_rate:.1%}"
+        + (f"; {loops} answer(s) stopped repeating themselves (finish_reason loop)" if loops else "")
     )
     circular = summary.results.circular if summary.results is not None else None
     if circular is not None and circular.questions:

@@ -13,7 +13,10 @@ labelled set needs the release beside it. One line per solution::
 ``first_error`` is 0-based, -1 for a solution with no wrong step; ``kind`` is one of :data:`KINDS`
 (``null`` when there is no error). ``"answered": false`` (optional, true when absent) marks a
 **non-answer**: an output that never answers (a repetition loop cut off by the token limit, the
-question restated and nothing more). Its steps may state nothing false (``first_error`` -1), but it
+question restated and nothing more). A solution with no wrong step whose run record says the loop
+guard stopped it (``"finish_reason": "loop"``, :mod:`runners.loop_guard`, copied by
+``scripts/ck12_errors.py``) is a non-answer unless ``"answered": true`` says otherwise: one notion of
+a loop, from the run to the labels. Its steps may state nothing false (``first_error`` -1), but it
 is not a correct solution: it is read as a wrong solution whose wrong step is unknown (kind
 :data:`NO_ANSWER`, no step labels), so it counts with the wrong ones for AUROC and is left out of
 first-step accuracy, never in the correct class.
@@ -30,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from kg.errors import InputError
 from reasoning_metrics.metaeval._located import iter_records
 from reasoning_metrics.metaeval.solution import LabelledSolution, from_first_error
+from runners.loop_guard import FINISH_LOOP
 
 if TYPE_CHECKING:
     from kg.records import Question
@@ -94,7 +98,8 @@ def read_ck12_labels(path: Path, root: Path | None = None) -> list[tuple[str, La
         kind = record.get("kind")
         if first >= 0 and kind not in KINDS:
             raise InputError(f"{where}, field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
-        answered = record.get("answered", True)
+        # A loop with no wrong step never answered (a wrong step, when there is one, is what counts).
+        answered = record.get("answered", not (record.get("finish_reason") == FINISH_LOOP and first < 0))
         if not isinstance(answered, bool):
             raise InputError(f"{where}, field 'answered': expected true or false, got {answered!r}")
         if not answered and first >= 0:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from kg.errors import InputError
@@ -22,6 +23,7 @@ from runners.backends.base import (
     SamplingParams,
 )
 from runners.backends.sampling import BASE_SAMPLING, CHAT_SAMPLING, default_sampling
+from runners.stopping import shielded
 
 BACKENDS: dict[str, str] = {
     "transformers": "runners.backends.transformers:TransformersBackend",
@@ -100,6 +102,41 @@ def protocol_role(backend: str | type) -> str:
     return str(getattr(cls, "protocol_role", "generate"))
 
 
+def streams(backend: object) -> bool:
+    """Whether ``backend`` hands its answers over as they finish (a ``generate_stream`` method)."""
+    return callable(getattr(backend, "generate_stream", None))
+
+
+def generation_stream(
+    backend: Backend, requests: Sequence[GenerationRequest]
+) -> Iterator[tuple[int, GenerationResult]]:
+    """``(request index, result)`` for every request, each as soon as the backend hands it over.
+
+    A backend with ``generate_stream`` (see :class:`runners.backends.base.Backend`) yields answers in the
+    order they finish, each carrying its request's id; any other answers the whole batch through
+    ``generate``. Every answer is handed over inside :func:`runners.stopping.shielded`, so that the
+    caller's write of it is never cut by SIGINT or SIGTERM.
+    """
+    positions = {request.id: index for index, request in enumerate(requests)}
+    if streams(backend) and len(positions) == len(requests):
+        answered: set[int] = set()
+        for result in backend.generate_stream(requests):  # type: ignore[attr-defined]
+            index = positions.get(result.id)
+            if index is None or index in answered:
+                continue  # not one of ours, or a second answer: the first stands
+            answered.add(index)
+            with shielded():  # a backend shields its own hand-over; this one covers a plugin that does not
+                yield index, result
+        missing = [i for i in range(len(requests)) if i not in answered]
+        with shielded():
+            for index in missing:
+                yield index, GenerationResult(requests[index].id, error="the backend gave no answer")
+        return
+    results = backend.generate(requests)
+    with shielded():
+        yield from enumerate(results)
+
+
 def backend_options(name: str) -> dict[str, Any]:
     """The options ``name`` takes, with their defaults (``inspect.Parameter.empty`` when required)."""
     parameters = inspect.signature(backend_class(name)).parameters
@@ -138,8 +175,10 @@ __all__ = [
     "backend_options",
     "clean_text",
     "default_sampling",
+    "generation_stream",
     "get_backend",
     "plugin_backends",
     "protocol_role",
     "server_side_model",
+    "streams",
 ]

@@ -15,7 +15,12 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
+from runners.loop_guard import LoopWatch
+
 log = logging.getLogger(__name__)
+
+LOOP_CHECK_STEPS = 16
+"""On a GPU the loop guard reads the new tokens back once every this many steps (one synchronisation)."""
 
 
 def progress_counter(
@@ -63,3 +68,42 @@ def progress_counter(
             return self._never
 
     return ProgressCounter()
+
+
+def loop_stopper(prompt_width: int, window: int, eos_ids: Collection[int], every: int) -> Any:
+    """A ``transformers.StoppingCriteria`` that stops each row once the loop guard sees it loop.
+
+    It reads the new tokens back every ``every`` steps, so a row may run up to ``every - 1`` tokens
+    past the point where it looped; the answer is cut at that point afterwards
+    (:func:`runners.backends._shared.finish_tokens`), so the record does not depend on ``every``.
+    """
+    import torch
+    from transformers import StoppingCriteria
+
+    class LoopStopper(StoppingCriteria):
+        def __init__(self) -> None:
+            self.watches: list[LoopWatch] = []
+            self.ended: list[bool] = []
+            self.read = 0
+            self.steps = 0
+            self.flags: Any = None
+
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            rows = input_ids.shape[0]
+            if not self.watches:
+                self.watches = [LoopWatch(window) for _ in range(rows)]
+                self.ended = [False] * rows
+            self.steps += 1
+            if self.flags is None or self.steps % every == 0:
+                fresh = input_ids[:, prompt_width + self.read :].tolist()  # the one read back, once a check
+                self.read += len(fresh[0])
+                for row, tokens in enumerate(fresh):
+                    for token in tokens:
+                        if self.ended[row]:
+                            break
+                        self.ended[row] = token in eos_ids or self.watches[row].push(token)
+                looped = [watch.looped for watch in self.watches]
+                self.flags = torch.tensor(looped, dtype=torch.bool, device=input_ids.device)
+            return self.flags
+
+    return LoopStopper()

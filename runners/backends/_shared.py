@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import TypeVar
+
+from runners.loop_guard import FINISH_LOOP, loop_end
 
 T = TypeVar("T")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -46,6 +48,36 @@ def truncate_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
     """
     cut = min((i for s in stop if s and (i := text.find(s)) >= 0), default=-1)
     return (text[:cut], True) if cut >= 0 else (text, False)
+
+
+def finish_tokens(
+    tokens: Sequence[int],
+    *,
+    eos_ids: Collection[int],
+    stop: Sequence[str],
+    loop_window: int,
+    decode: Callable[[Sequence[int]], str],
+) -> tuple[str, int, str]:
+    """``(text, tokens counted, finish reason)`` of one generated sequence, whichever way it was generated.
+
+    The sequence ends at its first end-of-sequence token (counted), else where the loop guard of
+    ``loop_window`` stops it (``loop``), and its text before the first stop string (``stop``);
+    a sequence that reached none of them ran to its budget (``length``). The static batch, the
+    continuous one and vLLM all end their answers here, so the same tokens make the same record.
+    """
+    end = next((k for k, token in enumerate(tokens) if token in eos_ids), None)
+    body = tokens if end is None else tokens[:end]
+    looped = loop_end(body, loop_window)
+    if looped is not None:
+        body = body[:looped]
+    text, stopped = truncate_at_stop(decode(body), stop)
+    if stopped:
+        return text, len(body), "stop"
+    if looped is not None:
+        return text, looped, FINISH_LOOP
+    if end is not None:
+        return text, end + 1, "stop"
+    return text, len(tokens), "length"
 
 
 def estimate_tokens(text: str) -> int:

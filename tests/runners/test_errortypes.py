@@ -37,6 +37,13 @@ def test_categories(output: str | None, status: str, correct: bool | None, expec
     assert error_type(output, status, correct) == expected
 
 
+def test_an_answer_the_loop_guard_stopped_is_gibberish_however_short_its_loop() -> None:
+    two_copies = CHAIN.split("\n", 1)[0] + "\n" + "所以 x = 0。\n" * 2  # too few copies for the text rules
+    assert error_type(two_copies, "unparsed", False) == "illogical"
+    assert error_type(two_copies, "unparsed", False, "loop") == "gibberish"
+    assert error_type(two_copies, "unparsed", True, "loop") is None  # a right answer has no error type
+
+
 def test_the_labelled_ck12_answers_are_mostly_readable() -> None:
     """On the project's hand-labelled CK12 answers, the answers with a first wrong step (their chain is
     read, so mostly readable text) are rarely gibberish, and the loops the labellers saw are."""

@@ -87,3 +87,50 @@ def test_unfit_prompts_get_errors_and_the_rest_still_run(vllm_backend: Any) -> N
 
 def test_count_tokens(vllm_backend: Any, tiny_backend: Any) -> None:
     assert vllm_backend.count_tokens("一次函数的图像 hello") == tiny_backend.count_tokens("一次函数的图像 hello")
+
+
+def test_the_stream_hands_over_the_answers_of_generate_as_the_engine_finishes_them(vllm_backend: Any) -> None:
+    batch = requests_for([*PROMPTS, "一次函数的图像" * 200], SamplingParams(max_tokens=10, loop_guard=4))
+    whole = {r.id: r for r in vllm_backend.generate(batch)}
+    streamed = list(vllm_backend.generate_stream(batch))
+    assert streamed[0].id == "r4" and streamed[0].error is not None  # the unfit prompt, refused first
+    assert sorted(r.id for r in streamed) == sorted(whole)
+    for result in streamed:
+        assert (result.texts, result.finish_reasons, result.error) == (
+            whole[result.id].texts,
+            whole[result.id].finish_reasons,
+            whole[result.id].error,
+        )
+
+
+def test_a_signal_during_an_engine_step_waits_for_the_answers_it_finished(
+    vllm_backend: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import signal
+    from dataclasses import replace
+
+    from runners.stopping import Terminated, signals_raise
+
+    engine = vllm_backend.llm.llm_engine
+    real_step = engine.step
+    finished_then: list[int] = []
+
+    def step_then_signal() -> Any:
+        outputs = real_step()
+        done = [o for o in outputs if o.finished]
+        if done and not finished_then:  # the first step that finishes answers: a signal before they are out
+            finished_then.append(len(done))
+            os.kill(os.getpid(), signal.SIGTERM)
+        return outputs
+
+    monkeypatch.setattr(engine, "step", step_then_signal)
+    # Budgets of 2, 5, 8 and 11 tokens: the answers finish at different steps.
+    batch = [replace(r, params=replace(r.params, max_tokens=2 + 3 * i)) for i, r in enumerate(requests_for(PROMPTS))]
+    handed: list[str] = []
+    with signals_raise(), pytest.raises(Terminated):
+        for result in vllm_backend.generate_stream(batch):
+            handed.append(result.id)
+    assert finished_then and len(handed) == finished_then[0] < len(batch)  # all of that step's, none after it
+    monkeypatch.setattr(engine, "step", real_step)
+    assert not engine.has_unfinished_requests()  # the others were aborted
+    assert sorted(r.id for r in vllm_backend.generate_stream(batch)) == ["r0", "r1", "r2", "r3"]
