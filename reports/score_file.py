@@ -135,9 +135,7 @@ def load_scores(run_dir: Path) -> dict[str, QuestionScores]:
 
     from reasoning_metrics.score_store import SCORES_FILE, ScoreRecord, read_score_lines
 
-    path = Path(run_dir) / SCORES_FILE
-    if not path.is_file():
-        return {}
+    path = Path(run_dir) / SCORES_FILE  # absent: no scores; a FIFO or device: refused by name (read_score_lines)
     result: dict[str, QuestionScores] = {}
     for number, obj in read_score_lines(path, skip_torn=True):
         try:
