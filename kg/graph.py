@@ -16,6 +16,7 @@ variant, so any aggregation can be sliced by them. Subjects carry ``group``
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections import Counter
@@ -33,6 +34,7 @@ MIN_LEVEL2_QUESTIONS = 10
 """CK12's rule: no fewer than 10 questions per level-2 knowledge point."""
 
 
+@functools.lru_cache(maxsize=2**16)  # names repeat: a bank of a million questions has some thousands
 def _esc(name: str) -> str:
     return name.replace("%", "%25").replace("/", "%2F")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 import pandas as pd
@@ -163,18 +164,21 @@ FEATURES: dict[str, Callable[[Question], bool]] = {
 
 def feature_shares(questions: Iterable[Question]) -> dict[str, dict[str, float | int]]:
     """Per feature: how many of the questions have it (``n`` of ``of``), the share and its 95% Wilson interval."""
-    listed = list(questions)
+    hits: Counter[str] = Counter()
+    total = 0
+    for q in questions:
+        total += 1
+        hits.update(name for name, has in FEATURES.items() if has(q))
+    return shares_of(hits, total)
+
+
+def shares_of(hits: Counter[str], total: int) -> dict[str, dict[str, float | int]]:
+    """:func:`feature_shares` from counts taken elsewhere: ``hits[feature]`` of ``total`` questions."""
     out: dict[str, dict[str, float | int]] = {}
-    for name, has in FEATURES.items():
-        n = sum(1 for q in listed if has(q))
-        low, high = wilson_interval(n, len(listed))
-        out[name] = {
-            "n": n,
-            "of": len(listed),
-            "share": n / len(listed) if listed else math.nan,
-            "low": low,
-            "high": high,
-        }
+    for name in FEATURES:
+        n = hits[name]
+        low, high = wilson_interval(n, total)
+        out[name] = {"n": n, "of": total, "share": n / total if total else math.nan, "low": low, "high": high}
     return out
 
 

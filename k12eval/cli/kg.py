@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -15,8 +16,10 @@ import typer
 from k12eval.cli._common import UserError, guarded
 
 if TYPE_CHECKING:
+    from kg.errors import Problem
     from kg.graph import KnowledgeGraph
     from kg.importers import ImportResult
+    from kg.records import Question
 
 app = typer.Typer(help="Build and inspect the knowledge graph of a question bank.", no_args_is_help=True)
 
@@ -72,13 +75,47 @@ def _load(
         result = load_questions(
             resolve_data(path).path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
         )
-    if result.problems:
-        typer.echo(f"skipped {len(result.problems)} invalid record(s):", err=True)
-        for reason, count in result.skipped_by_reason().most_common():
-            typer.echo(f"  {count:6d}  bad '{reason}'", err=True)
-        for problem in result.problems[:5]:
-            typer.echo(f"  e.g. {problem}", err=True)
+    _say_skipped(result.problems)
     return result, build_graph(result.questions)
+
+
+def _say_skipped(problems: list[Problem]) -> None:
+    """The records ``--skip-invalid`` left out, on stderr: how many per field, and the first five."""
+    if problems:
+        typer.echo(f"skipped {len(problems)} invalid record(s):", err=True)
+        for reason, count in Counter(p.field or "record" for p in problems).most_common():
+            typer.echo(f"  {count:6d}  bad '{reason}'", err=True)
+        for problem in problems[:5]:
+            typer.echo(f"  e.g. {problem}", err=True)
+
+
+@contextmanager
+def _reading(
+    path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool, taxonomy: Path | None
+) -> Iterator[tuple[str, Iterator[Question], list[Problem]]]:
+    """The bank's format, its questions one at a time (:func:`kg.importers.iter_questions`) and the list the
+    skipped records are gathered in, said on stderr once read."""
+    from k12eval.banks import resolve_data
+    from kg.importers import detect_format, iter_questions
+
+    problems: list[Problem] = []
+    found = resolve_data(path).path
+    with _importer_notes():
+        name = fmt or detect_format(found, mapping)
+        yield (
+            name,
+            iter_questions(
+                found,
+                name,
+                variant=variant,
+                mapping=mapping,
+                taxonomy=taxonomy,
+                skip_invalid=skip_invalid,
+                problems=problems,
+            ),
+            problems,
+        )
+    _say_skipped(problems)
 
 
 @app.command("stats")
@@ -90,7 +127,7 @@ def stats(
     mapping: MappingOpt = None,
     taxonomy: TaxonomyOpt = None,
     skip_invalid: SkipOpt = False,
-    select: Annotated[
+    selection: Annotated[
         str,
         typer.Option(
             "--select",
@@ -102,44 +139,45 @@ def stats(
 ) -> None:
     """Count questions, subjects and knowledge points, by type, subject and stage, and the questions with CMMLU's
     analysed features (negation, sub-options) with 95% Wilson intervals."""
-    from kg.graph import MIN_LEVEL2_QUESTIONS, build_graph
-    from reports.analyses import feature_shares
+    from kg.counts import BankCounts, most_common
+    from kg.graph import MIN_LEVEL2_QUESTIONS
+    from reports.analyses import FEATURES, shares_of
     from runners.dryrun import terminal_safe
-    from runners.selection import select as select_questions
+    from runners.selection import SELECTIONS, select
 
-    result, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy)
-    if select != "all":
-        result.questions = select_questions(result.questions, select)
-        graph = build_graph(result.questions)
-    overall = graph.stats()
-    sparse = graph.sparse_level2()
+    select([], selection)  # an unknown --select is refused before the bank is read
+    chosen = SELECTIONS[selection]
+    counts, hits = BankCounts(), Counter[str]()
+    # One pass, holding no question: a bank of a million questions is counted in the memory of its points.
+    with _reading(path, fmt, variant, mapping, skip_invalid, taxonomy) as (name, questions, problems):
+        for q in questions:
+            if chosen(q):
+                counts.add(q)
+                hits.update(feature for feature, has in FEATURES.items() if has(q))
+    sparse = counts.sparse_level2()
     summary: dict[str, Any] = {
         "path": str(path),
-        "format": result.format,
+        "format": name,
         "variant": variant,
-        "select": select,
-        "questions": overall.questions,
-        "subjects": len(graph.nodes_of_kind("subject")),
-        "level1": overall.level1,
-        "level2": overall.level2,
-        "by_type": overall.by_type,
-        "by_subject": overall.by_subject,
-        "by_stage": overall.by_stage,
-        "by_difficulty": overall.by_difficulty,
-        "invalid": len(result.problems),
-        "warnings": sum(1 for q in result.questions if q.extra.get("warnings")),
-        "invalid_by_field": dict(result.skipped_by_reason()),
+        "select": selection,
+        "questions": counts.questions,
+        "subjects": len(counts.subjects),
+        "level1": len(counts.level1),
+        "level2": len(counts.level2),
+        "by_type": most_common(counts.by_type),
+        "by_subject": most_common(counts.by_subject),
+        "by_stage": most_common(counts.by_stage),
+        "by_difficulty": most_common(counts.by_difficulty),
+        "invalid": len(problems),
+        "warnings": counts.warnings,
+        "invalid_by_field": dict(Counter(p.field or "record" for p in problems)),
         "level2_under_10": len(sparse),
-        "features": feature_shares(result.questions),
+        "features": shares_of(hits, counts.questions),
     }
     if sparse:
-        nodes = graph.graph.nodes
-        names = ", ".join(
-            terminal_safe(f"{nodes[n]['subject']}/{nodes[n]['level1']}/{nodes[n]['name']}") + f" ({c})"
-            for n, c in sparse[:5]
-        )
+        names = ", ".join(terminal_safe("/".join(counts.names[n])) + f" ({c})" for n, c in sparse[:5])
         typer.echo(
-            f"warning: {len(sparse)} of {overall.level2} level-2 point(s) have fewer than {MIN_LEVEL2_QUESTIONS} "
+            f"warning: {len(sparse)} of {len(counts.level2)} level-2 point(s) have fewer than {MIN_LEVEL2_QUESTIONS} "
             f"questions (CK12 keeps no fewer than {MIN_LEVEL2_QUESTIONS} a point; their accuracies are noisy), "
             f"e.g. {names}",
             err=True,
@@ -147,13 +185,13 @@ def stats(
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False))
         return
-    chosen = "" if select == "all" else f", --select {select}"
-    typer.echo(f"{summary['questions']} questions ({result.format}, {variant}{chosen}) from {path}")
+    label = "" if selection == "all" else f", --select {selection}"
+    typer.echo(f"{summary['questions']} questions ({name}, {variant}{label}) from {path}")
     typer.echo(f"{summary['subjects']} subjects, {summary['level1']} level-1 and {summary['level2']} level-2 points")
     for key in ("by_type", "by_subject", "by_stage", "by_difficulty"):
-        counts = ", ".join(f"{k} {v}" for k, v in summary[key].items())
-        typer.echo(f"{key.removeprefix('by_')}: {counts}")
-    for name, share in summary["features"].items():
+        listed = ", ".join(f"{k} {v}" for k, v in summary[key].items())
+        typer.echo(f"{key.removeprefix('by_')}: {listed}")
+    for feature, share in summary["features"].items():
         if share["of"]:
             typer.echo(
                 f"{name.replace('_', '-')} (CMMLU's analysis): {share['n']} of {share['of']} questions = "
