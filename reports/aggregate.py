@@ -37,9 +37,8 @@ from kg.graph import KnowledgeGraph, node_ids, subject_id
 from kg.records import Question, QuestionType, subject_group
 from reports.runs import Run
 from reports.stats import rank_of_gold, wilson_interval
-from runners.counting import DEFAULT_JUDGMENT_RULE, JUDGMENT_RULES, JudgmentRule, asked, units
+from runners.counting import DEFAULT_JUDGMENT_RULE, JUDGMENT_RULES, Counted, JudgmentRule, asked, units
 from runners.errortypes import error_type
-from runners.records import RunRecord
 
 SLICES = ("stage", "type", "difficulty", "group")
 """Question attributes every node is also aggregated by (``group`` is arts / science for CK12)."""
@@ -58,14 +57,21 @@ def question_frame(
     """One row per run x answered question: coordinates, correctness, parse status, rank, step scores.
 
     ``units`` / ``units_right`` are what the question counts under ``judgment`` (:func:`runners.counting.units`);
-    a judgment question also has ``statements_right:<rule>`` / ``statements_counted:<rule>`` for every rule."""
-    rows: list[dict[str, object]] = []
+    a judgment question also has ``statements_right:<rule>`` / ``statements_counted:<rule>`` for every rule.
+    Built column by column, the repeated names shared: a million rows cost their cells, not a dict each."""
+    columns: dict[str, list[object]] = {}
+    length = 0
+    places: dict[tuple[str, str, str], tuple[str, str, str]] = {}
     for run in runs:
         header = run.header
         for record in run.records:
             question = graph.questions[record.question_id]
-            ids = node_ids(question)
-            skipped = record.parse_status == "skipped"
+            k = question.knowledge
+            where = (question.subject, k.level1, k.level2)
+            if where not in places:
+                ids = node_ids(question)
+                places[where] = (ids["subject"], ids["level1"], ids["level2"])
+            subject, level1, level2 = places[where]
             counted = units(record, judgment)
             correct = float(bool(record.correct)) if asked(record) else math.nan
             rank, n_options = _rank(record.option_scores, record.gold, record.gold_rank)
@@ -76,12 +82,12 @@ def question_frame(
                 "variant": header.variant,
                 "strategy": header.strategy,
                 "question_id": record.question_id,
-                "subject_id": ids["subject"],
-                "level1_id": ids["level1"],
-                "level2_id": ids["level2"],
+                "subject_id": subject,
+                "level1_id": level1,
+                "level2_id": level2,
                 "subject": question.subject,
-                "level1": question.knowledge.level1,
-                "level2": question.knowledge.level2,
+                "level1": k.level1,
+                "level2": k.level2,
                 "stage": question.stage.value if question.stage else None,
                 "type": question.type.value,
                 "difficulty": question.difficulty,
@@ -93,7 +99,7 @@ def question_frame(
                 "correct": correct,
                 "unparsed": record.parse_status == "unparsed",
                 "failed": record.parse_status == "failed",
-                "answered": not skipped,
+                "answered": record.parse_status != "skipped",
                 "asked": asked(record),
                 "partial": record.partial,
                 # CK12's category of a wrong answer; computed here for records written before the field.
@@ -111,8 +117,16 @@ def question_frame(
             if scores is not None:
                 for metric, value in scores.scores.items():
                     row[SCORE_PREFIX + metric] = value
-            rows.append(row)
-    frame = pd.DataFrame(rows)
+            for column, cell in row.items():
+                cells = columns.get(column)
+                if cells is None:  # a column first seen now: missing (NaN) in the rows before
+                    cells = columns[column] = [math.nan] * length
+                cells.append(cell)
+            length += 1
+            for cells in columns.values():
+                if len(cells) < length:
+                    cells.append(math.nan)
+    frame = pd.DataFrame(columns)
     if frame.empty:
         return frame
     judged = [c for rule in JUDGMENT_RULES for c in (f"statements_right:{rule}", f"statements_counted:{rule}")]
@@ -122,7 +136,7 @@ def question_frame(
     return frame
 
 
-def _judgment_counts(record: RunRecord) -> dict[str, object]:
+def _judgment_counts(record: Counted) -> dict[str, object]:
     """What a judgment answer counts under every rule: ``statements_right:<rule>``, ``statements_counted:<rule>``."""
     out: dict[str, object] = {}
     for rule in JUDGMENT_RULES:
@@ -140,8 +154,18 @@ def statement_rows(frame: pd.DataFrame) -> pd.DataFrame:
     other rows are kept as they are. ``lead`` marks each question's first row, so questions can still be
     counted. Every count and accuracy over the result (:func:`node_table`, the tables) then counts units.
     """
-    if frame.empty or "units" not in frame:
-        return frame.assign(lead=True) if not frame.empty else frame
+    if frame.empty:
+        return frame
+    single = frame["scored"] & (frame["units"] == 1) if "units" in frame else None
+    spread = frame["scored"] & frame["units"].notna() & (frame["units"] != 1) if "units" in frame else None
+    if (
+        single is None
+        or spread is None
+        or not (spread.any() or (frame["correct"] != frame["units_right"])[single].any())
+    ):
+        shared = frame.copy(deep=False)  # nothing to change: the columns are shared, not copied (a million rows)
+        shared["lead"] = True
+        return shared
     frame = frame.assign(lead=True)
     single = frame["scored"] & (frame["units"] == 1)
     # One unit: right as the rule counts it (a one-statement judgment under ck12-release: the release's verdict).

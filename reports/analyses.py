@@ -160,6 +160,8 @@ FEATURES: dict[str, Callable[[Question], bool]] = {
     "sub_options": has_sub_options,
 }
 """CMMLU's two question features, by the name the analysis tables use."""
+FEATURED = "_features"
+"""Key of a question's ``extra`` naming the features it has, when its texts were dropped (:func:`reports.runs.slim`)."""
 
 
 def feature_shares(questions: Iterable[Question]) -> dict[str, dict[str, float | int]]:
@@ -183,11 +185,14 @@ def shares_of(hits: Counter[str], total: int) -> dict[str, dict[str, float | int
 
 
 def text_features(graph: KnowledgeGraph) -> pd.DataFrame:
-    """``question_id, negation, sub_options`` for every question of the graph."""
-    rows = [
-        {"question_id": qid, **{name: has(q) for name, has in FEATURES.items()}} for qid, q in graph.questions.items()
-    ]
-    return pd.DataFrame(rows, columns=["question_id", "negation", "sub_options"])
+    """``question_id, negation, sub_options`` for every question of the graph (a question kept without its
+    texts carries them, computed before: ``extra[FEATURED]``, :func:`reports.runs.slim`)."""
+    columns: dict[str, list[object]] = {"question_id": list(graph.questions), **{name: [] for name in FEATURES}}
+    for q in graph.questions.values():
+        known = q.extra.get(FEATURED)
+        for name, has in FEATURES.items():
+            columns[name].append(name in known if known is not None else has(q))
+    return pd.DataFrame(columns)
 
 
 def split_accuracy(

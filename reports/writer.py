@@ -204,10 +204,20 @@ def _table2(frame: pd.DataFrame, select: str) -> pd.DataFrame:
 
 
 def selection_mask(runs: list[Any], frame: pd.DataFrame, select: str) -> pd.Series:
-    """Which rows of ``frame`` (run x question) are in the named selection ``select`` of each run's questions."""
+    """Which rows of ``frame`` (run x question) are in the named selection ``select`` of each run's questions
+    (what each question's ``extra`` records of it: :func:`reports.runs.slim`)."""
+    from reports.runs import SELECTED
+    from runners.selection import SELECTIONS
     from runners.selection import select as select_questions
 
-    chosen = {(run.id, q.id) for run in runs for q in select_questions(run.questions.values(), select)}
+    select_questions([], select)  # an unknown name is refused
+    rule = SELECTIONS[select]
+    chosen = {
+        (run.id, q.id)
+        for run in runs
+        for q in run.questions.values()
+        if (select in q.extra[SELECTED] if SELECTED in q.extra else rule(q))
+    }
     pairs = zip(frame["run"], frame["question_id"], strict=True) if len(frame) else iter(())
     return pd.Series([pair in chosen for pair in pairs], index=frame.index, dtype=bool)
 
@@ -305,6 +315,7 @@ def write_report(
             judgment=judgment,
             counted=counted,
             scope=scope,
+            data=data,
         )
     return result
 
@@ -354,13 +365,15 @@ def _write_folder(
     judgment: JudgmentScoring,
     counted: pd.DataFrame,
     scope: pd.DataFrame,
+    data: Path | None = None,
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
     from reports.aggregate import weakest_points
     from reports.harness_agreement import agreement_tables
     from reports.html import render
     from reports.markdown import markdown
-    from reports.payload import build_payload, report_identity
+    from reports.payload import build_payload, detail_cap, report_identity
+    from reports.runs import Note
     from reports.spreadsheet import write_csv, write_xlsx
     from reports.xiezhi_tables import xiezhi_coordinates
 
@@ -441,6 +454,17 @@ def _write_folder(
             result.warnings += write_plots(nodes, run_list, out / "plots", font=cjk_font)
         result.files += [f"plots/{p.name}" for p in sorted((out / "plots").glob("*.png"))]
 
+    shown, total = min(detail_cap(), len(graph.questions)), len(graph.questions)
+    if shown < total:
+        result.warnings.append(
+            Note(
+                f"the page carries the texts and answers of {shown:,} of the {total:,} questions, spread evenly over "
+                f"the knowledge points (at most {detail_cap():,}: $K12EVAL_PAGE_QUESTIONS); every count covers all "
+                "of them, and questions.csv holds every answer",
+                f"页面只收录了 {total:,} 道题中 {shown:,} 道的题干和作答（均匀分布在各知识点，上限 {detail_cap():,}："
+                "$K12EVAL_PAGE_QUESTIONS）；所有统计都涵盖全部题目，questions.csv 含每道题的作答",
+            )
+        )
     meta = {
         "title": title,
         "identity": report_identity(runs, result.out),
@@ -451,7 +475,7 @@ def _write_folder(
         "warnings": result.warnings,
         "warnings_zh": [getattr(w, "zh", w) for w in result.warnings],
     }
-    page = render(build_payload(runs, graph, frame, nodes, page_tables, meta), title)
+    page = render(build_payload(runs, graph, frame, nodes, page_tables, meta, data), title)
     with writing(out / "index.html"):
         (out / "index.html").write_text(page, encoding="utf-8")
 

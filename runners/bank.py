@@ -10,7 +10,7 @@ the run's seed, so the options, their letters and the gold answer are the ones t
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -62,28 +62,37 @@ def load_bank(
 
 
 def in_scope(
-    questions: Sequence[Question], selection: str, subjects: Sequence[str], types: Sequence[str]
+    questions: Sequence[Question],
+    selection: str,
+    subjects: Sequence[str],
+    types: Sequence[str],
+    selected: Callable[[Question, str], bool] | None = None,
 ) -> list[Question]:
     """The questions a run evaluates, in the bank's order: the named selection (:mod:`runners.selection`),
-    then the subjects and types asked for (empty: all). ``--limit`` and shards come after, in the run."""
+    then the subjects and types asked for (empty: all). ``--limit`` and shards come after, in the run.
+
+    ``selected(question, selection)`` says whether a question is in the selection when the caller knows it
+    already (a report keeps questions without the texts the selection reads); default: the selection's rule."""
     from kg.records import QuestionType
     from runners.selection import select
 
     wanted_types = {QuestionType.parse(t) for t in types}
+    select([], selection)  # an unknown name is refused whoever decides
+    chosen = select(questions, selection) if selected is None else [q for q in questions if selected(q, selection)]
     return [
-        q
-        for q in select(questions, selection)
-        if (not subjects or q.subject in subjects) and (not wanted_types or q.type in wanted_types)
+        q for q in chosen if (not subjects or q.subject in subjects) and (not wanted_types or q.type in wanted_types)
     ]
 
 
-def run_scope(questions: Sequence[Question], header: RunHeader) -> list[Question]:
+def run_scope(
+    questions: Sequence[Question], header: RunHeader, selected: Callable[[Question, str], bool] | None = None
+) -> list[Question]:
     """The bank's questions in the scope ``header`` records (:func:`in_scope`; ``--limit`` and shards left
     out): what "n in bank" counts beside "n asked" in the report."""
     data = header.data
     subjects = data.get("subjects") or []
     types = data.get("types") or []
-    return in_scope(questions, str(data.get("select") or header.selection), list(subjects), list(types))
+    return in_scope(questions, str(data.get("select") or header.selection), list(subjects), list(types), selected)
 
 
 def has_released(path: Path, variant: str) -> bool:
@@ -134,19 +143,56 @@ def run_bank(run_dir: Path, header: RunHeader, override: Path | None = None, *, 
 
     Raises :class:`InputError` naming ``run.json``'s ``data.path`` (or ``--data``) when the bank is not found.
     """
+    path = bank_path(run_dir, header, override)
+    stream = BankStream(path, header, skip_invalid=skip_invalid)
+    questions = {q.id: q for q in stream}
+    return RunBank(path, questions, stream.fingerprint)
+
+
+def bank_path(run_dir: Path, header: RunHeader, override: Path | None = None) -> Path:
+    """:func:`locate_bank`, or the :class:`InputError` naming ``run.json``'s ``data.path`` (or ``--data``)."""
     path = locate_bank(run_dir, header, override)
     if path is None:
         where = f"--data {override}" if override is not None else f"{run_dir / HEADER_FILE}, field 'data.path'"
         raw = override if override is not None else header.data.get("path") or "(none)"
         raise InputError(f"{where}: question bank {raw} not found here; pass the question bank with --data")
-    mapping = header.data.get("mapping")
-    skip_invalid = skip_invalid or header.data.get("skip_invalid") is True  # the run skipped them: so do its readers
-    bank = load_bank(
-        path,
-        header.data.get("format"),
-        header.variant,
-        seed=header.seed,
-        mapping=Path(mapping) if isinstance(mapping, str) and mapping else None,
-        skip_invalid=skip_invalid,
-    )
-    return RunBank(path, {q.id: q for q in bank.questions}, bank_fingerprint(bank.questions))
+    return path
+
+
+class BankStream:
+    """The questions of a run's bank at ``path``, worded as the run asked them, one at a time.
+
+    A bank read in its own wording (original, or CK12's released variant) is never held whole: a report
+    over a million questions keeps only what it shows. A generated variant draws its options from the
+    whole bank, so that bank is read whole first. ``fingerprint`` (:func:`bank_fingerprint`) is known once
+    the stream has been read to its end.
+    """
+
+    def __init__(self, path: Path, header: RunHeader, *, skip_invalid: bool = False) -> None:
+        self.path = path
+        self.header = header
+        self.skip_invalid = skip_invalid or header.data.get("skip_invalid") is True  # as the run skipped them
+        self.fingerprint = ""
+
+    def __iter__(self) -> Iterator[Question]:
+        from kg.importers import iter_questions
+
+        data, variant = self.header.data, self.header.variant
+        raw = data.get("mapping")
+        mapping = Path(raw) if isinstance(raw, str) and raw else None
+        name = data.get("format") or detect_format(self.path, mapping)
+        released = name == "ck12" and variant in RELEASED_VARIANTS and has_released(self.path, variant)
+        if variant != "original" and not released:
+            bank = load_bank(
+                self.path, name, variant, seed=self.header.seed, mapping=mapping, skip_invalid=self.skip_invalid
+            )
+            found: Iterable[Question] = bank.questions
+        else:
+            found = iter_questions(
+                self.path, name, variant=variant, mapping=mapping, skip_invalid=self.skip_invalid, problems=[]
+            )
+        digest = hashlib.sha256()
+        for q in found:
+            digest.update(q.model_dump_json().encode("utf-8", "surrogatepass") + b"\n")
+            yield q
+        self.fingerprint = digest.hexdigest()[:16]

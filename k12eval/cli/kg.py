@@ -194,7 +194,7 @@ def stats(
     for feature, share in summary["features"].items():
         if share["of"]:
             typer.echo(
-                f"{name.replace('_', '-')} (CMMLU's analysis): {share['n']} of {share['of']} questions = "
+                f"{feature.replace('_', '-')} (CMMLU's analysis): {share['n']} of {share['of']} questions = "
                 f"{100 * share['share']:.1f} % ({100 * share['low']:.1f}-{100 * share['high']:.1f} %, Wilson 95 %)"
             )
     if summary["invalid"]:
