@@ -276,7 +276,6 @@ def build_payload(
         status: list[int | None] = [None] * len(order)
         metric_values: dict[str, list[float | None]] = {m: [None] * len(order) for m in metrics}
         detail: dict[str, Any] = {}
-        whole = full_records(run, shown)
         for record in run.records:
             qid = record.question_id
             i = index[qid]
@@ -290,16 +289,12 @@ def build_payload(
             for metric, value in (solution.scores if solution else {}).items():
                 if metric in metric_values:
                     metric_values[metric][i] = value
-            if qid not in whole:
-                continue
-            detail[str(i)] = _answer_from(whole[qid], solution)
-            seen = texts[run.id].get(qid)
-            first = base.get(qid)
-            if (
-                seen is not None
-                and first is not None
-                and (seen.options != first.options or seen.answer != first.answer)
-            ):
+        for whole in full_records(run, shown):  # read back one at a time: the page's answers, not all of them
+            qid = whole.question_id
+            i = index[qid]
+            detail[str(i)] = _answer_from(whole, run.scores.get(qid))
+            seen, first = texts[run.id].get(qid), base.get(qid)
+            if seen is not None and first is not None and (seen.options, seen.answer) != (first.options, first.answer):
                 # This run saw another wording (shuffled options, added distractors): show it with the answer.
                 detail[str(i)]["options"] = [{"label": o.label, **_text(o.text)} for o in seen.options]
                 detail[str(i)]["variant_answer"] = list(seen.answer)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,9 +172,18 @@ def slim(question: Question) -> Question:
         "difficulty": sys.intern(question.difficulty) if question.difficulty else question.difficulty,
         "extra": extra,
     }
-    return Question.model_construct(**fields)
+    try:  # most questions' extras are alike (their features, their subject's categories): one dict for them all
+        extra_key = tuple(extra.items())
+        hash(extra_key)
+        fields["extra"] = _EXTRAS.setdefault(extra_key, extra)
+    except TypeError:  # a list inside (Xiezhi's labels): this question's own
+        pass
+    return Question.model_construct(_fields_set=_FIELDS_SET, **fields)
 
 
+_FIELDS_SET = set(Question.model_fields)
+"""The fields every slim question has set: one set shared by all (pydantic keeps one per instance otherwise)."""
+_EXTRAS: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
 _KNOWLEDGE: dict[str, Knowledge] = {}
 """One :class:`Knowledge` object per distinct value, shared by the slim questions that have it."""
 _TUPLES: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -243,11 +253,11 @@ _NODES: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
 """One node dict per level-2 point, shared by the records under it (read-only)."""
 
 
-def full_records(run: Run, ids: set[str]) -> dict[str, RunRecord]:
-    """The whole records (prompt and output too) of ``run``'s questions ``ids``, read back from its folder: the
-    same line :attr:`Run.records` kept for each."""
+def full_records(run: Run, ids: set[str]) -> Iterator[RunRecord]:
+    """The whole records (prompt and output too) of ``run``'s questions ``ids``, read back from its folder one
+    at a time: the same line :attr:`Run.records` kept for each."""
     lines = {r.line for r in run.records if r.question_id in ids}
-    return {record.question_id: record for number, record in RunStore(run.dir).iter_lines() if number in lines}
+    return (record for number, record in RunStore(run.dir).iter_lines() if number in lines)
 
 
 def full_questions(runs: list[Run], ids: set[str], data: Path | None = None) -> dict[str, dict[str, Question]]:
