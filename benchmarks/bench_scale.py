@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -51,21 +52,22 @@ def _outcomes(raw: dict[str, Any]) -> list[dict[str, Any]]:
     """Three records of the sample question ``raw`` as a run writes them: its analysis as the answer (mostly
     right), a wrong-looking answer and an unreadable one; graded by the real extraction and grading."""
     from kg.importers.ck12 import parse_record
+    from kg.records import Question
     from runners.errortypes import error_type
     from runners.extract import extract
     from runners.grading import grade
     from runners.records import make_record
 
     question = parse_record(raw, Path("sample.jsonl"), 1)
-    assert not hasattr(question, "message"), question
-    options = "\n".join(f"{o.label}. {o.text}" for o in question.options)  # type: ignore[union-attr]
+    assert isinstance(question, Question), question
+    options = "\n".join(f"{o.label}. {o.text}" for o in question.options)
     prompt = f"以下是中国考试的{raw['task_type']}题，请一步一步思考并给出答案。\n\n{raw['prompt']}\n{options}\n答案："
     out = []
     for output in (raw["analysis"] or "故选A。", "这道题我认为是：\n故选D。", "不知道。"):
-        found = extract(question, output)  # type: ignore[arg-type]
-        verdict = grade(question, found.answer)  # type: ignore[arg-type]
+        found = extract(question, output)
+        verdict = grade(question, found.answer)
         record = make_record(
-            question,  # type: ignore[arg-type]
+            question,
             prompt,
             output=output,
             extracted=found.answer,
@@ -132,17 +134,25 @@ def build(root: Path, questions: int, seed: int = 0) -> tuple[Path, Path]:
     return bank, run
 
 
-def measure(command: list[str]) -> tuple[float, float, int, str]:
-    """``(wall seconds, peak RSS in GB, exit status, last line of output)`` of ``command`` run as a child."""
+def measure(command: list[str], limit_gb: float) -> tuple[float, float, float, int, str]:
+    """``(wall s, CPU s, peak RSS in GB, exit status, last line of output)`` of ``command`` run as a child.
+
+    Its address space is capped at ``limit_gb`` (the machine is shared: a command that outgrows it stops with
+    a MemoryError instead of taking the others' memory)."""
+
+    def cap() -> None:
+        limit = int(limit_gb * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        child = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
+        child = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=REPO, preexec_fn=cap)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         tail = out.read().decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-    return wall, usage.ru_maxrss / 2**20, child.returncode, tail[0][:160]
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 2**20, os.waitstatus_to_exitcode(status), tail[0][:160]
 
 
 def main() -> None:
@@ -150,43 +160,49 @@ def main() -> None:
     parser.add_argument("--questions", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--work", type=Path, help="Folder for the banks, runs and reports (default: a temporary one).")
     parser.add_argument("--keep", action="store_true", help="Keep the banks, runs and reports.")
+    parser.add_argument("--reuse", action="store_true", help="Measure the banks and runs already in --work.")
+    parser.add_argument("--limit-gb", type=float, default=14.0, help="Address-space cap of each measured command.")
     args = parser.parse_args()
     k12eval = str(Path(sys.executable).with_name("k12eval"))
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     rows = []
     for n in args.questions:
         root = work / f"n{n}"
-        if root.exists():
-            shutil.rmtree(root)
-        start = time.perf_counter()
-        bank, run = build(root, n)
+        bank, run = root / "bank", root / "run"
+        if not (args.reuse and (run / "records.jsonl").is_file()):
+            if root.exists():
+                shutil.rmtree(root)
+            start = time.perf_counter()
+            build(root, n)
+            print(f"{n:,} questions: bank and run written in {time.perf_counter() - start:.0f} s", flush=True)
+        shutil.rmtree(root / "report", ignore_errors=True)
         size = (run / "records.jsonl").stat().st_size / 2**30
-        print(f"{n:,} questions: bank and run written in {time.perf_counter() - start:.0f} s "
-              f"(records.jsonl {size:.2f} GiB)", flush=True)  # fmt: skip
+        print(f"{n:,} questions (records.jsonl {size:.2f} GiB)", flush=True)
         for name, command in (
             ("kg stats", [k12eval, "kg", "stats", str(bank), "--json"]),
             ("report", [k12eval, "report", str(run), "--out", str(root / "report")]),
         ):
             load = os.getloadavg()[0]
-            wall, peak, code, tail = measure(command)
+            wall, cpu, peak, code, tail = measure(command, args.limit_gb)
             if name == "report":
                 goal = REPORT_GOAL_GB_PER_100K * n / 100_000
                 ratio = f"peak / goal {peak / goal:.2f} (goal {goal:.2f} GB)"
             else:
                 goal = STATS_GOAL_S_PER_1M * n / 1_000_000
-                ratio = f"wall / goal {wall / goal:.2f} (goal {goal:.0f} s, scaled from 2 min per 1M)"
-            rows.append((n, name, wall, peak, load, ratio, code))
-            print(f"  {name:8s} exit {code}  {wall:7.1f} s  peak RSS {peak:5.2f} GB  load {load:.1f}  {ratio}")
+                ratio = f"CPU / goal {cpu / goal:.2f}, wall / goal {wall / goal:.2f} (goal {goal:.0f} s, 2 min per 1M)"
+            rows.append((n, name, wall, cpu, peak, load, ratio, code))
+            print(f"  {name:8s} exit {code}  wall {wall:7.1f} s  CPU {cpu:7.1f} s  peak RSS {peak:5.2f} GB  "
+                  f"load {load:.1f}  {ratio}")  # fmt: skip
             if code:
                 print(f"    {tail}")
             sys.stdout.flush()
         if not args.keep:
             shutil.rmtree(root)
-    print("\n| questions | command | wall | peak RSS | load (1 min) | against the goal |")
-    print("|---|---|---|---|---|---|")
-    for n, name, wall, peak, load, ratio, code in rows:
+    print("\n| questions | command | wall | CPU (user + sys) | peak RSS | load (1 min, at start) | against the goal |")
+    print("|---|---|---|---|---|---|---|")
+    for n, name, wall, cpu, peak, load, ratio, code in rows:
         flag = "" if code == 0 else f" (exit {code})"
-        print(f"| {n:,} | `{name}`{flag} | {wall:.1f} s | {peak:.2f} GB | {load:.1f} | {ratio} |")
+        print(f"| {n:,} | `{name}`{flag} | {wall:.1f} s | {cpu:.1f} s | {peak:.2f} GB | {load:.1f} | {ratio} |")
     if not args.keep and args.work is None:
         shutil.rmtree(work, ignore_errors=True)
 
