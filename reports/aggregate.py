@@ -322,7 +322,11 @@ rule)."""
 
 def _derived(frame: pd.DataFrame, k: int, metrics: list[str]) -> pd.DataFrame:
     """Per answered question: the numbers to sum or average, plus the keys to group by."""
-    answered = frame[frame["answered"]]
+    needed = [
+        "run", *SLICES, *(column for _, column in LEVELS), "lead", "asked", "scored", "correct", "unparsed", "failed",
+        "partial", "rank", "n_options", *metrics,
+    ]  # fmt: skip
+    answered = frame.loc[frame["answered"], needed]  # the columns it reads, not a copy of every column
     rank = answered["rank"]
     lead = answered["lead"].astype(int)
     return pd.DataFrame(

@@ -212,14 +212,13 @@ def selection_mask(runs: list[Any], frame: pd.DataFrame, select: str) -> pd.Seri
 
     select_questions([], select)  # an unknown name is refused
     rule = SELECTIONS[select]
-    chosen = {
-        (run.id, q.id)
-        for run in runs
-        for q in run.questions.values()
-        if (select in q.extra[SELECTED] if SELECTED in q.extra else rule(q))
-    }
-    pairs = zip(frame["run"], frame["question_id"], strict=True) if len(frame) else iter(())
-    return pd.Series([pair in chosen for pair in pairs], index=frame.index, dtype=bool)
+    mask = pd.Series(False, index=frame.index, dtype=bool)
+    for run in runs:  # per run, the ids in the selection: no (run, id) pair built per row
+        ids = [
+            q.id for q in run.questions.values() if (select in q.extra[SELECTED] if SELECTED in q.extra else rule(q))
+        ]
+        mask |= (frame["run"] == run.id) & frame["question_id"].isin(ids)
+    return mask
 
 
 def _format_analysis(table: pd.DataFrame) -> pd.DataFrame:
@@ -392,7 +391,7 @@ def _write_folder(
     parquet = _missing("pyarrow", "parquet", "nodes.parquet and questions.parquet", result.warnings)
     for name, table in (("nodes", nodes), ("questions", frame)):
         with writing(out / f"{name}.csv"):
-            write_csv(table, out / f"{name}.csv")
+            _write_csv_in_parts(table, out / f"{name}.csv")
         if parquet:
             with writing(out / f"{name}.parquet"):
                 table.to_parquet(out / f"{name}.parquet", index=False)
@@ -483,6 +482,29 @@ def _write_folder(
     with naming(Path(result.out) / "summary.json"):
         (out / "summary.json").write_text(json.dumps(result.summary, ensure_ascii=False, indent=1), encoding="utf-8")
     result.files.append("summary.json")
+
+
+CSV_ROWS = 100_000
+"""Rows of ``questions.csv`` written at a time: a million-row table is never copied whole to be escaped."""
+
+
+def _write_csv_in_parts(frame: pd.DataFrame, path: Path) -> None:
+    """:func:`reports.spreadsheet.write_csv` of ``frame``, :data:`CSV_ROWS` rows at a time: each part is written
+    by it (its escaping and encoding), then appended without its byte order mark and header line."""
+    from reports.spreadsheet import write_csv
+
+    if len(frame) <= CSV_ROWS:
+        write_csv(frame, path)
+        return
+    part = path.with_name(path.name + ".part")
+    write_csv(frame.iloc[:0], part)
+    head = len(part.read_bytes())  # the byte order mark and the header line, the same for every part
+    with path.open("wb") as out:
+        for start in range(0, len(frame), CSV_ROWS):
+            write_csv(frame.iloc[start : start + CSV_ROWS], part)
+            data = part.read_bytes()
+            out.write(data if start == 0 else data[head:])
+    part.unlink()
 
 
 def installed(module: str) -> bool:

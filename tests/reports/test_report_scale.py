@@ -107,3 +107,17 @@ def test_the_page_rebuilds_every_question_and_says_which_texts_it_left_out(
     driver.get(url + "#node/all")
     WebDriverWait(driver, UI_WAIT_S).until(lambda d: d.execute_script("return !!document.querySelector('table')"))
     assert console_errors(driver) == []
+
+
+def test_questions_csv_written_in_parts_is_the_csv_written_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bank = small_bank()
+    root = write_bank(tmp_path / "bank", list(bank.values()))
+    run = write_run(tmp_path / "run", bank, SMALL_ANSWERS, bank=root)
+    write_report([run], tmp_path / "whole", plots=False)
+    monkeypatch.setattr("reports.writer.CSV_ROWS", 3)  # 8 rows in parts of 3, 3 and 2
+    write_report([run], tmp_path / "parts", plots=False)
+    whole = (tmp_path / "whole" / "questions.csv").read_bytes()
+    assert (tmp_path / "parts" / "questions.csv").read_bytes() == whole and whole.count(b"\r\n") == 9
+    assert not list((tmp_path / "parts").glob("*.part"))
