@@ -16,6 +16,7 @@ variant, so any aggregation can be sliced by them. Subjects carry ``group``
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import re
@@ -35,6 +36,7 @@ MIN_LEVEL2_QUESTIONS = 10
 """CK12's rule: no fewer than 10 questions per level-2 knowledge point."""
 
 
+@functools.lru_cache(maxsize=2**16)  # names repeat: a bank of a million questions has some thousands
 def _esc(name: str) -> str:
     return name.replace("%", "%25").replace("/", "%2F")
 
@@ -115,6 +117,13 @@ class KnowledgeGraph:
     def children(self, node: str) -> list[str]:
         """Direct children of a node, sorted by name."""
         return sorted(self.graph.successors(node), key=lambda n: self.graph.nodes[n]["name"])
+
+    def questions_by_point(self) -> dict[str, list[str]]:
+        """Level-2 node id -> the ids of its questions, sorted (as :meth:`walk` lists question nodes)."""
+        points: dict[str, list[str]] = {}
+        for qid, q in self.questions.items():
+            points.setdefault(node_ids(q)["level2"], []).append(qid)
+        return {node: sorted(ids) for node, ids in points.items()}
 
     def questions_under(self, node: str) -> list[Question]:
         """Every question in the subtree of ``node`` (a question node gives itself)."""
@@ -242,8 +251,12 @@ def _count(values: Iterable[str]) -> dict[str, int]:
     return dict(Counter(values).most_common())
 
 
-def build_graph(questions: Iterable[Question]) -> KnowledgeGraph:
-    """Build the graph from question records. Attributes are scalars so GraphML can hold them."""
+def build_graph(questions: Iterable[Question], *, question_nodes: bool = True) -> KnowledgeGraph:
+    """Build the graph from question records. Attributes are scalars so GraphML can hold them.
+
+    Without ``question_nodes`` the graph holds the knowledge points only (the questions are still in
+    ``questions``; :meth:`KnowledgeGraph.questions_by_point` places them): a report over a million
+    questions does not pay a graph node for each."""
     graph = nx.DiGraph()
     records: dict[str, Question] = {}
     for q in questions:
@@ -257,8 +270,9 @@ def build_graph(questions: Iterable[Question]) -> KnowledgeGraph:
         if ids["level2"] not in graph:
             graph.add_node(ids["level2"], kind="level2", name=k.level2, subject=q.subject, level1=k.level1)
             graph.add_edge(ids["level1"], ids["level2"])
-        graph.add_node(ids["question"], **_question_attrs(q))
-        graph.add_edge(ids["level2"], ids["question"])
+        if question_nodes:
+            graph.add_node(ids["question"], **_question_attrs(q))
+            graph.add_edge(ids["level2"], ids["question"])
         records[q.id] = q
     return KnowledgeGraph(graph, records)
 

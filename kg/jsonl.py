@@ -175,6 +175,8 @@ def parse_json_line(
         obj = obj[0]
     if not isinstance(obj, dict):
         return Problem(path, number, None, f"expected a JSON object, got {describe(obj)}")
+    if _SURROGATE_ESCAPE.search(line) is None and line.count("[") + line.count("{") <= MAX_DEPTH:
+        return obj  # no escape that decodes to a surrogate, too few brackets to nest too deep: nothing to walk
     for key, value in obj.items():
         fault = value_fault(key, replace_surrogates) or value_fault(value, replace_surrogates)
         if fault is not None:
@@ -208,6 +210,9 @@ def value_fault(value: object, surrogates_ok: bool = False) -> str | None:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""The only way a lone surrogate reaches a decoded line: a ``\\uD800``-``\\uDFFF`` escape (a raw one is not
+UTF-8 and was refused as a bad byte)."""
 
 
 def _replaced(value: Any) -> Any:

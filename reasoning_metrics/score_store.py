@@ -26,6 +26,7 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.slots import ModelSlots
 from reasoning_metrics.step_detail import StepThresholds
 from reasoning_metrics.verify.flags import SolutionAssessment
+from runners.appended import iter_appended, open_appended
 from runners.files import atomic_write, naming, open_own, read_own
 
 SCORES_FILE = "scores.jsonl"
@@ -207,33 +208,33 @@ def read_score_lines(path: Path, repair: bool = False, skip_torn: bool = False) 
     """``(line, record)`` of a score file; with ``repair``, a torn last line is cut off the file.
 
     With ``skip_torn`` (a reader while a scorer may be writing), a torn last line is left alone and not read.
+    Read as :mod:`runners.appended` reads every append-only file: streaming, a FIFO or device refused by
+    name, no line held past the line cap.
     """
-    if not os.path.lexists(path):
+    handle = open_appended(path)
+    if handle is None:
         return
-    with os.fdopen(open_own(path, os.O_RDONLY), "rb") as handle:
-        data = handle.read()
-    lines = data.split(b"\n")
     good_end = 0
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            good_end += len(raw) + 1
-            continue
-        torn = number == len(lines)  # no newline after it: the writer was killed mid-line
-        try:
-            record = json.loads(raw)
-            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
-                raise ValueError("a score record needs an 'id'")
-        except ValueError as exc:
-            if torn and (repair or skip_torn):
+    with handle:
+        for line in iter_appended(path, handle):
+            if line.torn and (repair or skip_torn):
                 break
-            raise InputError.from_problem(Problem(path, number, None, f"not a score record ({exc})")) from None
-        if torn and (repair or skip_torn):
-            break
-        good_end += len(raw) + 1
-        yield number, record
-    if repair and good_end < len(data):
-        with os.fdopen(open_own(path, os.O_RDWR), "r+b") as handle:
-            handle.truncate(good_end)
+            if not line.text.strip():
+                good_end = line.end
+                continue
+            try:
+                record = json.loads(line.text)
+                if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                    raise ValueError("a score record needs an 'id'")
+            except ValueError as exc:  # UnicodeDecodeError is one
+                problem = Problem(path, line.number, None, f"not a score record ({exc})")
+                raise InputError.from_problem(problem) from None
+            good_end = line.end
+            yield line.number, record
+        size = os.fstat(handle.fileno()).st_size
+    if repair and good_end < size:
+        with os.fdopen(open_own(path, os.O_RDWR), "r+b") as out:
+            out.truncate(good_end)
 
 
 def append_scores(out: Path, records: Iterable[BaseModel], config: ScoreConfig) -> Iterator[BaseModel]:

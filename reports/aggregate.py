@@ -37,9 +37,7 @@ from kg.graph import KnowledgeGraph, node_ids, subject_id
 from kg.records import Question, QuestionType, subject_group
 from reports.runs import Run
 from reports.stats import rank_of_gold, wilson_interval
-from runners.counting import DEFAULT_JUDGMENT_RULE, JUDGMENT_RULES, JudgmentRule, asked, units
-from runners.errortypes import error_type
-from runners.records import RunRecord
+from runners.counting import DEFAULT_JUDGMENT_RULE, JUDGMENT_RULES, Counted, JudgmentRule, asked, units
 
 SLICES = ("stage", "type", "difficulty", "group")
 """Question attributes every node is also aggregated by (``group`` is arts / science for CK12)."""
@@ -58,72 +56,100 @@ def question_frame(
     """One row per run x answered question: coordinates, correctness, parse status, rank, step scores.
 
     ``units`` / ``units_right`` are what the question counts under ``judgment`` (:func:`runners.counting.units`);
-    a judgment question also has ``statements_right:<rule>`` / ``statements_counted:<rule>`` for every rule."""
-    rows: list[dict[str, object]] = []
-    for run in runs:
-        header = run.header
-        for record in run.records:
-            question = graph.questions[record.question_id]
-            ids = node_ids(question)
-            skipped = record.parse_status == "skipped"
-            counted = units(record, judgment)
-            correct = float(bool(record.correct)) if asked(record) else math.nan
-            rank, n_options = _rank(record.option_scores, record.gold, record.gold_rank)
-            row: dict[str, object] = {
-                "run": run.id,
-                "model": header.model,
-                "mode": header.mode,
-                "variant": header.variant,
-                "strategy": header.strategy,
-                "question_id": record.question_id,
-                "subject_id": ids["subject"],
-                "level1_id": ids["level1"],
-                "level2_id": ids["level2"],
-                "subject": question.subject,
-                "level1": question.knowledge.level1,
-                "level2": question.knowledge.level2,
-                "stage": question.stage.value if question.stage else None,
-                "type": question.type.value,
-                "difficulty": question.difficulty,
-                "group": question.group or subject_group(question.subject),
-                # Every category of the subject (CMMLU: 古汉语 is Social Science and China specific).
-                "groups": _groups(question),
-                "status": record.parse_status,
-                "scored": not math.isnan(correct),
-                "correct": correct,
-                "unparsed": record.parse_status == "unparsed",
-                "failed": record.parse_status == "failed",
-                "answered": not skipped,
-                "asked": asked(record),
-                "partial": record.partial,
-                # CK12's category of a wrong answer; computed here for records written before the field.
-                "error_type": record.error_type
-                or error_type(record.output, record.parse_status, record.correct, record.finish_reason),
-                "statements": len(question.answer) if question.type is QuestionType.JUDGMENT else math.nan,
-                "judgment_rule": judgment,
-                "units": counted.counted if counted else math.nan,
-                "units_right": counted.right if counted else math.nan,
-                "rank": rank,
-                "n_options": n_options,
-            }
-            if question.type is QuestionType.JUDGMENT:
-                row |= _judgment_counts(record)
-            scores = run.scores.get(record.question_id)
-            if scores is not None:
-                for metric, value in scores.scores.items():
-                    row[SCORE_PREFIX + metric] = value
-            rows.append(row)
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return frame
-    judged = [c for rule in JUDGMENT_RULES for c in (f"statements_right:{rule}", f"statements_counted:{rule}")]
-    for column in ("partial", "rank", "n_options", "units", "units_right", *judged, *score_columns(frame)):
-        if column in frame:
-            frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float)
-    return frame
+    a judgment question also has ``statements_right:<rule>`` / ``statements_counted:<rule>`` for every rule.
+    Built one column at a time, numbers straight into arrays and repeated names shared: a million rows cost
+    their cells and one column's worth more, not a dict per row."""
+    runs = list(runs)
+    owners = [run for run in runs for _ in run.records]
+    records = [record for run in runs for record in run.records]
+    questions = [graph.questions[record.question_id] for record in records]
+    if not records:
+        return pd.DataFrame()
+    places: dict[tuple[str, str, str], dict[str, str]] = {}
+    ids = []
+    for q in questions:
+        where = (q.subject, q.knowledge.level1, q.knowledge.level2)
+        ids.append(places.get(where) or places.setdefault(where, node_ids(q)))
+    counted = [units(record, judgment) for record in records]
+    is_asked = np.fromiter((asked(r) for r in records), bool, len(records))
+    ranks = [_rank(r.option_scores, r.gold, r.gold_rank) for r in records]
+    judged = [q.type is QuestionType.JUDGMENT for q in questions]
+    header = [run.header for run in owners]
+
+    def numbers(values: Iterable[float | None]) -> np.ndarray:
+        return np.fromiter((math.nan if v is None else v for v in values), float, len(records))
+
+    columns: dict[str, object] = {
+        "run": [run.id for run in owners],
+        "model": [h.model for h in header],
+        "mode": [h.mode for h in header],
+        "variant": [h.variant for h in header],
+        "strategy": [h.strategy for h in header],
+        "question_id": [r.question_id for r in records],
+        "subject_id": [i["subject"] for i in ids],
+        "level1_id": [i["level1"] for i in ids],
+        "level2_id": [i["level2"] for i in ids],
+        "subject": [q.subject for q in questions],
+        "level1": [q.knowledge.level1 for q in questions],
+        "level2": [q.knowledge.level2 for q in questions],
+        "stage": [q.stage.value if q.stage else None for q in questions],
+        "type": [q.type.value for q in questions],
+        "difficulty": [q.difficulty for q in questions],
+        "group": [q.group or subject_group(q.subject) for q in questions],
+        # Every category of the subject (CMMLU: 古汉语 is Social Science and China specific).
+        "groups": [_GROUPS.setdefault(g, g) for g in map(_groups, questions)],
+        "status": [r.parse_status for r in records],
+        "scored": is_asked.copy(),
+        "correct": np.where(is_asked, numbers(float(bool(r.correct)) for r in records), math.nan),
+        "unparsed": np.fromiter((r.parse_status == "unparsed" for r in records), bool, len(records)),
+        "failed": np.fromiter((r.parse_status == "failed" for r in records), bool, len(records)),
+        "answered": np.fromiter((r.parse_status != "skipped" for r in records), bool, len(records)),
+        "asked": is_asked,
+        "partial": numbers(r.partial for r in records),
+        # CK12's category of a wrong answer; computed here for records written before the field.
+        "error_type": [r.error_type for r in records],  # computed when read (reports.runs.Answered.of)
+        "statements": numbers(len(q.answer) if j else None for q, j in zip(questions, judged, strict=True)),
+        "judgment_rule": [judgment] * len(records),
+        "units": numbers(c.counted if c else None for c in counted),
+        "units_right": numbers(c.right if c else None for c in counted),
+        "rank": numbers(rank for rank, _ in ranks),
+        "n_options": numbers(n for _, n in ranks),
+    }
+    # The columns not every row has, in the order a row first has them: a judgment question's counts under
+    # every rule, then each step score.
+    extra: list[tuple[int, int, str]] = []
+    first = next((i for i, j in enumerate(judged) if j), None)
+    if first is not None:
+        rules = [
+            (rule, [units(r, rule) if j else None for r, j in zip(records, judged, strict=True)])
+            for rule in JUDGMENT_RULES
+        ]
+        for rule, per_rule in rules:
+            columns[f"statements_right:{rule}"] = numbers(c.right if c else None for c in per_rule)
+            columns[f"statements_counted:{rule}"] = numbers(c.counted if c else None for c in per_rule)
+        extra += [
+            (first, -1, name)
+            for rule, _ in rules
+            for name in (f"statements_right:{rule}", f"statements_counted:{rule}")
+        ]
+    scores = [run.scores.get(r.question_id) for run, r in zip(owners, records, strict=True)]
+    metrics: dict[str, int] = {}
+    for row, scored in enumerate(scores):
+        for metric in scored.scores if scored is not None else ():
+            metrics.setdefault(metric, row)
+    for position, (metric, row) in enumerate(metrics.items()):
+        columns[SCORE_PREFIX + metric] = numbers(s.scores.get(metric) if s is not None else None for s in scores)
+        extra.append((row, position, SCORE_PREFIX + metric))
+    fixed = [name for name in columns if name not in {name for *_, name in extra}]
+    order = fixed + [name for *_, name in sorted(extra, key=lambda item: (item[0], item[1]))]
+    return pd.DataFrame({name: columns[name] for name in order})
 
 
-def _judgment_counts(record: RunRecord) -> dict[str, object]:
+_GROUPS: dict[tuple[str, ...], tuple[str, ...]] = {}
+"""One tuple per set of categories, shared by the rows that have it."""
+
+
+def _judgment_counts(record: Counted) -> dict[str, object]:
     """What a judgment answer counts under every rule: ``statements_right:<rule>``, ``statements_counted:<rule>``."""
     out: dict[str, object] = {}
     for rule in JUDGMENT_RULES:
@@ -141,30 +167,46 @@ def statement_rows(frame: pd.DataFrame) -> pd.DataFrame:
     other rows are kept as they are. ``lead`` marks each question's first row, so questions can still be
     counted. Every count and accuracy over the result (:func:`node_table`, the tables) then counts units.
     """
-    if frame.empty or "units" not in frame:
-        return frame.assign(lead=True) if not frame.empty else frame
-    frame = frame.assign(lead=True)
-    single = frame["scored"] & (frame["units"] == 1)
-    # One unit: right as the rule counts it (a one-statement judgment under ck12-release: the release's verdict).
-    frame.loc[single, "correct"] = frame.loc[single, "units_right"]
-    spread = frame["scored"] & frame["units"].notna() & (frame["units"] != 1)
-    if not spread.any():
+    if frame.empty:
         return frame
-    parts = [frame[~spread]]
-    rows = frame[spread]
-    counts = rows["units"].astype(int)
-    empty = rows[counts == 0].assign(scored=False, correct=math.nan)
-    rows, counts = rows[counts > 0], counts[counts > 0]
-    exploded = rows.loc[rows.index.repeat(counts)].copy()
-    position = exploded.groupby(level=0).cumcount()
-    exploded["correct"] = (position < rows["units_right"].loc[exploded.index]).astype(float).to_numpy()
-    exploded["partial"] = exploded["correct"]
-    exploded["statements"] = 1.0
-    exploded["units"] = 1.0
-    exploded["units_right"] = exploded["correct"]
-    exploded["lead"] = (position == 0).to_numpy()
-    parts += [empty, exploded]
-    return pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)
+    single = frame["scored"] & (frame["units"] == 1) if "units" in frame else None
+    spread = frame["scored"] & frame["units"].notna() & (frame["units"] != 1) if "units" in frame else None
+    if (
+        single is None
+        or spread is None
+        or not (spread.any() or (frame["correct"] != frame["units_right"])[single].any())
+    ):
+        shared = frame.copy(deep=False)  # nothing to change: the columns are shared, not copied (a million rows)
+        shared["lead"] = True
+        return shared
+    # One copy, in order: each row repeated as many times as it counts units (a unit-less one kept once).
+    spread_at = spread.to_numpy()
+    counts = frame["units"].to_numpy()
+    repeats = np.ones(len(frame), dtype=np.int64)
+    repeats[spread_at] = np.maximum(counts[spread_at], 1).astype(np.int64)
+    source = np.repeat(np.arange(len(frame)), repeats)
+    out = frame.take(source).reset_index(drop=True)
+    position = np.arange(len(out)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+    spread_rows = spread_at[source]
+    empty = spread_rows & (counts[source] == 0)  # the rule counted nothing (the released scorer found no verdict)
+    unit = spread_rows & ~empty
+    right = out["units_right"].to_numpy()
+    correct = out["correct"].to_numpy(copy=True)
+    one = single.to_numpy()[source]
+    # One unit: right as the rule counts it (a one-statement judgment under ck12-release: the release's verdict).
+    correct[one] = right[one]
+    correct[unit] = (position[unit] < right[unit]).astype(float)
+    correct[empty] = math.nan
+    scored = out["scored"].to_numpy(copy=True)
+    scored[empty] = False
+    changed = {"scored": scored, "correct": correct, "lead": position == 0}
+    for column, value in (("partial", None), ("statements", 1.0), ("units", 1.0), ("units_right", None)):
+        cells = out[column].to_numpy(dtype=float, copy=True)
+        cells[unit] = correct[unit] if value is None else value
+        changed[column] = cells
+    for column, cells in changed.items():
+        out[column] = cells
+    return out
 
 
 def _rank(
@@ -299,7 +341,11 @@ rule)."""
 
 def _derived(frame: pd.DataFrame, k: int, metrics: list[str]) -> pd.DataFrame:
     """Per answered question: the numbers to sum or average, plus the keys to group by."""
-    answered = frame[frame["answered"]]
+    needed = [
+        "run", *SLICES, *(column for _, column in LEVELS), "lead", "asked", "scored", "correct", "unparsed", "failed",
+        "partial", "rank", "n_options", *metrics,
+    ]  # fmt: skip
+    answered = frame.loc[frame["answered"], needed]  # the columns it reads, not a copy of every column
     rank = answered["rank"]
     lead = answered["lead"].astype(int)
     return pd.DataFrame(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 import pandas as pd
@@ -159,31 +160,39 @@ FEATURES: dict[str, Callable[[Question], bool]] = {
     "sub_options": has_sub_options,
 }
 """CMMLU's two question features, by the name the analysis tables use."""
+FEATURED = "_features"
+"""Key of a question's ``extra`` naming the features it has, when its texts were dropped (:func:`reports.runs.slim`)."""
 
 
 def feature_shares(questions: Iterable[Question]) -> dict[str, dict[str, float | int]]:
     """Per feature: how many of the questions have it (``n`` of ``of``), the share and its 95% Wilson interval."""
-    listed = list(questions)
+    hits: Counter[str] = Counter()
+    total = 0
+    for q in questions:
+        total += 1
+        hits.update(name for name, has in FEATURES.items() if has(q))
+    return shares_of(hits, total)
+
+
+def shares_of(hits: Counter[str], total: int) -> dict[str, dict[str, float | int]]:
+    """:func:`feature_shares` from counts taken elsewhere: ``hits[feature]`` of ``total`` questions."""
     out: dict[str, dict[str, float | int]] = {}
-    for name, has in FEATURES.items():
-        n = sum(1 for q in listed if has(q))
-        low, high = wilson_interval(n, len(listed))
-        out[name] = {
-            "n": n,
-            "of": len(listed),
-            "share": n / len(listed) if listed else math.nan,
-            "low": low,
-            "high": high,
-        }
+    for name in FEATURES:
+        n = hits[name]
+        low, high = wilson_interval(n, total)
+        out[name] = {"n": n, "of": total, "share": n / total if total else math.nan, "low": low, "high": high}
     return out
 
 
 def text_features(graph: KnowledgeGraph) -> pd.DataFrame:
-    """``question_id, negation, sub_options`` for every question of the graph."""
-    rows = [
-        {"question_id": qid, **{name: has(q) for name, has in FEATURES.items()}} for qid, q in graph.questions.items()
-    ]
-    return pd.DataFrame(rows, columns=["question_id", "negation", "sub_options"])
+    """``question_id, negation, sub_options`` for every question of the graph (a question kept without its
+    texts carries them, computed before: ``extra[FEATURED]``, :func:`reports.runs.slim`)."""
+    columns: dict[str, list[object]] = {"question_id": list(graph.questions), **{name: [] for name in FEATURES}}
+    for q in graph.questions.values():
+        known = q.extra.get(FEATURED)
+        for name, has in FEATURES.items():
+            columns[name].append(name in known if known is not None else has(q))
+    return pd.DataFrame(columns)
 
 
 def split_accuracy(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,8 @@ def report_identity(runs: list[Run], out: Path) -> str:
 
 def question_order(graph: KnowledgeGraph) -> list[str]:
     """Question ids in tree order: subject, level-1, level-2 (by name), then id."""
-    return [node[2:] for _, node in graph.walk() if node.startswith("q:")]
+    points = graph.questions_by_point()
+    return [qid for _, node in graph.walk() if node.startswith("l2:") for qid in points.get(node, ())]
 
 
 def _text(raw: str) -> dict[str, str]:
@@ -198,6 +200,39 @@ def labels(answers: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+DETAIL_CAP = 20_000
+"""Most questions whose texts and answers the page carries (``$K12EVAL_PAGE_QUESTIONS`` changes it): the
+whole CK12 release (13,250 questions) fits. A bigger bank's page carries every question's coordinates and
+results, so every count and filter covers all of them, and the texts and answers of this many, spread evenly
+over the level-2 points (:func:`detail_ids`); the page says so, and questions.csv holds every answer."""
+
+CODED = ("subject", "stage", "type", "difficulty", "group")
+"""Per-question attributes the page filters and labels by, sent as small codes into a list of values."""
+
+
+def detail_cap() -> int:
+    """:data:`DETAIL_CAP`, or ``$K12EVAL_PAGE_QUESTIONS`` when it is a positive whole number."""
+    value = os.environ.get("K12EVAL_PAGE_QUESTIONS", "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else DETAIL_CAP
+
+
+def detail_ids(points: list[list[str]], cap: int) -> list[str]:
+    """At most ``cap`` question ids, spread evenly over ``points`` (each level-2 point's ids, in tree order):
+    every point's first question, then every point's second, and so on."""
+    if sum(len(ids) for ids in points) <= cap:
+        return [qid for ids in points for qid in ids]
+    chosen: list[str] = []
+    depth = 0
+    while len(chosen) < cap:
+        for ids in points:
+            if depth < len(ids):
+                chosen.append(ids[depth])
+                if len(chosen) == cap:
+                    break
+        depth += 1
+    return chosen
+
+
 def build_payload(
     runs: list[Run],
     graph: KnowledgeGraph,
@@ -205,14 +240,27 @@ def build_payload(
     nodes: pd.DataFrame,
     tables: list[dict[str, Any]],
     meta: dict[str, Any],
+    data: Path | None = None,
 ) -> dict[str, Any]:
-    """Everything the page shows, JSON-safe."""
-    order = question_order(graph)
+    """Everything the page shows, JSON-safe: every question's coordinates and results, and the texts and
+    answers of at most :func:`detail_cap` of them (read back from the banks and run folders; ``data``:
+    ``--data``)."""
+    from reports.runs import full_questions, full_records
+
+    points = graph.questions_by_point()
+    in_order = [points.get(node, []) for _, node in graph.walk() if node.startswith("l2:")]
+    order = [qid for ids in in_order for qid in ids]
     index = {qid: i for i, qid in enumerate(order)}
+    shown = set(detail_ids(in_order, detail_cap()))
+    texts = full_questions(runs, shown, data)
+    base: dict[str, Question] = {}
+    for run in runs:
+        for qid, question in texts[run.id].items():
+            base.setdefault(qid, question)
     reference: dict[str, tuple[str, ...]] = {}
     for run in runs:
         for qid, scores in run.scores.items():
-            if scores.reference_steps and qid not in reference:
+            if scores.reference_steps and qid not in reference and qid in shown:
                 reference[qid] = scores.reference_steps
     metrics = [c.removeprefix("score:") for c in frame.columns if str(c).startswith("score:")]
     rule = meta.get("judgment") or DEFAULT_JUDGMENT_RULE
@@ -228,8 +276,8 @@ def build_payload(
         status: list[int | None] = [None] * len(order)
         metric_values: dict[str, list[float | None]] = {m: [None] * len(order) for m in metrics}
         detail: dict[str, Any] = {}
-        by_id = {r.question_id: r for r in run.records}
-        for qid, record in by_id.items():
+        for record in run.records:
+            qid = record.question_id
             i = index[qid]
             status[i] = STATUS_CODES[record.parse_status]
             counted = units(record, rule)
@@ -241,10 +289,12 @@ def build_payload(
             for metric, value in (solution.scores if solution else {}).items():
                 if metric in metric_values:
                     metric_values[metric][i] = value
-            detail[str(i)] = _answer_from(record, solution)
-            seen = run.questions.get(qid)
-            base = graph.questions[qid]
-            if seen is not None and (seen.options != base.options or seen.answer != base.answer):
+        for whole in full_records(run, shown):  # read back one at a time: the page's answers, not all of them
+            qid = whole.question_id
+            i = index[qid]
+            detail[str(i)] = _answer_from(whole, run.scores.get(qid))
+            seen, first = texts[run.id].get(qid), base.get(qid)
+            if seen is not None and first is not None and (seen.options, seen.answer) != (first.options, first.answer):
                 # This run saw another wording (shuffled options, added distractors): show it with the answer.
                 detail[str(i)]["options"] = [{"label": o.label, **_text(o.text)} for o in seen.options]
                 detail[str(i)]["variant_answer"] = list(seen.answer)
@@ -254,12 +304,17 @@ def build_payload(
         answers[run.id] = detail
     # Only the parts made from pandas can hold NaN; the per-question parts are JSON-safe as built.
     payload = {
-        "meta": clean(meta),
+        "meta": clean({**meta, "questions": {"shown": len(shown), "of": len(order), "cap": detail_cap()}}),
         "runs": clean([_run_entry(run, nodes) for run in runs]),
         "metrics": [metric_entry(m) for m in metrics],
         "scale": dict(SCALE),
-        "tree": _tree(graph, index),
-        "questions": [_question(graph.questions[qid], reference.get(qid, ())) for qid in order],
+        "tree": _tree(graph, index, points),
+        "questions": _coded(graph, order),
+        "detail": {
+            str(index[qid]): _question(base.get(qid) or graph.questions[qid], reference.get(qid, ()))
+            for qid in order
+            if qid in shown
+        },
         "results": results,
         "answers": answers,
         "labels": labels(answers),
@@ -267,6 +322,29 @@ def build_payload(
         "tables": clean(tables),
     }
     return payload
+
+
+def _coded(graph: KnowledgeGraph, order: list[str]) -> dict[str, Any]:
+    """Every question's id, level-2 point and :data:`CODED` attributes, as columns of small codes (a million
+    questions in a few megabytes): ``values[attr][code[attr][i]]`` is question ``i``'s value."""
+    values: dict[str, dict[Any, int]] = {attr: {} for attr in CODED}
+    columns: dict[str, list[int]] = {attr: [] for attr in CODED}
+    points: dict[str, int] = {}
+    node: list[int] = []
+    for qid in order:
+        q = graph.questions[qid]
+        node.append(points.setdefault(node_ids(q)["level2"], len(points)))
+        attrs = (q.subject, q.stage.value if q.stage else None, q.type.value, q.difficulty, q.group)
+        for attr, value in zip(CODED, attrs, strict=True):
+            codes = values[attr]
+            columns[attr].append(codes.setdefault(value, len(codes)))
+    return {
+        "id": order,
+        "node": node,
+        "points": list(points),
+        "code": columns,
+        "values": {attr: list(codes) for attr, codes in values.items()},
+    }
 
 
 def _answer_from(record: RunRecord, scores: QuestionScores | None) -> dict[str, Any]:
@@ -443,7 +521,7 @@ def _root_row(nodes: pd.DataFrame, run: str) -> dict[str, Any]:
     return rows.iloc[0].to_dict() if len(rows) else {}
 
 
-def _tree(graph: KnowledgeGraph, index: dict[str, int]) -> dict[str, Any]:
+def _tree(graph: KnowledgeGraph, index: dict[str, int], points: dict[str, list[str]]) -> dict[str, Any]:
     tree: dict[str, Any] = {
         ROOT: {"kind": ROOT, "name": ROOT, "parent": None, "children": sorted(graph.nodes_of_kind("subject"))}
     }
@@ -452,12 +530,11 @@ def _tree(graph: KnowledgeGraph, index: dict[str, int]) -> dict[str, Any]:
         if data["kind"] == "question":
             continue
         parent = next(iter(graph.graph.predecessors(node)), ROOT)
-        children = graph.children(node)
         entry: dict[str, Any] = {"kind": data["kind"], "name": data["name"], "parent": parent}
         if data["kind"] == "level2":
-            entry["questions"] = [index[c[2:]] for c in children]
+            entry["questions"] = [index[qid] for qid in points.get(node, ())]
         else:
-            entry["children"] = children
+            entry["children"] = graph.children(node)
         if data["kind"] == "subject":
             entry["group"] = data.get("group") or None
         tree[node] = entry

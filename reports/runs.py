@@ -8,7 +8,9 @@ subject, type and stage, so the aggregates go on without stems (and say so).
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,8 @@ from kg.graph import KnowledgeGraph, build_graph
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, subject_group
 from reports.combiner import CombinerInfo, combiner_info
 from reports.score_file import QuestionScores, load_score_header, load_scores
-from runners.bank import RunBank, locate_bank, run_bank, run_scope
+from runners.bank import BankStream, locate_bank, run_scope
+from runners.errortypes import error_type
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore
 
@@ -45,11 +48,13 @@ class Run:
     """Unique name of the run in a report (the folder name, made unique)."""
     dir: Path
     header: RunHeader
-    records: list[RunRecord]
-    """One record per question: the last written of each id (a retried question's newest answer)."""
+    records: list[Answered]
+    """One record per question: the last written of each id (a retried question's newest answer), as much
+    of it as the aggregates read (:class:`Answered`); :func:`full_records` reads the whole records back."""
     scores: dict[str, QuestionScores] = field(default_factory=dict)
     questions: dict[str, Question] = field(default_factory=dict)
-    """The bank's question records by id, as this run's variant words them."""
+    """The bank's question records by id, as this run's variant words them, without their texts
+    (:func:`slim`): what the aggregates group by; :func:`full_questions` reads the texts back."""
     bank: str | None = None
     """Where the questions came from, or ``None`` when the bank was not found."""
     scope: list[Question] = field(default_factory=list)
@@ -72,18 +77,22 @@ class Run:
 
 
 def read_run(run_dir: Path, run_id: str | None = None) -> Run:
-    """Header, records (the last of each question id, read by :class:`RunStore`) and scores of one run folder."""
+    """Header, records (the last of each question id, read by :class:`RunStore`, kept as :class:`Answered`) and
+    scores of one run folder."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise InputError(f"{run_dir}: no such run folder")
     store = RunStore(run_dir)
     header = store.read_header()
     scored = load_score_header(run_dir)
+    latest: dict[str, Answered] = {}
+    for number, record in store.iter_lines():  # one record at a time: only its counted part is kept
+        latest[record.question_id] = Answered.of(record, number)
     return Run(
         id=run_id or run_dir.resolve().name,
         dir=run_dir,
         header=header,
-        records=store.records(),
+        records=list(latest.values()),
         scores=load_scores(run_dir),
         combiner=combiner_info(scored.combiner) if scored is not None and scored.combiner else None,
         verdict_models=_verdict_models(scored.models if scored is not None else {}),
@@ -112,7 +121,7 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
         names[name] += 1
         runs.append(read_run(run_dir, name if names[name] == 1 else f"{name}-{names[name]}"))
     warnings: list[str] = []
-    banks: dict[tuple[str, str, str, int, bool], RunBank] = {}
+    banks: dict[tuple[str, str, str, int, bool], tuple[dict[str, Question], str]] = {}
     for run in runs:
         path = locate_bank(run.dir, run.header, data)
         if path is None:
@@ -124,32 +133,167 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
             run.questions = {r.question_id: question_from_record(r) for r in run.records}
             run.scope = list(run.questions.values())
             continue
-        # Banks are loaded once per way of wording them; the fingerprint check is per run.
+        # Banks are read once per way of wording them, one question at a time and kept without their texts.
         key = (str(path.resolve()), str(run.header.data.get("format")), run.header.variant, run.header.seed, False)
         if key not in banks:
-            banks[key] = run_bank(run.dir, run.header, path, skip_invalid=True)
-        bank = banks[key]
+            stream = BankStream(path, run.header, skip_invalid=True)
+            banks[key] = ({q.id: slim(q) for q in stream}, stream.fingerprint)
+        questions, fingerprint = banks[key]
         recorded = run.header.bank or run.header.data.get("fingerprint")
-        if recorded and recorded != bank.fingerprint:
+        if recorded and recorded != fingerprint:
             zh = f"{run.dir}：题库 {path} 在这次运行作答之后改动过"
             warnings.append(Note(f"{run.dir}: the question bank {path} changed since the run answered it", zh))
-        missing = [r.question_id for r in run.records if r.question_id not in bank.questions]
+        missing = [r.question_id for r in run.records if r.question_id not in questions]
         if missing:
             zh = f"{run.dir}：有 {len(missing)} 道作答过的题不在 {path} 中，例如 {missing[0]!r}"
             warnings.append(
                 Note(f"{run.dir}: {len(missing)} answered question(s) not in {path}, e.g. {missing[0]!r}", zh)
             )
-        run.questions = {
-            r.question_id: bank.questions.get(r.question_id) or question_from_record(r) for r in run.records
-        }
+        run.questions = {r.question_id: questions.get(r.question_id) or question_from_record(r) for r in run.records}
         run.bank = str(path)
-        scope = run_scope(list(bank.questions.values()), run.header)
+        scope = run_scope(list(questions.values()), run.header, lambda q, name: name in q.extra[SELECTED])
         inside = {q.id for q in scope}
         run.scope = scope + [q for qid, q in run.questions.items() if qid not in inside]
     return runs, warnings
 
 
-def question_from_record(record: RunRecord) -> Question:
+SELECTED = "_selections"
+"""Key of a slim question's ``extra`` naming the selections (:data:`runners.selection.SELECTIONS`) it is in."""
+_KEPT_EXTRA = ("categories", "labels", "split", "stand_in")
+"""What the aggregates read of a question's ``extra`` (its categories, Xiezhi's labels and split)."""
+
+
+def slim(question: Question) -> Question:
+    """``question`` without its texts (stem, options, analysis): its coordinates, answer and what the report
+    reads of its text (selections, features) computed first. Not validated again: built from a valid one.
+
+    A bank of a million questions is held this way; the page's texts are read back for the questions it
+    shows (:func:`full_questions`)."""
+    from reports.analyses import FEATURED, FEATURES
+    from runners.selection import SELECTIONS
+
+    extra = {k: v for k, v in question.extra.items() if k in _KEPT_EXTRA}
+    extra[SELECTED] = _shared(tuple(name for name, chosen in SELECTIONS.items() if chosen(question)))
+    extra[FEATURED] = _shared(tuple(name for name, has in FEATURES.items() if has(question)))
+    knowledge = question.knowledge
+    fields = {
+        **{name: getattr(question, name) for name in type(question).model_fields},
+        "stem": "",
+        "options": [],
+        "analysis": "",
+        "knowledge": _KNOWLEDGE.setdefault(knowledge.model_dump_json(), knowledge),
+        "subject": sys.intern(question.subject),
+        "difficulty": sys.intern(question.difficulty) if question.difficulty else question.difficulty,
+        "extra": extra,
+    }
+    try:  # most questions' extras are alike (their features, their subject's categories): one dict for them all
+        extra_key = tuple(extra.items())
+        hash(extra_key)
+        fields["extra"] = _EXTRAS.setdefault(extra_key, extra)
+    except TypeError:  # a list inside (Xiezhi's labels): this question's own
+        pass
+    return Question.model_construct(_fields_set=_FIELDS_SET, **fields)
+
+
+_FIELDS_SET = set(Question.model_fields)
+"""The fields every slim question has set: one set shared by all (pydantic keeps one per instance otherwise)."""
+_EXTRAS: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+_KNOWLEDGE: dict[str, Knowledge] = {}
+"""One :class:`Knowledge` object per distinct value, shared by the slim questions that have it."""
+_TUPLES: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _shared(names: tuple[str, ...]) -> tuple[str, ...]:
+    return _TUPLES.setdefault(names, names)
+
+
+@dataclass(slots=True)
+class Answered:
+    """What the aggregates read of one run record, kept for every answered question of a run (a million of
+    them fit); the record's prompt and output stay on disk, read back for the page (:func:`full_records`).
+
+    The fields are the :class:`~runners.records.RunRecord` fields of the same names; ``output`` is kept for
+    judgment questions only (the released scorer counts a judgment from its text) and ``harness`` without the
+    replayed prompt."""
+
+    question_id: str
+    nodes: dict[str, str]
+    subject: str
+    type: str
+    stage: str | None
+    variant: str
+    parse_status: str
+    correct: bool | None
+    partial: float | None
+    error_type: str | None
+    gold: list[str] | list[bool]
+    extracted: list[str] | list[bool] | None
+    option_scores: dict[str, float] | None
+    gold_rank: int | None
+    output: str | None
+    harness: dict[str, Any] | None
+    line: int
+    """The record's line in ``records.jsonl``."""
+
+    @classmethod
+    def of(cls, record: RunRecord, line: int) -> Answered:
+        """The counted part of ``record`` (read at ``line``); CK12's error type computed now when the record
+        predates the field, while its output is at hand."""
+        nodes = {k: sys.intern(v) for k, v in record.nodes.items() if k != "question"}
+        harness = {k: v for k, v in record.harness.items() if k != "prompt"} if record.harness else None
+        error = record.error_type or error_type(
+            record.output, record.parse_status, record.correct, record.finish_reason
+        )
+        return cls(
+            question_id=record.question_id,
+            nodes=_NODES.setdefault(tuple(nodes.items()), nodes),
+            subject=sys.intern(record.subject),
+            type=sys.intern(record.type),
+            stage=record.stage,
+            variant=sys.intern(record.variant),
+            parse_status=sys.intern(record.parse_status),
+            correct=record.correct,
+            partial=record.partial,
+            error_type=sys.intern(error) if error else error,
+            gold=record.gold,
+            extracted=record.extracted,
+            option_scores=record.option_scores,
+            gold_rank=record.gold_rank,
+            output=record.output if record.type == QuestionType.JUDGMENT.value else None,
+            harness=harness,
+            line=line,
+        )
+
+
+_NODES: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
+"""One node dict per level-2 point, shared by the records under it (read-only)."""
+
+
+def full_records(run: Run, ids: set[str]) -> Iterator[RunRecord]:
+    """The whole records (prompt and output too) of ``run``'s questions ``ids``, read back from its folder one
+    at a time: the same line :attr:`Run.records` kept for each."""
+    lines = {r.line for r in run.records if r.question_id in ids}
+    return (record for number, record in RunStore(run.dir).iter_lines() if number in lines)
+
+
+def full_questions(runs: list[Run], ids: set[str], data: Path | None = None) -> dict[str, dict[str, Question]]:
+    """Per run id, the whole questions (stems, options, analyses) ``ids`` of its bank as it worded them,
+    read back from the bank (once per way of wording it); a question the bank lacks keeps its stand-in."""
+    read: dict[tuple[str, str, str, int], dict[str, Question]] = {}
+    out: dict[str, dict[str, Question]] = {}
+    for run in runs:
+        path = locate_bank(run.dir, run.header, data) if run.bank is not None else None
+        found: dict[str, Question] = {}
+        if path is not None:
+            key = (str(path.resolve()), str(run.header.data.get("format")), run.header.variant, run.header.seed)
+            if key not in read:
+                read[key] = {q.id: q for q in BankStream(path, run.header, skip_invalid=True) if q.id in ids}
+            found = read[key]
+        out[run.id] = {qid: found.get(qid) or q for qid, q in run.questions.items() if qid in ids}
+    return out
+
+
+def question_from_record(record: Answered) -> Question:
     """A stand-in question built from what a run record carries (no stem, options or analysis)."""
     names = {kind: unescape(node.split(":", 1)[1].split("/")[-1]) for kind, node in record.nodes.items()}
     qtype = QuestionType.parse(record.type)
@@ -191,4 +335,4 @@ def graph_of(runs: list[Run]) -> KnowledgeGraph:
     for run in runs:
         for qid, question in run.questions.items():
             seen.setdefault(qid, question)
-    return build_graph(seen.values())
+    return build_graph(seen.values(), question_nodes=False)

@@ -17,7 +17,6 @@ and the field.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -136,9 +135,7 @@ def load_scores(run_dir: Path) -> dict[str, QuestionScores]:
 
     from reasoning_metrics.score_store import SCORES_FILE, ScoreRecord, read_score_lines
 
-    path = Path(run_dir) / SCORES_FILE
-    if not os.path.lexists(path):
-        return {}  # a link or a device there is refused by the reader, not taken for "no scores"
+    path = Path(run_dir) / SCORES_FILE  # absent: no scores; a link, FIFO or device: refused by name (read_score_lines)
     result: dict[str, QuestionScores] = {}
     for number, obj in read_score_lines(path, skip_torn=True):
         try:

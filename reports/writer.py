@@ -211,12 +211,21 @@ def _table2(frame: pd.DataFrame, select: str) -> pd.DataFrame:
 
 
 def selection_mask(runs: list[Any], frame: pd.DataFrame, select: str) -> pd.Series:
-    """Which rows of ``frame`` (run x question) are in the named selection ``select`` of each run's questions."""
+    """Which rows of ``frame`` (run x question) are in the named selection ``select`` of each run's questions
+    (what each question's ``extra`` records of it: :func:`reports.runs.slim`)."""
+    from reports.runs import SELECTED
+    from runners.selection import SELECTIONS
     from runners.selection import select as select_questions
 
-    chosen = {(run.id, q.id) for run in runs for q in select_questions(run.questions.values(), select)}
-    pairs = zip(frame["run"], frame["question_id"], strict=True) if len(frame) else iter(())
-    return pd.Series([pair in chosen for pair in pairs], index=frame.index, dtype=bool)
+    select_questions([], select)  # an unknown name is refused
+    rule = SELECTIONS[select]
+    mask = pd.Series(False, index=frame.index, dtype=bool)
+    for run in runs:  # per run, the ids in the selection: no (run, id) pair built per row
+        ids = [
+            q.id for q in run.questions.values() if (select in q.extra[SELECTED] if SELECTED in q.extra else rule(q))
+        ]
+        mask |= (frame["run"] == run.id) & frame["question_id"].isin(ids)
+    return mask
 
 
 def _format_analysis(table: pd.DataFrame) -> pd.DataFrame:
@@ -313,6 +322,7 @@ def write_report(
             judgment=judgment,
             counted=counted,
             scope=scope,
+            data=data,
         )
     return result
 
@@ -362,6 +372,7 @@ def _write_folder(
     judgment: JudgmentScoring,
     counted: pd.DataFrame,
     scope: pd.DataFrame,
+    data: Path | None = None,
 ) -> None:
     """Write every file of the report into ``out`` (the staging folder), recording them in ``result``."""
     from reports.aggregate import weakest_points
@@ -370,7 +381,8 @@ def _write_folder(
     from reports.harness_agreement import agreement_tables
     from reports.html import render
     from reports.markdown import markdown
-    from reports.payload import build_payload, report_identity
+    from reports.payload import build_payload, detail_cap, report_identity
+    from reports.runs import Note
     from reports.spreadsheet import write_csv, write_xlsx
     from reports.xiezhi_tables import xiezhi_coordinates
 
@@ -389,7 +401,7 @@ def _write_folder(
     parquet = _missing("pyarrow", "parquet", "nodes.parquet and questions.parquet", result.warnings)
     for name, table in (("nodes", nodes), ("questions", frame)):
         with writing(out / f"{name}.csv"):
-            write_csv(table, out / f"{name}.csv")
+            _write_csv_in_parts(table, out / f"{name}.csv")
         if parquet:
             with writing(out / f"{name}.parquet"):
                 table.to_parquet(out / f"{name}.parquet", index=False)
@@ -453,6 +465,17 @@ def _write_folder(
             result.warnings += write_plots(nodes, run_list, out / "plots", font=cjk_font)
         result.files += [f"plots/{p.name}" for p in sorted((out / "plots").glob("*.png"))]
 
+    shown, total = min(detail_cap(), len(graph.questions)), len(graph.questions)
+    if shown < total:
+        result.warnings.append(
+            Note(
+                f"the page carries the texts and answers of {shown:,} of the {total:,} questions, spread evenly over "
+                f"the knowledge points (at most {detail_cap():,}: $K12EVAL_PAGE_QUESTIONS); every count covers all "
+                "of them, and questions.csv holds every answer",
+                f"页面只收录了 {total:,} 道题中 {shown:,} 道的题干和作答（均匀分布在各知识点，上限 {detail_cap():,}："
+                "$K12EVAL_PAGE_QUESTIONS）；所有统计都涵盖全部题目，questions.csv 含每道题的作答",
+            )
+        )
     meta = {
         "title": title,
         "identity": report_identity(runs, result.out),
@@ -463,7 +486,7 @@ def _write_folder(
         "warnings": result.warnings,
         "warnings_zh": [getattr(w, "zh", w) for w in result.warnings],
     }
-    page = render(build_payload(runs, graph, frame, nodes, page_tables, meta), title)
+    page = render(build_payload(runs, graph, frame, nodes, page_tables, meta, data), title)
     with writing(out / "index.html"):
         (out / "index.html").write_text(page, encoding="utf-8")
 
@@ -471,6 +494,29 @@ def _write_folder(
     with naming(Path(result.out) / "summary.json"):
         (out / "summary.json").write_text(json.dumps(result.summary, ensure_ascii=False, indent=1), encoding="utf-8")
     result.files.append("summary.json")
+
+
+CSV_ROWS = 100_000
+"""Rows of ``questions.csv`` written at a time: a million-row table is never copied whole to be escaped."""
+
+
+def _write_csv_in_parts(frame: pd.DataFrame, path: Path) -> None:
+    """:func:`reports.spreadsheet.write_csv` of ``frame``, :data:`CSV_ROWS` rows at a time: each part is written
+    by it (its escaping and encoding), then appended without its byte order mark and header line."""
+    from reports.spreadsheet import write_csv
+
+    if len(frame) <= CSV_ROWS:
+        write_csv(frame, path)
+        return
+    part = path.with_name(path.name + ".part")
+    write_csv(frame.iloc[:0], part)
+    head = len(part.read_bytes())  # the byte order mark and the header line, the same for every part
+    with path.open("wb") as out:
+        for start in range(0, len(frame), CSV_ROWS):
+            write_csv(frame.iloc[start : start + CSV_ROWS], part)
+            data = part.read_bytes()
+            out.write(data if start == 0 else data[head:])
+    part.unlink()
 
 
 def installed(module: str) -> bool:

@@ -29,8 +29,8 @@ def xiezhi_coordinates(runs: Iterable[Any], frame: pd.DataFrame) -> pd.DataFrame
             if isinstance(labels, list) and labels:
                 split = question.extra.get("xiezhi_set")
                 found[(run.id, qid)] = (tuple(str(x) for x in labels), split if isinstance(split, str) else None)
-    if not len(frame):
-        return frame.assign(labels=[], split=[])
+    if not len(frame) or not found:  # no Xiezhi question: no key of a million rows to look up
+        return frame.iloc[:0].assign(labels=[], split=[])
     keys = list(zip(frame["run"], frame["question_id"], strict=True))
     keep = [key in found for key in keys]
     part = frame[keep]

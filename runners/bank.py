@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -143,20 +143,28 @@ def in_scope(
     subjects: Sequence[str],
     types: Sequence[str],
     task_prefixes: Sequence[str] = (),
+    selected: Callable[[Question, str], bool] | None = None,
 ) -> list[Question]:
     """The questions a run evaluates, in the bank's order: the named selection (:mod:`runners.selection`),
     then the subjects (by any of their names, :func:`runners.subjects.filter_subjects`) and types asked for
-    (empty: all). ``--limit`` and shards come after, in the run."""
+    (empty: all). ``--limit`` and shards come after, in the run.
+
+    ``selected(question, selection)`` says whether a question is in the selection when the caller knows it
+    already (a report keeps questions without the texts the selection reads); default: the selection's rule."""
     from kg.records import QuestionType
     from runners.selection import select
     from runners.subjects import filter_subjects
 
     wanted_types = {QuestionType.parse(t) for t in types}
-    chosen = filter_subjects(select(questions, selection), subjects, task_prefixes)
+    select([], selection)  # an unknown name is refused whoever decides
+    chosen = select(questions, selection) if selected is None else [q for q in questions if selected(q, selection)]
+    chosen = filter_subjects(chosen, subjects, task_prefixes)
     return [q for q in chosen if not wanted_types or q.type in wanted_types]
 
 
-def run_scope(questions: Sequence[Question], header: RunHeader) -> list[Question]:
+def run_scope(
+    questions: Sequence[Question], header: RunHeader, selected: Callable[[Question, str], bool] | None = None
+) -> list[Question]:
     """The bank's questions in the scope ``header`` records (:func:`in_scope`; ``--limit`` and shards left
     out): what "n in bank" counts beside "n asked" in the report."""
     data = header.data
@@ -165,7 +173,8 @@ def run_scope(questions: Sequence[Question], header: RunHeader) -> list[Question
     from runners.protocol import protocol_for
 
     prefixes = protocol_for(str(data.get("format") or "")).task_prefixes
-    return in_scope(questions, str(data.get("select") or header.selection), list(subjects), list(types), prefixes)
+    selection = str(data.get("select") or header.selection)
+    return in_scope(questions, selection, list(subjects), list(types), prefixes, selected=selected)
 
 
 def has_released(path: Path, variant: str) -> bool:
@@ -216,24 +225,74 @@ def run_bank(run_dir: Path, header: RunHeader, override: Path | None = None, *, 
 
     Raises :class:`InputError` naming ``run.json``'s ``data.path`` (or ``--data``) when the bank is not found.
     """
+    path = bank_path(run_dir, header, override)
+    stream = BankStream(path, header, skip_invalid=skip_invalid)
+    questions = {q.id: q for q in stream}
+    return RunBank(path, questions, stream.fingerprint)
+
+
+def bank_path(run_dir: Path, header: RunHeader, override: Path | None = None) -> Path:
+    """:func:`locate_bank`, or the :class:`InputError` naming ``run.json``'s ``data.path`` (or ``--data``)."""
     path = locate_bank(run_dir, header, override)
     if path is None:
         where = f"--data {override}" if override is not None else f"{run_dir / HEADER_FILE}, field 'data.path'"
         raw = override if override is not None else header.data.get("path") or "(none)"
         raise InputError(f"{where}: question bank {raw} not found here; pass the question bank with --data")
-    mapping = header.data.get("mapping")
-    taxonomy = header.data.get("taxonomy")
-    skip_invalid = skip_invalid or header.data.get("skip_invalid") is True  # the run skipped them: so do its readers
-    # The split the run scored; a run recorded before splits were chosen scored them all.
-    split = header.data.get("split", ALL_SPLITS)
-    bank = load_bank(
-        path,
-        header.data.get("format"),
-        header.variant,
-        seed=header.seed,
-        split=split if isinstance(split, str) else None,
-        mapping=Path(mapping) if isinstance(mapping, str) and mapping else None,
-        taxonomy=Path(taxonomy) if isinstance(taxonomy, str) and taxonomy else None,
-        skip_invalid=skip_invalid,
-    )
-    return RunBank(path, {q.id: q for q in bank.questions}, bank_fingerprint(bank.questions))
+    return path
+
+
+class BankStream:
+    """The questions of a run's bank at ``path``, worded as the run asked them, one at a time.
+
+    Only the split the run scored (``data.split``; a run recorded before splits were chosen scored them
+    all). A bank read in its own wording (original, or CK12's released variant) is never held whole: a
+    report over a million questions keeps only what it shows. A generated variant draws its options from
+    the whole split, so that split is read whole first. ``fingerprint`` (:func:`bank_fingerprint`) is known
+    once the stream has been read to its end.
+    """
+
+    def __init__(self, path: Path, header: RunHeader, *, skip_invalid: bool = False) -> None:
+        self.path = path
+        self.header = header
+        self.skip_invalid = skip_invalid or header.data.get("skip_invalid") is True  # as the run skipped them
+        self.fingerprint = ""
+
+    def __iter__(self) -> Iterator[Question]:
+        from kg.importers import iter_questions
+
+        data, variant = self.header.data, self.header.variant
+        raw, tax = data.get("mapping"), data.get("taxonomy")
+        mapping = Path(raw) if isinstance(raw, str) and raw else None
+        taxonomy = Path(tax) if isinstance(tax, str) and tax else None
+        split = data.get("split", ALL_SPLITS)
+        name = data.get("format") or detect_format(self.path, mapping)
+        released = name == "ck12" and variant in RELEASED_VARIANTS and has_released(self.path, variant)
+        found: Iterable[Question]
+        if variant != "original" and not released:
+            found = load_bank(
+                self.path,
+                name,
+                variant,
+                seed=self.header.seed,
+                split=split if isinstance(split, str) else ALL_SPLITS,
+                mapping=mapping,
+                taxonomy=taxonomy,
+                skip_invalid=self.skip_invalid,
+            ).questions
+        else:
+            found = iter_questions(
+                self.path,
+                name,
+                variant=variant,
+                mapping=mapping,
+                taxonomy=taxonomy,
+                skip_invalid=self.skip_invalid,
+                problems=[],
+            )
+            if isinstance(split, str) and split != ALL_SPLITS:
+                found = (q for q in found if q.split == split)
+        digest = hashlib.sha256()
+        for q in found:
+            digest.update(q.model_dump_json().encode("utf-8", "surrogatepass") + b"\n")
+            yield q
+        self.fingerprint = digest.hexdigest()[:16]

@@ -14,10 +14,9 @@ A question counts as one unit, except a judgment question under a per-statement 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, Protocol, get_args
 
 from runners.ck12_release import release_judgment
-from runners.records import RunRecord
 
 JudgmentRule = Literal["per-item", "per-statement", "ck12-release"]
 """How a judgment question (one or more true/false statements) counts.
@@ -51,13 +50,31 @@ class Units:
     counted: int
 
 
-def asked(record: RunRecord) -> bool:
+class Counted(Protocol):
+    """What counting reads of a record: a :class:`~runners.records.RunRecord`, or the part of one a report
+    keeps for every answered question (``reports.runs.Answered``)."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def parse_status(self) -> str: ...
+    @property
+    def correct(self) -> bool | None: ...
+    @property
+    def partial(self) -> float | None: ...
+    @property
+    def gold(self) -> list[str] | list[bool]: ...
+    @property
+    def output(self) -> str | None: ...
+
+
+def asked(record: Counted) -> bool:
     """Whether ``record`` holds an answer that counts (see the module docstring): graded, or unreadable
     (wrong, also in records written before an unreadable answer was graded)."""
     return record.parse_status == "unparsed" or (record.parse_status in ASKED_STATUSES and record.correct is not None)
 
 
-def units(record: RunRecord, rule: JudgmentRule = DEFAULT_JUDGMENT_RULE) -> Units | None:
+def units(record: Counted, rule: JudgmentRule = DEFAULT_JUDGMENT_RULE) -> Units | None:
     """The units ``record`` counts under ``rule``; ``None`` when the question was not asked."""
     if not asked(record):
         return None

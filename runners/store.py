@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kg.errors import InputError, OtherRunError, Problem
+from runners.appended import decoded, iter_appended, open_appended
 from runners.files import atomic_write, lock_folder, naming, open_own, read_own
 from runners.out_folder import check_out, check_run_folder
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
@@ -136,20 +137,20 @@ class RunStore:
         """``(line, record)`` for every complete line; a bad line is an error naming file, line and field.
 
         The one torn-line rule of a run folder: a last line without its newline is a write in
-        progress (or cut by a kill), not a record yet, and is skipped.
+        progress (or cut by a kill), not a record yet, and is skipped. The file is read as
+        :mod:`runners.appended` reads every append-only file: a FIFO or device is refused by name,
+        and no line is held past the line cap.
         """
-        if not os.path.lexists(self.records_path):
+        handle = open_appended(self.records_path)
+        if handle is None:
             return
-        with os.fdopen(open_own(self.records_path, os.O_RDONLY), encoding="utf-8") as handle:
-            try:
-                for number, line in enumerate(handle, start=1):
-                    if not line.endswith("\n"):
-                        return
-                    if line.strip():
-                        yield number, self._parse(number, line)
-            except UnicodeDecodeError as exc:  # decoded a block at a time: the byte, not the line, is known
-                problem = Problem(self.records_path, None, None, f"not UTF-8 text ({exc.reason} near byte {exc.start})")
-                raise InputError.from_problem(problem) from None
+        with handle:
+            for line in iter_appended(self.records_path, handle):
+                if line.torn:
+                    return
+                text = decoded(self.records_path, line)
+                if text.strip():
+                    yield line.number, self._parse(line.number, text)
 
     def _parse(self, number: int, line: str) -> RunRecord:
         try:

@@ -16,8 +16,10 @@ import typer
 from k12eval.cli._common import UserError, guarded
 
 if TYPE_CHECKING:
+    from kg.errors import Problem
     from kg.graph import KnowledgeGraph
     from kg.importers import ImportResult
+    from kg.records import Question
 
 app = typer.Typer(help="Build and inspect the knowledge graph of a question bank.", no_args_is_help=True)
 
@@ -90,13 +92,47 @@ def _load(
         )
     if split is not None:
         result.questions = choose_split(result.questions, split, None)[0]
-    if result.problems:
-        typer.echo(f"skipped {len(result.problems)} invalid record(s):", err=True)
-        for reason, count in result.skipped_by_reason().most_common():
-            typer.echo(f"  {count:6d}  bad '{reason}'", err=True)
-        for problem in result.problems[:5]:
-            typer.echo(f"  e.g. {problem}", err=True)
+    _say_skipped(result.problems)
     return result, build_graph(result.questions)
+
+
+def _say_skipped(problems: list[Problem]) -> None:
+    """The records ``--skip-invalid`` left out, on stderr: how many per field, and the first five."""
+    if problems:
+        typer.echo(f"skipped {len(problems)} invalid record(s):", err=True)
+        for reason, count in Counter(p.field or "record" for p in problems).most_common():
+            typer.echo(f"  {count:6d}  bad '{reason}'", err=True)
+        for problem in problems[:5]:
+            typer.echo(f"  e.g. {problem}", err=True)
+
+
+@contextmanager
+def _reading(
+    path: Path, fmt: str | None, variant: str, mapping: Path | None, skip_invalid: bool, taxonomy: Path | None
+) -> Iterator[tuple[str, Iterator[Question], list[Problem]]]:
+    """The bank's format, its questions one at a time (:func:`kg.importers.iter_questions`) and the list the
+    skipped records are gathered in, said on stderr once read."""
+    from k12eval.banks import resolve_data
+    from kg.importers import detect_format, iter_questions
+
+    problems: list[Problem] = []
+    found = resolve_data(path).path
+    with _importer_notes():
+        name = fmt or detect_format(found, mapping)
+        yield (
+            name,
+            iter_questions(
+                found,
+                name,
+                variant=variant,
+                mapping=mapping,
+                taxonomy=taxonomy,
+                skip_invalid=skip_invalid,
+                problems=problems,
+            ),
+            problems,
+        )
+    _say_skipped(problems)
 
 
 @app.command("stats")
@@ -109,7 +145,7 @@ def stats(
     taxonomy: TaxonomyOpt = None,
     split: SplitOpt = None,
     skip_invalid: SkipOpt = False,
-    select: Annotated[
+    selection: Annotated[
         str,
         typer.Option(
             "--select",
@@ -120,52 +156,69 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Count questions, subjects and knowledge points, by split, type, subject and stage, and the questions with
-    CMMLU's analysed features (negation, sub-options) with 95% Wilson intervals."""
-    from kg.graph import MIN_LEVEL2_QUESTIONS, build_graph
-    from reports.analyses import feature_shares
+    CMMLU's analysed features (negation, sub-options) with 95% Wilson intervals, over the split ``run`` scores."""
+    from kg.counts import BankCounts, most_common
+    from kg.graph import MIN_LEVEL2_QUESTIONS
+    from reports.analyses import FEATURES, shares_of
+    from runners.bank import ALL_SPLITS
     from runners.dryrun import terminal_safe
     from runners.protocol import protocol_for
-    from runners.selection import select as select_questions
+    from runners.selection import SELECTIONS, select
 
-    result, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy, split)
-    if select != "all":
-        result.questions = select_questions(result.questions, select)
-        graph = build_graph(result.questions)
-    overall = graph.stats()
-    sparse = graph.sparse_level2()
-    protocol = protocol_for(result.format)
-    by_split = Counter(q.split for q in result.questions if q.split is not None)
+    select([], selection)  # an unknown --select is refused before the bank is read
+    chosen = SELECTIONS[selection]
+    counts = BankCounts()
+    by_split: Counter[str] = Counter()
+    hits: dict[str | None, Counter[str]] = {}  # per split: the feature counts
+    # One pass, holding no question: a bank of a million questions is counted in the memory of its points.
+    with _reading(path, fmt, variant, mapping, skip_invalid, taxonomy) as (name, questions, problems):
+        for q in questions:
+            if not chosen(q):
+                continue
+            if q.split is not None:
+                by_split[q.split] += 1
+            if split not in (None, ALL_SPLITS) and q.split != split:
+                continue
+            counts.add(q)
+            hits.setdefault(q.split, Counter()).update(feature for feature, has in FEATURES.items() if has(q))
+    if split not in (None, ALL_SPLITS) and not counts.questions:
+        held = ", ".join(f"{s} ({n})" for s, n in by_split.most_common()) or "none (its questions carry no split)"
+        raise UserError(f"--split {split}: this bank has no {split} questions; its splits: {held}")
+    sparse = counts.sparse_level2()
+    protocol = protocol_for(name)
+    # The features are shares of the questions a run scores: the asked split, else the benchmark's evaluation
+    # split when the bank holds it (CMMLU's test, not test + dev), else every question.
+    scored = split if split not in (None, ALL_SPLITS) else protocol.eval_split if protocol.eval_split in hits else None
+    featured = hits.get(scored, Counter()) if scored is not None else sum(hits.values(), Counter())
+    of = by_split[scored] if scored is not None else counts.questions
     summary: dict[str, Any] = {
         "path": str(path),
-        "format": result.format,
+        "format": name,
         "variant": variant,
-        "select": select,
+        "select": selection,
         "split": split,
         "by_split": dict(by_split.most_common()),
         "evaluation_split": protocol.eval_split,
         "exemplar_split": protocol.exemplar_split,
-        "questions": overall.questions,
-        "subjects": len(graph.nodes_of_kind("subject")),
-        "level1": overall.level1,
-        "level2": overall.level2,
-        "by_type": overall.by_type,
-        "by_subject": overall.by_subject,
-        "by_stage": overall.by_stage,
-        "by_difficulty": overall.by_difficulty,
-        "invalid": len(result.problems),
-        "warnings": sum(1 for q in result.questions if q.extra.get("warnings")),
-        "invalid_by_field": dict(result.skipped_by_reason()),
+        "questions": counts.questions,
+        "subjects": len(counts.subjects),
+        "level1": len(counts.level1),
+        "level2": len(counts.level2),
+        "by_type": most_common(counts.by_type),
+        "by_subject": most_common(counts.by_subject),
+        "by_stage": most_common(counts.by_stage),
+        "by_difficulty": most_common(counts.by_difficulty),
+        "invalid": len(problems),
+        "warnings": counts.warnings,
+        "invalid_by_field": dict(Counter(p.field or "record" for p in problems)),
         "level2_under_10": len(sparse),
-        "features": feature_shares(result.questions),
+        "features": shares_of(featured, of),
+        "features_split": scored,
     }
     if sparse:
-        nodes = graph.graph.nodes
-        names = ", ".join(
-            terminal_safe(f"{nodes[n]['subject']}/{nodes[n]['level1']}/{nodes[n]['name']}") + f" ({c})"
-            for n, c in sparse[:5]
-        )
+        names = ", ".join(terminal_safe("/".join(counts.names[n])) + f" ({c})" for n, c in sparse[:5])
         typer.echo(
-            f"warning: {len(sparse)} of {overall.level2} level-2 point(s) have fewer than {MIN_LEVEL2_QUESTIONS} "
+            f"warning: {len(sparse)} of {len(counts.level2)} level-2 point(s) have fewer than {MIN_LEVEL2_QUESTIONS} "
             f"questions (CK12 keeps no fewer than {MIN_LEVEL2_QUESTIONS} a point; their accuracies are noisy), "
             f"e.g. {names}",
             err=True,
@@ -173,19 +226,20 @@ def stats(
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False))
         return
-    chosen = "" if select == "all" else f", --select {select}"
-    in_splits = f" in {len(by_split)} splits" if len(by_split) > 1 else ""
-    typer.echo(f"{summary['questions']} questions{in_splits} ({result.format}, {variant}{chosen}) from {path}")
+    label = "" if selection == "all" else f", --select {selection}"
+    in_splits = f" in {len(by_split)} splits" if len(by_split) > 1 and split in (None, ALL_SPLITS) else ""
+    typer.echo(f"{summary['questions']} questions{in_splits} ({name}, {variant}{label}) from {path}")
     if by_split:
         typer.echo(f"split: {_split_counts(by_split, protocol.eval_split, protocol.exemplar_split)}")
     typer.echo(f"{summary['subjects']} subjects, {summary['level1']} level-1 and {summary['level2']} level-2 points")
     for key in ("by_type", "by_subject", "by_stage", "by_difficulty"):
-        counts = ", ".join(f"{k} {v}" for k, v in summary[key].items())
-        typer.echo(f"{key.removeprefix('by_')}: {counts}")
-    for name, share in summary["features"].items():
+        listed = ", ".join(f"{k} {v}" for k, v in summary[key].items())
+        typer.echo(f"{key.removeprefix('by_')}: {listed}")
+    over = "" if scored is None else f" {scored}"
+    for feature, share in summary["features"].items():
         if share["of"]:
             typer.echo(
-                f"{name.replace('_', '-')} (CMMLU's analysis): {share['n']} of {share['of']} questions = "
+                f"{feature.replace('_', '-')} (CMMLU's analysis): {share['n']} of {share['of']}{over} questions = "
                 f"{100 * share['share']:.1f} % ({100 * share['low']:.1f}-{100 * share['high']:.1f} %, Wilson 95 %)"
             )
     if summary["invalid"]:

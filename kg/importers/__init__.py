@@ -137,29 +137,57 @@ def load_questions(
     Duplicate ids within one import are bad records too.
     """
     path = Path(path)
+    name = fmt or detect_format(path, Path(mapping) if mapping else None)
+    result = ImportResult(format=name)
+    found = iter_questions(
+        path,
+        name,
+        variant=variant,
+        mapping=mapping,
+        taxonomy=taxonomy,
+        skip_invalid=skip_invalid,
+        problems=result.problems,
+    )
+    result.questions.extend(found)
+    return result
+
+
+def iter_questions(
+    path: Path | str,
+    fmt: str | None = None,
+    *,
+    variant: str = "original",
+    mapping: Path | str | None = None,
+    taxonomy: Path | str | None = None,
+    skip_invalid: bool = False,
+    problems: list[Problem] | None = None,
+) -> Iterator[Question]:
+    """The questions of :func:`load_questions` one at a time, holding none of them (a bank of a million
+    questions is counted or reported in the memory of its ids). With ``skip_invalid`` a bad record is
+    appended to ``problems``; without, it raises :class:`InputError`."""
+    path = Path(path)
     options = ImportOptions(
         variant=variant,
         mapping=Path(mapping) if mapping else None,
         taxonomy=Path(taxonomy) if taxonomy else None,
     )
     name = fmt or detect_format(path, options.mapping)
-    result = ImportResult(format=name)
-    seen: dict[str, Found] = {}
+    seen: dict[str, tuple[Path, int]] = {}  # where each id was first read, to name both places of a duplicate
     for item in iter_found(path, name, options):
         if isinstance(item, Found) and item.question.id in seen:
-            first = seen[item.question.id]
+            where, line = seen[item.question.id]
             item = Problem(
                 item.path,
                 item.line,
                 "id",
-                f"duplicate question id {item.question.id!r} (first at {first.path}, line {first.line})",
+                f"duplicate question id {item.question.id!r} (first at {where}, line {line})",
                 record=item.question.id,
             )
         if isinstance(item, Problem):
             if not skip_invalid:
                 raise InputError.from_problem(item)
-            result.problems.append(item)
+            if problems is not None:
+                problems.append(item)
             continue
-        seen[item.question.id] = item
-        result.questions.append(item.question)
-    return result
+        seen[item.question.id] = (item.path, item.line)
+        yield item.question

@@ -24,7 +24,7 @@
       similarity: '相似度', probability: '概率', firstSuspect: '首个可疑步骤', suspectGuess: '可能出错的步骤（推测）',
       suspectGuessHelp: '没有哪一步被标记，但整个解答可疑：这是第一个有发现的步骤，否则是第一个计算步骤', markRight: '✓ 对', markWrong: '✗ 错',
       firstError: '首错在此', allRight: '全部步骤正确', clear: '清除', prev: '上一题', next: '下一题',
-      none: '（无）', noAnswer: '这次运行没有回答这道题。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
+      none: '（无）', noAnswer: '这次运行没有回答这道题。', capped: '本页只收录部分题目的题干和作答（见概览中的说明）；这道题的作答在 questions.csv 中。', moreRows: '还有 {n} 行未显示；请用筛选缩小范围。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
       paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
       disagree: 'A 与 B 得分不同的题目', contextFlags: '灰色标记', perStatementNote: '判断题按每个判断（小题）计分：正确率 = 判断对的小题数 ÷ 小题总数（CK12 发布的评分脚本）；题数是作答的题目数。把鼠标放在正确率上可见“对的 / 总数”。', byStatement: '逐个判断', statement: '第几个判断', modelSays: '模型的判断', notRead: '未读出', statementsRight: '{w} 个判断中对了 {r} 个', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
       findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约五分之一的第一个错误步骤，学习组合器（评分时默认启用）约五分之二；答案判对但推理有错的解答，几乎都找不到错误步骤。以教师判断为准。',
@@ -64,6 +64,7 @@
       suspectGuessHelp: 'No step is flagged but the solution is suspect: the first step with a finding, else the first calculation', markRight: '✓ right',
       markWrong: '✗ wrong', firstError: 'first error here', allRight: 'all steps right', clear: 'clear', prev: 'Previous',
       next: 'Next', none: '(none)', noAnswer: 'This run did not answer this question.',
+      capped: 'This page carries the texts and answers of part of the questions (see the note on the overview); this question\'s answers are in questions.csv.', moreRows: '{n} more rows not shown; filter to narrow them down.',
       standIn: 'Question bank not found: stem and analysis cannot be shown; pass --data to the report command.',
       paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
       bothWrong: 'both wrong', disagree: 'Questions A and B score differently', contextFlags: 'grey flags', perStatementNote: "A judgment question counts per statement: accuracy = statements right / statements (CK12's released scorer); n counts the questions answered. Hover an accuracy for right / total.", byStatement: 'Statement by statement', statement: 'statement', modelSays: 'model says', notRead: 'not read', statementsRight: '{r} of {w} statements right', difference: 'difference (B − A)',
@@ -453,6 +454,7 @@
       el('div', { class: 'bar' }, fill, ci), el('span', { class: 'txt' }, pct(acc)), el('span', { class: 'ci-txt' }, range));
   }
 
+  const ROW_CAP = 2000;
   // Sortable, filterable table. columns: [{label, num, value(row), render(row)}]
   function dataTable(columns, rows, options = {}) {
     const wrap = el('div');
@@ -486,6 +488,9 @@
         });
       }
       body.replaceChildren();
+      // A page over a big bank can list hundreds of thousands of rows (the compare view): draw the first ROW_CAP.
+      const hidden = Math.max(0, order.length - ROW_CAP);
+      if (hidden) order = order.slice(0, ROW_CAP);
       for (const i of order) {
         const row = rows[i];
         const tr = el('tr', options.onRow ? { class: 'click', tabindex: 0 } : null);
@@ -497,6 +502,7 @@
         body.appendChild(tr);
       }
       if (!order.length) body.appendChild(el('tr', null, el('td', { class: 'empty', colspan: columns.length }, t('noData'))));
+      if (hidden) body.appendChild(el('tr', null, el('td', { class: 'empty', colspan: columns.length }, t('moreRows').replace('{n}', String(hidden)))));
     }
     if (options.filter !== false) {
       const search = el('input', { type: 'search', placeholder: t('filter'), 'aria-label': t('filter') });
@@ -509,7 +515,18 @@
   }
 
   // ---------------------------------------------------------------- aggregation (mirrors reports.aggregate)
-  const Q = DATA.questions;
+  // Every question's coordinates come as columns of codes (reports.payload._coded); its texts only when the page
+  // carries them (DATA.detail): a question without is shown by its id and results, its answers in questions.csv.
+  const Q = (() => {
+    const c = DATA.questions, out = new Array(c.id.length);
+    for (let i = 0; i < c.id.length; i++) {
+      const q = { id: c.id[i], node: c.points[c.node[i]] };
+      for (const [key, codes] of Object.entries(c.code)) q[key] = c.values[key][codes[i]];
+      const d = DATA.detail[i];
+      out[i] = d ? Object.assign(d, q) : Object.assign(q, { stem: { t: '' }, options: [], answer: [], analysis: [], capped: true });
+    }
+    return out;
+  })();
   const TREE = DATA.tree;
   const under = {};
   function collect(id) {
@@ -841,6 +858,7 @@
     card.appendChild(el('div', null, [q.subject, v(q.stage), v(q.type), q.difficulty].filter(Boolean).map((x) => el('span', { class: 'chip' }, x)),
       el('span', { class: 'chip muted' }, t('id') + ' ' + q.id)));
     if (q.stand_in) card.appendChild(el('div', { class: 'note' }, t('standIn')));
+    if (q.capped) card.appendChild(el('div', { class: 'note' }, t('capped')));
     card.appendChild(el('div', { class: 'stem' }, rich(q.stem)));
     const goldSet = new Set(q.type === 'judgment' ? [] : q.answer.map(String));
     if (q.options.length) {
@@ -893,7 +911,8 @@
     const a = DATA.answers[runId][qi];
     const panel = el('div', { class: 'card answer', 'data-run': runId });
     if (!a) {
-      panel.append(el('div', { class: 'panel-head' }, el('span', { class: 'label' }, runLabel(run))), el('p', { class: 'muted' }, t('noAnswer')));
+      const why = Q[qi].capped && DATA.results[runId].st[qi] != null ? 'capped' : 'noAnswer';
+      panel.append(el('div', { class: 'panel-head' }, el('span', { class: 'label' }, runLabel(run))), el('p', { class: 'muted' }, t(why)));
       return panel;
     }
     const [right, statements] = statementsRight(DATA.results[runId], qi);

@@ -78,7 +78,7 @@ def test_run_score_report_on_the_sample(tiny_qwen2: Path, tmp_path: Path) -> Non
 
     data = _page_data((report / "index.html").read_text(encoding="utf-8"))
     assert list(data["answers"]) == [run.name, replayed.name]
-    order = [q["id"] for q in data["questions"]]
+    order = list(data["questions"]["id"])
     pages = {order[int(i)]: answer for i, answer in data["answers"][run.name].items()}
     assert set(pages) == {r["question_id"] for r in records}
     _same_as_scored(pages, lines)

@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 
 from reports.aggregate import node_table, question_frame, weakest_points
-from reports.runs import graph_of, load_runs
+from reports.runs import full_questions, graph_of, load_runs
 from reports.stats import mcnemar_exact, rank_of_gold, wilson_interval
 from tests._runs import SMALL_ANSWERS, Answer, small_bank, write_bank, write_run, write_scores
 
@@ -232,4 +232,6 @@ def test_stand_in_questions_when_bank_is_missing(tmp_path: Path) -> None:
     # --data finds it again
     root = write_bank(tmp_path / "bank", list(bank.values()))
     runs, warnings = load_runs([run], data=root)
-    assert warnings == [] and runs[0].questions["q1"].stem == "题目 q1"
+    assert warnings == [] and not runs[0].questions["q1"].extra.get("stand_in")
+    # the runs keep questions without their texts; the page reads them back from the bank found with --data
+    assert full_questions(runs, {"q1"}, data=root)[runs[0].id]["q1"].stem == "题目 q1"

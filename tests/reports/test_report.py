@@ -58,7 +58,9 @@ def test_page_data_matches_aggregates(demo: tuple[Path, list[Path], Path]) -> No
     _, runs, out = demo
     data = page_data((out / "index.html").read_text(encoding="utf-8"))
     nodes = pd.read_parquet(out / "nodes.parquet")
-    assert len(data["questions"]) == nodes[(nodes["node"] == "all") & (nodes["slice"] == "all")]["questions"].iloc[0]
+    assert (
+        len(data["questions"]["id"]) == nodes[(nodes["node"] == "all") & (nodes["slice"] == "all")]["questions"].iloc[0]
+    )
     run = runs[0].name
     # Judgment questions count per statement (the protocol's rule, #26 item 5): the page weighs each by its
     # statements (w) and right statements (r), as nodes.csv counts them.

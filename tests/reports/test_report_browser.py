@@ -172,7 +172,7 @@ def test_report_in_chromium(report: tuple[Path, list[Path]], browser: tuple[Any,
     label = lines[0]
     assert label["step_labels"] == [True, False] + [None] * (steps - 2)
     assert (label["first_error"], label["complete"], label["run"]) == (1, True, run_id)
-    assert label["question_id"] == data["questions"][qi]["id"] and len(label["steps"]) == steps
+    assert label["question_id"] == data["questions"]["id"][qi] and len(label["steps"]) == steps
     assert {"id", "source", "model", "mode"} <= label.keys()
     css(driver, "#export-verdicts").click()
     saved = downloads / "k12eval-step-labels.jsonl"

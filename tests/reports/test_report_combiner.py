@@ -48,7 +48,7 @@ def test_the_page_carries_each_steps_probability_the_first_suspect_and_the_combi
     training = [t["name"] for t in combiner.training]
     assert entry["combiner"] == {"name": "default", "recorded": header["combiner"], "training": training}
     records = {r["question_id"]: r for _, r in read_score_lines(run / "scores.jsonl")}
-    order = [q["id"] for q in data["questions"]]
+    order = list(data["questions"]["id"])
     checked = 0
     for i, answer in data["answers"][entry["id"]].items():
         record = records.get(order[int(i)])

@@ -62,7 +62,7 @@ def _open(driver: Any, page: str, qi: int) -> None:
 
 def _question_index(driver: Any, qid: str) -> int:
     data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
-    return next(i for i, q in enumerate(data["questions"]) if q["id"] == qid)
+    return data["questions"]["id"].index(qid)
 
 
 def test_math_renders_everywhere_and_nothing_leaves_the_page(driver: Any, page: str) -> None:

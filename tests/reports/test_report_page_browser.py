@@ -97,7 +97,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, int]]
 
     html = (out / "index.html").read_text(encoding="utf-8")
     data = json.loads(re.search(r'id="report-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
-    index = {q["id"]: i for i, q in enumerate(data["questions"])}
+    index = {qid: i for i, qid in enumerate(data["questions"]["id"])}
     return (out / "index.html").resolve().as_uri(), index
 
 

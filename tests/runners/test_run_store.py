@@ -114,5 +114,5 @@ def test_a_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     store = RunStore(tmp_path / "run")
     store.open(_header())
     store.records_path.write_bytes(b'{"question_id": "\xff"}\n')
-    with pytest.raises(InputError, match=r"records.jsonl: not UTF-8 text"):
+    with pytest.raises(InputError, match=r"records.jsonl, line 1: not UTF-8 text"):
         store.records()

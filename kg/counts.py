@@ -1,0 +1,59 @@
+"""A bank's counts taken one question at a time: what ``kg stats`` prints, in the memory of its knowledge points.
+
+The same numbers as :meth:`kg.graph.KnowledgeGraph.stats` and :meth:`~kg.graph.KnowledgeGraph.sparse_level2`
+over the whole graph, without holding the questions or building the graph: a bank of a million
+questions is counted in one pass.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from kg.graph import MIN_LEVEL2_QUESTIONS, level1_id, level2_id, subject_id
+from kg.records import Question
+
+
+@dataclass
+class BankCounts:
+    """Counts over the questions :meth:`add` was given."""
+
+    questions: int = 0
+    by_type: Counter[str] = field(default_factory=Counter)
+    by_subject: Counter[str] = field(default_factory=Counter)
+    by_stage: Counter[str] = field(default_factory=Counter)
+    by_difficulty: Counter[str] = field(default_factory=Counter)
+    subjects: set[str] = field(default_factory=set)
+    level1: set[str] = field(default_factory=set)
+    level2: Counter[str] = field(default_factory=Counter)
+    """Questions per level-2 node id."""
+    names: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    """Level-2 node id -> (subject, level-1, level-2) names."""
+    warnings: int = 0
+    """Questions imported with a warning (``extra["warnings"]``)."""
+
+    def add(self, q: Question) -> None:
+        """Count one question."""
+        k = q.knowledge
+        self.questions += 1
+        self.by_type[q.type.value] += 1
+        self.by_subject[q.subject] += 1
+        self.by_stage[q.stage.value if q.stage else "unknown"] += 1
+        self.by_difficulty[q.difficulty or "unknown"] += 1
+        self.subjects.add(subject_id(q.subject))
+        self.level1.add(level1_id(q.subject, k.level1))
+        level2 = level2_id(q.subject, k.level1, k.level2)
+        if level2 not in self.level2:
+            self.names[level2] = (q.subject, k.level1, k.level2)
+        self.level2[level2] += 1
+        self.warnings += bool(q.extra.get("warnings"))
+
+    def sparse_level2(self, minimum: int = MIN_LEVEL2_QUESTIONS) -> list[tuple[str, int]]:
+        """Level-2 points with fewer than ``minimum`` questions, as ``(node id, count)``, fewest first (as
+        :meth:`kg.graph.KnowledgeGraph.sparse_level2`)."""
+        return sorted(((n, c) for n, c in self.level2.items() if c < minimum), key=lambda item: (item[1], item[0]))
+
+
+def most_common(counts: Counter[str]) -> dict[str, int]:
+    """``counts`` as a dict, most common first (ties in first-seen order), as the graph's stats order them."""
+    return dict(counts.most_common())
