@@ -28,6 +28,11 @@ if TYPE_CHECKING:
     from runners.options import RunOptions
     from runners.run import RunSummary
 
+from k12eval.meta_jobs import MetaEvalResult as MetaEvalResult
+from k12eval.meta_jobs import calibrate as calibrate
+from k12eval.meta_jobs import meta_eval as meta_eval
+from k12eval.meta_jobs import meta_eval_lodo as meta_eval_lodo
+
 PathLike = str | Path
 SCORE_BATCH_SIZE = 256
 """Texts or NLI pairs a score job hands a model per call (``score --batch-size``): enough for a GPU's whole

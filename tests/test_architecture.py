@@ -46,7 +46,7 @@ sentence splitter, the records) < model adapters < scoring < detectors (verify) 
 the score job (runs, store) < meta-evaluation and the diagnostic sets. A module sits on the floor of the
 longest prefix named here; it imports from its floor and the ones below."""
 
-LIBRARY_FACES = ("k12eval.api", "k12eval.models", "k12eval.banks")
+LIBRARY_FACES = ("k12eval.api", "k12eval.meta_jobs", "k12eval.models", "k12eval.banks")
 """The library parts of ``k12eval``: they may be called without the CLI, so they never import it."""
 
 

@@ -17,15 +17,17 @@ from k12eval.cli._config import load_config
 from k12eval.cli._score_models import (
     ModelForOpt,
     check_models,
-    encoder_warnings_to_stderr,
     metric_models,
     role_models,
     score_plan_option,
 )
-from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt, load_backend_option, load_prm_option
+from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt
+from k12eval.cli._wording import encoder_warnings_to_stderr, worded
 from kg.errors import InputError
 
 app = typer.Typer()
+FLAGS = {"encoder": "--embedder"}
+"""The settings whose flags ``score`` names differently from ``meta-eval`` (:mod:`k12eval.cli._wording`)."""
 
 MetricsOpt = Annotated[
     list[str] | None,
@@ -199,6 +201,7 @@ def score(
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.api import score_job
+    from k12eval.models.loading import ModelChoice, load_backend, load_prm
     from runners.options import choose
     from runners.records import HEADER_FILE
     from runners.selection import SELECTIONS
@@ -211,18 +214,19 @@ def score(
     check_models(plan, models, also=("nli",) if detectors else ())
     if prm is not None and not detectors:
         raise UserError("--prm runs a detector: drop --no-detectors")
-    reward_model = (
-        load_prm_option(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option")) if prm is not None else None
+    prm_choice = (
+        ModelChoice(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option")) if prm is not None else None
     )
     if judge_model is not None and not detectors:
         raise UserError("--judge-model runs a detector: drop --no-detectors")
-    judge = (
-        load_backend_option(
-            "--judge-model", judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option")
+    judge_options = parse_pairs(judge_option or [], "--judge-option") if judge_model is not None else {}
+    with worded(FLAGS):
+        reward_model = load_prm(prm_choice) if prm_choice is not None else None
+        judge = (
+            load_backend(ModelChoice(judge_model, judge_backend, judge_options), "judge")
+            if judge_model is not None
+            else None
         )
-        if judge_model is not None
-        else None
-    )
     failed_models: Counter[str] = Counter()
     report: list[Callable[[int], None]] = []
 
@@ -235,7 +239,7 @@ def score(
         if n % 100 == 0 or n == todo:
             report[0](n)
 
-    with encoder_warnings_to_stderr():
+    with encoder_warnings_to_stderr(FLAGS):
         done = score_job(
             run_dir,
             out=out,
@@ -311,7 +315,7 @@ def score_chains_cmd(
     plan = score_plan_option(_metric_names(metrics), metric_models(model_for))  # the one resolution
     check_models(plan, models)
     with (
-        encoder_warnings_to_stderr(),
+        encoder_warnings_to_stderr(FLAGS),
         chain_scoring(
             file,
             out=out,

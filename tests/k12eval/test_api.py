@@ -182,6 +182,47 @@ def test_score_cli_api_and_demo_compose_the_score_job_in_one_place(
     ]
 
 
+def test_meta_eval_calibrate_and_the_demos_runs_end_in_the_api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # #35 item 2: each command parses its options and calls one k12eval.api function, which composes the job.
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from k12eval.cli._demo_pipeline import _answer
+    from k12eval.cli._demo_plan import DemoPlan
+    from k12eval.cli._demo_stages import StageTimes
+
+    calls: list[tuple[str, tuple[object, ...], dict[str, object]]] = []
+
+    def job(name: str) -> Any:
+        def composed(*args: object, **options: object) -> object:
+            calls.append((name, args, options))
+            raise InputError(f"{name}: composed once")
+
+        return composed
+
+    for name in ("meta_eval", "meta_eval_lodo", "calibrate", "run_job"):
+        monkeypatch.setattr(f"k12eval.api.{name}", job(name))
+    data = tmp_path / "labelled.jsonl"
+    data.write_text("", encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(app, ["meta-eval", str(data), "-f", "chains", "-d", "arithmetic", "--nli", "none"])
+    assert result.exit_code == 2 and "meta_eval: composed once" in result.output
+    result = runner.invoke(app, ["meta-eval", "--lodo", f"chains:{data}", "--lodo", f"b=chains:{data}"])
+    assert result.exit_code == 2 and "meta_eval_lodo: composed once" in result.output
+    result = runner.invoke(app, ["calibrate", f"chains:{data}", "-o", str(tmp_path / "c.json")])
+    assert result.exit_code == 2 and "calibrate: composed once" in result.output
+    plan = DemoPlan(None, ("sample-1",), SAMPLE)  # type: ignore[arg-type]
+    fields = {"data": SAMPLE, "model": "m", "backend": "replay", "out": tmp_path / "run", "mode": "zero-shot"}
+    with pytest.raises(InputError, match="run_job: composed once"):
+        _answer(StageTimes(lambda text: None, 1), plan, None, lambda text: None, "run", fields, "")
+    assert [name for name, _, _ in calls] == ["meta_eval", "meta_eval_lodo", "calibrate", "run_job"]
+    meta = calls[0]
+    assert meta[1] == (data, "chains") and meta[2]["detectors"] == ["arithmetic"] and meta[2]["nli"] == "none"
+    assert calls[1][1] == ([f"chains:{data}", f"b=chains:{data}"], None)
+    [options] = calls[3][1]
+    assert (options.data, options.model, options.backend, options.mode) == (SAMPLE, "m", "replay", "zero-shot")
+
+
 def test_a_chain_file_is_scored_and_resumed_by_the_library_not_the_cli(tmp_path: Path) -> None:
     from k12eval.api import chain_scoring
     from tests.reasoning_metrics.fakes import HashEncoder

@@ -17,7 +17,7 @@ import reasoning_metrics.models
 from k12eval.cli import app
 from k12eval.cli import calibrate as calibrate_cli
 from k12eval.cli import metaeval as metaeval_cli
-from k12eval.cli._encoders import encoder_specs
+from k12eval.models.loading import encoder_specs
 from reasoning_metrics.metaeval import load_solutions
 from reasoning_metrics.metaeval.ck12_labels import CK12_ENV
 from reasoning_metrics.models.languages import CHINESE_ENCODER, english_only_encoder
