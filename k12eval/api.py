@@ -84,7 +84,8 @@ def run(
     """Answer the questions of ``data`` with ``model`` into the run folder ``out`` (resumable, like ``k12eval run``).
 
     ``backend`` is a name (``transformers``, ``vllm``, ``openai``, ``replay`` or one an installed
-    package registers, see docs/python.md) or a backend object you built. ``subjects`` and
+    package registers, see docs/python.md) or a backend object you built (of a
+    :class:`runners.backends.Backend` subclass). ``subjects`` and
     ``types`` take a list or a comma list. Other keywords are :class:`~runners.options.RunOptions`
     fields (``mode``, ``limit``, ``max_tokens``, ``batch_size``...).
     """
@@ -116,8 +117,12 @@ def run_options(
     """
     from k12eval.banks import resolve_data
     from k12eval.models import backend_model
+    from kg.errors import SettingError
+    from runners.backends import check_backend_class
     from runners.options import RunOptions
 
+    if not isinstance(backend, str) and (problem := check_backend_class(type(backend))) is not None:
+        raise SettingError("backend", type(backend).__name__, problem)
     given = {"backend": backend} if isinstance(backend, str) else {"backend": backend.name, "backend_instance": backend}
     if resolve_model and isinstance(backend, str):
         given["model_path"] = backend_model(model, backend)

@@ -48,21 +48,21 @@ class MetaEvalResult:
 def detector_names(detectors: Sequence[str] | None) -> list[str]:
     """The meta-eval detectors asked for (all but the combiner when ``None``); ``roscoe.<alias>`` accepts any
     name ``k12eval score`` accepts. An unknown name is an :class:`InputError` listing the choices."""
-    from reasoning_metrics.metaeval import DETECTORS
+    from reasoning_metrics.metaeval import MEASURED
     from reasoning_metrics.metric_table import resolve
 
     if not detectors:
-        return [n for n in DETECTORS if n != "combiner"]  # added when a combiner is loaded
+        return [n for n in MEASURED if n != "combiner"]  # added when a combiner is loaded
     names = []
     for raw in (n.strip() for n in detectors):
-        if raw.startswith("roscoe.") and raw not in DETECTORS:
+        if raw.startswith("roscoe.") and raw not in MEASURED:
             with contextlib.suppress(ValueError):  # an unknown name is reported below
                 raw = f"roscoe.{resolve([raw.removeprefix('roscoe.')])[0].name}"
         if raw:
             names.append(raw)
-    unknown = [n for n in names if n not in DETECTORS]
+    unknown = [n for n in names if n not in MEASURED]
     if unknown:
-        raise InputError(f"unknown detector(s) {', '.join(unknown)}; choose from {', '.join(DETECTORS)}")
+        raise InputError(f"unknown detector(s) {', '.join(unknown)}; choose from {', '.join(MEASURED)}")
     return names
 
 

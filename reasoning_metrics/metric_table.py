@@ -52,6 +52,10 @@ REFERENCE_INPUTS = frozenset({"sim_hr", "sim_rs", "chain_hr"})
 SOURCE_INPUTS = frozenset({"sim_hs", "sim_rs", "chain_hs", "token_align_hs", "contra_hs"})
 
 
+Scale = Literal["similarity", "hallucination"]
+StepPart = Literal["alignment", "repetition", "source_contradiction", "earlier_contradiction"]
+
+
 @dataclass(frozen=True)
 class Metric:
     """One score: how to compute it from a chain's inputs and how to read it."""
@@ -68,6 +72,13 @@ class Metric:
     description: str
     labels: dict[str, str] = field(default_factory=dict, hash=False)
     """The score's title by language (``zh``, ``en``): what the report and the page call it."""
+    scale: Scale | None = None
+    """The formula of its calibrated reading beside the raw value (:mod:`reasoning_metrics.scales`), if it has one:
+    ``similarity`` for a mean or minimum of best matches, ``hallucination`` for its product of two."""
+    step_part: StepPart | None = None
+    """Its share at each step, for the detectors' ROSCOE baseline (meta-eval's ``roscoe.<name>``): a
+    reference-free score an encoder (and an NLI model) gives has one (``StepDetail``'s ``alignment``,
+    ``repetition``, ``source_contradiction`` or ``earlier_contradiction``); ``None``: not in the baseline."""
 
     @property
     def needs_reference(self) -> bool:
@@ -91,8 +102,10 @@ def _m(
     zh: str,
     en: str | None = None,
     direction: Literal["higher", "lower"] = "higher",
+    scale: Scale | None = None,
+    step_part: StepPart | None = None,
 ) -> Metric:
-    return Metric(name, fn, inputs, direction, paper, key, text, {"zh": zh, "en": en or paper})
+    return Metric(name, fn, inputs, direction, paper, key, text, {"zh": zh, "en": en or paper}, scale, step_part)
 
 
 METRICS: dict[str, Metric] = {
@@ -106,6 +119,8 @@ METRICS: dict[str, Metric] = {
             "faithfulness",
             "How well steps rest on the question: mean best similarity of a step to a source sentence.",
             zh="忠实度（步骤）",
+            scale="similarity",
+            step_part="alignment",
         ),
         _m(
             "faithfulness_token",
@@ -124,6 +139,7 @@ METRICS: dict[str, Metric] = {
             "informativeness_step",
             "How much of the question the chain uses and how much of the chain comes from the question.",
             zh="信息量（步骤）",
+            step_part="alignment",
         ),
         _m(
             "info_chain",
@@ -133,6 +149,7 @@ METRICS: dict[str, Metric] = {
             "informativeness_chain",
             "Similarity of the whole chain to the whole question (range 0.5-1).",
             zh="信息量（链）",
+            step_part="alignment",
         ),
         _m(
             "repetition_token",
@@ -151,6 +168,7 @@ METRICS: dict[str, Metric] = {
             "repetition_step",
             "(1 - similarity of the two most similar steps) / 2 (range 0-0.5; 1 for a 1-step chain).",
             zh="不重复（步骤）",
+            step_part="repetition",
         ),
         _m(
             "source_consistency",
@@ -160,6 +178,7 @@ METRICS: dict[str, Metric] = {
             "discourse_representation",
             "1 - the largest probability that a step contradicts a source sentence.",
             zh="与题目一致",
+            step_part="source_contradiction",
         ),
         _m(
             "source_contradiction_max",
@@ -180,6 +199,7 @@ METRICS: dict[str, Metric] = {
             "coherence_step_vs_step",
             "1 - the largest probability that a step contradicts another step.",
             zh="自洽",
+            step_part="earlier_contradiction",
         ),
         _m(
             "reasoning_alignment",
@@ -189,6 +209,7 @@ METRICS: dict[str, Metric] = {
             "reasoning_alignment",
             "Mean best similarity of a step to a reference step.",
             zh="与解析对齐",
+            scale="similarity",
         ),
         _m(
             "hallucination",
@@ -198,6 +219,7 @@ METRICS: dict[str, Metric] = {
             "external_hallucination",
             "1 - how far the least grounded step is from both the reference and the question.",
             zh="无幻觉",
+            scale="hallucination",
         ),
         _m(
             "redundancy",
@@ -207,6 +229,7 @@ METRICS: dict[str, Metric] = {
             "redundancy",
             "Best reference similarity of the step least like any reference step.",
             zh="无冗余",
+            scale="similarity",
         ),
         _m(
             "commonsense",
@@ -225,6 +248,7 @@ METRICS: dict[str, Metric] = {
             "missing_step",
             "Best chain similarity of the reference step least covered by the chain.",
             zh="无缺步",
+            scale="similarity",
         ),
         _m(
             "semantic_coverage_step",

@@ -178,7 +178,7 @@ def labels(answers: dict[str, Any]) -> dict[str, Any]:
     from reasoning_metrics.records import FLAG_NAMES as STEP_FLAGS
     from reasoning_metrics.verify.aggregate_rule import FLAG_THRESHOLD
     from reasoning_metrics.verify.flags import FLAG_NAMES as FINDINGS
-    from reasoning_metrics.verify.registry import DETECTOR_NAMES
+    from reasoning_metrics.verify.registry import DETECTORS
 
     why = {
         reason
@@ -191,7 +191,7 @@ def labels(answers: dict[str, Any]) -> dict[str, Any]:
     return {
         "metrics": {key: metric_entry(key) for key in sorted(not_computed)},
         "flags": {name: list(pair) for name, pair in STEP_FLAGS.items()},
-        "detectors": {name: list(pair) for name, pair in DETECTOR_NAMES.items()},
+        "detectors": {name: [d.labels.zh, d.labels.en] for name, d in DETECTORS.items()},
         "findings": {str(kind): list(pair) for kind, pair in FINDINGS.items()},
         "suspect_at": FLAG_THRESHOLD,
         "reasons": {reason: zh for reason in sorted(why) if (zh := reason_zh(reason)) is not None},

@@ -22,6 +22,7 @@ from typing import Any
 from kg.errors import InputError
 from kg.records import Question, QuestionType
 from runners.answering import Answerer
+from runners.backends.base import Backend
 from runners.backends.harness_verdicts import Grader
 from runners.bank import bank_fingerprint, in_scope, load_bank
 from runners.batch_plan import backend_batch
@@ -417,12 +418,12 @@ def _answer(
             progress(summary.resumed + summary.new, total, summary.new / elapsed if elapsed else 0.0)
 
 
-def _weights(options: RunOptions, backend: Any) -> dict[str, Any] | None:
+def _weights(options: RunOptions, backend: Backend) -> dict[str, Any] | None:
     """The revision and weights' sha256 of a model loaded here (:mod:`runners.model_files`); ``None`` for a
     server's model or a replay."""
     from runners.model_files import describe_model
 
-    if getattr(backend, "server_side_model", False):  # the class attribute every backend may declare
+    if backend.server_side_model:
         return None
     gguf = options.backend_options.get("gguf_file")
     return describe_model(options.model_path or options.model, gguf if isinstance(gguf, str) else None)

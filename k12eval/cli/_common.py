@@ -14,13 +14,15 @@ import typer.core
 
 from k12eval._lists import comma_list as comma_list
 from kg.errors import InputError
+from runners.backends import backend_names
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
-BACKEND_HELP = "transformers, vllm, openai or replay"
-"""The built-in backends, the help of every option that names one; :class:`BackendHelp` adds the plugins."""
+BACKEND_HELP = backend_names()
+"""The built-in backends (``transformers, vllm, openai or replay``, from :data:`runners.backends.BACKENDS`), the
+help of every option that names one; :class:`BackendHelp` adds the plugins."""
 
 
 class BackendHelp(typer.core.TyperCommand):

@@ -13,6 +13,7 @@ from typing import Any
 from kg.errors import InputError
 from runners.backends._shared import clean_text
 from runners.backends.base import (
+    PROTOCOL_ROLES,
     Backend,
     ChatMessages,
     GenerationRequest,
@@ -20,6 +21,7 @@ from runners.backends.base import (
     LoglikelihoodRequest,
     LoglikelihoodResult,
     SamplingParams,
+    check_backend_class,
 )
 from runners.backends.sampling import BASE_SAMPLING, CHAT_SAMPLING, default_sampling
 
@@ -36,16 +38,16 @@ ENTRY_POINT_GROUP = "k12eval.backends"
 """Entry-point group of backends other packages provide (``name = "package.module:Class"``); see docs/python.md."""
 
 
-def backend_class(name: str) -> type:
+def backend_class(name: str) -> type[Backend]:
     """The class registered under ``name``, built in or an installed package's ``k12eval.backends`` entry point.
 
-    Entry points are read only for a name that is not built in, and loaded only when asked for.
-    An unknown name raises :class:`InputError` listing the known ones.
+    Entry points are read only for a name that is not built in, and loaded only when asked for; the class is
+    checked (:func:`~runners.backends.base.check_backend_class`: a :class:`Backend` subclass whose capabilities
+    have the right types) before it is used. An unknown name raises :class:`InputError` listing the known ones.
     """
     if name in BACKENDS:
         module, _, attribute = BACKENDS[name].partition(":")
-        cls: type = getattr(importlib.import_module(module), attribute)
-        return cls
+        return _checked(getattr(importlib.import_module(module), attribute), f"backend {name!r}")
     from importlib.metadata import entry_points
 
     found = entry_points(group=ENTRY_POINT_GROUP)
@@ -56,8 +58,8 @@ def backend_class(name: str) -> type:
     raise InputError(f"unknown backend {name!r}; choose one of: {', '.join(known)}")
 
 
-def _load_plugin(entry: Any) -> type:
-    """The class an entry point names, or one :class:`InputError` line naming the package that broke."""
+def _load_plugin(entry: Any) -> type[Backend]:
+    """The class an entry point names, checked, or one :class:`InputError` line naming the package that broke."""
     dist = getattr(getattr(entry, "dist", None), "name", None)
     value = getattr(entry, "value", entry.name)
     where = f"{value} of package {dist}" if dist else value
@@ -69,9 +71,21 @@ def _load_plugin(entry: Any) -> type:
         raise InputError(
             f"backend {entry.name!r} ({ENTRY_POINT_GROUP} entry point {where}) is broken: {reason}"
         ) from None
-    if not isinstance(loaded, type):
-        raise InputError(f"backend {entry.name!r} ({ENTRY_POINT_GROUP} entry point {where}) is not a class")
-    return loaded
+    return _checked(loaded, f"backend {entry.name!r} ({ENTRY_POINT_GROUP} entry point {where})")
+
+
+def _checked(cls: object, what: str) -> type[Backend]:
+    problem = check_backend_class(cls)
+    if problem is not None:
+        raise InputError(f"{what} {problem}")
+    assert isinstance(cls, type) and issubclass(cls, Backend)
+    return cls
+
+
+def backend_names() -> str:
+    """The built-in backends as a help text says them: ``transformers, vllm, openai or replay``."""
+    *first, last = BACKENDS
+    return f"{', '.join(first)} or {last}"
 
 
 def plugin_backends() -> list[str]:
@@ -82,22 +96,16 @@ def plugin_backends() -> list[str]:
 
 
 def server_side_model(name: str) -> bool:
-    """Whether backend ``name`` takes the model as written (a server's model name, a recorded file).
-
-    Declared by the backend class (``server_side_model = True``); a class that does not say
-    loads its model here, and the model resolver turns the name into a folder first.
-    """
-    return bool(getattr(backend_class(name), "server_side_model", False))
+    """Whether backend ``name`` takes the model as written (a server's model name, a recorded file):
+    its class's :attr:`~runners.backends.base.Backend.server_side_model`."""
+    return backend_class(name).server_side_model
 
 
-def protocol_role(backend: str | type) -> str:
-    """How a bank's protocol asks ``backend`` (a name or a backend class): ``local``, ``api`` or ``generate``.
-
-    Declared by the backend class (``protocol_role``, see :class:`runners.backends.base.Backend`); a class
-    that does not say only generates answers (:func:`runners.protocol.default_strategy`).
-    """
+def protocol_role(backend: str | type[Backend]) -> str:
+    """How a bank's protocol asks ``backend`` (a name or a backend class): ``local``, ``api`` or ``generate``,
+    its class's :attr:`~runners.backends.base.Backend.protocol_role`."""
     cls = backend_class(backend) if isinstance(backend, str) else backend
-    return str(getattr(cls, "protocol_role", "generate"))
+    return cls.protocol_role
 
 
 def backend_options(name: str) -> dict[str, Any]:
@@ -115,10 +123,8 @@ def get_backend(name: str, model: str, **options: Any) -> Backend:
         raise InputError(
             f"backend {name!r} has no option {', '.join(map(repr, unknown))}; it takes: {', '.join(known)}"
         )
-    backend: Backend = cls(model, **options)
-    check = getattr(backend, "check", None)
-    if callable(check):  # refuse a setting that would fail every request, before the first one
-        check()
+    backend = cls(model, **options)
+    backend.check()  # refuse a setting that would fail every request, before the first one
     return backend
 
 
@@ -127,6 +133,7 @@ __all__ = [
     "BASE_SAMPLING",
     "CHAT_SAMPLING",
     "ENTRY_POINT_GROUP",
+    "PROTOCOL_ROLES",
     "Backend",
     "ChatMessages",
     "GenerationRequest",
@@ -135,7 +142,9 @@ __all__ = [
     "LoglikelihoodResult",
     "SamplingParams",
     "backend_class",
+    "backend_names",
     "backend_options",
+    "check_backend_class",
     "clean_text",
     "default_sampling",
     "get_backend",
