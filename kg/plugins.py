@@ -15,6 +15,13 @@ from typing import Any
 
 from kg.errors import InputError
 
+BACKEND_GROUP = "k12eval.backends"
+"""Backends (``name = "package.module:Class"``, a ``runners.backends.Backend`` subclass); docs/python.md."""
+FORMAT_GROUP = "k12eval.bank_formats"
+"""Bank formats (``name = "package.module"``, a module with ``detect`` and ``read`` as ``kg.importers``' have)."""
+METRIC_GROUP = "k12eval.metrics"
+"""Metrics (``name = "package.module:RECORD"``, a ``reasoning_metrics.metric_table.Metric`` named ``name``)."""
+
 
 def installed(group: str, built_in: Iterable[str] = ()) -> list[str]:
     """The names of ``group``'s entry points, sorted, those in ``built_in`` left out; none is loaded."""

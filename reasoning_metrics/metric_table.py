@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Literal
 
+from kg import plugins
 from reasoning_metrics import functional as F
 
 Input = Literal[
@@ -326,6 +328,41 @@ DEFAULT_METRICS: tuple[str, ...] = (
 )
 """The five scores of the CK12 paper's Table 2, Source-Consistency both ways."""
 
+METRIC_GROUP = plugins.METRIC_GROUP
+"""Entry-point group of the metrics other packages provide (``name = "package.module:RECORD"``, a :class:`Metric`
+whose ``name`` is the entry point's): read for a name :data:`METRICS` does not have (:func:`find_metric`), and
+by ``all``."""
+
+
+def plugin_metrics() -> list[str]:
+    """The names of the installed packages' metrics (``k12eval.metrics`` entry points), sorted; none loaded."""
+    return plugins.installed(METRIC_GROUP, METRICS)
+
+
+def find_metric(name: str) -> Metric | None:
+    """The metric ``name``: built in, or an installed package's (loaded now and checked), else ``None``."""
+    if name in METRICS:
+        return METRICS[name]
+    return _plugin_metric(name)
+
+
+@cache
+def _plugin_metric(name: str) -> Metric | None:
+    from kg.errors import InputError
+
+    entry = plugins.find(METRIC_GROUP, name)
+    if entry is None:
+        return None
+    metric = plugins.load(entry, "metric")
+    what = f"metric {name!r} ({plugins.where(entry)})"
+    if not isinstance(metric, Metric) or metric.name != name:
+        raise InputError(f"{what} is not a reasoning_metrics.metric_table.Metric named {name!r}")
+    unknown = [i for i in metric.inputs if i not in INPUT_MODEL]
+    if unknown or not {"zh", "en"} <= set(metric.labels) or metric.direction not in ("higher", "lower"):
+        raise InputError(f"{what} needs inputs {', '.join(INPUT_MODEL)}, labels zh and en, a direction")
+    return metric
+
+
 _ALIASES = {
     alias.lower().replace("-", "_").replace(" ", "_"): m.name
     for m in METRICS.values()
@@ -348,13 +385,16 @@ def resolve(names: Iterable[str] | None) -> list[Metric]:
     for raw in names:
         key = raw.strip().lower().replace("-", "_").replace(" ", "_")
         if key == "all":
-            chosen.extend(METRICS)
+            chosen.extend([*METRICS, *plugin_metrics()])
         elif key == "default":
             chosen.extend(DEFAULT_METRICS)
         elif key in _ALIASES:
             chosen.append(_ALIASES[key])
+        elif key and find_metric(key) is not None:
+            chosen.append(key)
         elif key:
             unknown.append(raw)
     if unknown:
-        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}, default or all")
-    return [METRICS[n] for n in dict.fromkeys(chosen)]
+        known = ", ".join([*METRICS, *plugin_metrics()])
+        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {known}, default or all")
+    return [metric for n in dict.fromkeys(chosen) if (metric := find_metric(n)) is not None]

@@ -19,7 +19,6 @@ import pandas as pd
 
 from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
-from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.scales import SCALE, separation
 from reports.aggregate import ROOT, weakest_points
 from reports.latex_text import simplify_latex
@@ -31,24 +30,21 @@ from runners.records import RunRecord
 
 STATUS_CODES = {"ok": 0, "unparsed": 1, "failed": 2, "skipped": 3}
 
-METRIC_ZH: dict[str, str] = {name: metric.labels["zh"] for name, metric in METRICS.items()}
-"""Chinese display names of the registry's scores (:data:`reasoning_metrics.metric_table.METRICS`)."""
-
 
 def metric_entry(key: str) -> dict[str, Any]:
     """How the page names a score key (registry name or ROSCOE key) and which way is better.
 
     Titles carry an arrow for the direction; unknown keys show as they are, direction unknown.
     """
-    from reasoning_metrics.metric_table import METRICS, resolve
+    from reasoning_metrics.metric_table import find_metric, resolve
 
     try:
-        metric = METRICS.get(key) or resolve([key])[0]
+        metric = find_metric(key) or resolve([key])[0]
     except ValueError:
         return {"key": key, "zh": key, "en": key, "better": None}
     arrow = "↑" if metric.direction == "higher" else "↓"
-    english = "Source-Contradiction-Max" if metric.name == "source_contradiction_max" else metric.paper_name
-    zh = METRIC_ZH.get(metric.name, english)
+    english = metric.labels.get("en", metric.paper_name)
+    zh = metric.labels.get("zh", english)
     return {"key": key, "zh": f"{zh} {arrow}", "en": f"{english} {arrow}", "better": metric.direction}
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import UserError, guarded
+from k12eval.cli._common import FORMATS_HELP, PluginHelp, UserError, guarded
 
 if TYPE_CHECKING:
     from kg.graph import KnowledgeGraph
@@ -27,9 +27,7 @@ PathArg = Annotated[
         "name or hf://ORG/NAME (k12eval data list)."
     ),
 ]
-FormatOpt = Annotated[
-    str | None, typer.Option("--format", "-f", help="ck12, cmmlu, ceval, xiezhi or mapped; detected if omitted.")
-]
+FormatOpt = Annotated[str | None, typer.Option("--format", "-f", help=f"{FORMATS_HELP}; detected if omitted.")]
 VariantOpt = Annotated[str, typer.Option("--variant", help="CK12 release variant: original, shuffled or distractors.")]
 MappingOpt = Annotated[
     Path | None, typer.Option("--mapping", help="Mapping file naming the columns of your own JSONL/CSV.")
@@ -81,7 +79,7 @@ def _load(
     return result, build_graph(result.questions)
 
 
-@app.command("stats")
+@app.command("stats", cls=PluginHelp)
 @guarded
 def stats(
     path: PathArg,
@@ -163,7 +161,7 @@ def stats(
         typer.echo(f"invalid (skipped): {summary['invalid']}")
 
 
-@app.command("show")
+@app.command("show", cls=PluginHelp)
 @guarded
 def show(
     path: PathArg,
@@ -196,7 +194,7 @@ def show(
             typer.echo(f"{'  ' * level}{data['name']}  ({count})  {node_id}")
 
 
-@app.command("export")
+@app.command("export", cls=PluginHelp)
 @guarded
 def export(
     path: PathArg,
@@ -223,7 +221,7 @@ def export(
     typer.echo(f"wrote {out} ({graph.graph.number_of_nodes()} nodes, {stats['questions']} questions)")
 
 
-@app.command("overlap")
+@app.command("overlap", cls=PluginHelp)
 @guarded
 def overlap(
     path: PathArg,

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from k12eval.cli._combiner_options import MinCorrectOpt
-from k12eval.cli._common import BACKEND_HELP, BackendHelp, UserError, guarded, parse_pairs
+from k12eval.cli._common import BACKEND_HELP, PluginHelp, UserError, guarded, parse_pairs
 from k12eval.cli._strong import (
     JudgeBackendOpt,
     JudgeMaxTokensOpt,
@@ -25,7 +25,7 @@ FLAGS = {"sets": "--lodo"}
 """The settings whose flags ``meta-eval`` names in its own way (:mod:`k12eval.cli._wording`)."""
 
 
-@app.command("meta-eval", cls=BackendHelp)
+@app.command("meta-eval", cls=PluginHelp)
 @guarded
 def meta_eval(
     data: Annotated[

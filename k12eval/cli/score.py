@@ -12,7 +12,7 @@ import typer
 
 from k12eval.api import SCORE_BATCH_SIZE
 from k12eval.cli import _strong as strong
-from k12eval.cli._common import UserError, guarded, parse_pairs
+from k12eval.cli._common import METRICS_HELP, PluginHelp, UserError, guarded, parse_pairs
 from k12eval.cli._config import load_config
 from k12eval.cli._score_models import (
     ModelForOpt,
@@ -34,8 +34,7 @@ MetricsOpt = Annotated[
     typer.Option(
         "--metrics",
         "-m",
-        help="Metric names, comma-separated or repeated (paper names and ROSCOE keys work too; 'all'). "
-        "Default: the CK12 paper's five.",
+        help=f"{METRICS_HELP}, comma-separated or repeated. Default: the CK12 paper's five.",
     ),
 ]
 EmbedderOpt = Annotated[
@@ -110,13 +109,13 @@ def _progress(total: int) -> Any:
 
 
 def _print_summary(records: list[dict[str, Any]], where: str) -> None:
-    from reasoning_metrics.metric_table import METRICS
+    from reasoning_metrics.metric_table import find_metric
     from reasoning_metrics.score_store import summarize
 
     summary = summarize(records)
     typer.echo(f"{summary.chains} chains scored in {where}")
     for name, n in summary.counts.items():
-        metric = METRICS.get(name)
+        metric = find_metric(name)
         arrow = "lower is better" if metric and metric.direction == "lower" else "higher is better"
         mean = f"{summary.means[name]:.4f}" if name in summary.means else "   -  "
         typer.echo(f"  {name:<26} {mean}  ({n} chains, {arrow})")
@@ -124,7 +123,7 @@ def _print_summary(records: list[dict[str, Any]], where: str) -> None:
         typer.echo(f"  unavailable: {name} for {n} chain(s): {reason}", err=True)
 
 
-@app.command("score")
+@app.command("score", cls=PluginHelp)
 @guarded
 def score(
     run_dir: Annotated[Path, typer.Argument(help="Run folder (run.json + records.jsonl of a CoT run).")],
@@ -287,7 +286,7 @@ def _print_detectors(records: list[dict[str, Any]]) -> None:
             typer.echo(f"  unavailable: {name} detector for {n} chain(s): {why}", err=True)
 
 
-@app.command("score-chains")
+@app.command("score-chains", cls=PluginHelp)
 @guarded
 def score_chains_cmd(
     file: Annotated[Path, typer.Argument(help="JSONL of chains: id, source, hypothesis, reference (optional), lang.")],

@@ -10,6 +10,7 @@ import importlib
 import inspect
 from typing import Any
 
+from kg import plugins
 from kg.errors import InputError
 from runners.backends._shared import clean_text
 from runners.backends.base import (
@@ -34,7 +35,7 @@ BACKENDS: dict[str, str] = {
 """Backend name -> ``module:Class``; the module is imported when the backend is asked for."""
 
 
-ENTRY_POINT_GROUP = "k12eval.backends"
+ENTRY_POINT_GROUP = plugins.BACKEND_GROUP
 """Entry-point group of backends other packages provide (``name = "package.module:Class"``); see docs/python.md."""
 
 
@@ -48,30 +49,11 @@ def backend_class(name: str) -> type[Backend]:
     if name in BACKENDS:
         module, _, attribute = BACKENDS[name].partition(":")
         return _checked(getattr(importlib.import_module(module), attribute), f"backend {name!r}")
-    from importlib.metadata import entry_points
-
-    found = entry_points(group=ENTRY_POINT_GROUP)
-    for entry in found:
-        if entry.name == name:
-            return _load_plugin(entry)
-    known = [*BACKENDS, *plugin_backends()]
-    raise InputError(f"unknown backend {name!r}; choose one of: {', '.join(known)}")
-
-
-def _load_plugin(entry: Any) -> type[Backend]:
-    """The class an entry point names, checked, or one :class:`InputError` line naming the package that broke."""
-    dist = getattr(getattr(entry, "dist", None), "name", None)
-    value = getattr(entry, "value", entry.name)
-    where = f"{value} of package {dist}" if dist else value
-    try:
-        loaded = entry.load()
-    except Exception as exc:  # anything a third party's module raises on import: one line, not a traceback
-        lines = str(exc).strip().splitlines()
-        reason = f"{type(exc).__name__}: {lines[0].strip()[:300]}" if lines else type(exc).__name__
-        raise InputError(
-            f"backend {entry.name!r} ({ENTRY_POINT_GROUP} entry point {where}) is broken: {reason}"
-        ) from None
-    return _checked(loaded, f"backend {entry.name!r} ({ENTRY_POINT_GROUP} entry point {where})")
+    entry = plugins.find(ENTRY_POINT_GROUP, name)
+    if entry is None:
+        known = [*BACKENDS, *plugin_backends()]
+        raise InputError(f"unknown backend {name!r}; choose one of: {', '.join(known)}")
+    return _checked(plugins.load(entry, "backend"), f"backend {name!r} ({plugins.where(entry)})")
 
 
 def _checked(cls: object, what: str) -> type[Backend]:
@@ -84,15 +66,12 @@ def _checked(cls: object, what: str) -> type[Backend]:
 
 def backend_names() -> str:
     """The built-in backends as a help text says them: ``transformers, vllm, openai or replay``."""
-    *first, last = BACKENDS
-    return f"{', '.join(first)} or {last}"
+    return plugins.or_list(list(BACKENDS))
 
 
 def plugin_backends() -> list[str]:
     """The names of the installed packages' backends (``k12eval.backends`` entry points), sorted; none loaded."""
-    from importlib.metadata import entry_points
-
-    return sorted({entry.name for entry in entry_points(group=ENTRY_POINT_GROUP)} - set(BACKENDS))
+    return plugins.installed(ENTRY_POINT_GROUP, BACKENDS)
 
 
 def server_side_model(name: str) -> bool:
