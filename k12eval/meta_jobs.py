@@ -29,13 +29,20 @@ PathLike = str | Path
 
 @dataclass
 class MetaEvalResult:
-    """What :func:`meta_eval` measured: the report, and its Markdown (with the per-group table when asked)."""
+    """What :func:`meta_eval` measured: the report, each detector's scores and the per-group table when asked."""
 
     report: MetaEvalReport
-    markdown: str
-    """The report as Markdown, with ``## By <field>`` after it when ``by`` was given."""
     results: list[DetectorResult]
     """Each detector's scores, as the report was computed from them."""
+    by_group: str = ""
+    """``## By <field>`` and its table when ``by`` was given, else empty."""
+
+    def markdown(self, word: Callable[[str], str] | None = None) -> str:
+        """The report as Markdown, the per-group table after it; ``word`` words an unavailable detector's reason
+        code (default: in English, naming no option; the command line names its flags)."""
+        from reasoning_metrics.metaeval import to_markdown
+
+        return to_markdown(self.report, word) + self.by_group
 
     @property
     def json(self) -> str:
@@ -104,7 +111,7 @@ def meta_eval(
     """
     from k12eval.models.loading import encoders_for, load_backend, load_metric_model, load_prm
     from reasoning_metrics.combine import choose_combiner, load_combiner
-    from reasoning_metrics.metaeval import DetectionContext, load_solutions, meta_evaluate, run_detectors, to_markdown
+    from reasoning_metrics.metaeval import DetectionContext, load_solutions, meta_evaluate, run_detectors
     from reasoning_metrics.metaeval.detectors import needed_models, rollout_tasks
     from reasoning_metrics.metaeval.halves import in_half
     from reasoning_metrics.metaeval.sets import load_set, parse_set
@@ -159,13 +166,13 @@ def meta_eval(
     report = meta_evaluate(
         solutions, results, data=str(data), fmt=fmt, n_boot=n_boot, seed=seed, folds=folds, models=models
     )
-    markdown = to_markdown(report)
+    groups = ""
     if by:
         from reasoning_metrics.metaeval.groups import by_group, group_markdown
 
         rows = by_group(solutions, results, key=by, seed=seed, folds=folds, n_boot=n_boot)
-        markdown += f"\n## By {by}\n\n" + group_markdown(rows)
-    return MetaEvalResult(report, markdown, results)
+        groups = f"\n## By {by}\n\n" + group_markdown(rows)
+    return MetaEvalResult(report, results, groups)
 
 
 def meta_eval_lodo(

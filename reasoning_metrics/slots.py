@@ -16,10 +16,7 @@ from typing import Any
 from reasoning_metrics.models import DEFAULT_MODELS, ROLES, load_model
 from reasoning_metrics.models.languages import EnglishOnlyEncoderWarning as EnglishOnlyEncoderWarning
 from reasoning_metrics.models.languages import english_only_warning
-
-LOAD_FAILED = "could not load"
-"""How the reason of a model that failed to load begins."""
-
+from reasoning_metrics.reasons import reason
 
 ModelArg = Any
 """An adapter, a spec string, a ``{lang: adapter | spec}`` mapping, or ``None`` (the default)."""
@@ -81,13 +78,14 @@ class ModelSlots:
         return spec if spec is None or isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
 
     def get(self, role: str, lang: str) -> tuple[Any, str | None]:
-        """``(model, None)``, or ``(None, reason)`` when there is no model for ``role`` in ``lang``.
+        """``(model, None)``, or ``(None, reason)`` when there is no model for ``role`` in ``lang`` (a reason code,
+        :mod:`reasoning_metrics.reasons`: ``no_model`` or ``not_loaded``).
 
         An English-only encoder for Chinese chains (:mod:`reasoning_metrics.models.languages`) is
         loaded as asked, with an :class:`EnglishOnlyEncoderWarning` naming the setting that chose it."""
         spec = self.spec(role, lang)
         if spec is None:
-            return None, f"no {role} model for {lang} text (pass one)"
+            return None, reason("no_model", role, lang)
         if not isinstance(spec, str):
             return spec, None
         key = (role, spec)
@@ -101,7 +99,7 @@ class ModelSlots:
             try:
                 self._loaded[key] = (load_model(role, self._resolve(spec)), None)
             except Exception as exc:  # any loading failure (missing files, no network...) becomes the reason
-                self._loaded[key] = (None, f"{LOAD_FAILED} {role} model {spec!r}: {_first_line(exc)}")
+                self._loaded[key] = (None, reason("not_loaded", role, spec, _first_line(exc)))
         return self._loaded[key]
 
 

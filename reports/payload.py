@@ -164,13 +164,14 @@ def _findings(findings: tuple[Finding, ...]) -> list[dict[str, Any]]:
 
 def labels(answers: dict[str, Any]) -> dict[str, Any]:
     """What the page calls flags and findings in each language, the severity at which a finding marks its
-    step, and the Chinese line of every reason why a score or detector has no value in ``answers``.
+    step, and every reason why a score or detector has no value in ``answers`` in both languages (the records
+    carry reason codes; their words are the page's).
 
     Taken from where each is defined (:data:`reasoning_metrics.records.FLAG_NAMES`,
     :data:`reasoning_metrics.verify.flags.FLAG_NAMES`, :data:`reasoning_metrics.verify.aggregate_rule.FLAG_THRESHOLD`,
-    :func:`reasoning_metrics.reasons.reason_zh`), so the page holds no copy of them.
+    :func:`reasoning_metrics.reasons.worded`), so the page holds no copy of them.
     """
-    from reasoning_metrics.reasons import reason_zh
+    from reasoning_metrics.reasons import worded
     from reasoning_metrics.records import FLAG_NAMES as STEP_FLAGS
     from reasoning_metrics.verify.aggregate_rule import FLAG_THRESHOLD
     from reasoning_metrics.verify.flags import FLAG_NAMES as FINDINGS
@@ -190,7 +191,7 @@ def labels(answers: dict[str, Any]) -> dict[str, Any]:
         "detectors": {name: [d.labels.zh, d.labels.en] for name, d in DETECTORS.items()},
         "findings": {str(kind): list(pair) for kind, pair in FINDINGS.items()},
         "suspect_at": FLAG_THRESHOLD,
-        "reasons": {reason: zh for reason in sorted(why) if (zh := reason_zh(reason)) is not None},
+        "reasons": {reason: {"en": worded(reason) or reason, "zh": worded(reason, "zh")} for reason in sorted(why)},
     }
 
 

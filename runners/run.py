@@ -435,7 +435,7 @@ def _check_weights(kept: RunHeader, now: RunHeader) -> None:
     if before and after and before != after:
         log.warning(
             "the weights of %s changed since the run started (sha256 %s... then, %s... now): the run's answers come "
-            "from two models; start a new --out to compare them",
+            "from two models; answer into a new run folder to compare them",
             now.model,
             before[:12],
             after[:12],

@@ -80,3 +80,31 @@ def worded(flags: Mapping[str, str] | None = None) -> Iterator[None]:
         except SettingError as exc:
             value = "" if exc.value is None else f" {exc.value!r}"
             raise UserError(f"{flag(exc.setting, flags)}{value}: {exc.detail}") from None
+
+
+HINTS: dict[tuple[str, str | None], str] = {
+    ("no_model", None): " (pass one)",
+    ("nli_not_needed", None): " (pass --nli)",
+    ("judge_not_asked", None): " (k12eval score --judge-model)",
+    ("needs", "encoder"): " (--encoder)",
+    ("needs", "nli"): " (--nli)",
+    ("needs", "judge"): " (--judge-model)",
+    ("needs", "prm"): " (--prm)",
+    ("needs", "rollouts"): " (--rollouts)",
+    ("needs_combiner", None): " (--combiner combiner.json or default)",
+    ("combiner_needs_encoder", None): ": pass --encoder",
+}
+"""What the command line adds to a reason code's English words: the option that would give what is missing."""
+
+
+def reason_text(code: str) -> str:
+    """A stored reason (:mod:`reasoning_metrics.reasons`) in the command line's words: English, with the option
+    that gives the missing model; text that is not a code as it is."""
+    from reasoning_metrics.reasons import parse, worded
+
+    parsed = parse(code)
+    if parsed is None:
+        return code
+    name, args = parsed
+    hint = HINTS.get((name, args.get("role")), HINTS.get((name, None), ""))
+    return f"{worded(code)}{hint}"

@@ -18,7 +18,7 @@ from k12eval.cli._strong import (
     PrmOpt,
     PrmOptionOpt,
 )
-from k12eval.cli._wording import worded
+from k12eval.cli._wording import reason_text, worded
 
 app = typer.Typer()
 FLAGS = {"sets": "--lodo"}
@@ -199,7 +199,8 @@ def meta_eval(
             on_judged=lambda n, total: typer.echo(f"judged {n}/{total} solutions", err=True),
             on_rollouts=rollouts_said,
         )
-    typer.echo(done.json if as_json else done.markdown, nl=False)
+    markdown = done.markdown(reason_text)
+    typer.echo(done.json if as_json else markdown, nl=False)
     if out is not None:  # the Markdown file holds what the terminal shows, --by table included
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(done.json if out.suffix == ".json" else done.markdown, encoding="utf-8")
+        out.write_text(done.json if out.suffix == ".json" else markdown, encoding="utf-8")

@@ -22,7 +22,7 @@ from k12eval.cli._score_models import (
     score_plan_option,
 )
 from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt
-from k12eval.cli._wording import encoder_warnings_to_stderr, worded
+from k12eval.cli._wording import encoder_warnings_to_stderr, reason_text, worded
 from kg.errors import InputError
 
 app = typer.Typer()
@@ -120,7 +120,7 @@ def _print_summary(records: list[dict[str, Any]], where: str) -> None:
         mean = f"{summary.means[name]:.4f}" if name in summary.means else "   -  "
         typer.echo(f"  {name:<26} {mean}  ({n} chains, {arrow})")
     for (name, reason), n in summary.unavailable.most_common(10):
-        typer.echo(f"  unavailable: {name} for {n} chain(s): {reason}", err=True)
+        typer.echo(f"  unavailable: {name} for {n} chain(s): {reason_text(reason)}", err=True)
 
 
 @app.command("score", cls=PluginHelp)
@@ -283,7 +283,7 @@ def _print_detectors(records: list[dict[str, Any]]) -> None:
     missing = Counter((name, why) for a in assessed for name, why in a.get("unavailable", {}).items())
     for (name, why), n in missing.most_common(10):
         if name != "judge":
-            typer.echo(f"  unavailable: {name} detector for {n} chain(s): {why}", err=True)
+            typer.echo(f"  unavailable: {name} detector for {n} chain(s): {reason_text(why)}", err=True)
 
 
 @app.command("score-chains", cls=PluginHelp)
@@ -347,9 +347,9 @@ def score_chains_cmd(
 
 def _load_failures(unavailable: dict[str, str]) -> set[str]:
     """The reasons among a chain's unavailable scores that say a model could not be loaded."""
-    from reasoning_metrics.slots import LOAD_FAILED
+    from reasoning_metrics.reasons import code_of
 
-    return {reason for reason in unavailable.values() if reason.startswith(LOAD_FAILED)}
+    return {reason for reason in unavailable.values() if code_of(reason) == "not_loaded"}
 
 
 def _exit_if_models_failed(failed: Counter[str]) -> None:
@@ -363,7 +363,7 @@ def _exit_if_models_failed(failed: Counter[str]) -> None:
         return
     reason, chains = failed.most_common(1)[0]
     more = f" (and {len(failed) - 1} other model failure(s))" if len(failed) > 1 else ""
-    typer.echo(f"error: {reason}: {chains} chain(s) lack the scores that need it{more}", err=True)
+    typer.echo(f"error: {reason_text(reason)}: {chains} chain(s) lack the scores that need it{more}", err=True)
     raise typer.Exit(1)
 
 

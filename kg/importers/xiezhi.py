@@ -66,7 +66,7 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     else:
         log.warning(
             "xiezhi: no discipline taxonomy found (discipline_taxonomy/subjects_tree_chn.json beside %s or in its "
-            "parent; or pass --taxonomy): questions are imported under the subject %s with their labels as the "
+            "parent, or given as the taxonomy): questions are imported under the subject %s with their labels as the "
             "knowledge point",
             path,
             UNPLACED,

@@ -19,6 +19,7 @@ from reasoning_metrics.metaeval.combined import Predictions, predict, set_featur
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
+from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import ChainScores, StepDetail
 from reasoning_metrics.verify.aggregate_rule import assess_solutions, step_score
 from reasoning_metrics.verify.detector import Detector, Evidence, Reference
@@ -42,7 +43,8 @@ from runners.backends.base import Backend, SamplingParams
 
 
 class Unavailable(Exception):
-    """The detector cannot run with what was given."""
+    """The detector cannot run with what was given; its argument is the reason code
+    (:mod:`reasoning_metrics.reasons`) that the report words."""
 
 
 @dataclass
@@ -97,7 +99,7 @@ class DetectionContext:
     def roscoe(self) -> list[ChainScores]:
         """The ROSCOE baseline, as ``k12eval score`` computes it (:func:`~reasoning_metrics.verify.rules.baseline.roscoe_scores`)."""
         if self.encoder is None:
-            raise Unavailable("needs a sentence encoder (--encoder)")
+            raise Unavailable(reason("needs", "encoder"))
         return roscoe_scores(self.solutions, self.encoder, self.nli, batch_size=self.batch_size, cache=self.cache)
 
     @cached_property
@@ -121,13 +123,13 @@ class DetectionContext:
     @cached_property
     def contradictions(self) -> list[list[float]]:
         if self.nli is None:
-            raise Unavailable("needs an NLI model (--nli)")
+            raise Unavailable(reason("needs", "nli"))
         return step_contradictions([(s.problem, s.steps) for s in self.solutions], self.nli, self.batch_size)
 
     @cached_property
     def judged(self) -> list[int | None]:
         if self.backend is None:
-            raise Unavailable("needs a judge model (--judge-model)")
+            raise Unavailable(reason("needs", "judge"))
         verdicts = judge_resumably(
             self.solutions, self.backend, self.judge_log, params=self.judge_params, progress=self.judge_progress
         )
@@ -137,14 +139,14 @@ class DetectionContext:
     def step_rewards(self) -> list[list[float] | None]:
         """The process reward model's P(correct) per step (``None``: a solution it could not score)."""
         if self.prm is None:
-            raise Unavailable("needs a process reward model (--prm)")
+            raise Unavailable(reason("needs", "prm"))
         return self.prm.step_probabilities([(s.problem, s.steps) for s in self.solutions])
 
     @cached_property
     def rollouts(self) -> list[RolloutResult]:
         """Each solution's share of continuations reaching its gold answer, per step (:mod:`~reasoning_metrics.verify.rules.rollouts`)."""
         if self.rollout_backend is None:
-            raise Unavailable("needs a rollout model (--rollouts)")
+            raise Unavailable(reason("needs", "rollouts"))
         return rollout_shares(
             rollout_tasks(self.solutions), self.rollout_backend, k=self.rollout_k, params=self.rollout_params
         )
@@ -220,12 +222,12 @@ def _roscoe(metric: str) -> Callable[[DetectionContext], DetectorResult]:
 
     def run(ctx: DetectionContext) -> DetectorResult:
         if needs_nli(metric) and ctx.nli is None:
-            raise Unavailable("needs an NLI model (--nli)")
+            raise Unavailable(reason("needs", "nli"))
         scored = ctx.roscoe
         solution = [None if (v := c.scores.get(metric)) is None else -v for c in scored]
         if all(v is None for v in solution):
             reasons = [c.unavailable[metric] for c in scored if metric in c.unavailable]
-            raise Unavailable(reasons[0] if reasons else f"{metric} was not computed")
+            raise Unavailable(reasons[0] if reasons else reason("not_computed", metric))
         part = METRICS[metric].step_part
         assert part is not None  # every baseline score has one (BASELINE_METRICS)
         steps = [[_step_part(step, part) for step in c.steps] for c in scored]
@@ -416,9 +418,9 @@ def _combiner(ctx: DetectionContext) -> DetectorResult:
     """The learned combination (:mod:`reasoning_metrics.combine`) of every detector's findings."""
     combiner = ctx.combiner
     if combiner is None:
-        raise Unavailable("needs a fitted combiner (--combiner combiner.json or default)")
+        raise Unavailable(reason("needs_combiner"))
     if combiner.uses_roscoe and ctx.encoder is None:
-        raise Unavailable("the combiner was fitted with ROSCOE features: pass --encoder")
+        raise Unavailable(reason("combiner_needs_encoder"))
     roscoe = ctx.roscoe if combiner.uses_roscoe else None
     rows = set_features(ctx.solutions, ctx.assessments, ctx.checks, roscoe)
     p = predict(combiner, ctx.assessments, rows, [solution_language(s) for s in ctx.solutions])
