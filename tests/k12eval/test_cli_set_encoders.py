@@ -104,6 +104,7 @@ def test_a_chinese_ck12_labels_set_gets_the_multilingual_encoder_by_default(
     assert encoder_specs("none", ["zh"]) == {}
 
 
+@pytest.mark.slow
 def test_calibrate_scores_each_set_with_its_languages_encoder_and_records_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loaded: dict[str, NamedEncoder]
 ) -> None:
@@ -135,6 +136,7 @@ def test_calibrate_scores_each_set_with_its_languages_encoder_and_records_it(
     assert not any(f.startswith("roscoe.") for f in saved["features"])
 
 
+@pytest.mark.slow
 def test_lodo_scores_each_set_with_its_languages_encoder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loaded: dict[str, NamedEncoder]
 ) -> None:

@@ -26,6 +26,7 @@ def _requests(max_tokens: int) -> list[GenerationRequest]:
     return [GenerationRequest(f"q{i}", prompt, params) for i, prompt in enumerate(PROMPTS)]
 
 
+@pytest.mark.slow
 def test_each_step_can_be_logged_and_the_last_line_counts_every_token(
     tiny_model_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -42,6 +43,7 @@ def test_each_step_can_be_logged_and_the_last_line_counts_every_token(
     assert finished[-1] == sum(r.finish_reasons == ["stop"] for r in results)
 
 
+@pytest.mark.slow
 def test_a_quick_batch_logs_nothing_and_the_option_is_checked(
     tiny_backend: Any, tiny_model_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
