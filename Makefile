@@ -7,7 +7,7 @@ PIP := $(BIN)/pip install -q -c constraints.txt
 VLLM_VENV ?= .venv-vllm
 VLLM_TEST_ENV := VLLM_CPU_KVCACHE_SPACE=1 VLLM_ENABLE_V1_MULTIPROCESSING=0
 
-.PHONY: setup setup-vllm demo report test test-vllm lint check clean
+.PHONY: setup setup-vllm demo report test test-fast test-vllm lint check clean
 
 setup: $(VENV)/.installed
 
@@ -36,6 +36,11 @@ test: setup
 	$(BIN)/python -m pytest -q
 	@if [ -x $(VLLM_VENV)/bin/python ]; then $(MAKE) --no-print-directory test-vllm; \
 	else echo "make test: no $(VLLM_VENV), so the vLLM engine tests did not run (make setup-vllm creates it)"; fi
+
+# The fast lane while working: every test not marked slow (those take over ~3 s under load: real models, servers,
+# browsers, fuzzing, subprocess-heavy CLI walks). Under 2 minutes on an idle 2-core machine; `make test` runs all.
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
 
 # The import first: where `import vllm` fails, the tests would skip, and CI would pass without them.
 test-vllm: setup-vllm

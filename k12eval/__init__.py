@@ -16,8 +16,10 @@ if (_problem := foreign_package()) is not None:  # before anything imports kg, r
 
 __all__ = [
     "__version__",
+    "calibrate",
     "load_bank",
     "load_runs",
+    "meta_eval",
     "node_table",
     "question_table",
     "report",
@@ -27,7 +29,18 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from k12eval.api import load_bank, load_runs, node_table, question_table, report, run, sample_bank, score
+    from k12eval.api import (
+        calibrate,
+        load_bank,
+        load_runs,
+        meta_eval,
+        node_table,
+        question_table,
+        report,
+        run,
+        sample_bank,
+        score,
+    )
 
 
 def __getattr__(name: str) -> Any:

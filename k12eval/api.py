@@ -28,6 +28,11 @@ if TYPE_CHECKING:
     from runners.options import RunOptions
     from runners.run import RunSummary
 
+from k12eval.meta_jobs import MetaEvalResult as MetaEvalResult
+from k12eval.meta_jobs import calibrate as calibrate
+from k12eval.meta_jobs import meta_eval as meta_eval
+from k12eval.meta_jobs import meta_eval_lodo as meta_eval_lodo
+
 PathLike = str | Path
 SCORE_BATCH_SIZE = 256
 """Texts or NLI pairs a score job hands a model per call (``score --batch-size``): enough for a GPU's whole
@@ -85,7 +90,8 @@ def run(
     """Answer the questions of ``data`` with ``model`` into the run folder ``out`` (resumable, like ``k12eval run``).
 
     ``backend`` is a name (``transformers``, ``vllm``, ``openai``, ``replay`` or one an installed
-    package registers, see docs/python.md) or a backend object you built. ``subjects`` and
+    package registers, see docs/python.md) or a backend object you built (of a
+    :class:`runners.backends.Backend` subclass). ``subjects`` and
     ``types`` take a list or a comma list. Other keywords are :class:`~runners.options.RunOptions`
     fields (``mode``, ``limit``, ``max_tokens``, ``batch_size``...).
     """
@@ -117,8 +123,12 @@ def run_options(
     """
     from k12eval.banks import resolve_data
     from k12eval.models import backend_model
+    from kg.errors import SettingError
+    from runners.backends import check_backend_class
     from runners.options import RunOptions
 
+    if not isinstance(backend, str) and (problem := check_backend_class(type(backend))) is not None:
+        raise SettingError("backend", type(backend).__name__, problem)
     given = {"backend": backend} if isinstance(backend, str) else {"backend": backend.name, "backend_instance": backend}
     if resolve_model and isinstance(backend, str):
         given["model_path"] = backend_model(model, backend)

@@ -68,3 +68,19 @@ class OtherRunError(InputError):
     def __init__(self, message: str, path: Path) -> None:
         super().__init__(message)
         self.path = path
+
+
+class SettingError(InputError):
+    """A setting the caller gave has a value that cannot be used.
+
+    ``setting`` is the setting's name in the Python API (``nli``, ``judge``, ``prm_backend``); the text
+    says what is wrong without naming any command-line option, so that each edge words it in its own
+    terms: the command line puts its flag where the API's text has the setting's name.
+    """
+
+    def __init__(self, setting: str, value: object, problem: str) -> None:
+        """``value``: the value at fault, ``None`` when the problem is the setting's values together."""
+        super().__init__(one_line(f"{setting}{'' if value is None else f' {value!r}'}: {problem}"))
+        self.setting = setting
+        self.value = value
+        self.detail = problem

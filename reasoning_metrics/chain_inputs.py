@@ -17,6 +17,7 @@ import numpy as np
 from reasoning_metrics import batching
 from reasoning_metrics import functional as F
 from reasoning_metrics.cache import ArrayCache
+from reasoning_metrics.reasons import reason
 
 TOKEN_CHAINS_AT_ONCE = 32
 """Token embeddings are large: they are computed for this many chains at a time."""
@@ -130,7 +131,7 @@ def fill_contradictions(
             matrix = contradiction[start : start + len(c.hypothesis) * width].reshape(len(c.hypothesis), width)
             unread = int(np.isnan(matrix).sum())
             if unread:
-                c.missing[name] = f"the NLI model gave no answer for {unread} of {matrix.size} pairs"
+                c.missing[name] = reason("nli_unanswered", unread, matrix.size)
             else:
                 c.inputs[name] = matrix
 
@@ -145,7 +146,7 @@ def fill_perplexities(
     for c, (steps, whole) in zip(chains, plans, strict=True):
         for name, rows in (("ppl_steps", ppl[steps]), ("ppl_chain", ppl[whole])):
             if not np.isfinite(rows[:, 0]).all() or (rows[:, 1] <= 0).any():
-                c.missing[name] = "the language model found no tokens in a step"
+                c.missing[name] = reason("lm_no_tokens")
             else:
                 c.inputs[name] = rows if name == "ppl_steps" else float(rows[0, 0])
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Literal
 
+from kg import plugins
 from reasoning_metrics import functional as F
 
 Input = Literal[
@@ -52,6 +54,10 @@ REFERENCE_INPUTS = frozenset({"sim_hr", "sim_rs", "chain_hr"})
 SOURCE_INPUTS = frozenset({"sim_hs", "sim_rs", "chain_hs", "token_align_hs", "contra_hs"})
 
 
+Scale = Literal["similarity", "hallucination"]
+StepPart = Literal["alignment", "repetition", "source_contradiction", "earlier_contradiction"]
+
+
 @dataclass(frozen=True)
 class Metric:
     """One score: how to compute it from a chain's inputs and how to read it."""
@@ -68,6 +74,13 @@ class Metric:
     description: str
     labels: dict[str, str] = field(default_factory=dict, hash=False)
     """The score's title by language (``zh``, ``en``): what the report and the page call it."""
+    scale: Scale | None = None
+    """The formula of its calibrated reading beside the raw value (:mod:`reasoning_metrics.scales`), if it has one:
+    ``similarity`` for a mean or minimum of best matches, ``hallucination`` for its product of two."""
+    step_part: StepPart | None = None
+    """Its share at each step, for the detectors' ROSCOE baseline (meta-eval's ``roscoe.<name>``): a
+    reference-free score an encoder (and an NLI model) gives has one (``StepDetail``'s ``alignment``,
+    ``repetition``, ``source_contradiction`` or ``earlier_contradiction``); ``None``: not in the baseline."""
 
     @property
     def needs_reference(self) -> bool:
@@ -91,8 +104,10 @@ def _m(
     zh: str,
     en: str | None = None,
     direction: Literal["higher", "lower"] = "higher",
+    scale: Scale | None = None,
+    step_part: StepPart | None = None,
 ) -> Metric:
-    return Metric(name, fn, inputs, direction, paper, key, text, {"zh": zh, "en": en or paper})
+    return Metric(name, fn, inputs, direction, paper, key, text, {"zh": zh, "en": en or paper}, scale, step_part)
 
 
 METRICS: dict[str, Metric] = {
@@ -106,6 +121,8 @@ METRICS: dict[str, Metric] = {
             "faithfulness",
             "How well steps rest on the question: mean best similarity of a step to a source sentence.",
             zh="忠实度（步骤）",
+            scale="similarity",
+            step_part="alignment",
         ),
         _m(
             "faithfulness_token",
@@ -124,6 +141,7 @@ METRICS: dict[str, Metric] = {
             "informativeness_step",
             "How much of the question the chain uses and how much of the chain comes from the question.",
             zh="信息量（步骤）",
+            step_part="alignment",
         ),
         _m(
             "info_chain",
@@ -133,6 +151,7 @@ METRICS: dict[str, Metric] = {
             "informativeness_chain",
             "Similarity of the whole chain to the whole question (range 0.5-1).",
             zh="信息量（链）",
+            step_part="alignment",
         ),
         _m(
             "repetition_token",
@@ -151,6 +170,7 @@ METRICS: dict[str, Metric] = {
             "repetition_step",
             "(1 - similarity of the two most similar steps) / 2 (range 0-0.5; 1 for a 1-step chain).",
             zh="不重复（步骤）",
+            step_part="repetition",
         ),
         _m(
             "source_consistency",
@@ -160,6 +180,7 @@ METRICS: dict[str, Metric] = {
             "discourse_representation",
             "1 - the largest probability that a step contradicts a source sentence.",
             zh="与题目一致",
+            step_part="source_contradiction",
         ),
         _m(
             "source_contradiction_max",
@@ -180,6 +201,7 @@ METRICS: dict[str, Metric] = {
             "coherence_step_vs_step",
             "1 - the largest probability that a step contradicts another step.",
             zh="自洽",
+            step_part="earlier_contradiction",
         ),
         _m(
             "reasoning_alignment",
@@ -189,6 +211,7 @@ METRICS: dict[str, Metric] = {
             "reasoning_alignment",
             "Mean best similarity of a step to a reference step.",
             zh="与解析对齐",
+            scale="similarity",
         ),
         _m(
             "hallucination",
@@ -198,6 +221,7 @@ METRICS: dict[str, Metric] = {
             "external_hallucination",
             "1 - how far the least grounded step is from both the reference and the question.",
             zh="无幻觉",
+            scale="hallucination",
         ),
         _m(
             "redundancy",
@@ -207,6 +231,7 @@ METRICS: dict[str, Metric] = {
             "redundancy",
             "Best reference similarity of the step least like any reference step.",
             zh="无冗余",
+            scale="similarity",
         ),
         _m(
             "commonsense",
@@ -225,6 +250,7 @@ METRICS: dict[str, Metric] = {
             "missing_step",
             "Best chain similarity of the reference step least covered by the chain.",
             zh="无缺步",
+            scale="similarity",
         ),
         _m(
             "semantic_coverage_step",
@@ -302,6 +328,41 @@ DEFAULT_METRICS: tuple[str, ...] = (
 )
 """The five scores of the CK12 paper's Table 2, Source-Consistency both ways."""
 
+METRIC_GROUP = plugins.METRIC_GROUP
+"""Entry-point group of the metrics other packages provide (``name = "package.module:RECORD"``, a :class:`Metric`
+whose ``name`` is the entry point's): read for a name :data:`METRICS` does not have (:func:`find_metric`), and
+by ``all``."""
+
+
+def plugin_metrics() -> list[str]:
+    """The names of the installed packages' metrics (``k12eval.metrics`` entry points), sorted; none loaded."""
+    return plugins.installed(METRIC_GROUP, METRICS)
+
+
+def find_metric(name: str) -> Metric | None:
+    """The metric ``name``: built in, or an installed package's (loaded now and checked), else ``None``."""
+    if name in METRICS:
+        return METRICS[name]
+    return _plugin_metric(name)
+
+
+@cache
+def _plugin_metric(name: str) -> Metric | None:
+    from kg.errors import InputError
+
+    entry = plugins.find(METRIC_GROUP, name)
+    if entry is None:
+        return None
+    metric = plugins.load(entry, "metric")
+    what = f"metric {name!r} ({plugins.where(entry)})"
+    if not isinstance(metric, Metric) or metric.name != name:
+        raise InputError(f"{what} is not a reasoning_metrics.metric_table.Metric named {name!r}")
+    unknown = [i for i in metric.inputs if i not in INPUT_MODEL]
+    if unknown or not {"zh", "en"} <= set(metric.labels) or metric.direction not in ("higher", "lower"):
+        raise InputError(f"{what} needs inputs {', '.join(INPUT_MODEL)}, labels zh and en, a direction")
+    return metric
+
+
 _ALIASES = {
     alias.lower().replace("-", "_").replace(" ", "_"): m.name
     for m in METRICS.values()
@@ -324,13 +385,16 @@ def resolve(names: Iterable[str] | None) -> list[Metric]:
     for raw in names:
         key = raw.strip().lower().replace("-", "_").replace(" ", "_")
         if key == "all":
-            chosen.extend(METRICS)
+            chosen.extend([*METRICS, *plugin_metrics()])
         elif key == "default":
             chosen.extend(DEFAULT_METRICS)
         elif key in _ALIASES:
             chosen.append(_ALIASES[key])
+        elif key and find_metric(key) is not None:
+            chosen.append(key)
         elif key:
             unknown.append(raw)
     if unknown:
-        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}, default or all")
-    return [METRICS[n] for n in dict.fromkeys(chosen)]
+        known = ", ".join([*METRICS, *plugin_metrics()])
+        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {known}, default or all")
+    return [metric for n in dict.fromkeys(chosen) if (metric := find_metric(n)) is not None]

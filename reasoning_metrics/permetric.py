@@ -151,7 +151,7 @@ def plans(metrics: Sequence[Metric], slots: ModelSlots, assigned: Assigned) -> l
         groups.setdefault(key, (own, []))[1].append(metric)
     out = []
     for key, (own, members) in sorted(groups.items(), key=lambda item: bool(item[0])):
-        plan_slots = slots.overridden(own, _flag(members, {m.name for m in metrics})) if key else slots
+        plan_slots = slots.overridden(own, _setting_key(members, {m.name for m in metrics})) if key else slots
         out.append(MetricPlan(members, plan_slots, bool(key)))
     return out
 
@@ -218,9 +218,9 @@ def _identity(arg: ModelArg) -> Any:
     return ("adapter", id(arg))
 
 
-def _flag(members: list[Metric], chosen: set[str]) -> str:
-    """The ``--model-for`` key to name in a warning about these metrics' encoder: the metric if there is
+def _setting_key(members: list[Metric], chosen: set[str]) -> str:
+    """The ``metric_models`` key to name in a warning about these metrics' encoder: the metric if there is
     one, their group if they are all of it that is computed, else the first of them."""
     names = {m.name for m in members}
     group = next((g for g, ms in GROUPS.items() if len(names) > 1 and names == set(ms) & chosen), None)
-    return f"--model-for {group or members[0].name}="
+    return group or members[0].name

@@ -25,6 +25,7 @@ from reasoning_metrics.combine.apply import combine_one, fingerprint
 from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.guard import SCORE_BUDGET_S
 from reasoning_metrics.permetric import ScorePlan, score_plan
+from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.score_store import SCORES_FILE as SCORES_FILE
 from reasoning_metrics.score_store import ScoreConfig, append_scores, make_config, open_scores
@@ -340,8 +341,5 @@ def _config(config: ScoreConfig, slots: ModelSlots, detectors: bool, extra_roles
 def _detector_nli(loaded: dict[str, Any]) -> dict[str, Any]:
     """Language -> the NLI model the detectors use, or why there is none."""
     if "nli" not in loaded:
-        return {
-            lg: "no NLI model: none of the chosen metrics needs one and none was given (pass --nli)"
-            for lg in ("en", "zh")
-        }
-    return {lg: f"no NLI model for {lg} text" if m == "none" else m for lg, m in loaded["nli"].items()}
+        return {lg: reason("nli_not_needed") for lg in ("en", "zh")}
+    return {lg: reason("no_model", "nli", lg) if m == "none" else m for lg, m in loaded["nli"].items()}

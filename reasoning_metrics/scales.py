@@ -20,18 +20,15 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+
+from reasoning_metrics.metric_table import METRICS, Scale
 
 SCALES_FILE = Path(__file__).with_name("encoder_scales.json")
 
-SCALED: dict[str, Literal["similarity", "hallucination"]] = {
-    "faithfulness_step": "similarity",
-    "reasoning_alignment": "similarity",
-    "redundancy": "similarity",
-    "missing_step": "similarity",
-    "hallucination": "hallucination",
-}
-"""The metrics with a calibrated reading, and which formula gives it."""
+SCALED: dict[str, Scale] = {m.name: m.scale for m in METRICS.values() if m.scale is not None}
+"""The metrics with a calibrated reading, and which formula gives it: read from their records
+(:attr:`reasoning_metrics.metric_table.Metric.scale`)."""
 
 SCALE_NAME = "above-unrelated"
 SCALE = {

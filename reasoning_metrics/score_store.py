@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from kg.errors import InputError, OtherRunError, Problem
 from reasoning_metrics.combine.verdict import CombinedVerdict
-from reasoning_metrics.metric_table import METRICS, Metric
+from reasoning_metrics.metric_table import Metric, find_metric
 from reasoning_metrics.permetric import Assigned, base_roles, job_calibration, plans
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.slots import ModelSlots
@@ -93,9 +93,9 @@ class ScoreConfig(BaseModel):
     def _each_metric_its_models(self) -> ScoreConfig:
         if not self.metric_models:  # an older header: every metric used its roles' models
             self.metric_models = {
-                name: {role: self.models.get(role, {}) for role in sorted(METRICS[name].models)}
+                name: {role: self.models.get(role, {}) for role in sorted(metric.models)}
                 for name in self.metrics
-                if name in METRICS
+                if (metric := find_metric(name)) is not None
             }
         return self
 

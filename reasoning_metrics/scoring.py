@@ -24,8 +24,9 @@ from reasoning_metrics.permetric import (
     plans,
     score_plan,
 )
+from reasoning_metrics.reasons import code_of, reason, worded
 from reasoning_metrics.records import Chain, ChainScores
-from reasoning_metrics.slots import LOAD_FAILED, ModelArg, ModelSlots
+from reasoning_metrics.slots import ModelArg, ModelSlots
 from reasoning_metrics.split import split_reference, split_steps
 from reasoning_metrics.step_detail import StepThresholds, step_details
 
@@ -268,9 +269,9 @@ def _load_role(slots: ModelSlots, role: str, languages: Sequence[str]) -> dict[s
     """``{lang: model}`` for ``role``, ``"none"`` where there is none; a model that fails to load is an error."""
     found: dict[str, Any] = {}
     for language in languages:
-        model, reason = slots.get(role, language)
-        if reason and reason.startswith(LOAD_FAILED):
-            raise InputError(f"{reason} (choose another, or 'none' to score without it)")
+        model, why = slots.get(role, language)
+        if why and code_of(why) == "not_loaded":
+            raise InputError(f"{worded(why)} (choose another, or 'none' to score without it)")
         found[language] = model if model is not None else "none"
     return found
 
@@ -319,9 +320,9 @@ def _compute_inputs(
         for chain in chains:
             if not chain.hypothesis:
                 continue
-            model, reason = slots.get(role, chain.lang)
+            model, why = slots.get(role, chain.lang)
             if model is None:
-                chain.missing[role] = reason or f"no {role} model"
+                chain.missing[role] = why or reason("not_given", role)
                 continue
             groups.setdefault(id(model), (model, []))[1].append(chain)
         for model, members in groups.values():
@@ -382,17 +383,17 @@ def _assemble(
 
 
 def _why_unavailable(p: Prepared, metric: Metric) -> str | None:
-    """Why ``metric`` has no value for the chain, or ``None`` if it can be computed."""
+    """Why ``metric`` has no value for the chain (a reason code), or ``None`` if it can be computed."""
     if not p.hypothesis:
-        return "the chain has no steps"
+        return reason("no_steps")
     if any(i in REFERENCE_INPUTS for i in metric.inputs):
         if p.reference is None:
-            return "no reference chain given"
+            return reason("no_reference")
         if not p.reference:
-            return "the reference has no steps"
+            return reason("reference_no_steps")
     if any(i in SOURCE_INPUTS for i in metric.inputs) and not p.source:
         # The reference averages an empty alignment to 0.0 here (and fails on max()); no number is better.
-        return "the source has no sentences"
+        return reason("source_no_sentences")
     for i in metric.inputs:
         role = INPUT_MODEL[i]
         if role in p.missing:

@@ -14,15 +14,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from reasoning_metrics.models import DEFAULT_MODELS, ROLES, load_model
+from reasoning_metrics.models.languages import EnglishOnlyEncoderWarning as EnglishOnlyEncoderWarning
 from reasoning_metrics.models.languages import english_only_warning
-
-LOAD_FAILED = "could not load"
-"""How the reason of a model that failed to load begins."""
-
-
-class EnglishOnlyEncoderWarning(UserWarning):
-    """An English-only sentence encoder was asked to score Chinese chains."""
-
+from reasoning_metrics.reasons import reason
 
 ModelArg = Any
 """An adapter, a spec string, a ``{lang: adapter | spec}`` mapping, or ``None`` (the default)."""
@@ -35,14 +29,15 @@ class ModelSlots:
         self,
         resolve: Callable[[str], str] | None = None,
         *,
-        encoder_flag: str = "--embedder",
+        metric_key: str | None = None,
         name_loaded: bool = False,
         **given: ModelArg,
     ) -> None:
         """``given``: a :data:`ModelArg` per role. ``resolve`` turns a spec string into what
         :func:`~reasoning_metrics.models.load_model` takes (the command line's catalogue names into
         folders) just before it is loaded; an error it raises becomes the role's reason.
-        ``encoder_flag``: the option the English-only encoder warning tells the user to change.
+        ``metric_key``: the ``metric_models`` key (a metric or group) whose own models these are, named by the
+        English-only encoder warning as the setting to change; ``None``: the roles' models.
         ``name_loaded``: once a spec's model is loaded, :meth:`name` gives the loaded model's own name (what a
         job's records say computed them), as the adapter object given in its place would; a job's header,
         written before anything is loaded, names what was asked."""
@@ -51,16 +46,16 @@ class ModelSlots:
             raise ValueError(f"unknown model role(s) {sorted(unknown)}; one of {', '.join(ROLES)}")
         self._given = given
         self._resolve = resolve or (lambda spec: spec)
-        self._encoder_flag = encoder_flag
+        self._metric_key = metric_key
         self._name_loaded = name_loaded
         self._loaded: dict[tuple[str, str], tuple[Any, str | None]] = {}
         self._warned: set[str] = set()
 
-    def overridden(self, overrides: Mapping[str, ModelArg], encoder_flag: str) -> ModelSlots:
-        """These slots with some roles given other models (one metric's own); the loaded models are
-        shared, so a model two metrics use is loaded once."""
+    def overridden(self, overrides: Mapping[str, ModelArg], metric_key: str) -> ModelSlots:
+        """These slots with some roles given other models (the own models of ``metric_key``, a metric or
+        group); the loaded models are shared, so a model two metrics use is loaded once."""
         given = {**self._given, **overrides}
-        other = ModelSlots(self._resolve, encoder_flag=encoder_flag, name_loaded=self._name_loaded, **given)
+        other = ModelSlots(self._resolve, metric_key=metric_key, name_loaded=self._name_loaded, **given)
         other._loaded, other._warned = self._loaded, self._warned
         return other
 
@@ -89,26 +84,28 @@ class ModelSlots:
         return spec if spec is None or isinstance(spec, str) else model_name(spec)
 
     def get(self, role: str, lang: str) -> tuple[Any, str | None]:
-        """``(model, None)``, or ``(None, reason)`` when there is no model for ``role`` in ``lang``.
+        """``(model, None)``, or ``(None, reason)`` when there is no model for ``role`` in ``lang`` (a reason code,
+        :mod:`reasoning_metrics.reasons`: ``no_model`` or ``not_loaded``).
 
         An English-only encoder for Chinese chains (:mod:`reasoning_metrics.models.languages`) is
-        loaded as asked, with an :class:`EnglishOnlyEncoderWarning` naming the flag to change."""
+        loaded as asked, with an :class:`EnglishOnlyEncoderWarning` naming the setting that chose it."""
         spec = self.spec(role, lang)
         if spec is None:
-            return None, f"no {role} model for {lang} text (pass one)"
+            return None, reason("no_model", role, lang)
         if not isinstance(spec, str):
             return spec, None
         key = (role, spec)
         if role == "encoder" and lang == "zh" and spec not in self._warned:
             self._warned.add(spec)
-            message = english_only_warning(spec, self._encoder_flag)
-            if message:  # loud, but not fatal: a user may mean it (to compare with the English paper setup)
-                warnings.warn(message, EnglishOnlyEncoderWarning, stacklevel=2)
+            setting = "encoder" if self._metric_key is None else "metric_models"
+            warning = english_only_warning(spec, setting, self._metric_key)
+            if warning:  # loud, but not fatal: a user may mean it (to compare with the English paper setup)
+                warnings.warn(warning, stacklevel=2)
         if key not in self._loaded:
             try:
                 self._loaded[key] = (load_model(role, self._resolve(spec)), None)
             except Exception as exc:  # any loading failure (missing files, no network...) becomes the reason
-                self._loaded[key] = (None, f"{LOAD_FAILED} {role} model {spec!r}: {_first_line(exc)}")
+                self._loaded[key] = (None, reason("not_loaded", role, spec, _first_line(exc)))
         return self._loaded[key]
 
 

@@ -20,7 +20,6 @@ import pandas as pd
 
 from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
-from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.scales import SCALE
 from reports.aggregate import ROOT, weakest_points
 from reports.latex_text import simplify_latex
@@ -32,24 +31,21 @@ from runners.records import RunRecord
 
 STATUS_CODES = {"ok": 0, "unparsed": 1, "failed": 2, "skipped": 3}
 
-METRIC_ZH: dict[str, str] = {name: metric.labels["zh"] for name, metric in METRICS.items()}
-"""Chinese display names of the registry's scores (:data:`reasoning_metrics.metric_table.METRICS`)."""
-
 
 def metric_entry(key: str) -> dict[str, Any]:
     """How the page names a score key (registry name or ROSCOE key) and which way is better.
 
     Titles carry an arrow for the direction; unknown keys show as they are, direction unknown.
     """
-    from reasoning_metrics.metric_table import METRICS, resolve
+    from reasoning_metrics.metric_table import find_metric, resolve
 
     try:
-        metric = METRICS.get(key) or resolve([key])[0]
+        metric = find_metric(key) or resolve([key])[0]
     except ValueError:
         return {"key": key, "zh": key, "en": key, "better": None}
     arrow = "↑" if metric.direction == "higher" else "↓"
-    english = "Source-Contradiction-Max" if metric.name == "source_contradiction_max" else metric.paper_name
-    zh = METRIC_ZH.get(metric.name, english)
+    english = metric.labels.get("en", metric.paper_name)
+    zh = metric.labels.get("zh", english)
     return {"key": key, "zh": f"{zh} {arrow}", "en": f"{english} {arrow}", "better": metric.direction}
 
 
@@ -170,17 +166,18 @@ def _findings(findings: tuple[Finding, ...]) -> list[dict[str, Any]]:
 
 def labels(answers: dict[str, Any]) -> dict[str, Any]:
     """What the page calls flags and findings in each language, the severity at which a finding marks its
-    step, and the Chinese line of every reason why a score or detector has no value in ``answers``.
+    step, and every reason why a score or detector has no value in ``answers`` in both languages (the records
+    carry reason codes; their words are the page's).
 
     Taken from where each is defined (:data:`reasoning_metrics.records.FLAG_NAMES`,
     :data:`reasoning_metrics.verify.flags.FLAG_NAMES`, :data:`reasoning_metrics.verify.aggregate_rule.FLAG_THRESHOLD`,
-    :func:`reasoning_metrics.reasons.reason_zh`), so the page holds no copy of them.
+    :func:`reasoning_metrics.reasons.worded`), so the page holds no copy of them.
     """
-    from reasoning_metrics.reasons import reason_zh
+    from reasoning_metrics.reasons import worded
     from reasoning_metrics.records import FLAG_NAMES as STEP_FLAGS
     from reasoning_metrics.verify.aggregate_rule import FLAG_THRESHOLD
     from reasoning_metrics.verify.flags import FLAG_NAMES as FINDINGS
-    from reasoning_metrics.verify.registry import DETECTOR_NAMES
+    from reasoning_metrics.verify.registry import DETECTORS
 
     why = {
         reason
@@ -193,10 +190,10 @@ def labels(answers: dict[str, Any]) -> dict[str, Any]:
     return {
         "metrics": {key: metric_entry(key) for key in sorted(not_computed)},
         "flags": {name: list(pair) for name, pair in STEP_FLAGS.items()},
-        "detectors": {name: list(pair) for name, pair in DETECTOR_NAMES.items()},
+        "detectors": {name: [d.labels.zh, d.labels.en] for name, d in DETECTORS.items()},
         "findings": {str(kind): list(pair) for kind, pair in FINDINGS.items()},
         "suspect_at": FLAG_THRESHOLD,
-        "reasons": {reason: zh for reason in sorted(why) if (zh := reason_zh(reason)) is not None},
+        "reasons": {reason: {"en": worded(reason) or reason, "zh": worded(reason, "zh")} for reason in sorted(why)},
     }
 
 

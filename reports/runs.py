@@ -29,14 +29,17 @@ _CHOICE = (QuestionType.SINGLE, QuestionType.MULTIPLE)
 
 
 class Note(str):
-    """A warning for the user (the English text, as the command line prints it) with its Chinese line
-    ``zh`` for the Chinese page."""
+    """A warning for the user (its English text) with its Chinese line ``zh`` for the Chinese page, and the
+    ``setting`` that would answer it (``data``: the run's question bank), which the command line names by its
+    flag; the text names no option."""
 
     zh: str
+    setting: str | None
 
-    def __new__(cls, text: str, zh: str) -> Note:
+    def __new__(cls, text: str, zh: str, setting: str | None = None) -> Note:
         note = super().__new__(cls, text)
         note.zh = zh
+        note.setting = setting
         return note
 
 
@@ -126,10 +129,11 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
         path = locate_bank(run.dir, run.header, data)
         if path is None:
             where = run.header.data.get("path") or "(none in run.json)"
-            zh = f"{run.dir}：找不到题库 {where}，无法显示题干和解析；请用 --data 指定题库"
-            warnings.append(
-                Note(f"{run.dir}: question bank {where} not found; pass --data PATH to show stems and analyses", zh)
+            zh = f"{run.dir}：找不到题库 {where}，无法显示题干和解析；请指定这次运行的题库"
+            text = (
+                f"{run.dir}: question bank {where} not found; give the run's question bank to show stems and analyses"
             )
+            warnings.append(Note(text, zh, setting="data"))
             run.questions = {r.question_id: question_from_record(r) for r in run.records}
             run.scope = list(run.questions.values())
             continue

@@ -205,8 +205,8 @@ def _table2(frame: pd.DataFrame, select: str) -> pd.DataFrame:
     from reports.tables import cot_step_scores
 
     table = cot_step_scores(frame)
-    table.attrs["caption"] = f"Questions: {select} (--select)."
-    table.attrs["caption_zh"] = f"题目范围：{SELECTIONS_ZH.get(select, select)}（--select）。"
+    table.attrs["caption"] = f"Questions: {select}."
+    table.attrs["caption_zh"] = f"题目范围：{SELECTIONS_ZH.get(select, select)}。"
     return table
 
 

@@ -114,8 +114,8 @@ def _server_batch(asked: BatchSize, concurrency: Any) -> tuple[int, dict[str, An
         return size, {"asked": "auto", "questions_per_call": size, "concurrency": concurrency, "why": why}
     if asked < concurrency:
         log.warning(
-            "--batch-size %d asks %d questions per call: at most %d of -B concurrency=%d requests are in flight; "
-            "leave --batch-size auto or raise it to %d",
+            "a batch size of %d asks %d questions per call: at most %d of the backend's %d concurrent requests are "
+            "in flight; leave the batch size auto or raise it to %d",
             asked,
             asked,
             asked,

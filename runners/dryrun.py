@@ -2,7 +2,8 @@
 
 The prompts are built by :func:`runners.answering.build_prompt`, the rule a run uses. Two things a
 run learns from its model are given instead: whether it takes chat messages (``--chat`` /
-``--base``; otherwise chat for the ``openai`` backend, text for the others) and how the few-shot
+``--base``; otherwise what its backend's class says, :attr:`runners.backends.base.Backend.is_chat`: chat for
+``openai``, text for the others) and how the few-shot
 budget is counted (in characters, with no tokenizer loaded).
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from kg.errors import InputError
 from runners.answering import build_prompt
+from runners.backends import Backend, backend_class
 from runners.options import RunOptions, check_options
 from runners.protocol import exemplar_pool, with_protocol_defaults
 from runners.run import check_templates, select_questions
@@ -55,10 +57,16 @@ def dry_run(options: RunOptions) -> DryRun:
         raise InputError(f"{options.data}: no question matches the filters")
     options = replace(options, split=data["split"])  # the split shown: exemplars never come from it
     check_templates(options, questions)
-    chat = options.chat if options.chat is not None else options.backend == "openai"
+    chat = options.chat if options.chat is not None else _backend_type(options).is_chat
     pool = exemplar_pool(options)
     prompts = [DryPrompt(q.id, q.type.value, build_prompt(q, options, pool, len, chat)[1]) for q in questions]
     return DryRun(prompts, chat, pool is not None, options)
+
+
+def _backend_type(options: RunOptions) -> type[Backend]:
+    """The class of the run's backend (its chat-ness before a model is loaded: :attr:`Backend.is_chat`)."""
+    instance = options.backend_instance
+    return backend_class(options.backend) if instance is None else type(instance)
 
 
 def terminal_safe(text: str) -> str:

@@ -32,7 +32,7 @@ from dataclasses import replace
 from typing import Any
 
 from kg.errors import InputError
-from runners.backends.base import SamplingParams
+from runners.backends.base import Backend, SamplingParams
 
 OPTION = "--gen-kwargs"
 ALIASES = {"max_gen_toks": "max_tokens", "max_new_tokens": "max_tokens", "until": "stop"}
@@ -141,13 +141,12 @@ def sampling_record(params: SamplingParams, kwargs: dict[str, Any]) -> dict[str,
     return record
 
 
-def check_supported(params: SamplingParams, backend: Any) -> None:
+def check_supported(params: SamplingParams, backend: Backend) -> None:
     """Refuse settings the backend cannot honour (its ``unsupported_sampling``) before any request."""
-    unsupported = sorted(getattr(backend, "unsupported_sampling", frozenset()))
-    refused = [key for key in unsupported if getattr(params, key, None) is not None]
+    refused = [key for key in sorted(backend.unsupported_sampling) if getattr(params, key, None) is not None]
     if refused:
         raise InputError(
-            f"{OPTION} {', '.join(refused)}: the {getattr(backend, 'name', 'chosen')} backend cannot apply "
+            f"{OPTION} {', '.join(refused)}: the {backend.name} backend cannot apply "
             f"{'it' if len(refused) == 1 else 'them'} (it would answer as if not asked); drop "
             f"{'it' if len(refused) == 1 else 'them'} or use a backend that can (openai, vllm)"
         )

@@ -27,6 +27,7 @@ from kg.errors import InputError
 from kg.records import Question, QuestionType
 from runners.answering import GENERATING, Answerer
 from runners.backends import streams
+from runners.backends.base import Backend
 from runners.backends.harness_verdicts import Grader
 from runners.bank import bank_fingerprint, in_scope, load_bank
 from runners.batch_plan import backend_batch
@@ -510,12 +511,12 @@ def _answer_batches(
             progress(summary.resumed + summary.new, total, summary.new / elapsed if elapsed else 0.0)
 
 
-def _weights(options: RunOptions, backend: Any) -> dict[str, Any] | None:
+def _weights(options: RunOptions, backend: Backend) -> dict[str, Any] | None:
     """The revision and weights' sha256 of a model loaded here (:mod:`runners.model_files`); ``None`` for a
     server's model or a replay."""
     from runners.model_files import describe_model
 
-    if getattr(backend, "server_side_model", False):  # the class attribute every backend may declare
+    if backend.server_side_model:
         return None
     gguf = options.backend_options.get("gguf_file")
     return describe_model(options.model_path or options.model, gguf if isinstance(gguf, str) else None)
@@ -527,7 +528,7 @@ def _check_weights(kept: RunHeader, now: RunHeader) -> None:
     if before and after and before != after:
         log.warning(
             "the weights of %s changed since the run started (sha256 %s... then, %s... now): the run's answers come "
-            "from two models; start a new --out to compare them",
+            "from two models; answer into a new run folder to compare them",
             now.model,
             before[:12],
             after[:12],

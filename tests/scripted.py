@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from runners.backends.base import GenerationRequest, GenerationResult, LoglikelihoodRequest, LoglikelihoodResult
+from runners.backends.base import (
+    Backend,
+    GenerationRequest,
+    GenerationResult,
+    LoglikelihoodRequest,
+    LoglikelihoodResult,
+)
 
 Answer = str | Callable[[GenerationRequest], str | None]
 """A fixed reply, or a function of the request; ``None`` from it fails the request ("backend down")."""
@@ -21,7 +27,7 @@ def prompt_text(request: GenerationRequest | LoglikelihoodRequest) -> str:
     return prompt if isinstance(prompt, str) else str(prompt[-1]["content"])
 
 
-class ScriptedBackend:
+class ScriptedBackend(Backend):
     """A backend whose replies come from ``answer`` and whose log-likelihoods come from ``score``."""
 
     name = "scripted"

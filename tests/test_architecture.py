@@ -33,10 +33,11 @@ METRIC_FLOORS: tuple[tuple[str, ...], ...] = (
         "reasoning_metrics.guard",
         "reasoning_metrics.scales",
         "reasoning_metrics.step_thresholds",
+        "reasoning_metrics.reasons",
     ),
     ("reasoning_metrics.models", "reasoning_metrics.slots", "reasoning_metrics.permetric"),
     ("reasoning_metrics.scoring", "reasoning_metrics.chain_inputs"),
-    ("reasoning_metrics.verify", "reasoning_metrics.reasons"),
+    ("reasoning_metrics.verify",),
     ("reasoning_metrics.combine",),
     ("reasoning_metrics.run_scoring", "reasoning_metrics.score_store"),
     ("reasoning_metrics.metaeval", "reasoning_metrics.diagnostics"),
@@ -46,7 +47,7 @@ sentence splitter, the records) < model adapters < scoring < detectors (verify) 
 the score job (runs, store) < meta-evaluation and the diagnostic sets. A module sits on the floor of the
 longest prefix named here; it imports from its floor and the ones below."""
 
-LIBRARY_FACES = ("k12eval.api", "k12eval.models", "k12eval.banks")
+LIBRARY_FACES = ("k12eval.api", "k12eval.meta_jobs", "k12eval.models", "k12eval.banks")
 """The library parts of ``k12eval``: they may be called without the CLI, so they never import it."""
 
 

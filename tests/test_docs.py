@@ -9,6 +9,7 @@ from types import ModuleType
 
 import pytest
 
+from runners.backends import BACKENDS
 from tests.conftest import REPO
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -68,7 +69,7 @@ def test_readme_lists_every_metric_with_its_direction() -> None:
         assert ("default" in rows[name][2]) == (name in DEFAULT_METRICS), f"{name}: default set differs"
 
 
-@pytest.mark.parametrize("backend", ["transformers", "vllm", "openai", "replay"])
+@pytest.mark.parametrize("backend", list(BACKENDS))
 def test_backend_options_are_documented(backend: str) -> None:
     from runners.backends import backend_options
 

@@ -14,32 +14,60 @@ import typer.core
 
 from k12eval._lists import comma_list as comma_list
 from kg.errors import InputError
+from runners.backends import backend_names
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
-BACKEND_HELP = "transformers, vllm, openai or replay"
-"""The built-in backends, the help of every option that names one; :class:`BackendHelp` adds the plugins."""
+BACKEND_HELP = backend_names()
+"""The built-in backends (``transformers, vllm, openai or replay``, from :data:`runners.backends.BACKENDS`), the
+help of every option that names one; :class:`PluginHelp` adds the plugins."""
+FORMATS_HELP = "<bank formats>"
+"""Where an option's help names the bank formats: :class:`PluginHelp` writes them there, from
+:data:`kg.importers.FORMATS` and the installed plugins (``kg.importers`` is imported only to show the help)."""
+METRICS_HELP = "Metric names (paper names and ROSCOE keys work too; 'all')"
+"""How an option that names metrics begins its help; :class:`PluginHelp` adds the installed plugins."""
 
 
-class BackendHelp(typer.core.TyperCommand):
-    """A command whose backend options' help also names the installed plugin backends.
+class PluginHelp(typer.core.TyperCommand):
+    """A command whose options that name a backend, a bank format or a metric also name the installed plugins.
 
-    The plugins are looked up (``k12eval.backends`` entry points, none loaded) only when the help is
-    shown: scanning the installed packages on every start would slow down every command.
+    The plugins are looked up (entry points, none loaded) only when the help is shown: scanning the installed
+    packages on every start would slow down every command.
     """
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        """The help, with the installed plugins named in each option whose help is :data:`BACKEND_HELP`."""
-        from runners.backends import ENTRY_POINT_GROUP, plugin_backends
+        """The help, with the built-in names and the installed plugins in each option that names them."""
+        from kg import plugins
 
-        plugins = ", ".join(plugin_backends()) or "none"
-        text = f"{BACKEND_HELP}, or a plugin backend ({ENTRY_POINT_GROUP} entry point; installed: {plugins})."
         for param in self.params:
-            if (getattr(param, "help", None) or "").startswith(BACKEND_HELP):
-                param.help = text  # type: ignore[attr-defined]
+            given = getattr(param, "k12eval_help", None) or getattr(param, "help", None) or ""
+            for mark, kind, group in (
+                (BACKEND_HELP, "backend", plugins.BACKEND_GROUP),
+                (FORMATS_HELP, "bank format", plugins.FORMAT_GROUP),
+                (METRICS_HELP, "metric", plugins.METRIC_GROUP),
+            ):
+                if given.startswith(mark):
+                    built_in, words = _built_in(mark)
+                    names = ", ".join(plugins.installed(group, built_in)) or "none"
+                    rest = given[len(mark) :]
+                    param.k12eval_help = given  # type: ignore[attr-defined]
+                    param.help = f"{words}, or a plugin {kind} ({group} entry point; installed: {names}){rest}"  # type: ignore[attr-defined]
         super().format_help(ctx, formatter)
+
+
+def _built_in(mark: str) -> tuple[list[str], str]:
+    """The built-in names an option's help mark stands for, and its words."""
+    if mark == FORMATS_HELP:
+        from kg.importers import FORMATS, format_names
+
+        return list(FORMATS), format_names()
+    if mark == BACKEND_HELP:
+        from runners.backends import BACKENDS
+
+        return list(BACKENDS), BACKEND_HELP
+    return [], METRICS_HELP
 
 
 class UserError(Exception):

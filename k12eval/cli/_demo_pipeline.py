@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from k12eval.cli._demo_stages import (
     run_progress,
     vllm_python,
 )
+from k12eval.cli._wording import english_only
 from kg.errors import OtherRunError
 from reasoning_metrics.models.languages import english_only_warning
 
@@ -70,9 +71,9 @@ def run_demo(options: DemoOptions, echo: Echo) -> DemoResult:
             raise InputError(
                 f"{path}: no such question bank (run the demo from the repository root, or pass --data/--dev)"
             )
-    warning = english_only_warning(options.embedder_zh, "--embedder-zh")
+    warning = english_only_warning(options.embedder_zh)
     if warning:
-        echo(f"WARNING: {warning}")
+        echo(f"WARNING: {english_only(warning, {'encoder': '--embedder-zh'})}")
     times = StageTimes(echo, total=6)
     backend, vllm_env = _pick_backend(options, echo)
 
@@ -215,13 +216,11 @@ def _answer(
     fields: dict[str, Any],
     what: str,
 ) -> None:
-    from k12eval.models import backend_model
-    from runners.options import RunOptions
-    from runners.run import run_questions
+    from k12eval.api import run_job, run_options
     from runners.store import RunStore
 
-    options = RunOptions(**fields)
-    options = replace(options, model_path=backend_model(options.model, options.backend))
+    given = dict(fields)
+    options = run_options(given.pop("data"), given.pop("model"), given.pop("out"), resolve_model=True, **given)
     with times.stage(name, f"{len(plan.question_ids)} questions, {what}") as outcome:
         store = RunStore(options.out)
         if store.exists() and set(plan.question_ids) <= store.done_ids():
@@ -232,10 +231,10 @@ def _answer(
             outcome.append(f"answers in {options.out}")
             return
         try:
-            summary = run_questions(options, progress=run_progress(echo, options.mode))
+            summary = run_job(options, progress=run_progress(echo, options.mode))
         except OtherRunError as exc:  # an earlier demo's run, made by another version: the work folder is ours
             set_aside(exc, echo)
-            summary = run_questions(options, progress=run_progress(echo, options.mode))
+            summary = run_job(options, progress=run_progress(echo, options.mode))
         overall = next(row for row in summary.rows() if row["type"] == "all")
         accuracy = "—" if overall["accuracy"] is None else f"{overall['accuracy']:.0%}"
         outcome.append(
@@ -314,7 +313,7 @@ def _score(times: StageTimes, run_dir: Path, encoders: dict[str, str], nli: str 
 
 
 def _report(times: StageTimes, runs: list[Path], options: DemoOptions, echo: Echo) -> Path:
-    from reports import write_report
+    from k12eval.api import report
 
     index = options.out / "index.html"
     with times.stage("report", f"{options.out}") as outcome:
@@ -322,7 +321,7 @@ def _report(times: StageTimes, runs: list[Path], options: DemoOptions, echo: Ech
         if report_is_current(index, inputs):
             outcome.append(f"{index} is newer than every run, kept")
             return index
-        result = write_report(runs, options.out, title=f"k12eval demo: {options.chat_model} on the bundled sample")
+        result = report(runs, options.out, title=f"k12eval demo: {options.chat_model} on the bundled sample")
         for warning in result.warnings:
             echo(f"      warning: {warning}")
         outcome.append(f"{len(result.files)} files")

@@ -1,7 +1,7 @@
 """The stages of ``k12eval demo``: models, questions, two runs, step scores, report; each skips finished work.
 
-Every stage is one library call (``k12eval.models.pull``, ``runners.run.run_questions``,
-``reasoning_metrics.run_scoring.score_run``, ``reports.write_report``), so the demo does exactly
+Every stage is one library call (``k12eval.models.pull``, ``k12eval.api.run_job``,
+``k12eval.api.score_job``, ``k12eval.api.report``), so the demo does exactly
 what the separate commands do; the stages only add progress lines, timing and the checks that
 let a second demo skip what the first one finished.
 """
@@ -62,7 +62,7 @@ def _duration(seconds: float) -> str:
 
 
 def run_progress(echo: Echo, label: str) -> Callable[[int, int, float], None]:
-    """A ``run_questions`` progress callback printing one plain line per finished batch, with an ETA.
+    """A ``run_job`` progress callback printing one plain line per finished batch, with an ETA.
 
     Plain lines rather than a live bar: they read the same in a terminal, under ``make``
     and in a CI log.

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from k12eval.cli._common import BACKEND_HELP
+from k12eval.cli._common import BACKEND_HELP, FORMATS_HELP
 
 DataArg = Annotated[
     Path,
@@ -99,7 +99,7 @@ LangOpt = Annotated[
     ),
 ]
 
-FmtOpt = Annotated[str | None, typer.Option("--format", "-f", help="Question-bank format; detected if omitted.")]
+FmtOpt = Annotated[str | None, typer.Option("--format", "-f", help=f"{FORMATS_HELP}; detected if omitted.")]
 
 MappingOpt = Annotated[Path | None, typer.Option(help="Mapping file for your own JSONL/CSV.")]
 

@@ -6,9 +6,6 @@ computed metric needs, is an error naming the option, not something silently ign
 
 from __future__ import annotations
 
-import contextlib
-import warnings
-from collections.abc import Iterator
 from typing import Annotated, Any
 
 import typer
@@ -94,22 +91,3 @@ def check_models(plan: Any, roles: dict[str, str], also: tuple[str, ...] = ()) -
             else f"none of the metrics computed uses a {ROLE_NAMES[role]} ({', '.join(metrics_using(role))} do)"
         )
         raise UserError(f"{flag} {spec!r} is not used: {why}; drop {flag} or add such a metric with --metrics")
-
-
-@contextlib.contextmanager
-def encoder_warnings_to_stderr() -> Iterator[None]:
-    """Say each English-only-encoder warning as one ``warning: ...`` line on stderr, every time a
-    command runs (Python shows a warning once per place, with its source line, or not at all)."""
-    from reasoning_metrics.slots import EnglishOnlyEncoderWarning
-
-    def show(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-        if issubclass(category, EnglishOnlyEncoderWarning):
-            typer.echo(f"warning: {message}", err=True)
-        else:
-            shown(message, category, *args, **kwargs)
-
-    with warnings.catch_warnings():
-        shown = warnings.showwarning
-        warnings.simplefilter("always", EnglishOnlyEncoderWarning)
-        warnings.showwarning = show
-        yield

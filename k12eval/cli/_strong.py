@@ -1,20 +1,16 @@
-"""The strong judges' options, shared by ``meta-eval`` and ``score``: a process reward model, rollouts.
+"""The strong judges' options, shared by ``meta-eval`` and ``score``: an LLM judge, a process reward model.
 
-Each loader turns what the user typed into a model object, or a one-line :class:`UserError` naming
-the option; the heavy packages are imported only here, when the option is given.
+What they name is loaded by :mod:`k12eval.models.loading` (a model that does not load is one error naming
+the option, :mod:`k12eval.cli._wording`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
-from k12eval.cli._common import BACKEND_HELP, UserError
-
-if TYPE_CHECKING:
-    from reasoning_metrics.verify.rules.prm import StepRewardModel
-    from runners.backends.base import Backend
+from k12eval.cli._common import BACKEND_HELP
 
 PrmOpt = Annotated[
     str | None,
@@ -45,40 +41,3 @@ PrmOptionOpt = Annotated[
     list[str] | None,
     typer.Option("--prm-option", help="KEY=VALUE for the PRM loader (dtype=bfloat16, batch_size=8, device=cuda...)."),
 ]
-
-
-def load_prm_option(model: str, backend: str, options: dict[str, Any]) -> StepRewardModel:
-    """The ``--prm`` model on ``--prm-backend``, or a :class:`UserError` saying why it did not load."""
-    from kg.errors import InputError
-    from reasoning_metrics.models.prm_model import PRM_BACKENDS, load_prm
-
-    if backend not in PRM_BACKENDS:
-        raise UserError(f"--prm-backend {backend!r}: choose one of {', '.join(PRM_BACKENDS)}")
-    try:
-        from k12eval.models import require_model
-
-        return load_prm(require_model(model), backend, **options)
-    except InputError:
-        raise
-    except Exception as exc:  # no such model, no network, not a PRM, an option the loader does not take...
-        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-        raise UserError(f"--prm {model!r}: the {backend} backend could not load it ({reason})") from None
-
-
-def load_backend_option(option: str, model: str, backend: str, options: dict[str, Any]) -> Backend:
-    """The backend of a model that ``option`` names (``--judge-model``, ``--rollouts``), loaded like
-    ``k12eval run`` loads one (catalogue names work for local backends), or a one-line :class:`UserError`."""
-    from kg.errors import InputError
-    from runners.backends import get_backend
-
-    try:
-        if backend not in ("openai", "replay"):
-            from k12eval.models import require_model
-
-            model = require_model(model)
-        return get_backend(backend, model, **options)
-    except InputError:
-        raise
-    except Exception as exc:
-        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-        raise UserError(f"{option} {model!r}: the {backend} backend could not load it ({reason})") from None

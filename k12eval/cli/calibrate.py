@@ -4,12 +4,13 @@ the first wrong one (docs/detectors.md, "The learned combiner")."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from k12eval.cli._combiner_options import MinCorrectOpt
 from k12eval.cli._common import UserError, guarded
+from k12eval.cli._wording import worded
 
 app = typer.Typer()
 
@@ -67,30 +68,26 @@ def calibrate(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the folds.")] = 0,
 ) -> None:
     """Fit a regularised logistic regression over every detector's step findings; write combiner.json."""
-    from k12eval._version import __version__
-    from k12eval.cli._encoders import encoders_for
-    from reasoning_metrics.metaeval.calibration import calibrate as fit
+    from k12eval import api
     from reasoning_metrics.metaeval.halves import HALVES
-    from reasoning_metrics.metaeval.sets import parse_set
 
     if half not in HALVES:
         raise UserError(f"--half {half!r}: choose one of {', '.join(HALVES)}")
     if folds < 2:
         raise UserError("--folds must be >= 2")
-    specs = [parse_set(spec, fmt) for spec in labelled]
-    loaded: dict[str, Any] = {}  # one model scoring several sets is loaded once
-    combiner = fit(
-        specs,
-        half=half,
-        pick_encoder=lambda solutions: encoders_for(encoder, solutions, loaded),
-        grade=not no_grade,
-        folds=folds,
-        seed=seed,
-        package_version=__version__,
-        min_correct=min_correct,
-        by_language=tuple(per_language or ()),
-        language_min_correct=language_min_correct,
-    )
+    with worded():
+        combiner = api.calibrate(
+            labelled,
+            fmt,
+            half=half,
+            encoder=encoder,
+            grade=not no_grade,
+            folds=folds,
+            seed=seed,
+            min_correct=min_correct,
+            per_language=per_language or (),
+            language_min_correct=language_min_correct,
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(combiner.to_json(), encoding="utf-8")
     sizes = ", ".join(f"{t['name']} {t['half']} ({t['solutions']})" for t in combiner.training)

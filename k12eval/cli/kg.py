@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import UserError, guarded
+from k12eval.cli._common import FORMATS_HELP, PluginHelp, UserError, guarded
 
 if TYPE_CHECKING:
     from kg.errors import Problem
@@ -30,9 +30,7 @@ PathArg = Annotated[
         "name or hf://ORG/NAME (k12eval data list)."
     ),
 ]
-FormatOpt = Annotated[
-    str | None, typer.Option("--format", "-f", help="ck12, cmmlu, ceval, xiezhi or mapped; detected if omitted.")
-]
+FormatOpt = Annotated[str | None, typer.Option("--format", "-f", help=f"{FORMATS_HELP}; detected if omitted.")]
 VariantOpt = Annotated[str, typer.Option("--variant", help="CK12 release variant: original, shuffled or distractors.")]
 MappingOpt = Annotated[
     Path | None, typer.Option("--mapping", help="Mapping file naming the columns of your own JSONL/CSV.")
@@ -135,7 +133,7 @@ def _reading(
     _say_skipped(problems)
 
 
-@app.command("stats")
+@app.command("stats", cls=PluginHelp)
 @guarded
 def stats(
     path: PathArg,
@@ -256,7 +254,7 @@ def _split_counts(by_split: Counter[str], evaluated: str | None, exemplars: str 
     return ", ".join(parts)
 
 
-@app.command("show")
+@app.command("show", cls=PluginHelp)
 @guarded
 def show(
     path: PathArg,
@@ -290,7 +288,7 @@ def show(
             typer.echo(f"{'  ' * level}{data['name']}  ({count})  {node_id}")
 
 
-@app.command("export")
+@app.command("export", cls=PluginHelp)
 @guarded
 def export(
     path: PathArg,
@@ -318,7 +316,7 @@ def export(
     typer.echo(f"wrote {out} ({graph.graph.number_of_nodes()} nodes, {stats['questions']} questions)")
 
 
-@app.command("overlap")
+@app.command("overlap", cls=PluginHelp)
 @guarded
 def overlap(
     path: PathArg,

@@ -78,7 +78,8 @@ def report(
         judgment=None if judgment is None else choose(judgment, JUDGMENT_SCORING, "--judgment"),
     )
     for warning in result.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        flag = " (--data PATH)" if getattr(warning, "setting", None) == "data" else ""
+        typer.echo(f"warning: {warning}{flag}", err=True)
     from runners.counting import JUDGMENT_RULE_NAMES
 
     rule = result.summary.get("judgment", "per-statement")

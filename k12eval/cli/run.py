@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import BackendHelp, comma_list, guarded, log_to_stderr, parse_pairs
+from k12eval.cli._common import PluginHelp, comma_list, guarded, log_to_stderr, parse_pairs
 from k12eval.cli._config import load_config
 from k12eval.cli._run_options import (
     AsJsonOpt,
@@ -463,5 +463,5 @@ def _gaokao_lines(scores: Any) -> list[str]:
 
 def register(app: typer.Typer) -> None:
     """Add ``run`` and ``merge`` to the top-level app."""
-    app.command("run", cls=BackendHelp)(guarded(run))
+    app.command("run", cls=PluginHelp)(guarded(run))
     app.command("merge")(guarded(merge))

@@ -12,28 +12,29 @@ import typer
 
 from k12eval.api import SCORE_BATCH_SIZE
 from k12eval.cli import _strong as strong
-from k12eval.cli._common import UserError, guarded, parse_pairs
+from k12eval.cli._common import METRICS_HELP, PluginHelp, UserError, guarded, parse_pairs
 from k12eval.cli._config import load_config
 from k12eval.cli._score_models import (
     ModelForOpt,
     check_models,
-    encoder_warnings_to_stderr,
     metric_models,
     role_models,
     score_plan_option,
 )
-from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt, load_backend_option, load_prm_option
+from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt
+from k12eval.cli._wording import encoder_warnings_to_stderr, reason_text, worded
 from kg.errors import InputError
 
 app = typer.Typer()
+FLAGS = {"encoder": "--embedder"}
+"""The settings whose flags ``score`` names differently from ``meta-eval`` (:mod:`k12eval.cli._wording`)."""
 
 MetricsOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--metrics",
         "-m",
-        help="Metric names, comma-separated or repeated (paper names and ROSCOE keys work too; 'all'). "
-        "Default: the CK12 paper's five.",
+        help=f"{METRICS_HELP}, comma-separated or repeated. Default: the CK12 paper's five.",
     ),
 ]
 EmbedderOpt = Annotated[
@@ -108,21 +109,21 @@ def _progress(total: int) -> Any:
 
 
 def _print_summary(records: list[dict[str, Any]], where: str) -> None:
-    from reasoning_metrics.metric_table import METRICS
+    from reasoning_metrics.metric_table import find_metric
     from reasoning_metrics.score_store import summarize
 
     summary = summarize(records)
     typer.echo(f"{summary.chains} chains scored in {where}")
     for name, n in summary.counts.items():
-        metric = METRICS.get(name)
+        metric = find_metric(name)
         arrow = "lower is better" if metric and metric.direction == "lower" else "higher is better"
         mean = f"{summary.means[name]:.4f}" if name in summary.means else "   -  "
         typer.echo(f"  {name:<26} {mean}  ({n} chains, {arrow})")
     for (name, reason), n in summary.unavailable.most_common(10):
-        typer.echo(f"  unavailable: {name} for {n} chain(s): {reason}", err=True)
+        typer.echo(f"  unavailable: {name} for {n} chain(s): {reason_text(reason)}", err=True)
 
 
-@app.command("score")
+@app.command("score", cls=PluginHelp)
 @guarded
 def score(
     run_dir: Annotated[Path, typer.Argument(help="Run folder (run.json + records.jsonl of a CoT run).")],
@@ -199,6 +200,7 @@ def score(
 ) -> None:
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.api import score_job
+    from k12eval.models.loading import ModelChoice, load_backend, load_prm
     from runners.options import choose
     from runners.records import HEADER_FILE
     from runners.selection import SELECTIONS
@@ -211,18 +213,19 @@ def score(
     check_models(plan, models, also=("nli",) if detectors else ())
     if prm is not None and not detectors:
         raise UserError("--prm runs a detector: drop --no-detectors")
-    reward_model = (
-        load_prm_option(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option")) if prm is not None else None
+    prm_choice = (
+        ModelChoice(prm, prm_backend, parse_pairs(prm_option or [], "--prm-option")) if prm is not None else None
     )
     if judge_model is not None and not detectors:
         raise UserError("--judge-model runs a detector: drop --no-detectors")
-    judge = (
-        load_backend_option(
-            "--judge-model", judge_model, judge_backend, parse_pairs(judge_option or [], "--judge-option")
+    judge_options = parse_pairs(judge_option or [], "--judge-option") if judge_model is not None else {}
+    with worded(FLAGS):
+        reward_model = load_prm(prm_choice) if prm_choice is not None else None
+        judge = (
+            load_backend(ModelChoice(judge_model, judge_backend, judge_options), "judge")
+            if judge_model is not None
+            else None
         )
-        if judge_model is not None
-        else None
-    )
     failed_models: Counter[str] = Counter()
     report: list[Callable[[int], None]] = []
 
@@ -235,7 +238,7 @@ def score(
         if n % 100 == 0 or n == todo:
             report[0](n)
 
-    with encoder_warnings_to_stderr():
+    with encoder_warnings_to_stderr(FLAGS):
         done = score_job(
             run_dir,
             out=out,
@@ -307,10 +310,10 @@ def _print_detectors(records: list[dict[str, Any]]) -> None:
     missing = Counter((name, why) for a in assessed for name, why in a.get("unavailable", {}).items())
     for (name, why), n in missing.most_common(10):
         if name != "judge":
-            typer.echo(f"  unavailable: {name} detector for {n} chain(s): {why}", err=True)
+            typer.echo(f"  unavailable: {name} detector for {n} chain(s): {reason_text(why)}", err=True)
 
 
-@app.command("score-chains")
+@app.command("score-chains", cls=PluginHelp)
 @guarded
 def score_chains_cmd(
     file: Annotated[Path, typer.Argument(help="JSONL of chains: id, source, hypothesis, reference (optional), lang.")],
@@ -338,7 +341,7 @@ def score_chains_cmd(
     plan = score_plan_option(_metric_names(metrics), metric_models(model_for))  # the one resolution
     check_models(plan, models)
     with (
-        encoder_warnings_to_stderr(),
+        encoder_warnings_to_stderr(FLAGS),
         chain_scoring(
             file,
             out=out,
@@ -371,9 +374,9 @@ def score_chains_cmd(
 
 def _load_failures(unavailable: dict[str, str]) -> set[str]:
     """The reasons among a chain's unavailable scores that say a model could not be loaded."""
-    from reasoning_metrics.slots import LOAD_FAILED
+    from reasoning_metrics.reasons import code_of
 
-    return {reason for reason in unavailable.values() if reason.startswith(LOAD_FAILED)}
+    return {reason for reason in unavailable.values() if code_of(reason) == "not_loaded"}
 
 
 def _exit_if_models_failed(failed: Counter[str]) -> None:
@@ -387,7 +390,7 @@ def _exit_if_models_failed(failed: Counter[str]) -> None:
         return
     reason, chains = failed.most_common(1)[0]
     more = f" (and {len(failed) - 1} other model failure(s))" if len(failed) > 1 else ""
-    typer.echo(f"error: {reason}: {chains} chain(s) lack the scores that need it{more}", err=True)
+    typer.echo(f"error: {reason_text(reason)}: {chains} chain(s) lack the scores that need it{more}", err=True)
     raise typer.Exit(1)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from kg import plugins
 from kg.errors import InputError, Problem, one_line
 from kg.importers._found import Found as Found
 from kg.importers._found import ImportOptions as ImportOptions
@@ -36,6 +37,11 @@ the JSONL formats by their records' keys, GAOKAO-Bench's JSON files by their fir
 their headers
 (C-Eval's lower-case ``question``, CMMLU's ``Question``); ``mapped`` is never
 detected, it is chosen by giving a mapping file."""
+
+FORMAT_GROUP = plugins.FORMAT_GROUP
+"""Entry-point group of the bank formats other packages provide (``name = "package.module"``, a module with
+``detect`` and ``read`` as the built-in ones have); read for a name :data:`FORMATS` does not have, and by
+:func:`detect_format` after every built-in format has said no."""
 
 VARIANTS = ("original", "shuffled", "distractors")
 
@@ -57,10 +63,26 @@ Reader = Callable[[Path, ImportOptions], Iterator[Found | Problem]]
 
 
 def _module(name: str) -> ModuleType:
-    try:
+    """The importer module of format ``name``: built in, or an installed package's, checked."""
+    if name in FORMATS:
         return importlib.import_module(FORMATS[name])
-    except KeyError:
-        raise InputError(f"unknown format {name!r}; choose one of {', '.join(FORMATS)}") from None
+    entry = plugins.find(FORMAT_GROUP, name)
+    if entry is None:
+        raise InputError(f"unknown format {name!r}; choose one of {', '.join([*FORMATS, *plugin_formats()])}")
+    module = plugins.load(entry, "bank format")
+    if not all(callable(getattr(module, f, None)) for f in ("detect", "read")):
+        raise InputError(f"bank format {name!r} ({plugins.where(entry)}) is not a module with detect and read")
+    return module
+
+
+def plugin_formats() -> list[str]:
+    """The names of the installed packages' bank formats (``k12eval.bank_formats`` entry points); none loaded."""
+    return plugins.installed(FORMAT_GROUP, FORMATS)
+
+
+def format_names() -> str:
+    """The built-in formats as a help text says them: ``ck12, xiezhi, gaokao, ceval, cmmlu or mapped``."""
+    return plugins.or_list(list(FORMATS))
 
 
 def detect_format(path: Path, mapping: Path | None = None) -> str:
@@ -74,12 +96,15 @@ def detect_format(path: Path, mapping: Path | None = None) -> str:
     for name in FORMATS:
         if _module(name).detect(path):
             return name
+    for name in plugin_formats():  # an installed package's format after every built-in one said no
+        if _module(name).detect(path):
+            return name
     unreadable = _unreadable_table(path)
     if unreadable is not None:  # say why the table cannot be read, not that its format is unknown
         raise InputError.from_problem(unreadable)
     raise InputError(
-        f"{path}: cannot tell the format from its layout; pass --format with one of {', '.join(FORMATS)} "
-        "(a JSONL or CSV of your own needs --mapping FILE naming its columns)"
+        f"{path}: cannot tell the format from its layout; pass --format with one of "
+        f"{', '.join([*FORMATS, *plugin_formats()])} (a JSONL or CSV of your own needs --mapping FILE naming its columns)"
     )
 
 

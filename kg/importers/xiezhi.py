@@ -121,7 +121,7 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     else:
         log.warning(
             "xiezhi: no discipline taxonomy found (discipline_taxonomy/subjects_tree_chn.json beside %s or up to "
-            "three folders above it; or pass --taxonomy): questions are imported under the subject %s with their labels as the "
+            "three folders above it, or given as the taxonomy): questions are imported under the subject %s with their labels as the "
             "knowledge point",
             path,
             UNPLACED,

@@ -7,13 +7,13 @@
 
 from reasoning_metrics.metaeval.data import FORMATS, LabelledSolution, load_solutions
 from reasoning_metrics.metaeval.detection_stats import auroc, bootstrap_ci, processbench_scores, somers_d
-from reasoning_metrics.metaeval.detectors import DETECTORS, DetectionContext, DetectorResult, run_detectors
+from reasoning_metrics.metaeval.detectors import MEASURED, DetectionContext, DetectorResult, run_detectors
 from reasoning_metrics.metaeval.harness import DetectorReport, MetaEvalReport, meta_evaluate
 from reasoning_metrics.metaeval.report_writer import to_json, to_markdown
 
 __all__ = [
-    "DETECTORS",
     "FORMATS",
+    "MEASURED",
     "DetectionContext",
     "DetectorReport",
     "DetectorResult",

@@ -1,6 +1,6 @@
 """Every score and detector the meta-evaluation compares, oriented so that higher means "more likely wrong".
 
-One explicit name table (:data:`DETECTORS`); the models each needs are computed
+One explicit name table (:data:`MEASURED`, each entry's model needs read from its record); the models are computed
 once per run and shared (:class:`DetectionContext`). A detector that cannot run
 (no encoder, no NLI model, no backend) is reported unavailable, never dropped.
 """
@@ -17,10 +17,12 @@ from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.guard import CHAIN_BUDGET_S, Outcome, checking
 from reasoning_metrics.metaeval.combined import Predictions, predict, set_features, solution_language
 from reasoning_metrics.metaeval.data import LabelledSolution
+from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
+from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import ChainScores, StepDetail
 from reasoning_metrics.verify.aggregate_rule import assess_solutions, step_score
-from reasoning_metrics.verify.detector import Detector, Evidence, Reference, needed_roles
+from reasoning_metrics.verify.detector import Detector, Evidence, Reference
 from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
 from reasoning_metrics.verify.judge_log import judge_resumably
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
@@ -41,7 +43,8 @@ from runners.backends.base import Backend, SamplingParams
 
 
 class Unavailable(Exception):
-    """The detector cannot run with what was given."""
+    """The detector cannot run with what was given; its argument is the reason code
+    (:mod:`reasoning_metrics.reasons`) that the report words."""
 
 
 @dataclass
@@ -96,7 +99,7 @@ class DetectionContext:
     def roscoe(self) -> list[ChainScores]:
         """The ROSCOE baseline, as ``k12eval score`` computes it (:func:`~reasoning_metrics.verify.rules.baseline.roscoe_scores`)."""
         if self.encoder is None:
-            raise Unavailable("needs a sentence encoder (--encoder)")
+            raise Unavailable(reason("needs", "encoder"))
         return roscoe_scores(self.solutions, self.encoder, self.nli, batch_size=self.batch_size, cache=self.cache)
 
     @cached_property
@@ -120,13 +123,13 @@ class DetectionContext:
     @cached_property
     def contradictions(self) -> list[list[float]]:
         if self.nli is None:
-            raise Unavailable("needs an NLI model (--nli)")
+            raise Unavailable(reason("needs", "nli"))
         return step_contradictions([(s.problem, s.steps) for s in self.solutions], self.nli, self.batch_size)
 
     @cached_property
     def judged(self) -> list[int | None]:
         if self.backend is None:
-            raise Unavailable("needs a judge model (--judge-model)")
+            raise Unavailable(reason("needs", "judge"))
         verdicts = judge_resumably(
             self.solutions, self.backend, self.judge_log, params=self.judge_params, progress=self.judge_progress
         )
@@ -136,14 +139,14 @@ class DetectionContext:
     def step_rewards(self) -> list[list[float] | None]:
         """The process reward model's P(correct) per step (``None``: a solution it could not score)."""
         if self.prm is None:
-            raise Unavailable("needs a process reward model (--prm)")
+            raise Unavailable(reason("needs", "prm"))
         return self.prm.step_probabilities([(s.problem, s.steps) for s in self.solutions])
 
     @cached_property
     def rollouts(self) -> list[RolloutResult]:
         """Each solution's share of continuations reaching its gold answer, per step (:mod:`~reasoning_metrics.verify.rules.rollouts`)."""
         if self.rollout_backend is None:
-            raise Unavailable("needs a rollout model (--rollouts)")
+            raise Unavailable(reason("needs", "rollouts"))
         return rollout_shares(
             rollout_tasks(self.solutions), self.rollout_backend, k=self.rollout_k, params=self.rollout_params
         )
@@ -192,19 +195,9 @@ def rollout_tasks(solutions: Sequence[LabelledSolution]) -> list[RolloutTask]:
     return tasks
 
 
-ROSCOE_STEP_PART = {
-    "faithfulness_step": "alignment",
-    "info_step": "alignment",
-    "info_chain": "alignment",
-    "repetition_step": "repetition",
-    "source_consistency": "source_contradiction",
-    "self_consistency": "earlier_contradiction",
-}
-"""Each baseline score's per-step part (see :func:`_step_part`)."""
-
-
 def _step_part(step: StepDetail, part: str) -> float | None:
-    """A step's share of a ROSCOE score, oriented like the negated score (higher = more suspect).
+    """A step's share of a ROSCOE score (its record's ``step_part``), oriented like the negated score (higher =
+    more suspect).
 
     ``alignment``: minus the best similarity to a source sentence; ``repetition``: the largest
     similarity to an earlier step; ``source_contradiction`` / ``earlier_contradiction``: the largest
@@ -229,13 +222,14 @@ def _roscoe(metric: str) -> Callable[[DetectionContext], DetectorResult]:
 
     def run(ctx: DetectionContext) -> DetectorResult:
         if needs_nli(metric) and ctx.nli is None:
-            raise Unavailable("needs an NLI model (--nli)")
+            raise Unavailable(reason("needs", "nli"))
         scored = ctx.roscoe
         solution = [None if (v := c.scores.get(metric)) is None else -v for c in scored]
         if all(v is None for v in solution):
             reasons = [c.unavailable[metric] for c in scored if metric in c.unavailable]
-            raise Unavailable(reasons[0] if reasons else f"{metric} was not computed")
-        part = ROSCOE_STEP_PART[metric]
+            raise Unavailable(reasons[0] if reasons else reason("not_computed", metric))
+        part = METRICS[metric].step_part
+        assert part is not None  # every baseline score has one (BASELINE_METRICS)
         steps = [[_step_part(step, part) for step in c.steps] for c in scored]
         return DetectorResult(metric, "roscoe", f"-{metric} (ROSCOE: higher is better)", solution, steps)
 
@@ -424,9 +418,9 @@ def _combiner(ctx: DetectionContext) -> DetectorResult:
     """The learned combination (:mod:`reasoning_metrics.combine`) of every detector's findings."""
     combiner = ctx.combiner
     if combiner is None:
-        raise Unavailable("needs a fitted combiner (--combiner combiner.json or default)")
+        raise Unavailable(reason("needs_combiner"))
     if combiner.uses_roscoe and ctx.encoder is None:
-        raise Unavailable("the combiner was fitted with ROSCOE features: pass --encoder")
+        raise Unavailable(reason("combiner_needs_encoder"))
     roscoe = ctx.roscoe if combiner.uses_roscoe else None
     rows = set_features(ctx.solutions, ctx.assessments, ctx.checks, roscoe)
     p = predict(combiner, ctx.assessments, rows, [solution_language(s) for s in ctx.solutions])
@@ -451,70 +445,74 @@ def combiner_result(name: str, orientation: str, p: Predictions) -> DetectorResu
 
 
 _MEASURES: dict[str, Callable[[list[StepFlag]], float]] = {"count": _count, "heaviest": _heaviest}
-COUNTED: dict[str, tuple[str, Callable[[list[StepFlag]], float]]] = {
-    name: (detector.orientation, _MEASURES[getattr(detector, "step_measure", "count")])  # type: ignore[attr-defined]
-    for name, detector in REGISTRY.items()
-    if getattr(detector, "orientation", None)
-}
-"""The registered detectors (:data:`~reasoning_metrics.verify.registry.DETECTORS`) that declare an
-``orientation`` scored alone, by the same names: detector -> (orientation, a step's score from its flags on
-the step, by its ``step_measure``). Read from the detectors' records, in the registry's order."""
 
 
-def needed_models(names: Sequence[str]) -> frozenset[str]:
-    """The model roles the meta-eval detectors ``names`` need, read from the records they name.
+@dataclass(frozen=True)
+class Measured:
+    """One score or detector meta-eval measures: how it runs on a context, and the model roles it needs."""
 
-    A ROSCOE score needs the ROSCOE evidence (an encoder) and its metric's models
-    (:data:`reasoning_metrics.metric_table.METRICS`); a registered detector what its ``needs`` come from
-    (:func:`~reasoning_metrics.verify.detector.needed_roles`); the aggregates everything a registered
-    detector or the ROSCOE baseline can read. The combiner's are its own (``Combiner.uses_roscoe``).
-    """
-    from reasoning_metrics.metric_table import METRICS
-
-    everything = {role for d in REGISTRY.values() for role in needed_roles(d, optional=True)}
-    everything |= {role for metric in BASELINE_METRICS for role in METRICS[metric].models}
-    roles: set[str] = set()
-    for name in names:
-        if name.startswith("roscoe."):
-            roles |= {"encoder", *METRICS[name.removeprefix("roscoe.")].models}
-        elif name in REGISTRY:
-            roles |= needed_roles(REGISTRY[name])
-        elif name.startswith("aggregate"):
-            roles |= everything
-    return frozenset(roles)
+    run: Callable[[DetectionContext], DetectorResult]
+    needs: frozenset[str]
+    """The model roles it reads (``encoder``, ``nli``, ``judge``, ``prm``, ``rollouts``), from its record: a
+    detector's :attr:`~reasoning_metrics.verify.detector.Detector.roles`, a ROSCOE score's metric's models."""
+    family: str = "k12eval"
+    """``roscoe`` (baseline scores) or ``k12eval`` (our detectors)."""
 
 
-DETECTORS: dict[str, Callable[[DetectionContext], DetectorResult]] = {
-    **{f"roscoe.{metric}": _roscoe(metric) for metric in BASELINE_METRICS},
-    **{name: _counts(name, orientation, measure) for name, (orientation, measure) in COUNTED.items()},
+def _counted(detector: Detector) -> Measured:
+    """A registered detector that declares an ``orientation``, scored alone by its flags (``step_measure``)."""
+    assert detector.orientation is not None
+    run = _counts(detector.name, detector.orientation, _MEASURES[detector.step_measure])
+    return Measured(run, detector.roles)
+
+
+_OWN_SCORES: dict[str, Callable[[DetectionContext], DetectorResult]] = {
     "contradiction": _contradiction,
     "judge": _judge,
     "prm": _prm,
     "rollouts": _rollouts,
-    "aggregate": _aggregate,
-    "aggregate_flags": _aggregate_flags,
-    "aggregate_cv": _aggregate_cv,
-    "combiner": _combiner,
 }
-"""Detector name -> how to run it. ``roscoe.<name>`` are the baseline scores, named as ``k12eval score`` names them."""
+"""The registered detectors measured by their own score rather than by counting their flags."""
+_EVERYTHING = frozenset({role for d in REGISTRY.values() for role in d.optional_roles}) | {
+    role for metric in BASELINE_METRICS for role in METRICS[metric].models
+}
+"""Every model the aggregate can read: what a registered detector or the ROSCOE baseline reads when given."""
+
+MEASURED: dict[str, Measured] = {
+    **{
+        f"roscoe.{metric}": Measured(_roscoe(metric), frozenset({"encoder", *METRICS[metric].models}), "roscoe")
+        for metric in BASELINE_METRICS
+    },
+    **{name: _counted(detector) for name, detector in REGISTRY.items() if detector.orientation},
+    **{name: Measured(run, REGISTRY[name].roles) for name, run in _OWN_SCORES.items()},
+    "aggregate": Measured(_aggregate, _EVERYTHING),
+    "aggregate_flags": Measured(_aggregate_flags, _EVERYTHING),
+    "aggregate_cv": Measured(_aggregate_cv, _EVERYTHING),
+    "combiner": Measured(_combiner, frozenset()),  # its models are its own (``Combiner.uses_roscoe``)
+}
+"""What meta-eval measures, by name, with the models each needs, read from the records: ``roscoe.<name>`` are
+the baseline scores (:data:`~reasoning_metrics.verify.rules.baseline.BASELINE_METRICS`), named as
+``k12eval score`` names them; then the registered detectors (:data:`~reasoning_metrics.verify.registry.DETECTORS`),
+in the registry's order; then the aggregate's variants and the learned combiner."""
+
+
+def needed_models(names: Sequence[str]) -> frozenset[str]:
+    """The model roles the measured scores and detectors ``names`` need (:attr:`Measured.needs`)."""
+    return frozenset().union(*(MEASURED[name].needs for name in names if name in MEASURED))
 
 
 def run_detectors(ctx: DetectionContext, names: Sequence[str] | None = None) -> list[DetectorResult]:
     """Run the named detectors (all by default) on ``ctx``; unavailable ones come back marked so."""
     results = []
-    default = [n for n in DETECTORS if n != "combiner" or ctx.combiner is not None]
+    default = [n for n in MEASURED if n != "combiner" or ctx.combiner is not None]
     for name in names or default:
-        if name not in DETECTORS:
+        if name not in MEASURED:
             raise KeyError(name)
         try:
-            result = DETECTORS[name](ctx)
+            result = MEASURED[name].run(ctx)
             result.name = name
         except Unavailable as exc:
             n = len(ctx.solutions)
-            result = DetectorResult(name, _family(name), "", [None] * n, [[] for _ in range(n)], None, str(exc))
+            result = DetectorResult(name, MEASURED[name].family, "", [None] * n, [[] for _ in range(n)], None, str(exc))
         results.append(result)
     return results
-
-
-def _family(name: str) -> str:
-    return "roscoe" if name.startswith("roscoe.") else "k12eval"

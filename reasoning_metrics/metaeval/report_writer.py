@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 
 from kg.intervals import rate_text
 from reasoning_metrics.metaeval.harness import Interval, MetaEvalReport
+from reasoning_metrics.reasons import worded
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -27,8 +29,13 @@ def _non_answers(report: MetaEvalReport) -> str:
     return f"; {unknown} wrong with no known step, e.g. non-answers" if unknown else ""
 
 
-def to_markdown(report: MetaEvalReport) -> str:
-    """A Markdown report: the data, one row per detector, and the headline comparison."""
+def to_markdown(report: MetaEvalReport, word: Callable[[str], str] | None = None) -> str:
+    """A Markdown report: the data, one row per detector, and the headline comparison.
+
+    ``word`` words a detector's reason code (:mod:`reasoning_metrics.reasons`) where it is unavailable; by
+    default in English, without naming any option (the command line passes its own, which names its flags).
+    """
+    word = word or (lambda code: worded(code) or code)
     lines = [
         f"# Meta-evaluation: {_cell(report.data)} ({report.format})",
         "",
@@ -49,7 +56,7 @@ def to_markdown(report: MetaEvalReport) -> str:
     ]
     for d in report.detectors:
         if d.unavailable:
-            lines.append(f"| {d.name} | {d.family} | unavailable: {_cell(d.unavailable)} | | | | | | |")
+            lines.append(f"| {d.name} | {d.family} | unavailable: {_cell(word(d.unavailable))} | | | | | | |")
             continue
         lines.append(
             f"| {d.name} | {d.family} | {_num(d.auroc)}{_ci(d.auroc_ci)} "

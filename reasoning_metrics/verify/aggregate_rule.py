@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from reasoning_metrics.guard import CHAIN_BUDGET_S, NotChecked, checking
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
+from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.findings import findings
@@ -42,7 +43,7 @@ LOCATE_AT = 0.25
 :data:`FLAG_THRESHOLD` gets a first suspect by the fallback rule; approximation cues (0.2) do not."""
 NOT_LOCATING = frozenset({FlagKind.UNUSED_GIVEN})
 """Findings that never make a solution suspect enough for the fallback rule on their own."""
-NO_REFERENCE = "no reference: the question bank gives no teacher's analysis for this question"
+NO_REFERENCE = reason("no_teacher_analysis")
 
 
 def without_reference() -> dict[str, str]:
@@ -102,23 +103,23 @@ def assess_solutions(
         contradictions = step_contradictions([(s.problem, s.steps) for s in solutions], nli, batch_size)
     unavailable = {}
     if roscoe is None:
-        unavailable["roscoe"] = "no sentence encoder given"
+        unavailable["roscoe"] = reason("not_given", "encoder")
     if contradictions is None:
-        unavailable["contradiction"] = "no NLI model given"
+        unavailable["contradiction"] = reason("not_given", "nli")
     if judged is None:
-        unavailable["judge"] = "no judge backend given"
+        unavailable["judge"] = reason("not_given", "judge")
     if prm is None:
-        unavailable["prm"] = "no process reward model given"
+        unavailable["prm"] = reason("not_given", "prm")
     if rollouts is None:
-        unavailable["rollouts"] = "no rollout backend given"
+        unavailable["rollouts"] = reason("not_given", "rollouts")
     out = []
     for k, solution in enumerate(solutions):
         reference = references[k] if references is not None else None
         mine = dict(unavailable)
         if prm is not None and prm[k] is None:
-            mine["prm"] = "the process reward model could not score this solution (too long)"
+            mine["prm"] = reason("prm_too_long")
         if rollouts is not None and rollouts[k] is None:
-            mine["rollouts"] = "no gold answer to compare continuations with"
+            mine["rollouts"] = reason("no_gold")
         out.append(
             assess_one(
                 solution,

@@ -1,8 +1,9 @@
-"""What a wrong-step detector is: one protocol, the evidence it reads and the findings it returns.
+"""What a wrong-step detector is: one base class, the evidence it reads and the findings it returns.
 
-A detector (one class in :mod:`.detectors`, one entry in :data:`.registry.DETECTORS`) declares its
-``name``, the parts of the :class:`Evidence` it ``reads`` (and which of the optional ones it
-``needs`` to run at all) and the :class:`~.flags.FlagKind` s it raises; ``find`` turns the evidence
+A detector (one subclass of :class:`Detector` in :mod:`.detectors`, one entry in :data:`.registry.DETECTORS`)
+declares its ``name`` and ``labels``, the parts of the :class:`Evidence` it ``reads`` (and which of the optional
+ones it ``needs`` to run at all), the :class:`~.flags.FlagKind` s it raises and how meta-eval scores it alone
+(``orientation``, ``step_measure``); ``find`` turns the evidence
 of one solution into :class:`Findings`. The aggregate (:mod:`.aggregate_rule`) runs every registered
 detector whose needs are met; the meta-evaluation scores the same objects one by one.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import ClassVar, Literal
 
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.flags import SEVERITY, FlagKind, StepFlag
@@ -20,6 +21,8 @@ from reasoning_metrics.verify.rules.arithmetic import StepCheck
 Input = Literal["problem", "steps", "checks", "roscoe", "contradictions", "judged", "reference", "prm", "rollouts"]
 """A part of the :class:`Evidence`; ``roscoe``, ``contradictions``, ``judged``, ``reference``, ``prm`` and
 ``rollouts`` may be absent."""
+StepMeasure = Literal["count", "heaviest"]
+STEP_MEASURES: tuple[StepMeasure, ...] = ("count", "heaviest")
 
 
 @dataclass(frozen=True)
@@ -94,32 +97,63 @@ EVIDENCE_MODEL: dict[Input, str] = {
 """Evidence part -> the model role that produces it (the twin of ``reasoning_metrics.metric_table.INPUT_MODEL``)."""
 
 
-def needed_roles(detector: Detector, *, optional: bool = False) -> frozenset[str]:
-    """The model roles ``detector`` cannot run without (``optional``: also those it reads when given)."""
-    parts = detector.reads if optional else detector.needs
-    return frozenset(EVIDENCE_MODEL[part] for part in parts if part in EVIDENCE_MODEL)
+@dataclass(frozen=True)
+class Labels:
+    """What a detector is called on the page and in the reports, in each language."""
+
+    zh: str
+    en: str
 
 
-# A detector may also declare, as class attributes read with getattr: ``orientation`` (str), what its
-# score counts when meta-eval scores it alone (a detector without one is not scored alone by counting
-# its flags), and ``step_measure`` ("count", the default, or "heaviest"), how a step's flags make its score.
+class Detector:
+    """One wrong-step detector (see the module doc): what it is, as typed class members, and ``find``.
 
+    A subclass declares its ``name`` and its ``labels`` (what the page calls it, ``zh`` and ``en``) and,
+    where they differ from the defaults: what it ``reads`` and ``needs``, the flag ``kinds`` it raises, its
+    ``orientation`` and ``step_measure``. They are checked when the class is defined.
+    """
 
-class Detector(Protocol):
-    """One wrong-step detector (see the module doc)."""
-
-    name: str
+    name: ClassVar[str]
     """Its one name: in score headers, ``SolutionAssessment.detectors``, meta-eval reports and the CLI."""
-    reads: frozenset[Input]
+    labels: ClassVar[Labels]
+    """What the page and the reports call it, in Chinese and English."""
+    reads: ClassVar[frozenset[Input]] = frozenset()
     """The parts of the evidence it looks at."""
-    needs: frozenset[Input]
+    needs: ClassVar[frozenset[Input]] = frozenset()
     """The optional parts without which it does not run (a subset of ``reads``)."""
-    kinds: frozenset[FlagKind]
+    kinds: ClassVar[frozenset[FlagKind]] = frozenset()
     """The kinds of flag it raises (none: it only informs the score, as ROSCOE's tie-breaker does)."""
+    orientation: ClassVar[str | None] = None
+    """What its score counts when meta-eval scores it alone (higher = more suspect); ``None``: it is not
+    scored alone by its flags (its own meta-eval score, or none)."""
+    step_measure: ClassVar[StepMeasure] = "count"
+    """How a step's flags make its score when scored alone: their number, or their ``heaviest`` severity."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = getattr(cls, "name", None)
+        if not isinstance(declared, str) or not declared:
+            raise TypeError(f"detector {cls.__name__} declares no name")
+        if not isinstance(getattr(cls, "labels", None), Labels):
+            raise TypeError(f"detector {declared!r} declares no labels (Labels(zh=..., en=...))")
+        if not cls.needs <= cls.reads:
+            raise TypeError(f"detector {declared!r} needs {sorted(cls.needs - cls.reads)} that it does not read")
+        if cls.step_measure not in STEP_MEASURES:
+            raise TypeError(f"detector {declared!r}: step_measure {cls.step_measure!r} is not one of {STEP_MEASURES}")
+
+    @property
+    def roles(self) -> frozenset[str]:
+        """The model roles it cannot run without (``encoder``, ``nli``, ``judge``...)."""
+        return frozenset(EVIDENCE_MODEL[part] for part in self.needs if part in EVIDENCE_MODEL)
+
+    @property
+    def optional_roles(self) -> frozenset[str]:
+        """The model roles whose evidence it reads when given, needed or not."""
+        return frozenset(EVIDENCE_MODEL[part] for part in self.reads if part in EVIDENCE_MODEL)
 
     def find(self, evidence: Evidence) -> Findings:
         """Its flags on one solution."""
-        ...
+        raise NotImplementedError
 
 
 def flag(kind: FlagKind, message: str, evidence: str | None = None, zh: str | None = None) -> StepFlag:

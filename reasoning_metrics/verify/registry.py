@@ -1,7 +1,7 @@
 """The wrong-step detectors by name: one explicit table, nothing registers itself.
 
-Adding a detector is one module in :mod:`.detectors` (a class implementing
-:class:`~.detector.Detector`) and one line here. The order is the order in which the aggregate
+Adding a detector is one module in :mod:`.detectors` (a subclass of :class:`~.detector.Detector`, whose
+members say what it reads, raises and is called) and one line here. The order is the order in which the aggregate
 collects their flags (step flags, then solution flags), so it is part of the rule.
 """
 
@@ -47,26 +47,6 @@ _ALL: tuple[Detector, ...] = (
 )
 DETECTORS: dict[str, Detector] = {detector.name: detector for detector in _ALL}
 """Detector name -> the detector."""
-
-DETECTOR_NAMES: dict[str, tuple[str, str]] = {
-    "arithmetic": ("计算检查", "arithmetic"),
-    "equations": ("方程检查", "equations"),
-    "facts": ("事实与公式检查", "facts and formulas"),
-    "reference": ("对照解析", "against the analysis"),
-    "option_verdicts": ("选项判断检查", "option verdicts"),
-    "unsupported_numbers": ("来历不明的数", "unsupported numbers"),
-    "doubt": ("自我怀疑", "doubt"),
-    "repetition": ("重复检查", "repetition"),
-    "contradiction": ("矛盾检测（NLI）", "contradiction (NLI)"),
-    "judge": ("评审模型", "judge"),
-    "prm": ("过程奖励模型", "process reward model"),
-    "rollouts": ("续写检验", "rollouts"),
-    "unused_given": ("已知数是否用到", "unused givens"),
-    "final_answer": ("最终答案检查", "final answer"),
-    "not_whole": ("个数是否为整数", "whole counts"),
-    "roscoe": ("ROSCOE 相似度", "ROSCOE similarity"),
-}
-"""What the page calls each detector of :data:`DETECTORS`, in Chinese and in English."""
 
 RENAMED = {
     "quantities": ("unsupported_numbers", "unused_given"),

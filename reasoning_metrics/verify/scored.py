@@ -19,6 +19,7 @@ import numpy as np
 from reasoning_metrics import batching
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.protocols import NLIModel
+from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.aggregate_rule import assess_one, without_reference
 from reasoning_metrics.verify.detector import Reference
@@ -36,8 +37,8 @@ DETECTORS = tuple(name for name, detector in REGISTRY.items() if not set(GIVEN_O
 """What ``k12eval score`` always names (each runs where its model is there): every registered detector
 but the judge, the process reward model and rollouts, which need a model the user names; ``judge`` and
 ``prm`` are added to a score header when ``--judge-model`` and ``--prm`` are given."""
-NO_JUDGE = "no judge model given (k12eval score --judge-model)"
-NO_ENCODER = "no step similarities: no sentence encoder ran on this chain, or the question has no sentences"
+NO_JUDGE = reason("judge_not_asked")
+NO_ENCODER = reason("no_similarities")
 
 
 @dataclass(frozen=True)
@@ -127,17 +128,17 @@ def assess_scored(
         if verdicts is None:
             unavailable["judge"] = NO_JUDGE
         elif verdicts[k].first_error is None:
-            unavailable["judge"] = f"the judge gave no readable verdict ({verdicts[k].error or 'no step named'})"
+            unavailable["judge"] = reason("judge_unreadable", verdicts[k].error or "no step named")
         if rewards is not None and rewards[k] is None:
-            unavailable["prm"] = "the process reward model could not score this chain (too long)"
+            unavailable["prm"] = reason("prm_too_long")
         if roscoe is None:
             unavailable["roscoe"] = NO_ENCODER
         reference = references.get(solution.id)
         if reference is None:
             unavailable.update(without_reference())
         if k not in contradictions:
-            reason = nli.get(scores.lang, f"no NLI model for {scores.lang} text")
-            unavailable["contradiction"] = reason if isinstance(reason, str) else "no NLI result"
+            why = nli.get(scores.lang, reason("no_model", "nli", scores.lang))
+            unavailable["contradiction"] = why if isinstance(why, str) else reason("no_nli_result")
         out.append(
             assess_one(
                 solution,

@@ -126,7 +126,7 @@
   // A finding's line in the page's language: a detector's Chinese line, else (older score files) the
   // expression it quotes; the kind's name is beside it either way.
   const findingText = (f) => (state.lang === 'zh' ? (f.zh != null ? f.zh : f.evidence || '') : f.message);
-  const reasonText = (why) => (state.lang === 'zh' && LABELS.reasons[why] ? LABELS.reasons[why] : why);
+  const reasonText = (why) => (LABELS.reasons[why] && LABELS.reasons[why][state.lang]) || (LABELS.reasons[why] || {}).en || why;
   const metricLabel = (k) => { const m = DATA.metrics.find((x) => x.key === k) || (LABELS.metrics || {})[k]; return m ? metricName(m) : k; };
   const colon = () => (state.lang === 'zh' ? '：' : ': ');
   const listSep = () => (state.lang === 'zh' ? '；' : '; ');

@@ -11,9 +11,11 @@ import inspect
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from kg import plugins
 from kg.errors import InputError
 from runners.backends._shared import clean_text
 from runners.backends.base import (
+    PROTOCOL_ROLES,
     Backend,
     ChatMessages,
     GenerationRequest,
@@ -21,6 +23,7 @@ from runners.backends.base import (
     LoglikelihoodRequest,
     LoglikelihoodResult,
     SamplingParams,
+    check_backend_class,
 )
 from runners.backends.sampling import BASE_SAMPLING, CHAT_SAMPLING, default_sampling
 from runners.stopping import shielded
@@ -34,72 +37,56 @@ BACKENDS: dict[str, str] = {
 """Backend name -> ``module:Class``; the module is imported when the backend is asked for."""
 
 
-ENTRY_POINT_GROUP = "k12eval.backends"
+ENTRY_POINT_GROUP = plugins.BACKEND_GROUP
 """Entry-point group of backends other packages provide (``name = "package.module:Class"``); see docs/python.md."""
 
 
-def backend_class(name: str) -> type:
+def backend_class(name: str) -> type[Backend]:
     """The class registered under ``name``, built in or an installed package's ``k12eval.backends`` entry point.
 
-    Entry points are read only for a name that is not built in, and loaded only when asked for.
-    An unknown name raises :class:`InputError` listing the known ones.
+    Entry points are read only for a name that is not built in, and loaded only when asked for; the class is
+    checked (:func:`~runners.backends.base.check_backend_class`: a :class:`Backend` subclass whose capabilities
+    have the right types) before it is used. An unknown name raises :class:`InputError` listing the known ones.
     """
     if name in BACKENDS:
         module, _, attribute = BACKENDS[name].partition(":")
-        cls: type = getattr(importlib.import_module(module), attribute)
-        return cls
-    from importlib.metadata import entry_points
-
-    found = entry_points(group=ENTRY_POINT_GROUP)
-    for entry in found:
-        if entry.name == name:
-            return _load_plugin(entry)
-    known = [*BACKENDS, *plugin_backends()]
-    raise InputError(f"unknown backend {name!r}; choose one of: {', '.join(known)}")
+        return _checked(getattr(importlib.import_module(module), attribute), f"backend {name!r}")
+    entry = plugins.find(ENTRY_POINT_GROUP, name)
+    if entry is None:
+        known = [*BACKENDS, *plugin_backends()]
+        raise InputError(f"unknown backend {name!r}; choose one of: {', '.join(known)}")
+    return _checked(plugins.load(entry, "backend"), f"backend {name!r} ({plugins.where(entry)})")
 
 
-def _load_plugin(entry: Any) -> type:
-    """The class an entry point names, or one :class:`InputError` line naming the package that broke."""
-    dist = getattr(getattr(entry, "dist", None), "name", None)
-    value = getattr(entry, "value", entry.name)
-    where = f"{value} of package {dist}" if dist else value
-    try:
-        loaded = entry.load()
-    except Exception as exc:  # anything a third party's module raises on import: one line, not a traceback
-        lines = str(exc).strip().splitlines()
-        reason = f"{type(exc).__name__}: {lines[0].strip()[:300]}" if lines else type(exc).__name__
-        raise InputError(
-            f"backend {entry.name!r} ({ENTRY_POINT_GROUP} entry point {where}) is broken: {reason}"
-        ) from None
-    if not isinstance(loaded, type):
-        raise InputError(f"backend {entry.name!r} ({ENTRY_POINT_GROUP} entry point {where}) is not a class")
-    return loaded
+def _checked(cls: object, what: str) -> type[Backend]:
+    problem = check_backend_class(cls)
+    if problem is not None:
+        raise InputError(f"{what} {problem}")
+    assert isinstance(cls, type) and issubclass(cls, Backend)
+    return cls
+
+
+def backend_names() -> str:
+    """The built-in backends as a help text says them: ``transformers, vllm, openai or replay``."""
+    return plugins.or_list(list(BACKENDS))
 
 
 def plugin_backends() -> list[str]:
     """The names of the installed packages' backends (``k12eval.backends`` entry points), sorted; none loaded."""
-    from importlib.metadata import entry_points
-
-    return sorted({entry.name for entry in entry_points(group=ENTRY_POINT_GROUP)} - set(BACKENDS))
+    return plugins.installed(ENTRY_POINT_GROUP, BACKENDS)
 
 
 def server_side_model(name: str) -> bool:
-    """Whether backend ``name`` takes the model as written (a server's model name, a recorded file).
-
-    Declared by the backend class (``server_side_model = True``); a class that does not say
-    loads its model here, and the model resolver turns the name into a folder first.
-    """
-    return bool(getattr(backend_class(name), "server_side_model", False))
+    """Whether backend ``name`` takes the model as written (a server's model name, a recorded file):
+    its class's :attr:`~runners.backends.base.Backend.server_side_model`."""
+    return backend_class(name).server_side_model
 
 
-def protocol_role(backend: str | type) -> str:
-    """How a bank's protocol asks ``backend`` (a name or a backend class): ``local``, ``api`` or ``generate``.
-
-    Declared by the backend class (``protocol_role``, see :class:`runners.backends.base.Backend`); a class
-    that does not say only generates answers (:func:`runners.protocol.default_strategy`).
-    """
+def protocol_role(backend: str | type[Backend]) -> str:
+    """How a bank's protocol asks ``backend`` (a name or a backend class): ``local``, ``api`` or ``generate``,
+    its class's :attr:`~runners.backends.base.Backend.protocol_role`."""
     cls = backend_class(backend) if isinstance(backend, str) else backend
-    return str(getattr(cls, "protocol_role", "generate"))
+    return cls.protocol_role
 
 
 def streams(backend: object) -> bool:
@@ -152,10 +139,8 @@ def get_backend(name: str, model: str, **options: Any) -> Backend:
         raise InputError(
             f"backend {name!r} has no option {', '.join(map(repr, unknown))}; it takes: {', '.join(known)}"
         )
-    backend: Backend = cls(model, **options)
-    check = getattr(backend, "check", None)
-    if callable(check):  # refuse a setting that would fail every request, before the first one
-        check()
+    backend = cls(model, **options)
+    backend.check()  # refuse a setting that would fail every request, before the first one
     return backend
 
 
@@ -164,6 +149,7 @@ __all__ = [
     "BASE_SAMPLING",
     "CHAT_SAMPLING",
     "ENTRY_POINT_GROUP",
+    "PROTOCOL_ROLES",
     "Backend",
     "ChatMessages",
     "GenerationRequest",
@@ -172,7 +158,9 @@ __all__ = [
     "LoglikelihoodResult",
     "SamplingParams",
     "backend_class",
+    "backend_names",
     "backend_options",
+    "check_backend_class",
     "clean_text",
     "default_sampling",
     "generation_stream",

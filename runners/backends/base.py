@@ -1,4 +1,4 @@
-"""The backend protocol: one class per backend, each capability one batched method.
+"""The backend base class: one subclass per backend, each capability one batched method or a typed member.
 
 Callers hand a backend the *whole* batch (vLLM wants it that way); a backend
 never loses a request: every request gets a result, with ``error`` set when
@@ -8,8 +8,8 @@ the backend could not answer it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
 
 ChatMessages = list[dict[str, str]]
 
@@ -97,39 +97,80 @@ class LoglikelihoodResult:
     """As :attr:`GenerationResult.harness`."""
 
 
-@runtime_checkable
-class Backend(Protocol):
-    """What every backend (vllm, transformers, openai, replay) implements."""
+ProtocolRole = Literal["local", "api", "generate"]
+PROTOCOL_ROLES: tuple[ProtocolRole, ...] = ("local", "api", "generate")
+"""How a bank's protocol may ask a backend (:attr:`Backend.protocol_role`)."""
+
+
+class Backend:
+    """What every backend (vllm, transformers, openai, replay, a plugin's) is: one subclass of this class.
+
+    Its capabilities are typed class members with defaults here, declared by a subclass where it differs and
+    checked when its class is loaded (:func:`check_backend_class`; a plugin's when its entry point loads).
+    """
 
     name: str
+    """The backend's name (``--backend``), in the run header."""
     model: str
-    is_chat: bool
-    """Whether prompts go as chat messages through the model's chat template (else as one text)."""
+    """The model it answers with, as the run names it."""
+    is_chat: bool = False
+    """Whether prompts go as chat messages through the model's chat template (else as one text). An instance
+    learns it from its model; the class's value is what a dry run assumes when no model is loaded (``openai``:
+    chat, the others: text)."""
+    server_side_model: ClassVar[bool] = False
+    """The model the user names is a name it passes on as written (a server's model name, a recorded file),
+    never a model to find and load here; the model resolver asks it (:func:`runners.backends.server_side_model`)."""
+    protocol_role: ClassVar[ProtocolRole] = "generate"
+    """How a bank's protocol asks it: ``local``, a model run here, scored by probability where the protocol says so;
+    ``api``, a model behind an API, asked as the protocol's ``api_strategy`` says; ``generate``: it only generates
+    answers (:func:`runners.backends.protocol_role`, :mod:`runners.protocol`)."""
+    unsupported_sampling: ClassVar[frozenset[str]] = frozenset()
+    """:class:`SamplingParams` fields it cannot honour; a run that sets one is refused before any request
+    (:mod:`runners.gen_kwargs`)."""
 
-    # Three optional members, read with getattr so that a plugin written before them still works:
-    #   server_side_model: bool (class attribute, default False): the model the user names is a name the
-    #     backend passes on as written (a server's model name, a recorded file), never a model to find
-    #     and load here; the model resolver asks it (runners.backends.server_side_model).
-    #   protocol_role: str (class attribute, default "generate"): how a bank's protocol asks it; "local", a
-    #     model run here, scored by probability where the protocol says so; "api", a model behind an API,
-    #     asked as the protocol's api_strategy says (runners.backends.protocol_role, runners.protocol).
-    #   check(self) -> None: asked once by get_backend, before any request, to refuse a setting that
-    #     would make every request fail (OpenAIBackend probes its base_url).
-    #   unsupported_sampling: frozenset[str] (class attribute, default empty): SamplingParams fields the
-    #     backend cannot honour; a run that sets one is refused before any request (runners.gen_kwargs).
+    def __init__(self, model: str, **options: Any) -> None:
+        """``model`` as the run names it; a subclass takes its own options as keyword-only arguments (what
+        ``-B KEY=VALUE`` sets, :func:`runners.backends.backend_options`)."""
+        self.model = model
+
+    def check(self) -> None:
+        """Asked once by ``get_backend``, before any request: refuse a setting that would make every request
+        fail (``OpenAIBackend`` probes its ``base_url``). Nothing to refuse by default."""
+
+    # One optional method, found with getattr (runners.backends.streams):
     #   generate_stream(self, requests) -> Iterator[GenerationResult]: the answers of generate, each
     #     yielded as soon as it is finished (in the order they finish, each carrying its request's id),
     #     so that a run writes every answer at once (runners.backends.generation_stream). A backend
-    #     that has it hands each answer over inside runners.stopping.shielded (TransformersBackend).
+    #     that has it hands each answer over inside runners.stopping.shielded (TransformersBackend, vLLM).
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Complete every request; results in request order."""
-        ...
+        raise NotImplementedError
 
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[LoglikelihoodResult]:
         """Log-probability of each continuation; backends that cannot (replay) set ``error``."""
-        ...
+        raise NotImplementedError
 
     def count_tokens(self, text: str) -> int:
         """Tokens in ``text`` by the model's own tokenizer (for the few-shot budget)."""
-        ...
+        raise NotImplementedError
+
+
+def check_backend_class(cls: object) -> str | None:
+    """What is wrong with ``cls`` as a backend class (not a :class:`Backend` subclass, a capability of the
+    wrong type or value, a batched method missing), or ``None`` when it is one."""
+    if not isinstance(cls, type) or not issubclass(cls, Backend):
+        return "is not a runners.backends.Backend subclass"
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        return "declares no name"
+    for member in ("is_chat", "server_side_model"):
+        if not isinstance(getattr(cls, member), bool):
+            return f"{member} is {getattr(cls, member)!r}, not True or False"
+    if cls.protocol_role not in PROTOCOL_ROLES:
+        return f"protocol_role is {cls.protocol_role!r}, not one of {', '.join(PROTOCOL_ROLES)}"
+    unknown = sorted(set(cls.unsupported_sampling) - {f.name for f in fields(SamplingParams)})
+    if unknown:
+        return f"unsupported_sampling names no sampling setting: {', '.join(unknown)}"
+    missing = [m for m in ("generate", "loglikelihood", "count_tokens") if getattr(cls, m) is getattr(Backend, m)]
+    return f"does not define {', '.join(missing)}" if missing else None

@@ -28,6 +28,7 @@ from runners.backends._base_url import probe_root, strip_endpoint
 from runners.backends._http import RequestFailed, RetryPolicy, post_json
 from runners.backends._shared import estimate_tokens, token_count
 from runners.backends.base import (
+    Backend,
     GenerationRequest,
     GenerationResult,
     LoglikelihoodRequest,
@@ -58,13 +59,15 @@ def _malformed(exc: Exception) -> str:
     return f"malformed answer ({type(exc).__name__}: {text})" if text else f"malformed answer ({type(exc).__name__})"
 
 
-class OpenAIBackend:
+class OpenAIBackend(Backend):
     """A model behind an OpenAI-compatible HTTP API."""
 
     name = "openai"
+    is_chat = True
+    """Chat messages unless told ``chat=False``: what a dry run assumes of it."""
     server_side_model = True
-    protocol_role = "api"
     """``--model`` is the name the server knows the model by."""
+    protocol_role = "api"
 
     def __init__(
         self,

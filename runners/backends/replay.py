@@ -28,6 +28,7 @@ from kg.jsonl import describe, jsonl_objects
 from kg.records import clean_id
 from runners.backends._shared import estimate_tokens
 from runners.backends.base import (
+    Backend,
     GenerationRequest,
     GenerationResult,
     LoglikelihoodRequest,
@@ -56,7 +57,7 @@ class Recorded:
     latency_s: float | None = None
 
 
-class ReplayBackend:
+class ReplayBackend(Backend):
     """Recorded outputs played back as if a model produced them."""
 
     name = "replay"

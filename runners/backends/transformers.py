@@ -23,6 +23,7 @@ from runners.backends._hf_loading import load_causal_lm
 from runners.backends._prompts import PromptError, chat_template_hash, has_chat_template, prompt_ids, scoring_ids
 from runners.backends._shared import chunked, finish_tokens
 from runners.backends.base import (
+    Backend,
     GenerationRequest,
     GenerationResult,
     LoglikelihoodRequest,
@@ -37,7 +38,7 @@ _BATCH_ERRORS = (RuntimeError, ValueError, MemoryError)
 """What a failing batch raises (torch's out-of-memory is a RuntimeError); its requests get ``error``."""
 
 
-class TransformersBackend:
+class TransformersBackend(Backend):
     """A causal LM run in-process by transformers; hub id, local folder or GGUF file."""
 
     name = "transformers"

@@ -17,6 +17,7 @@ from typing import Any
 
 from runners.backends._prompts import PromptError, chat_template_hash, has_chat_template, prompt_ids, scoring_ids
 from runners.backends.base import (
+    Backend,
     GenerationRequest,
     GenerationResult,
     LoglikelihoodRequest,
@@ -30,7 +31,7 @@ PENALTIES = ("top_k", "presence_penalty", "frequency_penalty", "repetition_penal
 """The settings of ``--gen-kwargs`` vLLM's ``SamplingParams`` takes by the same names (passed only when given)."""
 
 
-class VLLMBackend:
+class VLLMBackend(Backend):
     """A model served in-process by the vLLM engine."""
 
     name = "vllm"

@@ -13,8 +13,14 @@ import pytest
 
 import k12eval
 from kg.errors import InputError
-from runners.backends import ENTRY_POINT_GROUP, backend_class, get_backend
-from runners.backends.base import GenerationRequest, GenerationResult, LoglikelihoodRequest, LoglikelihoodResult
+from runners.backends import ENTRY_POINT_GROUP, backend_class, check_backend_class, get_backend
+from runners.backends.base import (
+    Backend,
+    GenerationRequest,
+    GenerationResult,
+    LoglikelihoodRequest,
+    LoglikelihoodResult,
+)
 from tests.conftest import REPO
 
 SAMPLE = REPO / "data" / "sample"
@@ -44,7 +50,7 @@ def test_load_bank_takes_str_and_path_and_sample_bank_is_the_bundled_copy() -> N
         k12eval.sample_bank("other")
 
 
-class Echo:
+class Echo(Backend):
     """A backend of one's own: answers every question with option A."""
 
     name = "echo"
@@ -104,6 +110,36 @@ def test_a_backend_registered_by_entry_point_is_found_by_name(monkeypatch: pytes
         backend_class("nope")
 
 
+class _Unchecked(Echo):
+    protocol_role = "remote"  # type: ignore[assignment]
+
+
+def test_a_backend_class_is_checked_before_it_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    # #35 item 3: capabilities are typed members of the Backend base, checked when a plugin's class loads.
+    class Loose:
+        name = "loose"
+
+    plugins = {"loose": Loose, "unchecked": _Unchecked}
+    monkeypatch.setattr(
+        "importlib.metadata.entry_points",
+        lambda group=None: [_EntryPoint(n, c) for n, c in plugins.items()] if group == ENTRY_POINT_GROUP else [],
+    )
+    with pytest.raises(InputError, match=r"backend 'loose' \(k12eval.backends entry point loose\) is not a "):
+        backend_class("loose")
+    with pytest.raises(InputError, match=r"protocol_role is 'remote', not one of local, api, generate"):
+        backend_class("unchecked")
+    for name in ("transformers", "vllm", "openai", "replay"):
+        assert check_backend_class(backend_class(name)) is None
+    assert [backend_class(n).is_chat for n in ("transformers", "vllm", "openai", "replay")] == [
+        False,
+        False,
+        True,
+        False,
+    ]  # what a dry run assumes before a model is loaded
+    with pytest.raises(InputError, match=r"backend 'Loose': is not a runners.backends.Backend subclass"):
+        k12eval.run(SAMPLE, "m", "unused", backend=Loose())  # type: ignore[arg-type]
+
+
 def test_an_entry_point_in_an_installed_distribution_is_found(tmp_path: Path) -> None:
     # A real (tiny) distribution on sys.path, in a subprocess: what `pip install my-backend` would leave.
     site = tmp_path / "site"
@@ -115,7 +151,11 @@ def test_an_entry_point_in_an_installed_distribution_is_found(tmp_path: Path) ->
         f"[{ENTRY_POINT_GROUP}]\nshout = my_backend:Shout\n", encoding="utf-8"
     )
     (site / "my_backend.py").write_text(
-        "class Shout:\n    def __init__(self, model, *, loud=True):\n        self.loud = loud\n"
+        "from runners.backends import Backend\n\n\nclass Shout(Backend):\n    name = 'shout'\n\n"
+        "    def __init__(self, model, *, loud=True):\n        self.model, self.loud = model, loud\n\n"
+        "    def generate(self, requests):\n        return []\n\n"
+        "    def loglikelihood(self, requests):\n        return []\n\n"
+        "    def count_tokens(self, text):\n        return len(text)\n"
     )
     code = "from runners.backends import get_backend; print(type(get_backend('shout', 'm', loud=False)).__name__)"
     env = {"PYTHONPATH": f"{site}:{REPO}", "PATH": "/usr/bin:/bin"}
@@ -180,6 +220,47 @@ def test_score_cli_api_and_demo_compose_the_score_job_in_one_place(
         (run_dir, False, None),
         (run_dir, True, "default"),
     ]
+
+
+def test_meta_eval_calibrate_and_the_demos_runs_end_in_the_api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # #35 item 2: each command parses its options and calls one k12eval.api function, which composes the job.
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from k12eval.cli._demo_pipeline import _answer
+    from k12eval.cli._demo_plan import DemoPlan
+    from k12eval.cli._demo_stages import StageTimes
+
+    calls: list[tuple[str, tuple[object, ...], dict[str, object]]] = []
+
+    def job(name: str) -> Any:
+        def composed(*args: object, **options: object) -> object:
+            calls.append((name, args, options))
+            raise InputError(f"{name}: composed once")
+
+        return composed
+
+    for name in ("meta_eval", "meta_eval_lodo", "calibrate", "run_job"):
+        monkeypatch.setattr(f"k12eval.api.{name}", job(name))
+    data = tmp_path / "labelled.jsonl"
+    data.write_text("", encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(app, ["meta-eval", str(data), "-f", "chains", "-d", "arithmetic", "--nli", "none"])
+    assert result.exit_code == 2 and "meta_eval: composed once" in result.output
+    result = runner.invoke(app, ["meta-eval", "--lodo", f"chains:{data}", "--lodo", f"b=chains:{data}"])
+    assert result.exit_code == 2 and "meta_eval_lodo: composed once" in result.output
+    result = runner.invoke(app, ["calibrate", f"chains:{data}", "-o", str(tmp_path / "c.json")])
+    assert result.exit_code == 2 and "calibrate: composed once" in result.output
+    plan = DemoPlan(None, ("sample-1",), SAMPLE)  # type: ignore[arg-type]
+    fields = {"data": SAMPLE, "model": "m", "backend": "replay", "out": tmp_path / "run", "mode": "zero-shot"}
+    with pytest.raises(InputError, match="run_job: composed once"):
+        _answer(StageTimes(lambda text: None, 1), plan, None, lambda text: None, "run", fields, "")
+    assert [name for name, _, _ in calls] == ["meta_eval", "meta_eval_lodo", "calibrate", "run_job"]
+    meta = calls[0]
+    assert meta[1] == (data, "chains") and meta[2]["detectors"] == ["arithmetic"] and meta[2]["nli"] == "none"
+    assert calls[1][1] == ([f"chains:{data}", f"b=chains:{data}"], None)
+    [options] = calls[3][1]
+    assert (options.data, options.model, options.backend, options.mode) == (SAMPLE, "m", "replay", "zero-shot")
 
 
 def test_a_chain_file_is_scored_and_resumed_by_the_library_not_the_cli(tmp_path: Path) -> None:

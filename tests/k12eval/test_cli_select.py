@@ -121,6 +121,7 @@ def test_table2_is_computed_over_the_selection_and_says_so(bank: Path, answers: 
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_reasoning_subset_of_the_shared_middle_school_math(shared_data: Path) -> None:
     # Measured on shared/'s CK12 初中 release: 1,312 of its 2,130 math questions have more than two
     # analysis paragraphs (the paper's 7,334 are over every stage).

@@ -17,7 +17,7 @@ import reasoning_metrics.models
 from k12eval.cli import app
 from k12eval.cli import calibrate as calibrate_cli
 from k12eval.cli import metaeval as metaeval_cli
-from k12eval.cli._encoders import encoder_specs
+from k12eval.models.loading import encoder_specs
 from reasoning_metrics.metaeval import load_solutions
 from reasoning_metrics.metaeval.ck12_labels import CK12_ENV
 from reasoning_metrics.models.languages import CHINESE_ENCODER, english_only_encoder
@@ -104,6 +104,7 @@ def test_a_chinese_ck12_labels_set_gets_the_multilingual_encoder_by_default(
     assert encoder_specs("none", ["zh"]) == {}
 
 
+@pytest.mark.slow
 def test_calibrate_scores_each_set_with_its_languages_encoder_and_records_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loaded: dict[str, NamedEncoder]
 ) -> None:
@@ -135,6 +136,7 @@ def test_calibrate_scores_each_set_with_its_languages_encoder_and_records_it(
     assert not any(f.startswith("roscoe.") for f in saved["features"])
 
 
+@pytest.mark.slow
 def test_lodo_scores_each_set_with_its_languages_encoder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loaded: dict[str, NamedEncoder]
 ) -> None:

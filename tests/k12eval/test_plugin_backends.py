@@ -19,10 +19,10 @@ from tests._runs import question, write_bank
 REPO = Path(__file__).resolve().parents[2]
 
 MINE = '''
-from runners.backends.base import GenerationResult, LoglikelihoodResult
+from runners.backends.base import Backend, GenerationResult, LoglikelihoodResult
 
 
-class Mine:
+class Mine(Backend):
     """Answers from a server that knows its models by name."""
 
     name = "mine"

@@ -17,6 +17,7 @@ def python_blocks(text: str) -> list[str]:
     return re.findall(r"^```python\n(.*?)^```$", text, re.S | re.M)
 
 
+@pytest.mark.slow
 def test_the_walkthrough_runs_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocks = python_blocks(DOC.read_text(encoding="utf-8"))
     assert len(blocks) >= 6

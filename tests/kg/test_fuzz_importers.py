@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -180,6 +181,7 @@ CK12_TEXT_KEYS = ("prompt", "answer", "analysis", "task_subject", "task_type", "
 
 @FUZZ
 @given(banks(ck12_good(), json_spoilers(CK12_TEXT_KEYS, "prompt")))
+@pytest.mark.slow
 def test_ck12_jsonl(bank: tuple[list[Line], bool, bool]) -> None:
     lines, crlf, bom = bank
     lines = unique_ids(lines, "id")
@@ -201,6 +203,7 @@ def xiezhi_good(draw: st.DrawFn) -> dict[str, Any]:
 
 @FUZZ
 @given(banks(xiezhi_good(), json_spoilers(("question", "answer"), "question")))
+@pytest.mark.slow
 def test_xiezhi_jsonl(bank: tuple[list[Line], bool, bool]) -> None:
     lines, crlf, bom = bank
     with tempfile.TemporaryDirectory() as folder:
@@ -225,6 +228,7 @@ def mapped_good(draw: st.DrawFn) -> dict[str, Any]:
 
 @FUZZ
 @given(banks(mapped_good(), json_spoilers(("text", "gold", "course", "unit", "lang"), "text")))
+@pytest.mark.slow
 def test_mapped_jsonl(bank: tuple[list[Line], bool, bool]) -> None:
     lines, crlf, bom = bank
     lines = unique_ids(lines, "qid")
@@ -282,18 +286,21 @@ MAPPED_CSV += 'answer = "answer"\nsubject = { value = "数学" }\nlevel1 = { val
 
 @FUZZ
 @given(csv_banks(CMMLU))
+@pytest.mark.slow
 def test_cmmlu_csv(bank: tuple[list[Line], bool, bool]) -> None:
     check_csv("math.csv", CMMLU, bank, ["--format", "cmmlu"])
 
 
 @FUZZ
 @given(csv_banks(CEVAL))
+@pytest.mark.slow
 def test_ceval_csv(bank: tuple[list[Line], bool, bool]) -> None:
     check_csv("math_dev.csv", CEVAL, bank, ["--format", "ceval"])
 
 
 @FUZZ
 @given(csv_banks(MAPPED))
+@pytest.mark.slow
 def test_mapped_csv(bank: tuple[list[Line], bool, bool]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         mapping = Path(folder) / "m.toml"
@@ -306,6 +313,7 @@ def test_mapped_csv(bank: tuple[list[Line], bool, bool]) -> None:
 
 @FUZZ
 @given(st.binary(max_size=400), st.sampled_from(["ck12", "xiezhi", "cmmlu", "ceval", "mapped"]))
+@pytest.mark.slow
 def test_arbitrary_bytes_never_trace_back(data: bytes, fmt: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         suffix = ".csv" if fmt in ("cmmlu", "ceval", "mapped") else ".jsonl"

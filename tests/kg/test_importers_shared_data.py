@@ -18,6 +18,7 @@ from kg.importers._cmmlu_subjects import SUBJECTS as CMMLU_SUBJECTS
 pytestmark = pytest.mark.shared_data
 
 
+@pytest.mark.slow
 def test_ck12_middle_school_release(shared_data: Path) -> None:
     root = shared_data / "ck12"
     assert detect_format(root) == "ck12"
@@ -139,6 +140,7 @@ def is_chinese_stem(stem: str) -> bool:
 
 
 @pytest.mark.parametrize("bank", CHINESE_BANKS)
+@pytest.mark.slow
 def test_no_chinese_stem_is_detected_as_english(shared_data: Path, bank: str) -> None:
     # Before (#16 item 1): 134 CK12 stems (85 math, e.g. $$-2017$$的倒数是), 15 CMMLU test stems and
     # others were English because formulas, option labels and pinyin options counted as English words.

@@ -137,6 +137,7 @@ def test_without_the_release_the_error_says_where_to_point(tmp_path: Path, monke
 
 @pytest.mark.skipif(not STORED, reason="no labelled set in data/ck12_errors yet")
 @pytest.mark.parametrize("path", STORED, ids=lambda p: p.name)
+@pytest.mark.slow
 def test_the_stored_set_loads_against_the_release(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ck12 = SHARED_DATA / "ck12"
     if not ck12.is_dir():

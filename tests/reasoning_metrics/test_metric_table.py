@@ -61,12 +61,14 @@ def test_reference_based_metrics() -> None:
 
 
 def test_each_metric_declares_its_direction_and_titles_on_its_record() -> None:
-    from reports.payload import METRIC_ZH
+    from reports.payload import metric_entry
 
     for metric in METRICS.values():
         assert metric.direction in ("higher", "lower")
         assert metric.labels["zh"] and metric.labels["en"], metric.name
-        assert METRIC_ZH[metric.name] == metric.labels["zh"]  # the page reads the record, no second table
+        arrow = "↑" if metric.direction == "higher" else "↓"
+        entry = metric_entry(metric.name)  # the page reads the record, no second table
+        assert (entry["zh"], entry["en"]) == (f"{metric.labels['zh']} {arrow}", f"{metric.labels['en']} {arrow}")
     contradiction = METRICS["source_contradiction_max"]
     assert (contradiction.direction, contradiction.labels) == (
         "lower",

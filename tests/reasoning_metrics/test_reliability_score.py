@@ -93,6 +93,7 @@ def test_a_full_disk_is_one_error_line_and_scoring_resumes(run_dir: Path, monkey
     assert [r["id"] for _, r in read_score_lines(run_dir / "scores.jsonl")] == ["q-apples", "q-eggs"]
 
 
+@pytest.mark.slow
 def test_a_header_cut_short_by_a_full_disk_does_not_block_the_resume(tmp_path: Path) -> None:
     """A real short write: the child may write at most 64 bytes per file (RLIMIT_FSIZE), as on a full disk."""
     out = tmp_path / "scores.jsonl"

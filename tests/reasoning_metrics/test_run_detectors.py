@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from k12eval.cli._wording import reason_text
 from kg.errors import InputError
+from reasoning_metrics.reasons import reason
 from reasoning_metrics.run_scoring import score_run
 from reasoning_metrics.score_store import read_score_lines
 from reasoning_metrics.verify.registry import current_names
@@ -72,13 +74,14 @@ def test_without_an_nli_model_contradictions_are_absent_with_the_reason(run_dir:
     (line, _) = _lines(run_dir)
     assessment = line["assessment"]
     assert "contradiction" not in assessment["detectors"]
-    assert "pass --nli" in assessment["unavailable"]["contradiction"]
+    assert assessment["unavailable"]["contradiction"] == reason("nli_not_needed")  # a code: no flag in the record
+    assert reason_text(assessment["unavailable"]["contradiction"]).endswith("(pass --nli)")  # the CLI's words
     assert all(s["contradiction"] is None for s in assessment["steps"])
     assert not any(f["kind"] == "contradiction" for s in assessment["steps"] for f in s["flags"])
     assert line["first_suspect"] == 2  # the verifier still finds the false step
     other = write_run(run_dir.parent / "none", run_dir.parent / "bank" / "单选.jsonl", outputs={"q-apples": WRONG})
     list(score_run(other, models={**models, "nli": "none"}, cache=False).records)
-    assert _lines(other)[0]["assessment"]["unavailable"]["contradiction"] == "no NLI model for zh text"
+    assert _lines(other)[0]["assessment"]["unavailable"]["contradiction"] == reason("no_model", "nli", "zh")
 
 
 def test_an_nli_model_given_for_the_detectors_alone_is_used_and_recorded(run_dir: Path) -> None:

@@ -13,6 +13,7 @@ from reasoning_metrics import Chain, score_chains
 from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.models.judge_model import JudgeNLI
+from reasoning_metrics.reasons import code_of, reason, worded
 from reasoning_metrics.scoring import prepare
 from runners.backends.base import GenerationRequest
 from tests.scripted import ScriptedBackend, prompt_text
@@ -146,13 +147,15 @@ def test_missing_models_and_references_give_reasons_not_numbers(tmp_path: Path) 
     out = {s.id: s for s in score_chains(chains, None, encoder=HashEncoder(), nli="none", cache=False)}
     assert out["en-1"].scores["faithfulness_step"] is not None
     assert out["en-1"].scores["source_consistency"] is None
-    assert out["en-1"].unavailable["source_consistency"] == "no nli model for en text (pass one)"
-    assert out["zh-2"].unavailable["reasoning_alignment"] == "no reference chain given"
+    assert out["en-1"].unavailable["source_consistency"] == reason("no_model", "nli", "en")
+    assert out["zh-2"].unavailable["reasoning_alignment"] == reason("no_reference")
+    assert worded(out["zh-2"].unavailable["reasoning_alignment"], "zh") == "没有参考推理链（题目没有解析）"
     assert set(out["empty"].unavailable) == set(out["empty"].scores)
-    assert set(out["empty"].unavailable.values()) == {"the chain has no steps"}
+    assert set(out["empty"].unavailable.values()) == {reason("no_steps")}
     broken = score_chains(CHAINS[:1], ["source_consistency"], nli=str(tmp_path / "no-such-model"), cache=False)
     assert broken[0].scores == {"source_consistency": None}
-    assert broken[0].unavailable["source_consistency"].startswith("could not load nli model")
+    assert code_of(broken[0].unavailable["source_consistency"]) == "not_loaded"
+    assert (worded(broken[0].unavailable["source_consistency"]) or "").startswith("could not load nli model")
 
 
 def test_every_metric_is_reported_one_way_or_the_other() -> None:
@@ -233,7 +236,7 @@ def test_judge_nli_reads_labels_and_refuses_to_guess() -> None:
     unsure = Chain("u", "Tom has 5 apples.", ["The capital of France is Paris.", "Tom has 5 apples."])
     (out,) = score_chains([unsure], ["source_consistency"], nli=judge, cache=False)
     assert out.scores["source_consistency"] is None
-    assert out.unavailable["source_consistency"] == "the NLI model gave no answer for 1 of 2 pairs"
+    assert worded(out.unavailable["source_consistency"]) == "the NLI model gave no answer for 1 of 2 pairs"
 
 
 def test_judge_prompts_in_chinese_for_chinese_pairs() -> None:

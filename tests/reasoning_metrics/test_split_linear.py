@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +25,7 @@ REGEX_MATH = re.compile(
 @example("\\(\\(\\(x")
 @example("$$ a $ b $$ c $d$")
 @example("$2 each, $3 in all: $x$ and \\[y\\]")
+@pytest.mark.slow
 def test_math_is_masked_exactly_where_the_expression_found_it(text: str) -> None:
     assert _mask_math(text) == REGEX_MATH.sub(lambda m: _PLACEHOLDER * len(m.group()), text)
 

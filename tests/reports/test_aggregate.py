@@ -193,6 +193,7 @@ def test_ranking_metrics(tmp_path: Path) -> None:
     assert math.isnan(_row(nodes, "subject:语文")["mrr"])
 
 
+@pytest.mark.slow
 def test_several_runs_one_tidy_table(run_a: Path, tmp_path: Path) -> None:
     bank = small_bank()
     run_b = write_run(tmp_path / "run-b", bank, {"q1": Answer(False), "q6": Answer(True)}, mode="zero-shot-cot")
@@ -221,6 +222,7 @@ def test_weakest_points_rank_by_upper_bound(tmp_path: Path) -> None:
     assert weakest["name"].tolist() == ["浮力", "压强"]  # not 压强 first, although its accuracy is 0
 
 
+@pytest.mark.slow
 def test_stand_in_questions_when_bank_is_missing(tmp_path: Path) -> None:
     bank = small_bank()
     run = write_run(tmp_path / "r", bank, SMALL_ANSWERS, bank=tmp_path / "nowhere")

@@ -157,6 +157,7 @@ def test_a_report_written_before_the_marker_is_replaced_only_while_it_holds_noth
     assert (out / "tables" / "my-notes.txt").read_text(encoding="utf-8") == "mine"
 
 
+@pytest.mark.slow
 def test_a_folder_named_like_an_abandoned_build_is_kept_unless_a_build_left_it(run: Path, tmp_path: Path) -> None:
     dead = 2**22 + 12345  # above Linux's default pid_max: no process has it
     mine = tmp_path / f".report.build-{dead}-mine"

@@ -42,6 +42,7 @@ def test_the_packaged_font_draws_chinese_labels(tmp_path: Path) -> None:
     assert _glyph_warnings("DejaVu Sans", tmp_path)
 
 
+@pytest.mark.slow
 def test_plots_use_the_packaged_font_when_the_system_has_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("pylopdf_fonts_zh_cn")
     bank_root = tmp_path / "runs"
@@ -91,6 +92,7 @@ def _drawn_texts(nodes: pd.DataFrame, runs: list[dict[str, str]], out: Path, fon
     return texts
 
 
+@pytest.mark.slow
 def test_plots_name_runs_in_full_and_speak_the_pages_language(tmp_path: Path) -> None:
     """#23 item 5: run names were cut at 22 characters, so zero-shot-CoT and few-shot of one model looked
     the same; titles were English on a Chinese report."""

@@ -34,6 +34,7 @@ def leftovers(parent: Path, name: str) -> list[str]:
     return [p.name for p in parent.iterdir() if p.name.startswith(f".{name}.")]
 
 
+@pytest.mark.slow
 def test_an_error_mid_build_leaves_the_previous_report(run: Path, tmp_path: Path, monkeypatch) -> None:
     out = tmp_path / "report"
     write_report([run], out)
@@ -50,6 +51,7 @@ def test_an_error_mid_build_leaves_the_previous_report(run: Path, tmp_path: Path
     assert leftovers(tmp_path, "report") == []
 
 
+@pytest.mark.slow
 def test_a_file_size_limit_mid_write_leaves_the_previous_report(run: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
     write_report([run], out, plots=False)
@@ -68,6 +70,7 @@ def test_a_file_size_limit_mid_write_leaves_the_previous_report(run: Path, tmp_p
     assert leftovers(tmp_path, "report") == []
 
 
+@pytest.mark.slow
 def test_a_new_report_replaces_every_file_of_the_old_one(run: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
     write_report([run], out)
@@ -108,6 +111,7 @@ def test_a_killed_build_leaves_no_folder_behind_for_long(run: Path, tmp_path: Pa
     assert leftovers(tmp_path, "report") == []
 
 
+@pytest.mark.slow
 def test_readers_never_see_a_partial_or_mixed_report(run: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
     write_report([run], out, plots=False, title="build-0")

@@ -403,8 +403,8 @@ def test_table_captions_show_under_their_tables(report: tuple[Path, list[Path]],
     go(driver, "tables")
     caption = css(driver, "#table-ck12_table1_type_by_mode .caption").text
     assert caption.startswith("判断题按判断计分")  # the page opens in Chinese
-    assert css(driver, "#table-ck12_table2_cot_step_scores .caption").text == "题目范围：全部题目（--select）。"
+    assert css(driver, "#table-ck12_table2_cot_step_scores .caption").text == "题目范围：全部题目。"
     driver.find_element("id", "lang").click()
     assert css(driver, "#table-ck12_table1_type_by_mode .caption").text.startswith("Judgment scored per statement")
-    assert css(driver, "#table-ck12_table2_cot_step_scores .caption").text == "Questions: all (--select)."
+    assert css(driver, "#table-ck12_table2_cot_step_scores .caption").text == "Questions: all."
     driver.find_element("id", "lang").click()

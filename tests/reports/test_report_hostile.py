@@ -61,6 +61,7 @@ def test_a_run_answered_all_right_goes_through_the_command(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("name", BAD_NAMES)
+@pytest.mark.slow
 def test_plots_survive_each_broken_name(tmp_path: Path, name: str) -> None:
     questions = [question(f"q{i}", "数学", "函数", name) for i in range(3)]
     bank = write_bank(tmp_path / "bank", questions)
@@ -72,6 +73,7 @@ def test_plots_survive_each_broken_name(tmp_path: Path, name: str) -> None:
 FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)", "\t=1", "\r=1"]
 
 
+@pytest.mark.slow
 def test_csv_cells_are_not_formulas_and_numbers_stay_numbers(tmp_path: Path) -> None:
     questions = [question(f"q{i}", "数学", "函数", name) for i, name in enumerate(FORMULAS)]
     questions.append(question("neg", "数学", "-3.5", "-3.5"))  # a number-like name is a number, not a formula
@@ -112,6 +114,7 @@ POISON = {
 }
 
 
+@pytest.mark.slow
 def test_poisoned_replay_outputs_go_through_run_and_report(tmp_path: Path) -> None:
     good = [question(f"g{i}", "数学", "函数", "一次函数", stem=f"第 {i} 题") for i in range(4)]
     bad = [question(qid, "物理", "力学", "$\\frac{", stem=f"毒 {qid}") for qid in POISON]

@@ -32,12 +32,14 @@ def identity(folder: Path) -> str:
     return page_data((folder / "index.html").read_text(encoding="utf-8"))["meta"]["identity"]
 
 
+@pytest.mark.slow
 def test_reports_of_different_runs_or_folders_have_different_identities(reports: dict[str, Path]) -> None:
     ids = {name: identity(folder) for name, folder in reports.items()}
     assert len(set(ids.values())) == 3
     assert all(re.fullmatch(r"[0-9a-f]{16}", i) for i in ids.values())
 
 
+@pytest.mark.slow
 def test_rebuilding_a_report_keeps_its_identity_and_so_its_verdicts(reports: dict[str, Path]) -> None:
     before = identity(reports["a"])
     write_report([reports["a"].parent / "a"], reports["a"], plots=False, title="rebuilt")

@@ -72,6 +72,7 @@ CAPTIONS = {
         (("--judgment", "ck12-release"), "— / 100.0", CAPTIONS["ck12-release"]),  # 2 of the 2 it counts
     ],
 )
+@pytest.mark.slow
 def test_table1_scores_judgment_as_asked_and_its_caption_says_so(
     run: Path, tmp_path: Path, flags: tuple[str, ...], cell: str, caption: str
 ) -> None:
@@ -113,6 +114,7 @@ def _nodes_root(report: Path) -> dict[str, str]:
         (("--judgment", "ck12-release"), "2", "2", "100.0"),  # the release: 2 of the 2 statements it counts
     ],
 )
+@pytest.mark.slow
 def test_the_judgment_rule_reaches_overall_nodes_and_table3(
     run: Path, tmp_path: Path, flags: tuple[str, ...], n: str, correct: str, level1: str
 ) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from reasoning_metrics.reasons import reason
 from reports import write_report
 from tests._browser import UI_WAIT_S, console_errors, save_screenshot
 from tests._runs import Answer, question, write_bank, write_run, write_scores
@@ -87,7 +88,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, int]]
     by_id = {q.id: q for q in qs}
     cot = write_run(root / "cot", by_id, answers, model="Qwen2.5-Coder-0.5B-Instruct", mode="zero-shot-cot", bank=bank)
     few = write_run(root / "few", by_id, answers, model="Qwen2.5-Coder-0.5B-Instruct", mode="few-shot", bank=bank)
-    unavailable = {"reasoning_alignment": "no reference chain given"}
+    unavailable = {"reasoning_alignment": reason("no_reference")}  # the code a score file carries
     write_scores(cot, [_scores(by_id["physics"], COT.split("\n"), False, unavailable)])
     write_scores(cot, [_scores(by_id["salt"], SALT_STEPS, False, {})])
     out = root / "report"

@@ -63,6 +63,7 @@ def test_cli_report_xlsx_holds_the_node_table_and_weakest_points(tmp_path: Path)
     assert not any(c.data_type == "f" for c in cells)  # no formula cells
 
 
+@pytest.mark.slow
 def test_cli_report_xlsx_strips_characters_a_workbook_cannot_hold(tmp_path: Path) -> None:
     """A vertical tab in a knowledge point, a control character in a model name (#28 item 5)."""
     pytest.importorskip("openpyxl")
@@ -91,6 +92,7 @@ def test_without_openpyxl_xlsx_is_a_one_line_hint(tmp_path: Path, monkeypatch: p
     assert not (out / "report.xlsx").exists() and (out / "index.html").is_file()
 
 
+@pytest.mark.slow
 def test_report_without_pyarrow_or_matplotlib_leaves_their_files_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -110,6 +110,7 @@ def test_cot_step_scores_empty_without_scores(tmp_path: Path) -> None:
     assert tables.cot_step_scores(frame).empty
 
 
+@pytest.mark.slow
 def test_cot_step_scores_empty_when_no_chain_has_a_value_and_the_report_builds(tmp_path: Path) -> None:
     """Every chain too long to score (#28 item 3): scores recorded, all null; before, a KeyError in report."""
     bank = small_bank()

@@ -87,6 +87,7 @@ def _rules_row(run: Path, out: Path, *flags: str) -> tuple[dict[str, str], str]:
     return row, printed
 
 
+@pytest.mark.slow
 def test_every_rule_through_run_and_report(tmp_path: Path) -> None:
     results = write_jsonl(tmp_path / "chatglm2_zero_shot.json", _records())
     run = _replayed(results, tmp_path)

@@ -36,6 +36,7 @@ def server() -> Iterator[OpenAIServer]:
         yield running
 
 
+@pytest.mark.slow
 def test_run_report_and_models_start_and_finish_without_fcntl(server: OpenAIServer, tmp_path: Path) -> None:
     bank = write_bank(tmp_path / "bank", [question("q0", "物理", "力学", "浮力", stem="浮力的方向是")])
     run = _k12eval(["run", str(bank), "-b", "openai", "-m", "scripted", "-B", f"base_url={server.base_url}",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
@@ -22,6 +23,7 @@ def _reply(request: object) -> str:
     return "\n".join(f"{i}. {o}" for i, o in enumerate(reversed(OPTIONS), start=1))
 
 
+@pytest.mark.slow
 def test_an_api_model_ranks_xiezhi_options_in_words(tmp_path: Path) -> None:
     bank = tmp_path / "xiezhi_spec_chn.jsonl"
     record = {"question": "中国历史上第一个奴隶制国家建立于_____", "labels": ["历史学"], "answer": "禹时期",

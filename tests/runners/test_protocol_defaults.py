@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
+from runners.backends.base import Backend
 from runners.options import RunOptions
 from runners.protocol import with_protocol_defaults
 from tests.importer_helpers import FIXTURES
@@ -85,21 +86,21 @@ def test_the_bank_chooses_its_protocol(data: Path, backend: str, template_set: s
     assert options.protocol is not None and options.protocol["overrides"] == {}
 
 
-class _LocalPlugin:
+class _LocalPlugin(Backend):
     """A plugin's backend object that declares a model run here (``protocol_role``), under a name no table knows."""
 
     name = "mine"
     protocol_role = "local"
 
 
-class _UndeclaredPlugin:
-    name = "theirs"
+class _UndeclaredPlugin(Backend):
+    name = "theirs"  # protocol_role: the base's default, "generate"
 
 
 def test_a_backend_object_is_asked_as_its_class_declares() -> None:
     # The strategy follows what the backend's class declares, not a list of built-in names (#25 item 1).
-    local = _options(CMMLU, backend="mine", backend_instance=_LocalPlugin())
-    undeclared = _options(CMMLU, backend="theirs", backend_instance=_UndeclaredPlugin())
+    local = _options(CMMLU, backend="mine", backend_instance=_LocalPlugin("m"))
+    undeclared = _options(CMMLU, backend="theirs", backend_instance=_UndeclaredPlugin("m"))
     assert (local.strategy, undeclared.strategy) == ("next-token", "generate")
 
 

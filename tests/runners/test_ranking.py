@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from runners.backends.base import Backend
 from runners.ranking import gold_rank, hit_at, letter_scores, mean_normalized_rank, mrr, pick_letter, ranks
 
 
@@ -77,7 +78,7 @@ def test_pick_letter_never_guesses() -> None:
     assert pick_letter({"A": -math.inf, "B": float("nan")}) is None
 
 
-class _Perplexity:
+class _Perplexity(Backend):
     """A backend scoring each continuation by a fixed log-probability and token count per option text."""
 
     name = "fake-ppl"

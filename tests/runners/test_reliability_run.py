@@ -97,6 +97,7 @@ def test_lone_surrogates_become_replacement_characters_and_pairs_survive() -> No
 # Finding 5: two commands on one run folder
 
 
+@pytest.mark.slow
 def test_a_second_run_on_a_folder_in_use_is_refused_with_the_holders_pid(
     bank: Path, tmp_path: Path, serve: Any
 ) -> None:

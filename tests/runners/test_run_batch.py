@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kg.errors import InputError
-from runners.backends.base import GenerationRequest, SamplingParams
+from runners.backends.base import Backend, GenerationRequest, SamplingParams
 from runners.batch_plan import backend_batch, faster_batch, parse_batch_size
 from runners.store import RunStore
 from tests._cli import cli_ok
@@ -67,7 +67,7 @@ def _never() -> int:
     raise AssertionError("only a GPU is probed")
 
 
-class _Local:
+class _Local(Backend):
     """A backend with a micro-batch on some device; ``probe_batch_size`` answers what fits."""
 
     def __init__(self, device: str, fits: int = 48) -> None:

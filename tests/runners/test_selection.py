@@ -40,6 +40,7 @@ def test_an_unknown_selection_names_the_option_and_the_choices() -> None:
 
 
 @pytest.mark.shared_data
+@pytest.mark.slow
 def test_reasoning_subset_of_the_shared_middle_school_release(shared_data: Path) -> None:
     # shared/ holds the 初中 release only (the paper's 7,334 are over every stage): measured 1,312 of
     # 2,130 math questions; counted here independently by blank-line-separated paragraphs.

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 
 
-class Arithmetic:
+class Arithmetic(Detector):
     """One flag per false claim of a step."""
 
     name = "arithmetic"
+    labels = Labels(zh="计算检查", en="arithmetic")
     orientation = "number of false calculations"
     """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
-    reads: frozenset[Input] = frozenset({"checks"})
-    needs: frozenset[Input] = frozenset()
+    reads = frozenset({"checks"})
+    needs = frozenset()
     kinds = frozenset({FlagKind.ARITHMETIC})
 
     def find(self, evidence: Evidence) -> Findings:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 from reasoning_metrics.verify.rules.contradiction import CONTRADICTION_THRESHOLD
 
@@ -10,12 +10,13 @@ CONTRADICTION_WEIGHT = 0.8
 """A contradiction flag's severity is this times P(contradiction)."""
 
 
-class Contradiction:
+class Contradiction(Detector):
     """A flag on each step whose P(contradiction) reaches :data:`~..rules.contradiction.CONTRADICTION_THRESHOLD`."""
 
     name = "contradiction"
-    reads: frozenset[Input] = frozenset({"contradictions"})
-    needs: frozenset[Input] = frozenset({"contradictions"})
+    labels = Labels(zh="矛盾检测（NLI）", en="contradiction (NLI)")
+    reads = frozenset({"contradictions"})
+    needs = frozenset({"contradictions"})
     kinds = frozenset({FlagKind.CONTRADICTION})
 
     def find(self, evidence: Evidence) -> Findings:

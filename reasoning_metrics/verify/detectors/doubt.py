@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reasoning_metrics.guard import tick
-from reasoning_metrics.verify.detector import Evidence, Findings, Input
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 from reasoning_metrics.verify.rules.doubt import doubt_cues
 
@@ -16,16 +16,17 @@ DOUBT_ZH = {
 """The cue kinds of :class:`~..rules.doubt.DoubtKind` in Chinese."""
 
 
-class Doubt:
+class Doubt(Detector):
     """One flag per doubt cue of a step, with the cue's own weight as its severity."""
 
     name = "doubt"
+    labels = Labels(zh="自我怀疑", en="doubt")
     orientation = "weight of doubt words"
     """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
     step_measure = "heaviest"
     """A step's score from its flags: their largest severity (not their number)."""
-    reads: frozenset[Input] = frozenset({"problem", "steps"})
-    needs: frozenset[Input] = frozenset()
+    reads = frozenset({"problem", "steps"})
+    needs = frozenset()
     kinds = frozenset({FlagKind.DOUBT})
 
     def find(self, evidence: Evidence) -> Findings:

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind
 from reasoning_metrics.verify.rules.equations import equation_conflicts
 
 
-class Equations:
+class Equations(Detector):
     """One flag per conflicting equation of a step."""
 
     name = "equations"
+    labels = Labels(zh="方程检查", en="equations")
     orientation = "number of conflicting equations"
     """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
-    reads: frozenset[Input] = frozenset({"checks"})
-    needs: frozenset[Input] = frozenset()
+    reads = frozenset({"checks"})
+    needs = frozenset()
     kinds = frozenset({FlagKind.EQUATION})
 
     def find(self, evidence: Evidence) -> Findings:

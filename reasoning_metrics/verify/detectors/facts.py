@@ -6,22 +6,23 @@ from __future__ import annotations
 import re
 
 from reasoning_metrics.guard import tick
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 from reasoning_metrics.verify.rules.conversions import stated_conversions
 from reasoning_metrics.verify.rules.facts import Fact, stated_facts
 from reasoning_metrics.verify.rules.formulas import stated_formulas
 
 
-class Facts:
+class Facts(Detector):
     """One flag per false statement of a step: ``false_fact`` for properties of numbers (prime, even,
     divisible, integer, square), ``wrong_formula`` for formulas and unit conversions."""
 
     name = "facts"
+    labels = Labels(zh="事实与公式检查", en="facts and formulas")
     orientation = "number of false facts, formulas and conversions"
     """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
-    reads: frozenset[Input] = frozenset({"steps"})
-    needs: frozenset[Input] = frozenset()
+    reads = frozenset({"steps"})
+    needs = frozenset()
     kinds = frozenset({FlagKind.FALSE_FACT, FlagKind.WRONG_FORMULA})
 
     def find(self, evidence: Evidence) -> Findings:

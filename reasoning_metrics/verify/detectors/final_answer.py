@@ -13,17 +13,18 @@ states its answer with a marker (故答案为...) before its last step is still 
 from __future__ import annotations
 
 from kg.records import detect_language
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind
 from runners.extraction.markers import CONCLUDES, CONCLUDES_ZH
 
 
-class FinalAnswer:
+class FinalAnswer(Detector):
     """A solution flag when the last step states no final answer (see the module doc)."""
 
     name = "final_answer"
-    reads: frozenset[Input] = frozenset({"problem", "steps", "checks"})
-    needs: frozenset[Input] = frozenset()
+    labels = Labels(zh="最终答案检查", en="final answer")
+    reads = frozenset({"problem", "steps", "checks"})
+    needs = frozenset()
     kinds = frozenset({FlagKind.NO_FINAL_ANSWER})
 
     def find(self, evidence: Evidence) -> Findings:

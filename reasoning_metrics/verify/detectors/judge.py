@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 
 
-class Judge:
+class Judge(Detector):
     """A flag on the judged step, if the judge named one of the solution's steps."""
 
     name = "judge"
-    reads: frozenset[Input] = frozenset({"judged"})
-    needs: frozenset[Input] = frozenset({"judged"})
+    labels = Labels(zh="评审模型", en="judge")
+    reads = frozenset({"judged"})
+    needs = frozenset({"judged"})
     kinds = frozenset({FlagKind.JUDGE})
 
     def find(self, evidence: Evidence) -> Findings:

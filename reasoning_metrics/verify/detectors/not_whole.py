@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind
 from reasoning_metrics.verify.rules.plausibility import not_whole_answer
 
 
-class NotWhole:
+class NotWhole(Detector):
     """A solution flag when a count is answered with a fraction."""
 
     name = "not_whole"
-    reads: frozenset[Input] = frozenset({"problem", "checks"})
-    needs: frozenset[Input] = frozenset()
+    labels = Labels(zh="个数是否为整数", en="whole counts")
+    reads = frozenset({"problem", "checks"})
+    needs = frozenset()
     kinds = frozenset({FlagKind.NOT_WHOLE})
 
     def find(self, evidence: Evidence) -> Findings:

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 from reasoning_metrics.verify.verdicts import wrong_verdicts
 
 
-class OptionVerdicts:
+class OptionVerdicts(Detector):
     """Flags each step whose verdict on an option the gold answer rules out."""
 
     name = "option_verdicts"
+    labels = Labels(zh="选项判断检查", en="option verdicts")
     orientation = "number of options given the verdict the gold answer rules out"
     """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
-    reads: frozenset[Input] = frozenset({"problem", "steps", "reference"})
-    needs: frozenset[Input] = frozenset({"reference"})
+    reads = frozenset({"problem", "steps", "reference"})
+    needs = frozenset({"reference"})
     kinds = frozenset({FlagKind.WRONG_VERDICT})
 
     def find(self, evidence: Evidence) -> Findings:

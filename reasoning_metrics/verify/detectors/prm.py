@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 from reasoning_metrics.verify.rules.prm import PRM_THRESHOLD
 
 
-class PRM:
+class PRM(Detector):
     """A flag of severity ``1 - P(correct)`` on every step the PRM scores below :data:`~..rules.prm.PRM_THRESHOLD`.
 
     Its first flagged step is the PRM's own first wrong step (severity above 0.5, so the aggregate
@@ -15,8 +15,9 @@ class PRM:
     """
 
     name = "prm"
-    reads: frozenset[Input] = frozenset({"prm"})
-    needs: frozenset[Input] = frozenset({"prm"})
+    labels = Labels(zh="过程奖励模型", en="process reward model")
+    reads = frozenset({"prm"})
+    needs = frozenset({"prm"})
     kinds = frozenset({FlagKind.PRM})
 
     def find(self, evidence: Evidence) -> Findings:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 from reasoning_metrics.verify.rules.reference import compare_steps, departure, read_reference
 
@@ -14,15 +14,16 @@ KINDS = {
 }
 
 
-class AgainstReference:
+class AgainstReference(Detector):
     """Flags where steps leave the reference; a graded-right answer only on hard findings, a graded-wrong
     one always on some step (see :mod:`..rules.reference`)."""
 
     name = "reference"
+    labels = Labels(zh="对照解析", en="against the analysis")
     orientation = "number of departures from the teacher's analysis and the gold answer"
     """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
-    reads: frozenset[Input] = frozenset({"problem", "steps", "checks", "reference"})
-    needs: frozenset[Input] = frozenset({"reference"})
+    reads = frozenset({"problem", "steps", "checks", "reference"})
+    needs = frozenset({"reference"})
     kinds = frozenset(KINDS.values())
 
     def find(self, evidence: Evidence) -> Findings:

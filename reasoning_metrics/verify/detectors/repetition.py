@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import re
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind
 
 REPEAT_SIMILARITY = 0.98
 """ROSCOE cos* to an earlier step at which a step counts as a repetition (1.0 = identical embedding)."""
 
 
-class Repetition:
+class Repetition(Detector):
     """A flag on each step equal to an earlier one once case, spaces and punctuation are ignored, or
     whose ROSCOE repetition similarity (``StepDetail.repeat_similarity``) reaches :data:`REPEAT_SIMILARITY`."""
 
     name = "repetition"
-    reads: frozenset[Input] = frozenset({"steps", "roscoe"})
-    needs: frozenset[Input] = frozenset()  # without an encoder it still finds verbatim repeats
+    labels = Labels(zh="重复检查", en="repetition")
+    reads = frozenset({"steps", "roscoe"})
+    needs = frozenset()  # without an encoder it still finds verbatim repeats
     kinds = frozenset({FlagKind.REPETITION})
 
     def find(self, evidence: Evidence) -> Findings:

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
 from reasoning_metrics.verify.rules.rollouts import first_dead_end
 
 
-class Rollouts:
+class Rollouts(Detector):
     """A flag on the first step after which no continuation reaches the gold answer (Math-Shepherd's dead end)."""
 
     name = "rollouts"
-    reads: frozenset[Input] = frozenset({"rollouts"})
-    needs: frozenset[Input] = frozenset({"rollouts"})
+    labels = Labels(zh="续写检验", en="rollouts")
+    reads = frozenset({"rollouts"})
+    needs = frozenset({"rollouts"})
     kinds = frozenset({FlagKind.ROLLOUT})
 
     def find(self, evidence: Evidence) -> Findings:

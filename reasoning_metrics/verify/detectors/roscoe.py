@@ -7,17 +7,17 @@ not, is reported under one name like the others.
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input
-from reasoning_metrics.verify.flags import FlagKind
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels
 
 
-class Roscoe:
+class Roscoe(Detector):
     """No flags; present when a sentence encoder ran."""
 
     name = "roscoe"
-    reads: frozenset[Input] = frozenset({"roscoe"})
-    needs: frozenset[Input] = frozenset({"roscoe"})
-    kinds: frozenset[FlagKind] = frozenset()
+    labels = Labels(zh="ROSCOE 相似度", en="ROSCOE similarity")
+    reads = frozenset({"roscoe"})
+    needs = frozenset({"roscoe"})
+    kinds = frozenset()
 
     def find(self, evidence: Evidence) -> Findings:
         """Nothing per step or per solution."""

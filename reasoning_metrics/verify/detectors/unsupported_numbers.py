@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind
 from reasoning_metrics.verify.rules.quantities import unsupported_operands
 
 
-class UnsupportedNumbers:
+class UnsupportedNumbers(Detector):
     """One flag per number of a step that is neither given nor derived."""
 
     name = "unsupported_numbers"
+    labels = Labels(zh="来历不明的数", en="unsupported numbers")
     orientation = "number of operands from nowhere"
     """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
-    reads: frozenset[Input] = frozenset({"problem", "checks"})
-    needs: frozenset[Input] = frozenset()
+    reads = frozenset({"problem", "checks"})
+    needs = frozenset()
     kinds = frozenset({FlagKind.UNSUPPORTED_NUMBER})
 
     def find(self, evidence: Evidence) -> Findings:

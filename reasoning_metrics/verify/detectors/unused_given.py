@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from reasoning_metrics.verify.detector import Evidence, Findings, Input, flag
+from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind
 from reasoning_metrics.verify.rules.quantities import unused_given_numbers
 
 
-class UnusedGiven:
+class UnusedGiven(Detector):
     """One solution flag listing (up to five of) the unused given numbers."""
 
     name = "unused_given"
-    reads: frozenset[Input] = frozenset({"problem", "checks"})
-    needs: frozenset[Input] = frozenset()
+    labels = Labels(zh="已知数是否用到", en="unused givens")
+    reads = frozenset({"problem", "checks"})
+    needs = frozenset()
     kinds = frozenset({FlagKind.UNUSED_GIVEN})
 
     def find(self, evidence: Evidence) -> Findings:

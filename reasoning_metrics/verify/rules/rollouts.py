@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from importlib import resources
 
 from kg.records import Knowledge, Option, Question, QuestionType, detect_language
+from reasoning_metrics.reasons import reason
 from runners.backends.base import Backend, GenerationRequest, SamplingParams
 from runners.extract import extract
 from runners.grading import grade
@@ -30,7 +31,7 @@ ROLLOUT_K = 4
 """Continuations per step prefix by default."""
 ROLLOUT_SAMPLING = SamplingParams(temperature=0.7, top_p=0.95, max_tokens=512)
 """Sampled (the continuations must differ), with room to finish a school solution."""
-NO_GOLD = "no gold answer to compare continuations with"
+NO_GOLD = reason("no_gold")
 _UNMARKED = frozenset({"whole", "last-line"})
 """Extraction rules that take the whole output, or its last line, as the answer because nothing marks one."""
 

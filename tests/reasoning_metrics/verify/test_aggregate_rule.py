@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from reasoning_metrics.reasons import worded
 from reasoning_metrics.verify.aggregate_rule import (
     FLAG_THRESHOLD,
     LOCATE_AT,
@@ -166,7 +167,8 @@ def test_a_process_reward_model_and_rollouts_add_flags_where_they_point() -> Non
     assert a.first_suspect == 1 and {"prm", "rollouts"} <= set(a.detectors)
     (unscored,) = assess_solutions([sol], prm=[None], rollouts=[None])
     assert kinds(unscored) == [[], [], []]
-    assert "could not score" in unscored.unavailable["prm"] and "gold" in unscored.unavailable["rollouts"]
+    said = {name: worded(why) or "" for name, why in unscored.unavailable.items()}
+    assert "could not score" in said["prm"] and "gold" in said["rollouts"]
 
 
 def test_roscoe_only_breaks_ties() -> None:

@@ -197,6 +197,7 @@ def test_chains_give_one_claim_per_pair_and_the_offending_expression() -> None:
         ("Total = 1 + 2. " * 2000),  # thousands of pending names to restate
     ],
 )
+@pytest.mark.slow
 def test_hostile_input_is_refused_quickly_and_safely(text: str) -> None:
     check = inspect_step(text)
     assert all(c.verdict is not Verdict.TRUE or c.left_value is not None for c in check.claims)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
@@ -15,6 +16,7 @@ from tests.reasoning_metrics.verify import samples
 runner = CliRunner()
 
 
+@pytest.mark.slow
 def test_meta_eval_markdown_table(tmp_path: Path) -> None:
     data = samples.write_processbench(tmp_path / "pb.json")
     result = runner.invoke(
@@ -41,6 +43,7 @@ def test_the_shipped_combiner_is_measured_unless_left_out(tmp_path: Path) -> Non
         assert not any(line.startswith("| combiner |") for line in result.output.splitlines()), extra
 
 
+@pytest.mark.slow
 def test_several_files_are_one_set(tmp_path: Path) -> None:
     first = samples.write_processbench(tmp_path / "a.json")
     second = samples.write_processbench(tmp_path / "b.json")
@@ -53,6 +56,7 @@ def test_several_files_are_one_set(tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "nope.json" in missing.output
 
 
+@pytest.mark.slow
 def test_meta_eval_json_and_out_file(tmp_path: Path) -> None:
     data = samples.write_processbench(tmp_path / "pb.json")
     out = tmp_path / "report.json"
@@ -66,6 +70,7 @@ def test_meta_eval_json_and_out_file(tmp_path: Path) -> None:
     assert json.loads(out.read_text(encoding="utf-8")) == report
 
 
+@pytest.mark.slow
 def test_diagnostics_make_then_meta_eval(tmp_path: Path) -> None:
     source = samples.write_jsonl(tmp_path / "gsm.jsonl", samples.GSM8K_RECORDS)
     out = tmp_path / "diag.jsonl"
@@ -96,6 +101,7 @@ def test_diagnostics_make_chinese_question_bank_with_kinds(tmp_path: Path) -> No
     assert all(r["lang"] == "zh" for r in records)
 
 
+@pytest.mark.slow
 def test_user_errors_print_one_line_and_exit_2(tmp_path: Path) -> None:
     data = samples.write_processbench(tmp_path / "pb.json")
     cases = [
@@ -111,6 +117,7 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path: Path) -> None:
         assert result.output.startswith("error: ") and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_help_does_not_import_heavy_libraries() -> None:
     heavy = "('torch', 'transformers', 'sentence_transformers', 'sympy')"
     code = f"import sys; from k12eval.cli import app; print(sorted(m for m in {heavy} if m in sys.modules))"

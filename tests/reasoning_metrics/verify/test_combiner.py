@@ -107,6 +107,7 @@ def test_features_follow_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     assert set(rows[0]) == set(names)
 
 
+@pytest.mark.slow
 def test_calibrate_learns_the_false_step_and_round_trips(sets: list[Path], tmp_path: Path) -> None:
     combiner = calibrate([parse_set(f"chains:{p}") for p in sets[:2]], half="all", folds=3)
     assert [t["solutions"] for t in combiner.training] == [40, 40]
@@ -132,6 +133,7 @@ def test_calibrate_learns_the_false_step_and_round_trips(sets: list[Path], tmp_p
         (lambda d: d.__setitem__("version", 9), "field 'version'"),
     ],
 )
+@pytest.mark.slow
 def test_a_bad_combiner_file_is_one_line(tmp_path: Path, edit: object, message: str) -> None:
     raw = json.loads(load_combiner("default").to_json())
     edit(raw)  # type: ignore[operator]
@@ -143,6 +145,7 @@ def test_a_bad_combiner_file_is_one_line(tmp_path: Path, edit: object, message: 
     assert result.exit_code == 2 and result.output.count("\n") == 1 and message.split()[0] in result.output
 
 
+@pytest.mark.slow
 def test_cli_calibrate_then_meta_eval_with_it(sets: list[Path], tmp_path: Path) -> None:
     out = tmp_path / "combiner.json"
     result = runner.invoke(app, ["calibrate", *map(str, sets[:2]), "-f", "chains", "--out", str(out), "--half", "all"])
@@ -159,6 +162,7 @@ def test_cli_calibrate_then_meta_eval_with_it(sets: list[Path], tmp_path: Path) 
     assert json.loads(dev.output)["solutions"] == len(in_half(load_solutions(sets[2], "chains"), "dev"))
 
 
+@pytest.mark.slow
 def test_cli_lodo_table(sets: list[Path]) -> None:
     specs = [x for p in sets for x in ("--lodo", f"chains:{p}")]
     result = runner.invoke(app, ["meta-eval", *specs, "--encoder", "none", "--folds", "3", "--by", "kind"])
@@ -182,6 +186,7 @@ def test_the_default_combiner_ships_and_reads_every_registered_detector() -> Non
     assert {"arithmetic.max", "doubt.max", "aggregate.suspect", "grade.wrong"} <= set(combiner.features)
 
 
+@pytest.mark.slow
 def test_lodo_with_an_encoder_adds_roscoe_features_and_the_best_roscoe_row(sets: list[Path]) -> None:
     from reasoning_metrics.metaeval.lodo import leave_one_out, lodo_markdown, score_set
     from tests.reasoning_metrics.fakes import HashEncoder
@@ -226,6 +231,7 @@ def _chinese(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.slow
 def test_a_language_gets_its_own_combiner_and_its_solutions_use_it(tmp_path: Path) -> None:
     from reasoning_metrics.combine.apply import combine_one
     from reasoning_metrics.metaeval.combined import predict
@@ -253,6 +259,7 @@ def test_a_language_gets_its_own_combiner_and_its_solutions_use_it(tmp_path: Pat
     assert english is not None and english.first_suspect == -1
 
 
+@pytest.mark.slow
 def test_cli_calibrate_per_language(tmp_path: Path) -> None:
     en = write_chains(tmp_path / "en.jsonl", chains("en", 30, 1))
     zh = write_chains(tmp_path / "zh.jsonl", _chinese(chains("zh", 30, 2)))

@@ -184,16 +184,38 @@ def test_doubt_words_of_the_question_are_not_the_solvers_doubt() -> None:
 
 
 def test_meta_eval_reads_each_detectors_orientation_and_models_from_its_record() -> None:
-    from reasoning_metrics.metaeval.detectors import COUNTED, DETECTORS, needed_models
+    from reasoning_metrics.metaeval.detectors import MEASURED, needed_models
     from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
 
-    declared = {name: d.orientation for name, d in REGISTRY.items() if getattr(d, "orientation", None)}
-    assert {name: orientation for name, (orientation, _) in COUNTED.items()} == declared
-    assert set(declared) <= set(DETECTORS) and len(declared) == 7
-    assert COUNTED["doubt"][1] is not COUNTED["arithmetic"][1]  # the weight of doubt words, not their number
+    declared = {name: d.orientation for name, d in REGISTRY.items() if d.orientation}
+    assert set(declared) <= set(MEASURED) and len(declared) == 7
+    assert all(MEASURED[name].needs == REGISTRY[name].roles for name in REGISTRY if name in MEASURED)
+    assert REGISTRY["doubt"].step_measure == "heaviest" and REGISTRY["arithmetic"].step_measure == "count"
     assert needed_models(["arithmetic", "doubt"]) == frozenset()
     assert needed_models(["contradiction"]) == {"nli"}
     assert needed_models(["roscoe.info_chain"]) == {"encoder"}
     assert needed_models(["roscoe.source_consistency"]) == {"encoder", "nli"}
     assert needed_models(["judge", "prm"]) == {"judge", "prm"}
     assert needed_models(["aggregate"]) == {"encoder", "nli", "judge", "prm", "rollouts"}
+
+
+def test_a_detectors_facts_are_typed_members_checked_when_its_class_is_made() -> None:
+    # #35 item 3: labels, orientation and model needs on the class, with defaults on the base; no name table.
+    from reasoning_metrics.verify.detector import Detector, Labels
+
+    class Quiet(Detector):
+        name = "quiet"
+        labels = Labels(zh="安静", en="quiet")
+
+    assert (Quiet.reads, Quiet.needs, Quiet.kinds, Quiet.orientation, Quiet.step_measure) == (
+        frozenset(),
+        frozenset(),
+        frozenset(),
+        None,
+        "count",
+    )
+    assert Quiet().roles == frozenset()
+    with pytest.raises(TypeError, match="no labels"):
+        type("Nameless", (Detector,), {"name": "nameless"})
+    with pytest.raises(TypeError, match="needs"):
+        type("Greedy", (Detector,), {"name": "greedy", "labels": Labels("贪", "greedy"), "needs": frozenset({"prm"})})

@@ -46,6 +46,7 @@ class Sol:
 
 @FUZZ
 @given(STEP)
+@pytest.mark.slow
 def test_the_verifier_and_the_splitter_return_on_any_step(step: str) -> None:
     (check,) = check_steps([step])
     assert len(check.mentioned) >= 0
@@ -55,6 +56,7 @@ def test_the_verifier_and_the_splitter_return_on_any_step(step: str) -> None:
 
 @FUZZ
 @given(STEP, st.lists(STEP, min_size=1, max_size=6))
+@pytest.mark.slow
 def test_every_detector_checks_any_chain(problem: str, steps: list[str]) -> None:
     assessment = assess_one(Sol("s", problem, steps))
     assert assessment.status in ("checked", "too_long"), assessment.flags
@@ -62,6 +64,7 @@ def test_every_detector_checks_any_chain(problem: str, steps: list[str]) -> None
     assessment.model_dump_json()  # storable as the score record holds it
 
 
+@pytest.mark.slow
 def test_a_long_line_of_everything_is_checked() -> None:
     step = " ".join(["(" * 40 + "9" * 400 + ")" * 40 + "^99 = 1", "\\frac{1}{0} = 5", "!" * 10_000] * 30)
     assert assess_one(Sol("s", "12 apples", [step, step])).status in ("checked", "too_long")
@@ -89,6 +92,7 @@ LINES = st.one_of(
 
 @FUZZ
 @given(st.lists(LINES, max_size=5))
+@pytest.mark.slow
 def test_the_chain_reader_gives_chains_or_one_line_naming_the_file(lines: list[bytes]) -> None:
     with _file(b"\n".join(lines)) as path:
         try:

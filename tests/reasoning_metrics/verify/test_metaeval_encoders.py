@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from k12eval.cli import _encoders as cli
+import k12eval.models.loading as cli
 from k12eval.cli import app
+from k12eval.cli._wording import english_only
+from reasoning_metrics.models.languages import EnglishOnlyEncoderWarning
 from tests.reasoning_metrics.verify import samples
 
 runner = CliRunner()
@@ -31,7 +33,7 @@ EN = _Solution("en", "Tom has 5 apples and eats 2. How many are left?", ("5 - 2 
 @pytest.fixture
 def loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     specs: list[str] = []
-    monkeypatch.setattr(cli, "load_model_option", lambda role, spec, option: specs.append(spec) or f"<{spec}>")
+    monkeypatch.setattr(cli, "load_metric_model", lambda role, spec, setting: specs.append(spec) or f"<{spec}>")
     return specs
 
 
@@ -46,16 +48,19 @@ def test_the_default_encoder_follows_the_solutions_language(
 
 
 def test_an_english_only_encoder_for_chinese_is_warned_about_naming_the_flag(
-    loaded: list[str], capsys: pytest.CaptureFixture[str]
+    loaded: list[str], recwarn: pytest.WarningsRecorder
 ) -> None:
     _, models = cli.encoders_for("all-MiniLM-L6-v2", [ZH, EN])
     assert models == {"en": "all-MiniLM-L6-v2", "zh": "all-MiniLM-L6-v2"}
     assert loaded == ["all-MiniLM-L6-v2"]  # loaded once for both languages
-    err = capsys.readouterr().err
-    assert err.startswith("warning: all-MiniLM-L6-v2 is an English-only encoder") and err.count("\n") == 1
-    assert "pass --encoder multilingual-e5-small" in err
+    [warning] = [w.message for w in recwarn if isinstance(w.message, EnglishOnlyEncoderWarning)]
+    assert "--" not in str(warning)  # the library names no flag; the command line words it
+    said = english_only(warning)
+    assert said.startswith("all-MiniLM-L6-v2 is an English-only encoder")
+    assert "pass --encoder multilingual-e5-small" in said
+    recwarn.clear()
     cli.encoders_for("all-MiniLM-L6-v2", [EN])
-    assert capsys.readouterr().err == ""  # English solutions: the right model
+    assert not [w for w in recwarn if isinstance(w.message, EnglishOnlyEncoderWarning)]  # English: the right model
 
 
 @pytest.mark.real_model

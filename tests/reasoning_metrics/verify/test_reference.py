@@ -197,6 +197,7 @@ def test_without_a_reference_the_detector_does_not_run() -> None:
     assert "reference" not in assessment.detectors and assessment.unavailable["reference"] == "no analysis"
 
 
+@pytest.mark.slow
 def test_long_model_text_stays_within_time() -> None:
     steps = tuple(f"x={k}，速度为{k}米，共有{k}种，x<{k}" for k in range(4000))
     reference = Reference(*SURD[1:], correct=False)
@@ -221,6 +222,7 @@ HOSTILE = st.lists(st.one_of(WORDS, STEP), max_size=10).map("".join)
 
 @settings(parent=FUZZ, max_examples=60)
 @given(HOSTILE, st.lists(HOSTILE, min_size=1, max_size=5), HOSTILE, HOSTILE, st.sampled_from([True, False, None]))
+@pytest.mark.slow
 def test_facts_and_reference_check_any_chain_against_any_reference(
     problem: str, steps: list[str], answer: str, analysis: str, correct: bool | None
 ) -> None:

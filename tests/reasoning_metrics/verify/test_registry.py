@@ -12,8 +12,8 @@ import pytest
 
 import reasoning_metrics.verify.detectors as detector_modules
 from reasoning_metrics.metaeval.data import LabelledSolution
-from reasoning_metrics.metaeval.detectors import COUNTED, DetectionContext, run_detectors
-from reasoning_metrics.metaeval.detectors import DETECTORS as METAEVAL
+from reasoning_metrics.metaeval.detectors import MEASURED as METAEVAL
+from reasoning_metrics.metaeval.detectors import DetectionContext, run_detectors
 from reasoning_metrics.verify.aggregate_rule import assess_solutions
 from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.flags import FlagKind
@@ -23,6 +23,9 @@ from reasoning_metrics.verify.rules.baseline import roscoe_scores
 from reasoning_metrics.verify.rules.contradiction import step_contradictions
 from reasoning_metrics.verify.scored import DETECTORS as SCORED
 from tests.reasoning_metrics.verify.fakes import TableEncoder, WordNLI
+
+COUNTED = [name for name, detector in DETECTORS.items() if detector.orientation]
+"""The detectors meta-eval scores alone by their flags: those whose class declares an orientation."""
 
 
 @dataclass

@@ -15,6 +15,7 @@ from reasoning_metrics.verify.rules.arithmetic import Verdict, check_steps
 pytestmark = pytest.mark.shared_data
 
 
+@pytest.mark.slow
 def test_processbench_loads_and_the_verifier_never_flags_a_correct_solution(shared_data: Path) -> None:
     solutions = load_solutions(shared_data / "processbench" / "gsm8k.json", "processbench")
     assert len(solutions) == 400 and sum(s.has_error for s in solutions) == 207
@@ -25,6 +26,7 @@ def test_processbench_loads_and_the_verifier_never_flags_a_correct_solution(shar
     assert checked > 500  # it does read the calculations, it is not silent
 
 
+@pytest.mark.slow
 def test_ck12_analyses_verify_without_false_alarms(shared_data: Path) -> None:
     items = load_source(shared_data / "ck12" / "original_data" / "初中" / "数学" / "填空.jsonl")[:300]
     assert items and all(item.lang in ("zh", "en") for item in items)
@@ -60,6 +62,7 @@ def load_record(record: dict[str, Any]) -> LabelledSolution:
     )
 
 
+@pytest.mark.slow
 def test_mr_gsm8k_halves_and_the_default_combiner_on_processbench(shared_data: Path) -> None:
     """MR-GSM8K reads as one set of two generators; the shipped combiner runs on ProcessBench's confirmation
     half (which it was not fitted on) and calls most correct solutions correct."""

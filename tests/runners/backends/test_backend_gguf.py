@@ -23,6 +23,7 @@ def tiny_gguf(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
     return write_qwen2_gguf(tiny_model_dir, tmp_path_factory.mktemp("gguf") / "tiny.gguf")
 
 
+@pytest.mark.slow
 def test_gguf_file_loads_with_the_original_weights(tiny_gguf: Path, tiny_backend: Any) -> None:
     import torch
 

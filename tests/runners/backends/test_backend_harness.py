@@ -104,6 +104,7 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))
 
 
+@pytest.mark.slow
 def test_lm_eval_generate_file_runs_and_reports(tmp_path: Path) -> None:
     bank = ceval_bank(tmp_path)
     outputs = ["答案：A", "我认为是 C", "不知道"]

@@ -45,6 +45,7 @@ def test_greedy_generation_is_deterministic(tiny_backend: Any) -> None:
     assert all(r.error is None and len(r.texts) == 1 for r in first)
 
 
+@pytest.mark.slow
 def test_greedy_matches_a_hand_written_decoding_loop(tiny_backend: Any) -> None:
     prompt = PROMPTS[1]
     expected_ids = _manual_greedy(tiny_backend, prompt, GREEDY.max_tokens)
@@ -54,6 +55,7 @@ def test_greedy_matches_a_hand_written_decoding_loop(tiny_backend: Any) -> None:
     assert result.completion_tokens == len(expected_ids)
 
 
+@pytest.mark.slow
 def test_batched_greedy_equals_one_by_one(tiny_backend: Any) -> None:
     # Six prompts of different lengths with batch size 4: two batches, real left padding.
     batched = tiny_backend.generate(requests_for(PROMPTS))
@@ -63,6 +65,7 @@ def test_batched_greedy_equals_one_by_one(tiny_backend: Any) -> None:
     assert [r.id for r in batched] == [f"r{i}" for i in range(len(PROMPTS))]
 
 
+@pytest.mark.slow
 def test_token_counts_and_latency(tiny_backend: Any) -> None:
     results = tiny_backend.generate(requests_for(PROMPTS))
     for prompt, result in zip(PROMPTS, results, strict=True):
@@ -73,6 +76,7 @@ def test_token_counts_and_latency(tiny_backend: Any) -> None:
         assert result.latency_s is not None and result.latency_s > 0
 
 
+@pytest.mark.slow
 def test_chat_messages_go_through_the_chat_template(tiny_backend: Any) -> None:
     messages = [{"role": "system", "content": "你是老师。"}, {"role": "user", "content": "一次函数是什么？"}]
     rendered = tiny_backend.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
@@ -93,6 +97,7 @@ def test_messages_without_a_chat_template_are_refused(tiny_backend: Any) -> None
         prompt_ids(base_tokenizer, [{"role": "user", "content": "hi"}])
 
 
+@pytest.mark.slow
 def test_sampling_with_a_seed_is_reproducible_and_n_gives_n_samples(tiny_backend: Any) -> None:
     params = SamplingParams(temperature=1.0, top_p=0.95, n=3, max_tokens=10, seed=7)
     first = seeded_samples(tiny_backend, PROMPTS[:2], params)
@@ -106,6 +111,7 @@ def test_greedy_with_n_repeats_the_one_answer(tiny_backend: Any) -> None:
     assert result.completion_tokens == 2 * single.completion_tokens
 
 
+@pytest.mark.slow
 def test_stop_string_cuts_the_output(tiny_backend: Any) -> None:
     [free] = tiny_backend.generate(requests_for([PROMPTS[1]], SamplingParams(max_tokens=20)))
     text = free.texts[0]

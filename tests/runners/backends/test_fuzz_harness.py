@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -140,6 +141,7 @@ VALUES = st.sampled_from([*HOSTILE, NESTED])
     damage=st.sampled_from(["none", "score", "score", "cut", "bad byte", "not an object", "gzip", "gzip cut", "empty"]),
     number=st.sampled_from(NUMBERS),
 )
+@pytest.mark.slow
 def test_hostile_lm_eval_files_give_a_result_or_one_located_line(
     loglikelihood: bool, line: int, field: str, value: Any, drop: bool, damage: str, number: str
 ) -> None:
@@ -182,6 +184,7 @@ def test_hostile_lm_eval_files_give_a_result_or_one_located_line(
     bad_key=st.sampled_from(KEYS),
     number=st.sampled_from(NUMBERS),
 )
+@pytest.mark.slow
 def test_hostile_opencompass_files_give_a_result_or_one_located_line(
     ppl: bool, key: str, field: str, value: Any, drop: bool, damage: str, bad_key: str, number: str
 ) -> None:

@@ -15,6 +15,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -54,6 +55,7 @@ def _invoke(bank: Path, replay: Path, out: Path) -> tuple[int, str]:
     long=st.booleans(),
     surrogate=st.booleans(),
 )
+@pytest.mark.slow
 def test_a_replay_file_runs_or_is_refused_naming_its_first_spoiled_line(
     answers: list[str], spoil: tuple[str, int] | None, crlf: bool, bom: bool, long: bool, surrogate: bool
 ) -> None:
@@ -90,6 +92,7 @@ def test_a_replay_file_runs_or_is_refused_naming_its_first_spoiled_line(
 
 @FUZZ
 @given(data=st.binary(max_size=300))
+@pytest.mark.slow
 def test_arbitrary_bytes_as_a_replay_file_never_give_a_traceback(data: bytes) -> None:
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)

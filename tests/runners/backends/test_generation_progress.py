@@ -26,6 +26,7 @@ def _requests(max_tokens: int) -> list[GenerationRequest]:
     return [GenerationRequest(f"q{i}", prompt, params) for i, prompt in enumerate(PROMPTS)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("continuous", [False, True])
 def test_each_step_can_be_logged_and_the_last_line_counts_every_token(
     continuous: bool, tiny_model_dir: Path, caplog: pytest.LogCaptureFixture
@@ -44,6 +45,7 @@ def test_each_step_can_be_logged_and_the_last_line_counts_every_token(
     assert finished[-1] == (len(results) if continuous else sum(r.finish_reasons == ["stop"] for r in results))
 
 
+@pytest.mark.slow
 def test_a_quick_batch_logs_nothing_and_the_option_is_checked(
     tiny_backend: Any, tiny_model_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -58,6 +58,7 @@ NON_FINITE = ["NaN", "-Infinity", "1e400", "-" + "9" * 400]
 
 
 @pytest.mark.parametrize("bad", NON_FINITE)
+@pytest.mark.slow
 def test_a_non_finite_lm_eval_score_fails_its_request_and_the_folder_stays_readable(tmp_path: Path, bad: str) -> None:
     bank = cmmlu_bank(tmp_path)
     lines = [json.dumps(lm_eval_line(i, item, loglikelihoods("A"), "cmmlu")) for i, item in enumerate(CMMLU)]

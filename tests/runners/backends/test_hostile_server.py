@@ -200,6 +200,7 @@ ANSWERS: list[Callable[[], bytes]] = [lambda: chat_answer(GOOD), *(lambda d=d: d
 
 @FUZZ
 @given(picks=st.dictionaries(st.integers(0, N - 1), st.integers(0, len(ANSWERS) - 1), max_size=6))
+@pytest.mark.slow
 def test_fuzz_any_mix_of_answers_gives_a_readable_run_and_a_resume_that_asks_nothing(
     picks: dict[int, int], bank: Path, server: HostileServer
 ) -> None:
