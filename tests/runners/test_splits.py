@@ -156,6 +156,22 @@ def test_kg_stats_counts_each_split_apart(cmmlu_release: Path) -> None:
     assert only["questions"] == 4
 
 
+def test_kg_stats_feature_shares_are_of_the_split_run_scores(cmmlu_release: Path) -> None:
+    # Two dev questions with a negation (不正确): counted over test + dev, the share would be 2/9, not 1/4.
+    dev, test = cmmlu_release / "dev" / "agronomy.csv", cmmlu_release / "test" / "agronomy.csv"
+    dev.write_text(dev.read_text(encoding="utf-8").replace("作物是____", "下列说法不正确的是____", 2), encoding="utf-8")
+    test.write_text(test.read_text(encoding="utf-8").replace("作物是____", "下列说法不正确的是____", 1), encoding="utf-8")
+    stats = json.loads(CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release), "--json"]).stdout)
+    assert stats["features_split"] == "test"
+    assert (stats["features"]["negation"]["n"], stats["features"]["negation"]["of"]) == (1, 4)
+    text = CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release)]).stdout
+    assert "negation (CMMLU's analysis): 1 of 4 test questions = 25.0 %" in text
+    on_dev = json.loads(CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release), "--split", "dev", "--json"]).stdout)
+    assert (on_dev["features"]["negation"]["n"], on_dev["features"]["negation"]["of"]) == (2, 5)
+    missing = CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release), "--split", "val"])
+    assert missing.exit_code != 0 and "its splits: dev (5), test (4)" in missing.output
+
+
 @pytest.mark.shared_data
 def test_the_released_cmmlu_and_ceval_roots_score_no_dev_question(shared_data: Path, tmp_path: Path) -> None:
     # The shared copies laid out as released (CMMLU's data/{dev,test}; C-Eval's dev/ with subject_mapping.json).
