@@ -154,7 +154,7 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Count questions, subjects and knowledge points, by split, type, subject and stage, and the questions with
-    CMMLU's analysed features (negation, sub-options) with 95% Wilson intervals, over the split ``run`` scores."""
+    CMMLU's analysed features (negation, sub-options) with 95% Wilson intervals, over the split a run scores."""
     from kg.counts import BankCounts, most_common
     from kg.graph import MIN_LEVEL2_QUESTIONS
     from reports.analyses import FEATURES, shares_of
