@@ -89,8 +89,9 @@ def read_run(run_dir: Path, run_id: str | None = None) -> Run:
     header = store.read_header()
     scored = load_score_header(run_dir)
     latest: dict[str, Answered] = {}
+    keep_output = header.data.get("format") == "gaokao"  # GAOKAO-Bench's released scorer reads every answer's text
     for number, record in store.iter_lines():  # one record at a time: only its counted part is kept
-        latest[record.question_id] = Answered.of(record, number)
+        latest[record.question_id] = Answered.of(record, number, keep_output=keep_output)
     return Run(
         id=run_id or run_dir.resolve().name,
         dir=run_dir,
@@ -163,8 +164,9 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
 
 SELECTED = "_selections"
 """Key of a slim question's ``extra`` naming the selections (:data:`runners.selection.SELECTIONS`) it is in."""
-_KEPT_EXTRA = ("categories", "labels", "split", "stand_in")
-"""What the aggregates read of a question's ``extra`` (its categories, Xiezhi's labels and split)."""
+_KEPT_EXTRA = ("categories", "labels", "split", "xiezhi_set", "stand_in", "release_type", "score", "task")
+"""What the aggregates read of a question's ``extra`` (its categories, Xiezhi's labels, split and set, a GAOKAO-Bench
+question's type, score and file as its released scorer reads them)."""
 
 
 def slim(question: Question) -> Question:
@@ -240,9 +242,10 @@ class Answered:
     """The record's line in ``records.jsonl``."""
 
     @classmethod
-    def of(cls, record: RunRecord, line: int) -> Answered:
+    def of(cls, record: RunRecord, line: int, *, keep_output: bool = False) -> Answered:
         """The counted part of ``record`` (read at ``line``); CK12's error type computed now when the record
-        predates the field, while its output is at hand."""
+        predates the field, while its output is at hand. The output is kept for a judgment question, or for
+        every question with ``keep_output`` (a scorer that reads the text, GAOKAO-Bench's)."""
         nodes = {k: sys.intern(v) for k, v in record.nodes.items() if k != "question"}
         harness = {k: v for k, v in record.harness.items() if k != "prompt"} if record.harness else None
         error = record.error_type or error_type(
@@ -263,7 +266,7 @@ class Answered:
             extracted=record.extracted,
             option_scores=record.option_scores,
             gold_rank=record.gold_rank,
-            output=record.output if record.type == QuestionType.JUDGMENT.value else None,
+            output=record.output if keep_output or record.type == QuestionType.JUDGMENT.value else None,
             harness=harness,
             line=line,
         )

@@ -33,6 +33,7 @@ METRIC_FLOORS: tuple[tuple[str, ...], ...] = (
         "reasoning_metrics.guard",
         "reasoning_metrics.scales",
         "reasoning_metrics.step_thresholds",
+        "reasoning_metrics.flag_evidence",
         "reasoning_metrics.reasons",
     ),
     ("reasoning_metrics.models", "reasoning_metrics.slots", "reasoning_metrics.permetric"),

@@ -160,7 +160,9 @@ def test_kg_stats_feature_shares_are_of_the_split_run_scores(cmmlu_release: Path
     # Two dev questions with a negation (不正确): counted over test + dev, the share would be 2/9, not 1/4.
     dev, test = cmmlu_release / "dev" / "agronomy.csv", cmmlu_release / "test" / "agronomy.csv"
     dev.write_text(dev.read_text(encoding="utf-8").replace("作物是____", "下列说法不正确的是____", 2), encoding="utf-8")
-    test.write_text(test.read_text(encoding="utf-8").replace("作物是____", "下列说法不正确的是____", 1), encoding="utf-8")
+    test.write_text(
+        test.read_text(encoding="utf-8").replace("作物是____", "下列说法不正确的是____", 1), encoding="utf-8"
+    )
     stats = json.loads(CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release), "--json"]).stdout)
     assert stats["features_split"] == "test"
     assert (stats["features"]["negation"]["n"], stats["features"]["negation"]["of"]) == (1, 4)

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import k12eval
 from k12eval.cli import app
 from kg.errors import InputError
-from runners.backends.base import LoglikelihoodRequest, LoglikelihoodResult
+from runners.backends.base import Backend, LoglikelihoodRequest, LoglikelihoodResult
 from runners.ranking import normalised_score, option_continuation
 from tests.scripted import ScriptedBackend, prompt_text
 from tests.xiezhi_tree import write_release
@@ -33,7 +33,7 @@ def _records(run: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in (run / "records.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
-class GoldLongest:
+class GoldLongest(Backend):
     """Scores an option's text token by token, a token a character: the gold option's tokens -1 each, every other
     option's -1.5 each. Gold options are the longest, so an unnormalised sum ranks a short one above them."""
 
