@@ -30,7 +30,7 @@ CAPTION = (
 )
 CAPTION_ZH = (
     "OpenCompass 的循环评测（CircularEval）：每道单选题按选项的每种轮换各问一次；perf_circular 要求每种轮换都答对，"
-    "acc_origin 只看原顺序（即普通正确率），acc_circular 把每种轮换各算一题。格式：答对/作答 = 百分比（95% Wilson 区间）。"
+    "acc_origin 只看原顺序（即普通正确率），acc_circular 把每种轮换各算一题。格式：答对/作答 = 百分比（95% 威尔逊区间）。"
 )
 
 

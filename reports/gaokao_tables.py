@@ -31,7 +31,7 @@ CAPTION = (
     "figures its README prints; k12eval: k12eval's extraction, same points. Only questions asked count."
 )
 CAPTION_ZH = (
-    "得分率 = 得分 / 满分，按 GAOKAO-Bench 的 Bench/OBJ_score_evaluation.py 计分（每小题按所在记录的 score 计；物理全对 6 分、"
+    "得分率 = 得分 / 满分，按 GAOKAO-Bench 的 Bench/OBJ_score_evaluation.py 计分（每小题按所在记录标注的分值计；物理全对 6 分、"
     "少选 3 分、错选 0 分）。gaokao-release：发布的答案抽取（Bench/bench_function.py：单选取全文最后一个 A-D 字母），即其 "
     "README 所列的数字；k12eval：k12eval 的答案抽取，分值相同。只计已作答的题目。"
 )

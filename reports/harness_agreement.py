@@ -73,13 +73,13 @@ def agreement_tables(runs: list[Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
         pd.DataFrame(rows, columns=AGREEMENT_COLUMNS),
         "Answers replayed from lm-eval's samples that both k12eval and the harness graded: how often their "
         "verdicts agree (95 % Wilson interval), and the answers only one of them counts right.",
-        "从 lm-eval 样本回放、k12eval 与评测框架都判过分的答案：两者判定一致的比例（95% Wilson 区间），以及只有一方判对的题数。",
+        "从 lm-eval 样本回放、k12eval 与评测框架都判过分的答案：两者判定一致的比例（95% 威尔逊区间），以及只有一方判对的题数。",
     )
     disagreements = _captioned(
         pd.DataFrame(listed, columns=DISAGREEMENT_COLUMNS),
         "Each replayed answer k12eval and the harness grade differently: k12eval's gold and extracted answer, "
         "the harness's target and filtered answer (at most 200 characters each).",
-        "k12eval 与评测框架判定不同的每个回放答案：k12eval 的标准答案与抽取答案，评测框架的 target 与过滤后的答案（各至多 200 字）。",
+        "k12eval 与评测框架判定不同的每个回放答案：k12eval 的标准答案与抽取答案，评测框架的标准答案与过滤后的答案（各至多 200 字）。",
     )
     return agreement, disagreements
 

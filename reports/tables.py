@@ -233,7 +233,7 @@ def judgment_rules(frame: pd.DataFrame) -> pd.DataFrame:
         "for are not counted): the paper's rule."
     )
     table.attrs["caption_zh"] = (
-        "各计分规则下的判断题正确率（95% Wilson 区间）；n 为答对数 / 计入数。ck12-release 与发布的评分脚本相同"
+        "各计分规则下的判断题正确率（95% 威尔逊区间）；n 为答对数 / 计入数。ck12-release 与发布的评分脚本相同"
         "（找不到判断的语句不计入），即论文的规则。"
     )
     return table

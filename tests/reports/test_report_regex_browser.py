@@ -72,13 +72,14 @@ def driver(driver: Any) -> Any:
 def test_catastrophic_text_in_stem_analysis_and_steps_renders_each_view_in_bounded_time(driver: Any, page: str) -> None:
     driver.get(page)
     data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
-    index = {q["id"]: i for i, q in enumerate(data["questions"])}
+    index = {qid: i for i, qid in enumerate(data["questions"]["id"])}
     times = {}
     for name in ["ok", *(f"z-{n}" for n in PAYLOADS)]:
         driver.execute_script("location.hash = 'overview'")
         times[name] = driver.execute_async_script(TIMED_VIEW, f"q/{index[name]}")
         assert driver.execute_script("return !!document.querySelector('.answer')"), name
-    node = data["questions"][index["ok"]]["node"]  # the knowledge point listing every payload's question
+    coded = data["questions"]
+    node = coded["points"][coded["node"][index["ok"]]]  # the knowledge point listing every payload's question
     driver.execute_script("location.hash = 'overview'")
     times["node"] = driver.execute_async_script(TIMED_VIEW, "node/" + quote(node, safe=""))
     if os.environ.get("K12EVAL_VIEW_TIMES"):
@@ -90,7 +91,7 @@ def test_catastrophic_text_in_stem_analysis_and_steps_renders_each_view_in_bound
 def test_formulas_tables_and_bold_still_render(driver: Any, page: str) -> None:
     driver.get(page)
     data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
-    index = {q["id"]: i for i, q in enumerate(data["questions"])}
+    index = {qid: i for i, qid in enumerate(data["questions"]["id"])}
     driver.execute_script("location.hash = 'overview'")
     driver.execute_async_script(TIMED_VIEW, f"q/{index['ok']}")
     assert driver.execute_script("return document.querySelectorAll('.stem .katex').length") == 2
