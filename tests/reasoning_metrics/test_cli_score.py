@@ -197,10 +197,10 @@ def test_the_summary_counts_guessed_suspects_apart(capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--model-for", "bogus=m"], "error: --model-for bogus: unknown metric 'bogus'"),
+        (["--model-for", "bogus=m"], "error: --model-for 'bogus': unknown metric 'bogus'"),
         (
             ["--model-for", "alignment=m,perplexity_step=m"],
-            "error: --model-for perplexity_step: perplexity_step is not",
+            "error: --model-for 'perplexity_step': perplexity_step is not",
         ),
         (["--model-for", "alignment"], "error: --model-for 'alignment': expected METRIC=MODEL"),
         (["--lm", "gpt2"], "error: --lm 'gpt2' is not used: none of the metrics computed uses a language model"),
@@ -227,7 +227,7 @@ def test_the_config_file_gives_models_per_metric(tmp_path: Path) -> None:
         '[score]\nmetrics = ["faithfulness_step"]\n[score.model-for]\nalignment = "m"\n', encoding="utf-8"
     )
     result = runner.invoke(app, ["score", str(run), "--config", str(config)])
-    assert result.exit_code == 2 and "--model-for alignment: reasoning_alignment is not among" in result.output
+    assert result.exit_code == 2 and "--model-for 'alignment': reasoning_alignment is not among" in result.output
     config.write_text("[score]\nbogus = 1\n", encoding="utf-8")
     result = runner.invoke(app, ["score", str(run), "--config", str(config)])
     assert result.exit_code == 2 and "unknown option 'bogus' in [score]" in result.output
