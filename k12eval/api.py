@@ -188,17 +188,17 @@ def score(
     ``source_with_options`` scores against the stem and its options, as ``--source-with-options``;
     ``combiner`` is ``--combiner`` (the shipped one when not given, unless ``detectors`` is off; ``"none"``).
     """
+    from reasoning_metrics.permetric import score_plan
     from reasoning_metrics.score_store import ScoreRecord
 
     done = score_job(
         run_dir,
         data=data,
-        metrics=list(metrics) if metrics is not None else None,
+        plan=score_plan(list(metrics) if metrics is not None else None, metric_models),
         models=models,
         lang=lang,
         detectors=detectors,
         select=select,
-        metric_models=metric_models,
         source_with_options=source_with_options,
         combiner=combiner,
     )
@@ -225,9 +225,8 @@ def score_job(
     *,
     out: PathLike | None = None,
     data: PathLike | None = None,
-    metrics: Sequence[str] | ScorePlan | None = None,
+    plan: ScorePlan | None = None,
     models: dict[str, Any] | None = None,
-    metric_models: dict[str, Any] | None = None,
     lang: str | None = None,
     detectors: bool = True,
     select: str = "all",
@@ -245,6 +244,11 @@ def score_job(
 ) -> ScoreJob:
     """The one composition of a score job, for ``k12eval score``, :func:`score` and the demo.
 
+    ``plan``: the metrics and each metric's own models (:func:`reasoning_metrics.permetric.score_plan`, which
+    ``k12eval score`` and :func:`score` call once); ``None``: the CK12 paper's five with the roles' models.
+    ``models``: a model name or adapter per role, wrapped here in the job's one
+    :class:`~reasoning_metrics.slots.ModelSlots`; the other settings become its
+    :class:`~reasoning_metrics.run_scoring.ScoreOptions`.
     Refuses a folder that is not a run (before the lock, which would create it), chooses the combiner
     (``combiner``: ``--combiner``; the shipped one unless ``detectors`` is off), holds the score file's lock
     (a second job on it is refused, not interleaved), scores the chains not yet in it and reads the file
@@ -260,7 +264,7 @@ def score_job(
     from reasoning_metrics.combine import choose_combiner, load_combiner
     from reasoning_metrics.guard import SCORE_BUDGET_S
     from reasoning_metrics.permetric import score_plan
-    from reasoning_metrics.run_scoring import score_run
+    from reasoning_metrics.run_scoring import ScoreOptions, score_run
     from reasoning_metrics.score_store import SCORES_FILE, read_score_lines
     from reasoning_metrics.slots import ModelSlots
     from runners.files import lock_file
@@ -271,29 +275,23 @@ def score_job(
         raise InputError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
     target = Path(out) if out is not None else run_dir / SCORES_FILE
     chosen = choose_combiner(combiner, detectors)
+    options = ScoreOptions(
+        data=Path(data) if data is not None else None,
+        lang=lang,  # type: ignore[arg-type]
+        batch_size=batch_size,
+        chunk_size=chunk_size,
+        select=select,
+        source_with_options=source_with_options,
+        detectors=detectors,
+        budget_s=SCORE_BUDGET_S if budget_s is None else budget_s,
+        combiner=None if chosen is None else (chosen, load_combiner(chosen)),
+        prm=prm,
+        judge=judge,
+        judge_params=None if judge_max_tokens is None else _judge_params(judge_max_tokens),
+    )
+    slots = ModelSlots(metric_model, name_loaded=True, **(models or {}))  # the job's one set of models
     with lock_file(target):
-        job = score_run(
-            run_dir,
-            data=Path(data) if data is not None else None,
-            out=target,
-            metrics=score_plan(metrics, metric_models),  # the one resolution, unless the caller made it
-            models=models,
-            slots=ModelSlots(
-                metric_model, name_loaded=True, **(models or {})
-            ),  # the job's one set of models, handed down
-            lang=lang,  # type: ignore[arg-type]
-            batch_size=batch_size,
-            chunk_size=chunk_size,
-            cache=cache,
-            detectors=detectors,
-            select=select,
-            source_with_options=source_with_options,
-            combiner=None if chosen is None else (chosen, load_combiner(chosen)),
-            prm=prm,
-            budget_s=SCORE_BUDGET_S if budget_s is None else budget_s,
-            judge=judge,
-            judge_params=None if judge_max_tokens is None else _judge_params(judge_max_tokens),
-        )
+        job = score_run(run_dir, plan if plan is not None else score_plan(), slots, options, out=target, cache=cache)
         if on_start is not None:
             on_start(job.todo, job.already, job.no_output, job.out)
         for n, record in enumerate(job.records, start=1):  # scored and appended as they are consumed
@@ -319,9 +317,8 @@ def chain_scoring(
     file: PathLike,
     *,
     out: PathLike | None = None,
-    metrics: Sequence[str] | ScorePlan | None = None,
+    plan: ScorePlan | None = None,
     models: dict[str, Any] | None = None,
-    metric_models: dict[str, Any] | None = None,
     lang: str | None = None,
     batch_size: int = SCORE_BATCH_SIZE,
     chunk_size: int = 256,
@@ -331,8 +328,8 @@ def chain_scoring(
     """Score the chains of a chain file (``k12eval score-chains``), resuming into ``out`` when given.
 
     With ``out`` the file's lock is held for the ``with`` block, its header must agree with these
-    metrics and models, and chains already in it are skipped. ``progress(todo)`` gives the callback
-    that is told how many chains are done.
+    metrics and models, and chains already in it are skipped. ``plan`` and ``models`` as :func:`score_job`
+    takes them. ``progress(todo)`` gives the callback that is told how many chains are done.
     """
     from k12eval.models import metric_model
     from reasoning_metrics.chainfile import read_chains
@@ -343,18 +340,15 @@ def chain_scoring(
     from runners.files import lock_file
 
     chains = read_chains(Path(file))
-    plan = score_plan(metrics, metric_models)  # the one resolution, unless the caller made it
+    plan = plan if plan is not None else score_plan()
     chosen = list(plan.metrics)
     language: Any = lang
-    roles = models or {}
-    slots = ModelSlots(
-        metric_model, name_loaded=True, **roles
-    )  # the job's one set: header, loading and scoring share it
+    slots = ModelSlots(metric_model, name_loaded=True, **(models or {}))  # header, loading and scoring share it
     with contextlib.ExitStack() as held:
         config = None
         # Every chain's models, before the header, which states what the loaded ones apply; a model that
         # does not load stops here.
-        load_models(chains, plan, roles, language, slots=slots)
+        load_models(chains, plan, slots, language)
         if out is not None:
             languages = {chain_language(c, language) for c in chains}
             config = make_config(chosen, slots, None, language, plan.assigned, languages)
@@ -364,7 +358,7 @@ def chain_scoring(
         scores: Iterator[Any] = iter_scores(
             chains,
             plan,
-            slots=slots,
+            slots,
             lang=language,
             batch_size=batch_size,
             chunk_size=chunk_size,

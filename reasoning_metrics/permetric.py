@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kg.errors import SettingError
 from reasoning_metrics.metric_table import METRICS, Metric, resolve
 from reasoning_metrics.models import ROLES
 from reasoning_metrics.scales import SCALE_NAME, SCALED
@@ -37,6 +38,15 @@ Assigned = dict[str, dict[str, ModelArg]]
 """Metric name -> role -> the model that metric uses in that role instead of the role's own."""
 
 
+class ModelKeyError(ValueError):
+    """A ``metric_models`` key that cannot be used: the ``key`` and the ``problem`` with it."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"{key}: {problem}")
+        self.key = key
+        self.problem = problem
+
+
 @dataclass(frozen=True)
 class ScorePlan:
     """A job's score plan, built once by :func:`score_plan` and handed down to every layer that needs it:
@@ -51,27 +61,26 @@ class ScorePlan:
         return [m.name for m in self.metrics]
 
 
-def score_plan(
-    metrics: Sequence[str] | ScorePlan | None, metric_models: Mapping[str, ModelArg] | None = None
-) -> ScorePlan:
+def score_plan(metrics: Sequence[str] | None = None, metric_models: Mapping[str, ModelArg] | None = None) -> ScorePlan:
     """The plan of ``metrics`` (names, ROSCOE keys, ``default``/``all``; the default five when None) with
-    ``metric_models`` assigned (:func:`assign_models`). A plan given keeps its metrics, resolved once; with
-    ``metric_models`` (the loaded models of its names) they replace its own. Raises ``ValueError`` for an unknown
-    metric or a model no computed metric uses."""
-    if isinstance(metrics, ScorePlan):
-        return (
-            metrics
-            if metric_models is None
-            else ScorePlan(metrics.metrics, assign_models(metric_models, metrics.metrics))
-        )
-    chosen = resolve(metrics)
-    return ScorePlan(tuple(chosen), assign_models(metric_models, chosen))
+    ``metric_models`` assigned (:func:`assign_models`): made once by whoever composes the job.
+
+    Raises :class:`~kg.errors.SettingError` on ``metrics`` for an unknown metric, on ``metric_models`` (the key at
+    fault as its value) for a model no computed metric uses; each edge words the setting as its own."""
+    try:
+        chosen = resolve(metrics)
+    except ValueError as exc:
+        raise SettingError("metrics", None, str(exc)) from None
+    try:
+        return ScorePlan(tuple(chosen), assign_models(metric_models, chosen))
+    except ModelKeyError as exc:
+        raise SettingError("metric_models", exc.key, exc.problem) from None
 
 
 def assign_models(given: Mapping[str, ModelArg] | None, metrics: Sequence[Metric]) -> Assigned:
     """Each ``KEY: model`` of ``given`` as the metrics and roles it sets; later keys win.
 
-    Raises ``ValueError`` starting with the key: an unknown metric, group or role, a metric not
+    Raises :class:`ModelKeyError` (a ``ValueError`` starting with the key): an unknown metric, group or role, a metric not
     among ``metrics`` (a model for a score that is not computed), a role the metric does not use,
     or no role named for a metric that uses several.
     """
@@ -83,20 +92,20 @@ def assign_models(given: Mapping[str, ModelArg] | None, metrics: Sequence[Metric
         computed = [chosen[n] for n in members if n in chosen]
         if not computed:
             what = f"no {name} metric is" if name in GROUPS else f"{members[0]} is not"
-            raise ValueError(
-                f"{key}: {what} among the metrics computed ({', '.join(chosen)}); add it to them or drop this model"
+            raise ModelKeyError(
+                key, f"{what} among the metrics computed ({', '.join(chosen)}); add it to them or drop this model"
             )
         if role and role not in ROLES:
-            raise ValueError(f"{key}: unknown model role {role!r}; one of {', '.join(ROLES)}")
+            raise ModelKeyError(key, f"unknown model role {role!r}; one of {', '.join(ROLES)}")
         targets = [m for m in computed if not role or role in m.models]
         if not targets:
             uses = ", ".join(sorted({r for m in computed for r in m.models}))
-            raise ValueError(f"{key}: {name} uses no {role} model (it uses {uses})")
+            raise ModelKeyError(key, f"{name} uses no {role} model (it uses {uses})")
         for metric in targets:
             roles = sorted(metric.models)
             if not role and len(roles) > 1:
-                raise ValueError(
-                    f"{key}: {metric.name} uses {' and '.join(roles)} models; name one, as {metric.name}.{roles[0]}=MODEL"
+                raise ModelKeyError(
+                    key, f"{metric.name} uses {' and '.join(roles)} models; name one, as {metric.name}.{roles[0]}=MODEL"
                 )
             assigned.setdefault(metric.name, {})[role or roles[0]] = model
     return assigned
@@ -113,7 +122,7 @@ def _members(name: str, key: str) -> tuple[str, ...]:
         found = []
     if len(found) != 1:
         groups = ", ".join(GROUPS)
-        raise ValueError(f"{key}: unknown metric {name!r}; name a metric ({', '.join(METRICS)}) or a group ({groups})")
+        raise ModelKeyError(key, f"unknown metric {name!r}; name a metric ({', '.join(METRICS)}) or a group ({groups})")
     return (found[0].name,)
 
 

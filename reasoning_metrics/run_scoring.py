@@ -13,18 +13,18 @@ per-step flags and the first suspect step, unless they are turned off.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
-from kg.errors import InputError, Problem
+from kg.errors import InputError, Problem, SettingError
 from kg.records import Question
 from reasoning_metrics.combine.apply import combine_one, fingerprint
 from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.guard import SCORE_BUDGET_S
-from reasoning_metrics.permetric import ScorePlan, score_plan
+from reasoning_metrics.permetric import ScorePlan
 from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.score_store import SCORES_FILE as SCORES_FILE
@@ -168,72 +168,86 @@ def question_source(question: Question) -> str:
     return "\n".join(line for line in lines if line.strip())
 
 
+@dataclass(frozen=True)
+class ScoreOptions:
+    """How :func:`score_run` scores a run, beside its plan and its models: composed once, with them, by
+    :func:`k12eval.api.score_job`."""
+
+    data: Path | None = None
+    """The question bank, when not the one named in ``run.json``."""
+    lang: Literal["zh", "en"] | None = None
+    """Every chain's language; ``None``: each chain's own."""
+    batch_size: int = 32
+    """Texts or NLI pairs handed to a model per call."""
+    chunk_size: int = 256
+    """Chains scored (and held in memory) at a time."""
+    select: str = "all"
+    """Score only the chains of a named selection (``reasoning-subset``, CK12 Table 2's set)."""
+    source_with_options: bool = False
+    """The source-based scores read the options too, not the stem alone (the header records which, so a file is
+    never resumed with the other source)."""
+    detectors: bool = True
+    """Every record also gets the wrong-step detectors' flags and first suspect step."""
+    budget_s: float | None = SCORE_BUDGET_S
+    """Seconds a long chain's model passes may take (:func:`~reasoning_metrics.scoring.iter_scores`)."""
+    combiner: tuple[str, Combiner] | None = None
+    """A fitted combiner and its name (:mod:`reasoning_metrics.combine`): its verdict on each record the detectors
+    checked, with the record's grade as the grade feature."""
+    prm: StepRewardModel | None = None
+    """A process reward model (:mod:`~reasoning_metrics.models.prm_model`): the ``prm`` detector runs too, and the
+    score header names it and the model."""
+    judge: Backend | None = None
+    """An LLM judge's backend: the ``judge`` detector runs too, named with its model in the header and in each of
+    its flags."""
+    judge_params: SamplingParams | None = None
+    """The judge's sampling; ``None``: its own."""
+
+    def __post_init__(self) -> None:
+        if self.combiner is not None and not self.detectors:
+            raise SettingError(
+                "detectors", None, "a combiner reads the detectors' findings: it cannot run without them"
+            )
+
+
 def score_run(
     run_dir: Path,
+    plan: ScorePlan,
+    slots: ModelSlots,
+    options: ScoreOptions,
     *,
-    data: Path | None = None,
     out: Path | None = None,
-    metrics: list[str] | ScorePlan | None = None,
-    models: dict[str, Any] | None = None,
-    lang: Literal["zh", "en"] | None = None,
-    batch_size: int = 32,
-    chunk_size: int = 256,
     cache: Any = None,
     progress: Callable[[int], None] | None = None,
-    detectors: bool = True,
-    model_resolver: Callable[[str], str] | None = None,
-    select: str = "all",
-    source_with_options: bool = False,
-    metric_models: Mapping[str, Any] | None = None,
-    combiner: tuple[str, Combiner] | None = None,
-    prm: StepRewardModel | None = None,
-    budget_s: float | None = SCORE_BUDGET_S,
-    slots: ModelSlots | None = None,
-    judge: Backend | None = None,
-    judge_params: SamplingParams | None = None,
 ) -> RunScoring:
     """Score a run's chains not yet in ``out`` (``RUN_DIR/scores.jsonl``), appending each as it comes.
 
-    With ``detectors`` every record also gets the wrong-step detectors' flags and first
-    suspect step. Their contradiction check uses the NLI model the metrics load, or the
-    one given in ``models`` when no metric needs one; without either it is reported
-    unavailable. Nothing is scored until ``RunScoring.records`` is consumed. ``model_resolver`` turns
-    model names into what the loaders take (:class:`~reasoning_metrics.slots.ModelSlots`).
-    ``select`` scores only the chains of a named selection (``reasoning-subset``, CK12 Table 2's set).
-    ``source_with_options``: the source-based scores read the options too, not the stem alone
-    (the header records which, so a file is never resumed with the other source).
-    ``metric_models``: a metric's (or group's) own model, as :func:`~reasoning_metrics.scoring.iter_scores`
-    takes them; the header records each metric's models.
-    ``combiner`` (its name and the fitted combiner, :mod:`reasoning_metrics.combine`) adds its verdict
-    to each record the detectors checked, with the record's grade as the grade feature.
-    ``budget_s``: seconds a long chain's model passes may take (:func:`~reasoning_metrics.scoring.iter_scores`).
-    With a process
-    reward model ``prm`` (:mod:`~reasoning_metrics.models.prm_model`) the ``prm`` detector runs too, and the
-    score header names it and the model; with an LLM judge's backend ``judge`` (``judge_params``: its sampling)
-    the ``judge`` detector, named with its model in the header and in each of its flags. ``slots``: the job's models as its composer wrapped them
-    (:func:`k12eval.api.score_job`), in the place of ``models`` and ``model_resolver``.
+    ``plan`` (the metrics and each metric's own models), ``slots`` (the job's models) and ``options`` are composed
+    once by the job's composer (:func:`k12eval.api.score_job`); the header records each metric's models. With
+    ``options.detectors`` every record also gets the wrong-step detectors' flags and first suspect step. Their
+    contradiction check uses the NLI model the metrics load, or the one ``slots`` were given when no metric needs
+    one; without either it is reported unavailable. Nothing is scored until ``RunScoring.records`` is consumed.
+    ``cache``: as :func:`~reasoning_metrics.scoring.open_cache` takes it; ``progress``: told the chains scored.
     """
-    if combiner is not None and not detectors:
-        raise InputError("a combiner reads the detectors' findings: it cannot run with --no-detectors")
     out = out or run_dir / SCORES_FILE
-    plan = score_plan(metrics, metric_models)  # the one resolution of the metrics of this job
+    detectors = options.detectors
     chosen = list(plan.metrics)
-    slots_args = models or {}
     thresholds = None  # each language's encoder's own (reasoning_metrics.step_thresholds)
-    if slots is None:  # the job's one set: header, loading and scoring share it
-        slots = ModelSlots(model_resolver, name_loaded=True, **slots_args)
-    extra_roles = ("nli",) if detectors and slots_args.get("nli") is not None else ()
-    run = run_chains(run_dir, data, lang, select, with_options=source_with_options)
+    extra_roles = ("nli",) if detectors and slots.gives("nli") else ()
+    run = run_chains(run_dir, options.data, options.lang, options.select, with_options=options.source_with_options)
     # Loaded for every chain of the run, before the header: it states the thresholds and scale of the
     # models that were loaded (by their own names), which are what flag and rescale the records.
     chains = [c for _, c in run.chains]
-    loaded = load_models(chains, plan, slots_args, lang, extra_roles, slots=slots)
-    languages = {chain_language(c, lang) for c in chains}
-    config = make_config(chosen, slots, thresholds, lang, plan.assigned, languages)
+    loaded = load_models(chains, plan, slots, options.lang, extra_roles)
+    languages = {chain_language(c, options.lang) for c in chains}
+    config = make_config(chosen, slots, thresholds, options.lang, plan.assigned, languages)
     config = _with_extras(
-        _config(config, slots, detectors, extra_roles), source_with_options, combiner, prm if detectors else None
+        _config(config, slots, detectors, extra_roles),
+        options.source_with_options,
+        options.combiner,
+        options.prm if detectors else None,
     )
-    if judge is not None and detectors:
+    judge = options.judge if detectors else None
+    if judge is not None:
         models = {**config.models, "judge": dict.fromkeys(("en", "zh"), judge_name(judge))}
         config = config.model_copy(update={"detectors": [*config.detectors, "judge"], "models": models})
     done = open_scores(out, config)
@@ -248,16 +262,16 @@ def score_run(
             scores = iter_scores(
                 [c for _, c in todo],
                 plan,
-                slots=slots,
-                lang=lang,
-                batch_size=batch_size,
-                chunk_size=chunk_size,
+                slots,
+                lang=options.lang,
+                batch_size=options.batch_size,
+                chunk_size=options.chunk_size,
                 cache=store if store is not None else False,
                 thresholds=thresholds,
                 progress=progress,
-                budget_s=budget_s,
+                budget_s=options.budget_s,
             )
-            while chunk := list(islice(scores, chunk_size)):
+            while chunk := list(islice(scores, options.chunk_size)):
                 found: Sequence[SolutionAssessment | None] = (
                     assess_scored(
                         chunk,
@@ -265,17 +279,17 @@ def score_run(
                         nli,
                         premises=run.stems,
                         references=run.references,
-                        batch_size=batch_size,
+                        batch_size=options.batch_size,
                         cache=store,
-                        prm=prm,
-                        judge=judge if detectors else None,
-                        judge_params=judge_params,
+                        prm=options.prm,
+                        judge=judge,
+                        judge_params=options.judge_params,
                     )
                     if detectors
                     else [None] * len(chunk)
                 )
                 for s, assessment in zip(chunk, found, strict=True):
-                    yield _score_record(s, by_id[s.id], assessment, run, combiner)
+                    yield _score_record(s, by_id[s.id], assessment, run, options.combiner)
         finally:
             if store is not None and store is not cache:
                 store.close()

@@ -47,7 +47,7 @@ MAX_STEPS = 2_000
 
 def score_chains(
     chains: Iterable[Chain],
-    metrics: Sequence[str] | ScorePlan | None = None,
+    metrics: Sequence[str] | None = None,
     encoder: ModelArg = None,
     nli: ModelArg = None,
     token_embedder: ModelArg = None,
@@ -63,23 +63,28 @@ def score_chains(
     metric_models: Mapping[str, ModelArg] | None = None,
     budget_s: float | None = SCORE_BUDGET_S,
 ) -> list[ChainScores]:
-    """Score every chain; see :func:`iter_scores` for the arguments."""
+    """Score every chain: the functional door, which composes its plan and models once for :func:`iter_scores`.
+
+    ``metrics``: names (or ROSCOE keys / paper names, ``all``); the CK12 paper's five by default.
+    Models (``encoder``, ``nli``, ``token_embedder``, ``lm``, ``grammar``): an adapter, a hub id
+    or folder, a ``{lang: ...}`` mapping, ``"none"``, or ``None`` for the default of the role
+    (:data:`reasoning_metrics.models.DEFAULT_MODELS`), loaded only if a chosen metric needs it.
+    ``metric_models``: a metric's (or group's) own model instead of its role's
+    (:func:`reasoning_metrics.permetric.assign_models`: ``{"alignment": "all-mpnet-base-v2"}``);
+    each record's ``metric_models`` names them. The other keywords are :func:`iter_scores`'s.
+    """
+    slots = ModelSlots(encoder=encoder, nli=nli, token_embedder=token_embedder, lm=lm, grammar=grammar)
     return list(
         iter_scores(
             chains,
-            metrics,
-            encoder,
-            nli,
-            token_embedder,
-            lm,
-            grammar,
+            score_plan(metrics, metric_models),
+            slots,
             lang=lang,
             batch_size=batch_size,
             chunk_size=chunk_size,
             cache=cache,
             thresholds=thresholds,
             progress=progress,
-            metric_models=metric_models,
             budget_s=budget_s,
         )
     )
@@ -87,12 +92,8 @@ def score_chains(
 
 def iter_scores(
     chains: Iterable[Chain],
-    metrics: Sequence[str] | ScorePlan | None = None,
-    encoder: ModelArg = None,
-    nli: ModelArg = None,
-    token_embedder: ModelArg = None,
-    lm: ModelArg = None,
-    grammar: ModelArg = None,
+    plan: ScorePlan,
+    slots: ModelSlots,
     *,
     lang: Literal["zh", "en"] | None = None,
     batch_size: int = 32,
@@ -100,35 +101,24 @@ def iter_scores(
     cache: ArrayCache | Path | str | bool | None = None,
     thresholds: StepThresholds | None = None,
     progress: Callable[[int], None] | None = None,
-    metric_models: Mapping[str, ModelArg] | None = None,
     budget_s: float | None = SCORE_BUDGET_S,
-    slots: ModelSlots | None = None,
 ) -> Iterator[ChainScores]:
     """Yield the scores of each chain, in order, ``chunk_size`` chains at a time.
 
-    ``metrics``: names (or ROSCOE keys / paper names, ``all``); the CK12 paper's five by default.
-    Models (``encoder``, ``nli``, ``token_embedder``, ``lm``, ``grammar``): an adapter, a hub id
-    or folder, a ``{lang: ...}`` mapping, ``"none"``, or ``None`` for the default of the role
-    (:data:`reasoning_metrics.models.DEFAULT_MODELS`), loaded only if a chosen metric needs it.
+    ``plan``: the metrics and each metric's own models (:func:`reasoning_metrics.permetric.score_plan`);
+    ``slots``: the job's models (:class:`~reasoning_metrics.slots.ModelSlots`), both made once by whoever composes
+    the job (the slots already holding what :func:`load_models` loaded).
     ``lang`` forces the language of every chain. Models see ``batch_size`` items per call.
     ``cache``: an :class:`ArrayCache`, a path to one, ``False`` for none, ``None``/``True`` for the default.
     ``progress`` is called with the number of chains scored so far.
-    ``metric_models``: a metric's (or group's) own model instead of its role's
-    (:func:`reasoning_metrics.permetric.assign_models`: ``{"alignment": "all-mpnet-base-v2"}``);
-    each record's ``metric_models`` names them.
     ``budget_s``: seconds a chain of more than :data:`GUARDED_TEXTS` texts may take (model passes
     and metrics); over it, the chain's scores are ``None`` and ``unavailable`` says it was too long.
     ``thresholds``: when the steps are flagged; by default each chain's encoder's own, fitted and
     stored with the loaded model's name (:func:`reasoning_metrics.permetric.job_calibration`, which the
     score header states too).
-    ``slots``: the job's models (:class:`~reasoning_metrics.slots.ModelSlots`, made once by whoever composes
-    the job and already holding what :func:`load_models` loaded); given, it takes the place of the role arguments.
     """
-    score = score_plan(metrics, metric_models)
-    chosen = list(score.metrics)
-    if slots is None:
-        slots = ModelSlots(encoder=encoder, nli=nli, token_embedder=token_embedder, lm=lm, grammar=grammar)
-    scoring_plans = plans(chosen, slots, score.assigned)
+    chosen = list(plan.metrics)
+    scoring_plans = plans(chosen, slots, plan.assigned)
     store = open_cache(cache)
     done = 0
     iterator = iter(chains)
@@ -226,40 +216,33 @@ def chain_language(chain: Chain, lang: Literal["zh", "en"] | None = None) -> Lit
 
 def load_models(
     chains: Iterable[Chain],
-    metrics: Sequence[str] | ScorePlan | None,
-    models: dict[str, ModelArg],
+    plan: ScorePlan,
+    slots: ModelSlots,
     lang: Literal["zh", "en"] | None = None,
     roles: Iterable[str] = (),
-    model_resolver: Callable[[str], str] | None = None,
-    metric_models: Mapping[str, ModelArg] | None = None,
-    slots: ModelSlots | None = None,
 ) -> dict[str, Any]:
-    """Load now every model the metrics need for the languages of ``chains``: ``{role: {lang: model}}``.
+    """Load now into ``slots`` (which keep them, for :func:`iter_scores`) every model the metrics of ``plan`` need
+    for the languages of ``chains``: ``{role: {lang: model}}``.
 
     For the command line, which should stop on a model that does not load
     (a typo, no network) rather than write records saying so: raises
     :class:`~kg.errors.InputError` with the reason. Roles without a model for a
     language (``none``, no default) map to ``"none"`` there. ``roles`` are loaded
-    too whatever the metrics need (the detectors' NLI model). ``model_resolver``: see
-    :class:`~reasoning_metrics.slots.ModelSlots`. ``metric_models`` (as :func:`iter_scores` takes
-    them) are loaded too and returned under ``metric_models``, keyed ``metric.role``; a role's own
-    model is loaded only when a metric uses it. ``slots``: the job's own (which then keep what is loaded, for
-    :func:`iter_scores`), in the place of ``models`` and ``model_resolver``.
+    too whatever the metrics need (the detectors' NLI model). The metrics' own models are loaded too and
+    returned under ``metric_models``, keyed ``metric.role``; a role's own model is loaded only when a metric
+    uses it.
     """
-    score = score_plan(metrics, metric_models)
-    chosen, assigned = list(score.metrics), score.assigned
-    if slots is None:
-        slots = ModelSlots(model_resolver, **models)
+    chosen, assigned = list(plan.metrics), plan.assigned
     languages = sorted({chain_language(c, lang) for c in chains})
     loaded: dict[str, Any] = {}
     for role in sorted(base_roles(chosen, assigned) | set(roles)):
         loaded[role] = _load_role(slots, role, languages)
     own: dict[str, Any] = {}
-    for plan in plans(chosen, slots, assigned):
-        if plan.own:
-            for metric in plan.metrics:
+    for group in plans(chosen, slots, assigned):
+        if group.own:
+            for metric in group.metrics:
                 for role in assigned[metric.name]:
-                    own[f"{metric.name}.{role}"] = _load_role(plan.slots, role, languages)
+                    own[f"{metric.name}.{role}"] = _load_role(group.slots, role, languages)
     if own:
         loaded["metric_models"] = own
     return loaded

@@ -59,6 +59,10 @@ class ModelSlots:
         other._loaded, other._warned = self._loaded, self._warned
         return other
 
+    def gives(self, role: str) -> bool:
+        """Whether the job was given a model for ``role`` (``"none"`` included), not left to the default."""
+        return self._given.get(role) is not None
+
     def spec(self, role: str, lang: str) -> Any:
         """What was asked for ``role`` in ``lang``: an adapter, a spec string, or ``None`` (no model)."""
         arg = self._given.get(role)

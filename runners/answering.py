@@ -46,8 +46,8 @@ from runners.gen_kwargs import check_supported, sampling_record, with_gen_kwargs
 from runners.grading import grade
 from runners.loop_guard import LOOP_WINDOW
 from runners.options import RunOptions
-from runners.prompting import Prompt, as_chat, as_text, prompt_language
-from runners.protocol import exemplar_pool
+from runners.prompting import Prompt, as_chat, as_text
+from runners.protocol import exemplar_pool, prompt_language
 from runners.ranking import gold_rank, instructed_scores, normalised_score, option_continuation, perplexity_score
 from runners.records import RunRecord, Strategy, make_record, mode_info
 from runners.stopping import shielded

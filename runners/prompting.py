@@ -23,12 +23,6 @@ from runners.templates import MODES, TemplateSet, fill, load_template_set
 Language = Literal["zh", "en"]
 ChatMessages = list[dict[str, str]]
 
-PROTOCOL_LANGUAGE: dict[str, Language] = {"ck12": "zh", "cmmlu": "zh", "ceval": "zh", "gaokao": "zh"}
-"""The prompt language of each benchmark's own protocol. CK12 asks every question in Chinese,
-its English-subject ones too (the paper's prompts are all Chinese); CMMLU and C-Eval are Chinese
-exams with Chinese prompts; GAOKAO-Bench's released prompts are Chinese for its English papers too. Other sources (Xiezhi's Chinese and English files, a user's bank)
-take the language of the question's stem."""
-
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
@@ -93,15 +87,6 @@ class Prompt:
     def shots(self) -> int:
         """Number of exemplars shown."""
         return len(self.exemplar_ids)
-
-
-def prompt_language(question: Question, asked: str = "auto") -> Language:
-    """The language to prompt ``question`` in: ``asked`` (``zh``/``en``), or for ``auto`` its benchmark's protocol."""
-    if asked in ("zh", "en"):
-        return "zh" if asked == "zh" else "en"
-    if asked != "auto":
-        raise ValueError(f"unknown prompt language {asked!r}; expected auto, zh or en")
-    return PROTOCOL_LANGUAGE.get(question.source, question.language)
 
 
 def build_prompt(

@@ -6,7 +6,7 @@ the strategy, the splits (the one a run scores, the one exemplars come from), th
 how ranked options are scored. :func:`with_protocol_defaults` fills every run option the user left unset from
 the bank's protocol; an option given (``--templates``, ``--shots``, ``--token-budget``, ``--seed``,
 ``--strategy``, ``--lang``, ``--split``, ``--variant``, ``--rank-norm``) overrides it (``--lang auto`` is the protocol's language,
-:func:`runners.prompting.prompt_language`), and :func:`protocol_record` is what ``run.json`` keeps:
+:func:`prompt_language`), and :func:`protocol_record` is what ``run.json`` keeps:
 the protocol's name, the values in force and which of them the user overrode.
 
 Where the values come from (/work/shared/PAPERS.md and the released code):
@@ -46,10 +46,12 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from kg.importers import detect_format
+from kg.records import Question
 from runners.backends import protocol_role
 from runners.counting import JudgmentRule
 from runners.fewshot import ExemplarMatch, ExemplarPool, PoolRule, load_exemplar_pool
 from runners.options import RunOptions
+from runners.prompting import Language
 from runners.ranking import RankNorm
 from runners.records import Lang, Strategy, mode_info
 from runners.templates import load_template_set
@@ -62,7 +64,9 @@ class Protocol:
     name: str
     """The benchmark (the bank format it applies to)."""
     language: Lang
-    """Prompt language: ``zh`` for every question, or ``auto`` (the stem's language)."""
+    """Prompt language: ``zh`` for every question, or ``auto`` (the stem's language). CK12 asks its English-subject
+    questions in Chinese too (the paper's prompts are all Chinese), and GAOKAO-Bench's released prompts are Chinese
+    for its English papers."""
     template_set: str
     shots: int
     """Exemplars per few-shot prompt."""
@@ -142,6 +146,17 @@ PROTOCOLS: dict[str, Protocol] = {
 def protocol_for(fmt: str) -> Protocol:
     """The protocol of a bank read as ``fmt`` (a user's mapped bank for a format not listed)."""
     return PROTOCOLS.get(fmt, PROTOCOLS["mapped"])
+
+
+def prompt_language(question: Question, asked: str = "auto") -> Language:
+    """The language to prompt ``question`` in: ``asked`` (``zh``/``en``), or for ``auto`` the :attr:`Protocol.language`
+    of its benchmark (its ``source``), the stem's own where that is ``auto`` (Xiezhi, a user's bank)."""
+    if asked in ("zh", "en"):
+        return "zh" if asked == "zh" else "en"
+    if asked != "auto":
+        raise ValueError(f"unknown prompt language {asked!r}; expected auto, zh or en")
+    language = protocol_for(question.source).language
+    return question.language if language == "auto" else language
 
 
 def protocol_budget(template_set: str) -> int:

@@ -30,7 +30,7 @@ Mode = Literal["zero-shot", "few-shot", "zero-shot-cot", "few-shot-cot"]
 Strategy = Literal["generate", "next-token", "rank-options", "perplexity", "instruct-rank"]
 Lang = Literal["auto", "zh", "en"]
 """The prompt language asked for: ``auto`` follows each benchmark's protocol
-(:func:`runners.prompting.prompt_language`: CK12, CMMLU and C-Eval in Chinese, others the stem's)."""
+(:func:`runners.protocol.prompt_language`: CK12, CMMLU and C-Eval in Chinese, others the stem's)."""
 MODES: tuple[Mode, ...] = get_args(Mode)
 
 

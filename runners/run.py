@@ -35,8 +35,7 @@ from runners.files import atomic_write, lock_folder
 from runners.loop_guard import FINISH_LOOP
 from runners.options import RunOptions, check_options, limited
 from runners.out_folder import check_out, check_run_folder
-from runners.prompting import prompt_language
-from runners.protocol import protocol_for, with_protocol_defaults
+from runners.protocol import prompt_language, protocol_for, with_protocol_defaults
 from runners.records import RunHeader, RunRecord
 from runners.results_file import RESULTS_FILE, lm_eval_results
 from runners.stopping import signals_raise, stop_reason

@@ -50,15 +50,15 @@ def bench(spec: str, chains: list[Chain], batch_size: int) -> dict[str, float]:
     """Load ``spec`` for every language and time scoring ``chains`` with it."""
     from k12eval.models import metric_model
     from reasoning_metrics.models import load_model
-    from reasoning_metrics.scoring import iter_scores, prepare
+    from reasoning_metrics.scoring import prepare, score_chains
 
     started = time.perf_counter()
     encoder = load_model("encoder", metric_model(spec))
     loaded = time.perf_counter() - started
     sentences = [s for c in chains for p in [prepare(c)] for s in [*p.source, *p.hypothesis, *(p.reference or [])]]
-    list(iter_scores(chains[:8], encoder=encoder, nli="none", cache=False, batch_size=batch_size))  # warm-up
+    score_chains(chains[:8], encoder=encoder, nli="none", cache=False, batch_size=batch_size)  # warm-up
     started = time.perf_counter()
-    list(iter_scores(chains, encoder=encoder, nli="none", cache=False, batch_size=batch_size))
+    score_chains(chains, encoder=encoder, nli="none", cache=False, batch_size=batch_size)
     scored = time.perf_counter() - started
     started = time.perf_counter()
     for i in range(0, len(sentences), batch_size):

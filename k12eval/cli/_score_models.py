@@ -57,22 +57,6 @@ def metric_models(values: list[str] | None) -> dict[str, str]:
     return pairs
 
 
-def score_plan_option(metrics: list[str] | None, per_metric: dict[str, str]) -> Any:
-    """The job's score plan (:class:`reasoning_metrics.permetric.ScorePlan`) from ``--metrics`` and
-    ``--model-for``, built once here and handed down; a bad name is a :class:`UserError` naming the option."""
-    from reasoning_metrics.metric_table import resolve
-    from reasoning_metrics.permetric import ScorePlan, assign_models
-
-    try:
-        chosen = resolve(metrics)
-    except ValueError as exc:
-        raise UserError(f"--metrics: {exc}") from None
-    try:
-        return ScorePlan(tuple(chosen), assign_models(per_metric, chosen))
-    except ValueError as exc:
-        raise UserError(f"--model-for {exc}") from None
-
-
 def check_models(plan: Any, roles: dict[str, str], also: tuple[str, ...] = ()) -> None:
     """Raise :class:`UserError` for a model no computed metric of ``plan`` uses; ``also``: roles used anyway
     (detectors)."""

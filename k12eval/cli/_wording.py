@@ -27,6 +27,7 @@ FLAGS: dict[str, str] = {
     "prm": "--prm",
     "prm_backend": "--prm-backend",
     "rollouts": "--rollouts",
+    "metric_models": "--model-for",
 }
 """The flag of each setting, where every command that has it calls it the same; a command passes its own
 names over these (``score``: ``{"encoder": "--embedder"}``)."""
@@ -42,7 +43,7 @@ def english_only(warning: EnglishOnlyEncoderWarning, flags: Mapping[str, str] | 
     from reasoning_metrics.models.languages import CHINESE_ENCODER
 
     if warning.setting == "metric_models":
-        value = f"--model-for {warning.key}={CHINESE_ENCODER}"
+        value = f"{flag('metric_models', flags)} {warning.key}={CHINESE_ENCODER}"
     else:
         value = f"{flag(warning.setting, flags)} {CHINESE_ENCODER}"
     return (

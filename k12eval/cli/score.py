@@ -14,19 +14,13 @@ from k12eval.api import SCORE_BATCH_SIZE
 from k12eval.cli import _strong as strong
 from k12eval.cli._common import METRICS_HELP, PluginHelp, UserError, guarded, parse_pairs
 from k12eval.cli._config import load_config
-from k12eval.cli._score_models import (
-    ModelForOpt,
-    check_models,
-    metric_models,
-    role_models,
-    score_plan_option,
-)
+from k12eval.cli._score_models import ModelForOpt, check_models, metric_models, role_models
 from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt
 from k12eval.cli._wording import encoder_warnings_to_stderr, reason_text, worded
 from kg.errors import InputError
 
 app = typer.Typer()
-FLAGS = {"encoder": "--embedder"}
+FLAGS = {"encoder": "--embedder", "detectors": "--no-detectors"}
 """The settings whose flags ``score`` names differently from ``meta-eval`` (:mod:`k12eval.cli._wording`)."""
 
 MetricsOpt = Annotated[
@@ -80,6 +74,15 @@ def _metric_names(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
     return [n.strip() for v in values for n in v.split(",") if n.strip()]
+
+
+def _plan(metrics: list[str] | None, model_for: list[str] | None) -> Any:
+    """The job's one score plan (:func:`reasoning_metrics.permetric.score_plan`) from ``--metrics`` and
+    ``--model-for``, made here so that every model given is checked against it before any is loaded."""
+    from reasoning_metrics.permetric import score_plan
+
+    with worded(FLAGS):
+        return score_plan(_metric_names(metrics), metric_models(model_for))
 
 
 def _lang(value: str) -> Any:
@@ -209,7 +212,7 @@ def score(
         raise UserError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
     choose(select, tuple(SELECTIONS), "--select")  # before the lock and the bank are touched
     models = role_models(encoder=embedder, nli=nli, token_embedder=token_model, lm=lm, grammar=grammar_model)
-    plan = score_plan_option(_metric_names(metrics), metric_models(model_for))  # the one resolution
+    plan = _plan(metrics, model_for)
     check_models(plan, models, also=("nli",) if detectors else ())
     if prm is not None and not detectors:
         raise UserError("--prm runs a detector: drop --no-detectors")
@@ -238,12 +241,12 @@ def score(
         if n % 100 == 0 or n == todo:
             report[0](n)
 
-    with encoder_warnings_to_stderr(FLAGS):
+    with worded(FLAGS):
         done = score_job(
             run_dir,
             out=out,
             data=data,
-            metrics=plan,
+            plan=plan,
             models=models,
             lang=_lang(lang),
             detectors=detectors,
@@ -338,14 +341,14 @@ def score_chains_cmd(
     from k12eval.api import chain_scoring
 
     models = role_models(encoder=embedder, nli=nli, token_embedder=token_model, lm=lm, grammar=grammar_model)
-    plan = score_plan_option(_metric_names(metrics), metric_models(model_for))  # the one resolution
+    plan = _plan(metrics, model_for)
     check_models(plan, models)
     with (
         encoder_warnings_to_stderr(FLAGS),
         chain_scoring(
             file,
             out=out,
-            metrics=plan,
+            plan=plan,
             models=models,
             lang=_lang(lang),
             batch_size=batch_size,

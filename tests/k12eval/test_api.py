@@ -265,6 +265,7 @@ def test_meta_eval_calibrate_and_the_demos_runs_end_in_the_api(tmp_path: Path, m
 
 def test_a_chain_file_is_scored_and_resumed_by_the_library_not_the_cli(tmp_path: Path) -> None:
     from k12eval.api import chain_scoring
+    from reasoning_metrics.permetric import score_plan
     from tests.reasoning_metrics.fakes import HashEncoder
 
     chains = [
@@ -284,7 +285,7 @@ def test_a_chain_file_is_scored_and_resumed_by_the_library_not_the_cli(tmp_path:
     file = tmp_path / "chains.jsonl"
     file.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in chains), encoding="utf-8")
     out = tmp_path / "scores.jsonl"
-    options = {"out": out, "metrics": ["faithfulness_step"], "models": {"encoder": HashEncoder()}}
+    options = {"out": out, "plan": score_plan(["faithfulness_step"]), "models": {"encoder": HashEncoder()}}
     with chain_scoring(file, **options) as job:  # type: ignore[arg-type]
         assert job.todo == 2
         first = next(job.records)  # stopped after one chain, as a killed job would be
@@ -297,7 +298,7 @@ def test_a_chain_file_is_scored_and_resumed_by_the_library_not_the_cli(tmp_path:
 
 def test_a_score_job_resolves_its_metrics_once_and_hands_the_plan_down(tmp_path: Path) -> None:
     from k12eval.api import chain_scoring, score_job
-    from reasoning_metrics import metric_table
+    from reasoning_metrics import metric_table, permetric
     from tests.reasoning_metrics.fakes import HashEncoder
     from tests.reasoning_metrics.written_runs import write_bank, write_run
 
@@ -307,24 +308,30 @@ def test_a_score_job_resolves_its_metrics_once_and_hands_the_plan_down(tmp_path:
     chain = {"id": "甲", "source": "小明有 5 个苹果，吃了 2 个。", "hypothesis": "5 - 2 = 3。还剩 3 个。"}
     chains.write_text(json.dumps(chain, ensure_ascii=False) + "\n", encoding="utf-8")
     resolutions: list[object] = []
+    plans: list[object] = []
 
     def count(frame: Any, event: str, arg: object) -> None:
         if event == "call" and frame.f_code is metric_table.resolve.__code__:
             resolutions.append(frame.f_locals.get("names"))
+        if event == "call" and frame.f_code is permetric.score_plan.__code__:  # made once, then only handed down
+            plans.append(frame.f_locals.get("metrics"))
 
     encoder = {"encoder": HashEncoder()}
     sys.setprofile(count)
     try:
-        done = score_job(run_dir, metrics=["info_chain"], models=encoder, detectors=False, combiner="none")
-        scored_run = list(resolutions)
+        plan = permetric.score_plan(["info_chain"])
+        done = score_job(run_dir, plan=plan, models=encoder, detectors=False, combiner="none")
+        scored_run = (list(resolutions), list(plans))
         resolutions.clear()
-        with chain_scoring(chains, out=tmp_path / "s.jsonl", metrics=["info_chain"], models=encoder) as job:
+        plans.clear()
+        plan = permetric.score_plan(["info_chain"])
+        with chain_scoring(chains, out=tmp_path / "s.jsonl", plan=plan, models=encoder) as job:
             list(job.records)
     finally:
         sys.setprofile(None)
     assert done.todo > 0 and all("info_chain" in line["scores"] for line in done.lines)
-    assert scored_run == [["info_chain"]]
-    assert resolutions == [["info_chain"]]
+    assert scored_run == ([["info_chain"]], [["info_chain"]])
+    assert (resolutions, plans) == ([["info_chain"]], [["info_chain"]])
 
 
 @pytest.mark.usefixtures("offline")  # its own embedding cache
@@ -348,6 +355,7 @@ def test_a_score_job_wraps_its_models_in_model_slots_once(tmp_path: Path) -> Non
     # One set of slots per job, made where the job is composed and handed down to the header, the loading and
     # the scoring (#25 item 2): three sets disagreeing on a model's name or its loaded copy cannot happen.
     from k12eval.api import chain_scoring, score_job
+    from reasoning_metrics.permetric import score_plan
     from reasoning_metrics.slots import ModelSlots
     from tests.reasoning_metrics.fakes import HashEncoder
     from tests.reasoning_metrics.written_runs import write_bank, write_run
@@ -366,10 +374,10 @@ def test_a_score_job_wraps_its_models_in_model_slots_once(tmp_path: Path) -> Non
     encoder = {"encoder": HashEncoder()}
     sys.setprofile(count)
     try:
-        done = score_job(run_dir, metrics=["info_chain"], models=encoder, detectors=False, combiner="none")
+        done = score_job(run_dir, plan=score_plan(["info_chain"]), models=encoder, detectors=False, combiner="none")
         per_run = len(made)
         made.clear()
-        with chain_scoring(chains, out=tmp_path / "s.jsonl", metrics=["info_chain"], models=encoder) as job:
+        with chain_scoring(chains, out=tmp_path / "s.jsonl", plan=score_plan(["info_chain"]), models=encoder) as job:
             scored = list(job.records)
     finally:
         sys.setprofile(None)

@@ -110,10 +110,10 @@ import functools, resource, signal, sys
 from pathlib import Path
 import reasoning_metrics.run_scoring as scoring
 from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
-from tests.reasoning_metrics.written_runs import write_bank, write_run
+from tests.reasoning_metrics.written_runs import with_models, write_bank, write_run
 run = write_run(Path(sys.argv[1]) / "run", write_bank(Path(sys.argv[1]) / "bank"))
 real, fakes = scoring.score_run, {"encoder": HashEncoder(), "nli": RuleNLI()}
-scoring.score_run = lambda run_dir, **kw: real(run_dir, **{**kw, "models": fakes, "slots": None, "cache": False})
+scoring.score_run = with_models(real, fakes)
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 limit = int(sys.argv[2])
 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # every write past it fails, as on a full disk

