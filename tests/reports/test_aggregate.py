@@ -227,7 +227,7 @@ def test_stand_in_questions_when_bank_is_missing(tmp_path: Path) -> None:
     bank = small_bank()
     run = write_run(tmp_path / "r", bank, SMALL_ANSWERS, bank=tmp_path / "nowhere")
     runs, warnings = load_runs([run])
-    assert len(warnings) == 1 and "--data" in warnings[0]
+    assert len(warnings) == 1 and warnings[0].setting == "data"  # the CLI words it as --data
     graph = graph_of(runs)
     nodes = node_table(question_frame(runs, graph, "per-item"), graph)
     assert _row(nodes, "l1:数学/函数")["acc_micro"] == pytest.approx(0.75)

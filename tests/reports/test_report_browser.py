@@ -246,13 +246,12 @@ def test_a_combiners_probabilities_replace_the_opaque_severity(
     # threshold, one where the rule guessed a suspect and the combiner places its own elsewhere (a graded-wrong
     # answer always gets one, docs/detectors.md): the page must follow the combiner.
     mild = next(i for i, a in answers.items() if any(_mild_but_likely(s, a["combined"]) for s in a["steps"]))
-    guessed = next(
-        i
-        for i, a in answers.items()
-        if a["suspect_rule"] == "fallback" and a["combined"]["first_suspect"] != a["first_suspect"]
-    )
+    # The rule's guess (a fallback) the combiner overrules, else any first suspect the two place differently.
+    differ = [i for i, a in answers.items() if a["combined"]["first_suspect"] != a["first_suspect"]]
+    guessed = next((i for i in differ if answers[i]["suspect_rule"] == "fallback"), differ[0])
     right = next(i for i, a in answers.items() if not a["combined"]["graded_wrong"] and len(a["steps"]) > 1)
     wrong = next(i for i, a in answers.items() if a["combined"]["graded_wrong"] and len(a["steps"]) > 1)
+    severe = 0  # findings shown severe because of the probability
     for qi in dict.fromkeys((mild, guessed, right, wrong)):
         answer = answers[qi]
         show_answer(driver, qi, run_id)
@@ -267,7 +266,10 @@ def test_a_combiners_probabilities_replace_the_opaque_severity(
             assert ("首个可疑步骤（学习组合器）" in li.text) == (k == suspect)
             assert "可疑度" not in li.text and "推测" not in li.text  # the rule's numbers and guess give way
             for finding in li.find_elements(By.CSS_SELECTOR, "ul.findings li"):
-                assert ("bad" in finding.get_attribute("class").split()) == (step["p"] >= threshold)
+                classes = finding.get_attribute("class").split()
+                # A kind meta-eval --flag-rates found not pointing at errors stays grey context (#36 item 2).
+                assert ("bad" in classes) == (step["p"] >= threshold and "ctx" not in classes), classes
+                severe += "bad" in classes
         help_text = panel.find_element(By.CSS_SELECTOR, "p[data-help='combiner']").text
         assert HOSTILE_TRAINING in help_text and "combiner.json" in help_text
         # What is outlined and what the numbers say agree (#23 item 3): the hazard decoding, in words.
@@ -283,6 +285,8 @@ def test_a_combiners_probabilities_replace_the_opaque_severity(
             assert f"第一个达到 {threshold:.2f} 的步骤" in help_text
         assert driver.execute_script("return window.__pwned") is None
         assert driver.execute_script("return document.images.length") == 0
+
+    assert severe  # the check above saw the probability make a finding severe, not only grey ones
 
     # A run scored without a combiner looks as before: the rule's suspect, no probabilities, no combiner help.
     plain = next(r["id"] for r in data["runs"] if r["id"] != run_id and r["mode"] == "few-shot-cot")
@@ -349,6 +353,8 @@ def _add_combined(run: Path, combiner_file: Path) -> None:
     ]
     raw = json.loads(default.to_json())
     raw["threshold"] = round(max(mild) * 0.95, 6)
+    for own in raw.get("languages", {}).values():  # a chain's language's combiner decides its steps (the sample: zh)
+        own["threshold"] = raw["threshold"]
     raw["training"] = [{**raw["training"][0], "name": HOSTILE_TRAINING}, *raw["training"][1:]]
     combiner_file.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
     combiner = parse_combiner(combiner_file.read_text("utf-8"), str(combiner_file))
