@@ -22,6 +22,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -104,6 +105,7 @@ def main() -> None:
             try:
                 process.wait(timeout=delay)
                 print(f"  run{kills + 1} finished before its signal ({delay:.0f} s); again", flush=True)
+                shutil.rmtree(folders.pop())  # again from nothing: a finished folder would finish at once
                 continue
             except subprocess.TimeoutExpired:
                 process.send_signal(signum)
