@@ -91,6 +91,7 @@ def _every_token(model: Any, problem: str, steps: list[str]) -> tuple[list[int],
     return ids, torch.softmax(logits, dim=-1)[0, :, 1].tolist()
 
 
+@pytest.mark.slow
 def test_a_random_prm_gives_one_probability_per_step_read_at_the_separator_tokens(prm_model: Any) -> None:
     scored = prm_model.step_probabilities(SOLUTIONS)
     assert [len(p) for p in scored] == [len(steps) for _, steps in SOLUTIONS]

@@ -55,6 +55,7 @@ def serve(tiny_backend: Any) -> Iterator[Any]:
         server.stop()
 
 
+@pytest.mark.slow
 def test_text_and_chat_prompts_match_the_model_run_locally(serve: Any, tiny_backend: Any) -> None:
     _, client = serve()
     requests = [
@@ -83,6 +84,7 @@ def test_sampling_parameters_travel(serve: Any) -> None:
     assert chat.top_logprobs and all(2 <= len(step) <= 3 for step in chat.top_logprobs)
 
 
+@pytest.mark.slow
 def test_concurrency_is_used_and_capped(serve: Any) -> None:
     requests = [GenerationRequest(f"r{i}", f"A{i}", SamplingParams(max_tokens=2)) for i in range(8)]
     wide_server, wide = serve(Faults(delay_s=0.2), concurrency=4)
@@ -93,6 +95,7 @@ def test_concurrency_is_used_and_capped(serve: Any) -> None:
     assert narrow_server.max_in_flight == 1
 
 
+@pytest.mark.slow
 def test_flaky_server_retries_through_429_500_and_dropped_connections(serve: Any) -> None:
     sleeps = SleepLog()
     server, client = serve(Faults(flaky=3, retry_after="2"), sleep=sleeps)
@@ -107,6 +110,7 @@ def test_flaky_server_retries_through_429_500_and_dropped_connections(serve: Any
     assert len(computed) == 6 and all(0.005 <= d <= 0.04 for d in computed)
 
 
+@pytest.mark.slow
 def test_a_request_that_always_fails_is_returned_with_its_error(serve: Any) -> None:
     server, client = serve(Faults(fail_marker="BROKEN"), max_retries=2)
     requests = [

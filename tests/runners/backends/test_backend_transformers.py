@@ -38,6 +38,7 @@ def _manual_greedy(backend: Any, prompt: str, steps: int) -> list[int]:
     return out
 
 
+@pytest.mark.slow
 def test_greedy_generation_is_deterministic(tiny_backend: Any) -> None:
     first = tiny_backend.generate(requests_for(PROMPTS))
     second = tiny_backend.generate(requests_for(PROMPTS))
@@ -104,6 +105,7 @@ def test_sampling_with_a_seed_is_reproducible_and_n_gives_n_samples(tiny_backend
     assert all(len(r.finish_reasons) == 3 for r in first)
 
 
+@pytest.mark.slow
 def test_greedy_with_n_repeats_the_one_answer(tiny_backend: Any) -> None:
     [result] = tiny_backend.generate(requests_for([PROMPTS[0]], SamplingParams(n=2, max_tokens=6)))
     [single] = tiny_backend.generate(requests_for([PROMPTS[0]], SamplingParams(max_tokens=6)))
