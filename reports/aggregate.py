@@ -333,6 +333,18 @@ def _nodes_of(graph: KnowledgeGraph, kind: str, in_scope: pd.Series) -> list[str
     return nodes + sorted({str(n) for n in in_scope.dropna()} - known)
 
 
+RUN_TOTALS = (
+    "asked",
+    "in_bank",
+    "n",
+    "correct",
+    "acc_micro",
+    "acc_micro_lo",
+    "acc_micro_hi",
+    "acc_macro",
+    "unparsed_rate",
+)
+"""A run's whole-bank figures (its root row) that summary.json and the page both carry."""
 COUNTS = ["records", "asked", "n", "correct", "unparsed", "failed", "n_ranked"]
 """Columns that are sums (0 for an empty node, never NaN): ``records``, ``asked``, ``unparsed`` and ``failed``
 count questions; ``n`` and ``correct`` count units (a judgment question's statements under a per-statement

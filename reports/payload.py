@@ -21,7 +21,7 @@ import pandas as pd
 from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
 from reasoning_metrics.scales import SCALE
-from reports.aggregate import ROOT, weakest_points
+from reports.aggregate import ROOT, RUN_TOTALS, weakest_points
 from reports.latex_text import simplify_latex
 from reports.runs import Run
 from reports.score_file import Finding, Match, QuestionScores, StepScore
@@ -495,20 +495,7 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         "verdict_models": dict(run.verdict_models),
         "columns": _columns(run),
         "evidence": _evidence(run),
-        **{
-            k: row.get(k)
-            for k in (
-                "asked",
-                "in_bank",
-                "n",
-                "correct",
-                "acc_micro",
-                "acc_micro_lo",
-                "acc_micro_hi",
-                "acc_macro",
-                "unparsed_rate",
-            )
-        },
+        **{k: row.get(k) for k in RUN_TOTALS},
         "answered": row.get("records"),  # questions answered (not skipped): what the page calls 题数
     }
 

@@ -538,22 +538,11 @@ def _missing(module: str, extra: str, what: str, warnings: list[str]) -> bool:
 def _summary(
     runs: list[Any], nodes: pd.DataFrame, result: ReportResult, meta: dict[str, Any], seconds: float
 ) -> dict[str, Any]:
-    from reports.aggregate import ROOT, weakest_points
+    from reports.aggregate import ROOT, RUN_TOTALS, weakest_points
     from reports.payload import clean
 
     whole = nodes[(nodes["slice"] == "all") & (nodes["node"] == ROOT)].set_index("run")
     weakest = weakest_points(nodes, top=5)
-    keep = [
-        "asked",
-        "in_bank",
-        "n",
-        "correct",
-        "acc_micro",
-        "acc_micro_lo",
-        "acc_micro_hi",
-        "acc_macro",
-        "unparsed_rate",
-    ]
     return clean(
         {
             **meta,
@@ -567,7 +556,7 @@ def _summary(
                     "bank": run.bank,
                     "records": len(run.records),
                     "scored_steps": len(run.scores),
-                    **{c: whole.loc[run.id, c] for c in keep},
+                    **{c: whole.loc[run.id, c] for c in RUN_TOTALS},
                     "weakest": [
                         {"node": r["node"], "n": r["n"], "acc": r["acc_micro"], "upper": r["acc_micro_hi"]}
                         for _, r in weakest[weakest["run"] == run.id].iterrows()
