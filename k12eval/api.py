@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 from k12eval.meta_jobs import MetaEvalResult as MetaEvalResult
 from k12eval.meta_jobs import calibrate as calibrate
 from k12eval.meta_jobs import meta_eval as meta_eval
+from k12eval.meta_jobs import meta_eval_flag_rates as meta_eval_flag_rates
 from k12eval.meta_jobs import meta_eval_lodo as meta_eval_lodo
 
 PathLike = str | Path

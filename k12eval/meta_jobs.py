@@ -52,6 +52,81 @@ class MetaEvalResult:
         return to_json(self.report)
 
 
+@dataclass
+class FlagRatesResult:
+    """What :func:`meta_eval_flag_rates` measured: the JSON the page reads and the tables the command prints."""
+
+    json: dict[str, Any]
+    """``reasoning_metrics/flag_evidence.json``'s shape: each kind's rates, the rule's verdict, the separation."""
+    markdown: str
+
+
+def labelled_set(data: PathLike, fmt: str) -> list[Any]:
+    """The step-labelled solutions of ``data``: a file that exists is read as named (its path may hold ',' or
+    '='); else ``data`` lists several files as one set (:func:`reasoning_metrics.metaeval.sets.parse_set`)."""
+    from reasoning_metrics.metaeval import load_solutions
+    from reasoning_metrics.metaeval.sets import load_set, parse_set
+
+    path = Path(data)
+    return load_solutions(path, fmt) if path.exists() else load_set(parse_set(str(data), fmt))
+
+
+def meta_eval_flag_rates(
+    data: PathLike,
+    fmt: str,
+    *,
+    encoder: str = "default",
+    nli: str = "none",
+    limit: int | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    command: str | None = None,
+    on_scoring: Callable[[int], None] | None = None,
+) -> FlagRatesResult:
+    """Every kind of step flag ``k12eval score`` writes, its rate on first wrong steps against right steps on
+    each half (``k12eval meta-eval --flag-rates``), and the page scores' separation, scoring ``data`` as
+    ``score`` scores a run. ``command`` is recorded beside the figures; ``on_scoring(n)`` is called before
+    the ``n`` solutions are scored."""
+    from k12eval.models.loading import encoders_for, load_metric_model
+    from reasoning_metrics.metaeval.flag_rates import (
+        flag_rates,
+        rates_json,
+        rates_markdown,
+        score_as_run,
+        separation,
+        separation_markdown,
+    )
+    from reasoning_metrics.slots import model_name
+    from reasoning_metrics.step_thresholds import ENCODER_FLAGS
+    from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
+
+    solutions = labelled_set(data, fmt)[:limit]
+    encoders, specs = encoders_for(encoder, solutions)
+    nli_model = load_metric_model("nli", nli, "nli")
+    if on_scoring is not None:
+        on_scoring(len(solutions))
+    scored, assessed = score_as_run(solutions, encoders if encoders is not None else "none", nli_model)
+    ran = {name for a in assessed if a is not None for name in a.detectors}  # what `score` runs here, as it ran
+    kinds = {str(kind): "detector" for name in ran if name in REGISTRY for kind in REGISTRY[name].kinds}
+    kinds |= dict.fromkeys((*ENCODER_FLAGS, *(("contradicts_source",) if nli_model is not None else ())), "similarity")
+    rows = flag_rates(solutions, scored, assessed, kinds)
+    names = {lg: model_name(model) for lg, model in (encoders or {}).items()}
+    separates = separation(solutions, scored, n_boot=n_boot, seed=seed)
+    report = rates_json(
+        rows,
+        data=str(data),
+        format=fmt,
+        encoder=names,
+        asked=specs,
+        nli=nli,
+        command=command,
+        solutions=len(solutions),
+        separation=separates,
+    )
+    markdown = rates_markdown(rows, f"{data} ({fmt}), encoder " + ", ".join(f"{k} {v}" for k, v in names.items()))
+    return FlagRatesResult(report, markdown + separation_markdown(separates))
+
+
 def detector_names(detectors: Sequence[str] | None) -> list[str]:
     """The meta-eval detectors asked for (all but the combiner when ``None``); ``roscoe.<alias>`` accepts any
     name ``k12eval score`` accepts. An unknown name is an :class:`InputError` listing the choices."""
@@ -111,10 +186,9 @@ def meta_eval(
     """
     from k12eval.models.loading import encoders_for, load_backend, load_metric_model, load_prm
     from reasoning_metrics.combine import choose_combiner, load_combiner
-    from reasoning_metrics.metaeval import DetectionContext, load_solutions, meta_evaluate, run_detectors
+    from reasoning_metrics.metaeval import DetectionContext, meta_evaluate, run_detectors
     from reasoning_metrics.metaeval.detectors import needed_models, rollout_tasks
     from reasoning_metrics.metaeval.halves import in_half
-    from reasoning_metrics.metaeval.sets import load_set, parse_set
     from reasoning_metrics.verify.rules.rollouts import generation_count
     from runners.backends.base import SamplingParams
 
@@ -123,10 +197,7 @@ def meta_eval(
     fitted = load_combiner(wanted) if wanted else None
     if fitted is not None and "combiner" not in names:
         names.append("combiner")
-    path = Path(data)
-    # A file that exists is read as named (its path may hold ',' or '='); else ``data`` lists several files.
-    labelled = load_solutions(path, fmt) if path.exists() else load_set(parse_set(str(data), fmt))
-    solutions = in_half(labelled, half)[:limit]
+    solutions = in_half(labelled_set(data, fmt), half)[:limit]
     roles = needed_models(names)  # read from the detectors' and metrics' records, not from their names
     needs_encoder = "encoder" in roles or bool(fitted is not None and fitted.uses_roscoe)
     encoders, chosen = encoders_for(encoder, solutions) if needs_encoder else (None, {})

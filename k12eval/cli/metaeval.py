@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -178,12 +178,7 @@ def meta_eval(
         )
 
     if flag_rates:
-        from reasoning_metrics.metaeval.sets import load_set, load_solutions, parse_set
-
-        # A file that exists is read as named (its path may hold ',' or '='); else DATA lists several files.
-        labelled = load_solutions(data, fmt) if data.exists() else load_set(parse_set(str(data), fmt))
-        with worded(FLAGS):
-            _flag_rates(labelled[:limit], data, fmt, encoder, nli, half, as_json, out, n_boot, seed)
+        _flag_rates(data, fmt, encoder, nli, half, limit, as_json, out, n_boot, seed)
         return
     with worded(FLAGS):
         done = api.meta_eval(
@@ -224,62 +219,40 @@ def meta_eval(
 
 
 def _flag_rates(
-    solutions: list[Any],
     data: Path,
     fmt: str,
     encoder: str,
     nli: str,
     half: str,
+    limit: int | None,
     as_json: bool,
     out: Path | None,
     n_boot: int,
     seed: int,
 ) -> None:
-    """``meta-eval --flag-rates``: every flag kind's rate on first wrong vs right steps, as ``score`` writes them."""
+    """``meta-eval --flag-rates`` (:func:`k12eval.api.meta_eval_flag_rates`): printed, and written to ``--out``."""
     import json
     import sys
 
-    from k12eval.models.loading import encoders_for, load_metric_model
-    from reasoning_metrics.metaeval.flag_rates import (
-        flag_rates,
-        rates_json,
-        rates_markdown,
-        score_as_run,
-        separation,
-        separation_markdown,
-    )
-    from reasoning_metrics.slots import model_name
-    from reasoning_metrics.step_thresholds import ENCODER_FLAGS
-    from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
+    from k12eval import api
 
     if half != "all":
         raise UserError("--flag-rates reports both halves (the rule reads the dev half): drop --half")
-    encoders, specs = encoders_for(encoder, solutions)
-    nli_model = load_metric_model("nli", nli, "nli")
-    typer.echo(f"scoring {len(solutions)} solutions as `k12eval score` does...", err=True)
-    scored, assessed = score_as_run(solutions, encoders if encoders is not None else "none", nli_model)
-    ran = {name for a in assessed if a is not None for name in a.detectors}  # what `score` runs here, as it ran
-    kinds = {str(kind): "detector" for name in ran if name in REGISTRY for kind in REGISTRY[name].kinds}
-    kinds |= dict.fromkeys((*ENCODER_FLAGS, *(("contradicts_source",) if nli_model is not None else ())), "similarity")
-    rows = flag_rates(solutions, scored, assessed, kinds)
-    names = {lg: model_name(model) for lg, model in (encoders or {}).items()}
-    command = " ".join(["k12eval", *(a for a in sys.argv[1:])]) if sys.argv[1:2] == ["meta-eval"] else None
-    separates = separation(solutions, scored, n_boot=n_boot, seed=seed)
-    report = rates_json(
-        rows,
-        data=str(data),
-        format=fmt,
-        encoder=names,
-        asked=specs,
-        nli=nli,
-        command=command,
-        solutions=len(solutions),
-        separation=separates,
-    )
-    text = json.dumps(report, ensure_ascii=False, indent=2) + "\n"
-    markdown = rates_markdown(rows, f"{data} ({fmt}), encoder " + ", ".join(f"{k} {v}" for k, v in names.items()))
-    markdown += separation_markdown(separates)
-    typer.echo(text if as_json else markdown, nl=False)
+    command = " ".join(["k12eval", *sys.argv[1:]]) if sys.argv[1:2] == ["meta-eval"] else None
+    with worded(FLAGS):
+        done = api.meta_eval_flag_rates(
+            data,
+            fmt,
+            encoder=encoder,
+            nli=nli,
+            limit=limit,
+            n_boot=n_boot,
+            seed=seed,
+            command=command,
+            on_scoring=lambda n: typer.echo(f"scoring {n} solutions as `k12eval score` does...", err=True),
+        )
+    text = json.dumps(done.json, ensure_ascii=False, indent=2) + "\n"
+    typer.echo(text if as_json else done.markdown, nl=False)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text if out.suffix == ".json" else markdown, encoding="utf-8")
+        out.write_text(text if out.suffix == ".json" else done.markdown, encoding="utf-8")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kg.intervals import wilson_interval
@@ -72,3 +74,27 @@ def test_each_kind_is_counted_on_first_wrong_steps_and_right_steps_of_each_half(
     data = rates_json(list(rows.values()), command="k12eval meta-eval x --flag-rates")
     assert data["kinds"]["arithmetic"]["dev"]["wrong_rate"] == "1/1 = 100 % (21-100 %)"
     assert data["command"] == "k12eval meta-eval x --flag-rates"
+
+
+@pytest.mark.slow
+def test_the_command_prints_and_writes_one_measurement(tmp_path: Path) -> None:
+    """``k12eval meta-eval --flag-rates`` on real Chinese labelled answers: the JSON it writes (what the page
+    reads) and the table it prints hold the same counts, and a --half is refused."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    data = Path(__file__).parents[2] / "data" / "ck12_errors" / "qwen2.5-coder-0.5b-instruct.jsonl"
+    args = ["meta-eval", str(data), "--format", "ck12-labels", "--flag-rates", "--nli", "none", "--encoder", "none"]
+    out = tmp_path / "evidence.json"
+    result = CliRunner().invoke(app, [*args, "--limit", "30", "--boot", "20", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["solutions"] == 30 and written["format"] == "ck12-labels" and written["kinds"]
+    for kind, row in written["kinds"].items():  # each kind's printed row carries the written dev rates
+        line = next(x for x in result.stdout.splitlines() if x.startswith(f"| {kind} |"))
+        assert row["dev"]["wrong_rate"] in line and row["dev"]["right_rate"] in line, (kind, line)
+    refused = CliRunner().invoke(app, [*args, "--half", "dev"])
+    assert refused.exit_code != 0 and "--flag-rates reports both halves" in refused.output
