@@ -85,11 +85,13 @@ def read_run(run_dir: Path, run_id: str | None = None) -> Run:
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise InputError(f"{run_dir}: no such run folder")
+    from runners.protocol import protocol_for
+
     store = RunStore(run_dir)
     header = store.read_header()
     scored = load_score_header(run_dir)
     latest: dict[str, Answered] = {}
-    keep_output = header.data.get("format") == "gaokao"  # GAOKAO-Bench's released scorer reads every answer's text
+    keep_output = protocol_for(str(header.data.get("format") or "")).scorer_reads_answers  # GAOKAO-Bench's
     for number, record in store.iter_lines():  # one record at a time: only its counted part is kept
         latest[record.question_id] = Answered.of(record, number, keep_output=keep_output)
     return Run(

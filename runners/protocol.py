@@ -99,6 +99,9 @@ class Protocol:
     task_prefixes: tuple[str, ...] = ()
     """lm-evaluation-harness task-name prefixes of the benchmark's subjects (``ceval-valid_computer_network``),
     taken by ``--subjects`` besides the subject keys and Chinese names."""
+    scorer_reads_answers: bool = False
+    """The benchmark's released scorer reads every answer's text (GAOKAO-Bench's extraction): a report keeps
+    each answer's output, not only a judgment question's."""
 
 
 _CK12_EXEMPLARS = "5 of the question's subject and type; over the budget 3, then 1"
@@ -133,7 +136,7 @@ PROTOCOLS: dict[str, Protocol] = {
         "none in the release (zero-shot only); a few-shot run takes --few-shot's questions, the longest dropped "
         "over the budget", "per-statement", "generate",
         "GAOKAO-Bench (Zhang et al. 2023): its Bench/Obj_Prompt.json prompts and Bench/objective_bench.py, "
-        "as OpenCompass's configs/datasets/GaokaoBench run them",
+        "as OpenCompass's configs/datasets/GaokaoBench run them", scorer_reads_answers=True,
     ),
     "mapped": Protocol(
         "mapped", "auto", "ck12", 5, None, 0, _CK12_EXEMPLARS, "per-statement", "generate",
