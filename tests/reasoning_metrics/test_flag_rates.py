@@ -77,9 +77,14 @@ def test_each_kind_is_counted_on_first_wrong_steps_and_right_steps_of_each_half(
 
 
 @pytest.mark.slow
-def test_the_command_prints_and_writes_one_measurement(tmp_path: Path) -> None:
+@pytest.mark.shared_data
+def test_the_command_prints_and_writes_one_measurement(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``k12eval meta-eval --flag-rates`` on real Chinese labelled answers: the JSON it writes (what the page
-    reads) and the table it prints hold the same counts, and a --half is refused."""
+    reads) and the table it prints hold the same counts, and a --half is refused. The ck12-labels format joins
+    the CK12 release's questions: skipped where the shared data is absent."""
+    monkeypatch.setenv("K12EVAL_CK12", str(shared_data / "ck12"))
     import json
 
     from typer.testing import CliRunner
