@@ -73,6 +73,8 @@ def test_type_by_mode_in_the_papers_orientation(tmp_path: Path) -> None:
     assert table["variant"].tolist()[:2] == ["original", "shuffled"]
     assert _cell(table, "single_choice", "tiny-model · science", variant="shuffled") == "0.0"
     assert table["type"].tolist()[-2:] == [tables.ASKED_ROW, tables.ASKED_ROW]
+    # The paper's types in its order (the release's README shows its Table 1): Single, Multi, Filling, Judging.
+    assert list(dict.fromkeys(table["type"]))[:4] == ["single_choice", "multiple_choice", "fill_in_blank", "judgment"]
     # asked / in bank without the bank: the questions with a record (q8 skipped is not asked).
     assert _cell(table, tables.ASKED_ROW, "tiny-model · arts") == "2 / 3"
     assert _cell(table, tables.ASKED_ROW, "tiny-model · science") == "5 / 5"
@@ -85,6 +87,17 @@ def test_type_by_mode_in_the_papers_orientation(tmp_path: Path) -> None:
         "tiny-model 作答题数 / 题库题数",
         "tiny-model · asked / in bank",
     )
+
+
+def test_type_by_mode_orders_the_modes_as_the_paper(tmp_path: Path) -> None:
+    """Table 1's modes within a type: zero-shot, few-shot, zero-shot-CoT, few-shot-CoT (#31 item 4)."""
+    bank = small_bank()
+    modes = ["few-shot-cot", "zero-shot-cot", "few-shot", "zero-shot"]
+    frame, _ = _frame([write_run(tmp_path / m, bank, {"q1": Answer(True)}, mode=m) for m in modes])
+    table = tables.type_by_mode(frame)
+    single = table[(table["type"] == "single_choice") & (table["variant"] == "original")]
+    assert single["mode"].tolist() == ["zero-shot", "few-shot", "zero-shot-cot", "few-shot-cot"]
+    assert sorted(tables.TABLE1_TYPES) == sorted(tables.TYPE_ORDER)  # every type has its row
 
 
 def test_cot_step_scores_reads_aliases_and_adds_the_papers_direction(tmp_path: Path) -> None:
