@@ -382,7 +382,21 @@ def ranking(frame: pd.DataFrame, k: int = 4) -> pd.DataFrame:
             )
         suffix = f" · {variant}" if len(variants) > 1 else ""
         rows += _xiezhi_rows(part, values, k, suffix, variant)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if any(str(run).startswith(PERFORMANCE_VARIANCE) for run in table.get("run", [])):
+        table.attrs["caption"] = SPREAD_CAPTION
+        table.attrs["caption_zh"] = SPREAD_CAPTION_ZH
+    return table
+
+
+SPREAD_CAPTION = (
+    "Performance-Variance is labelled as in the Xiezhi paper, but holds, as the paper's row does, the population "
+    "standard deviation of the runs' figures (not its square), in each metric's own unit (points for Hit@k)."
+)
+SPREAD_CAPTION_ZH = (
+    "Performance-Variance 沿用 Xiezhi 论文的行名，但和论文一样给出的是各运行数值的总体标准差（不是方差），"
+    "单位同各指标（Hit@k 为百分点）。"
+)
 
 
 def _xiezhi_rows(

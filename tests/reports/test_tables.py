@@ -202,6 +202,9 @@ def test_ranking_table_has_xiezhis_random_guess_average_and_variance_rows(tmp_pa
     # Table 1's 0.062-0.104 are SDs of the models' MRRs): |0.625 - 0.5| / 2 = 0.0625, not its square 0.0039;
     # Hit@1 50 % and 0 %: 25 points, not 625.
     assert (variance["MRR"], variance["Hit@1"]) == ("0.062", "25.0")
+    # The page says what the row holds, in both languages (#31 item 4).
+    assert "standard deviation" in table.attrs["caption"] and "标准差" in table.attrs["caption_zh"]
+    assert "caption" not in tables.ranking(_frame(runs[:1])[0]).attrs  # one run: no spread row, no caption
     # Runs of another setting (more options) get their own Random-Guess, never mixed with this one's.
     wide = {c: 0.0 for c in "ABCDEFGH"}
     more = {"q1": Answer(True, gold_rank=1, option_scores=wide), "q2": Answer(False, gold_rank=8, option_scores=wide)}
