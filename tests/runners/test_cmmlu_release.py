@@ -3,10 +3,10 @@ figures recomputed from the same answers by the released path and by ``k12eval r
 
 What CMMLU publishes cannot all be recomputed here: its tables (README leaderboard, paper) are model runs whose
 answers the release does not include. What the release does let one recompute without a model is recomputed:
-its counts (67 subjects, 5 dev questions each, 11,582 test questions; the paper says 11,528), and the path
-from answers to the printed figures (subject accuracy, category = unweighted mean of subject accuracies,
-Overall), run by the release's rules and by k12eval on the same answers. The answers are written for this
-test, in the release's ``results_<subject>.csv`` layout, over real test rows of ``../shared/data/cmmlu``
+its counts (67 subjects, 5 dev questions each, 11,582 test questions; summaries of the paper quote 11,528),
+and the path from answers to the printed figures (subject accuracy, category = unweighted mean of subject
+accuracies, Overall), run by the release's rules and by k12eval on the same answers. The answers are written
+for this test, in the release's ``results_<subject>.csv`` layout, over real test rows of ``../shared/data/cmmlu``
 (CC BY-NC-SA 4.0; read, never copied). With ``$K12EVAL_CMMLU_RELEASE`` naming a clone of
 github.com/haonan-li/CMMLU, the released ``src/mp_utils.py`` itself is run as well.
 """
