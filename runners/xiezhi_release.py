@@ -9,6 +9,9 @@ disciplines) and ``answer`` (the gold option's index). ``Knowledge_Evaluator/con
 * ``get_mrr_result``: per label, the mean of ``1 / (rank + 1)``; ``get_hitk_result``: the share with
   ``rank < k``; both with ``np.std`` (the population standard deviation) and the count.
 
+Which questions it asks: ``get_xiezhi`` reads the JSON lines of a task's folder and skips a question whose
+answer, stripped of spaces and quotes, is none of its options (:func:`release_question`).
+
 The direction (:data:`LATEST`): at its latest commit the evaluator stores ``-loss`` per option (higher:
 more likely) and ``conclude.py`` sorts ascending, so rank 0 is the *least* likely option. The release's
 earlier ``Tester/model_test.py`` (``hitk``/``mrr``) sorted descending, ``np.argsort(pred)[::-1]``
@@ -34,6 +37,19 @@ LATEST: Direction = "latest"
 EARLIER: Direction = "earlier"
 """``Tester/model_test.py``: descending, the most likely option first, as the paper and k12eval rank."""
 OVERALL = "OVERALL"
+
+
+def _bare(text: str) -> str:
+    return text.strip().strip('"').strip("'")
+
+
+def release_question(line: Mapping[str, object]) -> tuple[list[str], int] | None:
+    """How ``get_xiezhi`` reads one line of a Xiezhi file: its options (``\\n``-split, each stripped of spaces and
+    quotes) and the gold's index among them; ``None`` when the stripped answer is no option (the release skips
+    the question)."""
+    options = [_bare(option) for option in str(line["options"]).split("\n")]
+    answer = _bare(str(line["answer"]))
+    return (options, options.index(answer)) if answer in options else None
 
 
 def release_rank(scores: Sequence[float], answer: int, direction: Direction = LATEST) -> int:

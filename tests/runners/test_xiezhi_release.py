@@ -1,9 +1,11 @@
 """Xiezhi's released ranking metrics, ported (#31 item 8): ranks, MRR and Hit@k per discipline label, by the
 release's ``conclude.py`` rules and by k12eval's :mod:`runners.ranking`, on the same scores.
 
-What Xiezhi publishes cannot be recomputed here: its Table 1 and the README's ranking figure are model runs
-whose check files the release does not include. What the release lets one recompute is the path from option
-scores to its printed figures; it is run here by the release's rules (and, with ``$K12EVAL_XIEZHI_RELEASE``
+The published figures the release lets one recompute are its set sizes: Xiezhi-Specialty has 14,041 questions
+and Xiezhi-Interdiscipline 10,746 (the AAAI version's abstract), counted by the release's reader and by
+k12eval's importer alike. Its Table 1 and the README's ranking figure are model runs whose check files the
+release does not include. What the release also lets one recompute is the path from option scores to its
+printed figures; it is run here by the release's rules (and, with ``$K12EVAL_XIEZHI_RELEASE``
 naming a clone of github.com/MikeGu721/XiezhiBenchmark, by the released ``conclude.py`` itself) and by
 k12eval on check files written for this test over the real questions and labels of
 ``../shared/data/xiezhi`` (CC BY-NC-SA 4.0; read, never copied). The two disagree by design in one place,
@@ -33,6 +35,7 @@ from runners.xiezhi_release import (
     label_ranks,
     release_hit,
     release_mrr,
+    release_question,
     release_rank,
 )
 
@@ -81,9 +84,23 @@ def _k12eval_by_label(questions: list[Question], lines: list[dict[str, object]])
     return found
 
 
+def test_the_released_reader_by_hand() -> None:
+    assert release_question({"options": '甲\n "乙" \n丙', "answer": "乙 "}) == (["甲", "乙", "丙"], 1)
+    assert release_question({"options": "甲\n乙", "answer": "丁"}) is None  # skipped, not asked
+
+
+def _kept_by_both(file: Path) -> tuple[int, int]:
+    """Questions of a Xiezhi file the release's reader keeps, and those k12eval's importer reads."""
+    lines = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    kept = [release_question(line) for line in lines]
+    return sum(found is not None for found in kept), len(load_questions(file).questions)
+
+
 @pytest.mark.shared_data
 def test_released_and_k12eval_figures_agree_on_the_shared_questions(shared_data: Path) -> None:
-    questions = load_questions(shared_data / "xiezhi" / "xiezhi_spec_chn.sample500.jsonl").questions
+    sample = shared_data / "xiezhi" / "xiezhi_spec_chn.sample500.jsonl"
+    assert _kept_by_both(sample) == (500, 500)
+    questions = load_questions(sample).questions
     lines = _check_lines(questions, seed=42)
     ours = _k12eval_by_label(questions, lines)
     earlier, latest = label_ranks(lines, EARLIER), label_ranks(lines, LATEST)
@@ -119,10 +136,16 @@ def _released_conclude(clone: Path) -> types.ModuleType:
     return module
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 @pytest.mark.skipif(not RELEASE, reason="set K12EVAL_XIEZHI_RELEASE to a clone of MikeGu721/XiezhiBenchmark")
 def test_the_released_conclude_itself(shared_data: Path, tmp_path: Path) -> None:
-    released = _released_conclude(Path(str(RELEASE)))
+    clone = Path(str(RELEASE))
+    tests = clone / "Tasks" / "Knowledge" / "Benchmarks" / "test"
+    # The set sizes the paper publishes, by the release's reader and by k12eval's importer.
+    assert _kept_by_both(tests / "xiezhi_spec_chn" / "xiezhi.v1.1.json") == (14_041, 14_041)
+    assert _kept_by_both(tests / "xiezhi_inter_chn" / "xiezhi.v1.1.json") == (10_746, 10_746)
+    released = _released_conclude(clone)
     questions = load_questions(shared_data / "xiezhi" / "xiezhi_spec_chn.sample500.jsonl").questions
     lines = _check_lines(questions, seed=7)
     check = tmp_path / "check.json"
