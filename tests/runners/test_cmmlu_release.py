@@ -175,6 +175,7 @@ def test_the_released_code_itself(tmp_path: Path, capsys: pytest.CaptureFixture[
     test_dir = clone / "data" / "test"
     counts = {f.stem: len(pd.read_csv(f, header=0, index_col=0)) for f in test_dir.glob("*.csv")}
     assert len(counts) == 67 and sum(counts.values()) == 11_582
+    assert min(counts.values()) == 105  # "at least 105 questions per subject" (philosophy, college mathematics)
     assert len(load_questions(test_dir).questions) == 11_582
 
     released = _released_mp_utils(clone)
