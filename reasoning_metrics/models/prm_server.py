@@ -130,14 +130,18 @@ class ServedPRM:
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(solutions))) as pool:
             return list(pool.map(lambda solution: self._score(*solution), solutions))
 
-    def _score(self, problem: str, steps: Sequence[str]) -> list[float] | None:
+    def token_ids(self, problem: str, steps: Sequence[str]) -> list[int]:
+        """The model card's input as the server renders it: the chat through its own template and tokenizer."""
         body = {
             "model": self.model,
             "messages": prm_messages(problem, steps),
             "add_generation_prompt": False,
             "add_special_tokens": False,
         }
-        ids = _token_ids(self._post("/tokenize", body), self._url("/tokenize"))
+        return _token_ids(self._post("/tokenize", body), self._url("/tokenize"))
+
+    def _score(self, problem: str, steps: Sequence[str]) -> list[float] | None:
+        ids = self.token_ids(problem, steps)
         at = [i for i, token in enumerate(ids) if token == self.separator]
         if len(ids) > self.max_length or len(at) != len(steps):
             return None  # too long, or the separators did not survive the chat template: as the in-process adapters
