@@ -228,3 +228,39 @@ def test_meta_eval_names_the_server_it_could_not_reach(tmp_path: Any) -> None:
     result = CliRunner().invoke(app, [*args, *prm, "--boot", "0"])
     assert result.exit_code == 2, result.output
     assert f"PRM server {url}: no server answers" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_score_stops_on_a_failing_server_with_one_line_and_resumes_without_losing_a_chain(
+    serve: Any, tmp_path: Any
+) -> None:
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from tests.reasoning_metrics.written_runs import write_bank, write_run
+
+    routes = vllm_like()
+    good = routes["/pooling"]
+    pooled = iter(range(10**6))
+    failing = {"on": True}
+
+    def pooling(body: dict[str, Any]) -> tuple[int, bytes]:  # the probe and the first chain, then HTTP 500
+        if failing["on"] and next(pooled) >= 2:
+            return answer({"detail": "CUDA out of memory"}, 500)
+        return good(body)
+
+    routes["/pooling"] = pooling
+    server = serve(routes)
+    run = write_run(tmp_path / "run", write_bank(tmp_path / "bank"))
+    prm = ["--prm", "prm", "--prm-backend", "openai", "--prm-option", f"base_url={server.url}/v1"]
+    args = ["score", str(run), "--embedder", "none", "--nli", "none", "--chunk-size", "1", *prm]
+    stopped = CliRunner().invoke(app, [*args, "--prm-option", "max_retries=0"])
+    assert stopped.exit_code == 2 and "Traceback" not in stopped.output
+    assert f"error: PRM server {server.url}: /pooling: HTTP 500: CUDA out of memory" in stopped.output
+    kept = (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(kept) == 1  # the chain scored before the failure
+    failing["on"] = False
+    resumed = CliRunner().invoke(app, args)
+    assert resumed.exit_code == 0, resumed.output
+    lines = [json.loads(x) for x in (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(line["id"] for line in lines) == ["q-apples", "q-eggs"] and lines[0] == json.loads(kept[0])
