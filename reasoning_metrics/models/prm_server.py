@@ -27,7 +27,6 @@ written, and the same command resumes).
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -37,13 +36,15 @@ import httpx
 from kg.errors import InputError
 from reasoning_metrics.models.prm_format import PRM_SEPARATOR, prm_messages
 from runners.backends._base_url import strip_endpoint
-from runners.backends._http import RequestFailed, RetryPolicy, post_json
-from runners.backends.openai import environment_base_url, warn_clear_text_key
+from runners.backends._http import RequestFailed, post_json
+from runners.backends.openai import OpenAIBackend, environment_base_url
 
 SERVE_HINT = "vllm serve MODEL --runner pooling"
 """How the server is started, as the errors say it."""
 _VLLM_PATHS = ("/pooling", "/tokenize", "/v1")
 """Paths users paste after the server's root: cut, like an OpenAI endpoint pasted after ``/v1``."""
+CONNECTION_OPTIONS = ("api_key", "concurrency", "timeout_s", "max_retries", "backoff_s", "max_backoff_s")
+"""The OpenAI backend's options that a served PRM takes too (its requests go through that backend's client)."""
 
 
 class PRMServerError(InputError):
@@ -61,26 +62,20 @@ def server_root(base_url: str) -> str:
 class ServedPRM:
     """A process reward model behind vLLM's server: ``/tokenize`` then ``/pooling`` per solution."""
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        concurrency: int = 8,
-        timeout_s: float = 120.0,
-        max_retries: int = 5,
-        backoff_s: float = 1.0,
-        max_backoff_s: float = 60.0,
-    ) -> None:
+    def __init__(self, model: str, *, base_url: str | None = None, **connection: Any) -> None:
         """``model`` is the name the server knows the model by (``--served-model-name``, else its path).
 
-        ``base_url`` defaults to ``$OPENAI_BASE_URL`` / ``$OPENAI_API_BASE``; ``api_key`` (the server's
-        ``--api-key``) to ``$OPENAI_API_KEY``. The server is asked at once (:meth:`check`), so a wrong
+        ``base_url`` defaults to ``$OPENAI_BASE_URL`` / ``$OPENAI_API_BASE``. ``connection`` takes the OpenAI
+        backend's connection options (:data:`CONNECTION_OPTIONS`: ``api_key``, the server's ``--api-key``, else
+        ``$OPENAI_API_KEY``; ``concurrency``, 8 solutions at a time; ``timeout_s``; ``max_retries``...), and the
+        requests go through that backend's client. The server is asked at once (:meth:`check`), so a wrong
         URL, name or server fails here, before any chain is scored.
         """
-        if concurrency < 1:
-            raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        unknown = sorted(set(connection) - set(CONNECTION_OPTIONS))
+        if unknown:
+            raise TypeError(
+                f"no option {', '.join(unknown)}; a served PRM takes base_url, {', '.join(CONNECTION_OPTIONS)}"
+            )
         given = base_url or environment_base_url()
         if not given:
             raise PRMServerError(
@@ -88,24 +83,15 @@ class ServedPRM:
             )
         self.model = model
         self.name = f"prm:openai:{model}"
-        self.root = server_root(given)
-        self.concurrency = concurrency
-        self.policy = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s, max_backoff_s=max_backoff_s)
-        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        if key:
-            warn_clear_text_key(self.root)
-        self.client = httpx.Client(
-            headers={"Authorization": f"Bearer {key}"} if key else {},
-            timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
-            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
-        )
+        self.api = OpenAIBackend(model, base_url=given, probe=False, **connection)
+        self.root = server_root(self.api.base_url)
         self.max_length = 0
         self.separator = -1
         self.check()
 
     def close(self) -> None:
         """Close the HTTP connections."""
-        self.client.close()
+        self.api.close()
 
     def check(self) -> None:
         """The server serves ``model`` (its ``max_model_len``), has the separator as one token, and pools at it."""
@@ -125,9 +111,9 @@ class ServedPRM:
 
     def step_probabilities(self, solutions: Sequence[tuple[str, Sequence[str]]]) -> list[list[float] | None]:
         """P(correct) per step of each solution (``None``: longer than the server's ``max_model_len``)."""
-        if len(solutions) <= 1 or self.concurrency == 1:
+        if len(solutions) <= 1 or self.api.concurrency == 1:
             return [self._score(problem, steps) for problem, steps in solutions]
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(solutions))) as pool:
+        with ThreadPoolExecutor(max_workers=min(self.api.concurrency, len(solutions))) as pool:
             return list(pool.map(lambda solution: self._score(*solution), solutions))
 
     def token_ids(self, problem: str, steps: Sequence[str]) -> list[int]:
@@ -159,7 +145,7 @@ class ServedPRM:
         """``max_model_len`` of ``model`` from ``GET /v1/models``; an error naming the URL and the served names."""
         url = self._url("/v1/models")
         try:
-            response = self.client.get(url)
+            response = self.api.client.get(url)
         except httpx.HTTPError as exc:
             raise self._error(f"no server answers ({type(exc).__name__}: {exc}); start one with {SERVE_HINT}") from None
         if response.status_code >= 400:
@@ -190,7 +176,7 @@ class ServedPRM:
 
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         try:
-            return post_json(self.client, self._url(path), body, self.policy)
+            return post_json(self.api.client, self._url(path), body, self.api.policy, sleep=self.api.sleep)
         except RequestFailed as exc:
             hint = f"; is it a vLLM server started with {SERVE_HINT}?" if exc.status in (404, 405) else ""
             raise self._error(f"{path}: {exc}{hint}") from None

@@ -204,6 +204,12 @@ def test_a_busy_server_is_asked_again(serve: Any) -> None:
     assert prm.step_probabilities(SOLUTIONS[1:])[0] is not None
 
 
+def test_an_option_of_the_in_process_adapters_is_refused_with_the_ones_it_takes(serve: Any) -> None:
+    server = serve(vllm_like())
+    with pytest.raises(TypeError, match="no option batch_size; a served PRM takes base_url, api_key, concurrency"):
+        client(server, batch_size=8)
+
+
 def test_what_users_paste_is_cut_to_the_servers_root() -> None:
     for pasted in (
         "http://h:8000/v1",
