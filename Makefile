@@ -6,6 +6,9 @@ PIP := $(BIN)/pip install -q -c constraints.txt
 # The real vLLM engine on a CPU lives in its own virtualenv (it pins its own torch and transformers).
 VLLM_VENV ?= .venv-vllm
 VLLM_TEST_ENV := VLLM_CPU_KVCACHE_SPACE=1 VLLM_ENABLE_V1_MULTIPROCESSING=0
+# The vllm-marked tests: the backends' (engine and OpenAI server), the PRM's (pooling engine and pooling server).
+VLLM_TESTS := tests/runners/backends tests/reasoning_metrics/verify/test_prm_vllm.py \
+	tests/reasoning_metrics/verify/test_prm_vllm_server.py
 
 .PHONY: setup setup-vllm demo report test test-fast test-vllm lint check clean
 
@@ -45,7 +48,7 @@ test-fast: setup
 # The import first: where `import vllm` fails, the tests would skip, and CI would pass without them.
 test-vllm: setup-vllm
 	$(VLLM_TEST_ENV) $(VLLM_VENV)/bin/python -c "import vllm"
-	$(VLLM_TEST_ENV) $(VLLM_VENV)/bin/python -m pytest -q -m vllm tests/runners/backends
+	$(VLLM_TEST_ENV) $(VLLM_VENV)/bin/python -m pytest -q -m vllm $(VLLM_TESTS)
 
 lint: setup
 	$(BIN)/ruff check .

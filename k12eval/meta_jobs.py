@@ -210,6 +210,8 @@ def meta_eval(
         backend = load_backend(judge, "judge")
         models["judge"] = judge.model
     reward_model = load_prm(prm) if prm is not None and "prm" in roles else None
+    if reward_model is not None:
+        models["prm"] = reward_model.name  # its backend too: a served PRM is not the same run as an in-process one
     continuer = None
     if rollouts is not None and "rollouts" in roles:
         if on_rollouts is not None:

@@ -17,7 +17,8 @@ PrmOpt = Annotated[
     typer.Option(
         "--prm",
         help="Process reward model of the Qwen2.5-Math-PRM kind (hub id or folder, e.g. "
-        "Qwen/Qwen2.5-Math-PRM-7B). Enables the 'prm' detector and its flags.",
+        "Qwen/Qwen2.5-Math-PRM-7B; with --prm-backend openai, the name its server knows it by). "
+        "Enables the 'prm' detector and its flags.",
     ),
 ]
 JudgeModelOpt = Annotated[
@@ -36,8 +37,19 @@ JudgeOptionOpt = Annotated[
 JudgeMaxTokensOpt = Annotated[
     int, typer.Option("--judge-max-tokens", min=1, help="Tokens the judge may generate per solution.")
 ]
-PrmBackendOpt = Annotated[str, typer.Option("--prm-backend", help="transformers or vllm.")]
+PrmBackendOpt = Annotated[
+    str,
+    typer.Option(
+        "--prm-backend",
+        help="transformers, vllm (in this process) or openai (a vLLM server: 'vllm serve MODEL --runner pooling'; "
+        "--prm is then its served model name, --prm-option base_url=http://HOST:8000/v1).",
+    ),
+]
 PrmOptionOpt = Annotated[
     list[str] | None,
-    typer.Option("--prm-option", help="KEY=VALUE for the PRM loader (dtype=bfloat16, batch_size=8, device=cuda...)."),
+    typer.Option(
+        "--prm-option",
+        help="KEY=VALUE for the PRM loader (dtype=bfloat16, batch_size=8, device=cuda...; "
+        "openai: base_url=..., api_key=..., concurrency=8).",
+    ),
 ]

@@ -92,7 +92,7 @@ def encoders_for(
 
 def load_prm(choice: ModelChoice, setting: str = "prm") -> StepRewardModel:
     """The process reward model ``choice`` names on its backend, or a :class:`SettingError` saying why not."""
-    from reasoning_metrics.models.prm_model import PRM_BACKENDS
+    from reasoning_metrics.models.prm_model import PRM_BACKENDS, PRM_SERVER
     from reasoning_metrics.models.prm_model import load_prm as load
 
     if choice.backend not in PRM_BACKENDS:
@@ -100,7 +100,9 @@ def load_prm(choice: ModelChoice, setting: str = "prm") -> StepRewardModel:
     try:
         from k12eval.models import require_model
 
-        return load(require_model(choice.model), choice.backend, **choice.options)
+        # A served model is named as its server knows it, never looked up here.
+        model = choice.model if choice.backend == PRM_SERVER else require_model(choice.model)
+        return load(model, choice.backend, **choice.options)
     except InputError:
         raise
     except Exception as exc:  # no such model, no network, not a PRM, an option the loader does not take...

@@ -89,7 +89,7 @@ class MetaEvalReport:
     version: int = REPORT_VERSION
     models: dict[str, str] = field(default_factory=dict)
     """The models the scores came from: ``encoder.zh``, ``encoder.en`` (by the solutions' language),
-    ``nli``, ``judge``; only those used."""
+    ``nli``, ``judge``, ``prm`` (with its backend: ``prm:openai:NAME``); only those used."""
 
 
 def _solution_auroc(scores: Sequence[float | None], labels: Sequence[bool], idx: np.ndarray) -> float | None:

@@ -1,5 +1,7 @@
 """Qwen2.5-Math-PRM-style process reward models through transformers or vLLM (torch / vllm imported lazily).
 
+A model served by vLLM over HTTP is :mod:`reasoning_metrics.models.prm_server` (``openai``, the third backend).
+
 Both adapters build the same token ids (the chat of :func:`~reasoning_metrics.models.prm_format.prm_messages`
 through the model's own chat template) and read the positive label's probability at the separator
 tokens with :func:`~reasoning_metrics.models.prm_format.positive_at_separators`:
@@ -16,12 +18,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reasoning_metrics.models._torch import model_path, pick_device
 from reasoning_metrics.models.prm_format import PRM_SEPARATOR, positive_at_separators, prm_messages
 
-PRM_BACKENDS = ("transformers", "vllm")
+if TYPE_CHECKING:
+    from reasoning_metrics.models.prm_server import ServedPRM
+
+PRM_SERVER = "openai"
+"""The backend of a model vLLM serves over HTTP (:class:`~reasoning_metrics.models.prm_server.ServedPRM`), named
+as the judge's served backend is (``--judge-backend openai``)."""
+PRM_BACKENDS = ("transformers", "vllm", PRM_SERVER)
 
 
 def separator_id(tokenizer: Any) -> int:
@@ -160,8 +168,13 @@ class VLLMPRM:
         return out
 
 
-def load_prm(model: str, backend: str = "transformers", **options: Any) -> TransformersPRM | VLLMPRM:
-    """The process reward model ``model`` on ``backend`` (``transformers`` or ``vllm``)."""
+def load_prm(model: str, backend: str = "transformers", **options: Any) -> TransformersPRM | VLLMPRM | ServedPRM:
+    """The process reward model ``model`` on ``backend`` (:data:`PRM_BACKENDS`); for ``openai``, ``model`` is
+    the name a vLLM server knows it by (``options`` take its ``base_url``)."""
+    if backend == PRM_SERVER:
+        from reasoning_metrics.models.prm_server import ServedPRM
+
+        return ServedPRM(model, **options)
     if backend == "transformers":
         return TransformersPRM(model, **options)
     if backend == "vllm":

@@ -156,6 +156,7 @@ def test_meta_eval_takes_a_prm_on_the_command_line(tiny_prm: Path, tmp_path: Pat
     result = CliRunner().invoke(app, [*args, "--json", "--boot", "0"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
+    assert report["models"]["prm"] == f"prm:transformers:{tiny_prm}"  # whose step verdicts these are
     (prm,) = [d for d in report["detectors"] if d["name"] == "prm"]
     assert prm.get("unavailable") in (None, "")
     bad = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "missing"), "--boot", "0"])

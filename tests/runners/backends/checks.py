@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import socket
-from collections.abc import Sequence
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +30,49 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+SERVER_START_S = 900
+"""How long vLLM's server may take to answer after its start: about 40 s alone, far more on a loaded machine
+(its import took over 240 s on 2 cores shared by 8 jobs), so this only catches a server that never comes up."""
+
+
+@contextmanager
+def serve_vllm(model_dir: Path, name: str, log: Path, *options: str) -> Iterator[str]:
+    """vLLM's own OpenAI-compatible server (this environment's vllm) on ``model_dir``, named ``name``, float32,
+    on 127.0.0.1, with ``options`` (``--runner pooling``...); its ``/v1`` URL once ``/v1/models`` answers."""
+    import httpx
+
+    port = free_port()
+    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"}
+    command = [
+        sys.executable, "-m", "vllm.entrypoints.openai.api_server",
+        "--model", str(model_dir), "--served-model-name", name,
+        "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32", *options,
+    ]  # fmt: skip
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_S
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"vLLM server exited ({process.returncode}):\n{log.read_text()[-3000:]}")
+            try:
+                if httpx.get(base + "/v1/models", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"vLLM server did not answer in {SERVER_START_S} s:\n{log.read_text()[-3000:]}")
+            time.sleep(1)
+        yield base + "/v1"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 def assert_same_loglikelihoods(
