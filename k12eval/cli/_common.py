@@ -13,7 +13,7 @@ import typer
 import typer.core
 
 from k12eval._lists import comma_list as comma_list
-from kg.errors import InputError
+from kg.errors import InputError, SettingOSError
 from runners.backends import backend_names
 
 P = ParamSpec("P")
@@ -109,8 +109,13 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
-        except (InputError, UserError) as exc:
+        except UserError as exc:
             typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        except InputError as exc:
+            from k12eval.cli._wording import said
+
+            typer.echo(f"error: {said(exc)}", err=True)  # the settings it names as their flags
             raise typer.Exit(2) from None
         except OSError as exc:
             typer.echo(f"error: {os_error_text(exc)}", err=True)
@@ -127,7 +132,12 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
 
 def os_error_text(exc: OSError) -> str:
     """``<file>: <reason>`` for an :class:`OSError`, e.g. ``run/records.jsonl: No space left on device``."""
-    reason = exc.strerror or str(exc) or type(exc).__name__
+    if isinstance(exc, SettingOSError):
+        from k12eval.cli._wording import said
+
+        reason = said(exc)  # the setting that does without the file, as its flag
+    else:
+        reason = exc.strerror or str(exc) or type(exc).__name__
     return f"{exc.filename}: {reason}" if exc.filename is not None else reason
 
 
