@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
@@ -47,18 +48,22 @@ def one_line(text: str) -> str:
     return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
-Namer = Callable[[str], str]
-"""How an edge names a setting the caller gave: the Python API by its parameter (:func:`api_name`), the command
-line by its flag (``k12eval.cli._wording``)."""
+class Namer(Protocol):
+    """How an edge names a setting the caller gave, with a value it could take: the Python API by its keyword
+    (:func:`api_name`: ``mode='few-shot'``), the command line by its flag (``k12eval.cli._wording``:
+    ``--mode few-shot``)."""
+
+    def __call__(self, setting: str, value: str | None = None) -> str: ...
+
 
 Worded = str | Callable[[Namer], str]
 """An error's text: fixed, or made by a :data:`Namer` wherever it names a setting (``pass the bank with data=``
 for the API, ``... with --data`` for the command line)."""
 
 
-def api_name(setting: str) -> str:
-    """A setting as the Python API names it: its keyword, ``data=``."""
-    return f"{setting}="
+def api_name(setting: str, value: str | None = None) -> str:
+    """A setting as the Python API names it: its keyword, ``data=``, or with a value, ``mode='few-shot'``."""
+    return f"{setting}=" if value is None else f"{setting}={value!r}"
 
 
 class InputError(Exception):

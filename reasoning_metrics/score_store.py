@@ -196,8 +196,9 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
         again = next((setting for setting in ("detectors", "combiner") if setting in changed), None)
         if again is None:
             raise OtherRunError(said, out)
-        as_it_was = "none" if again == "combiner" and old.combiner is None else "as it was"
-        raise OtherRunError(lambda name: f"{said} (or resume with {name(again)} {as_it_was})", out)
+        if again == "combiner" and old.combiner is None:
+            raise OtherRunError(lambda name: f"{said} (or resume with {name('combiner', 'none')})", out)
+        raise OtherRunError(lambda name: f"{said} (or resume with {name(again)} as it was)", out)
     return {record["id"] for _, record in read_score_lines(out, repair=True)}
 
 

@@ -384,7 +384,7 @@ def check_grader(options: RunOptions, harness: dict[str, Any] | None) -> None:
             options.grader,
             lambda name: (
                 "the answers must carry the harness's own verdicts, as lm-eval's samples_*.jsonl do "
-                f"(replay them with {name('backend')} replay); these have none"
+                f"(replay them with {name('backend', 'replay')}); these have none"
             ),
         )
     for asked, kind in ((grader.metric, "metrics"), (grader.filter, "filters")):

@@ -67,7 +67,9 @@ def choose_split(
     if wanted is None or (not splits and asked is None):
         return list(questions), None
     if not splits:
-        raise SettingError("split", asked, "this bank's questions carry no split; leave it out to score them all")
+        raise SettingError(
+            "split", asked, "this bank's questions carry no split; leave it out to score them all", quoted=False
+        )
     if asked is None and wanted not in splits and len(splits) == 1:
         (only,) = splits
         log.warning(
@@ -80,11 +82,13 @@ def choose_split(
     if not chosen:
         held = ", ".join(f"{name} ({count})" for name, count in splits.most_common())
         if asked:
-            raise SettingError("split", asked, f"not in this bank: it holds {held}; choose one (or {ALL_SPLITS})")
+            raise SettingError(
+                "split", asked, f"not in this bank, which holds {held}; choose one (or {ALL_SPLITS})", quoted=False
+            )
         raise InputError(
             lambda name: (
                 f"the benchmark's evaluation split, {wanted}, is not in this bank: it holds {held}; "
-                f"choose one with {name('split')} (or {name('split')} {ALL_SPLITS})"
+                f"choose one with {name('split')} (or {name('split', ALL_SPLITS)})"
             )
         )
     return chosen, wanted

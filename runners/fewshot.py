@@ -248,7 +248,7 @@ def pool_questions(questions: Sequence[Question], rule: PoolRule, path: Path) ->
             quoted=False,
             problem=lambda name: (
                 f"its exemplars would come from the {rule.split} split, which this run scores "
-                f"({name('split')} {rule.scored}); score another split, or take exemplars from a bank of your own"
+                f"({name('split', rule.scored)}); score another split, or take exemplars from a bank of your own"
             ),
         )
     chosen = [q for q in questions if q.split == rule.split]
@@ -276,7 +276,7 @@ def check_pool(pool: ExemplarPool, mode: Mode, path: Path) -> None:
         return
     if not len(pool):
         raise SettingError(
-            "few_shot", path, lambda name: f"holds no exemplar; {name('mode')} {mode} needs some", quoted=False
+            "few_shot", path, lambda name: f"holds no exemplar; {name('mode', mode)} needs some", quoted=False
         )
     if info.cot and not any(e.analysis.strip() for e in pool):
         raise SettingError(
@@ -285,8 +285,8 @@ def check_pool(pool: ExemplarPool, mode: Mode, path: Path) -> None:
             quoted=False,
             problem=lambda name: (
                 f"none of its {len(pool)} exemplars has an analysis (a worked solution), so "
-                f"{name('mode')} {mode} would show none; give exemplars with analyses (CK12: "
-                f"few_shot_cot_examples.json), or use {name('mode')} few-shot"
+                f"{name('mode', mode)} would show none; give exemplars with analyses (CK12: "
+                f"few_shot_cot_examples.json), or use {name('mode', 'few-shot')}"
             ),
         )
 

@@ -215,7 +215,7 @@ def check_options(options: RunOptions) -> None:
             options.grader,
             lambda name: (
                 "reads the verdicts lm-eval recorded beside its answers: replay its samples_*.jsonl with "
-                f"{name('backend')} replay"
+                f"{name('backend', 'replay')}"
             ),
         )
     _check_ranges(options)

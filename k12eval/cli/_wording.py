@@ -79,7 +79,11 @@ def encoder_warnings_to_stderr(flags: Mapping[str, str] | None = None) -> Iterat
 
 def said(exc: InputError | SettingOSError, flags: Mapping[str, str] | None = None) -> str:
     """The error's text with each setting it names as this command's flag (``--data 'x': ...``)."""
-    return exc.said(lambda setting: flag(setting, flags))
+
+    def name(setting: str, value: str | None = None) -> str:
+        return flag(setting, flags) if value is None else f"{flag(setting, flags)} {value}"
+
+    return exc.said(name)
 
 
 @contextlib.contextmanager

@@ -106,7 +106,7 @@ def detect_format(path: Path, mapping: Path | None = None) -> str:
     raise InputError(
         lambda name: (
             f"{path}: cannot tell the format from its layout; pass {name('fmt')} with one of {formats} "
-            f"(a JSONL or CSV of your own needs {name('mapping')} FILE naming its columns)"
+            f"(a JSONL or CSV of your own needs a mapping file naming its columns: {name('mapping')})"
         )
     )
 
