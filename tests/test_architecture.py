@@ -206,14 +206,15 @@ def test_the_tests_mirror_the_packages() -> None:
     assert top == {"test_architecture.py", "test_docs.py", "test_doctests.py"}
 
 
-FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+FLAG = re.compile(r"(?<![\w-])(?:--[a-z][a-z0-9-]*|-[A-Za-z](?= ))")
+"""A long option, or a short one followed by its value (``-b replay``)."""
 WHOLE_COMMAND = re.compile(r"\bk12eval [a-z][a-z-]*( [a-z][a-z-]*)? ")
 """A message may show a whole command to run (``k12eval models pull X --offline``): that is a command, not a
 setting named by its flag."""
 
 
 def _cli_flags() -> set[str]:
-    """Every ``--flag`` of every ``k12eval`` command, from the command line itself."""
+    """Every option of every ``k12eval`` command (``--backend``, ``-b``), from the command line itself."""
     import typer
 
     from k12eval.cli import app
@@ -222,12 +223,12 @@ def _cli_flags() -> set[str]:
 
     def walk(command: object) -> None:
         for param in getattr(command, "params", []):
-            flags.update(o for o in (*param.opts, *param.secondary_opts) if o.startswith("--"))
+            flags.update(o for o in (*param.opts, *param.secondary_opts) if o.startswith("-"))
         for sub in getattr(command, "commands", {}).values():
             walk(sub)
 
     walk(typer.main.get_command(app))
-    return flags - {"--help"}
+    return flags - {"--help", "-h"}
 
 
 def _flag_words(path: Path, flags: set[str], root: Path = REPO) -> list[str]:
@@ -283,11 +284,13 @@ def test_the_flag_scan_sees_messages_not_docs(tmp_path: Path) -> None:
         '    hint = f"choose another --out than {x}"\n'
         '    ok = "fetch it: k12eval models pull x --offline"\n'
         '    foreign = "pip install --no-deps x"\n'
-        '    raise ValueError("pass --format")\n',
+        '    raise ValueError("pass --format")\n'
+        '    short = "replay them with -b replay"\n',
         encoding="utf-8",
     )
-    found = _flag_words(module, {"--combiner", "--data", "--out", "--offline", "--format"}, tmp_path)
+    found = _flag_words(module, {"--combiner", "--data", "--out", "--offline", "--format", "-b"}, tmp_path)
     assert sorted(found) == [
         "probe.py:4: --out in 'choose another --out than {}'",
         "probe.py:7: --format in 'pass --format'",
+        "probe.py:8: -b in 'replay them with -b replay'",
     ]
