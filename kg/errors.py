@@ -122,6 +122,7 @@ class SettingError(InputError):
         self.detail = problem if isinstance(problem, str) else problem(api_name)
         self._problem = problem
         super().__init__(self._lead(setting))
+        self.wording = self.said  # it names a setting: each edge words it
 
     def _lead(self, lead: str, name: Namer = api_name) -> str:
         problem = self._problem if isinstance(self._problem, str) else self._problem(name)

@@ -172,7 +172,12 @@ def parse_limit(text: float | None) -> int | float | None:
         return value
     if value >= 1 and value == int(value):
         return int(value)
-    raise SettingError("limit", text, "give a count of questions (100) or a fraction of them between 0 and 1 (0.1)")
+    raise SettingError(
+        "limit",
+        f"{text:g}",
+        quoted=False,
+        problem="give a count of questions (100) or a fraction of them between 0 and 1 (0.1)",
+    )
 
 
 def limited(count: int, limit: int | float | None) -> int:

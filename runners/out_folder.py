@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from kg.errors import InputError, SettingError
+from kg.errors import InputError, SettingError, Worded
 from runners.files import LOCK_FILE
 from runners.records import HEADER_FILE, RECORDS_FILE
 
@@ -40,10 +40,14 @@ def check_out(out: Path, inputs: Iterable[Path | None], setting: str = "out") ->
             continue
         source = Path(os.path.abspath(given))
         if _same(target, source):
-            raise SettingError(setting, out, "is an input of this command; choose another", quoted=False)
+            raise SettingError(setting, out, _choose_another("is an input of this command", setting), quoted=False)
         if any(_same(target, parent) for parent in source.parents):
-            raise SettingError(setting, out, f"holds the input {given}; choose another", quoted=False)
+            raise SettingError(setting, out, _choose_another(f"holds the input {given}", setting), quoted=False)
     return target
+
+
+def _choose_another(said: str, setting: str) -> Worded:
+    return lambda name: f"{said}; choose another {name(setting)}"
 
 
 def check_run_folder(out: Path) -> None:

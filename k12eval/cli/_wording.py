@@ -14,11 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from k12eval.cli._common import UserError
 from kg.errors import InputError, SettingOSError
 
 if TYPE_CHECKING:  # imported when a warning is worded: `--help` loads no scoring package
     from reasoning_metrics.models.languages import EnglishOnlyEncoderWarning
+
+
+class UserError(Exception):
+    """A bad input or option found by the command line itself; printed like an :class:`InputError`."""
+
 
 FLAGS: dict[str, str] = {
     "encoder": "--encoder",
