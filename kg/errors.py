@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
@@ -46,17 +48,49 @@ def one_line(text: str) -> str:
     return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
-class InputError(Exception):
-    """Bad input that stops a command; its text is meant for the user, without a traceback."""
+class Namer(Protocol):
+    """How an edge names a setting the caller gave, with a value it could take: the Python API by its keyword
+    (:func:`api_name`: ``mode='few-shot'``), the command line by its flag (``k12eval.cli._wording``:
+    ``--mode few-shot``)."""
 
-    def __init__(self, message: str, problem: Problem | None = None) -> None:
-        super().__init__(message)
+    def __call__(self, setting: str, value: str | None = None) -> str: ...
+
+
+Worded = str | Callable[[Namer], str]
+"""An error's text: fixed, or made by a :data:`Namer` wherever it names a setting (``pass the bank with data=``
+for the API, ``... with --data`` for the command line)."""
+
+
+def api_name(setting: str, value: str | None = None) -> str:
+    """A setting as the Python API names it: its keyword, ``data=``, or with a value, ``mode='few-shot'``."""
+    return f"{setting}=" if value is None else f"{setting}={value!r}"
+
+
+class InputError(Exception):
+    """Bad input that stops a command; its text is meant for the user, without a traceback.
+
+    A text that names a setting is made by a :data:`Namer` (:data:`Worded`): ``str(error)`` names it as the
+    API does, :meth:`said` as the edge that reads the error does (the command line: its flag).
+    """
+
+    def __init__(self, message: Worded, problem: Problem | None = None) -> None:
+        self.wording = message if callable(message) else None
+        super().__init__(message if isinstance(message, str) else message(api_name))
         self.problem = problem
+
+    def said(self, name: Namer) -> str:
+        """The text with each setting named by ``name``."""
+        return str(self) if self.wording is None else self.wording(name)
 
     @classmethod
     def from_problem(cls, problem: Problem) -> InputError:
         """Wrap a :class:`Problem` found while reading input."""
         return cls(str(problem), problem)
+
+    @classmethod
+    def from_worded_problem(cls, problem: Callable[[Namer], Problem]) -> InputError:
+        """Wrap a :class:`Problem` whose message names a setting: ``problem(name)`` words it."""
+        return cls(lambda name: str(problem(name)), problem(api_name))
 
 
 class OtherRunError(InputError):
@@ -65,7 +99,7 @@ class OtherRunError(InputError):
     ``path`` is that output: a caller that owns it (the demo's work folder) may move it aside and start again.
     """
 
-    def __init__(self, message: str, path: Path) -> None:
+    def __init__(self, message: Worded, path: Path) -> None:
         super().__init__(message)
         self.path = path
 
@@ -75,12 +109,39 @@ class SettingError(InputError):
 
     ``setting`` is the setting's name in the Python API (``nli``, ``judge``, ``prm_backend``); the text
     says what is wrong without naming any command-line option, so that each edge words it in its own
-    terms: the command line puts its flag where the API's text has the setting's name.
+    terms: the command line puts its flag where the API's text has the setting's name (:meth:`said`), also
+    for the other settings a :data:`Worded` problem names.
     """
 
-    def __init__(self, setting: str, value: object, problem: str) -> None:
-        """``value``: the value at fault, ``None`` when the problem is the setting's values together."""
-        super().__init__(one_line(f"{setting}{'' if value is None else f' {value!r}'}: {problem}"))
+    def __init__(self, setting: str, value: object, problem: Worded, *, quoted: bool = True) -> None:
+        """``value``: the value at fault, ``None`` when the problem is the setting's values together; shown as
+        its ``repr``, or as it is when not ``quoted`` (a path, a ``key=value`` pair already showing its quotes)."""
         self.setting = setting
         self.value = value
-        self.detail = problem
+        self.quoted = quoted
+        self.detail = problem if isinstance(problem, str) else problem(api_name)
+        self._problem = problem
+        super().__init__(self._lead(setting))
+        self.wording = self.said  # it names a setting: each edge words it
+
+    def _lead(self, lead: str, name: Namer = api_name) -> str:
+        problem = self._problem if isinstance(self._problem, str) else self._problem(name)
+        shown = "" if self.value is None else f" {self.value!r}" if self.quoted else f" {self.value}"
+        return one_line(f"{lead}{shown}: {problem}")
+
+    def said(self, name: Namer) -> str:
+        """The text led by ``name``'s word for the setting (``--nli 'x': ...``), other settings named so too."""
+        return self._lead(name(self.setting).rstrip("="), name)
+
+
+class SettingOSError(OSError):
+    """A file or database that cannot be used, where a setting would do without it (``cache``: score without
+    the metrics cache); :meth:`said` words the way out as the edge names that setting."""
+
+    def __init__(self, code: int, wording: Callable[[Namer], str], filename: str) -> None:
+        super().__init__(code, wording(api_name), filename)
+        self.wording = wording
+
+    def said(self, name: Namer) -> str:
+        """The reason with the setting named by ``name``."""
+        return self.wording(name)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kg.errors import SettingOSError
 from runners.files import cache_home
 
 CACHE_FILE = "metrics.sqlite"
@@ -63,8 +64,13 @@ class ArrayCache:
         except sqlite3.Error as exc:
             reason = " ".join(str(exc).split()) or type(exc).__name__
             code = errno.ENOSPC if "full" in reason else errno.EIO
-            raise OSError(code, f"cannot use the metrics cache ({reason}); free space, or score with --no-cache",
-                          str(self.path)) from None  # fmt: skip
+            raise SettingOSError(
+                code,
+                lambda name: (
+                    f"cannot use the metrics cache ({reason}); free space, or score without it ({name('cache')})"
+                ),
+                str(self.path),
+            ) from None
 
     def get_many(self, ns: str, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
         """The cached arrays among ``keys`` (missing keys are absent from the result)."""

@@ -14,12 +14,12 @@ per-step flags and the first suspect step, unless they are turned off.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
-from kg.errors import InputError, Problem, SettingError
+from kg.errors import InputError, Namer, Problem, SettingError
 from kg.records import Question
 from reasoning_metrics.combine.apply import combine_one, fingerprint
 from reasoning_metrics.combine.model import Combiner
@@ -122,14 +122,8 @@ def run_chains(
     for number, record in records:
         question = questions.get(record.question_id)
         if question is None:
-            raise InputError.from_problem(
-                Problem(
-                    run_dir / RECORDS_FILE,
-                    number,
-                    "question_id",
-                    f"not in the question bank {path} (pass the bank the run used with --data)",
-                    record=record.question_id,
-                )
+            raise InputError.from_worded_problem(
+                _not_in_bank(Problem(run_dir / RECORDS_FILE, number, "question_id", "", record.question_id), path)
             )
         if record.question_id not in chosen:
             continue
@@ -148,6 +142,13 @@ def run_chains(
             answer = " ".join(str(a) for a in question.answer)
             references[chain.id] = Reference(answer, question.analysis, record.correct)
     return RunChains(header, chains, no_output, stems, problems, references)
+
+
+def _not_in_bank(where: Problem, bank: Path) -> Callable[[Namer], Problem]:
+    """``where`` saying its question is not in ``bank``, naming the setting that passes the run's bank."""
+    return lambda name: replace(
+        where, message=f"not in the question bank {bank} (pass the bank the run used with {name('data')})"
+    )
 
 
 def record_chain(record: RunRecord) -> str:

@@ -189,14 +189,16 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
         for follows in ("thresholds", "calibration"):  # follow from the models (and the metrics they score)
             if follows in changed and {"metrics", "models", "metric_models"} & set(changed):
                 changed.remove(follows)
-        hint = " (or resume with --detectors/--no-detectors as it was)" if "detectors" in changed else ""
-        if "combiner" in changed and not hint:
-            hint = f" (or resume with --combiner {'none' if old.combiner is None else 'as it was'})"
-        raise OtherRunError(
+        said = (
             f"{header}: {out.name} was scored with other {', '.join(changed)} "
-            f"({_describe(old, changed)}); use another output file or delete it to rescore{hint}",
-            out,
+            f"({_describe(old, changed)}); use another output file or delete it to rescore"
         )
+        again = next((setting for setting in ("detectors", "combiner") if setting in changed), None)
+        if again is None:
+            raise OtherRunError(said, out)
+        if again == "combiner" and old.combiner is None:
+            raise OtherRunError(lambda name: f"{said} (or resume with {name('combiner', 'none')})", out)
+        raise OtherRunError(lambda name: f"{said} (or resume with {name(again)} as it was)", out)
     return {record["id"] for _, record in read_score_lines(out, repair=True)}
 
 

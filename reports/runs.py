@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kg.errors import InputError
+from kg.errors import InputError, SettingError
 from kg.graph import KnowledgeGraph, build_graph
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, subject_group
 from reports.combiner import CombinerInfo, combiner_info
@@ -119,7 +119,7 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
     header's bank path (``--data``).
     """
     if data is not None and not data.exists():
-        raise InputError(f"--data {data}: no such file or folder")
+        raise SettingError("data", data, "no such file or folder", quoted=False)
     runs: list[Run] = []
     names: Counter[str] = Counter()
     for run_dir in run_dirs:

@@ -81,7 +81,10 @@ def check_replaceable(out: Path) -> None:
     held = [name for name in RUN_FILES if os.path.lexists(out / name)]
     if held:
         raise InputError(
-            f"{out}: is a run folder (holds {held[0]}); the report replaces its folder whole, choose another --out"
+            lambda name: (
+                f"{out}: is a run folder (holds {held[0]}); the report replaces its folder whole, "
+                f"choose another {name('out')}"
+            )
         )
     if any(out.iterdir()) and not is_report(out) and not _older_report(out):
         raise InputError(

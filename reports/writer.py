@@ -278,9 +278,9 @@ def write_report(
     started = time.perf_counter()
     # Before anything is read: the folder is replaced whole, so it may hold no input and no one's files.
     check_replaceable(check_out(out, [*run_dirs, data]))
-    choose(select, tuple(SELECTIONS), "--select")
+    choose(select, tuple(SELECTIONS), "select")
     if judgment is not None:
-        choose(judgment, JUDGMENT_SCORING, "--judgment")
+        choose(judgment, JUDGMENT_SCORING, "judgment")
     if not run_dirs:
         raise InputError("give at least one run folder")
     runs, warnings = load_runs(run_dirs, data)
@@ -336,19 +336,25 @@ def runs_judgment_rule(runs: list[Any]) -> JudgmentScoring:
 
     named = {(run.header.protocol or {}).get("judgment_rule", DEFAULT_JUDGMENT_RULE) for run in runs}
     if len(named) > 1:
+        differ = ", ".join(sorted(named))
         raise InputError(
-            f"the runs' protocols count judgment questions differently ({', '.join(sorted(named))}); "
-            "choose one with --judgment"
+            lambda name: (
+                f"the runs' protocols count judgment questions differently ({differ}); "
+                f"choose one with {name('judgment')}"
+            )
         )
     (rule,) = named
     return choose_rule(rule)
 
 
 def choose_rule(rule: object) -> JudgmentScoring:
-    """``rule`` as a judgment rule, or an :class:`InputError` naming it."""
-    from runners.options import choose
+    """``rule`` as a judgment rule, or an :class:`InputError` naming it (a run's ``protocol.judgment_rule``)."""
+    from kg.errors import InputError
 
-    return choose(str(rule), JUDGMENT_SCORING, "protocol.judgment_rule")
+    for known in JUDGMENT_SCORING:
+        if str(rule) == known:
+            return known
+    raise InputError(f"protocol.judgment_rule {str(rule)!r}: choose one of {', '.join(JUDGMENT_SCORING)}")
 
 
 def _write_folder(

@@ -26,7 +26,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kg.errors import InputError
+from kg.errors import InputError, SettingError
 from kg.jsonl import describe
 from kg.records import Question, QuestionType
 from runners.backends import generation_stream, protocol_role
@@ -311,7 +311,7 @@ class Answerer:
                 error = f"{self.backend.name} gave scores that are not finite numbers: {result.logprobs!r:.120}"
             counted = strategy == "perplexity" or (strategy == "rank-options" and norm == "mean-token")
             if error is None and counted and len(result.token_counts) != len(result.logprobs):
-                needs = "perplexity" if strategy == "perplexity" else "--rank-norm mean-token"
+                needs = "perplexity" if strategy == "perplexity" else "the mean-token rank norm"
                 error = f"the {self.options.backend} backend gave no token counts: {needs} needs them"
             if error is not None:
                 records[i] = make_record(
@@ -379,15 +379,20 @@ def check_grader(options: RunOptions, harness: dict[str, Any] | None) -> None:
         return
     found = (harness or {}).get("verdicts")
     if not isinstance(found, dict):
-        raise InputError(
-            f"--grader {options.grader}: the answers must carry the harness's own verdicts, as lm-eval's "
-            "samples_*.jsonl do (replay them with -b replay); these have none"
+        raise SettingError(
+            "grader",
+            options.grader,
+            lambda name: (
+                "the answers must carry the harness's own verdicts, as lm-eval's samples_*.jsonl do "
+                f"(replay them with {name('backend', 'replay')}); these have none"
+            ),
         )
     for asked, kind in ((grader.metric, "metrics"), (grader.filter, "filters")):
         if asked is not None and asked not in found.get(kind, []):
-            raise InputError(
-                f"--grader {options.grader}: the harness's records have no {kind[:-1]} {asked!r} "
-                f"(they have: {', '.join(map(str, found.get(kind, [])))})"
+            raise SettingError(
+                "grader",
+                options.grader,
+                f"the harness's records have no {kind[:-1]} {asked!r} (they have: {', '.join(map(str, found.get(kind, [])))})",
             )
 
 
@@ -423,9 +428,11 @@ def _loop_guard(options: RunOptions, backend: Backend) -> int:
     """The loop guard's window in force: the option's, else the default for a model run here (0 for others)."""
     local = protocol_role(type(backend)) == "local"
     if options.loop_guard and not local:
-        raise InputError(
-            f"--loop-guard {options.loop_guard}: the {options.backend} backend cannot stop an answer as it is "
-            "generated; the loop guard applies to models run here (transformers, vllm)"
+        raise SettingError(
+            "loop_guard",
+            options.loop_guard,
+            f"the {options.backend} backend cannot stop an answer as it is generated; the loop guard applies to "
+            "models run here (transformers, vllm)",
         )
     if options.loop_guard is not None:
         return options.loop_guard
@@ -446,8 +453,8 @@ def _load_backend(options: RunOptions, model: str, backend_options: dict[str, An
     except Exception as exc:  # a broken folder, a missing tokenizer, out of memory: any of them, one line
         lines = str(exc).strip().splitlines()
         reason = f"{type(exc).__name__}: {lines[0].strip()[:300]}" if lines else type(exc).__name__
-        raise InputError(
-            f"--model {options.model!r}: the {options.backend} backend could not load it ({reason})"
+        raise SettingError(
+            "model", options.model, f"the {options.backend} backend could not load it ({reason})"
         ) from None
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from kg.errors import InputError, Problem
+from kg.errors import InputError, Problem, SettingError
 from kg.importers import detect_format, load_questions
 from kg.records import Question
 from runners.options import RELEASED_VARIANTS
@@ -67,21 +67,29 @@ def choose_split(
     if wanted is None or (not splits and asked is None):
         return list(questions), None
     if not splits:
-        raise InputError(f"--split {asked}: this bank's questions carry no split; leave --split out to score them all")
+        raise SettingError(
+            "split", asked, "this bank's questions carry no split; leave it out to score them all", quoted=False
+        )
     if asked is None and wanted not in splits and len(splits) == 1:
         (only,) = splits
         log.warning(
             "this bank holds only the %s split (%d questions), not %s, the benchmark's evaluation split: "
-            "scoring %s (run.json records it; --split names the split to score)",
+            "scoring %s (run.json records it; the split setting names the split to score)",
             only, splits[only], wanted, only,
         )  # fmt: skip
         wanted = only
     chosen = [q for q in questions if q.split == wanted]
     if not chosen:
         held = ", ".join(f"{name} ({count})" for name, count in splits.most_common())
-        why = f"--split {asked}" if asked else f"the benchmark's evaluation split, {wanted},"
+        if asked:
+            raise SettingError(
+                "split", asked, f"not in this bank, which holds {held}; choose one (or {ALL_SPLITS})", quoted=False
+            )
         raise InputError(
-            f"{why} is not in this bank: it holds {held}; choose one with --split (or --split {ALL_SPLITS})"
+            lambda name: (
+                f"the benchmark's evaluation split, {wanted}, is not in this bank: it holds {held}; "
+                f"choose one with {name('split')} (or {name('split', ALL_SPLITS)})"
+            )
         )
     return chosen, wanted
 
@@ -130,11 +138,12 @@ def _say_left_out(variant: str, asked: int, skipped: list[tuple[str, str]]) -> N
         return
     qid, reason = skipped[0]
     if len(skipped) == asked:
-        raise InputError(
-            f"--variant {variant}: none of the {asked} question(s) could be made into it (e.g. {qid}: {reason}); "
-            "a larger bank, or --variant original"
+        raise SettingError(
+            "variant",
+            variant,
+            f"none of the {asked} question(s) could be made into it (e.g. {qid}: {reason}); a larger bank, or original",
         )
-    log.warning("--variant %s: %d of %d question(s) left out (e.g. %s: %s)", variant, len(skipped), asked, qid, reason)
+    log.warning("variant %s: %d of %d question(s) left out (e.g. %s: %s)", variant, len(skipped), asked, qid, reason)
 
 
 def in_scope(
@@ -235,9 +244,15 @@ def bank_path(run_dir: Path, header: RunHeader, override: Path | None = None) ->
     """:func:`locate_bank`, or the :class:`InputError` naming ``run.json``'s ``data.path`` (or ``--data``)."""
     path = locate_bank(run_dir, header, override)
     if path is None:
-        where = f"--data {override}" if override is not None else f"{run_dir / HEADER_FILE}, field 'data.path'"
-        raw = override if override is not None else header.data.get("path") or "(none)"
-        raise InputError(f"{where}: question bank {raw} not found here; pass the question bank with --data")
+        if override is not None:
+            raise SettingError("data", override, "question bank not found here; pass the question bank", quoted=False)
+        raw = header.data.get("path") or "(none)"
+        raise InputError(
+            lambda name: (
+                f"{run_dir / HEADER_FILE}, field 'data.path': question bank {raw} not found here; "
+                f"pass the question bank with {name('data')}"
+            )
+        )
     return path
 
 

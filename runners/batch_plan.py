@@ -29,7 +29,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Literal
 
-from kg.errors import InputError
+from kg.errors import SettingError
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def parse_batch_size(text: str | int) -> BatchSize:
             return value
     elif str(text).strip().lower() == "auto":
         return "auto"
-    raise InputError(f"--batch-size {text!r}: give a whole number of at least 1, or auto")
+    raise SettingError("batch_size", text, "give a whole number of at least 1, or auto")
 
 
 def backend_batch(

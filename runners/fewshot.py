@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from kg.errors import InputError
+from kg.errors import InputError, SettingError
 from kg.records import Question, QuestionType
 from runners.prompting import Exemplar, Language, Prompt, build_prompt
 from runners.records import Mode, mode_info
@@ -242,15 +242,23 @@ def pool_questions(questions: Sequence[Question], rule: PoolRule, path: Path) ->
         return list(questions)
     held = ", ".join(f"{name} ({count})" for name, count in splits.most_common())
     if rule.scored in (rule.split, "all"):
-        raise InputError(
-            f"--few-shot {path}: its exemplars would come from the {rule.split} split, which this run scores "
-            f"(--split {rule.scored}); score another split, or take exemplars from a bank of your own"
+        raise SettingError(
+            "few_shot",
+            path,
+            quoted=False,
+            problem=lambda name: (
+                f"its exemplars would come from the {rule.split} split, which this run scores "
+                f"({name('split', rule.scored)}); score another split, or take exemplars from a bank of your own"
+            ),
         )
     chosen = [q for q in questions if q.split == rule.split]
     if not chosen:
-        raise InputError(
-            f"--few-shot {path}: no {rule.split} question here (it holds {held}); exemplars come from the "
-            f"{rule.split} split, never from the one scored: point --few-shot at the release root or its {rule.split}/"
+        raise SettingError(
+            "few_shot",
+            path,
+            quoted=False,
+            problem=f"no {rule.split} question here (it holds {held}); exemplars come from the {rule.split} split, never "
+            f"from the one scored: point it at the release root or its {rule.split}/",
         )
     return chosen
 
@@ -267,12 +275,19 @@ def check_pool(pool: ExemplarPool, mode: Mode, path: Path) -> None:
     if not info.few_shot:
         return
     if not len(pool):
-        raise InputError(f"--few-shot {path}: holds no exemplar; --mode {mode} needs some")
+        raise SettingError(
+            "few_shot", path, lambda name: f"holds no exemplar; {name('mode', mode)} needs some", quoted=False
+        )
     if info.cot and not any(e.analysis.strip() for e in pool):
-        raise InputError(
-            f"--few-shot {path}: none of its {len(pool)} exemplars has an analysis (a worked solution), so --mode "
-            f"{mode} would show none; give exemplars with analyses (CK12: few_shot_cot_examples.json), or use "
-            "--mode few-shot"
+        raise SettingError(
+            "few_shot",
+            path,
+            quoted=False,
+            problem=lambda name: (
+                f"none of its {len(pool)} exemplars has an analysis (a worked solution), so "
+                f"{name('mode', mode)} would show none; give exemplars with analyses (CK12: "
+                f"few_shot_cot_examples.json), or use {name('mode', 'few-shot')}"
+            ),
         )
 
 

@@ -31,10 +31,10 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from kg.errors import InputError
+from kg.errors import SettingError
 from runners.backends.base import Backend, SamplingParams
 
-OPTION = "--gen-kwargs"
+SETTING = "gen_kwargs"
 ALIASES = {"max_gen_toks": "max_tokens", "max_new_tokens": "max_tokens", "until": "stop"}
 """lm-eval's and transformers' names for k12eval's."""
 FLOATS = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "repetition_penalty")
@@ -53,17 +53,19 @@ def parse_gen_kwargs(text: str | None) -> dict[str, Any]:
         try:
             found = json.loads(text)
         except ValueError as exc:
-            raise InputError(f"{OPTION} {text[:80]!r}: not a JSON object ({exc})") from None
+            raise SettingError(SETTING, text[:80], f"not a JSON object ({exc})") from None
         if not isinstance(found, dict):
-            raise InputError(f"{OPTION}: expected a JSON object of settings")
+            raise SettingError(SETTING, None, "expected a JSON object of settings")
         return found
     pairs: dict[str, Any] = {}
     for part in text.split(","):
         key, sep, value = part.partition("=")
         if not sep or not key.strip():
-            raise InputError(
-                f"{OPTION} {text[:80]!r}: expected key=value,key=value (e.g. temperature=0.7,top_p=0.9) "
-                'or a JSON object (for lists: \'{"until": ["\\n\\n"]}\')'
+            raise SettingError(
+                SETTING,
+                text[:80],
+                "expected key=value,key=value (e.g. temperature=0.7,top_p=0.9) or a JSON object (for lists: "
+                '\'{"until": ["\\n\\n"]}\')',
             )
         pairs[key.strip()] = _value(value.strip())
     return pairs
@@ -87,7 +89,7 @@ def with_gen_kwargs(params: SamplingParams, kwargs: dict[str, Any]) -> SamplingP
     for given, value in kwargs.items():
         key = ALIASES.get(given, given)
         if given not in KNOWN:
-            raise InputError(f"{OPTION}: unknown setting {given!r}; known: {', '.join(KNOWN)}")
+            raise SettingError(SETTING, None, f"unknown setting {given!r}; known: {', '.join(KNOWN)}")
         if key in FLOATS:
             changes[key] = _number(given, value, float)
         elif key in INTS:
@@ -96,28 +98,30 @@ def with_gen_kwargs(params: SamplingParams, kwargs: dict[str, Any]) -> SamplingP
             changes[key] = (*params.stop, *_texts(given, value))
         elif key == "do_sample":
             if not isinstance(value, bool):
-                raise InputError(f"{OPTION} {given}={value!r}: expected true or false")
+                raise SettingError(SETTING, f"{given}={value!r}", "expected true or false", quoted=False)
             if not value:
                 changes["temperature"] = 0.0
         elif key == "extra_body":
             if not isinstance(value, dict):
-                raise InputError(
-                    f"{OPTION} extra_body: expected a JSON object, as --gen-kwargs '{{\"extra_body\": {{...}}}}'"
+                raise SettingError(
+                    SETTING, "extra_body", 'expected a JSON object, as {"extra_body": {...}}', quoted=False
                 )
             changes[key] = json.dumps(value, ensure_ascii=False, sort_keys=True)
     if changes.get("top_k") in (0, -1):
         changes["top_k"] = None
     for key, low in (("temperature", 0.0), ("max_tokens", 1), ("repetition_penalty", 1e-9)):
         if key in changes and changes[key] < low:
-            raise InputError(f"{OPTION} {key}={changes[key]}: must be at least {low:g}")
+            raise SettingError(SETTING, f"{key}={changes[key]}", f"must be at least {low:g}", quoted=False)
     if "top_p" in changes and not 0 < changes["top_p"] <= 1:
-        raise InputError(f"{OPTION} top_p={changes['top_p']}: must be in (0, 1]")
+        raise SettingError(SETTING, f"top_p={changes['top_p']}", "must be in (0, 1]", quoted=False)
     return replace(params, **changes)
 
 
 def _number(key: str, value: Any, kind: type) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float) or (kind is int and value != int(value)):
-        raise InputError(f"{OPTION} {key}={value!r}: expected {'a whole number' if kind is int else 'a number'}")
+        raise SettingError(
+            SETTING, f"{key}={value!r}", f"expected {'a whole number' if kind is int else 'a number'}", quoted=False
+        )
     return kind(value)
 
 
@@ -126,7 +130,7 @@ def _texts(key: str, value: Any) -> tuple[str, ...]:
         return (value,)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
-    raise InputError(f"{OPTION} {key}: expected a text or a list of texts")
+    raise SettingError(SETTING, key, "expected a text or a list of texts", quoted=False)
 
 
 def sampling_record(params: SamplingParams, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -145,8 +149,11 @@ def check_supported(params: SamplingParams, backend: Backend) -> None:
     """Refuse settings the backend cannot honour (its ``unsupported_sampling``) before any request."""
     refused = [key for key in sorted(backend.unsupported_sampling) if getattr(params, key, None) is not None]
     if refused:
-        raise InputError(
-            f"{OPTION} {', '.join(refused)}: the {backend.name} backend cannot apply "
+        raise SettingError(
+            SETTING,
+            ", ".join(refused),
+            quoted=False,
+            problem=f"the {backend.name} backend cannot apply "
             f"{'it' if len(refused) == 1 else 'them'} (it would answer as if not asked); drop "
-            f"{'it' if len(refused) == 1 else 'them'} or use a backend that can (openai, vllm)"
+            f"{'it' if len(refused) == 1 else 'them'} or use a backend that can (openai, vllm)",
         )

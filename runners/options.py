@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from kg.errors import InputError
+from kg.errors import SettingError
 from runners.backends.base import SamplingParams
 from runners.backends.harness_verdicts import Grader
 from runners.batch_plan import BatchSize
@@ -27,12 +27,12 @@ __all__ = ["LANGS", "MODES", "RANK_NORMS", "RELEASED_VARIANTS", "STRATEGIES", "R
 Choice = TypeVar("Choice", bound=str)
 
 
-def choose(value: str, choices: tuple[Choice, ...], option: str) -> Choice:
-    """``value`` as one of ``choices``, or an :class:`InputError` naming ``option`` and what it takes."""
+def choose(value: str, choices: tuple[Choice, ...], setting: str) -> Choice:
+    """``value`` as one of ``choices``, or a :class:`SettingError` naming ``setting`` and what it takes."""
     for choice in choices:
         if value == choice:
             return choice
-    raise InputError(f"{option} {value!r}: choose one of {', '.join(choices)}")
+    raise SettingError(setting, value, f"choose one of {', '.join(choices)}")
 
 
 RELEASED_VARIANTS = ("original", "shuffled", "distractors")
@@ -172,7 +172,12 @@ def parse_limit(text: float | None) -> int | float | None:
         return value
     if value >= 1 and value == int(value):
         return int(value)
-    raise InputError(f"--limit {text:g}: give a count of questions (100) or a fraction of them between 0 and 1 (0.1)")
+    raise SettingError(
+        "limit",
+        f"{text:g}",
+        quoted=False,
+        problem="give a count of questions (100) or a fraction of them between 0 and 1 (0.1)",
+    )
 
 
 def limited(count: int, limit: int | float | None) -> int:
@@ -186,57 +191,65 @@ def limited(count: int, limit: int | float | None) -> int:
 
 def check_options(options: RunOptions) -> None:
     """Refuse impossible option combinations before anything is loaded."""
-    choose(options.mode, MODES, "--mode")
+    choose(options.mode, MODES, "mode")
     if options.strategy is not None:
-        choose(options.strategy, STRATEGIES, "--strategy")
+        choose(options.strategy, STRATEGIES, "strategy")
     if options.rank_norm is not None:
-        choose(options.rank_norm, RANK_NORMS, "--rank-norm")
-    choose(options.lang, LANGS, "--lang")
-    choose(options.select, tuple(SELECTIONS), "--select")
+        choose(options.rank_norm, RANK_NORMS, "rank_norm")
+    choose(options.lang, LANGS, "lang")
+    choose(options.select, tuple(SELECTIONS), "select")
     if mode_info(options.mode).few_shot and options.few_shot is None:
-        raise InputError(
-            f"--mode {options.mode} needs --few-shot DEV_DATA (a question bank to take exemplars from, or CK12's few_shot_examples.json)"
+        raise SettingError(
+            "mode",
+            options.mode,
+            lambda name: (
+                f"needs {name('few_shot')} (a question bank to take exemplars from, or CK12's few_shot_examples.json)"
+            ),
         )
     if options.strategy not in (None, "generate") and mode_info(options.mode).cot:
-        raise InputError(f"--strategy {options.strategy} scores options directly; use a mode without CoT")
+        raise SettingError("strategy", options.strategy, "scores options directly; use a mode without CoT")
     if options.batch_size != "auto" and (not isinstance(options.batch_size, int) or options.batch_size < 1):
-        raise InputError(f"--batch-size {options.batch_size!r}: give a whole number of at least 1, or auto")
+        raise SettingError("batch_size", options.batch_size, "give a whole number of at least 1, or auto")
     if options.samples < 1:
-        raise InputError("--samples must be at least 1")
+        raise SettingError("samples", options.samples, "must be at least 1")
     parse_limit(options.limit)
     with_gen_kwargs(SamplingParams(), options.gen_kwargs)  # refused before any model is loaded
     if Grader.parse(options.grader).name == "harness" and options.backend != "replay":
-        raise InputError(
-            f"--grader {options.grader} reads the verdicts lm-eval recorded beside its answers: replay its "
-            "samples_*.jsonl with -b replay"
+        raise SettingError(
+            "grader",
+            options.grader,
+            lambda name: (
+                "reads the verdicts lm-eval recorded beside its answers: replay its samples_*.jsonl with "
+                f"{name('backend', 'replay')}"
+            ),
         )
     _check_ranges(options)
     if options.loop_guard is not None and options.loop_guard < 0:
-        raise InputError(f"--loop-guard {options.loop_guard}: give 0 (off) or a number of tokens")
+        raise SettingError("loop_guard", options.loop_guard, "give 0 (off) or a number of tokens")
     try:
         if options.variant is not None:  # None: the protocol's, filled in later
             parse_variant(options.variant)
     except VariantError as exc:
-        raise InputError(f"--variant: {exc}") from None
+        raise SettingError("variant", None, str(exc)) from None
 
 
-_RANGES: tuple[tuple[str, str, float, float, bool], ...] = (
-    ("shots", "--shots", 0, float("inf"), True),
-    ("token_budget", "--token-budget", 1, float("inf"), True),
-    ("max_tokens", "--max-tokens", 1, float("inf"), True),
-    ("temperature", "--temperature", 0, float("inf"), True),
-    ("top_p", "--top-p", 0, 1, False),
+_RANGES: tuple[tuple[str, float, float, bool], ...] = (
+    ("shots", 0, float("inf"), True),
+    ("token_budget", 1, float("inf"), True),
+    ("max_tokens", 1, float("inf"), True),
+    ("temperature", 0, float("inf"), True),
+    ("top_p", 0, 1, False),
 )
-"""``(field, option, low, high, low allowed)`` of each number a run takes: outside, it is refused by name,
+"""``(setting, low, high, low allowed)`` of each number a run takes: outside, it is refused by name,
 never clamped (``--shots -1`` took every exemplar; ``--limit`` is checked by :func:`parse_limit`)."""
 
 
 def _check_ranges(options: RunOptions) -> None:
-    for name, option, low, high, low_allowed in _RANGES:
+    for name, low, high, low_allowed in _RANGES:
         value = getattr(options, name)
         if value is None:
             continue
         if value != value or value > high or value < low or (value == low and not low_allowed):
             bound = f"of at least {low:g}" if low_allowed else f"above {low:g}"
             upper = "" if high == float("inf") else f" and at most {high:g}"
-            raise InputError(f"{option} {value!r}: give a number {bound}{upper}")
+            raise SettingError(name, value, f"give a number {bound}{upper}")

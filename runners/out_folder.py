@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from kg.errors import InputError
+from kg.errors import InputError, SettingError, Worded
 from runners.files import LOCK_FILE
 from runners.records import HEADER_FILE, RECORDS_FILE
 
@@ -24,7 +24,7 @@ RUN_FILES = (HEADER_FILE, RECORDS_FILE, "scores.jsonl", "scores.json")
 """Files that make a folder a run (or a scored run, ``reasoning_metrics.score_store``): never a report to replace."""
 
 
-def check_out(out: Path, inputs: Iterable[Path | None], option: str = "--out") -> Path:
+def check_out(out: Path, inputs: Iterable[Path | None], setting: str = "out") -> Path:
     """``out`` made absolute, or an :class:`InputError` when writing there could touch what the user keeps.
 
     Refused: the current folder or a folder holding it (``--out ''`` is the current folder), and
@@ -34,16 +34,20 @@ def check_out(out: Path, inputs: Iterable[Path | None], option: str = "--out") -
     here = Path.cwd()
     if _same(target, here) or any(_same(target, parent) for parent in here.parents):
         what = "is the current folder" if _same(target, here) else f"holds the current folder {here}"
-        raise InputError(f"{option} {str(out)!r} {what}; name a folder of its own for the output")
+        raise SettingError(setting, str(out), f"{what}; name a folder of its own for the output")
     for given in inputs:
         if given is None:
             continue
         source = Path(os.path.abspath(given))
         if _same(target, source):
-            raise InputError(f"{option} {out}: is an input of this command; choose another {option}")
+            raise SettingError(setting, out, _choose_another("is an input of this command", setting), quoted=False)
         if any(_same(target, parent) for parent in source.parents):
-            raise InputError(f"{option} {out}: holds the input {given}; choose another {option}")
+            raise SettingError(setting, out, _choose_another(f"holds the input {given}", setting), quoted=False)
     return target
+
+
+def _choose_another(said: str, setting: str) -> Worded:
+    return lambda name: f"{said}; choose another {name(setting)}"
 
 
 def check_run_folder(out: Path) -> None:
@@ -54,14 +58,17 @@ def check_run_folder(out: Path) -> None:
     if not out.exists():
         return
     if not out.is_dir():
-        raise InputError(f"{out}: exists and is not a folder; choose a folder for --out")
+        raise InputError(lambda name: f"{out}: exists and is not a folder; choose a folder for {name('out')}")
     if (out / RUN_MARKER).is_file():
         return
     others = sorted(p.name for p in out.iterdir() if not _run_leftover(p.name))
     if others:
         shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
         raise InputError(
-            f"{out}: holds other files ({shown}) and no run ({RUN_MARKER}); choose a new or empty folder for --out"
+            lambda name: (
+                f"{out}: holds other files ({shown}) and no run ({RUN_MARKER}); choose a new or empty "
+                f"folder for {name('out')}"
+            )
         )
 
 

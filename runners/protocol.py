@@ -133,7 +133,7 @@ PROTOCOLS: dict[str, Protocol] = {
     ),
     "gaokao": Protocol(
         "gaokao", "zh", "gaokao", 5, None, 0,
-        "none in the release (zero-shot only); a few-shot run takes --few-shot's questions, the longest dropped "
+        "none in the release (zero-shot only); a few-shot run takes the few-shot bank's questions, the longest dropped "
         "over the budget", "per-statement", "generate",
         "GAOKAO-Bench (Zhang et al. 2023): its Bench/Obj_Prompt.json prompts and Bench/objective_bench.py, "
         "as OpenCompass's configs/datasets/GaokaoBench run them", scorer_reads_answers=True,

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kg.errors import InputError
+from kg.errors import InputError, SettingError, Worded
 from kg.records import Question, QuestionType
 from runners.answering import GENERATING, Answerer
 from runners.backends import streams
@@ -124,19 +124,25 @@ def check_templates(options: RunOptions, questions: Sequence[Question]) -> None:
         try:
             templates = load_template_set(options.run_template_set, lang)
         except ValueError as exc:  # TemplateError, or a user's file that does not validate
-            raise InputError(f"--templates {options.run_template_set}: {exc}") from None
+            raise SettingError("template_set", options.run_template_set, str(exc), quoted=False) from None
         if options.strategy == "instruct-rank":
             try:
                 templates.for_ranking()
             except ValueError as exc:
-                raise InputError(f"--templates {options.run_template_set}: {exc}") from None
+                raise SettingError("template_set", options.run_template_set, str(exc), quoted=False) from None
         missing = sorted(k.value for k in kinds if not templates.supports(k))
         if missing:
             has = ", ".join(t.value for t in templates.types)
-            raise InputError(
-                f"--templates {options.run_template_set} has no {lang} template for {', '.join(missing)} questions "
-                f"(it has: {has}); choose those types with --types, or another template set"
+            raise SettingError(
+                "template_set",
+                options.run_template_set,
+                _lacks_types(f"has no {lang} template for {', '.join(missing)} questions (it has: {has})"),
+                quoted=False,
             )
+
+
+def _lacks_types(said: str) -> Worded:
+    return lambda name: f"{said}; choose those types with {name('types')}, or another template set"
 
 
 def run_inputs(options: RunOptions) -> list[Path]:

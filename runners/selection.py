@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from kg.errors import InputError
+from kg.errors import SettingError
 from kg.records import Question
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
@@ -50,5 +50,5 @@ def select(questions: Iterable[Question], name: str) -> list[Question]:
     """The questions of the selection ``name``, in their order; an unknown name is an :class:`InputError`."""
     predicate = SELECTIONS.get(name)
     if predicate is None:
-        raise InputError(f"--select {name!r}: choose one of {', '.join(SELECTIONS)}")
+        raise SettingError("select", name, f"choose one of {', '.join(SELECTIONS)}")
     return [q for q in questions if predicate(q)]

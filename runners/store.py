@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kg.errors import InputError, OtherRunError, Problem
+from kg.errors import InputError, OtherRunError, Problem, SettingError
 from runners.appended import decoded, iter_appended, open_appended
 from runners.files import atomic_write, lock_folder, naming, open_own, read_own
 from runners.out_folder import check_out, check_run_folder
@@ -83,9 +83,9 @@ class RunStore:
             clash = differing_fields(old, header, (*IDENTITY_FIELDS, "shard"))
             if clash:
                 field, before, now = clash[0]
+                said = f"{self.root} holds a different run ({field}: {before!r} there, {now!r} now)"
                 raise OtherRunError(
-                    f"{self.root} holds a different run ({field}: {before!r} there, {now!r} now); "
-                    "choose another --out, or repeat the original options to resume",
+                    lambda name: f"{said}; choose another {name('out')}, or repeat the original options to resume",
                     self.root,
                 )
             self.repair()
@@ -246,9 +246,9 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     try:
         i, n = (int(x) for x in text.split("/"))
     except ValueError:
-        raise InputError(f"--shard {text!r}: expected i/n, e.g. 1/4") from None
+        raise SettingError("shard", text, "expected i/n, e.g. 1/4") from None
     if not (n >= 1 and 1 <= i <= n):
-        raise InputError(f"--shard {text!r}: need 1 <= i <= n")
+        raise SettingError("shard", text, "need 1 <= i <= n")
     return i - 1, n
 
 

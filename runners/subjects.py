@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kg.errors import InputError
+from kg.errors import SettingError
 from kg.records import Question
 
 SHOWN = 80
@@ -45,8 +45,11 @@ def filter_subjects(
     known = set().union(*names) if names else set()
     missing = [shown for folded, shown in asked.items() if folded not in known]
     if missing:
-        raise InputError(
-            f"--subjects {', '.join(missing)}: no subject of this bank is called so; valid: {valid_subjects(questions)}"
+        raise SettingError(
+            "subjects",
+            ", ".join(missing),
+            f"no subject of this bank is called so; valid: {valid_subjects(questions)}",
+            quoted=False,
         )
     return [q for q, held in zip(questions, names, strict=True) if held & asked.keys()]
 

@@ -20,7 +20,7 @@ from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kg.errors import InputError
+from kg.errors import InputError, SettingError
 from kg.intervals import wilson_interval
 from kg.records import Question
 from runners.circular import CIRCULAR, CircularStats, circular_stats
@@ -282,9 +282,7 @@ class FailureLimit:
                 return cls(count=int(value))
         except ValueError:
             pass
-        raise InputError(
-            f"--max-failures {text!r}: expected a count (e.g. 3) or a percentage from 0% to 100% (e.g. 5%)"
-        )
+        raise SettingError("max_failures", text, "expected a count (e.g. 3) or a percentage from 0% to 100% (e.g. 5%)")
 
     def allows(self, failed: int, total: int) -> bool:
         """Whether ``failed`` failures out of ``total`` questions are within the limit."""

@@ -141,7 +141,7 @@ class TemplateSet(BaseModel):
         if missing:
             raise TemplateError(
                 f"template set {self.name!r} ({self.language}) has no {', '.join(missing)} phrase: "
-                "--strategy instruct-rank needs a set that asks for a ranking (xiezhi)"
+                "the instruct-rank strategy needs a set that asks for a ranking (xiezhi)"
             )
         phrases = {**self.phrases, **{target: self.phrases[name] for name, target in RANK_PHRASES.items()}}
         return self.model_copy(update={"phrases": phrases})

@@ -204,3 +204,93 @@ def test_the_tests_mirror_the_packages() -> None:
     assert folders == {*LAYERS, "fixtures", "conformance"}
     top = {p.name for p in (REPO / "tests").glob("test_*.py")}
     assert top == {"test_architecture.py", "test_docs.py", "test_doctests.py"}
+
+
+FLAG = re.compile(r"(?<![\w-])(?:--[a-z][a-z0-9-]*|-[A-Za-z](?= ))")
+"""A long option, or a short one followed by its value (``-b replay``)."""
+WHOLE_COMMAND = re.compile(r"\bk12eval [a-z][a-z-]*( [a-z][a-z-]*)? ")
+"""A message may show a whole command to run (``k12eval models pull X --offline``): that is a command, not a
+setting named by its flag."""
+
+
+def _cli_flags() -> set[str]:
+    """Every option of every ``k12eval`` command (``--backend``, ``-b``), from the command line itself."""
+    import typer
+
+    from k12eval.cli import app
+
+    flags: set[str] = set()
+
+    def walk(command: object) -> None:
+        for param in getattr(command, "params", []):
+            flags.update(o for o in (*param.opts, *param.secondary_opts) if o.startswith("-"))
+        for sub in getattr(command, "commands", {}).values():
+            walk(sub)
+
+    walk(typer.main.get_command(app))
+    return flags - {"--help", "-h"}
+
+
+def _flag_words(path: Path, flags: set[str], root: Path = REPO) -> list[str]:
+    """The texts of ``path`` (its string literals and f-strings, not its docstrings, nor a program's own
+    ``add_argument`` options) that name a ``k12eval`` flag outside a whole command line."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr):  # a docstring, a field's docstring
+            skipped.add(id(node.value))
+        elif isinstance(node, ast.JoinedStr):  # read whole, below
+            skipped.update(id(part) for part in node.values)
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_argument":
+            skipped.update(id(arg) for arg in node.args)
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        elif isinstance(node, ast.JoinedStr):
+            text = "".join(p.value if isinstance(p, ast.Constant) else "{}" for p in node.values)
+        else:
+            continue
+        named = [word for word in FLAG.findall(text) if word in flags]
+        if named and not WHOLE_COMMAND.search(text):
+            found.append(f"{path.relative_to(root)}:{node.lineno}: {', '.join(named)} in {text[:80]!r}")
+    return found
+
+
+def test_the_library_names_settings_not_flags() -> None:
+    # The library's errors, warnings and stored texts name a setting as the Python API does (kg.errors.SettingError,
+    # kg.errors.Worded); the command line words them with its flags (k12eval.cli._wording.FLAGS), so an API user
+    # is never told to "pass --data" (#35 item 1).
+    flags = _cli_flags()
+    library = [
+        path
+        for layer in LAYERS
+        for path in sorted((REPO / layer).rglob("*.py"))
+        if path.relative_to(REPO).parts[:2] != ("k12eval", "cli")
+    ]
+    assert [said for path in library for said in _flag_words(path, flags)] == []
+
+
+def test_the_flag_scan_sees_messages_not_docs(tmp_path: Path) -> None:
+    # The scan itself can fail: a flag in a message (plain or f-string) is found; docs, whole commands and
+    # another program's flags are not.
+    module = tmp_path / "probe.py"
+    module.write_text(
+        '"""``score --combiner`` in a docstring is documentation."""\n'
+        "def f(x):\n"
+        '    """``--data`` here too."""\n'
+        '    hint = f"choose another --out than {x}"\n'
+        '    ok = "fetch it: k12eval models pull x --offline"\n'
+        '    foreign = "pip install --no-deps x"\n'
+        '    raise ValueError("pass --format")\n'
+        '    short = "replay them with -b replay"\n',
+        encoding="utf-8",
+    )
+    found = _flag_words(module, {"--combiner", "--data", "--out", "--offline", "--format", "-b"}, tmp_path)
+    assert sorted(found) == [
+        "probe.py:4: --out in 'choose another --out than {}'",
+        "probe.py:7: --format in 'pass --format'",
+        "probe.py:8: -b in 'replay them with -b replay'",
+    ]

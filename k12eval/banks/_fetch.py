@@ -18,7 +18,7 @@ from pathlib import Path
 from k12eval.banks._benchmarks import Benchmark, find_benchmark, hub_id, known_names
 from k12eval.banks._locate import MIRROR, cached_snapshot, find_local, matching_files
 from k12eval.banks._unpack import bank_root, data_home, unpack, write_pulled
-from kg.errors import InputError
+from kg.errors import InputError, SettingError
 
 Report = Callable[[str], None]
 
@@ -114,7 +114,11 @@ def _pull_from(benchmark: Benchmark, source: str, root: Path | None, report: Rep
     subpath = benchmark.archive.subpath if benchmark.archive else None
     if source.startswith(("http://", "https://")):
         report(f"fetching {source}")
-        download = _download(source, home, "check the URL, or fetch the file elsewhere and pass it with --from")
+        download = _download(
+            source,
+            home,
+            f"check the URL, or fetch the file elsewhere and pull from it: k12eval data pull {benchmark.name} --from FILE",
+        )
         try:
             path = bank_root(unpack(download, home / f"url-{_digest(download)}"), subpath)
         finally:
@@ -123,7 +127,7 @@ def _pull_from(benchmark: Benchmark, source: str, root: Path | None, report: Rep
         return PullResult(benchmark.name, path, source, None, already=False)
     given = Path(source).expanduser()
     if not given.exists():
-        raise InputError(f"--from {source}: no such file or folder")
+        raise SettingError("source", source, "no such file or folder", quoted=False)
     archive = _the_archive(benchmark, given)
     if archive is None:
         path = given.resolve()
@@ -189,7 +193,8 @@ def _snapshot(
         wanted = ", ".join(patterns) if patterns else "any file"
         raise InputError(
             f"{repo} on the hub has no file matching {wanted} at {folder.name}; its layout may have changed: "
-            "pull a copy with --from, or pass the folder of one"
+            f"pull a copy fetched elsewhere: k12eval data pull {benchmark.name if benchmark else f'hf://{repo}'} "
+            "--from FOLDER"
         )
     return folder, folder.name
 

@@ -13,7 +13,9 @@ import typer
 import typer.core
 
 from k12eval._lists import comma_list as comma_list
-from kg.errors import InputError
+from k12eval.cli._wording import UserError as UserError
+from k12eval.cli._wording import said
+from kg.errors import InputError, SettingOSError
 from runners.backends import backend_names
 
 P = ParamSpec("P")
@@ -70,10 +72,6 @@ def _built_in(mark: str) -> tuple[list[str], str]:
     return [], METRICS_HELP
 
 
-class UserError(Exception):
-    """A bad input or option found by the command line itself; printed like an :class:`InputError`."""
-
-
 OPTIONAL_PACKAGES: dict[str, str] = {
     "vllm": "pip install 'k12eval[vllm]' (on a CPU: make setup-vllm)",
     "torch": "pip install 'k12eval[hf]'",
@@ -109,8 +107,11 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
-        except (InputError, UserError) as exc:
+        except UserError as exc:
             typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        except InputError as exc:
+            typer.echo(f"error: {said(exc)}", err=True)  # the settings it names as their flags
             raise typer.Exit(2) from None
         except OSError as exc:
             typer.echo(f"error: {os_error_text(exc)}", err=True)
@@ -127,7 +128,8 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
 
 def os_error_text(exc: OSError) -> str:
     """``<file>: <reason>`` for an :class:`OSError`, e.g. ``run/records.jsonl: No space left on device``."""
-    reason = exc.strerror or str(exc) or type(exc).__name__
+    # a SettingOSError names the setting that does without the file: as its flag here
+    reason = said(exc) if isinstance(exc, SettingOSError) else exc.strerror or str(exc) or type(exc).__name__
     return f"{exc.filename}: {reason}" if exc.filename is not None else reason
 
 

@@ -18,7 +18,7 @@ from k12eval.cli._demo_stages import (
     run_progress,
     vllm_python,
 )
-from k12eval.cli._wording import english_only
+from k12eval.cli._wording import english_only, said
 from kg.errors import OtherRunError
 from reasoning_metrics.models.languages import english_only_warning
 
@@ -255,7 +255,7 @@ def set_aside(exc: OtherRunError, echo: Echo) -> Path:
         if header_path(path).exists():
             header_path(path).rename(header_path(kept))
     path.rename(kept)
-    echo(f"      {exc}")
+    echo(f"      {said(exc)}")
     echo(f"      the demo's own output, so it was moved to {kept} and this stage starts again")
     return kept
 

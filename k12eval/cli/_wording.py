@@ -14,11 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from k12eval.cli._common import UserError
-from kg.errors import SettingError
+from kg.errors import InputError, SettingOSError
 
 if TYPE_CHECKING:  # imported when a warning is worded: `--help` loads no scoring package
     from reasoning_metrics.models.languages import EnglishOnlyEncoderWarning
+
+
+class UserError(Exception):
+    """A bad input or option found by the command line itself; printed like an :class:`InputError`."""
+
 
 FLAGS: dict[str, str] = {
     "encoder": "--encoder",
@@ -28,9 +32,15 @@ FLAGS: dict[str, str] = {
     "prm_backend": "--prm-backend",
     "rollouts": "--rollouts",
     "metric_models": "--model-for",
+    "template_set": "--templates",
+    "fmt": "--format",
+    "cache": "--no-cache",
+    "source": "--from",
 }
-"""The flag of each setting, where every command that has it calls it the same; a command passes its own
-names over these (``score``: ``{"encoder": "--embedder"}``)."""
+"""The flag of each setting whose flag is not its API name with dashes (``few_shot`` -> ``--few-shot``), where
+every command that has it calls it the same; a command passes its own names over these (``score``:
+``{"encoder": "--embedder"}``). The library names settings only as the API does (:class:`kg.errors.SettingError`,
+:data:`kg.errors.Worded`); this table is where they become flags."""
 
 
 def flag(setting: str, flags: Mapping[str, str] | None = None) -> str:
@@ -71,16 +81,29 @@ def encoder_warnings_to_stderr(flags: Mapping[str, str] | None = None) -> Iterat
         yield
 
 
+def said(exc: InputError | SettingOSError, flags: Mapping[str, str] | None = None) -> str:
+    """The error's text with each setting it names as this command's flag (``--data 'x': ...``)."""
+
+    def name(setting: str, value: str | None = None) -> str:
+        return flag(setting, flags) if value is None else f"{flag(setting, flags)} {value}"
+
+    return exc.said(name)
+
+
 @contextlib.contextmanager
 def worded(flags: Mapping[str, str] | None = None) -> Iterator[None]:
-    """Run a library call as this command: a :class:`SettingError` becomes a :class:`UserError` naming the
-    command's flag, an English-only-encoder warning a ``warning:`` line naming it."""
+    """Run a library call as this command: an error that names settings (a :class:`kg.errors.SettingError`,
+    a :data:`kg.errors.Worded` text) becomes a :class:`UserError` naming the command's flags, an
+    English-only-encoder warning a ``warning:`` line naming it."""
     with encoder_warnings_to_stderr(flags):
         try:
             yield
-        except SettingError as exc:
-            value = "" if exc.value is None else f" {exc.value!r}"
-            raise UserError(f"{flag(exc.setting, flags)}{value}: {exc.detail}") from None
+        except InputError as exc:
+            if exc.wording is None:
+                raise
+            raise UserError(said(exc, flags)) from None
+        except SettingOSError as exc:
+            raise UserError(f"{exc.filename}: {said(exc, flags)}") from None
 
 
 HINTS: dict[tuple[str, str | None], str] = {
@@ -92,6 +115,9 @@ HINTS: dict[tuple[str, str | None], str] = {
     ("needs", "judge"): " (--judge-model)",
     ("needs", "prm"): " (--prm)",
     ("needs", "rollouts"): " (--rollouts)",
+    ("not_given", "nli"): " (--nli)",
+    ("not_given", "judge"): " (--judge-model)",
+    ("not_given", "prm"): " (--prm)",
     ("needs_combiner", None): " (--combiner combiner.json or default)",
     ("combiner_needs_encoder", None): ": pass --encoder",
 }

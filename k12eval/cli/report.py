@@ -75,7 +75,7 @@ def report(
         plots=plots,
         xlsx=xlsx,
         select=select,
-        judgment=None if judgment is None else choose(judgment, JUDGMENT_SCORING, "--judgment"),
+        judgment=None if judgment is None else choose(judgment, JUDGMENT_SCORING, "judgment"),
     )
     for warning in result.warnings:
         flag = " (--data PATH)" if getattr(warning, "setting", None) == "data" else ""

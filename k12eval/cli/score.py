@@ -210,7 +210,7 @@ def score(
 
     if not (run_dir / HEADER_FILE).is_file():  # before the models are looked at
         raise UserError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
-    choose(select, tuple(SELECTIONS), "--select")  # before the lock and the bank are touched
+    choose(select, tuple(SELECTIONS), "select")  # before the lock and the bank are touched
     models = role_models(encoder=embedder, nli=nli, token_embedder=token_model, lm=lm, grammar=grammar_model)
     plan = _plan(metrics, model_for)
     check_models(plan, models, also=("nli",) if detectors else ())

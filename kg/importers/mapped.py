@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kg.errors import Problem
+from kg.errors import Problem, SettingError
 from kg.importers._answers import parse_answer, parse_judgments
 from kg.importers._found import Found, ImportOptions, located
 from kg.importers._lines import iter_csv, read_csv_header, split_option
@@ -47,8 +47,7 @@ def detect(path: Path) -> bool:
 def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the questions (and problems) of ``path`` (a file, or a folder of them) read through the mapping."""
     if options.mapping is None:
-        yield Problem(path, None, None, "the mapped format needs a mapping file (--mapping FILE) naming the columns")
-        return
+        raise SettingError("mapping", None, f"the mapped format needs a mapping file naming the columns of {path}")
     mapping = load_mapping(options.mapping)
     if isinstance(mapping, Problem):
         yield mapping

@@ -30,6 +30,7 @@ from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.metaeval.detection_stats import auroc, bootstrap_ci
 from reasoning_metrics.metaeval.detectors import reference_of
 from reasoning_metrics.metaeval.halves import half_indices
+from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.verify.flags import SolutionAssessment
 
@@ -122,7 +123,7 @@ def score_as_run(
     metrics = list(dict.fromkeys([*DEFAULT_METRICS, *PAGE_METRICS]))
     scored = encoder_scores(chains, metrics, encoder, nli, batch_size=batch_size, cache=False)
     references = {s.id: ref for s in solutions if (ref := reference_of(s)) is not None}
-    nli_by_lang = {lang: nli if nli is not None else "no NLI model given (--nli)" for lang in ("zh", "en")}
+    nli_by_lang = {lang: nli if nli is not None else reason("not_given", "nli") for lang in ("zh", "en")}
     assessed = assess_scored(
         scored,
         {s.id: s.problem for s in solutions},

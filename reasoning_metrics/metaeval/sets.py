@@ -32,7 +32,8 @@ def parse_set(spec: str, default_format: str | None = None) -> SetSpec:
     if not sep or fmt not in FORMATS:
         fmt, paths = default_format or "", rest
     if not fmt:
-        raise InputError(f"{spec!r}: no format; write FORMAT:PATH ({', '.join(FORMATS)}) or pass --format")
+        formats = ", ".join(FORMATS)
+        raise InputError(lambda name: f"{spec!r}: no format; write FORMAT:PATH ({formats}) or pass {name('fmt')}")
     files = tuple(Path(p) for p in paths.split(",") if p)
     if not files:
         raise InputError(f"{spec!r}: no file named")

@@ -61,6 +61,6 @@ def probe_root(client: httpx.Client, root: str) -> str:
         tried.append(f"{with_version}/models (HTTP {second})" if second is not None else f"{with_version}/models")
     raise InputError(
         f"base_url {root} is not the root of an OpenAI-compatible API: nothing at {' nor '.join(tried)}; "
-        "pass the URL that ends in /v1, e.g. -B base_url=http://127.0.0.1:8000/v1 "
-        "(-B probe=false skips this check for a server without /models)"
+        "give the backend option base_url the URL that ends in /v1, e.g. http://127.0.0.1:8000/v1 "
+        "(the backend option probe=false skips this check for a server without /models)"
     )

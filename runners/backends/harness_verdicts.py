@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kg.errors import InputError
+from kg.errors import SettingError
 from runners.backends._shared import clean_text
 from runners.backends.harness_files import LM_EVAL_DATE, base_name
 
@@ -72,9 +72,10 @@ class Grader:
         if name == "harness":
             metric, _, filter_name = detail.partition(",")
             return cls("harness", metric.strip() or None, filter_name.strip() or None)
-        raise InputError(
-            f"--grader {text!r}: choose k12eval, harness, harness:METRIC or harness:METRIC,FILTER "
-            "(e.g. harness:exact_match,flexible-extract)"
+        raise SettingError(
+            "grader",
+            text,
+            "choose k12eval, harness, harness:METRIC or harness:METRIC,FILTER (e.g. harness:exact_match,flexible-extract)",
         )
 
     def __str__(self) -> str:

@@ -177,7 +177,7 @@ class ReplayBackend(Backend):
         if not sample.texts:
             return GenerationResult(
                 request.id,
-                error=f"{sample.place()} has choice scores, no text: use --strategy rank-options",
+                error=f"{sample.place()} has choice scores, no text: use the rank-options strategy",
                 harness=harness,
             )
         texts = list(sample.texts)
@@ -190,7 +190,7 @@ class ReplayBackend(Backend):
         if sample.scores is None:
             return LoglikelihoodResult(
                 request.id,
-                error=f"{sample.place()} has text, no choice scores: use --strategy generate",
+                error=f"{sample.place()} has text, no choice scores: use the generate strategy",
                 harness=harness,
             )
         if len(sample.scores) != len(request.continuations):  # this record only: its request fails, named

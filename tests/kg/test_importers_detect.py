@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from k12eval.cli._wording import said
 from kg.errors import InputError
 from kg.importers import FORMATS, detect_format, load_questions
 from tests.importer_helpers import FIXTURES, write_jsonl, write_text
@@ -53,9 +54,10 @@ def test_a_mapping_file_chooses_the_mapped_format() -> None:
 )
 def test_unknown_layout_says_what_to_do(tmp_path: Path, name: str, content: str) -> None:
     file = write_text(tmp_path / name, content)
-    with pytest.raises(InputError, match="--mapping FILE") as caught:
+    with pytest.raises(InputError, match=r"pass fmt= with one of .*naming its columns: mapping=") as caught:
         detect_format(file)
     assert str(file) in str(caught.value)
+    assert "pass --format with one of" in said(caught.value) and said(caught.value).endswith("columns: --mapping)")
 
 
 def test_missing_path() -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from kg.errors import SettingError
 from kg.importers import load_questions
 from kg.records import QuestionType, Stage
 from tests.conftest import REPO
@@ -163,9 +164,13 @@ def test_bad_mapping_file(tmp_path: Path, text: str, line: int | None, field: st
 
 
 def test_mapped_format_without_a_mapping(tmp_path: Path) -> None:
+    """A bad setting, not a bad record: it stops the import even with skip_invalid, naming the setting."""
     data = write_text(tmp_path / "bank.csv", CSV_HEADER)
-    problem = single_problem(data, "mapped")
-    assert "needs a mapping file" in str(problem)
+    for skip_invalid in (False, True):
+        with pytest.raises(SettingError) as refused:
+            load_questions(data, "mapped", skip_invalid=skip_invalid)
+        assert refused.value.setting == "mapping" and "needs a mapping file" in str(refused.value)
+        assert str(data) in str(refused.value) and "--" not in str(refused.value)
 
 
 def test_file_of_unknown_kind(tmp_path: Path) -> None:

@@ -230,7 +230,7 @@ def test_a_full_disk_in_the_metrics_cache_names_the_cache_file(tmp_path: Path, m
     with pytest.raises(OSError) as caught:
         cache.put_many("encoder:x", [(b"k" * 20, np.zeros(4))])
     assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(tmp_path / "cache" / "metrics.sqlite")
-    assert "score with --no-cache" in caught.value.strerror
+    assert "score without it (cache=)" in caught.value.strerror
 
 
 def test_score_files_follow_the_umask(run_dir: Path) -> None:

@@ -104,7 +104,7 @@ def test_no_detectors_writes_no_flags_and_resuming_must_match(run_dir: Path) -> 
     (line,) = _lines(run_dir)
     assert line["first_suspect"] is None and line["assessment"] is None
     assert load_scores(run_dir)["q-apples"].first_suspect is None
-    with pytest.raises(InputError, match=r"scored with other detectors .*--no-detectors"):
+    with pytest.raises(InputError, match=r"scored with other detectors .*resume with detectors= as it was"):
         score_run_composed(run_dir, models=models, cache=False)
     again = score_run_composed(run_dir, models=models, cache=False, detectors=False)
     assert (again.todo, again.already) == (1, 1)
@@ -178,7 +178,7 @@ def test_a_file_scored_under_the_old_detector_names_resumes(run_dir: Path) -> No
     old, new = (r["assessment"] for r in _lines(run_dir))
     assert old["detectors"] == OLD_NAMES  # the old line is kept as written; its names read as today's
     assert current_names(old["detectors"]) == new["detectors"]
-    with pytest.raises(InputError, match=r"scored with other detectors .*--no-detectors"):
+    with pytest.raises(InputError, match=r"scored with other detectors .*resume with detectors= as it was"):
         score_run_composed(run_dir, models=models, cache=False, detectors=False)
 
 

@@ -144,7 +144,7 @@ def test_run_errors_name_file_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"line 3 \(record q-unknown\), field 'question_id': not in the question bank"):
         run_chains(stranger)
     moved = write_run(tmp_path / "moved", tmp_path / "nowhere.jsonl")
-    with pytest.raises(InputError, match=r"field 'data.path'.*pass the question bank with --data"):
+    with pytest.raises(InputError, match=r"field 'data.path'.*pass the question bank with data="):
         run_chains(moved)
     assert len(run_chains(moved, data=bank).chains) == 2
 

@@ -275,7 +275,7 @@ def test_a_pool_a_mode_can_show_nothing_of_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"none of its 3 exemplars has an analysis.*few_shot_cot_examples\.json"):
         load_exemplar_pool(plain, mode="few-shot-cot")
     empty = _examples(tmp_path, [])
-    with pytest.raises(InputError, match="holds no exemplar; --mode few-shot needs some"):
+    with pytest.raises(InputError, match="holds no exemplar; mode='few-shot' needs some"):
         load_exemplar_pool(empty, mode="few-shot")
     assert len(load_exemplar_pool(empty, mode="zero-shot")) == 0  # a zero-shot mode never shows the pool
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from k12eval import api
 from k12eval.cli import app
-from kg.errors import InputError
+from kg.errors import InputError, SettingError
 from runners.backends.harness_verdicts import Grader, lm_eval_verdict, results_filters
 from runners.backends.replay import ReplayBackend
 from runners.results_file import mean_stderr
@@ -42,8 +42,9 @@ def test_grader_choices(text: str, grader: Grader) -> None:
 
 @pytest.mark.parametrize("text", ["lm-eval", "k12eval:acc", "harnes"])
 def test_a_grader_of_another_name_is_refused_naming_the_option(text: str) -> None:
-    with pytest.raises(InputError, match="--grader"):
+    with pytest.raises(SettingError, match=f"^grader {text!r}: choose k12eval") as refused:
         Grader.parse(text)
+    assert refused.value.setting == "grader"
 
 
 def test_a_verdict_holds_the_named_metrics_the_filter_and_the_filtered_answer() -> None:
@@ -116,7 +117,10 @@ def test_the_harness_grader_asks_for_harness_verdicts(tmp_path: Path) -> None:
     samples = write_jsonl(tmp_path / "lm" / f"samples_gsm8k_{DATE}.jsonl", _lines())
     runner = CliRunner()
     for args, said in (
-        (["-m", "m", "--grader", "harness"], "replay its samples_*.jsonl with -b replay"),
+        (
+            ["-m", "m", "--grader", "harness"],
+            "--grader 'harness': reads the verdicts lm-eval recorded beside its answers: replay its samples_*.jsonl with --backend replay",
+        ),
         (["-b", "replay", "-m", str(samples), "--grader", "harness:acc"], "no metric 'acc'"),
         (["-b", "replay", "-m", str(samples), "--grader", "harness:exact_match,none"], "no filter 'none'"),
     ):

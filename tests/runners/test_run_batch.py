@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from kg.errors import InputError
+from kg.errors import SettingError
 from runners.backends.base import Backend, GenerationRequest, SamplingParams
 from runners.batch_plan import backend_batch, faster_batch, parse_batch_size
 from runners.store import RunStore
@@ -59,8 +59,9 @@ def test_auto_on_a_cpu_measures_and_a_backend_option_batch_size_still_wins(tiny_
 def test_the_option_takes_a_number_or_auto() -> None:
     assert parse_batch_size("auto") == "auto" and parse_batch_size("12") == 12
     for bad in ("0", "-3", "big", "1.5"):
-        with pytest.raises(InputError, match="--batch-size"):
+        with pytest.raises(SettingError, match=f"^batch_size {bad!r}: give a whole number") as refused:
             parse_batch_size(bad)
+        assert refused.value.setting == "batch_size"
 
 
 def _never() -> int:

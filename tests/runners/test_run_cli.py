@@ -221,7 +221,10 @@ def test_a_template_set_without_some_selected_type_is_refused_up_front(bank: Pat
     common = [str(bank), "-m", "r", "-b", "replay", "-B", "path=unused", "-o", str(tmp_path / "o")]
     result = _invoke(*common, "--templates", "cmmlu")
     assert result.exit_code == 2, result.output
-    assert "--templates cmmlu has no zh template for judgment, multiple_choice questions" in result.output
+    assert (
+        "--templates cmmlu: has no zh template for judgment, multiple_choice questions (it has: single_choice); choose those types with --types"
+        in result.output
+    )
     assert "Traceback" not in result.output and not (tmp_path / "o").exists()
     unknown = _invoke(*common, "--templates", "mmlu")
     assert unknown.exit_code == 2 and "no template set 'mmlu'" in unknown.output

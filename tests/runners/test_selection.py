@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kg.errors import InputError
+from kg.errors import SettingError
 from kg.importers import load_questions
 from runners.selection import analysis_steps, select
 from tests.qfactory import fill, single
@@ -35,7 +35,7 @@ def test_the_reasoning_subset_is_math_with_more_than_two_steps() -> None:
 
 
 def test_an_unknown_selection_names_the_option_and_the_choices() -> None:
-    with pytest.raises(InputError, match=r"--select 'reasoning'.*reasoning-subset"):
+    with pytest.raises(SettingError, match=r"^select 'reasoning'.*reasoning-subset"):
         select([], "reasoning")
 
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import k12eval
 from k12eval.cli import app
-from kg.errors import InputError
+from kg.errors import InputError, SettingError
 from kg.importers import load_questions
 from tests.kg.test_importers_parquet import write_parquet
 from tests.scripted import ScriptedBackend, prompt_text
@@ -100,7 +100,7 @@ def test_an_exemplar_split_that_is_the_scored_one_is_refused(cmmlu_release: Path
 def test_split_chooses_and_a_missing_one_lists_what_the_bank_holds(ceval_hub: Path, tmp_path: Path) -> None:
     summary = k12eval.run(ceval_hub, "m", tmp_path / "dev", backend=ScriptedBackend("A"), split="dev")
     assert len(summary.records) == 10 and all(r.question_id.startswith("ceval/dev/") for r in summary.records)
-    with pytest.raises(InputError, match=r"--split train is not in this bank: it holds dev \(10\), val \(6\)"):
+    with pytest.raises(SettingError, match=r"^split train: not in this bank, which holds dev \(10\), val \(6\)"):
         k12eval.run(ceval_hub, "m", tmp_path / "none", backend=ScriptedBackend("A"), split="train")
     assert len(k12eval.load_bank(ceval_hub)) == 16 and len(k12eval.load_bank(ceval_hub, split="val")) == 6
 
@@ -135,7 +135,7 @@ def test_a_subject_that_matches_nothing_lists_the_valid_ones(ceval_hub: Path, tm
     with pytest.raises(InputError) as error:
         k12eval.run(ceval_hub, "m", tmp_path / "run", backend=ScriptedBackend("A"), subjects="computer_networks")
     message = str(error.value)
-    assert message.startswith("--subjects computer_networks: no subject of this bank is called so")
+    assert message.startswith("subjects computer_networks: no subject of this bank is called so")
     assert "computer_network (计算机网络), operating_system (操作系统)" in message
 
 

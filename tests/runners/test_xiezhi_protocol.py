@@ -67,7 +67,7 @@ def test_a_default_run_scores_the_test_split_with_50_options_and_records_it(
     backend = ScriptedBackend("A")
     summary = k12eval.run(release, "m", tmp_path / "run", backend=backend)
     # the 2 English questions have too few English options of other 门类 to draw 46 from: left out, and said
-    assert "--variant options-50: 2 of 30 question(s) left out (e.g. xiezhi/xiezhi_spec_eng/1" in caplog.text
+    assert "variant options-50: 2 of 30 question(s) left out (e.g. xiezhi/xiezhi_spec_eng/1" in caplog.text
     assert len(summary.records) == 28 and all("/xiezhi_train_chn/" not in r.question_id for r in summary.records)
     sent = [prompt_text(r).split("### 所有选项:\n")[1] for r in backend.requests]
     assert not any(c.isascii() and c.isalpha() for prompt in sent for c in prompt)  # no English option drawn
