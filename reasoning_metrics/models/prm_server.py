@@ -33,7 +33,7 @@ from typing import Any
 
 import httpx
 
-from kg.errors import InputError
+from kg.errors import InputError, SettingError
 from reasoning_metrics.models.prm_format import PRM_SEPARATOR, prm_messages
 from runners.backends._base_url import strip_endpoint
 from runners.backends._http import RequestFailed, post_json
@@ -78,8 +78,13 @@ class ServedPRM:
             )
         given = base_url or environment_base_url()
         if not given:
-            raise PRMServerError(
-                f"no server named: pass --prm-option base_url=http://HOST:8000/v1 (the server: {SERVE_HINT})"
+            raise SettingError(
+                "prm_option",
+                None,
+                lambda name: (
+                    f"no server named: give {name('prm_option', 'base_url=http://HOST:8000/v1')} "
+                    f"(the server: {SERVE_HINT})"
+                ),
             )
         self.model = model
         self.name = f"prm:openai:{model}"

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from k12eval.cli._wording import said
+from kg.errors import SettingError
 from reasoning_metrics.models.prm_format import PRM_SEPARATOR
 from reasoning_metrics.models.prm_server import PRMServerError, ServedPRM, server_root
 from tests.runners.backends.checks import free_port
@@ -208,6 +210,15 @@ def test_an_option_of_the_in_process_adapters_is_refused_with_the_ones_it_takes(
     server = serve(vllm_like())
     with pytest.raises(TypeError, match="no option batch_size; a served PRM takes base_url, api_key, concurrency"):
         client(server, batch_size=8)
+
+
+def test_no_server_named_is_said_as_the_api_and_the_command_line_give_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in ("OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        monkeypatch.delenv(variable, raising=False)
+    with pytest.raises(SettingError) as caught:
+        ServedPRM("prm")
+    assert "prm_option='base_url=http://HOST:8000/v1'" in str(caught.value)
+    assert "give --prm-option base_url=http://HOST:8000/v1 " in said(caught.value)
 
 
 def test_what_users_paste_is_cut_to_the_servers_root() -> None:
