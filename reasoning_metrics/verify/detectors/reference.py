@@ -16,7 +16,7 @@ KINDS = {
 
 class AgainstReference(Detector):
     """Flags where steps leave the reference; a graded-right answer only on hard findings, a graded-wrong
-    one always on some step (see :mod:`..rules.reference`)."""
+    one always on some step (see :mod:`..rules.reference`). A gold answer without an analysis gives no findings."""
 
     name = "reference"
     labels = Labels(zh="对照解析", en="against the analysis")
@@ -30,7 +30,7 @@ class AgainstReference(Detector):
         """Flags per step."""
         steps: list[list[StepFlag]] = [[] for _ in evidence.steps]
         reference = evidence.reference
-        if reference is None or not evidence.steps:
+        if reference is None or not evidence.steps or not reference.analysis.strip():
             return Findings.at_steps(steps)
         read = read_reference(evidence.problem, reference)
         found = compare_steps(evidence.steps, evidence.checks, read)

@@ -98,3 +98,21 @@ def test_a_runaway_step_is_read_in_linear_time() -> None:
     start = time.process_time()  # CPU time of this process: other jobs on a busy machine do not count (#37)
     wrong_verdicts(RIGHT, [step] * 20, "B")
     assert time.process_time() - start < 2.0
+
+
+def test_a_gold_answer_without_an_analysis_is_a_reference_for_the_verdicts() -> None:
+    """A bank question with a gold answer and no analysis (28 of the first Chinese file's 159 development-half
+    questions) still has its options checked; the analysis detector stays silent on it."""
+    from reasoning_metrics.metaeval.detectors import reference_of
+    from reasoning_metrics.metaeval.solution import from_first_error
+    from reasoning_metrics.verify.detectors.reference import AgainstReference
+
+    steps = ["A. 水是单质", "这个说法是正确的。", "故选A"]
+    solution = from_first_error("q/m", RIGHT, steps, 1, "zh", {"gold": ["B"], "analysis": "", "graded_correct": False})
+    reference = reference_of(solution)
+    assert reference is not None and reference.answer == "B" and reference.analysis == ""
+    evidence = Evidence(RIGHT, steps, [], reference=reference)
+    assert [len(f) for f in OptionVerdicts().find(evidence).steps] == [0, 1, 0]
+    assert AgainstReference().find(evidence).steps == [[], [], []]
+    bare = from_first_error("q/m", RIGHT, steps, 1, "zh", {"gold": [], "analysis": " "})
+    assert reference_of(bare) is None
