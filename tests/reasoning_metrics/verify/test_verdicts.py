@@ -21,6 +21,9 @@ NOT_MEMBER = "下列物质不属于纯净物的是（　　）\nA. 水\nB. 氧�
         (NOT_MEMBER, True),
         ("下列实验能达到目的的是（　　）\nA. x\nB. y", False),
         ("下列做法不能达到目的的是（　　）\nA. x\nB. y", True),
+        # The bank stresses a negation with dots under it: $$\dot{错}\dot{误}$$ is 错误.
+        ("下列推断$$\\dot{错}\\dot{误}$$的是（　　）\nA. x\nB. y", True),
+        ("下列气体$$\\dot{不}\\dot{能}$$用碱石灰干燥的是（　　）\nA. x\nB. y", True),
     ],
 )
 def test_what_the_stem_asks_for(problem: str, negative: bool) -> None:
@@ -69,6 +72,12 @@ def test_what_the_stem_asks_for(problem: str, negative: bool) -> None:
         # "选项X" named in the middle of a step; the final choice sets the option a later comment is about.
         (RIGHT, "B", ["我们来看选项D：空气是纯净物，这个说法是错误的。", "正确答案是：D"], []),
         (RIGHT, "B", ["正确答案是：D", "这个说法是正确的。"], [(1, "D", "chosen")]),
+        # An option named after a list number, then a bare verdict right after it: that verdict's step.
+        (RIGHT, "B", ["1. **选项A：水是单质**", "- 这个选项是正确的。"], [(1, "A", "chosen")]),
+        # A bare verdict after a comment on the option rests on the comment.
+        (RIGHT, "B", ["A. 水是单质", "水由一种元素组成。", "这是正确的。"], [(1, "A", "chosen")]),
+        # A verdict that gives its reason stays where it is.
+        (RIGHT, "B", ["A. 水是单质", "水由氢氧组成。", "这是正确的，因为水是纯净物。"], [(2, "A", "chosen")]),
         # A step comparing two options gives no verdict.
         (RIGHT, "B", ["选项A和选项C都是正确的。"], []),
     ],
