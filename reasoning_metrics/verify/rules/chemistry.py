@@ -8,6 +8,10 @@ formula a step gives for a compound whose Chinese name spells it out.
   (``F1 + F2 = F`` is physics), an arrow only with a coefficient above 1 (``H2O2 → H2O + O2`` is a
   符号表达式, unbalanced on purpose); an equation the question itself writes is not the step's claim
   (restating option A is not an error).
+* **What a substance is.** ``氢氧化钠是一种弱酸``, ``盐酸是弱酸``, ``纯碱属于碱``: a common substance of
+  :data:`SUBSTANCES` stated to be an acid, a base, a salt or an oxide that it is not, or a strong acid or
+  base that is weak (or the other way round). ``不是`` turns the statement round; a hypothesis (若, 如果,
+  假设) states nothing.
 * **Formulas by name.** A name that spells out its counts (``五氧化二磷``, ``四氧化三铁``, ``二氧化碳``,
   ``一氧化碳``) fixes its formula (P₂O₅, Fe₃O₄, CO₂, CO); a step that gives it another (``五氧化二磷的化学式
   是5O2P``, ``二氧化碳（CO）``) states a false fact.
@@ -18,6 +22,7 @@ Read from :func:`~.._plain.plain` text; linear in the step's length; nothing is 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -189,7 +194,62 @@ def stated_chemistry(text: str, problem: str = "") -> list[Fact]:
         why = "，".join(f"{e}：{left[e]} ≠ {right[e]}" for e in off)
         facts.append(Fact(written, False, why))
     facts += _named_formulas(step)
+    facts += _classes(unicodedata.normalize("NFKC", text[:MAX_CHARS]))
     return facts
+
+
+def _all(kind: str, strength: str | None, names: str) -> dict[str, tuple[str, str | None]]:
+    return dict.fromkeys(names.split(), (kind, strength))
+
+
+SUBSTANCES: dict[str, tuple[str, str | None]] = {
+    **_all("酸", "强", "盐酸 硫酸 硝酸 稀盐酸 稀硫酸 浓硫酸 浓盐酸"),
+    **_all("酸", "弱", "碳酸 醋酸 乙酸 氢硫酸"),
+    **_all("碱", "强", "氢氧化钠 氢氧化钾 氢氧化钡 烧碱 火碱 苛性钠"),
+    **_all("碱", None, "氢氧化钙 熟石灰 消石灰"),
+    **_all("碱", "弱", "氨水 氢氧化铜 氢氧化铁 氢氧化镁 氢氧化铝"),
+    **_all(
+        "盐",
+        None,
+        "氯化钠 碳酸钠 纯碱 苏打 碳酸钙 碳酸氢钠 小苏打 硫酸铜 硝酸银 高锰酸钾 氯酸钾 硫酸钠 氯化钙 硝酸钾 硫酸亚铁 氯化铁 碳酸钾",
+    ),
+    # not 水 alone: it is read inside 石灰水, 盐水
+    **_all(
+        "氧化物",
+        None,
+        "二氧化碳 一氧化碳 氧化钙 生石灰 氧化铜 二氧化锰 四氧化三铁 五氧化二磷 过氧化氢 二氧化硫 氧化铁 氧化镁 干冰",
+    ),
+}
+"""Common substances of school chemistry: what class they are, and how strong an acid or base (``None``:
+not asked; 氢氧化钙 is strong but slightly soluble, and textbooks differ on calling it so)."""
+_CLASS_WORDS = ("酸", "碱", "盐", "氧化物")
+_CLASS_STATEMENT = re.compile(
+    "(" + "|".join(sorted(SUBSTANCES, key=len, reverse=True)) + r")(?:溶液|固体|气体)?\s*(?:[(（][^()（）]{0,20}[)）])?"
+    r"\s*(?:也|都)?\s*(不是|不属于|是|属于|为)\s*(?:一种|一类)?\s*(?:常见的)?\s*(强|弱)?(酸|碱|盐|氧化物)(?![性式根])"
+)
+_HYPOTHESIS = re.compile(r"若|如果|假设|假如|是否|吗")
+
+
+def _classes(text: str) -> list[Fact]:
+    out = []
+    for m in _CLASS_STATEMENT.finditer(text):
+        if _HYPOTHESIS.search(text[max(0, m.start() - 12) : m.start()]) or _HYPOTHESIS.search(m.group(0)):
+            continue
+        if m.start() > 0 and text[m.start() - 1] in "化亚氢稀浓":
+            continue  # 氯化钠 read from 亚氯化钠, 碳酸 from 碳酸钠's tail: the name is longer than the table's
+        kind, strength = SUBSTANCES[m.group(1)]
+        negated = m.group(2) in ("不是", "不属于")
+        said_kind, said_strength = m.group(4), m.group(3)
+        holds = said_kind == kind and (said_strength is None or strength is None or said_strength == strength)
+        if negated:
+            if said_strength is not None:
+                continue  # 不是强酸 says little: a weak acid, or no acid at all
+            holds = said_kind != kind
+        if holds:
+            continue
+        truth = f"{m.group(1)}是{strength or ''}{kind}"
+        out.append(Fact(m.group(0), False, truth))
+    return out
 
 
 def _named_formulas(text: str) -> list[Fact]:

@@ -53,3 +53,24 @@ def test_the_facts_detector_flags_the_unbalanced_step() -> None:
     found = Facts().find(Evidence("铁在氧气中燃烧的化学方程式书写正确的是（ ）\nA. x\nB. y", steps, []))
     assert [[f.kind for f in flags] for flags in found.steps] == [[], ["false_fact"], []]
     assert "Fe：1 ≠ 3" in (found.steps[1][0].message_zh or "")
+
+
+@pytest.mark.parametrize(
+    ("step", "false"),
+    [
+        ("氢氧化钠是一种弱酸，它在水中的溶解度较低", ["氢氧化钠是一种弱酸"]),
+        ("硫酸是一种强酸，而盐酸是一种弱酸", ["盐酸是一种弱酸"]),
+        ("纯碱属于碱", ["纯碱属于碱"]),
+        ("二氧化碳是酸", ["二氧化碳是酸"]),
+        ("纯碱不是碱，是盐", []),
+        ("氢氧化钠是强碱", []),
+        ("碳酸是弱酸", []),
+        ("氯化钠（NaCl）是一种盐", []),
+        ("碳酸钠溶液是碱性的", []),
+        ("氢氧化钠溶液显碱性", []),
+        ("如果氢氧化钠是酸，那么它能与碱反应", []),
+        ("石灰水是碱的溶液", []),
+    ],
+)
+def test_what_a_substance_is(step: str, false: list[str]) -> None:
+    assert [f.statement for f in stated_chemistry(step) if not f.holds] == false
