@@ -17,7 +17,7 @@ KINDS = {
 class AgainstReference(Detector):
     """Flags where steps leave the reference; a graded-right answer on hard findings and on the first
     calculation from known numbers to a value the analysis never reaches, a graded-wrong one always on some
-    step (see :mod:`..rules.reference`). A gold answer without an analysis gives no findings."""
+    step (see :mod:`..rules.reference`); without an analysis, against the question's numbers and the gold answer."""
 
     name = "reference"
     labels = Labels(zh="对照解析", en="against the analysis")
@@ -31,7 +31,7 @@ class AgainstReference(Detector):
         """Flags per step."""
         steps: list[list[StepFlag]] = [[] for _ in evidence.steps]
         reference = evidence.reference
-        if reference is None or not evidence.steps or not reference.analysis.strip():
+        if reference is None or not evidence.steps:
             return Findings.at_steps(steps)
         read = read_reference(evidence.problem, reference)
         found = compare_steps(evidence.steps, evidence.checks, read)

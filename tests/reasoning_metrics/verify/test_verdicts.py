@@ -111,17 +111,22 @@ def test_a_runaway_step_is_read_in_linear_time() -> None:
 
 def test_a_gold_answer_without_an_analysis_is_a_reference_for_the_verdicts() -> None:
     """A bank question with a gold answer and no analysis (28 of the first Chinese file's 159 development-half
-    questions) still has its options checked; the analysis detector stays silent on it."""
+    questions) still has its options checked, and its final choice checked against the gold answer."""
     from reasoning_metrics.metaeval.detectors import reference_of
     from reasoning_metrics.metaeval.solution import from_first_error
     from reasoning_metrics.verify.detectors.reference import AgainstReference
+    from reasoning_metrics.verify.rules.arithmetic import check_steps
 
     steps = ["A. 水是单质", "这个说法是正确的。", "故选A"]
     solution = from_first_error("q/m", RIGHT, steps, 1, "zh", {"gold": ["B"], "analysis": "", "graded_correct": False})
     reference = reference_of(solution)
     assert reference is not None and reference.answer == "B" and reference.analysis == ""
-    evidence = Evidence(RIGHT, steps, [], reference=reference)
+    evidence = Evidence(RIGHT, steps, check_steps(steps), reference=reference)
     assert [len(f) for f in OptionVerdicts().find(evidence).steps] == [0, 1, 0]
-    assert AgainstReference().find(evidence).steps == [[], [], []]
+    assert [[f.kind for f in flags] for flags in AgainstReference().find(evidence).steps] == [
+        [],
+        [],
+        ["reference_answer"],
+    ]
     bare = from_first_error("q/m", RIGHT, steps, 1, "zh", {"gold": [], "analysis": " "})
     assert reference_of(bare) is None
