@@ -90,6 +90,8 @@ _EQUATION = re.compile(
     rf"(?:{_TERM}[ \t]*\+[ \t]*)*{_TERM}[ \t]*(?:→|⟶|={{1,4}})[ \t]*(?:{_TERM}[ \t]*\+[ \t]*)*{_TERM}"
 )
 """An equation on one line (spaces and tabs only between its parts)."""
+_CUT = frozenset("+=→⟶()\\")
+"""A character next to an equation that says it goes on."""
 _EQUALS_SIGN = re.compile(
     r"\\begin\s*\{matrix\}.*?\\end\s*\{matrix\}|\\xlongequal\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}"
     r"|\^?\s*\\underline\s*\{\s*\\underline\s*\{[^{}]*\}\s*\}|~"
@@ -108,8 +110,11 @@ MAX_CHARS = 4000
 
 def _clean(text: str) -> str:
     text = re.sub(r"\\(?:long)?rightarrow", "→", text[:MAX_CHARS])
+    text = text.replace("\\uparrow", "↑").replace("\\downarrow", "↓")
+    text = re.sub(r"\\(?:left|right)\b", "", text)  # before plain(), which reads \left as \le + ft
     text = _EQUALS_SIGN.sub(lambda m: " " if m.group(0) == "~" else "=", text)
     text = plain(text).replace("_", "")
+    text = re.sub(r"\(\s*([A-Za-z0-9]+)\s*\)", r"(\1)", text)
     text = re.sub(r"\\[()\[\]]", " ", text)  # \( ... \) and \[ ... \] around the formula
     return _CONDITION.sub(" ", text)
 
@@ -166,6 +171,9 @@ def _equations(text: str) -> Iterator[tuple[str, Counter[str], Counter[str]]]:
     compound in it (``F = F + F`` is not chemistry), and an arrow only with a coefficient: ``H2O2 → H2O + O2``
     is a 符号表达式, which school chemistry writes unbalanced on purpose."""
     for m in _EQUATION.finditer(text):
+        before, after = text[: m.start()].rstrip(" \t")[-1:], text[m.end() :].lstrip(" \t")[:1]
+        if before in _CUT or after in _CUT or (after and after.isalnum()):
+            continue  # only part of the equation is in view (a step split inside it, a term not read)
         written = m.group(0).strip()
         sides = _ARROW.split(written, maxsplit=1)
         if len(sides) != 2:
@@ -228,6 +236,7 @@ _CLASS_STATEMENT = re.compile(
     r"\s*(?:也|都)?\s*(不是|不属于|是|属于|为)\s*(?:一种|一类)?\s*(?:常见的)?\s*(强|弱)?(酸|碱|盐|氧化物)(?![性式根])"
 )
 _HYPOTHESIS = re.compile(r"若|如果|假设|假如|是否|吗")
+_JUDGED = re.compile(r"\s*[”\"」]?\s*(?:的说法|这种说法|这一说法|说法)?\s*(?:是)?(?:错误|不正确|不对|正确|对)")
 
 
 def _classes(text: str) -> list[Fact]:
@@ -235,6 +244,8 @@ def _classes(text: str) -> list[Fact]:
     for m in _CLASS_STATEMENT.finditer(text):
         if _HYPOTHESIS.search(text[max(0, m.start() - 12) : m.start()]) or _HYPOTHESIS.search(m.group(0)):
             continue
+        if _JUDGED.match(text[m.end() : m.end() + 8]) or text[max(0, m.start() - 1) : m.start()] in ("“", '"', "「"):
+            continue  # a statement quoted to be judged (纯碱属于碱错误), not asserted
         if m.start() > 0 and text[m.start() - 1] in "化亚氢稀浓":
             continue  # 氯化钠 read from 亚氯化钠, 碳酸 from 碳酸钠's tail: the name is longer than the table's
         kind, strength = SUBSTANCES[m.group(1)]

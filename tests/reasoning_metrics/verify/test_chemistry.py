@@ -29,6 +29,13 @@ def test_atoms_of_a_formula() -> None:
         ("合力 F1 + F2 = F", []),
         ("C = B + C", []),
         ("Fe2O3 + mNa2O2 = nNa2FeO4 + Na2O", []),
+        # the bank's LaTeX: \left( \right) around a group, \uparrow; a step that holds only part of an equation
+        (
+            "$${F}{{{e}}_2}{{{O}}_3}+3{{{H}}_2}{S}{{{O}}_4}={F}{{{e}}_2}{{\\left( {S}{{{O}}_4} \\right)}_3}+3{{{H}}_2}{O}$$",
+            [True],
+        ),
+        ("$${2Al}+{6HCl}={2AlC}{{{l}}_3}+3{{{H}}_2}\\uparrow $$", [True]),
+        ("+6HCl=2AlCl3", []),
         # a formula fixed by the name
         ("五氧化二磷的化学式是 \\(5\\text{O}_2\\text{P}\\)。", [False]),
         ("二氧化碳（CO）能使澄清石灰水变浑浊", [False]),
@@ -70,6 +77,9 @@ def test_the_facts_detector_flags_the_unbalanced_step() -> None:
         ("氢氧化钠溶液显碱性", []),
         ("如果氢氧化钠是酸，那么它能与碱反应", []),
         ("石灰水是碱的溶液", []),
+        # quoted to be judged, not asserted
+        ("D．纯碱属于碱错误，纯碱是碳酸钠", []),
+        ("“纯碱属于碱”这种说法是错误的", []),
     ],
 )
 def test_what_a_substance_is(step: str, false: list[str]) -> None:
