@@ -138,8 +138,8 @@ def run_chains(
         chains.append((record, chain))
         stems[chain.id] = question.stem
         problems[chain.id] = problem
-        if question.analysis.strip():
-            answer = " ".join(str(a) for a in question.answer)
+        answer = " ".join(str(a) for a in question.answer)
+        if question.analysis.strip() or answer.strip():  # the option verdicts need only the gold answer
             references[chain.id] = Reference(answer, question.analysis, record.correct)
     return RunChains(header, chains, no_output, stems, problems, references)
 

@@ -290,13 +290,16 @@ def _per_step(
 def reference_of(solution: LabelledSolution) -> Reference | None:
     """The gold answer, teacher's analysis and grade a labelled set carries (``ck12-labels`` does), else ``None``.
 
-    Read from ``meta``: ``gold`` (a list or text), ``analysis`` and ``graded_correct``.
+    Read from ``meta``: ``gold`` (a list or text), ``analysis`` and ``graded_correct``; a gold answer without an
+    analysis is a reference too (the option verdicts need only the answer; 28 of the first Chinese file's
+    159 development-half questions have no analysis).
     """
     analysis = solution.meta.get("analysis")
-    if not isinstance(analysis, str) or not analysis.strip():
-        return None
+    analysis = analysis if isinstance(analysis, str) else ""
     gold = solution.meta.get("gold")
     answer = " ".join(str(g) for g in gold) if isinstance(gold, list) else str(gold or "")
+    if not analysis.strip() and not answer.strip():
+        return None
     correct = solution.meta.get("graded_correct")
     return Reference(answer, analysis, correct if isinstance(correct, bool) else None)
 

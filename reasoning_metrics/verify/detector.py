@@ -32,7 +32,7 @@ class Reference:
     answer: str
     """The gold answer as the bank writes it (``$$8$$``, ``C``, ``28种``)."""
     analysis: str
-    """The teacher's worked solution (CK12 ``analysis``)."""
+    """The teacher's worked solution (CK12 ``analysis``); empty when the bank has only the answer."""
     correct: bool | None = None
     """The run record's grading of the model's final answer; ``None`` when not graded."""
 

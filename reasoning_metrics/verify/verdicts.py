@@ -31,8 +31,16 @@ NEGATIVE_STEM = re.compile(
 """A stem that asks for the wrong / non-member option: the negation right before the answer blank."""
 
 _HEAD = re.compile(
-    r"^\s*[-*•]?\s*(?:\*\*)?\s*(?:选项\s*([A-H])|([A-H])\s*选项|[（(]\s*([A-H])\s*[)）]|([A-H])\s*[.．、:：])"
+    r"^\s*(?:\d{1,2}\s*[.．、]\s*)?[-*•]?\s*(?:\*\*)?\s*"
+    r"(?:选项\s*([A-H])|([A-H])\s*选项|[（(]\s*([A-H])\s*[)）]|([A-H])\s*[.．、:：])"
 )
+"""An option named at a step's head, after an optional list number (``1. **选项A：...**``)."""
+_EMPHASIS = re.compile(r"\$*\s*\\dot\s*\{\s*([^{}\s])\s*\}\s*\$*")
+"""CK12 stems stress a negation with dots under its characters: ``$$\\dot{错}\\dot{误}$$`` is 错误."""
+_BARE = re.compile(
+    r"^[\s\-*•]*(?:这|这个|该)?(?:选项|说法|描述|叙述|表述|方程|过程|方法|操作)?(?:是|也是)?\S{0,3}[。.！!]?\s*$"
+)
+"""A verdict with nothing else in it (``这是正确的。``, ``- 这个说法是正确的。``)."""
 _NAMED = re.compile(r"选项\s*([A-H])|([A-H])\s*选项|([A-H])\s*项")
 _CHOOSE = re.compile(r"符合题意|符合题目(?:的)?要求|符合要求|是正确答案|是正确的选项|是正确选项|是答案|应该选|可以选")
 _REJECT = re.compile(r"不符合题意|不符合题目(?:的)?要求|不符合要求|不是正确答案|不是答案|排除|不能选|不应该选|不选")
@@ -68,7 +76,7 @@ def options_of(problem: str) -> list[str]:
 def asks_for_wrong(problem: str) -> bool:
     """Whether the stem asks for the false / non-member option (``下列说法错误的是（ ）``)."""
     stem = OPTION_LINE.split(problem, maxsplit=1)[0]
-    return bool(NEGATIVE_STEM.search(stem))
+    return bool(NEGATIVE_STEM.search(_EMPHASIS.sub(r"\1", stem)))
 
 
 def gold_letters(answer: str, letters: list[str]) -> set[str]:
@@ -115,11 +123,17 @@ def wrong_verdicts(problem: str, steps: Sequence[str], answer: str) -> list[Wron
 
 
 def _reason_step(steps: Sequence[str], i: int, head_at: int | None) -> int:
-    """Where a wrong verdict went wrong: a bare conclusion (``因此，这个选项不符合题目的要求``) rests on the
-    step before it when that step comments on the same option (it is not the option's own line)."""
-    if i > 0 and head_at is not None and head_at < i - 1 and _CONCLUDES.match(steps[i][:40]):
-        return i - 1
+    """Where a wrong verdict went wrong: a bare conclusion (``因此，这个选项不符合题目的要求``) or a verdict with
+    nothing else in it (``这是正确的。``) rests on the step before it when that step comments on the same
+    option (it is not the option's own line)."""
+    if i > 0 and head_at is not None and head_at < i - 1:
+        head = steps[i][:40]
+        if _CONCLUDES.match(head) or _BARE.match(_verdict_words.sub("", head)):
+            return i - 1
     return i
+
+
+_verdict_words = re.compile(r"(?:不)?(?:正确|错误|对的|不对|成立|符合题意)(?:的)?")
 
 
 def _verdict(text: str, negative: bool) -> str | None:

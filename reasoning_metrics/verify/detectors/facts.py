@@ -1,5 +1,6 @@
-"""``facts``: a false fact about a number, formula or unit conversion a step states (:mod:`..rules.facts`,
-:mod:`..rules.formulas`, :mod:`..rules.conversions`), checked with sympy and exact arithmetic."""
+"""``facts``: a false fact about a number, formula, unit conversion or chemical equation a step states
+(:mod:`..rules.facts`, :mod:`..rules.formulas`, :mod:`..rules.conversions`, :mod:`..rules.chemistry`), checked
+with sympy, exact arithmetic and atom counts."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 from reasoning_metrics.guard import tick
 from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
+from reasoning_metrics.verify.rules.chemistry import stated_chemistry
 from reasoning_metrics.verify.rules.conversions import stated_conversions
 from reasoning_metrics.verify.rules.facts import Fact, stated_facts
 from reasoning_metrics.verify.rules.formulas import stated_formulas
@@ -15,13 +17,14 @@ from reasoning_metrics.verify.rules.formulas import stated_formulas
 
 class Facts(Detector):
     """One flag per false statement of a step: ``false_fact`` for properties of numbers (prime, even,
-    divisible, integer, square), ``wrong_formula`` for formulas and unit conversions."""
+    divisible, integer, square) and for chemistry (an equation that does not balance, a named compound's
+    formula, :mod:`..rules.chemistry`), ``wrong_formula`` for formulas and unit conversions."""
 
     name = "facts"
     labels = Labels(zh="事实与公式检查", en="facts and formulas")
     orientation = "number of false facts, formulas and conversions"
     """What its score counts, as meta-eval reports it alone (higher = more suspect)."""
-    reads = frozenset({"steps"})
+    reads = frozenset({"problem", "steps"})
     needs = frozenset()
     kinds = frozenset({FlagKind.FALSE_FACT, FlagKind.WRONG_FORMULA})
 
@@ -34,7 +37,7 @@ class Facts(Detector):
                 flag(
                     FlagKind.FALSE_FACT, f"{fact.statement} is false ({fact.why})", fact.statement, _zh(fact, "是错的")
                 )
-                for fact in stated_facts(step)
+                for fact in stated_facts(step) + stated_chemistry(step, evidence.problem)
                 if not fact.holds
             ]
             flags += [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
-from reasoning_metrics.verify.rules.reference import compare_steps, departure, read_reference
+from reasoning_metrics.verify.rules.reference import compare_steps, departure, new_value, read_reference
 
 KINDS = {
     "value": FlagKind.REFERENCE_VALUE,
@@ -15,8 +15,9 @@ KINDS = {
 
 
 class AgainstReference(Detector):
-    """Flags where steps leave the reference; a graded-right answer only on hard findings, a graded-wrong
-    one always on some step (see :mod:`..rules.reference`)."""
+    """Flags where steps leave the reference; a graded-right answer on hard findings and on the first
+    calculation from known numbers to a value the analysis never reaches, a graded-wrong one always on some
+    step (see :mod:`..rules.reference`); without an analysis, against the question's numbers and the gold answer."""
 
     name = "reference"
     labels = Labels(zh="对照解析", en="against the analysis")
@@ -36,6 +37,9 @@ class AgainstReference(Detector):
         found = compare_steps(evidence.steps, evidence.checks, read)
         if reference.correct:
             found = [f for f in found if f.hard]
+            computed = new_value(evidence.steps, evidence.checks, read, from_known=True)
+            if computed is not None and not any(f.step <= computed.step for f in found):
+                found.append(computed)
         if reference.correct is False:
             placed = departure(evidence.steps, evidence.checks, read)
             if not any(f.step <= placed.step for f in found):

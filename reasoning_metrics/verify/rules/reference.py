@@ -14,10 +14,13 @@ the gold answer; :func:`compare_steps` then walks the model's steps once:
 
 A finding on a variable of the question is *hard*; a named quantity, a variable the solution
 introduces itself (设 x ...) and the final answer are *soft*: names and letters may mean other
-things in another route. A graded-right answer (``Reference.correct``) gets hard findings only.
+things in another route. A graded-right answer (``Reference.correct``) gets hard findings, and a
+departure at the first calculation whose numbers are all known but whose result the analysis never
+reaches (:func:`new_value` with ``from_known``: a right answer reached through ``7+3+4=14``).
 A graded-wrong one always gets a step: the first finding, else a *departure* at the earliest step
 whose computed values (results of calculations, bindings, named values, stated answers) are none of
-the analysis's or question's numbers, else at the step that introduces the wrong final value, else
+the analysis's or question's numbers (a choice question's numbers without the options the gold answer rules
+out: reaching a wrong option's value is leaving the analysis), else at the step that introduces the wrong final value, else
 the last step.
 """
 
@@ -83,7 +86,7 @@ def read_reference(problem: str, reference: Reference) -> ReadReference:
     """What :func:`compare_steps` compares with (see the module doc)."""
     read = ReadReference()
     texts = split_steps(reference.analysis)
-    values: set[float] = set(given_numbers(problem))
+    values: set[float] = set(given_numbers(_without_wrong_options(problem, reference.answer)))
     analysis_checks = check_steps(texts)
     for text, check in zip(texts, analysis_checks, strict=True):
         tick()
@@ -117,6 +120,23 @@ def read_reference(problem: str, reference: Reference) -> ReadReference:
                 read.solved.pop(variable, None)
     read.question_variables = frozenset(_QUESTION_VARIABLE.findall(plain(problem)))
     return read
+
+
+def _without_wrong_options(problem: str, answer: str) -> str:
+    """The question's text without the options the gold answer rules out: a value only a wrong option
+    holds (``D. 16 g``) is one the analysis does not reach, so a step that computes it leaves the analysis."""
+    from reasoning_metrics.verify.verdicts import OPTION_LINE, gold_letters, options_of
+
+    letters = options_of(problem)
+    gold = gold_letters(answer, letters)
+    if len(letters) < 2 or not gold:
+        return problem
+    starts = list(OPTION_LINE.finditer(problem))
+    kept = [problem[: starts[0].start()]]
+    for m, after in zip(starts, [*starts[1:], None], strict=True):
+        if m.group(1) in gold:
+            kept.append(problem[m.start() : after.start() if after else len(problem)])
+    return "\n".join(kept)
 
 
 def same(a: float, b: float) -> bool:
@@ -266,12 +286,9 @@ def computed(text: str, check: StepCheck) -> list[float]:
 
 def departure(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadReference) -> Finding:
     """Where a graded-wrong solution first leaves the reference (see the module doc)."""
-    for i, (text, check) in enumerate(zip(steps, checks, strict=True)):
-        tick()
-        new = next((v for v in computed(text, check) if not _known(read.values, v)), None)
-        if new is not None:
-            message = f"computes {new:g}, which the analysis never reaches"
-            return Finding(i, "departure", False, message, f"{new:g}", message_zh=f"算出 {new:g}，解析中没有这个数")
+    found = new_value(steps, checks, read)
+    if found is not None:
+        return found
     final = final_value(steps, checks)
     if final is not None:
         first = next((i for i, c in enumerate(checks) if any(same(final[1], v) for v in c.mentioned)), final[0])
@@ -279,3 +296,33 @@ def departure(steps: Sequence[str], checks: Sequence[StepCheck], read: ReadRefer
         return Finding(first, "departure", False, message, message_zh=f"引入了 {final[1]:g}，即判错的最终答案")
     message = "the answer is graded wrong; no step computes a value"
     return Finding(len(steps) - 1, "departure", False, message, message_zh="答案判错；没有哪一步算出数值")
+
+
+def new_value(
+    steps: Sequence[str], checks: Sequence[StepCheck], read: ReadReference, *, from_known: bool = False
+) -> Finding | None:
+    """The earliest step that computes a value none of the analysis's, question's or gold answer's numbers
+    is (results of calculations, bindings, named values, stated answers), if one does. ``from_known``: only
+    the result of a calculation whose every number is one of those (``7+3+4=14`` where the analysis has 7,
+    3 and 4 but never 14): a value reached from the solution's own new values (``3000÷30=100`` after
+    ``3千米=3000米``) may be another route's, not a departure."""
+    for i, (text, check) in enumerate(zip(steps, checks, strict=True)):
+        tick()
+        values = _from_known(check, read) if from_known else computed(text, check)
+        new = next((v for v in values if not _known(read.values, v)), None)
+        if new is not None:
+            message = f"computes {new:g}, which the analysis never reaches"
+            return Finding(i, "departure", False, message, f"{new:g}", message_zh=f"算出 {new:g}，解析中没有这个数")
+    return None
+
+
+def _from_known(check: StepCheck, read: ReadReference) -> list[float]:
+    """Results of the step's calculations whose every number is a known value."""
+    out = []
+    for c in check.claims:
+        if c.claim is None or c.left_value is None or c.right_value is None or not c.claim.left.is_operation():
+            continue
+        literals = [n.value for n in c.claim.left.literals()]
+        if literals and all(v is not None and _known(read.values, float(v)) for v in literals):
+            out.append(c.right_value)
+    return out

@@ -176,9 +176,32 @@ def test_a_graded_wrong_answer_that_follows_the_analysis_is_placed_at_its_final_
     assert found == [[], [FlagKind.REFERENCE_DEPARTURE], []]  # 28 first appears in step 1
 
 
-def test_a_graded_right_answer_gets_no_soft_finding() -> None:
+def test_a_graded_right_answer_gets_no_soft_finding_but_a_calculation_on_known_numbers_the_analysis_never_reaches() -> (
+    None
+):
+    # 8 and 2 are the question's, 4 is nowhere in the analysis: a departure on that step, and no answer finding
     steps = ("每两个人握一次手，所以共握手8÷2=4次。", "答案：4")
-    assert _found(Case("", *HANDSHAKE, steps, True, -1)) == [[], []]
+    assert _found(Case("", *HANDSHAKE, steps, True, -1)) == [[FlagKind.REFERENCE_DEPARTURE], []]
+    # the analysis's values reached another way: nothing
+    steps = ("每人握7次，8×7=56", "每次握手算了两次，56÷2=28", "答案：28")
+    assert _found(Case("", *HANDSHAKE, steps, True, -1)) == [[], [], []]
+
+
+CONE = (
+    "已知圆锥的底面半径为$$3$$cm，母线长为$$5$$cm，则圆锥的侧面积是（  ）．\nA. $$15\\pi$$ cm²\nB. $$30\\pi$$ cm²\n"
+    "C. $$20\\pi$$ cm²\nD. $$45\\pi$$ cm²",
+    "A",
+    "圆锥的侧面积$$=\\pi rl=\\pi\\times 3\\times 5=15\\pi$$（cm²）．故选A．",
+)
+
+
+def test_a_value_only_a_wrong_option_holds_is_a_departure() -> None:
+    """A graded-wrong answer that computes 2×3×5 = 30, the value of option B (ruled out by the gold A): the
+    options the gold answer rules out are not numbers the analysis reaches."""
+    steps = ("圆锥的侧面积公式是 A = 2πrl。", "2×3×5=30", "所以侧面积是30π cm²，故选B")
+    found = _found(Case("", *CONE, steps, False, -1))
+    assert FlagKind.REFERENCE_DEPARTURE in found[1], found
+    assert found[0] == []
 
 
 @pytest.mark.parametrize("final", ["故选A", "选择A", "正确选项是A", "所以选A", "The answer is (A)."])

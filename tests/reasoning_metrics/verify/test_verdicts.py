@@ -21,6 +21,9 @@ NOT_MEMBER = "下列物质不属于纯净物的是（　　）\nA. 水\nB. 氧�
         (NOT_MEMBER, True),
         ("下列实验能达到目的的是（　　）\nA. x\nB. y", False),
         ("下列做法不能达到目的的是（　　）\nA. x\nB. y", True),
+        # The bank stresses a negation with dots under it: $$\dot{错}\dot{误}$$ is 错误.
+        ("下列推断$$\\dot{错}\\dot{误}$$的是（　　）\nA. x\nB. y", True),
+        ("下列气体$$\\dot{不}\\dot{能}$$用碱石灰干燥的是（　　）\nA. x\nB. y", True),
     ],
 )
 def test_what_the_stem_asks_for(problem: str, negative: bool) -> None:
@@ -69,6 +72,12 @@ def test_what_the_stem_asks_for(problem: str, negative: bool) -> None:
         # "选项X" named in the middle of a step; the final choice sets the option a later comment is about.
         (RIGHT, "B", ["我们来看选项D：空气是纯净物，这个说法是错误的。", "正确答案是：D"], []),
         (RIGHT, "B", ["正确答案是：D", "这个说法是正确的。"], [(1, "D", "chosen")]),
+        # An option named after a list number, then a bare verdict right after it: that verdict's step.
+        (RIGHT, "B", ["1. **选项A：水是单质**", "- 这个选项是正确的。"], [(1, "A", "chosen")]),
+        # A bare verdict after a comment on the option rests on the comment.
+        (RIGHT, "B", ["A. 水是单质", "水由一种元素组成。", "这是正确的。"], [(1, "A", "chosen")]),
+        # A verdict that gives its reason stays where it is.
+        (RIGHT, "B", ["A. 水是单质", "水由氢氧组成。", "这是正确的，因为水是纯净物。"], [(2, "A", "chosen")]),
         # A step comparing two options gives no verdict.
         (RIGHT, "B", ["选项A和选项C都是正确的。"], []),
     ],
@@ -98,3 +107,26 @@ def test_a_runaway_step_is_read_in_linear_time() -> None:
     start = time.process_time()  # CPU time of this process: other jobs on a busy machine do not count (#37)
     wrong_verdicts(RIGHT, [step] * 20, "B")
     assert time.process_time() - start < 2.0
+
+
+def test_a_gold_answer_without_an_analysis_is_a_reference_for_the_verdicts() -> None:
+    """A bank question with a gold answer and no analysis (28 of the first Chinese file's 159 development-half
+    questions) still has its options checked, and its final choice checked against the gold answer."""
+    from reasoning_metrics.metaeval.detectors import reference_of
+    from reasoning_metrics.metaeval.solution import from_first_error
+    from reasoning_metrics.verify.detectors.reference import AgainstReference
+    from reasoning_metrics.verify.rules.arithmetic import check_steps
+
+    steps = ["A. 水是单质", "这个说法是正确的。", "故选A"]
+    solution = from_first_error("q/m", RIGHT, steps, 1, "zh", {"gold": ["B"], "analysis": "", "graded_correct": False})
+    reference = reference_of(solution)
+    assert reference is not None and reference.answer == "B" and reference.analysis == ""
+    evidence = Evidence(RIGHT, steps, check_steps(steps), reference=reference)
+    assert [len(f) for f in OptionVerdicts().find(evidence).steps] == [0, 1, 0]
+    assert [[f.kind for f in flags] for flags in AgainstReference().find(evidence).steps] == [
+        [],
+        [],
+        ["reference_answer"],
+    ]
+    bare = from_first_error("q/m", RIGHT, steps, 1, "zh", {"gold": [], "analysis": " "})
+    assert reference_of(bare) is None
