@@ -45,7 +45,7 @@
       mathError: '公式无法排版，按原文显示',
       mathDefines: '未排版：公式中定义了宏（\\def、\\newcommand、\\let 等），按原文显示', mathDeep: '未排版：嵌套超过 {depth} 层，按原文显示',
       mathSlow: '未排版：这一页的公式太多，无法及时排版，按原文显示', mathLarge: '未排版：公式排版后过大，按原文显示',
-      capped: '（这一页的公式和加粗太多，以下未排版，按原文显示）',
+      viewCut: '（这一页的公式和加粗太多，以下未排版，按原文显示）',
     },
     en: {
       title: 'Knowledge-point audit report', overview: 'Overview', knowledge: 'Knowledge points', question: 'Question',
@@ -89,7 +89,7 @@
       mathError: 'not typeset, shown as written',
       mathDefines: 'not typeset: the formula defines a macro (\\def, \\newcommand, \\let...); shown as written', mathDeep: 'not typeset: nested more than {depth} deep; shown as written',
       mathSlow: 'not typeset: this view has more math than can be drawn in time; shown as written', mathLarge: 'not typeset: the formula draws too large; shown as written',
-      capped: ' (this view has too many formulas and bold runs: the rest is shown as written)',
+      viewCut: ' (this view has too many formulas and bold runs: the rest is shown as written)',
     },
   };
   const VALUES = {
@@ -223,7 +223,7 @@
   const VIEW_PIECES = 1000;
   const mathClock = { until: Infinity, nodes: 0, pieces: 0, cut: 0 };
   const spent = () => mathClock.pieces >= VIEW_PIECES || performance.now() > mathClock.until || mathClock.nodes > MATH_VIEW_NODES;
-  const asWritten = (text) => { mathClock.cut += 1; return [text, el('span', { class: 'capped' }, t('capped'))]; };
+  const asWritten = (text) => { mathClock.cut += 1; return [text, el('span', { class: 'cut-short' }, t('viewCut'))]; };
   function mathDepth(tex) {
     let depth = 0, deepest = 0, brackets = 0;
     for (const m of tex.matchAll(/\\left(?![A-Za-z])|\\right(?![A-Za-z])|\\begin(?![A-Za-z])|\\end(?![A-Za-z])|\\sqrt\s*\[|\\[{}[\]]|[{}\]]/g)) {

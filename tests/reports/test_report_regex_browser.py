@@ -111,7 +111,7 @@ def test_catastrophic_text_in_stem_analysis_and_steps_renders_each_view_in_bound
 
 COUNTED = """
 const view = document.getElementById('view');
-return [view.getElementsByTagName('*').length, view.querySelectorAll('.katex').length, view.querySelectorAll('.capped').length];
+return [view.getElementsByTagName('*').length, view.querySelectorAll('.katex').length, view.querySelectorAll('.cut-short').length];
 """
 
 
@@ -121,8 +121,8 @@ def test_a_text_past_the_view_cap_shows_the_rest_as_written_with_a_note(driver: 
     index = {qid: i for i, qid in enumerate(data["questions"]["id"])}
     driver.execute_script("location.hash = 'overview'")
     driver.execute_async_script(TIMED_VIEW, f"q/{index['z-bold_dollar']}")
-    note = driver.execute_script("return document.querySelector('.stem .capped').textContent")
-    rest = driver.execute_script("return document.querySelector('.stem .capped').previousSibling.textContent")
+    note = driver.execute_script("return document.querySelector('.stem .cut-short').textContent")
+    rest = driver.execute_script("return document.querySelector('.stem .cut-short').previousSibling.textContent")
     assert "未排版" in note
     # The text past the cap is all there, as written, up to its last character.
     assert len(rest) > len(PAYLOADS["bold_dollar"]) // 2 and PAYLOADS["bold_dollar"].endswith(rest), rest[:80]
