@@ -233,7 +233,7 @@ def detail_ids(points: list[list[str]], cap: int) -> list[str]:
 def build_payload(
     runs: list[Run],
     graph: KnowledgeGraph,
-    frame: pd.DataFrame,
+    metrics: list[str],
     nodes: pd.DataFrame,
     tables: list[dict[str, Any]],
     meta: dict[str, Any],
@@ -241,7 +241,8 @@ def build_payload(
 ) -> dict[str, Any]:
     """Everything the page shows, JSON-safe: every question's coordinates and results, and the texts and
     answers of at most :func:`detail_cap` of them (read back from the banks and run folders; ``data``:
-    ``--data``)."""
+    ``--data``). ``metrics``: the step scores' keys (the question frame's ``score:<key>`` columns); ``nodes``:
+    the node table, or the rows of it the page reads (:func:`reports.aggregate.page_nodes`)."""
     from reports.runs import full_questions, full_records
 
     points = graph.questions_by_point()
@@ -259,7 +260,6 @@ def build_payload(
         for qid, scores in run.scores.items():
             if scores.reference_steps and qid not in reference and qid in shown:
                 reference[qid] = scores.reference_steps
-    metrics = [c.removeprefix("score:") for c in frame.columns if str(c).startswith("score:")]
     rule = meta.get("judgment") or DEFAULT_JUDGMENT_RULE
     results: dict[str, Any] = {}
     answers: dict[str, Any] = {}
