@@ -115,12 +115,17 @@ return [view.getElementsByTagName('*').length, view.querySelectorAll('.katex').l
 """
 
 
-def test_a_text_past_the_view_cap_shows_the_rest_as_written_with_a_note(driver: Any, page: str) -> None:
+def open_question(driver: Any, page: str, qid: str) -> None:
+    """Open the page, then the view of question ``qid`` (from the overview), waiting until it is drawn."""
     driver.get(page)
     data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
     index = {qid: i for i, qid in enumerate(data["questions"]["id"])}
     driver.execute_script("location.hash = 'overview'")
-    driver.execute_async_script(TIMED_VIEW, f"q/{index['z-bold_dollar']}")
+    driver.execute_async_script(TIMED_VIEW, f"q/{index[qid]}")
+
+
+def test_a_text_past_the_view_cap_shows_the_rest_as_written_with_a_note(driver: Any, page: str) -> None:
+    open_question(driver, page, "z-bold_dollar")
     note = driver.execute_script("return document.querySelector('.stem .cut-short').textContent")
     rest = driver.execute_script("return document.querySelector('.stem .cut-short').previousSibling.textContent")
     assert "未排版" in note
@@ -129,11 +134,7 @@ def test_a_text_past_the_view_cap_shows_the_rest_as_written_with_a_note(driver: 
 
 
 def test_formulas_tables_and_bold_still_render(driver: Any, page: str) -> None:
-    driver.get(page)
-    data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
-    index = {qid: i for i, qid in enumerate(data["questions"]["id"])}
-    driver.execute_script("location.hash = 'overview'")
-    driver.execute_async_script(TIMED_VIEW, f"q/{index['ok']}")
+    open_question(driver, page, "ok")
     assert driver.execute_script("return document.querySelectorAll('.stem .katex').length") == 2
     assert driver.execute_script("return document.querySelector('.stem strong').textContent") == "注意"
 
