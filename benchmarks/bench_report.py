@@ -94,7 +94,7 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=13000)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    from reports.aggregate import node_table, question_frame
+    from reports.aggregate import SCORE_PREFIX, node_table, question_frame, score_columns
     from reports.html import render
     from reports.payload import build_payload
     from reports.runs import graph_of, load_runs
@@ -121,7 +121,8 @@ def main() -> None:
         lap("node table (all slices)")
         build_tables(frame, graph, 4, None, None)
         lap("paper tables and analyses")
-        payload = build_payload(runs, graph, frame, nodes, [], {"title": "bench", "version": "", "generated": ""})
+        metrics = [c.removeprefix(SCORE_PREFIX) for c in score_columns(frame)]
+        payload = build_payload(runs, graph, metrics, nodes, [], {"title": "bench", "version": "", "generated": ""})
         lap("page data")
         html = render(payload)
         lap("render html")

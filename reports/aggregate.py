@@ -479,6 +479,14 @@ def weakest_points(nodes: pd.DataFrame, top: int = 10, min_n: int = 1) -> pd.Dat
     return ordered.groupby("run", sort=False).head(top).reset_index(drop=True)
 
 
+def page_nodes(nodes: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a node table the page and summary.json read (:func:`weakest_points`, the runs' totals, the
+    subjects, the arts / science groups): the ``all`` slice and each group's root row, in order."""
+    if nodes.empty:
+        return nodes
+    return nodes[(nodes["slice"] == "all") | ((nodes["slice"] == "group") & (nodes["node"] == ROOT))]
+
+
 def _groups(question: Question) -> tuple[str, ...]:
     """All the categories a question's subject sits in; its ``group`` alone when the source names no others."""
     listed = question.extra.get("categories")

@@ -18,7 +18,9 @@ import base64
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 ASSETS = "reports.assets"
@@ -32,11 +34,33 @@ def asset(name: str) -> str:
 def embed_json(data: Any) -> str:
     """``data`` as JSON that is safe inside an HTML ``<script type="application/json">`` element."""
     try:
-        text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return "".join(json_chunks(data))
     except ValueError:  # a NaN slipped in: JSON has no NaN, the page reads null
         from reports.payload import clean
 
-        text = json.dumps(clean(data), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return "".join(json_chunks(clean(data)))
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+STREAMED_DEPTH = 3
+"""Levels of nested dicts :func:`json_chunks` writes key by key: the page's per-question blocks (``answers``:
+run -> question -> answer) are encoded one at a time, never the whole payload as one string."""
+
+
+def json_chunks(data: Any, depth: int = STREAMED_DEPTH) -> Iterator[str]:
+    """:func:`embed_json`'s text in pieces, the same characters: a dict with string keys down to ``depth``
+    levels key by key, each value by the C encoder. A NaN raises ``ValueError`` (the caller starts again)."""
+    if depth and isinstance(data, dict) and all(isinstance(key, str) for key in data):
+        yield "{"
+        for i, (key, value) in enumerate(data.items()):
+            yield ("," if i else "") + _safe(_JSON.encode(key)) + ":"
+            yield from json_chunks(value, depth - 1)
+        yield "}"
+    else:
+        yield _safe(_JSON.encode(data))
+
+
+def _safe(text: str) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
@@ -46,6 +70,30 @@ def _hash(text: str) -> str:
 
 def render(data: dict[str, Any], title: str = "k12eval report") -> str:
     """The complete HTML page."""
+    head, tail = _frame(title)
+    return head + embed_json(data) + tail
+
+
+def write_page(path: Path, data: dict[str, Any], title: str = "k12eval report") -> None:
+    """:func:`render`'s page written to ``path`` as it is encoded (a million questions' payload is never one
+    string)."""
+    head, tail = _frame(title)
+    with path.open("w", encoding="utf-8") as out:
+        out.write(head)
+        start = out.tell()
+        try:
+            out.writelines(json_chunks(data))
+        except ValueError:  # a NaN slipped in: written again cleaned, as embed_json does
+            from reports.payload import clean
+
+            out.seek(start)
+            out.truncate()
+            out.writelines(json_chunks(clean(data)))
+        out.write(tail)
+
+
+def _frame(title: str) -> tuple[str, str]:
+    """The page before and after its data: the template with everything but the data filled in."""
     script, katex_js = asset("report.js"), asset("katex.min.js")
     style, katex_css = asset("report.css"), asset("katex.min.css")
     policy = (
@@ -59,14 +107,13 @@ def render(data: dict[str, Any], title: str = "k12eval report") -> str:
         "TITLE": _escape(title),
         "KATEX_CSS": katex_css,
         "CSS": style,
-        "DATA": embed_json(data),
         "KATEX_JS": katex_js,
         "JS": script,
     }
-    # One pass, so a placeholder-like string inside the data is never substituted.
-    return re.sub(
-        r"\{\{(CSP|TITLE|KATEX_CSS|CSS|DATA|KATEX_JS|JS)\}\}", lambda m: values[m.group(1)], asset("report.html")
-    )
+    head, _, tail = asset("report.html").partition("{{DATA}}")
+    # One pass each, so a placeholder-like string inside a value is never substituted.
+    fill = re.compile(r"\{\{(CSP|TITLE|KATEX_CSS|CSS|KATEX_JS|JS)\}\}")
+    return fill.sub(lambda m: values[m.group(1)], head), fill.sub(lambda m: values[m.group(1)], tail)
 
 
 def _escape(text: str) -> str:

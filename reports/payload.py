@@ -13,6 +13,7 @@ import json
 import math
 import os
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,20 @@ def _question(q: Question, reference: tuple[str, ...]) -> dict[str, Any]:
         "analysis": [_text(s) for s in analysis],
         "stand_in": bool(q.extra.get("stand_in")),
     }
+
+
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    """A question the page shows, as it carries it: its entry (:func:`_question`), and its wording to tell
+    apart a run that saw another (options as ``(label, text, blank)``, answer)."""
+
+    entry: dict[str, Any]
+    options: tuple[tuple[str, str, int | None], ...]
+    answer: tuple[Any, ...]
+
+    @classmethod
+    def of(cls, q: Question, reference: tuple[str, ...]) -> _Shown:
+        return cls(_question(q, reference), tuple((o.label, o.text, o.blank) for o in q.options), tuple(q.answer))
 
 
 def _match(match: Match | None) -> dict[str, Any] | None:
@@ -233,7 +248,7 @@ def detail_ids(points: list[list[str]], cap: int) -> list[str]:
 def build_payload(
     runs: list[Run],
     graph: KnowledgeGraph,
-    frame: pd.DataFrame,
+    metrics: list[str],
     nodes: pd.DataFrame,
     tables: list[dict[str, Any]],
     meta: dict[str, Any],
@@ -241,25 +256,26 @@ def build_payload(
 ) -> dict[str, Any]:
     """Everything the page shows, JSON-safe: every question's coordinates and results, and the texts and
     answers of at most :func:`detail_cap` of them (read back from the banks and run folders; ``data``:
-    ``--data``)."""
-    from reports.runs import full_questions, full_records
+    ``--data``). ``metrics``: the step scores' keys (the question frame's ``score:<key>`` columns); ``nodes``:
+    the node table, or the rows of it the page reads (:func:`reports.aggregate.page_nodes`)."""
+    from reports.runs import full_records, read_questions
 
     points = graph.questions_by_point()
     in_order = [points.get(node, []) for _, node in graph.walk() if node.startswith("l2:")]
     order = [qid for ids in in_order for qid in ids]
     index = {qid: i for i, qid in enumerate(order)}
     shown = set(detail_ids(in_order, detail_cap()))
-    texts = full_questions(runs, shown, data)
-    base: dict[str, Question] = {}
-    for run in runs:
-        for qid, question in texts[run.id].items():
-            base.setdefault(qid, question)
     reference: dict[str, tuple[str, ...]] = {}
     for run in runs:
         for qid, scores in run.scores.items():
             if scores.reference_steps and qid not in reference and qid in shown:
                 reference[qid] = scores.reference_steps
-    metrics = [c.removeprefix("score:") for c in frame.columns if str(c).startswith("score:")]
+    # Each shown question kept as the page carries it, as it is read (20,000 whole questions held cost 140 MB).
+    texts = read_questions(runs, shown, lambda q: _Shown.of(q, reference.get(q.id, ())), data)
+    base: dict[str, _Shown] = {}
+    for run in runs:
+        for qid, question in texts[run.id].items():
+            base.setdefault(qid, question)
     rule = meta.get("judgment") or DEFAULT_JUDGMENT_RULE
     results: dict[str, Any] = {}
     answers: dict[str, Any] = {}
@@ -293,7 +309,7 @@ def build_payload(
             seen, first = texts[run.id].get(qid), base.get(qid)
             if seen is not None and first is not None and (seen.options, seen.answer) != (first.options, first.answer):
                 # This run saw another wording (shuffled options, added distractors): show it with the answer.
-                detail[str(i)]["options"] = [{"label": o.label, **_text(o.text)} for o in seen.options]
+                detail[str(i)]["options"] = [{"label": label, **_text(text)} for label, text, _ in seen.options]
                 detail[str(i)]["variant_answer"] = list(seen.answer)
         results[run.id] = {"c": correct, "st": status, "s": metric_values}
         if any(w is not None for w in weights):
@@ -308,7 +324,7 @@ def build_payload(
         "tree": _tree(graph, index, points),
         "questions": _coded(graph, order),
         "detail": {
-            str(index[qid]): _question(base.get(qid) or graph.questions[qid], reference.get(qid, ()))
+            str(index[qid]): base[qid].entry if qid in base else _question(graph.questions[qid], reference.get(qid, ()))
             for qid in order
             if qid in shown
         },

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kg.errors import InputError, SettingError
 from kg.graph import KnowledgeGraph, build_graph
@@ -26,6 +26,7 @@ from runners.records import RunHeader, RunRecord
 from runners.store import RunStore
 
 _CHOICE = (QuestionType.SINGLE, QuestionType.MULTIPLE)
+T = TypeVar("T")
 
 
 class Note(str):
@@ -288,17 +289,25 @@ def full_records(run: Run, ids: set[str]) -> Iterator[RunRecord]:
 def full_questions(runs: list[Run], ids: set[str], data: Path | None = None) -> dict[str, dict[str, Question]]:
     """Per run id, the whole questions (stems, options, analyses) ``ids`` of its bank as it worded them,
     read back from the bank (once per way of wording it); a question the bank lacks keeps its stand-in."""
-    read: dict[tuple[str, str, str, int], dict[str, Question]] = {}
-    out: dict[str, dict[str, Question]] = {}
+    return read_questions(runs, ids, lambda question: question, data)
+
+
+def read_questions(
+    runs: list[Run], ids: set[str], keep: Callable[[Question], T], data: Path | None = None
+) -> dict[str, dict[str, T]]:
+    """:func:`full_questions`, each question kept as ``keep`` makes it as it is read (what a caller shows of
+    20,000 questions, not their whole records)."""
+    read: dict[tuple[str, str, str, int], dict[str, T]] = {}
+    out: dict[str, dict[str, T]] = {}
     for run in runs:
         path = locate_bank(run.dir, run.header, data) if run.bank is not None else None
-        found: dict[str, Question] = {}
+        found: dict[str, T] = {}
         if path is not None:
             key = (str(path.resolve()), str(run.header.data.get("format")), run.header.variant, run.header.seed)
             if key not in read:
-                read[key] = {q.id: q for q in BankStream(path, run.header, skip_invalid=True) if q.id in ids}
+                read[key] = {q.id: keep(q) for q in BankStream(path, run.header, skip_invalid=True) if q.id in ids}
             found = read[key]
-        out[run.id] = {qid: found.get(qid) or q for qid, q in run.questions.items() if qid in ids}
+        out[run.id] = {qid: found[qid] if qid in found else keep(q) for qid, q in run.questions.items() if qid in ids}
     return out
 
 

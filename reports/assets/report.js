@@ -45,6 +45,7 @@
       mathError: '公式无法排版，按原文显示',
       mathDefines: '未排版：公式中定义了宏（\\def、\\newcommand、\\let 等），按原文显示', mathDeep: '未排版：嵌套超过 {depth} 层，按原文显示',
       mathSlow: '未排版：这一页的公式太多，无法及时排版，按原文显示', mathLarge: '未排版：公式排版后过大，按原文显示',
+      viewCut: '（这一页的公式和加粗太多，以下未排版，按原文显示）',
     },
     en: {
       title: 'Knowledge-point audit report', overview: 'Overview', knowledge: 'Knowledge points', question: 'Question',
@@ -88,6 +89,7 @@
       mathError: 'not typeset, shown as written',
       mathDefines: 'not typeset: the formula defines a macro (\\def, \\newcommand, \\let...); shown as written', mathDeep: 'not typeset: nested more than {depth} deep; shown as written',
       mathSlow: 'not typeset: this view has more math than can be drawn in time; shown as written', mathLarge: 'not typeset: the formula draws too large; shown as written',
+      viewCut: ' (this view has too many formulas and bold runs: the rest is shown as written)',
     },
   };
   const VALUES = {
@@ -215,8 +217,13 @@
   const MATH_DEPTH = 24;
   const MATH_NODES = 6000;
   const MATH_BUDGET_MS = 1500;
-  const MATH_VIEW_NODES = 100000;  // and at most this many elements of typeset math a view
-  const mathClock = { until: Infinity, nodes: 0 };
+  const MATH_VIEW_NODES = 15000;  // and at most this many elements of typeset math a view
+  // Formulas and bold runs a view draws at most, typeset or not: past them, the rest of each text shows as
+  // written in one piece, with a note (`**a**$` repeated drew 150,000 elements and took 1.8 s, #32 item 4).
+  const VIEW_PIECES = 1000;
+  const mathClock = { until: Infinity, nodes: 0, pieces: 0, cut: 0 };
+  const spent = () => mathClock.pieces >= VIEW_PIECES || performance.now() > mathClock.until || mathClock.nodes > MATH_VIEW_NODES;
+  const asWritten = (text) => { mathClock.cut += 1; return [text, el('span', { class: 'cut-short' }, t('viewCut'))]; };
   function mathDepth(tex) {
     let depth = 0, deepest = 0, brackets = 0;
     for (const m of tex.matchAll(/\\left(?![A-Za-z])|\\right(?![A-Za-z])|\\begin(?![A-Za-z])|\\end(?![A-Za-z])|\\sqrt\s*\[|\\[{}[\]]|[{}\]]/g)) {
@@ -326,7 +333,14 @@
   // Markdown emphasis of model steps (`**答案**`) in bold: the words stay text nodes.
   function emphasis(text) {
     const parts = text.split(/\*\*([^*\n]+?)\*\*/);
-    return parts.length === 1 ? text : parts.map((part, i) => (i % 2 ? el('strong', null, part) : part)).filter((p) => p !== '');
+    if (parts.length === 1) return text;
+    const out = [];
+    for (let i = 0; i < parts.length; i += 1) {
+      if (i % 2 && spent()) return out.concat(asWritten(parts.slice(i).map((p, j) => ((i + j) % 2 ? '**' + p + '**' : p)).join('')));
+      if (i % 2) mathClock.pieces += 1;
+      if (parts[i] !== '') out.push(i % 2 ? el('strong', null, parts[i]) : parts[i]);
+    }
+    return out;
   }
   // Text with its formulas typeset: `item` is {t, d} from the payload (d: LaTeX simplified to text) or a string.
   // `inline`: a formula alone stays on the line (an option beside its letter, an answer).
@@ -400,10 +414,15 @@
     if (bold.length) {
       const parts = [];
       let last = 0;
-      for (const m of bold) {
-        if (m.index > last) parts.push(...typed(raw.slice(last, m.index), inline));
-        parts.push(el('strong', null, typed(m[1], inline)));
-        last = m.index + m[0].length;
+      for (const m of bold) {  // cut short once (VIEW_PIECES): the rest of `raw` as written
+        const cut = mathClock.cut;
+        if (m.index > last) parts.push(...typed(raw.slice(last, m.index), inline, raw.slice(m.index)));
+        if (mathClock.cut === cut && spent()) parts.push(...asWritten(raw.slice(m.index)));
+        if (mathClock.cut !== cut) { last = raw.length; break; }
+        mathClock.pieces += 1;
+        parts.push(el('strong', null, typed(m[1], inline, '**' + raw.slice(m.index + m[0].length))));
+        last = mathClock.cut === cut ? m.index + m[0].length : raw.length;
+        if (last === raw.length) break;
       }
       if (last < raw.length) parts.push(...typed(raw.slice(last), inline));
       return el('span', { class: 'rich' }, parts);
@@ -413,8 +432,18 @@
     return el('span', { class: 'rich' }, typed(raw, inline));
   }
   // Text with its formulas typeset (no emphasis): the pieces as nodes and strings.
-  function typed(text, inline) {
-    return mathPieces(text).map((p) => (p.tex != null ? mathNode(inline ? Object.assign(p, { display: false }) : p) : p.text));
+  // Past the view's VIEW_PIECES, the rest of the text as written (one piece, not a fallback per formula),
+  // followed by `after` (the rest of a text `text` is part of).
+  function typed(text, inline, after = '') {
+    const pieces = mathPieces(text);
+    const out = [];
+    for (let i = 0; i < pieces.length; i += 1) {
+      const p = pieces[i];
+      if (p.tex == null) out.push(p.text);
+      else if (spent()) return out.concat(asWritten(pieces.slice(i).map((q) => (q.tex != null ? q.raw : q.text)).join('') + after));
+      else { mathClock.pieces += 1; out.push(mathNode(inline ? Object.assign(p, { display: false }) : p)); }
+    }
+    return out;
   }
   // An extracted or gold answer: each part typeset, bare LaTeX (`\frac{1}{2}`) too.
   function answerRich(value) {
@@ -1154,6 +1183,7 @@
     document.documentElement.lang = state.lang === 'zh' ? 'zh-CN' : 'en';
     mathClock.until = performance.now() + MATH_BUDGET_MS;
     mathClock.nodes = 0;
+    mathClock.pieces = 0;
     document.getElementById('title').textContent = t('title');
     document.title = t('title') + ' · k12eval';
     const langButton = document.getElementById('lang');

@@ -44,7 +44,7 @@ def test_an_error_mid_build_leaves_the_previous_report(run: Path, tmp_path: Path
     def full_disk(*args: object, **kwargs: object) -> str:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(reports.html, "render", full_disk)  # after CSVs and plots are written
+    monkeypatch.setattr(reports.html, "write_page", full_disk)  # after CSVs and plots are written
     result = CliRunner().invoke(app, ["report", str(run), "--out", str(out), "--title", "second"])
     assert result.exit_code == 2 and result.output.startswith("error: ") and "Traceback" not in result.output
     assert snapshot(out) == before

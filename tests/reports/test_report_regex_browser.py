@@ -5,9 +5,13 @@ the end of the text from every unclosed ``\\[``), and ``**a**$`` repeated for 35
 each bold match were counted from the start). The formulas, CK12 tables and centred cells are now
 found by linear scans, the same matches as the regexes they replace (checked here on random text).
 
-Bounds are generous, never tight: a view may take 5 s where the old code took 35 s, and one regex
-of ``report.js`` 1 s on a 50,000-character input where a linear one takes milliseconds.
-``K12EVAL_VIEW_TIMES=FILE`` writes the views' times (ms) as JSON.
+Linear was not fast enough: ``**a**$`` repeated still drew 150,000 elements in one view (1.8 s under
+load). A view now draws at most ``VIEW_PIECES`` formulas and bold runs (the rest of a text shown as written,
+with a note), so its work is bounded whatever the text's length: the test counts the elements each view
+draws, at ``N`` and ``2 N`` characters, which does not depend on the machine's speed. The wall-clock bounds
+are generous, never tight: a view 5 s where the old code took 35 s, one regex of ``report.js`` 1 s on a
+50,000-character input where a linear one takes milliseconds. The views' times (ms, layout included) are
+printed; ``K12EVAL_VIEW_TIMES=FILE`` writes them as JSON.
 """
 
 from __future__ import annotations
@@ -38,15 +42,22 @@ PAYLOADS: dict[str, str] = {
     "dollar_lines": "$a\n" * (N // 3),
     "double_dollars": "$$a" * (N // 3),
 }
+PAYLOADS |= {f"{name}-2x": text * 2 for name, text in PAYLOADS.items()}
 VIEW_MS = 5000
 """A view may take this long at most (the old code took 35-37 s on these; the new one milliseconds)."""
 REGEX_MS = 1000
 """One regex of report.js on one 50,000-character input (linear ones take a few milliseconds)."""
+VIEW_PIECES = 1000
+VIEW_ELEMENTS = 25_000
+"""Elements a view of one question may hold, whatever its texts' length: report.js's VIEW_PIECES (1,000
+formulas and bold runs) and MATH_VIEW_NODES (15,000 elements of typeset math, plus the last formula's
+MATH_NODES, 6,000), and the page around them. Before the cap, ``**a**$`` repeated drew 125,000 at N, 150,000
+at 2 N."""
 
 TIMED_VIEW = """
 const done = arguments[arguments.length - 1];
 const t0 = performance.now();
-window.addEventListener('hashchange', () => done(performance.now() - t0), { once: true });
+window.addEventListener('hashchange', () => { void document.body.offsetHeight; done(performance.now() - t0); }, { once: true });
 location.hash = arguments[0];
 """
 
@@ -73,11 +84,21 @@ def test_catastrophic_text_in_stem_analysis_and_steps_renders_each_view_in_bound
     driver.get(page)
     data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
     index = {qid: i for i, qid in enumerate(data["questions"]["id"])}
-    times = {}
+    times, drawn = {}, {}
     for name in ["ok", *(f"z-{n}" for n in PAYLOADS)]:
         driver.execute_script("location.hash = 'overview'")
         times[name] = driver.execute_async_script(TIMED_VIEW, f"q/{index[name]}")
         assert driver.execute_script("return !!document.querySelector('.answer')"), name
+        drawn[name] = driver.execute_script(COUNTED)
+    print("view ms (layout included):", json.dumps({k: round(v) for k, v in times.items()}))
+    print("elements, typeset formulas, texts cut short:", json.dumps(drawn))
+    assert drawn["ok"][2] == 0  # a plain question is never cut short
+    for name in PAYLOADS:
+        elements, typeset, _ = drawn[f"z-{name}"]
+        assert elements <= VIEW_ELEMENTS and typeset <= VIEW_PIECES, (name, drawn[f"z-{name}"])
+    # Twice the text, no more work: what the view draws does not grow with the text.
+    grew = {n: (drawn[f"z-{n}"][0], drawn[f"z-{n}-2x"][0]) for n in PAYLOADS if not n.endswith("-2x")}
+    assert {n: e for n, e in grew.items() if e[1] > e[0] * 1.05 + 50} == {}, grew
     coded = data["questions"]
     node = coded["points"][coded["node"][index["ok"]]]  # the knowledge point listing every payload's question
     driver.execute_script("location.hash = 'overview'")
@@ -88,12 +109,32 @@ def test_catastrophic_text_in_stem_analysis_and_steps_renders_each_view_in_bound
     assert console_errors(driver) == []
 
 
-def test_formulas_tables_and_bold_still_render(driver: Any, page: str) -> None:
+COUNTED = """
+const view = document.getElementById('view');
+return [view.getElementsByTagName('*').length, view.querySelectorAll('.katex').length, view.querySelectorAll('.cut-short').length];
+"""
+
+
+def open_question(driver: Any, page: str, qid: str) -> None:
+    """Open the page, then the view of question ``qid`` (from the overview), waiting until it is drawn."""
     driver.get(page)
     data = driver.execute_script("return JSON.parse(document.getElementById('report-data').textContent)")
     index = {qid: i for i, qid in enumerate(data["questions"]["id"])}
     driver.execute_script("location.hash = 'overview'")
-    driver.execute_async_script(TIMED_VIEW, f"q/{index['ok']}")
+    driver.execute_async_script(TIMED_VIEW, f"q/{index[qid]}")
+
+
+def test_a_text_past_the_view_cap_shows_the_rest_as_written_with_a_note(driver: Any, page: str) -> None:
+    open_question(driver, page, "z-bold_dollar")
+    note = driver.execute_script("return document.querySelector('.stem .cut-short').textContent")
+    rest = driver.execute_script("return document.querySelector('.stem .cut-short').previousSibling.textContent")
+    assert "未排版" in note
+    # The text past the cap is all there, as written, up to its last character.
+    assert len(rest) > len(PAYLOADS["bold_dollar"]) // 2 and PAYLOADS["bold_dollar"].endswith(rest), rest[:80]
+
+
+def test_formulas_tables_and_bold_still_render(driver: Any, page: str) -> None:
+    open_question(driver, page, "ok")
     assert driver.execute_script("return document.querySelectorAll('.stem .katex').length") == 2
     assert driver.execute_script("return document.querySelector('.stem strong').textContent") == "注意"
 
