@@ -20,7 +20,6 @@ if importlib.util.find_spec("hypothesis") is not None:
     settings.load_profile("k12eval")
 
 
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Before each test, what is alive is moved out of the garbage collector's sight (``gc.freeze``).
