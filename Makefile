@@ -33,10 +33,12 @@ demo: setup
 report: setup
 	$(BIN)/k12eval serve out/demo $(SERVE_ARGS)
 
-# The main suite, then the vllm-marked tests on the real engine when $(VLLM_VENV) exists
-# (CI creates it with `make setup-vllm`; in the main .venv those tests skip).
+# The main suite on TEST_WORKERS pytest-xdist workers, then the vllm-marked tests on the real engine when
+# $(VLLM_VENV) exists (CI creates it with `make setup-vllm`; in the main .venv those tests skip). Two workers get
+# twice one process's share of a busy machine's cores (#37); `make test TEST_WORKERS=0` runs it in one process.
+TEST_WORKERS ?= 2
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 	@if [ -x $(VLLM_VENV)/bin/python ]; then $(MAKE) --no-print-directory test-vllm; \
 	else echo "make test: no $(VLLM_VENV), so the vLLM engine tests did not run (make setup-vllm creates it)"; fi
 

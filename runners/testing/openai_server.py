@@ -53,6 +53,12 @@ class Faults:
     ``max_tokens`` ("use 'max_completion_tokens' instead"), any other ("only the default value")."""
 
 
+class _Listener(ThreadingHTTPServer):
+    request_queue_size = 128
+    """Connections the kernel holds until the accept loop takes them (socketserver's default is 5): a client that
+    opens 24 at once on a busy machine had some wait out its 120 s read timeout behind a full queue (#37)."""
+
+
 class OpenAIServer:
     """The server, run on a background thread: ``with OpenAIServer(backend) as server: server.base_url``."""
 
@@ -75,7 +81,7 @@ class OpenAIServer:
         self._model_lock = threading.Lock()
         self._released = threading.Event()
         self.barrier = threading.Barrier(faults.gather) if faults.gather > 1 else None
-        self.httpd = ThreadingHTTPServer((host, port), _handler_for(self))
+        self.httpd = _Listener((host, port), _handler_for(self))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 

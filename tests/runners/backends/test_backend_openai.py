@@ -86,12 +86,15 @@ def test_sampling_parameters_travel(serve: Any) -> None:
 
 @pytest.mark.slow
 def test_concurrency_is_used_and_capped(serve: Any) -> None:
+    # The server answers only once 4 requests are in flight together (an event, not a race against a delay, #37):
+    # 8 requests in two full rounds, and never more than the 4 allowed at once.
     requests = [GenerationRequest(f"r{i}", f"A{i}", SamplingParams(max_tokens=2)) for i in range(8)]
-    wide_server, wide = serve(Faults(delay_s=0.2), concurrency=4)
+    wide_server, wide = serve(Faults(gather=4), concurrency=4)
     assert all(r.error is None for r in wide.generate(requests))
-    assert 2 <= wide_server.max_in_flight <= 4
+    assert wide_server.max_in_flight == 4
+    # One at a time: each answer takes the model's time and 50 ms more, so a request sent early would overlap it.
     narrow_server, narrow = serve(Faults(delay_s=0.05), concurrency=1)
-    narrow.generate(requests)
+    assert all(r.error is None for r in narrow.generate(requests[:3]))
     assert narrow_server.max_in_flight == 1
 
 
