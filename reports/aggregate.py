@@ -209,6 +209,18 @@ def statement_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+UNCOUNTED = ("question_id", "level2", "groups", "status", "error_type", "statements_right:", "statements_counted:")
+"""Columns of a question frame (or prefixes of them) that neither :func:`node_table` nor CK12 Tables 1 and 3
+read of its :func:`statement_rows`."""
+
+
+def counted_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`statement_rows` of ``frame`` without the :data:`UNCOUNTED` columns: what the node table and the
+    accuracy tables count, a million rows copied without the ids and texts they never read."""
+    dropped = [c for c in frame.columns if str(c) in UNCOUNTED or str(c).startswith(UNCOUNTED[-2:])]
+    return statement_rows(frame.drop(columns=dropped))
+
+
 def _rank(
     option_scores: dict[str, float] | None, gold: list[str] | list[bool], gold_rank: int | None
 ) -> tuple[float, float]:
