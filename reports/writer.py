@@ -325,7 +325,7 @@ def write_report(
     frame = question_frame(runs, graph, judgment)
     _release_unused()  # what building it took and freed, before the frames built from it
     counted = counted_rows(frame)
-    scope = scope_frame(runs)
+    scope = scope_frame(runs, graph, frame)
     nodes = node_table(counted, graph, k=k, scope=scope)
     _release_unused()
     result = ReportResult(out=out, warnings=warnings)
