@@ -134,7 +134,9 @@ class _Shown:
 
     @classmethod
     def of(cls, q: Question, reference: tuple[str, ...]) -> _Shown:
-        return cls(encoded(_question(q, reference)), tuple((o.label, o.text, o.blank) for o in q.options), tuple(q.answer))
+        return cls(
+            encoded(_question(q, reference)), tuple((o.label, o.text, o.blank) for o in q.options), tuple(q.answer)
+        )
 
 
 def _match(match: Match | None) -> dict[str, Any] | None:
