@@ -25,7 +25,14 @@ sys.path.insert(0, str(REPO))
 
 PHASES = {
     "reports.runs": ("load_runs", "graph_of", "read_questions", "full_records"),
-    "reports.aggregate": ("question_frame", "statement_rows", "scope_frame", "node_table", "weakest_points"),
+    "reports.aggregate": (
+        "question_frame",
+        "counted_rows",
+        "statement_rows",
+        "scope_frame",
+        "node_table",
+        "weakest_points",
+    ),
     "reports.writer": ("selection_mask", "_write_csv_in_parts", "build_tables", "_summary"),
     "reports.payload": ("build_payload",),
     "reports.html": ("write_page",),

@@ -209,6 +209,18 @@ def statement_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+UNCOUNTED = ("question_id", "level2", "groups", "status", "error_type", "statements_right:", "statements_counted:")
+"""Columns of a question frame (or prefixes of them) that neither :func:`node_table` nor CK12 Tables 1 and 3
+read of its :func:`statement_rows`."""
+
+
+def counted_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`statement_rows` of ``frame`` without the :data:`UNCOUNTED` columns: what the node table and the
+    accuracy tables count, a million rows copied without the ids and texts they never read."""
+    dropped = [c for c in frame.columns if str(c) in UNCOUNTED or str(c).startswith(UNCOUNTED[-2:])]
+    return statement_rows(frame.drop(columns=dropped))
+
+
 def _rank(
     option_scores: dict[str, float] | None, gold: list[str] | list[bool], gold_rank: int | None
 ) -> tuple[float, float]:
@@ -234,9 +246,18 @@ SCOPE_COLUMNS = (
 """Columns of :func:`scope_frame`."""
 
 
-def scope_frame(runs: Iterable[Run]) -> pd.DataFrame:
+def scope_frame(
+    runs: Iterable[Run], graph: KnowledgeGraph | None = None, frame: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """One row per run x question of the run's bank in the run's scope (:attr:`reports.runs.Run.scope`), asked
-    or not: what ``in_bank`` counts beside ``asked``."""
+    or not: what ``in_bank`` counts beside ``asked``.
+
+    Given the runs' question frame ``frame`` (:func:`question_frame` over ``graph``) when every run answered
+    exactly the questions of its scope (the common case), ``frame``'s columns: the same rows, in the order
+    answered (what counts them does not read the order), not a second frame of a million rows."""
+    runs = list(runs)
+    if frame is not None and graph is not None and len(frame) and all(_scope_answered(run, graph) for run in runs):
+        return frame[list(SCOPE_COLUMNS)]
     rows = []
     for run in runs:
         header = run.header
@@ -251,6 +272,15 @@ def scope_frame(runs: Iterable[Run]) -> pd.DataFrame:
                 )
             )  # fmt: skip
     return pd.DataFrame(rows, columns=list(SCOPE_COLUMNS))
+
+
+def _scope_answered(run: Run, graph: KnowledgeGraph) -> bool:
+    """Whether ``run``'s scope is the questions it answered, each once, as ``graph`` holds them (the objects a
+    question frame's rows are made from)."""
+    scope = run.scope or list(run.questions.values())
+    held = {id(q) for q in scope}
+    answered = {id(graph.questions.get(record.question_id)) for record in run.records}
+    return len(scope) == len(run.records) == len(held) and held == answered
 
 
 def node_table(

@@ -47,10 +47,27 @@ STREAMED_DEPTH = 3
 run -> question -> answer) are encoded one at a time, never the whole payload as one string."""
 
 
+class Encoded(str):
+    """The JSON of one value of the payload, made safe for the page (:func:`encoded`): written as it is."""
+
+
+def encoded(value: Any) -> Any:
+    """``value`` as the page writes it, encoded now (:class:`Encoded`): a big page's 20,000 questions and answers
+    held as text while the rest is built, not as nested dicts. ``value`` itself when it holds a NaN (the page is
+    then written cleaned, :func:`reports.payload.clean`, which reads an :class:`Encoded` back)."""
+    try:
+        return Encoded(_safe(_JSON.encode(value)))
+    except ValueError:
+        return value
+
+
 def json_chunks(data: Any, depth: int = STREAMED_DEPTH) -> Iterator[str]:
     """:func:`embed_json`'s text in pieces, the same characters: a dict with string keys down to ``depth``
-    levels key by key, each value by the C encoder. A NaN raises ``ValueError`` (the caller starts again)."""
-    if depth and isinstance(data, dict) and all(isinstance(key, str) for key in data):
+    levels key by key, each value by the C encoder (an :class:`Encoded` one as it is). A NaN raises
+    ``ValueError`` (the caller starts again)."""
+    if isinstance(data, Encoded):
+        yield data
+    elif depth and isinstance(data, dict) and all(isinstance(key, str) for key in data):
         yield "{"
         for i, (key, value) in enumerate(data.items()):
             yield ("," if i else "") + _safe(_JSON.encode(key)) + ":"

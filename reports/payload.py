@@ -23,6 +23,7 @@ from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
 from reasoning_metrics.scales import SCALE
 from reports.aggregate import ROOT, RUN_TOTALS, weakest_points
+from reports.html import Encoded, encoded
 from reports.latex_text import simplify_latex
 from reports.runs import Run
 from reports.score_file import Finding, Match, QuestionScores, StepScore
@@ -52,6 +53,8 @@ def metric_entry(key: str) -> dict[str, Any]:
 
 def clean(value: Any) -> Any:
     """JSON-safe: NaN and infinities become ``null``, floats keep 4 decimals, numpy scalars become Python."""
+    if isinstance(value, Encoded):  # encoded before a NaN elsewhere was seen: cleaned as the rest
+        return clean(json.loads(value))
     if isinstance(value, dict):
         return {str(k): clean(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -122,16 +125,18 @@ def _question(q: Question, reference: tuple[str, ...]) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class _Shown:
-    """A question the page shows, as it carries it: its entry (:func:`_question`), and its wording to tell
-    apart a run that saw another (options as ``(label, text, blank)``, answer)."""
+    """A question the page shows, as it carries it: its entry (:func:`_question`, encoded), and its wording to
+    tell apart a run that saw another (options as ``(label, text, blank)``, answer)."""
 
-    entry: dict[str, Any]
+    entry: Any
     options: tuple[tuple[str, str, int | None], ...]
     answer: tuple[Any, ...]
 
     @classmethod
     def of(cls, q: Question, reference: tuple[str, ...]) -> _Shown:
-        return cls(_question(q, reference), tuple((o.label, o.text, o.blank) for o in q.options), tuple(q.answer))
+        return cls(
+            encoded(_question(q, reference)), tuple((o.label, o.text, o.blank) for o in q.options), tuple(q.answer)
+        )
 
 
 def _match(match: Match | None) -> dict[str, Any] | None:
@@ -182,7 +187,8 @@ def _findings(findings: tuple[Finding, ...]) -> list[dict[str, Any]]:
 def labels(answers: dict[str, Any]) -> dict[str, Any]:
     """What the page calls flags and findings in each language, the severity at which a finding marks its
     step, and every reason why a score or detector has no value in ``answers`` in both languages (the records
-    carry reason codes; their words are the page's).
+    carry reason codes; their words are the page's). ``answers``: run -> question -> the page's answer, or the
+    two parts of it read here (``unavailable``, ``detectors_unavailable``).
 
     Taken from where each is defined (:data:`reasoning_metrics.records.FLAG_NAMES`,
     :data:`reasoning_metrics.verify.flags.FLAG_NAMES`, :data:`reasoning_metrics.verify.aggregate_rule.FLAG_THRESHOLD`,
@@ -279,6 +285,7 @@ def build_payload(
     rule = meta.get("judgment") or DEFAULT_JUDGMENT_RULE
     results: dict[str, Any] = {}
     answers: dict[str, Any] = {}
+    reasons: dict[str, Any] = {}  # what labels() reads of each answer, which is held encoded
     for run in runs:
         # null: not asked (failed, skipped or no record), as nodes.csv counts (runners.counting).
         correct: list[int | None] = [None] * len(order)
@@ -289,6 +296,7 @@ def build_payload(
         status: list[int | None] = [None] * len(order)
         metric_values: dict[str, list[float | None]] = {m: [None] * len(order) for m in metrics}
         detail: dict[str, Any] = {}
+        why: dict[str, Any] = {}
         for record in run.records:
             qid = record.question_id
             i = index[qid]
@@ -305,16 +313,19 @@ def build_payload(
         for whole in full_records(run, shown):  # read back one at a time: the page's answers, not all of them
             qid = whole.question_id
             i = index[qid]
-            detail[str(i)] = _answer_from(whole, run.scores.get(qid))
+            answer = _answer_from(whole, run.scores.get(qid))
             seen, first = texts[run.id].get(qid), base.get(qid)
             if seen is not None and first is not None and (seen.options, seen.answer) != (first.options, first.answer):
                 # This run saw another wording (shuffled options, added distractors): show it with the answer.
-                detail[str(i)]["options"] = [{"label": label, **_text(text)} for label, text, _ in seen.options]
-                detail[str(i)]["variant_answer"] = list(seen.answer)
+                answer["options"] = [{"label": label, **_text(text)} for label, text, _ in seen.options]
+                answer["variant_answer"] = list(seen.answer)
+            why[str(i)] = {key: answer[key] for key in ("unavailable", "detectors_unavailable")}
+            detail[str(i)] = encoded(answer)
         results[run.id] = {"c": correct, "st": status, "s": metric_values}
         if any(w is not None for w in weights):
             results[run.id] |= {"w": weights, "r": rights}
         answers[run.id] = detail
+        reasons[run.id] = why
     # Only the parts made from pandas can hold NaN; the per-question parts are JSON-safe as built.
     payload = {
         "meta": clean({**meta, "questions": {"shown": len(shown), "of": len(order), "cap": detail_cap()}}),
@@ -330,7 +341,7 @@ def build_payload(
         },
         "results": results,
         "answers": answers,
-        "labels": labels(answers),
+        "labels": labels(reasons),
         "overview": clean(_overview(runs, nodes, graph)),
         "tables": clean(tables),
     }

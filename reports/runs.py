@@ -158,6 +158,8 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
                 Note(f"{run.dir}: {len(missing)} answered question(s) not in {path}, e.g. {missing[0]!r}", zh)
             )
         run.questions = {r.question_id: questions.get(r.question_id) or question_from_record(r) for r in run.records}
+        for record in run.records:  # one id string for the record and its question, not two
+            record.question_id = run.questions[record.question_id].id
         run.bank = str(path)
         scope = run_scope(list(questions.values()), run.header, lambda q, name: name in q.extra[SELECTED])
         inside = {q.id for q in scope}
@@ -188,11 +190,13 @@ def slim(question: Question) -> Question:
     fields = {
         **{name: getattr(question, name) for name in type(question).model_fields},
         "stem": "",
-        "options": [],
+        "options": _NO_OPTIONS,
         "analysis": "",
-        "knowledge": _KNOWLEDGE.setdefault(knowledge.model_dump_json(), knowledge),
+        "knowledge": _KNOWLEDGE.setdefault(_knowledge_key(knowledge), knowledge),
         "subject": sys.intern(question.subject),
         "difficulty": sys.intern(question.difficulty) if question.difficulty else question.difficulty,
+        "semester": sys.intern(question.semester) if question.semester else question.semester,
+        "answer": shared_list(question.answer),
         "extra": extra,
     }
     try:  # most questions' extras are alike (their features, their subject's categories): one dict for them all
@@ -207,9 +211,29 @@ def slim(question: Question) -> Question:
 _FIELDS_SET = set(Question.model_fields)
 """The fields every slim question has set: one set shared by all (pydantic keeps one per instance otherwise)."""
 _EXTRAS: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
-_KNOWLEDGE: dict[str, Knowledge] = {}
+_KNOWLEDGE: dict[tuple[Any, ...], Knowledge] = {}
 """One :class:`Knowledge` object per distinct value, shared by the slim questions that have it."""
 _TUPLES: dict[tuple[str, ...], tuple[str, ...]] = {}
+_NO_OPTIONS: list[Option] = []
+"""The options of every slim question (read-only)."""
+_LISTS: dict[tuple[Any, ...], list[Any]] = {}
+
+
+def _knowledge_key(knowledge: Knowledge) -> tuple[Any, ...]:
+    """``knowledge``'s value as a key that holds its own strings (not a JSON text of them)."""
+    return tuple(
+        tuple(v) if isinstance(v, list) else v for v in (getattr(knowledge, f) for f in Knowledge.model_fields)
+    )
+
+
+def shared_list(values: list[Any]) -> Any:
+    """One list object per distinct value (answers, gold and extracted answers: a few dozen among a million
+    records), shared by the slim questions and records that have it (read-only); ``values`` itself when an
+    item is unhashable."""
+    try:
+        return _LISTS.setdefault((*map(type, values), *values), values)
+    except TypeError:
+        return values
 
 
 def _shared(names: tuple[str, ...]) -> tuple[str, ...]:
@@ -259,14 +283,14 @@ class Answered:
             nodes=_NODES.setdefault(tuple(nodes.items()), nodes),
             subject=sys.intern(record.subject),
             type=sys.intern(record.type),
-            stage=record.stage,
+            stage=sys.intern(record.stage) if record.stage else record.stage,
             variant=sys.intern(record.variant),
             parse_status=sys.intern(record.parse_status),
             correct=record.correct,
             partial=record.partial,
             error_type=sys.intern(error) if error else error,
-            gold=record.gold,
-            extracted=record.extracted,
+            gold=shared_list(record.gold),
+            extracted=shared_list(record.extracted) if record.extracted is not None else None,
             option_scores=record.option_scores,
             gold_rank=record.gold_rank,
             output=record.output if keep_output or record.type == QuestionType.JUDGMENT.value else None,

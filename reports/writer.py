@@ -289,12 +289,12 @@ def write_report(
     from kg.errors import InputError
     from reports.aggregate import (
         SCORE_PREFIX,
+        counted_rows,
         node_table,
         page_nodes,
         question_frame,
         scope_frame,
         score_columns,
-        statement_rows,
     )
     from reports.runs import Note, graph_of, load_runs
     from reports.staging import check_replaceable, staged_folder
@@ -324,13 +324,17 @@ def write_report(
     graph = graph_of(runs)
     frame = question_frame(runs, graph, judgment)
     _release_unused()  # what building it took and freed, before the frames built from it
-    counted = statement_rows(frame)
-    scope = scope_frame(runs)
+    counted = counted_rows(frame)
+    scope = scope_frame(runs, graph, frame)
     nodes = node_table(counted, graph, k=k, scope=scope)
     _release_unused()
     result = ReportResult(out=out, warnings=warnings)
     # Built beside ``out`` and swapped in whole: a kill or a full disk leaves the previous report.
     with staged_folder(out) as folder:
+        _write_frames(folder, frame, nodes, result, xlsx=xlsx)
+        # The tables, the plots, the page and summary.json read a few of the nodes' rows, not every slice's.
+        nodes = page_nodes(nodes)
+        _release_unused()
         page_tables = _write_tables(
             folder,
             runs,
@@ -344,7 +348,6 @@ def write_report(
             title=title,
             cjk_font=cjk_font,
             plots=plots,
-            xlsx=xlsx,
             selected=selection_mask(runs, frame, select),
             select=select,
             judgment=judgment,
@@ -354,7 +357,6 @@ def write_report(
         metrics = [column.removeprefix(SCORE_PREFIX) for column in score_columns(frame)]
         # The page reads the runs and a few of the nodes' rows: the row-per-answer frames go before it is built.
         del frame, counted, scope
-        nodes = page_nodes(nodes)
         _release_unused()
         _write_page(
             folder, runs, graph, nodes, page_tables, metrics, result, k=k, title=title, judgment=judgment, data=data
@@ -407,6 +409,25 @@ def _writing(out: Path, path: Path, result: ReportResult) -> Iterator[None]:
     result.files.append(str(path.relative_to(out)))
 
 
+def _write_frames(out: Path, frame: pd.DataFrame, nodes: pd.DataFrame, result: ReportResult, *, xlsx: bool) -> None:
+    """Write the node and question tables (CSV, parquet) and the spreadsheet into ``out`` (the staging folder),
+    recording them in ``result``."""
+    from reports.aggregate import weakest_points
+    from reports.spreadsheet import write_xlsx
+
+    parquet = _missing("pyarrow", "parquet", "nodes.parquet and questions.parquet", result.warnings)
+    for name, table in (("nodes", nodes), ("questions", frame)):
+        with _writing(out, out / f"{name}.csv", result):
+            _write_csv_in_parts(table, out / f"{name}.csv")
+        if parquet:
+            with _writing(out, out / f"{name}.parquet", result):
+                table.to_parquet(out / f"{name}.parquet", index=False)
+        _release_unused()  # what encoding the table took, before the next one (40 MB at 100,000 questions)
+    if xlsx and _missing("openpyxl", "xlsx", "report.xlsx", result.warnings):
+        with _writing(out, out / "report.xlsx", result):
+            write_xlsx({"nodes": nodes, "weakest": weakest_points(nodes, top=10)}, out / "report.xlsx")
+
+
 def _write_tables(
     out: Path,
     runs: list[Any],
@@ -421,39 +442,26 @@ def _write_tables(
     title: str,
     cjk_font: str | None,
     plots: bool,
-    xlsx: bool,
     selected: pd.Series,
     select: str,
     judgment: JudgmentScoring,
     counted: pd.DataFrame,
     scope: pd.DataFrame,
 ) -> list[dict[str, Any]]:
-    """Write the report's files made from the frames into ``out`` (the staging folder), recording them in
-    ``result``: the node and question tables, the spreadsheet, the papers' tables and the plots. Returns the
-    tables as the page shows them."""
-    from reports.aggregate import weakest_points
+    """Write the papers' tables and the plots into ``out`` (the staging folder), recording them in ``result``;
+    ``nodes``: the node table's rows the plots read (:func:`reports.aggregate.page_nodes`). Returns the tables
+    as the page shows them."""
     from reports.circular_tables import circular_tables
     from reports.gaokao_tables import gaokao_tables
     from reports.harness_agreement import agreement_tables
     from reports.markdown import markdown
-    from reports.spreadsheet import write_csv, write_xlsx
+    from reports.spreadsheet import write_csv
     from reports.xiezhi_tables import xiezhi_coordinates
 
     (out / "tables").mkdir(exist_ok=True)
 
     def writing(path: Path) -> contextlib.AbstractContextManager[None]:
         return _writing(out, path, result)
-
-    parquet = _missing("pyarrow", "parquet", "nodes.parquet and questions.parquet", result.warnings)
-    for name, table in (("nodes", nodes), ("questions", frame)):
-        with writing(out / f"{name}.csv"):
-            _write_csv_in_parts(table, out / f"{name}.csv")
-        if parquet:
-            with writing(out / f"{name}.parquet"):
-                table.to_parquet(out / f"{name}.parquet", index=False)
-    if xlsx and _missing("openpyxl", "xlsx", "report.xlsx", result.warnings):
-        with writing(out / "report.xlsx"):
-            write_xlsx({"nodes": nodes, "weakest": weakest_points(nodes, top=10)}, out / "report.xlsx")
 
     built = build_tables(
         frame,

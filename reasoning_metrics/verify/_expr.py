@@ -13,10 +13,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from reasoning_metrics.verify._lexer import Kind, Token
+
+if TYPE_CHECKING:  # imported where a calculation is checked: a report that only names the detectors never loads it
+    import sympy
 
 MAX_TOKENS = 120
 """Longer calculations are not checked."""
@@ -198,6 +200,8 @@ class _Parser:
 
 def evaluate(node: Node, env: dict[str, Fraction] | None = None) -> float:
     """Value of ``node`` (variables read from ``env``), or :class:`Unevaluable` saying why it has none."""
+    import sympy
+
     value = _value(node, env or {})
     if not value.is_real:
         raise Unevaluable("not a real number")
@@ -208,6 +212,8 @@ def evaluate(node: Node, env: dict[str, Fraction] | None = None) -> float:
 
 
 def _value(node: Node, env: dict[str, Fraction]) -> sympy.Expr:
+    import sympy
+
     op = node.op
     if op == "num" or (op == "var" and node.text in env):
         value = node.value if op == "num" else env[node.text]
@@ -245,6 +251,8 @@ def _value(node: Node, env: dict[str, Fraction]) -> sympy.Expr:
 
 
 def _log10_abs(value: sympy.Expr) -> float:
+    import sympy
+
     magnitude = abs(float(sympy.N(value, 15)))
     return -math.inf if magnitude == 0 else math.log10(magnitude)
 
@@ -256,12 +264,16 @@ number, since ``str()`` of an integer over 4,300 digits raises (and is slow long
 
 def _bits(value: sympy.Expr) -> int:
     """Bits of the larger of numerator and denominator of a rational ``value`` (0 for anything else)."""
+    import sympy
+
     if not isinstance(value, sympy.Rational):
         return 0
     return max(int(value.p).bit_length(), int(value.q).bit_length())
 
 
 def _bounded(value: sympy.Expr) -> sympy.Expr:
+    import sympy
+
     if _log10_abs(value) > MAX_RESULT_DIGITS:
         raise Unevaluable("result too large to check")
     if isinstance(value, sympy.Rational) and int(value.q).bit_length() > _MAX_BITS:
@@ -270,6 +282,8 @@ def _bounded(value: sympy.Expr) -> sympy.Expr:
 
 
 def _power(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
+    import sympy
+
     exp_float = float(sympy.N(exponent, 15))
     if base in (0, 1):
         if base == 0 and exp_float < 0:
@@ -288,6 +302,8 @@ def _power(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
 
 
 def _factorial(value: sympy.Expr) -> sympy.Expr:
+    import sympy
+
     if not value.is_integer or value < 0:
         raise Unevaluable("factorial of a non-integer")
     if value > MAX_FACTORIAL:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from reports.aggregate import node_table, question_frame, weakest_points
+from reports.aggregate import node_table, question_frame, scope_frame, weakest_points
 from reports.runs import full_questions, graph_of, load_runs
 from reports.stats import mcnemar_exact, rank_of_gold, wilson_interval
 from tests._runs import SMALL_ANSWERS, Answer, small_bank, write_bank, write_run, write_scores
@@ -237,3 +237,29 @@ def test_stand_in_questions_when_bank_is_missing(tmp_path: Path) -> None:
     assert warnings == [] and not runs[0].questions["q1"].extra.get("stand_in")
     # the runs keep questions without their texts; the page reads them back from the bank found with --data
     assert full_questions(runs, {"q1"}, data=root)[runs[0].id]["q1"].stem == "题目 q1"
+
+
+def test_the_scope_of_runs_that_answered_it_whole_is_the_question_frames_columns(tmp_path: Path) -> None:
+    # #32 item 5: a run that answered every question of its scope counts its bank from the question frame's
+    # columns (no second frame); one that left questions unasked builds the scope's rows, and both count alike.
+    bank = small_bank()
+    root = write_bank(tmp_path / "bank", list(bank.values()))
+    whole = write_run(tmp_path / "whole", bank, SMALL_ANSWERS, bank=root)
+    part = write_run(tmp_path / "part", bank, dict(list(SMALL_ANSWERS.items())[:5]), bank=root, mode="few-shot")
+
+    def both(run_dirs: list[Path]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+        runs, _ = load_runs(run_dirs)
+        graph = graph_of(runs)
+        frame = question_frame(runs, graph)
+        return frame, scope_frame(runs, graph, frame), scope_frame(runs)
+
+    def rows(scope: pd.DataFrame) -> pd.DataFrame:
+        return scope.sort_values(["run", "question_id"]).reset_index(drop=True)
+
+    frame, shared, built = both([whole])
+    assert len(shared) == len(built) == 8
+    assert shared["question_id"].tolist() == frame["question_id"].tolist()  # the frame's rows, in its order
+    pd.testing.assert_frame_equal(rows(shared), rows(built))
+    _, shared, built = both([whole, part])
+    assert len(shared) == 16  # the part run's bank: 8 questions, 5 of them asked
+    pd.testing.assert_frame_equal(shared, built)

@@ -16,8 +16,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
-import sympy
-
 from reasoning_metrics.verify._plain import NUM, START, number, plain
 
 MAX_PRIME_DIGITS = 30
@@ -142,6 +140,8 @@ def _has_property(value: Fraction, prop: str) -> tuple[bool, str] | None:
         return square, f"{n} is {'' if square else 'not '}a perfect square"
     if len(str(abs(n))) > MAX_PRIME_DIGITS:
         return None
+    import sympy  # here, not at the top: a report that only names the detectors never loads it
+
     prime = bool(sympy.isprime(n))
     if prop in ("质数", "素数"):
         return prime, _primality(n, prime)
@@ -154,6 +154,8 @@ def _primality(n: int, prime: bool) -> str:
         return f"{n} is prime"
     if n < 2:
         return f"{n} is neither prime nor composite"
+    import sympy
+
     factor = int(min(sympy.factorint(n)))
     return f"{n} = {factor} × {n // factor}"
 
