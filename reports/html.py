@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import re
 from collections.abc import Iterator
 from importlib import resources
@@ -36,8 +37,6 @@ def embed_json(data: Any) -> str:
     try:
         return "".join(json_chunks(data))
     except ValueError:  # a NaN slipped in: JSON has no NaN, the page reads null
-        from reports.payload import clean
-
         return "".join(json_chunks(clean(data)))
 
 
@@ -54,11 +53,26 @@ class Encoded(str):
 def encoded(value: Any) -> Any:
     """``value`` as the page writes it, encoded now (:class:`Encoded`): a big page's 20,000 questions and answers
     held as text while the rest is built, not as nested dicts. ``value`` itself when it holds a NaN (the page is
-    then written cleaned, :func:`reports.payload.clean`, which reads an :class:`Encoded` back)."""
+    then written cleaned, :func:`clean`, which reads an :class:`Encoded` back)."""
     try:
         return Encoded(_safe(_JSON.encode(value)))
     except ValueError:
         return value
+
+
+def clean(value: Any) -> Any:
+    """JSON-safe: NaN and infinities become ``null``, floats keep 4 decimals, numpy scalars become Python."""
+    if isinstance(value, Encoded):  # encoded before a NaN elsewhere was seen: cleaned as the rest
+        return clean(json.loads(value))
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else round(value, 4)
+    return value
 
 
 def json_chunks(data: Any, depth: int = STREAMED_DEPTH) -> Iterator[str]:
@@ -101,8 +115,6 @@ def write_page(path: Path, data: dict[str, Any], title: str = "k12eval report") 
         try:
             out.writelines(json_chunks(data))
         except ValueError:  # a NaN slipped in: written again cleaned, as embed_json does
-            from reports.payload import clean
-
             out.seek(start)
             out.truncate()
             out.writelines(json_chunks(clean(data)))

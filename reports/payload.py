@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
 from reasoning_metrics.scales import SCALE
 from reports.aggregate import ROOT, RUN_TOTALS, weakest_points
-from reports.html import Encoded, encoded
+from reports.html import clean, encoded
 from reports.latex_text import simplify_latex
 from reports.runs import Run
 from reports.score_file import Finding, Match, QuestionScores, StepScore
@@ -49,21 +48,6 @@ def metric_entry(key: str) -> dict[str, Any]:
     english = metric.labels.get("en", metric.paper_name)
     zh = metric.labels.get("zh", english)
     return {"key": key, "zh": f"{zh} {arrow}", "en": f"{english} {arrow}", "better": metric.direction}
-
-
-def clean(value: Any) -> Any:
-    """JSON-safe: NaN and infinities become ``null``, floats keep 4 decimals, numpy scalars become Python."""
-    if isinstance(value, Encoded):  # encoded before a NaN elsewhere was seen: cleaned as the rest
-        return clean(json.loads(value))
-    if isinstance(value, dict):
-        return {str(k): clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [clean(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, str):
-        value = value.item()
-    if isinstance(value, float):
-        return None if math.isnan(value) or math.isinf(value) else round(value, 4)
-    return value
 
 
 def report_identity(runs: list[Run], out: Path) -> str:

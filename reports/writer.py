@@ -620,7 +620,7 @@ def _summary(
     runs: list[Any], nodes: pd.DataFrame, result: ReportResult, meta: dict[str, Any], seconds: float
 ) -> dict[str, Any]:
     from reports.aggregate import ROOT, RUN_TOTALS, weakest_points
-    from reports.payload import clean
+    from reports.html import clean
 
     whole = nodes[(nodes["slice"] == "all") & (nodes["node"] == ROOT)].set_index("run")
     weakest = weakest_points(nodes, top=5)
