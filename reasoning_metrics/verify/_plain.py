@@ -33,7 +33,7 @@ _COMMANDS = {
     **{"\\" + name: ARITHMETIC[name].strip() for name in ("times", "cdot", "div")},
     r"\pi": "π",  # the facts and formulas are written with π (ARITHMETIC spells it out for the evaluator)
     **{"\\" + name: ARITHMETIC[name].strip() for name in ("leqslant", "geqslant", "leq", "geq", "le", "ge")},
-    **{"\\" + name: ARITHMETIC[name].strip() for name in ("neq", "approx")},
+    **{"\\" + name: ARITHMETIC[name].strip() for name in ("neq", "ne", "lt", "gt", "approx")},
     **{"\\" + name: "" for name in ("left", "right")},
     r"\quad": " ",
     r"\min": "min",
@@ -41,6 +41,10 @@ _COMMANDS = {
     r"\;": " ",
 }
 """The verifier's reading of the commands a plain step keeps (operators from the one table: kg.latex.ARITHMETIC)."""
+_COMMAND = re.compile(
+    "|".join(re.escape(command) + ("(?![A-Za-z])" if command[-1].isalpha() else "") for command in _COMMANDS)
+)
+"""A whole command: ``\\le`` is not the start of ``\\left``, nor ``\\ne`` of ``\\neq`` or ``\\newline``."""
 _SUPERSCRIPTS = {"²": "^2", "³": "^3"}
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\circ|\\degree")
 _POWER = re.compile(r"\^\s*\{\s*(-?\d+)\s*\}")
@@ -55,8 +59,7 @@ def plain(text: str) -> str:
     text = _DEGREES.sub("°", text)
     text = _FRAC.sub(r"\1/\2", text)
     text = _WRAPPERS.sub("", text)
-    for command, symbol in _COMMANDS.items():
-        text = text.replace(command, symbol)
+    text = _COMMAND.sub(lambda match: _COMMANDS[match.group()], text)
     text = _POWER.sub(r"^\1", text)
     text = text.replace("$", " ").replace("{", "").replace("}", "").replace("＝", "=")
     text = text.replace("⋅", "×").replace("·", "×").replace("−", "-")
