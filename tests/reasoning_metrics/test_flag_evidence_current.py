@@ -5,7 +5,7 @@ docs/detectors.md prints its tables. Both are the output of one command, recorde
 changed after it ran leaves the file describing code that no longer exists, silently: this test reruns the
 command's own path (``k12eval meta-eval --flag-rates``) without an encoder on the same labelled sets and asserts
 that every kind that needs no encoder counts what the file stores. The kinds raised from similarities (and a
-detector that reads them, ``repetition``) need the e5 encoder, about an hour on two cores: not checked here.
+detector that reads them, ``repetition``) need the e5 encoder, 16.5 min niced on the shared two cores at 4fd4e66: not checked here.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ REGENERATE = (
     "K12EVAL_SHARED_DATA=../shared/data nice -n 19 .venv/bin/k12eval meta-eval {data} --format {format} "
     "--flag-rates --nli {nli} --out reasoning_metrics/flag_evidence.json"
 )
-"""How the file is made again (about an hour on 2 shared cores), then docs/detectors.md's tables from what it prints."""
+"""How the file is made again (16.5 min niced on 2 shared cores at 4fd4e66), then docs/detectors.md's tables from what it prints."""
 
 
 def _without_encoder(stored: dict[str, Any]) -> set[str]:
@@ -72,7 +72,7 @@ def test_the_shipped_flag_evidence_counts_what_the_detectors_do_today(
             "reasoning_metrics/flag_evidence.json is stale: today's detectors count differently (stored -> now; "
             "[fired, steps] on first wrong steps, then on right steps; dev | confirm):\n"
             + "\n".join(differ)
-            + f"\nRegenerate it (about an hour on 2 cores):\n  {rerun}\n"
+            + f"\nRegenerate it (about 17 min on 2 shared cores):\n  {rerun}\n"
             "then replace the --flag-rates tables of docs/detectors.md with what the command printed.",
             pytrace=False,
         )
