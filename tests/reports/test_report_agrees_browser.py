@@ -318,6 +318,11 @@ def test_a_kind_of_flag_that_does_not_point_at_errors_is_shown_as_context(page: 
     driver, _, runs = page
     data = _data(driver)
     evidence = data["runs"][0]["evidence"]
+    shipped = Path(__file__).parents[2] / "reasoning_metrics" / "flag_evidence.json"
+    for kind, row in json.loads(shipped.read_text(encoding="utf-8"))["kinds"].items():
+        if row["source"] == "detector":  # the page's verdict and figures are the file's (the run's encoder is a fake)
+            assert evidence[kind]["warns"] == row["points_at_errors"], kind
+            assert row["dev"]["wrong_rate"] in evidence[kind]["zh_detail"], kind
     context = {kind for kind, e in evidence.items() if not e["warns"]}
     assert context and all("只作参考" in evidence[k]["zh"] for k in context)
     names = data["labels"]["flags"] | data["labels"]["findings"]
