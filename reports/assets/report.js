@@ -39,6 +39,7 @@
       combinerHelp: '每一步的“P(出错｜前面都对)”是学习组合器的估计：假如前面的步骤都对，这一步出第一个错的概率。它以“前面都对”为前提，所以几步可以同时接近 1.00；它不是“这一步就是首错”的概率。',
       combinerRuleWrong: '这份答案判错，解答里一定有错，所以圈出最可能是第一个错误的一步：每一步的“首错可能性”= 它的数字 × 前面每一步都对的可能（1 减去前面各步的数字），再换算成百分比；圈出的是百分比最大的一步，靠前而数字高的步骤占先。',
       combinerRuleOther: '这份答案判对或未判分，所以圈出第一个达到 {threshold} 的步骤；没有步骤达到就不圈。',
+      combinerRuleCalled: '这份答案判对或未判分：有步骤达到 {threshold} 时判为推理有错，并像判错的答案一样圈出最可能是第一个错误的一步：每一步的“首错可能性”= 它的数字 × 前面每一步都对的可能（1 减去前面各步的数字），再换算成百分比，圈出百分比最大的一步；没有步骤达到就不圈。',
       combinerAbout: '组合器：{name}；拟合所用数据：{training}。它只在这些数据上学过，换一类题目或模型时数字可能偏高或偏低，以教师判断为准。',
       unknownTraining: '未知（组合器文件已不在原处或已改变）',
       partial: '部分得分', value_repeat_similarity: '与前面最像的步骤的相似度', value_earlier_contradiction: '与前面步骤矛盾的概率',
@@ -83,6 +84,7 @@
       combinerHelp: "Each step's \"P(wrong | earlier right)\" is the learned combiner's estimate of how likely this step holds the first error if every step before it is right. It assumes the earlier steps right, so several steps can all be near 1.00; it is not the chance that this step is the first error.",
       combinerRuleWrong: "This answer is graded wrong, so the solution has an error somewhere, and the step outlined is the likeliest first error: each step's \"chance it is the first error\" is its number times the chance that every earlier step is right (1 minus each earlier step's number), as a share of all steps; the step with the largest share is outlined, so an early step with a high number comes first.",
       combinerRuleOther: 'This answer is graded right or not graded, so the first step at or above {threshold} is outlined; none when no step reaches it.',
+      combinerRuleCalled: 'This answer is graded right or not graded: when a step reaches {threshold} its reasoning is called wrong and, as for an answer graded wrong, the likeliest first error is outlined (the step with the largest "chance it is the first error": its number times the chance that every earlier step is right, as a share of all steps); none when no step reaches it.',
       combinerAbout: "Combiner: {name}; fitted on: {training}. It learned from those data only: on other questions or models its numbers may run high or low, and the teacher's judgement decides.",
       unknownTraining: 'not known (the combiner file has moved or changed)',
       partial: 'partial credit', value_repeat_similarity: 'similarity to the closest earlier step', value_earlier_contradiction: 'contradiction of an earlier step',
@@ -159,7 +161,7 @@
     const info = run.combiner || {};
     const training = info.training ? info.training.join(', ') : t('unknownTraining');
     const values = { name: info.name || '?', training: training, threshold: fmt(comb.threshold, 2) };
-    const rule = comb.graded_wrong ? t('combinerRuleWrong') : t('combinerRuleOther');
+    const rule = comb.graded_wrong ? t('combinerRuleWrong') : t(comb.locate === 'likeliest' ? 'combinerRuleCalled' : 'combinerRuleOther');
     return [t('combinerHelp'), rule, t('combinerAbout')].map((x) => fillIn(x, values)).join(state.lang === 'zh' ? '' : ' ');
   }
   // A graded-wrong answer's steps: each one's chance of being the first error, p_k · Π_{j<k}(1 − p_j),
@@ -995,7 +997,10 @@
     // A learned combiner's verdict replaces the rule's first suspect and the opaque suspicion.
     const comb = a.combined || null;
     const suspectAt = comb ? comb.first_suspect : a.first_suspect;
-    const shares = comb && comb.graded_wrong ? firstErrorShares(a.steps) : null;
+    // The shares explain the likeliest first error: an answer graded wrong, or one called wrong (a step at or
+    // above the threshold) by a combiner that then locates it the same way.
+    const likeliest = comb && (comb.graded_wrong || (comb.locate === 'likeliest' && comb.first_suspect != null));
+    const shares = likeliest ? firstErrorShares(a.steps) : null;
     const list = el('ol', { class: 'steps' });
     a.steps.forEach((step, k) => {
       const classes = [];
