@@ -21,7 +21,7 @@ import numpy as np
 
 from kg.errors import InputError
 from reasoning_metrics.combine.features import graded_wrong
-from reasoning_metrics.combine.model import LOCATE, Combiner, first_suspect
+from reasoning_metrics.combine.model import LOCATE, Combiner, Locate, first_suspect
 
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 """Inverse L2 strengths tried."""
@@ -106,9 +106,9 @@ def choose_decoding(
     targets: Sequence[int],
     min_correct: float = 0.0,
     wrong: Sequence[bool] | None = None,
-) -> tuple[str, float, dict[str, float | None]]:
+) -> tuple[Locate, float, dict[str, float | None]]:
     """``locate`` and threshold with the best objective of :func:`choose_threshold` (``earliest`` on a tie)."""
-    best: tuple[str, float, dict[str, float | None]] | None = None
+    best: tuple[Locate, float, dict[str, float | None]] | None = None
     for locate in LOCATE:
         threshold, scores = choose_threshold(probabilities, targets, min_correct, wrong, locate)
         if best is None or _objective(scores) > _objective(best[2]):

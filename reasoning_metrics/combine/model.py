@@ -33,12 +33,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from kg.errors import InputError
 from reasoning_metrics.combine.features import feature_names
 
-LOCATE = ("earliest", "likeliest")
+Locate = Literal["earliest", "likeliest"]
+LOCATE: tuple[Locate, ...] = ("earliest", "likeliest")
 """What ``locate`` may say: the step a solution called wrong by the threshold gets."""
 FORMAT = "k12eval-combiner"
 VERSION = 1
@@ -62,7 +63,7 @@ class Combiner:
     """Each training set: name, format, paths, half, solutions, with_error, steps."""
     cv: dict[str, Any] = field(default_factory=dict)
     """Out-of-fold figures on the training data (step log-loss, ProcessBench F1 at the threshold)."""
-    locate: str = "earliest"
+    locate: Locate = "earliest"
     """Which step a solution called wrong by the threshold gets (:data:`LOCATE`; see the module doc)."""
     languages: dict[str, Combiner] = field(default_factory=dict)
     """Language (``zh``, ``en``) -> the combiner fitted on that language's sets alone, used for its solutions."""
@@ -193,9 +194,10 @@ def _weights(raw: dict[str, Any], where: str) -> Combiner:
     for name in ("intercept", "threshold"):
         if not _finite(raw.get(name)):
             raise InputError(f"{where}, field '{name}': expected a finite number, got {raw.get(name)!r}")
-    locate = raw.get("locate", "earliest")  # files fitted before the field was written: the old rule
-    if locate not in LOCATE:
-        raise InputError(f"{where}, field 'locate': expected one of {', '.join(LOCATE)}, got {locate!r}")
+    written = raw.get("locate", "earliest")  # files fitted before the field was written: the old rule
+    if written not in LOCATE:
+        raise InputError(f"{where}, field 'locate': expected one of {', '.join(LOCATE)}, got {written!r}")
+    locate: Locate = "likeliest" if written == "likeliest" else "earliest"
     if not 0 <= raw["threshold"] <= 1:
         raise InputError(f"{where}, field 'threshold': expected a probability in [0, 1], got {raw['threshold']!r}")
     known = set(feature_names(roscoe=True, grade=True))
