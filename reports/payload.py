@@ -379,8 +379,9 @@ def _answer_from(record: RunRecord, scores: QuestionScores | None) -> dict[str, 
 
 
 def _combined(scores: QuestionScores | None, record: RunRecord) -> dict[str, Any] | None:
-    """The learned combiner's first suspect and threshold, and whether it chose as for an answer graded wrong
-    (the likeliest first error) or not (the earliest step at or above the threshold); the per-step
+    """The learned combiner's first suspect and threshold, whether it chose as for an answer graded wrong
+    (the likeliest first error) or not, and for one not graded wrong which step a step at or above the
+    threshold puts forward (``locate``: the earliest such step, or the likeliest first error); the per-step
     probabilities are each step's ``p``."""
     if scores is None or scores.combined is None:
         return None
@@ -388,6 +389,7 @@ def _combined(scores: QuestionScores | None, record: RunRecord) -> dict[str, Any
         "first_suspect": scores.combined.first_suspect,
         "threshold": clean(scores.combined.threshold),
         "graded_wrong": record.correct is False,
+        "locate": scores.combined.locate,
     }
 
 

@@ -81,9 +81,11 @@ class Combined:
     """The learned combiner's verdict on a solution (``reasoning_metrics.combine.apply.CombinedVerdict``)."""
 
     first_suspect: int | None
-    """The combiner's first suspect (for an answer graded wrong, its likeliest first error; else the
-    earliest step at or above ``threshold``); ``None`` when it names none."""
+    """The combiner's first suspect (for an answer graded wrong, its likeliest first error; else, when a step
+    reaches ``threshold``, the step ``locate`` names); ``None`` when it names none."""
     threshold: float
+    locate: str = "earliest"
+    """``earliest`` (the earliest step at or above ``threshold``) or ``likeliest`` (the likeliest first error)."""
 
 
 @dataclass(frozen=True)
@@ -197,7 +199,7 @@ def _combined(record: ScoreRecord) -> Combined | None:
     if verdict is None:
         return None
     first = verdict.first_suspect if 0 <= verdict.first_suspect < len(record.steps) else None
-    return Combined(first_suspect=first, threshold=verdict.threshold)
+    return Combined(first_suspect=first, threshold=verdict.threshold, locate=verdict.locate)
 
 
 def _with_probabilities(steps: tuple[StepScore, ...], probabilities: Sequence[float] | None) -> tuple[StepScore, ...]:

@@ -70,9 +70,11 @@ def main() -> None:
         for entry in own.training:  # paths relative to the shared data folder or the repository
             entry["paths"] = [_relative(Path(p), shared) for p in entry["paths"]]
     args.out.write_text(combiner.to_json(), encoding="utf-8")
-    print(f"wrote {args.out}: threshold {combiner.threshold:.3f}, C = {combiner.C}, cv {combiner.cv}")
+    print(
+        f"wrote {args.out}: threshold {combiner.threshold:.3f} ({combiner.locate}), C = {combiner.C}, cv {combiner.cv}"
+    )
     for lang, own in combiner.languages.items():
-        print(f"  {lang}: threshold {own.threshold:.3f}, C = {own.C}, cv {own.cv}")
+        print(f"  {lang}: threshold {own.threshold:.3f} ({own.locate}), C = {own.C}, cv {own.cv}")
 
 
 if __name__ == "__main__":

@@ -93,14 +93,15 @@ def calibrate(
     sizes = ", ".join(f"{t['name']} {t['half']} ({t['solutions']})" for t in combiner.training)
     cv = combiner.cv
     typer.echo(
-        f"wrote {out}: {len(combiner.features)} features, C = {combiner.C}, threshold {combiner.threshold:.3f}; "
+        f"wrote {out}: {len(combiner.features)} features, C = {combiner.C}, threshold {combiner.threshold:.3f} "
+        f"(a solution over it gets its {combiner.locate} step); "
         f"trained on {sizes}; cross-validated exact first step {cv.get('acc_error')}, "
         f"correct called correct {cv.get('acc_correct')}, F1 {cv.get('f1')}"
     )
     for lang, own in combiner.languages.items():
         cv = own.cv
         typer.echo(
-            f"  {lang} solutions: their own combiner, C = {own.C}, threshold {own.threshold:.3f}, trained on "
+            f"  {lang} solutions: their own combiner, C = {own.C}, threshold {own.threshold:.3f} ({own.locate}), trained on "
             f"{', '.join(str(t['name']) for t in own.training)}; cross-validated exact first step "
             f"{cv.get('acc_error')}, correct called correct {cv.get('acc_correct')}"
         )

@@ -51,4 +51,5 @@ def combine_one(
         first_suspect=combiner.first_suspect(p, graded is False),
         score=max(p, default=0.0),
         threshold=combiner.threshold,
+        locate=combiner.locate,
     )

@@ -7,7 +7,8 @@ including its first wrong step (label 1 there, 0 before). Steps after the first 
 not known. The threshold maximises ProcessBench F1 over the out-of-fold probabilities (exact first
 step on wrong solutions where no correct solution is in the training data), each solution's first
 suspect taken as :func:`~.model.first_suspect` takes it (a graded-wrong solution's does not depend on
-the threshold).
+the threshold). With it the fit chooses ``locate``, the step a solution called wrong by the threshold
+gets (the earliest step over it, or the likeliest first error), by the same objective.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 
 from kg.errors import InputError
 from reasoning_metrics.combine.features import graded_wrong
-from reasoning_metrics.combine.model import Combiner, first_suspect
+from reasoning_metrics.combine.model import LOCATE, Combiner, Locate, first_suspect
 
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 """Inverse L2 strengths tried."""
@@ -77,10 +78,12 @@ def choose_threshold(
     targets: Sequence[int],
     min_correct: float = 0.0,
     wrong: Sequence[bool] | None = None,
+    locate: str = "earliest",
 ) -> tuple[float, dict[str, float | None]]:
     """The step threshold with the best ProcessBench F1 (best exact first step without correct solutions),
     among those that call at least ``min_correct`` of the correct solutions correct. ``wrong`` says per
-    solution whether its final answer was graded wrong (:func:`~.model.first_suspect`)."""
+    solution whether its final answer was graded wrong; ``locate`` which step a solution called wrong by the
+    threshold gets (:func:`~.model.first_suspect`)."""
     from reasoning_metrics.combine.scores import processbench
 
     graded = list(wrong) if wrong is not None else [False] * len(probabilities)
@@ -88,14 +91,36 @@ def choose_threshold(
     candidates = pooled if len(pooled) <= 400 else list(np.quantile(pooled, np.linspace(0, 1, 401)))
     best: tuple[float, float, dict[str, float | None]] = (-1.0, 1.0, {})
     for t in [*candidates, 1.0 + 1e-9]:
-        predictions = [first_suspect(ps, t, w) for ps, w in zip(probabilities, graded, strict=True)]
+        predictions = [first_suspect(ps, t, w, locate) for ps, w in zip(probabilities, graded, strict=True)]
         scores = processbench(predictions, targets)
         if scores["acc_correct"] is not None and scores["acc_correct"] < min_correct:
             continue
-        objective = scores["f1"] if scores["f1"] is not None else scores["acc_error"] or 0.0
+        objective = _objective(scores)
         if objective > best[0]:
             best = (objective, float(min(t, 1.0)), scores)
     return best[1], best[2]
+
+
+def choose_decoding(
+    probabilities: Sequence[Sequence[float]],
+    targets: Sequence[int],
+    min_correct: float = 0.0,
+    wrong: Sequence[bool] | None = None,
+) -> tuple[Locate, float, dict[str, float | None]]:
+    """``locate`` and threshold with the best objective of :func:`choose_threshold` (``earliest`` on a tie)."""
+    best: tuple[Locate, float, dict[str, float | None]] | None = None
+    for locate in LOCATE:
+        threshold, scores = choose_threshold(probabilities, targets, min_correct, wrong, locate)
+        if best is None or _objective(scores) > _objective(best[2]):
+            best = (locate, threshold, scores)
+    assert best is not None
+    return best
+
+
+def _objective(scores: dict[str, float | None]) -> float:
+    """ProcessBench F1, or exact first step where there is no correct solution to count."""
+    f1 = scores.get("f1")
+    return f1 if f1 is not None else scores.get("acc_error") or 0.0
 
 
 def fit_combiner(
@@ -144,7 +169,7 @@ def fit_combiner(
     probabilities = _out_of_fold_all(sets, features, x, y, groups, splits, model(c), where)
     targets = [t for s in sets for t in s.targets if t is not None]
     wrong = [graded_wrong(r) for s in sets for t, r in zip(s.targets, s.rows, strict=True) if t is not None]
-    threshold, scores = choose_threshold(probabilities, targets, min_correct, wrong)
+    locate, threshold, scores = choose_decoding(probabilities, targets, min_correct, wrong)
     fitted = model(c).fit(x, y)
     scaler, logistic = fitted[0], fitted[1]
     coef = logistic.coef_[0] / scaler.scale_
@@ -154,6 +179,7 @@ def fit_combiner(
         coefficients=[float(v) for v in coef],
         intercept=intercept,
         threshold=threshold,
+        locate=locate,
         C=c,
         package_version=package_version,
         training=[

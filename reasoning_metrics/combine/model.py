@@ -12,9 +12,12 @@ A step's probability of being the first wrong one, given that no earlier step wa
 ``p_k = sigmoid(features · coefficients + intercept)`` (the training rows stop at the first error, so
 the model is a discrete-time hazard). The first suspect of a solution whose final answer was graded
 wrong is the step most likely to be the first error, ``argmax_k p_k · Π_{j<k} (1 - p_j)``: such a
-solution has an error somewhere, so it always gets one. Otherwise (graded right, or not graded) it is
-the earliest step at or above ``threshold``, else -1. The solution's score is its largest step
-probability.
+solution has an error somewhere, so it always gets one. Otherwise (graded right, or not graded) a
+solution with no step at or above ``threshold`` gets -1; one with such a step is called wrong and its
+first suspect is, by ``locate``, the earliest step at or above ``threshold`` (``earliest``, the rule of
+combiners fitted before ``locate`` was written) or, as for a graded-wrong solution, the step most likely
+to be the first error (``likeliest``). The fit chooses ``locate`` with the threshold, on out-of-fold
+predictions. The solution's score is its largest step probability.
 
 A combiner may hold one combiner per language (``"languages": {"zh": {...}}``, each a combiner's fields
 without ``format`` and ``version``), fitted on that language's sets alone with its own threshold:
@@ -30,11 +33,14 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from kg.errors import InputError
 from reasoning_metrics.combine.features import feature_names
 
+Locate = Literal["earliest", "likeliest"]
+LOCATE: tuple[Locate, ...] = ("earliest", "likeliest")
+"""What ``locate`` may say: the step a solution called wrong by the threshold gets."""
 FORMAT = "k12eval-combiner"
 VERSION = 1
 DEFAULT = "default"
@@ -57,6 +63,8 @@ class Combiner:
     """Each training set: name, format, paths, half, solutions, with_error, steps."""
     cv: dict[str, Any] = field(default_factory=dict)
     """Out-of-fold figures on the training data (step log-loss, ProcessBench F1 at the threshold)."""
+    locate: Locate = "earliest"
+    """Which step a solution called wrong by the threshold gets (:data:`LOCATE`; see the module doc)."""
     languages: dict[str, Combiner] = field(default_factory=dict)
     """Language (``zh``, ``en``) -> the combiner fitted on that language's sets alone, used for its solutions."""
     format: str = FORMAT
@@ -89,7 +97,7 @@ class Combiner:
 
     def first_suspect(self, probabilities: list[float], graded_wrong: bool = False) -> int:
         """The first suspect by :func:`first_suspect` at this combiner's threshold."""
-        return first_suspect(probabilities, self.threshold, graded_wrong)
+        return first_suspect(probabilities, self.threshold, graded_wrong, self.locate)
 
     def to_json(self) -> str:
         """The ``combiner.json`` text (``languages`` only when there are per-language combiners)."""
@@ -102,17 +110,26 @@ class Combiner:
         return json.dumps(raw, indent=1, ensure_ascii=False) + "\n"
 
 
-def first_suspect(probabilities: Sequence[float], threshold: float, graded_wrong: bool = False) -> int:
-    """The step most likely to be the first error when the final answer was graded wrong; otherwise the
-    earliest step at or above ``threshold``, else -1 (see the module doc)."""
+def first_suspect(
+    probabilities: Sequence[float], threshold: float, graded_wrong: bool = False, locate: str = "earliest"
+) -> int:
+    """The step most likely to be the first error when the final answer was graded wrong; otherwise -1 when no
+    step reaches ``threshold``, else the earliest step that does (``locate="earliest"``) or the step most
+    likely to be the first error (``"likeliest"``; see the module doc)."""
     if graded_wrong and probabilities:
-        best, best_at, alive = -1.0, 0, 1.0
-        for i, p in enumerate(probabilities):
-            if p * alive > best:
-                best, best_at = p * alive, i
-            alive *= 1 - p
-        return best_at
-    return next((i for i, p in enumerate(probabilities) if p >= threshold), -1)
+        return _likeliest(probabilities)
+    earliest = next((i for i, p in enumerate(probabilities) if p >= threshold), -1)
+    return _likeliest(probabilities) if earliest >= 0 and locate == "likeliest" else earliest
+
+
+def _likeliest(probabilities: Sequence[float]) -> int:
+    """``argmax_k p_k · Π_{j<k} (1 - p_j)``: the likeliest first error under the hazard model."""
+    best, best_at, alive = -1.0, 0, 1.0
+    for i, p in enumerate(probabilities):
+        if p * alive > best:
+            best, best_at = p * alive, i
+        alive *= 1 - p
+    return best_at
 
 
 NONE = "none"
@@ -177,6 +194,10 @@ def _weights(raw: dict[str, Any], where: str) -> Combiner:
     for name in ("intercept", "threshold"):
         if not _finite(raw.get(name)):
             raise InputError(f"{where}, field '{name}': expected a finite number, got {raw.get(name)!r}")
+    written = raw.get("locate", "earliest")  # files fitted before the field was written: the old rule
+    if written not in LOCATE:
+        raise InputError(f"{where}, field 'locate': expected one of {', '.join(LOCATE)}, got {written!r}")
+    locate: Locate = "likeliest" if written == "likeliest" else "earliest"
     if not 0 <= raw["threshold"] <= 1:
         raise InputError(f"{where}, field 'threshold': expected a probability in [0, 1], got {raw['threshold']!r}")
     known = set(feature_names(roscoe=True, grade=True))
@@ -191,6 +212,7 @@ def _weights(raw: dict[str, Any], where: str) -> Combiner:
         coefficients=[float(c) for c in coefficients],
         intercept=float(raw["intercept"]),
         threshold=float(raw["threshold"]),
+        locate=locate,
         C=float(raw["C"]) if _finite(raw.get("C")) else 1.0,
         package_version=str(raw.get("package_version", "")),
         training=list(raw.get("training") or []),

@@ -13,6 +13,13 @@ or ``A`` with a verdict right after), else the last option named in an earlier s
 matched in a fixed list; a step with none, or with both kinds, gives no verdict. The final choice
 (``故选C``) is not a verdict here: the ``reference`` detector checks it against the gold answer, and a
 step flagged by both would count twice. Nothing is executed.
+
+A step may also take an option's side without naming it: it states the option's own words as a fact
+(``滤液中一定有铜和锌`` for option A ``滤渣中一定有铜和锌``; ``应采用的收集方法是向上排空气集气法``).
+:func:`asserted_options` reads that as choosing the option: a step whose Chinese words cover most of
+one option's (those the stem does not have too), while it comments on another option or on none, and
+gives no verdict of its own. A step next to one that states another option is a list of the options
+(the question restated), not a claim.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reasoning_metrics.split import CJK_RANGE
 from runners.extraction.markers import CHOSEN_LETTER
 
 OPTION_LINE = re.compile(r"(?m)^\s*([A-H])\s*[.．、:：]\s*\S")
@@ -65,7 +73,8 @@ class WrongVerdict:
     step: int
     option: str
     said: str
-    """``chosen`` or ``rejected``: what the step made of the option."""
+    """``chosen`` or ``rejected``: what the step made of the option; ``stated`` when it states the option's
+    words as a fact (:func:`asserted_options`)."""
 
 
 def options_of(problem: str) -> list[str]:
@@ -156,3 +165,62 @@ def _verdict(text: str, negative: bool) -> str | None:
     # A statement called true is chosen when the question asks for what is right, rejected when it asks
     # for what is wrong.
     return "chosen" if truth != negative else "rejected"
+
+
+OPTION_WORDS_SHARE = 0.7
+"""A step states an option when it holds at least this share of the option's Chinese character pairs."""
+MIN_OPTION_PAIRS = 4
+"""Options with fewer Chinese character pairs (not in the stem) than this are too short to be recognised."""
+_OPTION_SPLIT = re.compile(r"(?m)^\s*([A-H])\s*[.．、:：]\s*")
+_HAN_RUN = re.compile(f"[{CJK_RANGE}]+")
+_ABOUT = re.compile(r"选项|说法|描述|叙述|表述|题目|题中|问题|我们|分析|确定")
+"""Words of a step that talks about the question or an option rather than stating a fact."""
+
+
+def _han_pairs(text: str) -> set[str]:
+    """Consecutive pairs of Chinese characters within each run of them."""
+    return {run[k : k + 2] for run in _HAN_RUN.findall(text) for k in range(len(run) - 1)}
+
+
+def option_texts(problem: str) -> dict[str, str]:
+    """Letter -> text of each option written as an ``A. text`` line."""
+    parts = _OPTION_SPLIT.split(problem)
+    return {parts[k]: parts[k + 1].strip() for k in range(1, len(parts) - 1, 2)}
+
+
+def asserted_options(problem: str, steps: Sequence[str], answer: str) -> list[WrongVerdict]:
+    """Steps that state, as a fact, the words of an option the gold answer rules out (of the gold option when
+    the stem asks for the wrong one), while not commenting on that option (see the module doc)."""
+    texts = option_texts(problem)
+    letters = list(texts)
+    gold = gold_letters(answer, letters)
+    if len(letters) < 2 or not gold:
+        return []
+    negative = asks_for_wrong(problem)
+    stem = _han_pairs(OPTION_LINE.split(problem, maxsplit=1)[0])
+    words = {k: _han_pairs(v) - stem for k, v in texts.items()}
+    words = {k: v for k, v in words.items() if len(v) >= MIN_OPTION_PAIRS}
+    stated: list[str | None] = []
+    about: list[str | None] = []
+    current: str | None = None
+    for step in steps:
+        text = step[:2000]
+        head = _HEAD.match(text)
+        named = [g for m in _NAMED.finditer(text) for g in m.groups() if g]
+        if head:
+            current = next(g for g in head.groups() if g)
+        elif named:
+            current = named[0]
+        about.append(current)
+        pairs = _han_pairs(text)
+        covering = [k for k, v in words.items() if len(v & pairs) >= OPTION_WORDS_SHARE * len(v)]
+        claim = not (head or CHOSEN_LETTER.search(text) or _ABOUT.search(text) or _verdict(text, negative))
+        stated.append(covering[0] if len(covering) == 1 and claim else None)
+    found = []
+    for i, option in enumerate(stated):
+        if option is None or option == about[i] or (option in gold) != negative:
+            continue
+        listing = any(0 <= j < len(stated) and stated[j] not in (None, option) for j in (i - 1, i + 1))
+        if not listing:
+            found.append(WrongVerdict(i, option, "stated"))
+    return found

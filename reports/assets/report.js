@@ -27,7 +27,7 @@
       none: '（无）', noAnswer: '这次运行没有回答这道题。', capped: '本页只收录部分题目的题干和作答（见概览中的说明）；这道题的作答在 questions.csv 中。', moreRows: '还有 {n} 行未显示；请用筛选缩小范围。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
       paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
       disagree: 'A 与 B 得分不同的题目', contextFlags: '灰色标记', perStatementNote: '判断题按每个判断（小题）计分：正确率 = 判断对的小题数 ÷ 小题总数（CK12 发布的评分脚本）；题数是作答的题目数。把鼠标放在正确率上可见“对的 / 总数”。', byStatement: '逐个判断', statement: '第几个判断', modelSays: '模型的判断', notRead: '未读出', statementsRight: '{w} 个判断中对了 {r} 个', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
-      findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约五分之一的第一个错误步骤，学习组合器（评分时默认启用）约五分之二；答案判对但推理有错的解答，几乎都找不到错误步骤。以教师判断为准。',
+      findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约四分之一的第一个错误步骤，学习组合器（评分时默认启用）不到一半；答案判对但推理有错的解答，只有约五分之一能找到错误步骤。以教师判断为准。',
       verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注保存在本浏览器（localStorage）中；下载的 JSONL 可由 k12eval meta-eval --format chains 读取。',
       steps: '步骤', firstErrorCol: '首错步骤', complete: '完整', clearAll: '清除全部标注', tableSource: '出处',
       noData: '没有数据', warnings: '提示', generated: '生成时间', id: '编号', result: '结果', open: '打开',
@@ -39,6 +39,7 @@
       combinerHelp: '每一步的“P(出错｜前面都对)”是学习组合器的估计：假如前面的步骤都对，这一步出第一个错的概率。它以“前面都对”为前提，所以几步可以同时接近 1.00；它不是“这一步就是首错”的概率。',
       combinerRuleWrong: '这份答案判错，解答里一定有错，所以圈出最可能是第一个错误的一步：每一步的“首错可能性”= 它的数字 × 前面每一步都对的可能（1 减去前面各步的数字），再换算成百分比；圈出的是百分比最大的一步，靠前而数字高的步骤占先。',
       combinerRuleOther: '这份答案判对或未判分，所以圈出第一个达到 {threshold} 的步骤；没有步骤达到就不圈。',
+      combinerRuleCalled: '这份答案判对或未判分：有步骤达到 {threshold} 时判为推理有错，并像判错的答案一样圈出最可能是第一个错误的一步：每一步的“首错可能性”= 它的数字 × 前面每一步都对的可能（1 减去前面各步的数字），再换算成百分比，圈出百分比最大的一步；没有步骤达到就不圈。',
       combinerAbout: '组合器：{name}；拟合所用数据：{training}。它只在这些数据上学过，换一类题目或模型时数字可能偏高或偏低，以教师判断为准。',
       unknownTraining: '未知（组合器文件已不在原处或已改变）',
       partial: '部分得分', value_repeat_similarity: '与前面最像的步骤的相似度', value_earlier_contradiction: '与前面步骤矛盾的概率',
@@ -70,7 +71,7 @@
       paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
       bothWrong: 'both wrong', disagree: 'Questions A and B score differently', contextFlags: 'grey flags', perStatementNote: "A judgment question counts per statement: accuracy = statements right / statements (CK12's released scorer); n counts the questions answered. Hover an accuracy for right / total.", byStatement: 'Statement by statement', statement: 'statement', modelSays: 'model says', notRead: 'not read', statementsRight: '{r} of {w} statements right', difference: 'difference (B − A)',
       exportJsonl: 'Download JSONL', labelled: 'Labelled solutions',
-      findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; the rules know no chemistry or physics. On real Chinese answers no rule was fitted on, the rules place the first wrong step exactly about one time in five, the learned combiner (on by default in scoring) about two times in five; in answers graded right whose reasoning is wrong it almost never finds the wrong step. The teacher's judgement decides.",
+      findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; the rules know no chemistry or physics. On real Chinese answers no rule was fitted on, the rules place the first wrong step exactly about one time in four, the learned combiner (on by default in scoring) a little under one time in two; in answers graded right whose reasoning is wrong it finds the wrong step about one time in five. The teacher's judgement decides.",
       verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
       steps: 'Steps', firstErrorCol: 'First error', complete: 'Complete', clearAll: 'Clear all verdicts', tableSource: 'Source',
       noData: 'No data', warnings: 'Notes', generated: 'Generated', id: 'Id', result: 'Result', open: 'Open',
@@ -83,6 +84,7 @@
       combinerHelp: "Each step's \"P(wrong | earlier right)\" is the learned combiner's estimate of how likely this step holds the first error if every step before it is right. It assumes the earlier steps right, so several steps can all be near 1.00; it is not the chance that this step is the first error.",
       combinerRuleWrong: "This answer is graded wrong, so the solution has an error somewhere, and the step outlined is the likeliest first error: each step's \"chance it is the first error\" is its number times the chance that every earlier step is right (1 minus each earlier step's number), as a share of all steps; the step with the largest share is outlined, so an early step with a high number comes first.",
       combinerRuleOther: 'This answer is graded right or not graded, so the first step at or above {threshold} is outlined; none when no step reaches it.',
+      combinerRuleCalled: 'This answer is graded right or not graded: when a step reaches {threshold} its reasoning is called wrong and, as for an answer graded wrong, the likeliest first error is outlined (the step with the largest "chance it is the first error": its number times the chance that every earlier step is right, as a share of all steps); none when no step reaches it.',
       combinerAbout: "Combiner: {name}; fitted on: {training}. It learned from those data only: on other questions or models its numbers may run high or low, and the teacher's judgement decides.",
       unknownTraining: 'not known (the combiner file has moved or changed)',
       partial: 'partial credit', value_repeat_similarity: 'similarity to the closest earlier step', value_earlier_contradiction: 'contradiction of an earlier step',
@@ -159,7 +161,7 @@
     const info = run.combiner || {};
     const training = info.training ? info.training.join(', ') : t('unknownTraining');
     const values = { name: info.name || '?', training: training, threshold: fmt(comb.threshold, 2) };
-    const rule = comb.graded_wrong ? t('combinerRuleWrong') : t('combinerRuleOther');
+    const rule = comb.graded_wrong ? t('combinerRuleWrong') : t(comb.locate === 'likeliest' ? 'combinerRuleCalled' : 'combinerRuleOther');
     return [t('combinerHelp'), rule, t('combinerAbout')].map((x) => fillIn(x, values)).join(state.lang === 'zh' ? '' : ' ');
   }
   // A graded-wrong answer's steps: each one's chance of being the first error, p_k · Π_{j<k}(1 − p_j),
@@ -995,7 +997,10 @@
     // A learned combiner's verdict replaces the rule's first suspect and the opaque suspicion.
     const comb = a.combined || null;
     const suspectAt = comb ? comb.first_suspect : a.first_suspect;
-    const shares = comb && comb.graded_wrong ? firstErrorShares(a.steps) : null;
+    // The shares explain the likeliest first error: an answer graded wrong, or one called wrong (a step at or
+    // above the threshold) by a combiner that then locates it the same way.
+    const likeliest = comb && (comb.graded_wrong || (comb.locate === 'likeliest' && comb.first_suspect != null));
+    const shares = likeliest ? firstErrorShares(a.steps) : null;
     const list = el('ol', { class: 'steps' });
     a.steps.forEach((step, k) => {
       const classes = [];

@@ -274,15 +274,19 @@ def test_a_combiners_probabilities_replace_the_opaque_severity(
         assert HOSTILE_TRAINING in help_text and "combiner.json" in help_text
         # What is outlined and what the numbers say agree (#23 item 3): the hazard decoding, in words.
         assert "前面都对" in help_text and "不是“这一步就是首错”的概率" in help_text
-        if answer["combined"]["graded_wrong"]:
+        reached = [k for k, s in enumerate(answer["steps"]) if s["p"] >= threshold]
+        likeliest = answer["combined"]["locate"] == "likeliest"
+        if answer["combined"]["graded_wrong"] or (likeliest and reached):
             assert len(shares) == len(answer["steps"]) and sum(shares) == pytest.approx(1, abs=1e-6)
             assert shares.index(max(shares)) == suspect  # the largest "chance it is the first error"
             assert "百分比最大的一步" in help_text
         else:
             assert shares == []
-            reached = [k for k, s in enumerate(answer["steps"]) if s["p"] >= threshold]
             assert suspect == (reached[0] if reached else None)
-            assert f"第一个达到 {threshold:.2f} 的步骤" in help_text
+        if not answer["combined"]["graded_wrong"]:
+            # Graded right: called wrong when a step reaches the threshold; which step then, as the combiner locates.
+            rule = f"有步骤达到 {threshold:.2f} 时判为推理有错" if likeliest else f"第一个达到 {threshold:.2f} 的步骤"
+            assert rule in help_text
         assert driver.execute_script("return window.__pwned") is None
         assert driver.execute_script("return document.images.length") == 0
 

@@ -58,10 +58,12 @@ def test_the_page_carries_each_steps_probability_the_first_suspect_and_the_combi
         checked += 1
         expected = verdict["first_suspect"] if verdict["first_suspect"] >= 0 else None
         graded_wrong = answer["correct"] is False  # which of the combiner's two rules chose the suspect
+        own = combiner.for_language(record["lang"])  # the chain language's combiner
         assert answer["combined"] == {
             "first_suspect": expected,
-            "threshold": round(combiner.for_language(record["lang"]).threshold, 4),  # the chain language's combiner
+            "threshold": round(own.threshold, 4),
             "graded_wrong": graded_wrong,
+            "locate": own.locate,  # which step a step over the threshold puts forward (#36 item 3)
         }
         assert [s["p"] for s in answer["steps"]] == [round(p, 4) for p in verdict["step_probabilities"]]
     assert checked == 2  # both answered questions; the third failed and has no steps

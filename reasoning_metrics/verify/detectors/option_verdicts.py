@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
-from reasoning_metrics.verify.verdicts import wrong_verdicts
+from reasoning_metrics.verify.verdicts import asserted_options, wrong_verdicts
+
+_SAID = {
+    "chosen": ("chooses option {}", "选了选项 {}"),
+    "rejected": ("rejects option {}", "排除了选项 {}"),
+    "stated": ("states the words of option {} as a fact", "把选项 {} 的内容当作事实陈述"),
+}
+"""What a step made of an option, in English and in Chinese."""
 
 
 class OptionVerdicts(Detector):
@@ -23,9 +30,12 @@ class OptionVerdicts(Detector):
         steps: list[list[StepFlag]] = [[] for _ in evidence.steps]
         if evidence.reference is None:
             return Findings.at_steps(steps)
-        for found in wrong_verdicts(evidence.problem, evidence.steps, evidence.reference.answer):
-            said = "chooses" if found.said == "chosen" else "rejects"
-            zh = f"{'选了' if found.said == 'chosen' else '排除了'}选项 {found.option}，与标准答案相反"
-            message = f"{said} option {found.option}, against the gold answer"
+        answer = evidence.reference.answer
+        verdicts = wrong_verdicts(evidence.problem, evidence.steps, answer)
+        judged = {v.step for v in verdicts}
+        stated = [v for v in asserted_options(evidence.problem, evidence.steps, answer) if v.step not in judged]
+        for found in [*verdicts, *stated]:
+            said, zh = (text.format(found.option) for text in _SAID[found.said])
+            message, zh = f"{said}, against the gold answer", f"{zh}，与标准答案相反"
             steps[found.step].append(flag(FlagKind.WRONG_VERDICT, message, found.option, zh))
         return Findings.at_steps(steps)

@@ -131,6 +131,7 @@ def test_calibrate_learns_the_false_step_and_round_trips(sets: list[Path], tmp_p
         (lambda d: d["features"].__setitem__(0, "gone.max"), "gone.max not computed by this version"),
         (lambda d: d.__setitem__("format", "x"), "not a combiner file"),
         (lambda d: d.__setitem__("version", 9), "field 'version'"),
+        (lambda d: d.__setitem__("locate", "last"), "field 'locate'"),
     ],
 )
 @pytest.mark.slow
@@ -209,6 +210,66 @@ def test_min_correct_bounds_the_threshold() -> None:
     assert free <= 0.6 and scores["f1"] == pytest.approx(0.75)
     bounded, scores = choose_threshold(probabilities, targets, min_correct=0.8)
     assert bounded > 0.65 and scores["acc_correct"] == 1.0
+
+
+def test_a_solution_called_wrong_by_the_threshold_is_located_as_the_combiner_was_fitted() -> None:
+    """``locate``: a graded-right (or ungraded) solution with a step over the threshold is called wrong; its
+    first suspect is the earliest such step or, with ``likeliest``, the likeliest first error (#36 item 3)."""
+    from reasoning_metrics.combine.model import first_suspect
+
+    probabilities = [0.45, 0.05, 0.99]
+    assert first_suspect(probabilities, 0.4) == 0  # the rule of combiners fitted before `locate`
+    assert first_suspect(probabilities, 0.4, locate="likeliest") == 2  # 0.99 * 0.55 * 0.95 > 0.45
+    assert first_suspect(probabilities, 0.995, locate="likeliest") == -1  # no step over it: called correct
+    assert first_suspect(probabilities, 0.995, graded_wrong=True) == 2  # graded wrong: always the likeliest
+
+
+def test_the_fit_chooses_how_to_locate_on_its_out_of_fold_predictions() -> None:
+    from reasoning_metrics.combine.fit import choose_decoding
+
+    # The first solution's error is its third step, the second's its second: no threshold places both by the
+    # earliest step over it; the likeliest first error places both, and calls the correct one correct.
+    probabilities = [[0.45, 0.05, 0.99], [0.1, 0.44, 0.01], [0.1, 0.2]]
+    locate, threshold, scores = choose_decoding(probabilities, [2, 1, -1])
+    assert locate == "likeliest" and 0.2 < threshold <= 0.44 and scores["f1"] == 1.0
+    # Where both place every error, the older rule is kept.
+    assert choose_decoding([[0.1, 0.9], [0.1, 0.2]], [1, -1])[0] == "earliest"
+
+
+def test_locate_round_trips_and_old_files_keep_the_earliest_step() -> None:
+    from reasoning_metrics.combine.model import Combiner
+
+    fitted = Combiner(features=["pos.first"], coefficients=[1.0], intercept=0.0, threshold=0.5, locate="likeliest")
+    assert parse_combiner(fitted.to_json(), "c.json").locate == "likeliest"
+    raw = json.loads(fitted.to_json())
+    del raw["locate"]
+    assert parse_combiner(json.dumps(raw), "old.json").locate == "earliest"
+
+
+def test_a_graded_right_chinese_chain_is_located_at_its_likeliest_first_error() -> None:
+    """``score``'s path (:func:`combine_one`) on a Chinese chain graded right: with ``likeliest`` the combiner
+    names the step stating a false fact, not the plan before it that only just passes the threshold."""
+    from reasoning_metrics.combine.apply import combine_one
+    from reasoning_metrics.combine.model import Combiner
+
+    steps = [
+        "要确定哪种方法能鉴别氮气和氧气，我们需要考虑它们的性质。",
+        "两种气体都无色。",
+        "氮气和氧气的化学性质完全相同。",
+    ]
+    assessment = SolutionAssessment(
+        id="s", score=0.0, first_suspect=-1, steps=[StepAssessment(index=i, suspicion=0) for i in range(3)]
+    )
+    # p = sigmoid(-10.48 + 10.28 * first + 15.08 * relative): about 0.45, 0.05 and 0.99.
+    weights = {"features": ["pos.first", "pos.relative"], "coefficients": [10.28, 15.08], "intercept": -10.48}
+    earliest = Combiner(**weights, threshold=0.4)  # type: ignore[arg-type]
+    likeliest = dataclasses.replace(earliest, locate="likeliest")
+    source = "下列方法能用于鉴别氮气和氧气的是（　　）"
+    first = combine_one(earliest, steps, assessment, graded=True, source=source)
+    second = combine_one(likeliest, steps, assessment, graded=True, source=source)
+    assert first is not None and second is not None
+    assert first.step_probabilities == second.step_probabilities
+    assert (first.first_suspect, second.first_suspect) == (0, 2)
 
 
 def _chinese(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

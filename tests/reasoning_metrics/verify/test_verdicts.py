@@ -6,7 +6,7 @@ import pytest
 
 from reasoning_metrics.verify.detector import Evidence, Reference
 from reasoning_metrics.verify.detectors.option_verdicts import OptionVerdicts
-from reasoning_metrics.verify.verdicts import asks_for_wrong, wrong_verdicts
+from reasoning_metrics.verify.verdicts import asks_for_wrong, asserted_options, wrong_verdicts
 
 RIGHT = "下列说法正确的是（　　）\nA. 水是单质\nB. 氧气能支持燃烧\nC. 铁是非金属\nD. 空气是纯净物"
 WRONG = "下列说法错误的是（　　）\nA. 水是化合物\nB. 氧气能支持燃烧\nC. 铁是非金属\nD. 空气是混合物"
@@ -130,3 +130,70 @@ def test_a_gold_answer_without_an_analysis_is_a_reference_for_the_verdicts() -> 
     ]
     bare = from_first_error("q/m", RIGHT, steps, 1, "zh", {"gold": [], "analysis": " "})
     assert reference_of(bare) is None
+
+
+FILTRATE = (
+    "在硝酸铜溶液中加入一定量锌粉，反应停止后过滤，滤液仍为蓝色，下列判断正确的是（　　）\n"
+    "A. 滤渣中一定有铜和锌\nB. 滤渣中一定有锌\nC. 滤液中一定有硝酸铜，可能有硝酸锌\nD. 滤液中一定有硝酸铜、硝酸锌"
+)
+GASES = (
+    "一氧化氮是无色气体，难溶于水，密度比空气略大，在空气中能与氧气迅速反应。收集一氧化氮应采用的收集方法是（　　）\nA. 排水集气法或向上排空气集气法\nB. 排水集气法\n"
+    "C. 向上排空气集气法\nD. 向下排空气集气法"
+)
+NOISE = (
+    "控制噪声可以从三个方面入手，下列说法正确的是（　　）\nA. 摩托车安装消声器是为了在人耳处减弱噪声\n"
+    "B. 在城市中禁鸣汽车喇叭是为了阻断噪声的传播\nC. 剧院的内墙要用吸音材料来装饰是为了防止噪声产生\n"
+    "D. 在飞机旁工作的人员要佩带耳罩是为了在人耳处减弱噪声"
+)
+WRONG_LONG = "下列说法错误的是（　　）\nA. 水是由氢元素和氧元素组成的\nB. 分子的运动是无规则的\nC. 铁丝在空气中剧烈燃烧\nD. 空气是混合物"
+
+
+@pytest.mark.parametrize(
+    ("problem", "gold", "steps", "expected"),
+    [
+        # A non-gold option's words stated as a fact, with no option named: where the chain takes its side.
+        (FILTRATE, "D", ["反应生成硝酸锌和铜。", "2. **过滤过程**：滤液中一定有铜和锌。", "最终答案是：D"], [(1, "A")]),
+        (
+            GASES,
+            "B",
+            ["一氧化氮难溶于水。", "因此，收集一氧化氮应采用向上排空气集气法。", "最终答案是：B."],
+            [(1, "C")],
+        ),
+        # Words that cover two options (here C and D once the stem no longer holds 空气) name neither.
+        (GASES.split("。", 1)[1], "B", ["因此，收集一氧化氮应采用向上排空气集气法。"], []),
+        # The gold option's words are a true statement in a question asking for the true one: nothing.
+        (FILTRATE, "D", ["所以滤液中一定有硝酸铜和硝酸锌。"], []),
+        # Asking for the wrong statement: the gold option is the false one, stating it as a fact is the error...
+        (WRONG_LONG, "C", ["铁丝在空气中会剧烈燃烧，火星四射。"], [(0, "C")]),
+        # ... and a non-gold option's words are true there.
+        (WRONG_LONG, "C", ["分子的运动是无规则的，这是分子动理论的内容。"], []),
+        # A comment on the option the step is about is the option-by-option walk, not a claim
+        # (its verdict, if any, is wrong_verdicts' to check).
+        (FILTRATE, "D", ["A. 滤渣中一定有铜和锌", "- 滤渣中一定有铜和锌，锌过量时才会这样。"], []),
+        # Steps listing the options one after another restate the question.
+        (
+            NOISE,
+            "D",
+            ["首先，摩托车安装消声器是为了在人耳处减弱噪声；", "其次，在城市中禁鸣汽车喇叭是为了阻断噪声的传播；"],
+            [],
+        ),
+        (NOISE, "D", ["在城市中禁鸣汽车喇叭是为了阻断噪声的传播。"], [(0, "B")]),
+        # A step that talks about the options or the question is not a statement of fact.
+        (FILTRATE, "D", ["题目说滤渣中一定有铜和锌。"], []),
+    ],
+)
+def test_a_step_stating_an_options_words_as_fact(
+    problem: str, gold: str, steps: list[str], expected: list[tuple[int, str]]
+) -> None:
+    found = asserted_options(problem, steps, gold)
+    assert [(v.step, v.option) for v in found] == expected
+    assert all(v.said == "stated" for v in found)
+
+
+def test_the_detector_flags_a_stated_option_in_chinese() -> None:
+    steps = ["反应生成硝酸锌和铜。", "2. **过滤过程**：滤液中一定有铜和锌。", "最终答案是：D"]
+    found = OptionVerdicts().find(Evidence(FILTRATE, steps, [], reference=Reference("D", "", True)))
+    assert [len(f) for f in found.steps] == [0, 1, 0]
+    flag = found.steps[1][0]
+    assert flag.kind == "wrong_verdict" and "states the words of option A as a fact" in flag.message
+    assert "把选项 A 的内容当作事实陈述，与标准答案相反" in (flag.message_zh or "")
