@@ -7,6 +7,7 @@ import functools
 import logging
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import typer
@@ -189,3 +190,20 @@ def log_to_stderr(*, quiet: bool = False, verbose: bool = False) -> Iterator[boo
             logger.removeHandler(handler)
             logger.setLevel(old_level)
             logger.propagate = old_propagate
+
+
+def output_file(out: Path, *inputs: Path | str | None, setting: str = "out") -> Path:
+    """``out`` when a command may write its one output file there (:func:`runners.out_folder.check_out_file`:
+    never an input, the current folder, a folder or a run's file), checked before any work; ``inputs`` as
+    the command was given them: paths, or set specs ``NAME=FORMAT:PATH,PATH`` whose paths are compared."""
+    from runners.out_folder import check_out_file
+
+    paths: list[Path] = []
+    for given in inputs:
+        if given is None:
+            continue
+        for piece in str(given).split(","):
+            spec = piece.split("=", 1)[-1]  # NAME=FORMAT:PATH
+            paths += [Path(text) for text in {piece, spec, spec.split(":", 1)[-1]} if text]
+    check_out_file(out, paths, setting)
+    return out

@@ -110,6 +110,7 @@ def test_a_line_torn_by_a_kill_is_rescored_once(run_dir: Path) -> None:
 
 
 def test_a_damaged_line_in_the_middle_stops_with_its_line_number(run_dir: Path) -> None:
+    list(score_run_composed(run_dir, models=FAKES, cache=False).records)  # its header: a file it scored into
     out = run_dir / "scores.jsonl"
     out.write_text('{"id": "q-apples"}\nnot json\n{"id": "q-eggs"}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"scores\.jsonl, line 2: not a score record"):
