@@ -99,3 +99,30 @@ def test_a_new_file_beside_the_inputs_is_written(work: Path) -> None:
     result: Any = CliRunner().invoke(app, ["kg", "export", "xz", "-o", "graph.json"])
     assert result.exit_code == 0, result.output
     assert json.loads((work / "graph.json").read_text(encoding="utf-8"))["nodes"]
+
+
+def test_the_demo_refuses_a_work_folder_it_did_not_make_and_an_out_holding_it(work: Path) -> None:
+    """Before: ``demo --work RUN`` wrote its plan and runs into a run folder; ``--out`` equal to ``--work`` was
+    refused only at the report, after the model had answered."""
+    before = snapshot(work)
+    _refused("demo", "--work", "run", "--out", "report", said="--work run: holds other files")
+    _refused("demo", "--work", "mine", "--out", "mine", said="--out mine: is an input")
+    _refused("demo", "--work", "", "--out", "report", said="--work '.': is the current folder")
+    assert snapshot(work) == before
+
+
+def test_an_interrupted_demo_ends_in_one_line(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: a SIGTERM during the demo's runs ended in a ``Terminated`` traceback after the run's own line."""
+    import signal
+
+    from k12eval.cli import _demo_pipeline
+    from runners.stopping import Terminated
+
+    def interrupted(*_: Any) -> None:
+        raise Terminated(signal.SIGTERM)
+
+    monkeypatch.setattr(_demo_pipeline, "run_demo", interrupted)
+    result = CliRunner().invoke(app, ["demo", "--work", "w", "--out", "report"])
+    assert result.exit_code == 128 + signal.SIGTERM, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "error: interrupted (SIGTERM); what was done is kept in w; the same command resumes" in result.output
