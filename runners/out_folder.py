@@ -54,13 +54,15 @@ def check_out_file(out: Path, inputs: Iterable[Path | None], setting: str = "out
     written when that could touch what the user keeps.
 
     Refused as :func:`check_out` refuses (``--out ''``, the current folder, an input or a folder holding
-    one), and: an existing file inside an input folder (a bank's file), a folder, and a run's own files (``run.json``, ``records.jsonl``... in a folder holding a
-    ``run.json``) other than those named in ``keep`` (a score file, for ``score``).
+    one), and: an existing file inside an input folder (a bank's file), a folder, and a run's own files
+    (``run.json``, ``records.jsonl``... in a folder holding a ``run.json``) other than those named in ``keep``
+    (``score``'s ``scores.jsonl``, which may also lie in a run folder inside the bank's folder).
     """
     given = [Path(path) for path in inputs if path is not None]
     target = check_out(out, given, setting)
+    kept = target.name in set(keep) and (target.parent / RUN_MARKER).is_file()  # a run's own score file
     for source in given:
-        if target.exists() and Path(os.path.abspath(source)).is_dir() and _inside(target, source):
+        if not kept and target.exists() and Path(os.path.abspath(source)).is_dir() and _inside(target, source):
             raise SettingError(setting, out, _choose_another(f"is a file of the input {source}", setting), quoted=False)
     if target.is_dir():
         raise InputError(lambda name: f"{out}: is a folder; {name(setting)} names a file to write")

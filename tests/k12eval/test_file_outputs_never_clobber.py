@@ -20,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
+from kg.errors import InputError
 from tests._runs import SMALL_ANSWERS, small_bank, write_bank, write_run
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -126,3 +127,16 @@ def test_an_interrupted_demo_ends_in_one_line(work: Path, monkeypatch: pytest.Mo
     assert result.exit_code == 128 + signal.SIGTERM, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert "error: interrupted (SIGTERM); what was done is kept in w; the same command resumes" in result.output
+
+
+def test_a_run_folder_inside_its_bank_folder_keeps_its_score_file(tmp_path: Path) -> None:
+    from runners.out_folder import check_out_file
+
+    bank = write_bank(tmp_path / "bank", list(small_bank().values()))
+    run = write_run(bank / "runs" / "run", small_bank(), SMALL_ANSWERS, mode="zero-shot-cot", bank=bank)
+    (run / "scores.jsonl").write_text("", encoding="utf-8")  # a score to resume, with --data naming the bank
+    assert (
+        check_out_file(run / "scores.jsonl", [run / "run.json", bank], keep=("scores.jsonl",)) == run / "scores.jsonl"
+    )
+    with pytest.raises(InputError, match="is a file of the input"):
+        check_out_file(next((bank / "original_data").rglob("*.jsonl")), [bank])
