@@ -266,15 +266,19 @@ def score_job(
     from reasoning_metrics.guard import SCORE_BUDGET_S
     from reasoning_metrics.permetric import score_plan
     from reasoning_metrics.run_scoring import ScoreOptions, score_run
-    from reasoning_metrics.score_store import SCORES_FILE, read_score_lines
+    from reasoning_metrics.score_store import SCORES_FILE, check_score_file, read_score_lines
     from reasoning_metrics.slots import ModelSlots
     from runners.files import lock_file
-    from runners.records import HEADER_FILE
+    from runners.out_folder import check_out_file
+    from runners.records import HEADER_FILE, RECORDS_FILE
 
     run_dir = Path(run_dir)
     if not (run_dir / HEADER_FILE).is_file():
         raise InputError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
     target = Path(out) if out is not None else run_dir / SCORES_FILE
+    inputs = [run_dir / HEADER_FILE, run_dir / RECORDS_FILE, None if data is None else Path(data)]
+    check_out_file(target, inputs, keep=(SCORES_FILE,))
+    check_score_file(target)  # before its lock file is made beside it
     chosen = choose_combiner(combiner, detectors)
     options = ScoreOptions(
         data=Path(data) if data is not None else None,
@@ -335,11 +339,15 @@ def chain_scoring(
     from k12eval.models import metric_model
     from reasoning_metrics.chainfile import read_chains
     from reasoning_metrics.permetric import score_plan
-    from reasoning_metrics.score_store import append_scores, make_config, open_scores
+    from reasoning_metrics.score_store import append_scores, check_score_file, make_config, open_scores
     from reasoning_metrics.scoring import chain_language, iter_scores, load_models
     from reasoning_metrics.slots import ModelSlots
     from runners.files import lock_file
+    from runners.out_folder import check_out_file
 
+    if out is not None:  # before the models load, and before its lock file is made beside it
+        check_out_file(Path(out), [Path(file)])
+        check_score_file(Path(out))
     chains = read_chains(Path(file))
     plan = plan if plan is not None else score_plan()
     chosen = list(plan.metrics)

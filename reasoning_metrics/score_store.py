@@ -170,6 +170,33 @@ def read_score_header(out: Path) -> ScoreConfig | None:
         raise InputError(f"{path}, field '{where}': {error['msg']}") from None
 
 
+def check_score_file(out: Path) -> None:
+    """Refuse ``out`` as a score file unless it is one, or is new: a name not ending in ``.jsonl``, a file
+    beside it where its header goes that is not a score header (``run.jsonl``'s would be ``run.json``), or
+    lines without the header every score file gets with its first record (a bank, a run's records, a chain
+    file: their lines have ids too, and would be read as chains already scored). Called before the file is
+    locked."""
+    if out.suffix != ".jsonl":
+        raise InputError(f"{out}: a score file must end in .jsonl")
+    try:
+        read_score_header(out)
+    except InputError as exc:
+        raise InputError(
+            f"{out}: {header_path(out).name} beside it, where its header goes, is not one ({exc})"
+        ) from None
+    try:
+        size = os.lstat(out).st_size
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InputError(f"{out}: {exc.strerror}") from None
+    if size and not os.path.lexists(header_path(out)):
+        raise InputError(
+            f"{out}: holds lines but no score header ({header_path(out).name}), so k12eval did not score into it; "
+            "choose a new or a score file"
+        )
+
+
 def open_scores(out: Path, config: ScoreConfig) -> set[str]:
     """Prepare ``out`` for appending; the ids it already holds.
 
@@ -178,8 +205,7 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
     is written with the first record (:func:`append_scores`), so a job that
     stops before scoring anything leaves nothing behind.
     """
-    if out.suffix != ".jsonl":
-        raise InputError(f"{out}: a score file must end in .jsonl")
+    check_score_file(out)
     header = header_path(out)
     old = read_score_header(out)
     if old is not None and old != config:
@@ -235,7 +261,7 @@ def read_score_lines(path: Path, repair: bool = False, skip_torn: bool = False) 
             yield line.number, record
         size = os.fstat(handle.fileno()).st_size
     if repair and good_end < size:
-        with os.fdopen(open_own(path, os.O_RDWR), "r+b") as out:
+        with os.fdopen(open_own(path, os.O_RDWR, written=True), "r+b") as out:
             out.truncate(good_end)
 
 
@@ -243,7 +269,7 @@ def append_scores(out: Path, records: Iterable[BaseModel], config: ScoreConfig) 
     """Append each record as one JSON line as soon as it comes, and pass it on; the header goes first."""
     header = header_path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    handle = os.fdopen(open_own(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a", encoding="utf-8")
+    handle = os.fdopen(open_own(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, written=True), "a", encoding="utf-8")
     try:
         for record in records:
             if not header.exists():  # whole or absent: a torn header would refuse every resume

@@ -18,6 +18,9 @@ _SUP_CHARS = set("0123456789+-=()nixyabk")
 _SUB_CHARS = set("0123456789+-=()aeoxnmk")
 _DELIMITERS = re.compile(r"\$\$|\$|\\\(|\\\)|\\\[|\\\]")
 _COMMAND = re.compile(r"\\([A-Za-z]+|.?)", re.S)
+_MAX_DEPTH = 24
+"""Groups nested deeper are shown as written. The page's KaTeX stops at the same depth; before, a stem or a
+model's step of ``\\frac{`` 1,500 deep ended ``report`` in a ``RecursionError``, on every try."""
 
 
 @functools.lru_cache(maxsize=1 << 16)  # reports repeat the same sentences many times
@@ -41,7 +44,9 @@ def _script(body: str, table: dict[int, int], chars: set[str], mark: str) -> str
     return f"{mark}({body})" if len(body) > 1 else f"{mark}{body}"
 
 
-def _convert(text: str) -> str:
+def _convert(text: str, depth: int = 0) -> str:
+    if depth > _MAX_DEPTH:  # shown as written: nothing lost, and no RecursionError (#32, fresh round)
+        return text
     out: list[str] = []
     i = 0
     while i < len(text):
@@ -56,7 +61,7 @@ def _convert(text: str) -> str:
             if name in FRACTIONS:
                 top, i = latex_argument(text, i)
                 bottom, i = latex_argument(text, i)
-                out.append(f"{_wrap(_convert(top))}/{_wrap(_convert(bottom))}")
+                out.append(f"{_wrap(_convert(top, depth + 1))}/{_wrap(_convert(bottom, depth + 1))}")
             elif name == "sqrt":
                 index = ""
                 end = text.find("]", i) if i < len(text) and text[i] == "[" else -1
@@ -64,31 +69,31 @@ def _convert(text: str) -> str:
                     index, i = text[i + 1 : end], end + 1
                 body, i = latex_argument(text, i)
                 root = {"3": "∛", "4": "∜"}.get(index, (index.translate(_SUP) if index else "") + "√")
-                inner = _convert(body)
+                inner = _convert(body, depth + 1)
                 out.append(root + (inner if len(inner) <= 1 or inner.isalnum() else f"({inner})"))
             elif name in ("underline", "uline"):  # a blank of a fill-in stem when empty
                 body, i = latex_argument(text, i)
-                inner = _convert(body).strip()
+                inner = _convert(body, depth + 1).strip()
                 out.append(inner or "____")
             elif name in ("begin", "end"):  # an environment's name is not text (cases: a brace)
                 env, i = latex_argument(text, i)
                 out.append("{" if name == "begin" and env.strip() == "cases" else "")
             elif name in TEXT_COMMANDS:
                 body, i = latex_argument(text, i)
-                out.append(_convert(body))
+                out.append(_convert(body, depth + 1))
             elif name in ACCENTS:
                 body, i = latex_argument(text, i)
-                out.append("".join(c + ACCENTS[name] for c in _convert(body)))
+                out.append("".join(c + ACCENTS[name] for c in _convert(body, depth + 1)))
             elif name in SYMBOLS:
                 out.append(SYMBOLS[name])
             elif i < len(text) and text[i] == "{":
                 body, i = latex_argument(text, i)
-                out.append(f"{match.group(0)}{{{_convert(body)}}}")  # unknown: kept as written
+                out.append(f"{match.group(0)}{{{_convert(body, depth + 1)}}}")  # unknown: kept as written
             else:
                 out.append(match.group(0))
         elif ch in "^_" and i + 1 < len(text):
             body, i = latex_argument(text, i + 1)
-            converted = _convert(body)
+            converted = _convert(body, depth + 1)
             if ch == "^":
                 out.append(_script(converted, _SUP, _SUP_CHARS, "^"))
             else:

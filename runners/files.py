@@ -182,13 +182,15 @@ def _holder(fd: int) -> int | None:
         return None
 
 
-def open_own(path: Path, flags: int, mode: int = 0o644) -> int:
+def open_own(path: Path, flags: int, mode: int = 0o644, *, written: bool = False) -> int:
     """A descriptor of ``path``, a file a command keeps in its folder, opened without following a link.
 
     ``O_NOFOLLOW`` where the system has it, else (Windows) an ``lstat`` first; either way the file
     opened must be the regular file that was there (same device and inode). A symbolic link, a
     FIFO, a device or a folder is an :class:`InputError` naming the file; a FIFO is opened without
-    waiting for a writer, so the refusal comes at once.
+    waiting for a writer, so the refusal comes at once. A file whose content is ``written`` (records and
+    scores, appended to and cut at a torn line) must also have no other name: a hard link to a file
+    elsewhere would be changed there too.
     """
     path = Path(path)
     nofollow, nonblock = getattr(os, "O_NOFOLLOW", 0), getattr(os, "O_NONBLOCK", 0)
@@ -209,6 +211,12 @@ def open_own(path: Path, flags: int, mode: int = 0o644) -> int:
     if moved or not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise InputError(_not_own(path, stat.S_IFLNK if moved else info.st_mode))
+    if written and info.st_nlink > 1:
+        os.close(fd)
+        raise InputError(
+            f"{path}: has {info.st_nlink} names (a hard link); writing to it would change the file under its "
+            "other name too: put a copy of it there (cp), or choose another output"
+        )
     if nonblock:
         os.set_blocking(fd, True)
     return fd

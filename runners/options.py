@@ -170,7 +170,7 @@ def parse_limit(text: float | None) -> int | float | None:
     value = float(text)
     if 0 < value < 1:
         return value
-    if value >= 1 and value == int(value):
+    if value >= 1 and math.isfinite(value) and value == int(value):
         return int(value)
     raise SettingError(
         "limit",

@@ -5,7 +5,8 @@ could overwrite or delete a user's files. :func:`check_out` refuses, before anyt
 the current folder (``--out ''`` or ``.``) or a folder holding it, an input (the bank, a run
 folder read by ``report``) or a folder holding one. Each command then writes only into a folder
 that is new, empty or carries its own marker: ``run.json`` for a run (:func:`check_run_folder`),
-``.k12eval-report`` for a report (``reports.staging``).
+``.k12eval-report`` for a report (``reports.staging``). A command writing one file (:func:`check_out_file`:
+``score``, ``meta-eval``, ``calibrate``, ``kg export``...) is refused the same places, a folder, and a run's own files.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ RUN_MARKER = HEADER_FILE
 """What makes a folder a run folder ``run`` may write into (its header, written by ``run`` only)."""
 RUN_FILES = (HEADER_FILE, RECORDS_FILE, "scores.jsonl", "scores.json")
 """Files that make a folder a run (or a scored run, ``reasoning_metrics.score_store``): never a report to replace."""
+RUN_OWN_FILES = (*RUN_FILES, "summary.json", "results.json", LOCK_FILE)
+"""Every file ``run`` and ``score`` keep in a run folder: never another command's output."""
 
 
 def check_out(out: Path, inputs: Iterable[Path | None], setting: str = "out") -> Path:
@@ -43,6 +46,30 @@ def check_out(out: Path, inputs: Iterable[Path | None], setting: str = "out") ->
             raise SettingError(setting, out, _choose_another("is an input of this command", setting), quoted=False)
         if any(_same(target, parent) for parent in source.parents):
             raise SettingError(setting, out, _choose_another(f"holds the input {given}", setting), quoted=False)
+    return target
+
+
+def check_out_file(out: Path, inputs: Iterable[Path | None], setting: str = "out", keep: Iterable[str] = ()) -> Path:
+    """``out``, a file a command writes or appends to, made absolute; an :class:`InputError` before anything is
+    written when that could touch what the user keeps.
+
+    Refused as :func:`check_out` refuses (``--out ''``, the current folder, an input or a folder holding
+    one), and: an existing file inside an input folder (a bank's file), a folder, and a run's own files
+    (``run.json``, ``records.jsonl``... in a folder holding a ``run.json``) other than those named in ``keep``
+    (``score``'s ``scores.jsonl``, which may also lie in a run folder inside the bank's folder).
+    """
+    given = [Path(path) for path in inputs if path is not None]
+    target = check_out(out, given, setting)
+    kept = target.name in set(keep) and (target.parent / RUN_MARKER).is_file()  # a run's own score file
+    for source in given:
+        if not kept and target.exists() and Path(os.path.abspath(source)).is_dir() and _inside(target, source):
+            raise SettingError(setting, out, _choose_another(f"is a file of the input {source}", setting), quoted=False)
+    if target.is_dir():
+        raise InputError(lambda name: f"{out}: is a folder; {name(setting)} names a file to write")
+    if target.name in RUN_OWN_FILES and target.name not in set(keep) and (target.parent / RUN_MARKER).is_file():
+        raise InputError(
+            lambda name: f"{out}: is a file of the run folder {target.parent}; choose another {name(setting)}"
+        )
     return target
 
 
@@ -75,6 +102,12 @@ def check_run_folder(out: Path) -> None:
 def _run_leftover(name: str) -> bool:
     """A file a run stopped before its header was written may leave: its lock, its header half-written."""
     return name == LOCK_FILE or name.startswith(f".{RUN_MARKER}.")
+
+
+def _inside(target: Path, folder: Path) -> bool:
+    """Whether the absolute path ``target`` lies in ``folder`` (through links)."""
+    real = Path(os.path.realpath(folder))
+    return real in Path(os.path.realpath(target)).parents
 
 
 def _same(a: Path, b: Path) -> bool:

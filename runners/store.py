@@ -97,14 +97,14 @@ class RunStore:
 
     def _touch(self) -> None:
         with naming(self.records_path):
-            os.close(open_own(self.records_path, os.O_WRONLY | os.O_CREAT))
+            os.close(open_own(self.records_path, os.O_WRONLY | os.O_CREAT, written=True))
 
     def repair(self) -> int:
         """Cut a torn last line left by a kill; returns the number of bytes removed."""
         if not os.path.lexists(self.records_path):
             self._touch()
             return 0
-        with os.fdopen(open_own(self.records_path, os.O_RDWR), "rb+") as handle:
+        with os.fdopen(open_own(self.records_path, os.O_RDWR, written=True), "rb+") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size == 0:
                 return 0
@@ -188,7 +188,7 @@ class RunStore:
             return 0
         data = "".join(lines).encode("utf-8")
         with naming(self.records_path):
-            fd = open_own(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            fd = open_own(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, written=True)
             try:
                 view = memoryview(data)
                 while view:

@@ -7,6 +7,7 @@ import functools
 import logging
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import typer
@@ -189,3 +190,37 @@ def log_to_stderr(*, quiet: bool = False, verbose: bool = False) -> Iterator[boo
             logger.removeHandler(handler)
             logger.setLevel(old_level)
             logger.propagate = old_propagate
+
+
+SEED_MAX = 2**32 - 1
+"""numpy's seeds (the bootstrap, the folds) are 0 to 2**32 - 1."""
+BOOT_MAX = 1_000_000
+"""More bootstrap resamples than this change no printed digit, and 10**11 ran out of memory."""
+
+
+def check_counts(*, seed: int | None = None, limit: int | None = None, boot: int | None = None) -> None:
+    """One line for a ``--seed``, ``--limit`` or ``--boot`` no run can use (before: a negative seed was numpy's
+    traceback, ``--limit -1`` silently left out the last item, ``--limit 0`` wrote an empty result)."""
+    if seed is not None and not 0 <= seed <= SEED_MAX:
+        raise UserError(f"--seed {seed}: give a number from 0 to {SEED_MAX}")
+    if limit is not None and limit < 1:
+        raise UserError(f"--limit {limit}: give a number of at least 1")
+    if boot is not None and not 0 <= boot <= BOOT_MAX:
+        raise UserError(f"--boot {boot}: give a number from 0 to {BOOT_MAX:,}")
+
+
+def output_file(out: Path, *inputs: Path | str | None, setting: str = "out") -> Path:
+    """``out`` when a command may write its one output file there (:func:`runners.out_folder.check_out_file`:
+    never an input, the current folder, a folder or a run's file), checked before any work; ``inputs`` as
+    the command was given them: paths, or set specs ``NAME=FORMAT:PATH,PATH`` whose paths are compared."""
+    from runners.out_folder import check_out_file
+
+    paths: list[Path] = []
+    for given in inputs:
+        if given is None:
+            continue
+        for piece in str(given).split(","):
+            spec = piece.split("=", 1)[-1]  # NAME=FORMAT:PATH
+            paths += [Path(text) for text in {piece, spec, spec.split(":", 1)[-1]} if text]
+    check_out_file(out, paths, setting)
+    return out

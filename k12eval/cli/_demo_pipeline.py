@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from k12eval.cli._demo_plan import DemoPlan, DemoSettings, make_plan
+from k12eval.cli._demo_plan import DemoPlan, DemoSettings, check_demo_folders, make_plan
 from k12eval.cli._demo_stages import (
     Echo,
     StageTimes,
@@ -71,6 +71,7 @@ def run_demo(options: DemoOptions, echo: Echo) -> DemoResult:
             raise InputError(
                 f"{path}: no such question bank (run the demo from the repository root, or pass --data/--dev)"
             )
+    check_demo_folders(options.work, options.out, [options.data, options.dev])
     warning = english_only_warning(options.embedder_zh)
     if warning:
         echo(f"WARNING: {english_only(warning, {'encoder': '--embedder-zh'})}")

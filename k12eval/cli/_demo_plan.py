@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from kg.errors import InputError
+from kg.errors import InputError, SettingError
 from kg.records import Question
 
 PLAN_FILE = "plan.json"
@@ -157,6 +157,28 @@ def check_same_settings(work: Path, stored: dict[str, Any], settings: DemoSettin
             raise InputError(
                 f"{work / PLAN_FILE}, field 'settings.{key}': this folder holds a demo made with {old.get(key)!r}, "
                 f"not {value!r}; pass --work DIR for a new demo folder, or delete {work} to start over"
+            )
+
+
+def check_demo_folders(work: Path, out: Path, banks: list[Path]) -> None:
+    """Before any model loads: ``--work`` is new, empty or a demo's (its ``plan.json``), never the current folder, a
+    bank or a folder holding one; ``--out`` (replaced whole by the report) is none of those and does not hold
+    ``--work``. Before, ``--work`` was written into whatever it named (a run folder got the demo's files), and
+    ``--out`` equal to ``--work`` was refused only at the report, after the model's runs."""
+    from runners.out_folder import check_out
+
+    check_out(work, banks, "work")
+    check_out(out, [*banks, work])
+    if work.is_dir() and not (work / PLAN_FILE).is_file():
+        left = {QUESTIONS_DIR, PLAN_FILE + ".partial"}  # a demo stopped before its plan was written
+        others = sorted(p.name for p in work.iterdir() if p.name not in left)
+        if others:
+            shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+            raise SettingError(
+                "work",
+                work,
+                f"holds other files ({shown}) and no demo ({PLAN_FILE}); choose a new or empty folder",
+                quoted=False,
             )
 
 

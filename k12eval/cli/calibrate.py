@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from k12eval.cli._combiner_options import MinCorrectOpt
-from k12eval.cli._common import UserError, guarded
+from k12eval.cli._common import UserError, check_counts, guarded, output_file
 from k12eval.cli._wording import worded
 
 app = typer.Typer()
@@ -75,6 +75,8 @@ def calibrate(
         raise UserError(f"--half {half!r}: choose one of {', '.join(HALVES)}")
     if folds < 2:
         raise UserError("--folds must be >= 2")
+    check_counts(seed=seed)
+    output_file(out, *labelled)  # before the fit: never over a labelled set
     with worded():
         combiner = api.calibrate(
             labelled,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -114,8 +115,15 @@ def demo(
         offline=offline,
         root=REPO_ROOT,
     )
-    with log_to_stderr():  # redirected to a log, the long batches show their start and end lines
-        result = run_demo(options, _echo)
+    from runners.stopping import Terminated, sigterm_raises
+
+    try:
+        with log_to_stderr(), sigterm_raises():  # redirected to a log, the long batches show their start and end lines
+            result = run_demo(options, _echo)
+    except (KeyboardInterrupt, Terminated) as exc:  # before: a traceback after the run's own line (#32, fresh round)
+        name = exc.signal_name if isinstance(exc, Terminated) else "KeyboardInterrupt"
+        typer.echo(f"error: interrupted ({name}); what was done is kept in {work}; the same command resumes", err=True)
+        raise typer.Exit(128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)) from None
     typer.echo("stage times:")
     for line in result.times.table():
         typer.echo(line)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from k12eval.cli._common import UserError, guarded
+from k12eval.cli._common import UserError, check_counts, guarded, output_file
 
 app = typer.Typer(help="Diagnostic sets: reference solutions with one known error each.", no_args_is_help=True)
 
@@ -37,6 +37,8 @@ def make(
     """Write the reference solutions and their perturbations, each labelled with what changed and where."""
     from reasoning_metrics.diagnostics import KINDS, build_diagnostic_set, load_source, write_jsonl
 
+    check_counts(seed=seed, limit=limit)
+    output_file(out, data)
     chosen = tuple(k.strip() for k in kinds.split(",") if k.strip()) if kinds else KINDS
     unknown = [k for k in chosen if k not in KINDS]
     if unknown:

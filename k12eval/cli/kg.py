@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import FORMATS_HELP, PluginHelp, UserError, guarded
+from k12eval.cli._common import FORMATS_HELP, PluginHelp, UserError, guarded, output_file
 
 if TYPE_CHECKING:
     from kg.errors import Problem
@@ -303,6 +303,7 @@ def export(
     """Export the graph as node-link JSON or GraphML."""
     if out.suffix not in (".json", ".graphml"):
         raise UserError(f"{out}: the output must end in .json or .graphml")
+    output_file(out, path, mapping, taxonomy)
     _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy, split)
     out.parent.mkdir(parents=True, exist_ok=True)
     escaped = graph.export(out)
@@ -342,6 +343,8 @@ def overlap(
     from reports.stats import wilson_interval
     from runners.dryrun import terminal_safe
 
+    if out is not None:
+        output_file(out, path, other, mapping, other_mapping)
     mine, _ = _load(path, fmt, "original", mapping, skip_invalid)
     theirs, _ = _load(other, other_format, "original", other_mapping, skip_invalid)
     found = find_overlap(mine.questions, theirs.questions)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from k12eval.cli._combiner_options import MinCorrectOpt
-from k12eval.cli._common import BACKEND_HELP, PluginHelp, UserError, guarded, parse_pairs
+from k12eval.cli._common import BACKEND_HELP, PluginHelp, UserError, check_counts, guarded, output_file, parse_pairs
 from k12eval.cli._strong import (
     JudgeBackendOpt,
     JudgeMaxTokensOpt,
@@ -145,8 +145,13 @@ def meta_eval(
 
     if n_boot < 0 or folds < 2:
         raise UserError("--boot must be >= 0 and --folds >= 2")
+    check_counts(seed=seed, limit=limit, boot=n_boot)
     if half not in HALVES:
         raise UserError(f"--half {half!r}: choose one of {', '.join(HALVES)}")
+    if out is not None:  # before the work: never over what it reads
+        output_file(out, data, judge_log, combiner, *(lodo or []))
+    if judge_log is not None:
+        output_file(judge_log, data, combiner, *(lodo or []), setting="judge_log")
     if lodo:
         if len(lodo) < 2:
             raise UserError("--lodo needs at least two labelled sets")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from k12eval.cli._common import guarded
+from k12eval.cli._common import UserError, guarded
 
 app = typer.Typer(
     help="Write the audit report of one or more runs: index.html, tables, nodes.csv/.parquet, plots, summary.json.",
@@ -64,6 +64,8 @@ def report(
     from reports.tables import JUDGMENT_SCORING
     from runners.options import choose
 
+    if k < 1:  # before: Hit@0 and Hit@-1 columns of 0 %
+        raise UserError(f"--hit-k {k}: give a number of at least 1")
     result = write_report(
         run_dirs,
         out,

@@ -58,7 +58,10 @@ BatchOpt = Annotated[
         "batches (256 on a GPU, 32 to 64 on a CPU, halved if the GPU runs out of memory).",
     ),
 ]
-ChunkOpt = Annotated[int, typer.Option("--chunk-size", min=1, help="Chains scored (and held in memory) at a time.")]
+ChunkOpt = Annotated[
+    int,  # at most a C ssize_t: itertools.islice refused 10**20 with a traceback
+    typer.Option("--chunk-size", min=1, max=2**31 - 1, help="Chains scored (and held in memory) at a time."),
+]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")]
 DetectorsOpt = Annotated[
     bool,

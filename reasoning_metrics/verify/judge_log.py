@@ -22,7 +22,12 @@ from pathlib import Path
 from kg.errors import InputError
 from reasoning_metrics.verify.flags import Solution
 from reasoning_metrics.verify.rules.judge import JudgeVerdict, judge_solutions, parse_first_error, template_for
+from runners.appended import decoded, iter_appended, open_appended
 from runners.backends.base import Backend, SamplingParams
+from runners.files import open_own
+
+_LINE_START = b'{"id": '
+"""How every line :func:`_line` writes starts (``json.dumps`` puts ``id`` first)."""
 
 
 @dataclass(frozen=True)
@@ -36,34 +41,42 @@ class LoggedAnswer:
 def read_log(path: Path, model: str, backend: str) -> dict[str, LoggedAnswer]:
     """Answers already in ``path`` by solution id; lines of another model or backend are an error.
 
-    A torn last line (a run killed while writing) is ignored: its solution is asked again.
+    Read as every appended file is (:mod:`runners.appended`): a link, FIFO or device refused by name, a line
+    within the line cap. A torn last line (a run killed while writing) is ignored: its solution is asked again.
+    It must be the start of a line this log writes, else the file is not a judge log (a user's notes) and is
+    refused, since resuming cuts a torn line.
     """
-    if not path.exists():
+    handle = open_appended(path)
+    if handle is None:
         return {}
     answers: dict[str, LoggedAnswer] = {}
-    text = path.read_text(encoding="utf-8")
-    # Lines end at "\n" only (str.splitlines() also breaks at U+2028, which a response may hold).
-    lines = text.split("\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip() or number == len(lines):  # after the last "\n": nothing, or a torn line
-            continue
-        where = f"{path}, line {number}"
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            raise InputError(f"{where}, field 'id': expected a judge log line with a text id")
-        for field, expected in (("model", model), ("backend", backend)):
-            if item.get(field) != expected:
-                raise InputError(
-                    f"{where}, field '{field}': judged with {item.get(field)!r}, not {expected!r}; "
-                    "use another judge log file"
-                )
-        response, error = item.get("response"), item.get("error")
-        if not isinstance(response, str | None) or not isinstance(error, str | None):
-            raise InputError(f"{where}, field 'response': expected text or null")
-        answers[item["id"]] = LoggedAnswer(response, error)
+    with handle:
+        for line in iter_appended(path, handle):
+            where = f"{path}, line {line.number}"
+            if line.torn:
+                start = line.text.lstrip(b"\0")  # a crash may leave NUL bytes
+                if start and not _LINE_START.startswith(start[: len(_LINE_START)]):
+                    raise InputError(f"{where}: not a judge log line (no newline, and not one this log writes)")
+                continue
+            text = decoded(path, line)
+            if not text.strip():
+                continue
+            try:
+                item = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                raise InputError(f"{where}, field 'id': expected a judge log line with a text id")
+            for field, expected in (("model", model), ("backend", backend)):
+                if item.get(field) != expected:
+                    raise InputError(
+                        f"{where}, field '{field}': judged with {item.get(field)!r}, not {expected!r}; "
+                        "use another judge log file"
+                    )
+            response, error = item.get("response"), item.get("error")
+            if not isinstance(response, str | None) or not isinstance(error, str | None):
+                raise InputError(f"{where}, field 'response': expected text or null")
+            answers[item["id"]] = LoggedAnswer(response, error)
     return answers
 
 
@@ -121,19 +134,33 @@ def _line(solution: Solution, verdict: JudgeVerdict, backend: Backend) -> str:
 
 
 def _cut_torn_line(path: Path) -> None:
-    """Drop a last line without its newline (a kill while writing), so appended lines start clean."""
-    if not path.exists():
+    """Drop a last line without its newline (a kill while writing; :func:`read_log` checked that it is the start
+    of one of this log's lines), so appended lines start clean."""
+    if not os.path.lexists(path):
         return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with path.open("r+b") as handle:
-            handle.truncate(data.rfind(b"\n") + 1)
+    with os.fdopen(open_own(path, os.O_RDWR, written=True), "r+b") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if not size:
+            return
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return
+        end = size
+        while end > 0:  # back to the last newline, a chunk at a time
+            start = max(0, end - 2**16)
+            handle.seek(start)
+            at = handle.read(end - start).rfind(b"\n")
+            if at >= 0:
+                end = start + at + 1
+                break
+            end = start
+        handle.truncate(end)
 
 
 def _append(path: Path, lines: list[str]) -> None:
     """Append ``lines`` in one write, then fsync (a kill can only tear the last line)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = open_own(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, written=True)
     try:
         view = memoryview("".join(lines).encode("utf-8"))
         while view:

@@ -46,7 +46,7 @@
       mathError: '公式无法排版，按原文显示',
       mathDefines: '未排版：公式中定义了宏（\\def、\\newcommand、\\let 等），按原文显示', mathDeep: '未排版：嵌套超过 {depth} 层，按原文显示',
       mathSlow: '未排版：这一页的公式太多，无法及时排版，按原文显示', mathLarge: '未排版：公式排版后过大，按原文显示',
-      viewCut: '（这一页的公式和加粗太多，以下未排版，按原文显示）',
+      viewCut: '（这一页的公式、加粗和表格太多，以下未排版，按原文显示）',
     },
     en: {
       title: 'Knowledge-point audit report', overview: 'Overview', knowledge: 'Knowledge points', question: 'Question',
@@ -91,7 +91,7 @@
       mathError: 'not typeset, shown as written',
       mathDefines: 'not typeset: the formula defines a macro (\\def, \\newcommand, \\let...); shown as written', mathDeep: 'not typeset: nested more than {depth} deep; shown as written',
       mathSlow: 'not typeset: this view has more math than can be drawn in time; shown as written', mathLarge: 'not typeset: the formula draws too large; shown as written',
-      viewCut: ' (this view has too many formulas and bold runs: the rest is shown as written)',
+      viewCut: ' (this view has too many formulas, bold runs and table cells: the rest is shown as written)',
     },
   };
   const VALUES = {
@@ -223,7 +223,10 @@
   // Formulas and bold runs a view draws at most, typeset or not: past them, the rest of each text shows as
   // written in one piece, with a note (`**a**$` repeated drew 150,000 elements and took 1.8 s, #32 item 4).
   const VIEW_PIECES = 1000;
-  const mathClock = { until: Infinity, nodes: 0, pieces: 0, cut: 0 };
+  // CK12 table cells a view draws at most (three elements each): past them, the rest of the text as written
+  // (a table of 50,000 empty cells drew 150,000 elements, 300,000 at 100,000; #32, fresh round).
+  const VIEW_CELLS = 3000;
+  const mathClock = { until: Infinity, nodes: 0, pieces: 0, cells: 0, cut: 0 };
   const spent = () => mathClock.pieces >= VIEW_PIECES || performance.now() > mathClock.until || mathClock.nodes > MATH_VIEW_NODES;
   const asWritten = (text) => { mathClock.cut += 1; return [text, el('span', { class: 'cut-short' }, t('viewCut'))]; };
   function mathDepth(tex) {
@@ -377,8 +380,12 @@
     const inner = body.slice(0, -TAIL.length).trimEnd();
     return inner.endsWith('}') && inner.length > HEAD.length ? inner.slice(HEAD.length, -1) : null;
   }
+  // The table, or null when its cells would take the view past VIEW_CELLS.
   function ck12Table(body) {
     const rows = body.trim().replace(/^\|/, '').replace(/\|$/, '').split(/\|\s*\|/).map((row) => row.split('|'));
+    const cells = rows.reduce((n, row) => n + row.length, 0);
+    if (mathClock.cells + cells > VIEW_CELLS) return null;
+    mathClock.cells += cells;
     const cell = (c) => {
       const inner = centerline(c);
       const text = inner != null ? inner : c.replace(/\$+/g, '').trim();
@@ -396,7 +403,9 @@
       let last = 0;
       for (const m of tables) {
         if (m.index > last) parts.push(rich(raw.slice(last, m.index), inline));
-        parts.push(ck12Table(m.body));
+        const table = ck12Table(m.body);
+        if (table === null) { parts.push(...asWritten(raw.slice(m.index))); last = raw.length; break; }
+        parts.push(table);
         last = m.index + m.raw.length;
       }
       if (last < raw.length) parts.push(rich(raw.slice(last), inline));
@@ -1189,6 +1198,7 @@
     mathClock.until = performance.now() + MATH_BUDGET_MS;
     mathClock.nodes = 0;
     mathClock.pieces = 0;
+    mathClock.cells = 0;
     document.getElementById('title').textContent = t('title');
     document.title = t('title') + ' · k12eval';
     const langButton = document.getElementById('lang');

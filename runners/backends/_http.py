@@ -45,6 +45,16 @@ class RetryPolicy:
     max_retry_after_s: float = 300.0
     """Cap on a server-requested delay."""
 
+    def __post_init__(self) -> None:
+        # Before: max_retries=-1 sent nothing and recorded every question as a malformed answer
+        # (UnboundLocalError), a negative backoff every retried one (sleep length must be non-negative).
+        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int) or self.max_retries < 0:
+            raise ValueError(f"max_retries must be a whole number of at least 0, got {self.max_retries!r}")
+        for name in ("backoff_s", "max_backoff_s", "max_retry_after_s"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a number of seconds of at least 0, got {value!r}")
+
     def delay(self, retry: int, retry_after: float | None, rng: random.Random) -> float:
         """Seconds to wait before retry number ``retry`` (0-based)."""
         if retry_after is not None:

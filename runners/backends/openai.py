@@ -98,6 +98,10 @@ class OpenAIBackend(Backend):
         """
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        if not (isinstance(timeout_s, int | float) and math.isfinite(timeout_s) and timeout_s > 0):
+            raise ValueError(
+                f"timeout_s must be a number of seconds above 0, got {timeout_s!r}"
+            )  # 0: every request timed out
         self.model = model
         self.base_url = strip_endpoint(base_url or environment_base_url() or DEFAULT_BASE_URL)
         self.probe = probe

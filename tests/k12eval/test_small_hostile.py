@@ -52,6 +52,7 @@ def _one_error(result: Any) -> str:
         (["--variant", "options-x"], "error: --variant: unknown variant 'options-x'"),
         (["--limit", "-1"], "error: --limit -1: give a count of questions (100) or a fraction of them between 0 and 1"),
         (["--limit", "0"], "error: --limit 0: give a count of questions (100) or a fraction of them between 0 and 1"),
+        (["--limit", "inf"], "error: --limit inf: give a count of questions"),  # an OverflowError before
         (["--shots", "-1"], "error: --shots -1: give a number of at least 0"),
         (["--token-budget", "-5"], "error: --token-budget -5: give a number of at least 1"),
         (["--max-tokens", "0"], "error: --max-tokens 0: give a number of at least 1"),
@@ -68,6 +69,58 @@ def test_a_number_or_variant_out_of_range_is_refused_by_name(
     )
     assert _one_error(result).startswith(expected)
     assert not (tmp_path / "r").exists()  # refused before the run folder was made
+
+
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [  # before: every question recorded as a malformed answer (UnboundLocalError; sleep length must be...)
+        ("max_retries=-1", "max_retries must be a whole number of at least 0, got -1"),
+        ("backoff_s=-1", "backoff_s must be a number of seconds of at least 0, got -1"),
+        ("max_backoff_s=-2", "max_backoff_s must be a number of seconds of at least 0, got -2"),
+        ("timeout_s=0", "timeout_s must be a number of seconds above 0, got 0"),  # every request timed out
+    ],
+)
+def test_an_openai_backend_option_out_of_range_is_refused_before_any_request(
+    tmp_path: Path, option: str, expected: str
+) -> None:
+    bank = write_bank(tmp_path / "bank", QUESTIONS)
+    args = ["run", str(bank), "-m", "m", "-b", "openai", "-B", "base_url=http://127.0.0.1:9", "-B", option]
+    result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "r")])
+    assert expected in _one_error(result)
+    assert not (tmp_path / "r" / "records.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [  # before: a silent wrong number or empty result, a traceback, or no end
+        (
+            ["meta-eval", "{pb}", "-f", "processbench", "--limit", "-1"],
+            "error: --limit -1: give a number of at least 1",
+        ),
+        (["meta-eval", "{pb}", "-f", "processbench", "--limit", "0"], "error: --limit 0: give a number of at least 1"),
+        (["meta-eval", "{pb}", "-f", "processbench", "--seed", "-1"], "error: --seed -1: give a number from 0 to"),
+        (["meta-eval", "{pb}", "-f", "processbench", "--boot", str(10**11)], "error: --boot 100000000000: give"),
+        (["calibrate", "{pb}", "-f", "processbench", "-o", "{tmp}/c.json", "--seed", "-1"], "error: --seed -1"),
+        (["diagnostics", "make", "{bank}", "-o", "{tmp}/d.jsonl", "--limit", "-1"], "error: --limit -1: give"),
+        (["diagnostics", "make", "{bank}", "-o", "{tmp}/d.jsonl", "--limit", "0"], "error: --limit 0: give"),
+        (["report", "{run}", "-o", "{tmp}/rep", "--hit-k", "0"], "error: --hit-k 0: give a number of at least 1"),
+        (["report", "{run}", "-o", "{tmp}/rep", "--hit-k", "-1"], "error: --hit-k -1: give a number of at least 1"),
+    ],
+)
+def test_counts_no_command_can_use_are_refused_by_name(
+    answers: Path, tmp_path: Path, args: list[str], expected: str
+) -> None:
+    bank = write_bank(tmp_path / "bank", QUESTIONS)
+    run = tmp_path / "run"
+    done = CliRunner().invoke(
+        app, ["run", str(bank), "-m", "r", "-b", "replay", "-B", f"path={answers}", "-o", str(run)]
+    )
+    assert done.exit_code == 0, done.output
+    paths = {"pb": str(REPO / "tests" / "fixtures" / "metaeval" / "processbench_math.json"), "tmp": str(tmp_path)}
+    paths |= {"bank": str(bank), "run": str(run)}
+    result = CliRunner().invoke(app, [arg.format(**paths) for arg in args])
+    assert _one_error(result).startswith(expected)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["answers.jsonl", "bank", "run"]  # nothing written
 
 
 def test_ids_with_leading_whitespace_match_in_the_replayed_file_as_on_import(tmp_path: Path) -> None:

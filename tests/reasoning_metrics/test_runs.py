@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,7 @@ def test_a_line_torn_by_a_kill_is_rescored_once(run_dir: Path) -> None:
 
 
 def test_a_damaged_line_in_the_middle_stops_with_its_line_number(run_dir: Path) -> None:
+    list(score_run_composed(run_dir, models=FAKES, cache=False).records)  # its header: a file it scored into
     out = run_dir / "scores.jsonl"
     out.write_text('{"id": "q-apples"}\nnot json\n{"id": "q-eggs"}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"scores\.jsonl, line 2: not a score record"):
@@ -225,3 +227,17 @@ def test_reading_a_score_file_loads_neither_the_detectors_nor_the_scoring_job() 
     root = Path(__file__).resolve().parents[2]
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert json.loads(proc.stdout) == []
+
+
+def test_a_hard_linked_score_file_is_neither_cut_nor_appended_to(run_dir: Path, tmp_path: Path) -> None:
+    """Before (#32, fresh round): the resume cut the other name's torn last line and appended scores to it."""
+    list(score_run_composed(run_dir, models=FAKES, cache=False).records)
+    out = run_dir / "scores.jsonl"
+    elsewhere = tmp_path / "backup.jsonl"
+    elsewhere.write_bytes(out.read_bytes()[:-40])  # a snapshot whose last line a kill tore
+    out.unlink()
+    os.link(elsewhere, out)
+    kept = elsewhere.read_bytes()
+    with pytest.raises(InputError, match=r"scores\.jsonl: has 2 names \(a hard link\)"):
+        score_run_composed(run_dir, models=FAKES, cache=False)
+    assert elsewhere.read_bytes() == kept

@@ -139,3 +139,31 @@ def test_poisoned_replay_outputs_go_through_run_and_report(tmp_path: Path) -> No
     assert set(POISON.values()) <= outputs  # kept verbatim, shown as text by the page
     for plot in ("heatmap", "groups", "weakest", "unparsed"):
         assert (out / "plots" / f"{plot}.png").stat().st_size > 1000
+
+
+DEEP = {
+    "frac": "$" + "\\frac{" * 1500 + "$",
+    "sup": "$x" + "^{" * 1500 + "$",
+    "sqrt": "\\sqrt{" * 1500,
+    "text": "\\text{" * 1500,
+    "closed": "$" + "\\frac{1}{" * 1500 + "2" + "}" * 1500 + "$",
+}
+"""Groups nested 1,500 deep: before (#32, fresh round), each ended ``report`` in a ``RecursionError``."""
+
+
+def test_latex_nested_deeper_than_python_recurses_goes_through_report(tmp_path: Path) -> None:
+    questions = [question(name, "数学", "分数", "约分", stem=text, analysis=text) for name, text in DEEP.items()]
+    answers = {q.id: Answer(True, output=f"第一步：{q.stem}\n答案是 A") for q in questions}
+    run = write_run(tmp_path / "run", {q.id: q for q in questions}, answers, mode="zero-shot-cot",
+                    bank=write_bank(tmp_path / "bank", questions))  # fmt: skip
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out"), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert page.count("frac{") >= 1500  # shown as written past the depth the display reads
+
+
+def test_the_display_text_of_a_shallow_formula_is_unchanged() -> None:
+    from reports.latex_text import simplify_latex
+
+    assert simplify_latex("$\\frac{1}{2}+x^{2}$") == "1/2+x²"
+    assert simplify_latex("$" + "\\sqrt{" * 3 + "x" + "}" * 3 + "$") == "√(√(√x))"

@@ -41,6 +41,7 @@ PAYLOADS: dict[str, str] = {
     "dollar_escapes": "$" + "\\$a" * (N // 3),
     "dollar_lines": "$a\n" * (N // 3),
     "double_dollars": "$$a" * (N // 3),
+    "table_empty_cells": "#table{" + "|" * N + "}#",  # 150,000 elements at N, 300,000 at 2 N before VIEW_CELLS
 }
 PAYLOADS |= {f"{name}-2x": text * 2 for name, text in PAYLOADS.items()}
 VIEW_MS = 5000

