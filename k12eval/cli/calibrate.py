@@ -100,6 +100,17 @@ def calibrate(
         f"trained on {sizes}; cross-validated exact first step {cv.get('acc_error')}, "
         f"correct called correct {cv.get('acc_correct')}, F1 {cv.get('f1')}"
     )
+    for name, used in [
+        ("", combiner.cv.get("folds")),
+        *((f" ({lang})", own.cv.get("folds")) for lang, own in combiner.languages.items()),
+    ]:
+        if used is not None and used != folds:
+            # never a silent clamp: the folds a fit could use are at most its question groups
+            typer.echo(
+                f"note: --folds {folds}: the training data{name} has {used} questions to group by, so it was "
+                f"cross-validated with {used} folds",
+                err=True,
+            )
     for lang, own in combiner.languages.items():
         cv = own.cv
         typer.echo(

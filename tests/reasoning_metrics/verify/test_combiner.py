@@ -333,3 +333,18 @@ def test_cli_calibrate_per_language(tmp_path: Path) -> None:
     assert saved["languages"]["zh"]["cv"]["min_correct"] == 0.9 and saved["cv"]["min_correct"] == 0.0
     missing = runner.invoke(app, [*args, "--per-language", "fr"])
     assert missing.exit_code == 2 and "no fr set" in missing.output
+
+
+@pytest.mark.slow
+def test_cli_calibrate_says_when_it_used_fewer_folds_than_asked(tmp_path: Path) -> None:
+    """Never a silent clamp: a fit has at most one fold per question, and calibrate says so when --folds asks more."""
+    en = write_chains(tmp_path / "en.jsonl", chains("en", 12, 1))
+    out = tmp_path / "c.json"
+    args = ["calibrate", str(en), "-f", "chains", "--out", str(out), "--half", "all"]
+    result = runner.invoke(app, [*args, "--folds", "500"])
+    assert result.exit_code == 0, result.output
+    used = json.loads(out.read_text(encoding="utf-8"))["cv"]["folds"]
+    assert used < 500
+    assert f"note: --folds 500: the training data has {used} questions to group by" in result.output
+    asked = runner.invoke(app, [*args, "--folds", "3"])
+    assert asked.exit_code == 0 and "note: --folds" not in asked.output
