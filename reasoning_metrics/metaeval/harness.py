@@ -84,6 +84,8 @@ class MetaEvalReport:
     seed: int
     n_boot: int
     folds: int
+    """The cross-validation folds the threshold rules had: ``--folds``, or fewer when the solutions are fewer
+    (the folds are stratified by error, so at most as many as the larger of the two strata)."""
     detectors: list[DetectorReport] = field(default_factory=list)
     comparison: Comparison | None = None
     version: int = REPORT_VERSION
@@ -229,8 +231,14 @@ def meta_evaluate(
         located=sum(s.has_error and s.first_error is not None for s in solutions),
         seed=seed,
         n_boot=n_boot,
-        folds=folds,
+        folds=used_folds(solutions, folds),
         detectors=reports,
         comparison=compare(results, reports, solutions, n_boot=n_boot, seed=seed),
         models=dict(models or {}),
     )
+
+
+def used_folds(solutions: Sequence[LabelledSolution], folds: int) -> int:
+    """How many of ``folds`` cross-validation folds hold a solution (:func:`thresholds.folds_of`'s strata)."""
+    with_error = sum(s.has_error for s in solutions)
+    return min(folds, max(with_error, len(solutions) - with_error))

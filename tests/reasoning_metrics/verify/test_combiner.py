@@ -348,3 +348,15 @@ def test_cli_calibrate_says_when_it_used_fewer_folds_than_asked(tmp_path: Path) 
     assert f"note: --folds 500: the training data has {used} questions to group by" in result.output
     asked = runner.invoke(app, [*args, "--folds", "3"])
     assert asked.exit_code == 0 and "note: --folds" not in asked.output
+
+
+def test_meta_eval_names_the_folds_its_thresholds_had(tmp_path: Path) -> None:
+    """The header's "K-fold" is what the threshold rules had: not --folds when the solutions are fewer."""
+    data = write_chains(tmp_path / "few.jsonl", chains("en", 8, 1))
+    args = ["meta-eval", str(data), "-f", "chains", "--encoder", "none", "--boot", "0", "-d", "aggregate"]
+    result = runner.invoke(app, [*args, "--folds", "50"])
+    assert result.exit_code == 0, result.output
+    solutions = load_solutions(data, "chains")
+    wrong = sum(s.has_error for s in solutions)
+    assert f"threshold fitted by {max(wrong, len(solutions) - wrong)}-fold" in result.output
+    assert "threshold fitted by 3-fold" in runner.invoke(app, [*args, "--folds", "3"]).output
