@@ -331,10 +331,13 @@ def write_report(
     result = ReportResult(out=out, warnings=warnings)
     # Built beside ``out`` and swapped in whole: a kill or a full disk leaves the previous report.
     with staged_folder(out) as folder:
-        _write_frames(folder, frame, nodes, result, xlsx=xlsx)
-        # The tables, the plots, the page and summary.json read a few of the nodes' rows, not every slice's.
+        spreadsheet = _write_nodes(folder, nodes, result, xlsx=xlsx)
+        # The tables, the plots, the page and summary.json read a few of the nodes' rows, not every slice's: the
+        # others go before questions.csv is written (at 100,000 questions, 160,000 rows held while it was).
         nodes = page_nodes(nodes)
         _release_unused()
+        _write_table(folder, "questions", frame, result)
+        result.files += spreadsheet
         page_tables = _write_tables(
             folder,
             runs,
@@ -409,23 +412,32 @@ def _writing(out: Path, path: Path, result: ReportResult) -> Iterator[None]:
     result.files.append(str(path.relative_to(out)))
 
 
-def _write_frames(out: Path, frame: pd.DataFrame, nodes: pd.DataFrame, result: ReportResult, *, xlsx: bool) -> None:
-    """Write the node and question tables (CSV, parquet) and the spreadsheet into ``out`` (the staging folder),
-    recording them in ``result``."""
+def _write_nodes(out: Path, nodes: pd.DataFrame, result: ReportResult, *, xlsx: bool) -> list[str]:
+    """Write the node table (CSV, parquet) and, with ``xlsx``, the spreadsheet into ``out`` (the staging folder),
+    recording the node files in ``result``; returns the spreadsheet's name when written, which the caller records
+    after the question table's files (their order in summary.json)."""
     from reports.aggregate import weakest_points
     from reports.spreadsheet import write_xlsx
 
-    parquet = _missing("pyarrow", "parquet", "nodes.parquet and questions.parquet", result.warnings)
-    for name, table in (("nodes", nodes), ("questions", frame)):
-        with _writing(out, out / f"{name}.csv", result):
-            _write_csv_in_parts(table, out / f"{name}.csv")
-        if parquet:
-            with _writing(out, out / f"{name}.parquet", result):
-                table.to_parquet(out / f"{name}.parquet", index=False)
-        _release_unused()  # what encoding the table took, before the next one (40 MB at 100,000 questions)
+    _write_table(out, "nodes", nodes, result)
     if xlsx and _missing("openpyxl", "xlsx", "report.xlsx", result.warnings):
-        with _writing(out, out / "report.xlsx", result):
+        with naming(Path(result.out) / "report.xlsx"):
             write_xlsx({"nodes": nodes, "weakest": weakest_points(nodes, top=10)}, out / "report.xlsx")
+        return ["report.xlsx"]
+    return []
+
+
+def _write_table(out: Path, name: str, table: pd.DataFrame, result: ReportResult) -> None:
+    """Write ``table`` as ``name.csv`` and ``name.parquet`` into ``out`` (the staging folder), recording them in
+    ``result``; without pyarrow, the CSV file and a warning (once)."""
+    with _writing(out, out / f"{name}.csv", result):
+        _write_csv_in_parts(table, out / f"{name}.csv")
+    if installed("pyarrow"):
+        with _writing(out, out / f"{name}.parquet", result):
+            table.to_parquet(out / f"{name}.parquet", index=False)
+    elif name == "nodes":
+        _missing("pyarrow", "parquet", "nodes.parquet and questions.parquet", result.warnings)
+    _release_unused()  # what encoding the table took, before the next one (40 MB at 100,000 questions)
 
 
 def _write_tables(
