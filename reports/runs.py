@@ -157,13 +157,20 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
             warnings.append(
                 Note(f"{run.dir}: {len(missing)} answered question(s) not in {path}, e.g. {missing[0]!r}", zh)
             )
-        run.questions = {r.question_id: questions.get(r.question_id) or question_from_record(r) for r in run.records}
-        for record in run.records:  # one id string for the record and its question, not two
-            record.question_id = run.questions[record.question_id].id
+        # Keyed by the bank's id string, which the record keeps too: one string for the three, not two.
+        run.questions = {
+            q.id: q for q in (questions.get(r.question_id) or question_from_record(r) for r in run.records)
+        }
+        for record in run.records:
+            question = run.questions[record.question_id]
+            record.question_id = question.id
+            if not question.extra.get("stand_in"):
+                record.nodes = ()  # what a stand-in is built from: a question found in the bank needs none
         run.bank = str(path)
         scope = run_scope(list(questions.values()), run.header, lambda q, name: name in q.extra[SELECTED])
         inside = {q.id for q in scope}
         run.scope = scope + [q for qid, q in run.questions.items() if qid not in inside]
+    _NODES.clear()  # the records that still need theirs keep them
     return runs, warnings
 
 
@@ -226,24 +233,24 @@ class SlimQuestion:
 
 
 class SlimKnowledge:
-    """A :class:`Knowledge` in slots, equal to another of the same value (one object per knowledge point is
-    kept, :data:`_KNOWLEDGE`, the key of itself; a pydantic object and its key cost 0.3 KB more a point)."""
+    """A :class:`Knowledge` in slots without its path (the report reads none; CK12's paths cost 13 MB at
+    100,000 questions), equal to another of the same value: one is kept per knowledge point (:data:`_KNOWLEDGE`,
+    the key of itself; a pydantic object and its key cost 0.3 KB more a point)."""
 
-    __slots__ = ("category", "level1", "level2", "path")
+    __slots__ = ("category", "level1", "level2")
+    path: list[str] = []  # noqa: RUF012  (read-only, shared)
 
     def __init__(self, knowledge: Knowledge) -> None:
         self.category, self.level1, self.level2 = knowledge.category, knowledge.level1, knowledge.level2
-        self.path = knowledge.path
 
     def __hash__(self) -> int:
-        return hash((self.category, self.level1, self.level2, *self.path))
+        return hash((self.category, self.level1, self.level2))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, SlimKnowledge) and (self.category, self.level1, self.level2, self.path) == (
+        return isinstance(other, SlimKnowledge) and (self.category, self.level1, self.level2) == (
             other.category,
             other.level1,
             other.level2,
-            other.path,
         )
 
 
@@ -280,7 +287,9 @@ class Answered:
     replayed prompt."""
 
     question_id: str
-    nodes: dict[str, str]
+    nodes: tuple[tuple[str, str], ...]
+    """The record's ``(kind, node id)`` pairs but the question's, until :func:`load_runs` finds its question in the
+    bank (then none: only a stand-in question is built from them, :func:`question_from_record`)."""
     subject: str
     type: str
     stage: str | None
@@ -303,14 +312,14 @@ class Answered:
         """The counted part of ``record`` (read at ``line``); CK12's error type computed now when the record
         predates the field, while its output is at hand. The output is kept for a judgment question, or for
         every question with ``keep_output`` (a scorer that reads the text, GAOKAO-Bench's)."""
-        nodes = {k: sys.intern(v) for k, v in record.nodes.items() if k != "question"}
+        nodes = tuple((k, v) for k, v in record.nodes.items() if k != "question")
         harness = {k: v for k, v in record.harness.items() if k != "prompt"} if record.harness else None
         error = record.error_type or error_type(
             record.output, record.parse_status, record.correct, record.finish_reason
         )
         return cls(
             question_id=record.question_id,
-            nodes=_NODES.setdefault(tuple(nodes.items()), nodes),
+            nodes=_NODES.setdefault(nodes, nodes),
             subject=sys.intern(record.subject),
             type=sys.intern(record.type),
             stage=sys.intern(record.stage) if record.stage else record.stage,
@@ -329,8 +338,8 @@ class Answered:
         )
 
 
-_NODES: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
-"""One node dict per level-2 point, shared by the records under it (read-only)."""
+_NODES: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
+"""One node tuple per level-2 point, shared by the records under it while they are read."""
 
 
 def full_records(run: Run, ids: set[str]) -> Iterator[RunRecord]:
@@ -367,7 +376,7 @@ def read_questions(
 
 def question_from_record(record: Answered) -> Question:
     """A stand-in question built from what a run record carries (no stem, options or analysis)."""
-    names = {kind: unescape(node.split(":", 1)[1].split("/")[-1]) for kind, node in record.nodes.items()}
+    names = {kind: unescape(node.split(":", 1)[1].split("/")[-1]) for kind, node in record.nodes}
     qtype = QuestionType.parse(record.type)
     labels = sorted({str(g) for g in record.gold} | set(record.option_scores or {}))
     options = [Option(label=label, text="") for label in labels] if qtype in _CHOICE else []
