@@ -453,9 +453,12 @@ def _add_names(table: pd.DataFrame, graph: KnowledgeGraph, scope: pd.DataFrame) 
             for node, (name, parent) in names.items():
                 if node in unknown and node not in info:
                     info[node] = (str(name), parent, str(row.subject), str(row.group or ""))
-    rows = [info.get(n, (n, "", "", "")) for n in table["node"]]
-    table["name"], table["parent"], table["subject"], table["group"] = (list(col) for col in zip(*rows, strict=True))
-    table["questions"] = [counts.get(n, 0) for n in table["node"]]
+    # Looked up per distinct node and spread by its code: not a string object per row (190,000 at 100,000 questions).
+    codes, distinct = pd.factorize(table["node"], use_na_sentinel=False)
+    rows = [info.get(n, (n, "", "", "")) for n in distinct]
+    for position, column in enumerate(("name", "parent", "subject", "group")):
+        table[column] = np.array([row[position] for row in rows], dtype=object)[codes].tolist()
+    table["questions"] = np.array([counts.get(n, 0) for n in distinct], dtype=np.int64)[codes]
 
 
 def _add_intervals(table: pd.DataFrame) -> None:
