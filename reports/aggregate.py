@@ -346,6 +346,7 @@ def node_table(
             stats.insert(3, "kind", kind)
             parts.append(stats)
     table = pd.concat(parts, ignore_index=True)
+    del parts, derived  # the per-answer numbers and the parts' copies, before the columns added below
     _add_names(table, graph, scope)
     _add_intervals(table)
     _add_macro(table)
@@ -507,9 +508,12 @@ def weakest_points(nodes: pd.DataFrame, top: int = 10, min_n: int = 1) -> pd.Dat
     """
     if nodes.empty:
         return nodes
-    level2 = nodes[(nodes["slice"] == "all") & (nodes["kind"] == "level2") & (nodes["n"] >= max(1, min_n))]
-    ordered = level2.sort_values(["run", "acc_micro_hi", "acc_micro", "n"], ascending=[True, True, True, False])
-    return ordered.groupby("run", sort=False).head(top).reset_index(drop=True)
+    level2 = (nodes["slice"] == "all") & (nodes["kind"] == "level2") & (nodes["n"] >= max(1, min_n))
+    # Ranked on the four columns it sorts by, then the chosen rows taken whole: not a copy of every point's row.
+    keys = nodes.loc[level2, ["run", "acc_micro_hi", "acc_micro", "n"]].set_axis(np.flatnonzero(level2.to_numpy()))
+    ordered = keys.sort_values(["run", "acc_micro_hi", "acc_micro", "n"], ascending=[True, True, True, False])
+    chosen = ordered.groupby("run", sort=False).head(top).index
+    return nodes.take(chosen).reset_index(drop=True)
 
 
 def page_nodes(nodes: pd.DataFrame) -> pd.DataFrame:

@@ -326,7 +326,22 @@ def write_report(
     _release_unused()  # what building it took and freed, before the frames built from it
     counted = counted_rows(frame)
     scope = scope_frame(runs, graph, frame)
+    # The papers' tables before the node table: the per-unit rows they and it count go once both are counted.
+    built = _build_tables(
+        runs,
+        graph,
+        frame,
+        k=k,
+        subject=subject,
+        stage=stage,
+        selected=selection_mask(runs, frame, select),
+        select=select,
+        judgment=judgment,
+        counted=counted,
+        scope=scope,
+    )
     nodes = node_table(counted, graph, k=k, scope=scope)
+    del counted, scope
     _release_unused()
     result = ReportResult(out=out, warnings=warnings)
     # Built beside ``out`` and swapped in whole: a kill or a full disk leaves the previous report.
@@ -338,29 +353,12 @@ def write_report(
         _release_unused()
         _write_table(folder, "questions", frame, result)
         result.files += spreadsheet
-        page_tables = _write_tables(
-            folder,
-            runs,
-            graph,
-            frame,
-            nodes,
-            result,
-            k=k,
-            subject=subject,
-            stage=stage,
-            title=title,
-            cjk_font=cjk_font,
-            plots=plots,
-            selected=selection_mask(runs, frame, select),
-            select=select,
-            judgment=judgment,
-            counted=counted,
-            scope=scope,
-        )
         metrics = [column.removeprefix(SCORE_PREFIX) for column in score_columns(frame)]
-        # The page reads the runs and a few of the nodes' rows: the row-per-answer frames go before it is built.
-        del frame, counted, scope
+        # The plots and the page read the runs and a few of the nodes' rows: the row-per-answer frame goes first.
+        del frame
         _release_unused()
+        page_tables = _write_tables(folder, runs, built, nodes, result, title=title, cjk_font=cjk_font, plots=plots)
+        del built
         _write_page(
             folder, runs, graph, nodes, page_tables, metrics, result, k=k, title=title, judgment=judgment, data=data
         )
@@ -441,40 +439,26 @@ def _write_table(out: Path, name: str, table: pd.DataFrame, result: ReportResult
     _release_unused()  # what encoding the table took, before the next one (40 MB at 100,000 questions)
 
 
-def _write_tables(
-    out: Path,
+def _build_tables(
     runs: list[Any],
     graph: Any,
     frame: pd.DataFrame,
-    nodes: pd.DataFrame,
-    result: ReportResult,
     *,
     k: int,
     subject: str | None,
     stage: str | None,
-    title: str,
-    cjk_font: str | None,
-    plots: bool,
     selected: pd.Series,
     select: str,
     judgment: JudgmentScoring,
     counted: pd.DataFrame,
     scope: pd.DataFrame,
-) -> list[dict[str, Any]]:
-    """Write the papers' tables and the plots into ``out`` (the staging folder), recording them in ``result``;
-    ``nodes``: the node table's rows the plots read (:func:`reports.aggregate.page_nodes`). Returns the tables
-    as the page shows them."""
+) -> dict[str, pd.DataFrame]:
+    """Every table of the report by name, in the order it is written: the papers' tables and the analyses
+    (:func:`build_tables`), then the benchmarks' figures from the runs' records."""
     from reports.circular_tables import circular_tables
     from reports.gaokao_tables import gaokao_tables
     from reports.harness_agreement import agreement_tables
-    from reports.markdown import markdown
-    from reports.spreadsheet import write_csv
     from reports.xiezhi_tables import xiezhi_coordinates
-
-    (out / "tables").mkdir(exist_ok=True)
-
-    def writing(path: Path) -> contextlib.AbstractContextManager[None]:
-        return _writing(out, path, result)
 
     built = build_tables(
         frame,
@@ -492,6 +476,31 @@ def _write_tables(
     agreement, disagreements = agreement_tables(runs)
     built["harness_agreement"], built["harness_disagreements"] = _format_analysis(agreement), disagreements
     built |= circular_tables(runs) | gaokao_tables(runs)  # benchmark figures, from the runs' records
+    return built
+
+
+def _write_tables(
+    out: Path,
+    runs: list[Any],
+    built: dict[str, pd.DataFrame],
+    nodes: pd.DataFrame,
+    result: ReportResult,
+    *,
+    title: str,
+    cjk_font: str | None,
+    plots: bool,
+) -> list[dict[str, Any]]:
+    """Write the tables ``built`` (:func:`_build_tables`) and the plots into ``out`` (the staging folder),
+    recording them in ``result``; ``nodes``: the node table's rows the plots read
+    (:func:`reports.aggregate.page_nodes`). Returns the tables as the page shows them."""
+    from reports.markdown import markdown
+    from reports.spreadsheet import write_csv
+
+    (out / "tables").mkdir(exist_ok=True)
+
+    def writing(path: Path) -> contextlib.AbstractContextManager[None]:
+        return _writing(out, path, result)
+
     sections = [f"# {title}\n"]
     page_tables = []
     for name, table in built.items():
