@@ -231,6 +231,9 @@ class SlimQuestion:
         for name, value in fields.items():
             setattr(self, name, value)
 
+    def __repr__(self) -> str:
+        return f"SlimQuestion(id={self.id!r}, subject={self.subject!r}, type={self.type.value!r})"  # type: ignore[attr-defined]
+
 
 class SlimKnowledge:
     """A :class:`Knowledge` in slots without its path (the report reads none; CK12's paths cost 13 MB at
