@@ -33,7 +33,7 @@ PHASES = {
         "node_table",
         "weakest_points",
     ),
-    "reports.writer": ("selection_mask", "_write_csv_in_parts", "build_tables", "_summary"),
+    "reports.writer": ("selection_mask", "_write_table", "_write_csv_in_parts", "build_tables", "_summary"),
     "reports.payload": ("build_payload",),
     "reports.html": ("write_page",),
     "reports.plots": ("write_plots",),

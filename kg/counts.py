@@ -32,6 +32,9 @@ class BankCounts:
     warnings: int = 0
     """Questions imported with a warning (``extra["warnings"]``)."""
 
+    _ids: dict[tuple[str, str, str], str] = field(default_factory=dict, repr=False)
+    """(subject, level-1, level-2) names -> level-2 node id: each point's ids made once, not once a question."""
+
     def add(self, q: Question) -> None:
         """Count one question."""
         k = q.knowledge
@@ -40,11 +43,13 @@ class BankCounts:
         self.by_subject[q.subject] += 1
         self.by_stage[q.stage.value if q.stage else "unknown"] += 1
         self.by_difficulty[q.difficulty or "unknown"] += 1
-        self.subjects.add(subject_id(q.subject))
-        self.level1.add(level1_id(q.subject, k.level1))
-        level2 = level2_id(q.subject, k.level1, k.level2)
-        if level2 not in self.level2:
-            self.names[level2] = (q.subject, k.level1, k.level2)
+        names = (q.subject, k.level1, k.level2)
+        level2 = self._ids.get(names)
+        if level2 is None:
+            self.subjects.add(subject_id(q.subject))
+            self.level1.add(level1_id(q.subject, k.level1))
+            level2 = self._ids[names] = level2_id(*names)
+            self.names.setdefault(level2, names)
         self.level2[level2] += 1
         self.warnings += bool(q.extra.get("warnings"))
 

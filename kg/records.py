@@ -304,6 +304,8 @@ def detect_language(text: str) -> Literal["zh", "en"]:
     pass the stem alone: options (pinyin, formulas, English answer choices) say nothing of the
     language the question is asked in.
     """
+    if _WORD.search(text) is None:  # prose only removes text: no Latin word in it, none in its prose
+        return "zh"
     text = prose(text)
     han = len(_HAN.findall(text))
     latin_words = len(_WORD.findall(text))

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from kg.errors import InputError, SettingError
 from kg.graph import KnowledgeGraph, build_graph
@@ -157,13 +157,20 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
             warnings.append(
                 Note(f"{run.dir}: {len(missing)} answered question(s) not in {path}, e.g. {missing[0]!r}", zh)
             )
-        run.questions = {r.question_id: questions.get(r.question_id) or question_from_record(r) for r in run.records}
-        for record in run.records:  # one id string for the record and its question, not two
-            record.question_id = run.questions[record.question_id].id
+        # Keyed by the bank's id string, which the record keeps too: one string for the three, not two.
+        run.questions = {
+            q.id: q for q in (questions.get(r.question_id) or question_from_record(r) for r in run.records)
+        }
+        for record in run.records:
+            question = run.questions[record.question_id]
+            record.question_id = question.id
+            if not question.extra.get("stand_in"):
+                record.nodes = ()  # what a stand-in is built from: a question found in the bank needs none
         run.bank = str(path)
         scope = run_scope(list(questions.values()), run.header, lambda q, name: name in q.extra[SELECTED])
         inside = {q.id for q in scope}
         run.scope = scope + [q for qid, q in run.questions.items() if qid not in inside]
+    _NODES.clear()  # the records that still need theirs keep them
     return runs, warnings
 
 
@@ -176,7 +183,8 @@ question's type, score and file as its released scorer reads them)."""
 
 def slim(question: Question) -> Question:
     """``question`` without its texts (stem, options, analysis): its coordinates, answer and what the report
-    reads of its text (selections, features) computed first. Not validated again: built from a valid one.
+    reads of its text (selections, features) computed first, as a :class:`SlimQuestion` (read as the
+    :class:`Question` it stands for). Not validated again: built from a valid one.
 
     A bank of a million questions is held this way; the page's texts are read back for the questions it
     shows (:func:`full_questions`)."""
@@ -186,13 +194,13 @@ def slim(question: Question) -> Question:
     extra = {k: v for k, v in question.extra.items() if k in _KEPT_EXTRA}
     extra[SELECTED] = _shared(tuple(name for name, chosen in SELECTIONS.items() if chosen(question)))
     extra[FEATURED] = _shared(tuple(name for name, has in FEATURES.items() if has(question)))
-    knowledge = question.knowledge
+    knowledge = SlimKnowledge(question.knowledge)
     fields = {
-        **{name: getattr(question, name) for name in type(question).model_fields},
+        **{name: getattr(question, name) for name in SlimQuestion.__slots__},
         "stem": "",
         "options": _NO_OPTIONS,
         "analysis": "",
-        "knowledge": _KNOWLEDGE.setdefault(_knowledge_key(knowledge), knowledge),
+        "knowledge": _KNOWLEDGE.setdefault(knowledge, knowledge),
         "subject": sys.intern(question.subject),
         "difficulty": sys.intern(question.difficulty) if question.difficulty else question.difficulty,
         "semester": sys.intern(question.semester) if question.semester else question.semester,
@@ -205,25 +213,57 @@ def slim(question: Question) -> Question:
         fields["extra"] = _EXTRAS.setdefault(extra_key, extra)
     except TypeError:  # a list inside (Xiezhi's labels): this question's own
         pass
-    return Question.model_construct(_fields_set=_FIELDS_SET, **fields)
+    return cast(Question, SlimQuestion(fields))
 
 
-_FIELDS_SET = set(Question.model_fields)
-"""The fields every slim question has set: one set shared by all (pydantic keeps one per instance otherwise)."""
+class SlimQuestion:
+    """A question as the report holds it: a :class:`Question`'s fields in slots, with its properties. A pydantic
+    object keeps a dict of its fields (0.5 KB a question: 52 MB at 100,000 questions); this one does not. It is
+    read, never validated or dumped: :func:`slim` makes it from a valid question."""
+
+    __slots__ = tuple(Question.model_fields)
+    split = Question.__dict__["split"]
+    option_labels = Question.__dict__["option_labels"]
+    is_choice = Question.__dict__["is_choice"]
+    blanks = Question.__dict__["blanks"]
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    def __repr__(self) -> str:
+        return f"SlimQuestion(id={self.id!r}, subject={self.subject!r}, type={self.type.value!r})"  # type: ignore[attr-defined]
+
+
+class SlimKnowledge:
+    """A :class:`Knowledge` in slots without its path (the report reads none; CK12's paths cost 13 MB at
+    100,000 questions), equal to another of the same value: one is kept per knowledge point (:data:`_KNOWLEDGE`,
+    the key of itself; a pydantic object and its key cost 0.3 KB more a point)."""
+
+    __slots__ = ("category", "level1", "level2")
+    path: list[str] = []  # noqa: RUF012  (read-only, shared)
+
+    def __init__(self, knowledge: Knowledge) -> None:
+        self.category, self.level1, self.level2 = knowledge.category, knowledge.level1, knowledge.level2
+
+    def __hash__(self) -> int:
+        return hash((self.category, self.level1, self.level2))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SlimKnowledge) and (self.category, self.level1, self.level2) == (
+            other.category,
+            other.level1,
+            other.level2,
+        )
+
+
 _EXTRAS: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
-_KNOWLEDGE: dict[tuple[Any, ...], Knowledge] = {}
-"""One :class:`Knowledge` object per distinct value, shared by the slim questions that have it."""
+_KNOWLEDGE: dict[SlimKnowledge, SlimKnowledge] = {}
+"""One :class:`SlimKnowledge` per distinct value, shared by the slim questions that have it."""
 _TUPLES: dict[tuple[str, ...], tuple[str, ...]] = {}
 _NO_OPTIONS: list[Option] = []
 """The options of every slim question (read-only)."""
 _LISTS: dict[tuple[Any, ...], list[Any]] = {}
-
-
-def _knowledge_key(knowledge: Knowledge) -> tuple[Any, ...]:
-    """``knowledge``'s value as a key that holds its own strings (not a JSON text of them)."""
-    return tuple(
-        tuple(v) if isinstance(v, list) else v for v in (getattr(knowledge, f) for f in Knowledge.model_fields)
-    )
 
 
 def shared_list(values: list[Any]) -> Any:
@@ -250,7 +290,9 @@ class Answered:
     replayed prompt."""
 
     question_id: str
-    nodes: dict[str, str]
+    nodes: tuple[tuple[str, str], ...]
+    """The record's ``(kind, node id)`` pairs but the question's, until :func:`load_runs` finds its question in the
+    bank (then none: only a stand-in question is built from them, :func:`question_from_record`)."""
     subject: str
     type: str
     stage: str | None
@@ -273,14 +315,14 @@ class Answered:
         """The counted part of ``record`` (read at ``line``); CK12's error type computed now when the record
         predates the field, while its output is at hand. The output is kept for a judgment question, or for
         every question with ``keep_output`` (a scorer that reads the text, GAOKAO-Bench's)."""
-        nodes = {k: sys.intern(v) for k, v in record.nodes.items() if k != "question"}
+        nodes = tuple((k, v) for k, v in record.nodes.items() if k != "question")
         harness = {k: v for k, v in record.harness.items() if k != "prompt"} if record.harness else None
         error = record.error_type or error_type(
             record.output, record.parse_status, record.correct, record.finish_reason
         )
         return cls(
             question_id=record.question_id,
-            nodes=_NODES.setdefault(tuple(nodes.items()), nodes),
+            nodes=_NODES.setdefault(nodes, nodes),
             subject=sys.intern(record.subject),
             type=sys.intern(record.type),
             stage=sys.intern(record.stage) if record.stage else record.stage,
@@ -299,8 +341,8 @@ class Answered:
         )
 
 
-_NODES: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
-"""One node dict per level-2 point, shared by the records under it (read-only)."""
+_NODES: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
+"""One node tuple per level-2 point, shared by the records under it while they are read."""
 
 
 def full_records(run: Run, ids: set[str]) -> Iterator[RunRecord]:
@@ -337,7 +379,7 @@ def read_questions(
 
 def question_from_record(record: Answered) -> Question:
     """A stand-in question built from what a run record carries (no stem, options or analysis)."""
-    names = {kind: unescape(node.split(":", 1)[1].split("/")[-1]) for kind, node in record.nodes.items()}
+    names = {kind: unescape(node.split(":", 1)[1].split("/")[-1]) for kind, node in record.nodes}
     qtype = QuestionType.parse(record.type)
     labels = sorted({str(g) for g in record.gold} | set(record.option_scores or {}))
     options = [Option(label=label, text="") for label in labels] if qtype in _CHOICE else []

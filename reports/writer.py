@@ -326,38 +326,39 @@ def write_report(
     _release_unused()  # what building it took and freed, before the frames built from it
     counted = counted_rows(frame)
     scope = scope_frame(runs, graph, frame)
+    # The papers' tables before the node table: the per-unit rows they and it count go once both are counted.
+    built = _build_tables(
+        runs,
+        graph,
+        frame,
+        k=k,
+        subject=subject,
+        stage=stage,
+        selected=selection_mask(runs, frame, select),
+        select=select,
+        judgment=judgment,
+        counted=counted,
+        scope=scope,
+    )
     nodes = node_table(counted, graph, k=k, scope=scope)
+    del counted, scope
     _release_unused()
     result = ReportResult(out=out, warnings=warnings)
     # Built beside ``out`` and swapped in whole: a kill or a full disk leaves the previous report.
     with staged_folder(out) as folder:
-        _write_frames(folder, frame, nodes, result, xlsx=xlsx)
-        # The tables, the plots, the page and summary.json read a few of the nodes' rows, not every slice's.
+        spreadsheet = _write_nodes(folder, nodes, result, xlsx=xlsx)
+        # The tables, the plots, the page and summary.json read a few of the nodes' rows, not every slice's: the
+        # others go before questions.csv is written (at 100,000 questions, 160,000 rows held while it was).
         nodes = page_nodes(nodes)
         _release_unused()
-        page_tables = _write_tables(
-            folder,
-            runs,
-            graph,
-            frame,
-            nodes,
-            result,
-            k=k,
-            subject=subject,
-            stage=stage,
-            title=title,
-            cjk_font=cjk_font,
-            plots=plots,
-            selected=selection_mask(runs, frame, select),
-            select=select,
-            judgment=judgment,
-            counted=counted,
-            scope=scope,
-        )
+        _write_table(folder, "questions", frame, result)
+        result.files += spreadsheet
         metrics = [column.removeprefix(SCORE_PREFIX) for column in score_columns(frame)]
-        # The page reads the runs and a few of the nodes' rows: the row-per-answer frames go before it is built.
-        del frame, counted, scope
+        # The plots and the page read the runs and a few of the nodes' rows: the row-per-answer frame goes first.
+        del frame
         _release_unused()
+        page_tables = _write_tables(folder, runs, built, nodes, result, title=title, cjk_font=cjk_font, plots=plots)
+        del built
         _write_page(
             folder, runs, graph, nodes, page_tables, metrics, result, k=k, title=title, judgment=judgment, data=data
         )
@@ -409,59 +410,55 @@ def _writing(out: Path, path: Path, result: ReportResult) -> Iterator[None]:
     result.files.append(str(path.relative_to(out)))
 
 
-def _write_frames(out: Path, frame: pd.DataFrame, nodes: pd.DataFrame, result: ReportResult, *, xlsx: bool) -> None:
-    """Write the node and question tables (CSV, parquet) and the spreadsheet into ``out`` (the staging folder),
-    recording them in ``result``."""
+def _write_nodes(out: Path, nodes: pd.DataFrame, result: ReportResult, *, xlsx: bool) -> list[str]:
+    """Write the node table (CSV, parquet) and, with ``xlsx``, the spreadsheet into ``out`` (the staging folder),
+    recording the node files in ``result``; returns the spreadsheet's name when written, which the caller records
+    after the question table's files (their order in summary.json)."""
     from reports.aggregate import weakest_points
     from reports.spreadsheet import write_xlsx
 
-    parquet = _missing("pyarrow", "parquet", "nodes.parquet and questions.parquet", result.warnings)
-    for name, table in (("nodes", nodes), ("questions", frame)):
-        with _writing(out, out / f"{name}.csv", result):
-            _write_csv_in_parts(table, out / f"{name}.csv")
-        if parquet:
-            with _writing(out, out / f"{name}.parquet", result):
-                table.to_parquet(out / f"{name}.parquet", index=False)
-        _release_unused()  # what encoding the table took, before the next one (40 MB at 100,000 questions)
+    _write_table(out, "nodes", nodes, result)
     if xlsx and _missing("openpyxl", "xlsx", "report.xlsx", result.warnings):
-        with _writing(out, out / "report.xlsx", result):
+        with naming(Path(result.out) / "report.xlsx"):
             write_xlsx({"nodes": nodes, "weakest": weakest_points(nodes, top=10)}, out / "report.xlsx")
+        return ["report.xlsx"]
+    return []
 
 
-def _write_tables(
-    out: Path,
+def _write_table(out: Path, name: str, table: pd.DataFrame, result: ReportResult) -> None:
+    """Write ``table`` as ``name.csv`` and ``name.parquet`` into ``out`` (the staging folder), recording them in
+    ``result``; without pyarrow, the CSV file and a warning (once)."""
+    with _writing(out, out / f"{name}.csv", result):
+        _write_csv_in_parts(table, out / f"{name}.csv")
+    _release_unused()  # what escaping the parts took, before parquet's copy (30 MB at 100,000 questions)
+    if installed("pyarrow"):
+        with _writing(out, out / f"{name}.parquet", result):
+            table.to_parquet(out / f"{name}.parquet", index=False)
+    elif name == "nodes":
+        _missing("pyarrow", "parquet", "nodes.parquet and questions.parquet", result.warnings)
+    _release_unused()  # what encoding the table took, before the next one (40 MB at 100,000 questions)
+
+
+def _build_tables(
     runs: list[Any],
     graph: Any,
     frame: pd.DataFrame,
-    nodes: pd.DataFrame,
-    result: ReportResult,
     *,
     k: int,
     subject: str | None,
     stage: str | None,
-    title: str,
-    cjk_font: str | None,
-    plots: bool,
     selected: pd.Series,
     select: str,
     judgment: JudgmentScoring,
     counted: pd.DataFrame,
     scope: pd.DataFrame,
-) -> list[dict[str, Any]]:
-    """Write the papers' tables and the plots into ``out`` (the staging folder), recording them in ``result``;
-    ``nodes``: the node table's rows the plots read (:func:`reports.aggregate.page_nodes`). Returns the tables
-    as the page shows them."""
+) -> dict[str, pd.DataFrame]:
+    """Every table of the report by name, in the order it is written: the papers' tables and the analyses
+    (:func:`build_tables`), then the benchmarks' figures from the runs' records."""
     from reports.circular_tables import circular_tables
     from reports.gaokao_tables import gaokao_tables
     from reports.harness_agreement import agreement_tables
-    from reports.markdown import markdown
-    from reports.spreadsheet import write_csv
     from reports.xiezhi_tables import xiezhi_coordinates
-
-    (out / "tables").mkdir(exist_ok=True)
-
-    def writing(path: Path) -> contextlib.AbstractContextManager[None]:
-        return _writing(out, path, result)
 
     built = build_tables(
         frame,
@@ -479,6 +476,31 @@ def _write_tables(
     agreement, disagreements = agreement_tables(runs)
     built["harness_agreement"], built["harness_disagreements"] = _format_analysis(agreement), disagreements
     built |= circular_tables(runs) | gaokao_tables(runs)  # benchmark figures, from the runs' records
+    return built
+
+
+def _write_tables(
+    out: Path,
+    runs: list[Any],
+    built: dict[str, pd.DataFrame],
+    nodes: pd.DataFrame,
+    result: ReportResult,
+    *,
+    title: str,
+    cjk_font: str | None,
+    plots: bool,
+) -> list[dict[str, Any]]:
+    """Write the tables ``built`` (:func:`_build_tables`) and the plots into ``out`` (the staging folder),
+    recording them in ``result``; ``nodes``: the node table's rows the plots read
+    (:func:`reports.aggregate.page_nodes`). Returns the tables as the page shows them."""
+    from reports.markdown import markdown
+    from reports.spreadsheet import write_csv
+
+    (out / "tables").mkdir(exist_ok=True)
+
+    def writing(path: Path) -> contextlib.AbstractContextManager[None]:
+        return _writing(out, path, result)
+
     sections = [f"# {title}\n"]
     page_tables = []
     for name, table in built.items():

@@ -168,6 +168,7 @@ def stats(
     counts = BankCounts()
     by_split: Counter[str] = Counter()
     hits: dict[str | None, Counter[str]] = {}  # per split: the feature counts
+    features = list(FEATURES.items())
     # One pass, holding no question: a bank of a million questions is counted in the memory of its points.
     with _reading(path, fmt, variant, mapping, skip_invalid, taxonomy) as (name, questions, problems):
         for q in questions:
@@ -178,7 +179,12 @@ def stats(
             if split not in (None, ALL_SPLITS) and q.split != split:
                 continue
             counts.add(q)
-            hits.setdefault(q.split, Counter()).update(feature for feature, has in FEATURES.items() if has(q))
+            found = hits.get(q.split)
+            if found is None:
+                found = hits[q.split] = Counter()
+            for feature, has in features:
+                if has(q):
+                    found[feature] += 1
     if split not in (None, ALL_SPLITS) and not counts.questions:
         held = ", ".join(f"{s} ({n})" for s, n in by_split.most_common()) or "none (its questions carry no split)"
         raise UserError(f"--split {split}: this bank has no {split} questions; its splits: {held}")

@@ -3,8 +3,11 @@ results, and the texts and answers of at most K12EVAL_PAGE_QUESTIONS of them, sp
 
 from __future__ import annotations
 
+import gc
 import json
 import re
+import shutil
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +124,80 @@ def test_questions_csv_written_in_parts_is_the_csv_written_whole(
     whole = (tmp_path / "whole" / "questions.csv").read_bytes()
     assert (tmp_path / "parts" / "questions.csv").read_bytes() == whole and whole.count(b"\r\n") == 9
     assert not list((tmp_path / "parts").glob("*.part"))
+
+
+def test_slim_questions_hold_no_dict_and_one_knowledge_point_object_a_point(tmp_path: Path) -> None:
+    bank = small_bank()
+    root = write_bank(tmp_path / "bank", list(bank.values()))
+    run = write_run(tmp_path / "run", bank, SMALL_ANSWERS, bank=root)
+    (loaded,), _ = load_runs([run])
+    questions = list(loaded.questions.values())
+    assert len(questions) == 8 and not any(hasattr(q, "__dict__") for q in questions)  # slots, no dict each
+    points = {(q.subject, q.knowledge.level1, q.knowledge.level2) for q in questions}
+    assert len({id(q.knowledge) for q in questions}) == len(points) == 5  # q1-q3 share 一次函数's, q6 q7 古诗's
+    for q in questions:  # read as the question it stands for
+        full = bank[q.id]
+        assert (q.type, q.stage, q.split, q.is_choice, q.answer) == (
+            full.type,
+            full.stage,
+            None,
+            full.is_choice,
+            full.answer,
+        )
+        assert (q.knowledge.level1, q.knowledge.level2) == (full.knowledge.level1, full.knowledge.level2)
+    # one id string for a record, its question and the key: and no node ids kept once the question is found
+    assert all(r.question_id is loaded.questions[r.question_id].id for r in loaded.records)
+    assert all(key is q.id for key, q in loaded.questions.items())
+    assert all(r.nodes == () for r in loaded.records)
+
+
+def test_records_without_their_bank_keep_what_their_stand_ins_are_made_of(tmp_path: Path) -> None:
+    bank = small_bank()
+    root = write_bank(tmp_path / "bank", list(bank.values()))
+    run = write_run(tmp_path / "run", bank, SMALL_ANSWERS, bank=root)
+    shutil.rmtree(root)
+    (loaded,), warnings = load_runs([run])
+    assert any("not found" in w for w in warnings)
+    assert all(dict(r.nodes).keys() == {"subject", "level1", "level2"} for r in loaded.records)
+    assert {q.id: q.knowledge.level2 for q in loaded.questions.values()} == {
+        qid: q.knowledge.level2 for qid, q in bank.items()
+    }
+
+
+def test_each_big_table_is_freed_before_the_next_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report's peak memory is the runs plus one big table at a time (#32 item 5): the per-unit rows are gone
+    before the node table's files are written, the node table's other slices before questions.csv, and the question
+    frame before the page. Checked by weak references to each, not by timing or RSS."""
+    from reports import aggregate, payload, writer
+
+    made: dict[str, weakref.ref[pd.DataFrame]] = {}
+    freed: list[tuple[str, set[str]]] = []
+
+    def keeping(name: str, build: Any) -> Any:
+        def built(*args: Any, **kwargs: Any) -> Any:
+            table = build(*args, **kwargs)
+            made[name] = weakref.ref(table)
+            return table
+
+        return built
+
+    def noting(step: str, function: Any, *, named: bool = False) -> Any:
+        def called(*args: Any, **kwargs: Any) -> Any:
+            gc.collect()  # what is unreachable is freed: a table still alive is held
+            freed.append((f"{step} {args[1]}" if named else step, {n for n, ref in made.items() if ref() is None}))
+            return function(*args, **kwargs)
+
+        return called
+
+    for name in ("question_frame", "counted_rows", "node_table"):
+        monkeypatch.setattr(aggregate, name, keeping(name, getattr(aggregate, name)))
+    monkeypatch.setattr(writer, "_write_table", noting("write", writer._write_table, named=True))
+    monkeypatch.setattr(payload, "build_payload", noting("page", payload.build_payload))
+    bank = small_bank()
+    root = write_bank(tmp_path / "bank", list(bank.values()))
+    write_report([write_run(tmp_path / "run", bank, SMALL_ANSWERS, bank=root)], tmp_path / "report", plots=False)
+    assert freed == [
+        ("write nodes", {"counted_rows"}),
+        ("write questions", {"counted_rows", "node_table"}),
+        ("page", {"counted_rows", "node_table", "question_frame"}),
+    ]
