@@ -182,11 +182,11 @@ def stats(
     if split not in (None, ALL_SPLITS) and not counts.questions:
         held = ", ".join(f"{s} ({n})" for s, n in by_split.most_common()) or "none (its questions carry no split)"
         raise UserError(f"--split {split}: this bank has no {split} questions; its splits: {held}")
-    sparse = counts.sparse_level2()
     protocol = protocol_for(name)
-    # The features are shares of the questions a run scores: the asked split, else the benchmark's evaluation
-    # split when the bank holds it (CMMLU's test, not test + dev), else every question.
+    # The features and the sparse points are over the questions a run scores: the asked split, else the benchmark's
+    # evaluation split when the bank holds it (CMMLU's test, not test + dev), else every question.
     scored = split if split not in (None, ALL_SPLITS) else protocol.eval_split if protocol.eval_split in hits else None
+    sparse = counts.sparse_level2(split=scored)
     featured = hits.get(scored, Counter()) if scored is not None else sum(hits.values(), Counter())
     of = by_split[scored] if scored is not None else counts.questions
     summary: dict[str, Any] = {
@@ -210,14 +210,15 @@ def stats(
         "warnings": counts.warnings,
         "invalid_by_field": dict(Counter(p.field or "record" for p in problems)),
         "level2_under_10": len(sparse),
+        "level2_under_10_of": counts.level2_in(scored),
         "features": shares_of(featured, of),
         "features_split": scored,
     }
     if sparse:
         names = ", ".join(terminal_safe("/".join(counts.names[n])) + f" ({c})" for n, c in sparse[:5])
         typer.echo(
-            f"warning: {len(sparse)} of {len(counts.level2)} level-2 point(s) have fewer than {MIN_LEVEL2_QUESTIONS} "
-            f"questions (CK12 keeps no fewer than {MIN_LEVEL2_QUESTIONS} a point; their accuracies are noisy), "
+            f"warning: {len(sparse)} of {counts.level2_in(scored)} level-2 point(s) have fewer than "
+            f"{MIN_LEVEL2_QUESTIONS}{'' if scored is None else ' ' + scored} questions (CK12 keeps no fewer than {MIN_LEVEL2_QUESTIONS} a point; their accuracies are noisy), "
             f"e.g. {names}",
             err=True,
         )

@@ -191,3 +191,17 @@ def test_the_released_cmmlu_and_ceval_roots_score_no_dev_question(shared_data: P
     assert dev == 5 * 67  # CMMLU's 5 dev questions of each of its 67 subjects
     stats = json.loads(CliRunner().invoke(app, ["kg", "stats", str(data), "--json"]).stdout)
     assert stats["by_split"] == {"test": len(every) - dev, "dev": dev}
+
+
+def test_kg_stats_sparse_points_are_of_the_split_run_scores(cmmlu_release: Path) -> None:
+    # A subject held in dev only (5 exemplars) is no point a run scores; agronomy's 4 test questions are, not its 9.
+    lines = [",Question,A,B,C,D,Answer"] + [f"{i},解剖学题{i},甲,乙,丙,丁,A" for i in range(5)]
+    (cmmlu_release / "dev" / "anatomy.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release)])
+    assert result.exit_code == 0, result.output
+    assert "warning: 1 of 1 level-2 point(s) have fewer than 10 test questions" in result.stderr
+    assert "农学/农学/农学 (4)" in result.stderr and "解剖学" not in result.stderr
+    stats = json.loads(CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release), "--json"]).stdout)
+    assert (stats["level2_under_10"], stats["level2_under_10_of"], stats["level2"]) == (1, 1, 2)
+    on_dev = CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release), "--split", "dev"])
+    assert "warning: 2 of 2 level-2 point(s) have fewer than 10 dev questions" in on_dev.stderr
