@@ -277,6 +277,7 @@ def show(
         root = graph.resolve(node) if node else None
     except KeyError as exc:
         raise UserError(str(exc.args[0])) from None
+    several = len({q.split for q in graph.questions.values()}) > 1
     for level, node_id in graph.walk(root):
         if level > depth:
             continue
@@ -285,8 +286,17 @@ def show(
             question = graph.questions[data["name"]]
             typer.echo(f"{'  ' * level}{node_id}  [{question.type.value}] {question.stem[:50]!r}")
         else:
-            count = len(graph.questions_under(node_id))
+            count = _count_by_split(graph.questions_under(node_id), several)
             typer.echo(f"{'  ' * level}{data['name']}  ({count})  {node_id}")
+
+
+def _count_by_split(questions: list[Question], several: bool) -> str:
+    """``328``, or in a bank of ``several`` splits ``test 323, dev 5``: each split counted apart (a run scores one:
+    CMMLU's 5 dev exemplars a subject are no question it scores)."""
+    if not several:
+        return str(len(questions))
+    splits = Counter(q.split or "no split" for q in questions).most_common()
+    return ", ".join(f"{name} {n}" for name, n in splits) or "0"
 
 
 @app.command("export", cls=PluginHelp)

@@ -205,3 +205,15 @@ def test_kg_stats_sparse_points_are_of_the_split_run_scores(cmmlu_release: Path)
     assert (stats["level2_under_10"], stats["level2_under_10_of"], stats["level2"]) == (1, 1, 2)
     on_dev = CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release), "--split", "dev"])
     assert "warning: 2 of 2 level-2 point(s) have fewer than 10 dev questions" in on_dev.stderr
+
+
+def test_kg_show_counts_each_split_apart(cmmlu_release: Path) -> None:
+    # agronomy holds 4 test and 5 dev questions: a run scores the 4, so the tree does not print 9.
+    lines = [",Question,A,B,C,D,Answer"] + [f"{i},解剖学题{i},甲,乙,丙,丁,A" for i in range(5)]
+    (cmmlu_release / "dev" / "anatomy.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shown = CliRunner().invoke(app, ["kg", "show", str(cmmlu_release)])
+    assert shown.exit_code == 0, shown.output
+    assert "农学  (dev 5, test 4)  subject:农学" in shown.stdout
+    assert "解剖学  (dev 5)  subject:解剖学" in shown.stdout
+    one = CliRunner().invoke(app, ["kg", "show", str(cmmlu_release), "--split", "test"]).stdout
+    assert "农学  (4)  subject:农学" in one and "解剖学" not in one
