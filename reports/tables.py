@@ -12,7 +12,7 @@ import math
 
 import pandas as pd
 
-from kg.records import QuestionType
+from kg.records import QuestionType, Stage
 from reports.aggregate import SCORE_PREFIX
 from runners.counting import JUDGMENT_RULES, JudgmentRule
 from runners.records import MODE_INFO
@@ -307,7 +307,14 @@ def level1_accuracy(
             row[run] = pct(_acc(scored))
             row[f"{run} · {ASKED_ROW}"] = f"{asked:,} / {in_bank:,}"
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    # The subject and stage the rows are of (the default picks one: junior-high physics, else the biggest).
+    named = Stage(stage) if stage in {s.value for s in Stage} else None
+    table.attrs["caption"] = f"Level-1 points of {subject}" + (
+        f", {named.value} school ({named.zh})." if named else "."
+    )
+    table.attrs["caption_zh"] = f"{named.zh if named else ''}{subject}的一级知识点。"
+    return table
 
 
 def category_scores(frame: pd.DataFrame, scope: pd.DataFrame | None = None) -> pd.DataFrame:

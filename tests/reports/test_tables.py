@@ -148,6 +148,9 @@ def test_level1_table_and_categories(tmp_path: Path) -> None:
     assert tables.default_subject_stage(frame) == ("数学", "middle")  # no physics: the biggest subject
     table = tables.level1_accuracy(frame, "数学", "middle").set_index("level1")
     assert table.index.tolist() == ["几何", "函数"]
+    # The caption names the subject and stage the rows are of (the default choice is not shown otherwise).
+    assert table.attrs["caption"] == "Level-1 points of 数学, middle school (初中)."
+    assert table.attrs["caption_zh"] == "初中数学的一级知识点。"
     assert table.loc["函数", "a"] == "80.0"  # q1 q2 q3 q4, q3's two statements each counted: 4 of 5
     assert table.loc["函数", "a · asked / in bank"] == "4 / 4"
     assert table.loc["几何", "b"] == "100.0"
