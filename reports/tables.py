@@ -257,7 +257,10 @@ def cot_step_scores(frame: pd.DataFrame) -> pd.DataFrame:
         row: dict[str, object] = {"model": model, "mode": mode, "variant": variant, "n": int(sub["scored"].sum())}
         row["Acc"] = pct(_acc(_scored(sub)))
         for title, name in chosen:
-            row[title] = pct(float(sub[SCORE_PREFIX + name].mean())) if name else DASH
+            # A score over fewer chains than n (Reasoning Alignment needs a reference) says over how many.
+            had = int(sub[SCORE_PREFIX + name].notna().sum()) if name else 0
+            shown = pct(float(sub[SCORE_PREFIX + name].mean())) if name else DASH
+            row[title] = shown if not name or had in (0, row["n"]) else f"{shown} (n={had})"
         consistency = dict(chosen).get("Source-Consistency")
         mean_consistency = float(sub[SCORE_PREFIX + consistency].mean()) if consistency else math.nan
         row["Max contradiction (paper, lower is better)"] = pct(1 - mean_consistency)

@@ -113,7 +113,7 @@ def test_cot_step_scores_reads_aliases_and_adds_the_papers_direction(tmp_path: P
     table = tables.cot_step_scores(_frame([run])[0])
     row = table.iloc[0]
     assert (row["Acc"], row["Faithfulness-Step"], row["Source-Consistency"]) == ("50.0", "80.0", "70.0")
-    assert row["Redundancy"] == "50.0"
+    assert row["Redundancy"] == "50.0 (n=1)"  # q2 has none: the mean of 1 chain, not of the row's n = 2
     assert row["Reasoning Alignment"] == "—"
     assert row["Max contradiction (paper, lower is better)"] == "30.0"
 
