@@ -42,10 +42,9 @@ def rate_text(successes: int, n: int) -> str:
     return f"{successes}/{n} = {percent(successes / n)} % ({percent(lo)}-{percent(hi)} %)"
 
 
-def percent(share: float) -> str:
-    """``share`` x 100 in whole percents, with as many decimals (up to 3) as keep a share strictly between 0 and 1
+def percent(share: float, digits: int = 0) -> str:
+    """``share`` x 100 with ``digits`` decimals, or as many more (up to 3) as keep a share strictly between 0 and 1
     off 0 and 100: 0.005 prints 0.5, not 0 (round half to even), and 0.9995 prints 99.95, not 100."""
-    digits = 0
     while 0 < share < 1 and digits < 3 and float(f"{100 * share:.{digits}f}") in (0.0, 100.0):
         digits += 1
     return f"{100 * share:.{digits}f}"

@@ -157,6 +157,7 @@ def stats(
     CMMLU's analysed features (negation, sub-options) with 95% Wilson intervals, over the split a run scores."""
     from kg.counts import BankCounts, most_common
     from kg.graph import MIN_LEVEL2_QUESTIONS
+    from kg.intervals import percent
     from reports.analyses import FEATURES, shares_of
     from runners.bank import ALL_SPLITS
     from runners.dryrun import terminal_safe
@@ -239,7 +240,7 @@ def stats(
         if share["of"]:
             typer.echo(
                 f"{feature.replace('_', '-')} (CMMLU's analysis): {share['n']} of {share['of']}{over} questions = "
-                f"{100 * share['share']:.1f} % ({100 * share['low']:.1f}-{100 * share['high']:.1f} %, Wilson 95 %)"
+                f"{percent(share['share'], 1)} % ({percent(share['low'], 1)}-{percent(share['high'], 1)} %, Wilson 95 %)"
             )
     if summary["invalid"]:
         typer.echo(f"invalid (skipped): {summary['invalid']}")
