@@ -168,6 +168,7 @@ def stats(
     chosen = SELECTIONS[selection]
     counts = BankCounts()
     by_split: Counter[str] = Counter()
+    variants: Counter[str] = Counter()  # what the questions are (a shuffle_options folder: shuffled), not --variant
     hits: dict[str | None, Counter[str]] = {}  # per split: the feature counts
     # One pass, holding no question: a bank of a million questions is counted in the memory of its points.
     with _reading(path, fmt, variant, mapping, skip_invalid, taxonomy) as (name, questions, problems):
@@ -179,6 +180,7 @@ def stats(
             if split not in (None, ALL_SPLITS) and q.split != split:
                 continue
             counts.add(q)
+            variants[q.variant] += 1
             hits.setdefault(q.split, Counter()).update(feature for feature, has in FEATURES.items() if has(q))
     if split not in (None, ALL_SPLITS) and not counts.questions:
         held = ", ".join(f"{s} ({n})" for s, n in by_split.most_common()) or "none (its questions carry no split)"
@@ -193,7 +195,7 @@ def stats(
     summary: dict[str, Any] = {
         "path": str(path),
         "format": name,
-        "variant": variant,
+        "variant": ", ".join(variants) or variant,
         "select": selection,
         "split": split,
         "by_split": dict(by_split.most_common()),
@@ -228,7 +230,7 @@ def stats(
         return
     label = "" if selection == "all" else f", --select {selection}"
     in_splits = f" in {len(by_split)} splits" if len(by_split) > 1 and split in (None, ALL_SPLITS) else ""
-    typer.echo(f"{summary['questions']} questions{in_splits} ({name}, {variant}{label}) from {path}")
+    typer.echo(f"{summary['questions']} questions{in_splits} ({name}, {summary['variant']}{label}) from {path}")
     if by_split:
         typer.echo(f"split: {_split_counts(by_split, protocol.eval_split, protocol.exemplar_split)}")
     typer.echo(f"{summary['subjects']} subjects, {summary['level1']} level-1 and {summary['level2']} level-2 points")
