@@ -179,8 +179,8 @@ def stats(
                 by_split[q.split] += 1
             if split not in (None, ALL_SPLITS) and q.split != split:
                 continue
-            counts.add(q)
             variants[q.variant] += 1
+            counts.add(q)
             hits.setdefault(q.split, Counter()).update(feature for feature, has in FEATURES.items() if has(q))
     if split not in (None, ALL_SPLITS) and not counts.questions:
         held = ", ".join(f"{s} ({n})" for s, n in by_split.most_common()) or "none (its questions carry no split)"
