@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -239,6 +239,7 @@ def meta_eval(
     report = meta_evaluate(
         solutions, results, data=str(data), fmt=fmt, n_boot=n_boot, seed=seed, folds=folds, models=models
     )
+    report = replace(report, half=half, limit=limit)  # the header says which solutions these are
     groups = ""
     if by:
         from reasoning_metrics.metaeval.groups import by_group, group_markdown

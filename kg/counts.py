@@ -27,6 +27,8 @@ class BankCounts:
     level1: set[str] = field(default_factory=set)
     level2: Counter[str] = field(default_factory=Counter)
     """Questions per level-2 node id."""
+    level2_by_split: dict[str | None, Counter[str]] = field(default_factory=dict)
+    """Questions per level-2 node id in each split (``None``: questions that carry none)."""
     names: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     """Level-2 node id -> (subject, level-1, level-2) names."""
     warnings: int = 0
@@ -51,12 +53,19 @@ class BankCounts:
             level2 = self._ids[names] = level2_id(*names)
             self.names.setdefault(level2, names)
         self.level2[level2] += 1
+        self.level2_by_split.setdefault(q.split, Counter())[level2] += 1
         self.warnings += bool(q.extra.get("warnings"))
 
-    def sparse_level2(self, minimum: int = MIN_LEVEL2_QUESTIONS) -> list[tuple[str, int]]:
+    def sparse_level2(self, minimum: int = MIN_LEVEL2_QUESTIONS, split: str | None = None) -> list[tuple[str, int]]:
         """Level-2 points with fewer than ``minimum`` questions, as ``(node id, count)``, fewest first (as
-        :meth:`kg.graph.KnowledgeGraph.sparse_level2`)."""
-        return sorted(((n, c) for n, c in self.level2.items() if c < minimum), key=lambda item: (item[1], item[0]))
+        :meth:`kg.graph.KnowledgeGraph.sparse_level2`); counting the ``split`` questions only when given (the
+        split a run scores: CMMLU's 5 dev questions a subject are exemplars, not a point's accuracy)."""
+        points = self.level2 if split is None else self.level2_by_split.get(split, Counter())
+        return sorted(((n, c) for n, c in points.items() if c < minimum), key=lambda item: (item[1], item[0]))
+
+    def level2_in(self, split: str | None = None) -> int:
+        """How many level-2 points hold a question (of ``split`` when given)."""
+        return len(self.level2 if split is None else self.level2_by_split.get(split, ()))
 
 
 def most_common(counts: Counter[str]) -> dict[str, int]:

@@ -32,8 +32,19 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
 
 
 def rate_text(successes: int, n: int) -> str:
-    """A rate with its count and 95 % Wilson interval, ``56/146 = 38 % (31-47 %)``; ``0/0`` alone when empty."""
+    """A rate with its count and 95 % Wilson interval, ``56/146 = 38 % (31-47 %)``; ``0/0`` alone when empty.
+
+    Whole percents, except that a share strictly between 0 and 1 is never printed as 0 % or 100 %:
+    ``1/200 = 0.5 % (0.1-3 %)``, ``199/200 = 99.5 % (97-99.9 %)``."""
     if n <= 0:
         return f"{successes}/{n}"
     lo, hi = wilson_interval(successes, n)
-    return f"{successes}/{n} = {100 * successes / n:.0f} % ({100 * lo:.0f}-{100 * hi:.0f} %)"
+    return f"{successes}/{n} = {percent(successes / n)} % ({percent(lo)}-{percent(hi)} %)"
+
+
+def percent(share: float, digits: int = 0) -> str:
+    """``share`` x 100 with ``digits`` decimals, or as many more (up to 3) as keep a share strictly between 0 and 1
+    off 0 and 100: 0.005 prints 0.5, not 0 (round half to even), and 0.9995 prints 99.95, not 100."""
+    while 0 < share < 1 and digits < 3 and float(f"{100 * share:.{digits}f}") in (0.0, 100.0):
+        digits += 1
+    return f"{100 * share:.{digits}f}"

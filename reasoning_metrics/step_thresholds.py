@@ -109,16 +109,24 @@ def _better(d: StepDetail) -> float | None:
     return max(v for v in (d.source_similarity, d.reference_similarity) if v is not None)
 
 
+def could_fire(d: StepDetail) -> dict[str, bool]:
+    """Per step flag, whether step ``d`` had what the flag compares: a step of a chain without a reference
+    cannot be ``not_in_reference``, a first step cannot repeat an earlier one, a step no NLI model read cannot
+    contradict the question. A flag's rate is over the steps it could fire on."""
+    return {
+        "unsupported": _better(d) is not None,
+        "contradicts_source": d.contradiction is not None,
+        "repeats_earlier": d.repeat_similarity is not None,
+        "not_in_reference": d.reference_similarity is not None,
+    }
+
+
 def flag_counts(steps: Iterable[StepDetail], thresholds: StepThresholds) -> dict[str, tuple[int, int]]:
     """Per similarity flag, (steps it fires on, steps it could fire on) under ``thresholds``."""
     counts = {kind: [0, 0] for kind in ENCODER_FLAGS}
     for d in steps:
         fired = flags_of(d, thresholds)
-        can = {
-            "unsupported": _better(d) is not None,
-            "repeats_earlier": d.repeat_similarity is not None,
-            "not_in_reference": d.reference_similarity is not None,
-        }
+        can = could_fire(d)
         for kind in ENCODER_FLAGS:
             if can[kind]:
                 counts[kind][1] += 1

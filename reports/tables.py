@@ -12,7 +12,7 @@ import math
 
 import pandas as pd
 
-from kg.records import QuestionType
+from kg.records import QuestionType, Stage
 from reports.aggregate import SCORE_PREFIX
 from runners.counting import JUDGMENT_RULES, JudgmentRule
 from runners.records import MODE_INFO
@@ -257,7 +257,10 @@ def cot_step_scores(frame: pd.DataFrame) -> pd.DataFrame:
         row: dict[str, object] = {"model": model, "mode": mode, "variant": variant, "n": int(sub["scored"].sum())}
         row["Acc"] = pct(_acc(_scored(sub)))
         for title, name in chosen:
-            row[title] = pct(float(sub[SCORE_PREFIX + name].mean())) if name else DASH
+            # A score over fewer chains than n (Reasoning Alignment needs a reference) says over how many.
+            had = int(sub[SCORE_PREFIX + name].notna().sum()) if name else 0
+            shown = pct(float(sub[SCORE_PREFIX + name].mean())) if name else DASH
+            row[title] = shown if not name or had in (0, row["n"]) else f"{shown} (n={had})"
         consistency = dict(chosen).get("Source-Consistency")
         mean_consistency = float(sub[SCORE_PREFIX + consistency].mean()) if consistency else math.nan
         row["Max contradiction (paper, lower is better)"] = pct(1 - mean_consistency)
@@ -307,7 +310,14 @@ def level1_accuracy(
             row[run] = pct(_acc(scored))
             row[f"{run} · {ASKED_ROW}"] = f"{asked:,} / {in_bank:,}"
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    # The subject and stage the rows are of (the default picks one: junior-high physics, else the biggest).
+    named = Stage(stage) if stage in {s.value for s in Stage} else None
+    table.attrs["caption"] = f"Level-1 points of {subject}" + (
+        f", {named.value} school ({named.zh})." if named else "."
+    )
+    table.attrs["caption_zh"] = f"{named.zh if named else ''}{subject}的一级知识点。"
+    return table
 
 
 def category_scores(frame: pd.DataFrame, scope: pd.DataFrame | None = None) -> pd.DataFrame:

@@ -195,8 +195,8 @@ def _table3(
 
     table = level1_accuracy(frame, subject, stage, scope)
     if len(frame) and (frame["type"] == "judgment").any():
-        table.attrs["caption"] = type_by_mode_caption(judgment)
-        table.attrs["caption_zh"] = JUDGMENT_CAPTION_ZH[judgment]
+        table.attrs["caption"] = f"{table.attrs.get('caption', '')} {type_by_mode_caption(judgment)}".strip()
+        table.attrs["caption_zh"] = table.attrs.get("caption_zh", "") + JUDGMENT_CAPTION_ZH[judgment]
     return table
 
 

@@ -153,9 +153,28 @@ def run_inputs(options: RunOptions) -> list[Path]:
     return [path for path in given if path is not None]
 
 
+def _refuse_a_variant_folder(options: RunOptions) -> None:
+    """A CK12 released variant's own folder (``shuffle_options``) is refused: read as a bank, its questions were
+    scored as the run's variant said (``original``, or shuffled once more), and run.json named that variant."""
+    from kg.importers import detect_format
+    from kg.importers.ck12 import VARIANT_DIRS, folder_variant
+
+    held = folder_variant(options.data)
+    if held in (None, "original") or (options.fmt or detect_format(options.data, options.mapping)) != "ck12":
+        return
+    root = options.data.resolve()
+    while root.name != VARIANT_DIRS[str(held)]:
+        root = root.parent
+    raise InputError(
+        f"{options.data} is in CK12's released {held} variant ({root.name}); run the release's root folder, which "
+        f"holds {', '.join(VARIANT_DIRS.values())} ({root.parent}), with the variant {held}"
+    )
+
+
 def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any]]:
     """The questions of the run, in a stable order, and the header's description of the data."""
     protocol = protocol_for(options.fmt or "")
+    _refuse_a_variant_folder(options)
     bank = load_bank(
         options.data,
         options.fmt,

@@ -157,6 +157,7 @@ def stats(
     CMMLU's analysed features (negation, sub-options) with 95% Wilson intervals, over the split a run scores."""
     from kg.counts import BankCounts, most_common
     from kg.graph import MIN_LEVEL2_QUESTIONS
+    from kg.intervals import percent
     from reports.analyses import FEATURES, shares_of
     from runners.bank import ALL_SPLITS
     from runners.dryrun import terminal_safe
@@ -167,6 +168,7 @@ def stats(
     chosen = SELECTIONS[selection]
     counts = BankCounts()
     by_split: Counter[str] = Counter()
+    variants: Counter[str] = Counter()  # what the questions are (a shuffle_options folder: shuffled), not --variant
     hits: dict[str | None, Counter[str]] = {}  # per split: the feature counts
     features = list(FEATURES.items())
     # One pass, holding no question: a bank of a million questions is counted in the memory of its points.
@@ -178,6 +180,7 @@ def stats(
                 by_split[q.split] += 1
             if split not in (None, ALL_SPLITS) and q.split != split:
                 continue
+            variants[q.variant] += 1
             counts.add(q)
             found = hits.get(q.split)
             if found is None:
@@ -188,17 +191,17 @@ def stats(
     if split not in (None, ALL_SPLITS) and not counts.questions:
         held = ", ".join(f"{s} ({n})" for s, n in by_split.most_common()) or "none (its questions carry no split)"
         raise UserError(f"--split {split}: this bank has no {split} questions; its splits: {held}")
-    sparse = counts.sparse_level2()
     protocol = protocol_for(name)
-    # The features are shares of the questions a run scores: the asked split, else the benchmark's evaluation
-    # split when the bank holds it (CMMLU's test, not test + dev), else every question.
+    # The features and the sparse points are over the questions a run scores: the asked split, else the benchmark's
+    # evaluation split when the bank holds it (CMMLU's test, not test + dev), else every question.
     scored = split if split not in (None, ALL_SPLITS) else protocol.eval_split if protocol.eval_split in hits else None
+    sparse = counts.sparse_level2(split=scored)
     featured = hits.get(scored, Counter()) if scored is not None else sum(hits.values(), Counter())
     of = by_split[scored] if scored is not None else counts.questions
     summary: dict[str, Any] = {
         "path": str(path),
         "format": name,
-        "variant": variant,
+        "variant": ", ".join(variants) or variant,
         "select": selection,
         "split": split,
         "by_split": dict(by_split.most_common()),
@@ -216,14 +219,15 @@ def stats(
         "warnings": counts.warnings,
         "invalid_by_field": dict(Counter(p.field or "record" for p in problems)),
         "level2_under_10": len(sparse),
+        "level2_under_10_of": counts.level2_in(scored),
         "features": shares_of(featured, of),
         "features_split": scored,
     }
     if sparse:
         names = ", ".join(terminal_safe("/".join(counts.names[n])) + f" ({c})" for n, c in sparse[:5])
         typer.echo(
-            f"warning: {len(sparse)} of {len(counts.level2)} level-2 point(s) have fewer than {MIN_LEVEL2_QUESTIONS} "
-            f"questions (CK12 keeps no fewer than {MIN_LEVEL2_QUESTIONS} a point; their accuracies are noisy), "
+            f"warning: {len(sparse)} of {counts.level2_in(scored)} level-2 point(s) have fewer than "
+            f"{MIN_LEVEL2_QUESTIONS}{'' if scored is None else ' ' + scored} questions (CK12 keeps no fewer than {MIN_LEVEL2_QUESTIONS} a point; their accuracies are noisy), "
             f"e.g. {names}",
             err=True,
         )
@@ -232,7 +236,7 @@ def stats(
         return
     label = "" if selection == "all" else f", --select {selection}"
     in_splits = f" in {len(by_split)} splits" if len(by_split) > 1 and split in (None, ALL_SPLITS) else ""
-    typer.echo(f"{summary['questions']} questions{in_splits} ({name}, {variant}{label}) from {path}")
+    typer.echo(f"{summary['questions']} questions{in_splits} ({name}, {summary['variant']}{label}) from {path}")
     if by_split:
         typer.echo(f"split: {_split_counts(by_split, protocol.eval_split, protocol.exemplar_split)}")
     typer.echo(f"{summary['subjects']} subjects, {summary['level1']} level-1 and {summary['level2']} level-2 points")
@@ -244,7 +248,7 @@ def stats(
         if share["of"]:
             typer.echo(
                 f"{feature.replace('_', '-')} (CMMLU's analysis): {share['n']} of {share['of']}{over} questions = "
-                f"{100 * share['share']:.1f} % ({100 * share['low']:.1f}-{100 * share['high']:.1f} %, Wilson 95 %)"
+                f"{percent(share['share'], 1)} % ({percent(share['low'], 1)}-{percent(share['high'], 1)} %, Wilson 95 %)"
             )
     if summary["invalid"]:
         typer.echo(f"invalid (skipped): {summary['invalid']}")
@@ -282,6 +286,7 @@ def show(
         root = graph.resolve(node) if node else None
     except KeyError as exc:
         raise UserError(str(exc.args[0])) from None
+    several = len({q.split for q in graph.questions.values()}) > 1
     for level, node_id in graph.walk(root):
         if level > depth:
             continue
@@ -290,8 +295,17 @@ def show(
             question = graph.questions[data["name"]]
             typer.echo(f"{'  ' * level}{node_id}  [{question.type.value}] {question.stem[:50]!r}")
         else:
-            count = len(graph.questions_under(node_id))
+            count = _count_by_split(graph.questions_under(node_id), several)
             typer.echo(f"{'  ' * level}{data['name']}  ({count})  {node_id}")
+
+
+def _count_by_split(questions: list[Question], several: bool) -> str:
+    """``328``, or in a bank of ``several`` splits ``test 323, dev 5``: each split counted apart (a run scores one:
+    CMMLU's 5 dev exemplars a subject are no question it scores)."""
+    if not several:
+        return str(len(questions))
+    splits = Counter(q.split or "no split" for q in questions).most_common()
+    return ", ".join(f"{name} {n}" for name, n in splits) or "0"
 
 
 @app.command("export", cls=PluginHelp)

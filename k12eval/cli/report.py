@@ -87,8 +87,8 @@ def report(
     rule = result.summary.get("judgment", "per-statement")
     counted = "judgment " + JUDGMENT_RULE_NAMES[rule][1] if rule in JUDGMENT_RULE_NAMES else str(rule)
     for run in result.summary["runs"]:
-        acc = run["acc_micro"]
-        shown = "—" if acc is None else f"{100 * acc:.1f}%"
+        # From the counts, not summary.json's acc_micro (rounded to 4 digits: 253/1202 = 21.05 % printed 21.1 %).
+        shown = f"{100 * run['correct'] / run['n']:.1f}%" if run.get("n") else "—"
         typer.echo(
             f"{run['id']}: {run['n']} scored ({counted}), accuracy {shown}, "
             f"unparsed {100 * (run['unparsed_rate'] or 0):.1f}%; {run['asked']} of {run['in_bank']} questions asked"

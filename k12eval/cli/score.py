@@ -274,7 +274,9 @@ def score(
 
 def _print_step_flags(records: list[dict[str, Any]], out: Path) -> None:
     """Each language's step-flag thresholds as the score header states them, and how often each flag fired."""
+    from reasoning_metrics.records import StepDetail
     from reasoning_metrics.score_store import read_score_header
+    from reasoning_metrics.step_thresholds import could_fire
 
     header = read_score_header(out)
     if header is None:
@@ -285,14 +287,18 @@ def _print_step_flags(records: list[dict[str, Any]], out: Path) -> None:
             continue
         steps = [step for r in records if r.get("lang") == lang for step in r.get("steps", [])]
         fired = Counter(flag for step in steps for flag in step.get("flags", []))
+        # Each flag's rate is over the steps it could fire on (not_in_reference: those of chains with a reference).
+        could = Counter(k for step in steps for k, can in could_fire(StepDetail.model_construct(**step)).items() if can)
         whose = (
             f"{t.get('encoder')}, {'fitted' if t.get('fitted') else 'not fitted: defaults'}; " if "encoder" in t else ""
         )
+        # The contradiction threshold is named only where an NLI model read a step (--nli none: it flagged nothing).
+        nli = f", contradiction {t['contradiction']}" if could["contradicts_source"] else ""
         typer.echo(
             f"  similarity flags ({lang}; {whose}support {t['support']}, reference {t['reference']}, "
-            f"repeat {t['repeat']}, contradiction {t['contradiction']}): "
+            f"repeat {t['repeat']}{nli}): "
             + (
-                ", ".join(f"{kind} {n}/{len(steps)}" for kind, n in fired.most_common())
+                ", ".join(f"{kind} {n}/{could[kind]}" for kind, n in fired.most_common())
                 or f"none of {len(steps)} steps"
             )
         )

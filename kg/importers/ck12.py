@@ -84,11 +84,13 @@ def files_to_read(path: Path, variant: str) -> tuple[list[Path], str]:
     return sorted(path.rglob("*.jsonl")), _variant_of(path, variant)
 
 
+def folder_variant(path: Path) -> str | None:
+    """The released variant whose folder ``path`` is or lies in (``shuffle_options``: ``shuffled``), else ``None``."""
+    return next((_DIR_VARIANTS[p] for p in reversed(path.resolve().parts) if p in _DIR_VARIANTS), None)
+
+
 def _variant_of(path: Path, default: str) -> str:
-    for part in reversed(path.resolve().parts):
-        if part in _DIR_VARIANTS:
-            return _DIR_VARIANTS[part]
-    return default
+    return folder_variant(path) or default
 
 
 def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:

@@ -92,6 +92,10 @@ class MetaEvalReport:
     models: dict[str, str] = field(default_factory=dict)
     """The models the scores came from: ``encoder.zh``, ``encoder.en`` (by the solutions' language),
     ``nli``, ``judge``, ``prm`` (with its backend: ``prm:openai:NAME``); only those used."""
+    half: str = "all"
+    """The fixed half of the data the solutions are of (``--half``: ``dev``, ``confirm`` or ``all``)."""
+    limit: int | None = None
+    """``--limit``: only the first solutions of that half."""
 
 
 def _solution_auroc(scores: Sequence[float | None], labels: Sequence[bool], idx: np.ndarray) -> float | None:

@@ -24,6 +24,13 @@ def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+def _chosen(report: MetaEvalReport) -> str:
+    """Which of the data's solutions were measured: `` (the dev half, --limit 60)``; nothing for all of them."""
+    parts = [f"the {report.half} half"] if report.half != "all" else []
+    parts += [f"--limit {report.limit}"] if report.limit is not None else []
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def _non_answers(report: MetaEvalReport) -> str:
     unknown = report.with_error - report.located
     return f"; {unknown} wrong with no known step, e.g. non-answers" if unknown else ""
@@ -39,7 +46,7 @@ def to_markdown(report: MetaEvalReport, word: Callable[[str], str] | None = None
     lines = [
         f"# Meta-evaluation: {_cell(report.data)} ({report.format})",
         "",
-        f"{report.solutions} solutions, {report.with_error} with an error "
+        f"{report.solutions} solutions{_chosen(report)}, {report.with_error} with an error "
         f"({report.located} with a known first "
         f"wrong step{_non_answers(report)}). 95% intervals: percentile bootstrap, {report.n_boot} resamples, "
         f"seed {report.seed}; acc. error and acc. correct: count and Wilson interval. "

@@ -480,6 +480,8 @@
   }
   // right/n: the scored units behind the accuracy (a judgment counted per statement scores its statements).
   function accCell(acc, lo, hi, n, right) {
+    // From the counts when known: the payload keeps 4 decimals, and 1/26 (3.846 %) kept as 0.0385 showed 3.9 %.
+    if (right != null && n) [acc, lo, hi] = [Math.round(right) / n, ...wilson(Math.round(right), n)];
     const fill = el('div', { class: 'fill' });
     fill.style.width = acc == null || Number.isNaN(acc) ? '0' : (100 * acc).toFixed(1) + '%';
     fill.style.background = acc == null || Number.isNaN(acc) ? 'transparent' : 'hsl(' + Math.round(120 * acc) + ', 55%, 50%)';
@@ -715,8 +717,8 @@
     for (const run of DATA.runs) {
       cards.appendChild(el('div', { class: 'runcard' },
         el('div', { class: 'label' }, runLabel(run)),
-        el('div', { class: 'big' }, pct(run.acc_micro)),
-        el('div', { class: 'muted small' }, t('interval') + ' ' + pct(run.acc_micro_lo, 0) + ' – ' + pct(run.acc_micro_hi, 0) + ' · ' + t('n') + ' ' + run.answered),
+        el('div', { class: 'big' }, pct(run.n ? run.correct / run.n : run.acc_micro)),  // from the counts, as accCell
+        el('div', { class: 'muted small' }, t('interval') + ' ' + (run.n ? wilson(run.correct, run.n) : [run.acc_micro_lo, run.acc_micro_hi]).map((x) => pct(x, 0)).join(' – ') + ' · ' + t('n') + ' ' + run.answered),
         el('div', { class: 'muted small' }, t('askedOfBank') + ' ' + run.asked + ' / ' + run.in_bank),
         el('div', { class: 'muted small' }, t('macro') + ' ' + pct(run.acc_macro) + ' · ' + t('unparsedRate') + ' ' + pct(run.unparsed_rate)),
         el('div', { class: 'muted small' }, t('scoredSteps') + ' ' + run.scored_steps)));

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from reasoning_metrics.metaeval.detectors import DetectorResult
@@ -60,6 +61,25 @@ def test_the_markdown_file_holds_the_by_table_the_terminal_shows(tmp_path: Path)
     result = CliRunner().invoke(app, [*args, "-d", "arithmetic", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "## By kind" in result.output and "## By kind" in out.read_text(encoding="utf-8")
+
+
+def test_a_rate_between_none_and_all_is_never_printed_as_0_or_100_percent() -> None:
+    """One flag of 902 right steps printed ``0 % (0-1 %)`` and none of them ``0 % (0-0 %)``, an interval of no
+    width; 1/200 is 0.5 %, not 0 % (round half to even)."""
+    from kg.intervals import percent, rate_text, wilson_interval
+
+    assert rate_text(1, 902) == "1/902 = 0.1 % (0.02-1 %)"
+    assert rate_text(0, 902) == "0/902 = 0 % (0-0.4 %)"
+    assert rate_text(1, 200) == "1/200 = 0.5 % (0.1-3 %)"
+    assert rate_text(102, 103) == "102/103 = 99 % (95-99.8 %)"
+    assert rate_text(40, 40) == "40/40 = 100 % (91-100 %)"
+    # kg stats' shares print one decimal, on the same rule: 1 of 500's Wilson low 0.035 % is not 0.0 %.
+    assert (percent(1 / 500, 1), percent(wilson_interval(1, 500)[0], 1), percent(0.0, 1)) == ("0.2", "0.04", "0.0")
+    for k, n in ((1, 10_000), (9_999, 10_000), (3, 919), (1, 2)):
+        printed = re.fullmatch(rf"{k}/{n} = ([\d.]+) % \(([\d.]+)-([\d.]+) %\)", rate_text(k, n))
+        assert printed, rate_text(k, n)
+        for share, text in zip((k / n, *wilson_interval(k, n)), printed.groups(), strict=True):
+            assert float(text) not in (0.0, 100.0) or share in (0.0, 1.0), (k, n, text)
 
 
 def test_every_rate_is_quoted_with_its_count_and_interval() -> None:

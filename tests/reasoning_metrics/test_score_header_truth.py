@@ -96,3 +96,18 @@ def test_every_flag_and_calibrated_value_follows_from_the_header(tmp_path: Path)
     assert between > 0  # the run tells the two sets of thresholds apart, so the check above can fail
     # The summary the command prints names the same thresholds.
     assert f"repeat {t['repeat']}" in result.output and encoder in result.output
+    # Each flag's printed rate is over the steps it could fire on, recomputed here from the stored similarities
+    # (a first step repeats nothing; a step of a chain without a reference is not missing from it), and the
+    # contradiction threshold is not named: --nli none, no step was read by an NLI model.
+    line = next(x for x in result.output.splitlines() if x.strip().startswith("similarity flags (zh"))
+    assert "contradiction" not in line
+    steps = [step for record in records for step in record["steps"]]
+    compared = {"unsupported": "source_similarity", "repeats_earlier": "repeat_similarity"}
+    compared["not_in_reference"] = "reference_similarity"
+    printed = dict(part.rsplit(" ", 1) for part in line.split("): ", 1)[1].split(", "))
+    assert "repeats_earlier" in printed
+    for kind, rate in printed.items():
+        fired = sum(kind in step["flags"] for step in steps)
+        could = sum(step[compared[kind]] is not None for step in steps)
+        assert rate == f"{fired}/{could}", (kind, rate)
+    assert sum(step["repeat_similarity"] is not None for step in steps) < len(steps)

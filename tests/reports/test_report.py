@@ -216,6 +216,21 @@ def test_cli_report(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "index.html").is_file()
 
 
+def test_cli_report_prints_the_accuracy_of_its_counts_rounded_once(tmp_path: Path) -> None:
+    """1 right of 26 is 3.8 %; summary.json's acc_micro is 0.0385 (4 digits), which printed 3.9 %."""
+    from tests._runs import Answer, question
+
+    bank = {f"q{i:02d}": question(f"q{i:02d}", "数学", "数与式", "分数") for i in range(26)}
+    root = write_bank(tmp_path / "bank", list(bank.values()))
+    answers = {qid: Answer(qid == "q00", output="正确答案是：A" if qid == "q00" else "正确答案是：B") for qid in bank}
+    run = write_run(tmp_path / "run", bank, answers, bank=root)
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out"), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))["runs"][0]
+    assert (summary["correct"], summary["n"]) == (1, 26)
+    assert f"run: 26 scored (judgment per statement), accuracy {100 / 26:.1f}%" in result.output
+
+
 def test_cli_report_names_a_run_with_no_records_yet_and_reports_the_others(tmp_path: Path) -> None:
     """A run stopped before its first checkpoint (run.json only): one line for it, no KeyError (#23 item 7)."""
     bank = small_bank()

@@ -339,3 +339,29 @@ def test_a_kind_of_flag_that_does_not_point_at_errors_is_shown_as_context(page: 
         note = panel.find_element(By.CSS_SELECTOR, "[data-help='context']").text
         assert note.startswith("灰色标记") and "在错误步骤上并不比在正确步骤上更常见" in note
     assert checked  # some answer of the run shows a context kind, so the check above ran
+
+
+def test_a_rate_is_rounded_once_from_its_counts(tmp_path: Path) -> None:
+    """1 right of 26 is 3.8 %: the payload keeps 4 decimals (0.0385), from which the card and the tables showed
+    3.9 %, and the interval's ends likewise."""
+    from selenium.webdriver.common.by import By
+
+    bank = {f"q{i:02d}": question(f"q{i:02d}", "数学", "函数", "一次函数") for i in range(26)}
+    folder = write_bank(tmp_path / "bank", list(bank.values()))
+    answers = {qid: Answer(qid == "q00", output="答案：A" if qid == "q00" else "答案：B") for qid in bank}
+    run = write_run(tmp_path / "run", bank, answers, bank=folder)
+    write_report([run], tmp_path / "report", plots=False)
+    assert json.loads((tmp_path / "report" / "summary.json").read_text("utf-8"))["runs"][0]["acc_micro"] == 0.0385
+    driver = chromium(tmp_path / "profile", tmp_path / "downloads")
+    try:
+        driver.get((tmp_path / "report" / "index.html").resolve().as_uri())
+        _go(driver, "overview")
+        card = driver.find_element(By.CSS_SELECTOR, ".runcard")
+        assert card.find_element(By.CSS_SELECTOR, ".big").text == _pct(1, 26) == "3.8%"
+        assert "1% – 19%" in card.text  # Wilson (0.0068, 0.1894)
+        _go(driver, "node/all")
+        row = driver.find_elements(By.CSS_SELECTOR, ".card table.data tbody tr")[0]
+        assert [td.text for td in row.find_elements(By.TAG_NAME, "td")][2].startswith("3.8%")
+        assert not console_errors(driver)
+    finally:
+        driver.quit()

@@ -113,7 +113,7 @@ def test_cot_step_scores_reads_aliases_and_adds_the_papers_direction(tmp_path: P
     table = tables.cot_step_scores(_frame([run])[0])
     row = table.iloc[0]
     assert (row["Acc"], row["Faithfulness-Step"], row["Source-Consistency"]) == ("50.0", "80.0", "70.0")
-    assert row["Redundancy"] == "50.0"
+    assert row["Redundancy"] == "50.0 (n=1)"  # q2 has none: the mean of 1 chain, not of the row's n = 2
     assert row["Reasoning Alignment"] == "—"
     assert row["Max contradiction (paper, lower is better)"] == "30.0"
 
@@ -148,6 +148,9 @@ def test_level1_table_and_categories(tmp_path: Path) -> None:
     assert tables.default_subject_stage(frame) == ("数学", "middle")  # no physics: the biggest subject
     table = tables.level1_accuracy(frame, "数学", "middle").set_index("level1")
     assert table.index.tolist() == ["几何", "函数"]
+    # The caption names the subject and stage the rows are of (the default choice is not shown otherwise).
+    assert table.attrs["caption"] == "Level-1 points of 数学, middle school (初中)."
+    assert table.attrs["caption_zh"] == "初中数学的一级知识点。"
     assert table.loc["函数", "a"] == "80.0"  # q1 q2 q3 q4, q3's two statements each counted: 4 of 5
     assert table.loc["函数", "a · asked / in bank"] == "4 / 4"
     assert table.loc["几何", "b"] == "100.0"

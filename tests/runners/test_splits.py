@@ -191,3 +191,35 @@ def test_the_released_cmmlu_and_ceval_roots_score_no_dev_question(shared_data: P
     assert dev == 5 * 67  # CMMLU's 5 dev questions of each of its 67 subjects
     stats = json.loads(CliRunner().invoke(app, ["kg", "stats", str(data), "--json"]).stdout)
     assert stats["by_split"] == {"test": len(every) - dev, "dev": dev}
+
+
+@pytest.fixture
+def with_dev_only(cmmlu_release: Path) -> Path:
+    """:func:`cmmlu_release` and a subject held in dev only (anatomy: 5 exemplars, no question a run scores)."""
+    lines = [",Question,A,B,C,D,Answer"] + [f"{i},解剖学题{i},甲,乙,丙,丁,A" for i in range(5)]
+    (cmmlu_release / "dev" / "anatomy.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return cmmlu_release
+
+
+def test_kg_stats_sparse_points_are_of_the_split_run_scores(with_dev_only: Path) -> None:
+    # Anatomy is no point a run scores; agronomy's 4 test questions are, not its 9.
+    cmmlu_release = with_dev_only
+    result = CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release)])
+    assert result.exit_code == 0, result.output
+    assert "warning: 1 of 1 level-2 point(s) have fewer than 10 test questions" in result.stderr
+    assert "农学/农学/农学 (4)" in result.stderr and "解剖学" not in result.stderr
+    stats = json.loads(CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release), "--json"]).stdout)
+    assert (stats["level2_under_10"], stats["level2_under_10_of"], stats["level2"]) == (1, 1, 2)
+    on_dev = CliRunner().invoke(app, ["kg", "stats", str(cmmlu_release), "--split", "dev"])
+    assert "warning: 2 of 2 level-2 point(s) have fewer than 10 dev questions" in on_dev.stderr
+
+
+def test_kg_show_counts_each_split_apart(with_dev_only: Path) -> None:
+    # agronomy holds 4 test and 5 dev questions: a run scores the 4, so the tree does not print 9.
+    cmmlu_release = with_dev_only
+    shown = CliRunner().invoke(app, ["kg", "show", str(cmmlu_release)])
+    assert shown.exit_code == 0, shown.output
+    assert "农学  (dev 5, test 4)  subject:农学" in shown.stdout
+    assert "解剖学  (dev 5)  subject:解剖学" in shown.stdout
+    one = CliRunner().invoke(app, ["kg", "show", str(cmmlu_release), "--split", "test"]).stdout
+    assert "农学  (4)  subject:农学" in one and "解剖学" not in one

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kg.records import Question
@@ -141,3 +143,35 @@ def test_labels_go_past_z() -> None:
     assert labels(3) == ["A", "B", "C"]
     assert labels(28)[25:] == ["Z", "AA", "AB"]
     assert len(set(labels(50))) == 50
+
+
+def test_a_released_variants_own_folder_is_refused_and_its_root_runs_as_that_variant(tmp_path: Path) -> None:
+    """The trimmed release's samples/shuffle_options run as a bank was scored and recorded as ``original`` (its
+    questions said ``shuffled``); with --variant shuffled it was shuffled a second time."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from tests._runs import write_answers
+    from tests.importer_helpers import ck12_record, write_jsonl
+
+    root = tmp_path / "ck12"
+    write_jsonl(root / "original_data" / "初中" / "数学" / "单选.jsonl", [ck12_record(id=f"q{i}") for i in range(3)])
+    shuffled = [ck12_record(id=f"q{i}", answer_option=["A.2", "B.4", "C.1", "D.3"], answer="A") for i in range(3)]
+    write_jsonl(root / "shuffle_options" / "初中" / "数学" / "单选.jsonl", shuffled)
+    counted = CliRunner().invoke(app, ["kg", "stats", str(root / "shuffle_options")])
+    assert "3 questions (ck12, shuffled) from" in counted.stdout  # what the questions are, not --variant's default
+    answers = write_answers(tmp_path / "answers.jsonl", [f"q{i}" for i in range(3)], "答案：A")
+    args = ["-b", "replay", "-m", "m", "-B", f"path={answers}"]
+    for variant in ("original", "shuffled"):
+        refused = CliRunner().invoke(app, ["run", str(root / "shuffle_options"), "--variant", variant, *args,
+                                           "-o", str(tmp_path / f"refused-{variant}")])  # fmt: skip
+        assert refused.exit_code != 0 and "released shuffled variant (shuffle_options)" in refused.output
+        assert str(root) in refused.output and not (tmp_path / f"refused-{variant}" / "records.jsonl").exists()
+    ran = CliRunner().invoke(app, ["run", str(root), "--variant", "shuffled", *args, "-o", str(tmp_path / "run")])
+    assert ran.exit_code == 0, ran.output
+    header = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert (header["variant"], header["data"]["variant_source"]) == ("shuffled", "released")
+    records = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text("utf-8").splitlines()]
+    assert [r["correct"] for r in records] == [True] * 3  # the released wording, graded against its own gold
