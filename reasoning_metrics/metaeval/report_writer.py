@@ -25,9 +25,9 @@ def _cell(text: str) -> str:
 
 
 def _chosen(report: MetaEvalReport) -> str:
-    """Which of the data's solutions were measured: `` (the dev half, --limit 60)``; nothing for all of them."""
+    """Which of the data's solutions were measured: `` (the dev half, the first 60)``; nothing for all of them."""
     parts = [f"the {report.half} half"] if report.half != "all" else []
-    parts += [f"--limit {report.limit}"] if report.limit is not None else []
+    parts += [f"the first {report.limit}"] if report.limit is not None else []
     return f" ({', '.join(parts)})" if parts else ""
 
 

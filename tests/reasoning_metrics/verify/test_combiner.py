@@ -164,7 +164,7 @@ def test_cli_calibrate_then_meta_eval_with_it(sets: list[Path], tmp_path: Path) 
     assert json.loads(dev.output)["solutions"] == held and json.loads(dev.output)["half"] == "dev"
     # The Markdown header names the half and the limit: "3 solutions" alone read as the file's first three.
     shown = runner.invoke(app, [*args, "--half", "dev", "--limit", "3"]).output
-    assert f"\n{min(3, held)} solutions (the dev half, --limit 3), " in shown, shown
+    assert f"\n{min(3, held)} solutions (the dev half, the first 3), " in shown, shown
     whole = runner.invoke(app, args).output
     assert f"\n{len(load_solutions(sets[2], 'chains'))} solutions, " in whole, whole
 
