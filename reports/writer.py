@@ -641,6 +641,7 @@ def _missing(module: str, extra: str, what: str, warnings: list[str]) -> bool:
 def _summary(
     runs: list[Any], nodes: pd.DataFrame, result: ReportResult, meta: dict[str, Any], seconds: float
 ) -> dict[str, Any]:
+    from kg.records import QuestionType
     from reports.aggregate import ROOT, RUN_TOTALS, weakest_points
     from reports.html import clean
 
@@ -659,6 +660,7 @@ def _summary(
                     "bank": run.bank,
                     "records": len(run.records),
                     "scored_steps": len(run.scores),
+                    "judgment_asked": sum(q.type is QuestionType.JUDGMENT for q in run.questions.values()),
                     **{c: whole.loc[run.id, c] for c in RUN_TOTALS},
                     "weakest": [
                         {"node": r["node"], "n": r["n"], "acc": r["acc_micro"], "upper": r["acc_micro_hi"]}

@@ -89,8 +89,10 @@ def report(
     for run in result.summary["runs"]:
         # From the counts, not summary.json's acc_micro (rounded to 4 digits: 253/1202 = 21.05 % printed 21.1 %).
         shown = f"{100 * run['correct'] / run['n']:.1f}%" if run.get("n") else "—"
+        # The judgment rule is named only where it counted: a run that asked no judgment question has none.
+        rule_used = f" ({counted})" if run.get("judgment_asked") else ""
         typer.echo(
-            f"{run['id']}: {run['n']} scored ({counted}), accuracy {shown}, "
+            f"{run['id']}: {run['n']} scored{rule_used}, accuracy {shown}, "
             f"unparsed {100 * (run['unparsed_rate'] or 0):.1f}%; {run['asked']} of {run['in_bank']} questions asked"
         )
     typer.echo(f"wrote {out / 'index.html'} and {len(result.files) - 1} other files in {result.summary['seconds']} s")

@@ -55,7 +55,8 @@ def test_a_run_answered_all_right_goes_through_the_command(tmp_path: Path) -> No
     run = write_run(tmp_path / "run", {q.id: q for q in questions}, answers, bank=bank)
     result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert f"run: {len(questions)} scored (judgment per statement), accuracy 100.0%" in result.output
+    # no judgment question was asked, so no judgment rule is named as the one that counted
+    assert f"run: {len(questions)} scored, accuracy 100.0%" in result.output
     summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
     assert summary["runs"][0]["acc_micro_hi"] == 1.0
 
