@@ -209,15 +209,17 @@ def statement_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-UNCOUNTED = ("question_id", "level2", "groups", "status", "error_type", "statements_right:", "statements_counted:")
-"""Columns of a question frame (or prefixes of them) that neither :func:`node_table` nor CK12 Tables 1 and 3
-read of its :func:`statement_rows`."""
+UNCOUNTED = ("question_id", "level2", "groups", "status", "error_type")
+"""Columns of a question frame that neither :func:`node_table` nor CK12 Tables 1 and 3 read of its
+:func:`statement_rows`."""
+UNCOUNTED_PREFIXES = ("statements_right:", "statements_counted:")
+"""Prefixes of the question frame's other columns they do not read."""
 
 
 def counted_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """:func:`statement_rows` of ``frame`` without the :data:`UNCOUNTED` columns: what the node table and the
+    """:func:`statement_rows` of ``frame`` without the :data:`UNCOUNTED` columns (and prefixes): what the node table and the
     accuracy tables count, a million rows copied without the ids and texts they never read."""
-    dropped = [c for c in frame.columns if str(c) in UNCOUNTED or str(c).startswith(UNCOUNTED[-2:])]
+    dropped = [c for c in frame.columns if str(c) in UNCOUNTED or str(c).startswith(UNCOUNTED_PREFIXES)]
     return statement_rows(frame.drop(columns=dropped))
 
 

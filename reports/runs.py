@@ -246,15 +246,14 @@ class SlimKnowledge:
     def __init__(self, knowledge: Knowledge) -> None:
         self.category, self.level1, self.level2 = knowledge.category, knowledge.level1, knowledge.level2
 
+    def _key(self) -> tuple[Any, str, str]:
+        return self.category, self.level1, self.level2
+
     def __hash__(self) -> int:
-        return hash((self.category, self.level1, self.level2))
+        return hash(self._key())
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, SlimKnowledge) and (self.category, self.level1, self.level2) == (
-            other.category,
-            other.level1,
-            other.level2,
-        )
+        return isinstance(other, SlimKnowledge) and self._key() == other._key()
 
 
 _EXTRAS: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}

@@ -60,13 +60,14 @@ def check_out_file(out: Path, inputs: Iterable[Path | None], setting: str = "out
     """
     given = [Path(path) for path in inputs if path is not None]
     target = check_out(out, given, setting)
-    kept = target.name in set(keep) and (target.parent / RUN_MARKER).is_file()  # a run's own score file
+    own = set(keep)
+    kept = target.name in own and (target.parent / RUN_MARKER).is_file()  # a run's own score file
     for source in given:
         if not kept and target.exists() and Path(os.path.abspath(source)).is_dir() and _inside(target, source):
             raise SettingError(setting, out, _choose_another(f"is a file of the input {source}", setting), quoted=False)
     if target.is_dir():
         raise InputError(lambda name: f"{out}: is a folder; {name(setting)} names a file to write")
-    if target.name in RUN_OWN_FILES and target.name not in set(keep) and (target.parent / RUN_MARKER).is_file():
+    if target.name in RUN_OWN_FILES and target.name not in own and (target.parent / RUN_MARKER).is_file():
         raise InputError(
             lambda name: f"{out}: is a file of the run folder {target.parent}; choose another {name(setting)}"
         )

@@ -157,14 +157,14 @@ def _refuse_a_variant_folder(options: RunOptions) -> None:
     """A CK12 released variant's own folder (``shuffle_options``) is refused: read as a bank, its questions were
     scored as the run's variant said (``original``, or shuffled once more), and run.json named that variant."""
     from kg.importers import detect_format
-    from kg.importers.ck12 import VARIANT_DIRS, folder_variant
+    from kg.importers.ck12 import VARIANT_DIRS, variant_folder
 
-    held = folder_variant(options.data)
-    if held in (None, "original") or (options.fmt or detect_format(options.data, options.mapping)) != "ck12":
+    found = variant_folder(options.data)
+    if found is None or found[1] == "original":
         return
-    root = options.data.resolve()
-    while root.name != VARIANT_DIRS[str(held)]:
-        root = root.parent
+    if (options.fmt or detect_format(options.data, options.mapping)) != "ck12":
+        return
+    root, held = found
     raise InputError(
         f"{options.data} is in CK12's released {held} variant ({root.name}); run the release's root folder, which "
         f"holds {', '.join(VARIANT_DIRS.values())} ({root.parent}), with the variant {held}"

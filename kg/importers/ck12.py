@@ -84,9 +84,18 @@ def files_to_read(path: Path, variant: str) -> tuple[list[Path], str]:
     return sorted(path.rglob("*.jsonl")), _variant_of(path, variant)
 
 
+def variant_folder(path: Path) -> tuple[Path, str] | None:
+    """The released variant's folder that ``path`` is or lies in, with its variant (``shuffle_options``:
+    ``shuffled``), else ``None``."""
+    resolved = path.resolve()
+    folder = next((p for p in (resolved, *resolved.parents) if p.name in _DIR_VARIANTS), None)
+    return None if folder is None else (folder, _DIR_VARIANTS[folder.name])
+
+
 def folder_variant(path: Path) -> str | None:
     """The released variant whose folder ``path`` is or lies in (``shuffle_options``: ``shuffled``), else ``None``."""
-    return next((_DIR_VARIANTS[p] for p in reversed(path.resolve().parts) if p in _DIR_VARIANTS), None)
+    found = variant_folder(path)
+    return None if found is None else found[1]
 
 
 def _variant_of(path: Path, default: str) -> str:

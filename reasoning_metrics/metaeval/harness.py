@@ -11,7 +11,7 @@ import numpy as np
 from reasoning_metrics.metaeval.data import LabelledSolution
 from reasoning_metrics.metaeval.detection_stats import auroc, bootstrap_ci, processbench_scores
 from reasoning_metrics.metaeval.detectors import DetectorResult
-from reasoning_metrics.metaeval.thresholds import best_acc_error_at, cross_validated_predictions
+from reasoning_metrics.metaeval.thresholds import best_acc_error_at, cross_validated_predictions, folds_of
 
 REPORT_VERSION = 1
 HEADLINE = "aggregate"
@@ -243,6 +243,6 @@ def meta_evaluate(
 
 
 def used_folds(solutions: Sequence[LabelledSolution], folds: int) -> int:
-    """How many of ``folds`` cross-validation folds hold a solution (:func:`thresholds.folds_of`'s strata)."""
-    with_error = sum(s.has_error for s in solutions)
-    return min(folds, max(with_error, len(solutions) - with_error))
+    """How many of ``folds`` cross-validation folds hold a solution, as :func:`thresholds.folds_of` deals them (by
+    error and no error: only whether a solution has an error matters to how many)."""
+    return len(set(folds_of([0 if s.has_error else -1 for s in solutions], folds, seed=0)))
