@@ -176,7 +176,7 @@ def meta_eval(
     """Measure the detectors on the step-labelled solutions of ``data`` (``k12eval meta-eval``).
 
     ``data`` is one file, or several comma-separated as one set; ``fmt`` its format (``processbench``,
-    ``mr-math``, ``chains``, ``ck12-labels``). ``detectors``: names (all when ``None``); ``encoder``: the
+    ``mr-math``, ``chains``, ``ck12-labels``, ``gaokao-labels``). ``detectors``: names (all when ``None``); ``encoder``: the
     ROSCOE encoder (``default``: one per language, ``none``: no ROSCOE); ``nli``: an NLI model or ``none``;
     ``judge``, ``prm``, ``rollouts``: the strong judges' models, loaded only when an asked detector reads them.
     ``combiner``: ``default``, a ``combiner.json`` or ``none`` (the shipped one when all detectors are asked).

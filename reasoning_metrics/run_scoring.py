@@ -164,7 +164,10 @@ def record_chain(record: RunRecord) -> str:
 
 
 def question_source(question: Question) -> str:
-    """The question as the model saw it: the stem, then one line per option."""
+    """The question as the model saw it: the stem, then one line per option (the stem alone where it already
+    lists them, as GAOKAO-Bench's do: the model saw them once)."""
+    if question.extra.get("options_in_stem"):
+        return question.stem.strip()
     lines = [question.stem] + [f"{o.label}. {o.text}" for o in question.options]
     return "\n".join(line for line in lines if line.strip())
 

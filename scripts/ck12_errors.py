@@ -1,4 +1,4 @@
-"""Make the hand-labelled Chinese set of real model errors (data/ck12_errors/, see docs/detectors.md).
+"""Make the hand-labelled Chinese sets of real model errors (data/ck12_errors/, data/gaokao_errors/; docs/detectors.md).
 
 Two steps around the labelling by hand:
 
@@ -10,6 +10,11 @@ Two steps around the labelling by hand:
     python scripts/ck12_errors.py build RUN_DIR... --labels PACKET_DIR --out data/ck12_errors/FILE.jsonl
         joins the filled labels with the run records into the stored set (no CK12 text: the model's
         output, its steps, its grade and the labels, keyed by CK12 id).
+
+For the GAOKAO-Bench set, the run replays the release's GPT-4 answers (``k12eval run GAOKAO/Data -b replay
+-B path=GAOKAO/Results/gpt_4_0314_obj -B format=gaokao --mode zero-shot-cot``), ``packets`` takes ``--bank
+GAOKAO/Data --only SAMPLE.json`` (the sample drawn before any answer was read) and ``build`` takes ``--results
+Results/gpt_4_0314_obj``: the stored set keeps the labels and the answer's hash, not the release's text.
 
 The steps are the model output split by ``reasoning_metrics.split.split_steps``, which ``k12eval
 score`` uses, so a label's step index is the index every detector sees.
@@ -24,6 +29,7 @@ from pathlib import Path
 
 from kg.jsonl import jsonl_objects
 from reasoning_metrics.metaeval.ck12_labels import KINDS, ck12_questions, ck12_root, problem_text
+from reasoning_metrics.metaeval.gaokao_labels import output_hash
 from reasoning_metrics.split import split_steps
 
 
@@ -42,9 +48,23 @@ def _model(run: Path) -> str:
     return Path(str(meta.get("model", "model"))).name
 
 
+def _questions(args: argparse.Namespace) -> dict:
+    """The questions the runs answered: the bank given with --bank, else the CK12 release."""
+    if args.bank:
+        from kg.importers import load_questions
+
+        return {q.id: q for q in load_questions(args.bank).questions}
+    return ck12_questions(ck12_root().resolve())
+
+
 def packets(args: argparse.Namespace) -> None:
-    questions = ck12_questions(ck12_root().resolve())
+    questions = _questions(args)
     rows = [(r, _model(run)) for run in args.runs for r in _records(run)]
+    if args.only:  # a sample drawn before any solution was read: its question ids, in its order
+        order = {qid: i for i, qid in enumerate(json.loads(args.only.read_text(encoding="utf-8")))}
+        rows = sorted(
+            (row for row in rows if row[0]["question_id"] in order), key=lambda row: order[row[0]["question_id"]]
+        )
     if args.skip_labelled:  # the run grew since its first sheets were made
         done = {label["id"] for file in args.skip_labelled.rglob("*.labels.jsonl") for _, label in jsonl_objects(file)}
         rows = [(r, m) for r, m in rows if _solution_id(r, m) not in done]
@@ -79,6 +99,26 @@ def packets(args: argparse.Namespace) -> None:
     print(f"{len(rows)} solutions in {-(-len(rows) // args.per_packet)} packets under {args.out}")
 
 
+def sample(args: argparse.Namespace) -> None:
+    """Draw the solutions to label once, before any is read: per group of questions (a question id's prefix,
+    e.g. ``gaokao/2010-2022_Math_I_MCQs``), ``--wrong`` graded wrong and ``--right`` graded right, seeded."""
+    import random
+
+    by: dict[tuple[str, bool], list[str]] = {}
+    for run in args.runs:
+        for _, record in jsonl_objects(run / "records.jsonl"):
+            group = record["question_id"].rsplit("/", 1)[0]
+            if group in args.groups:
+                by.setdefault((group, bool(record.get("correct"))), []).append(record["question_id"])
+    rng = random.Random(args.seed)
+    drawn: list[str] = []
+    for group in args.groups:
+        drawn += rng.sample(sorted(by.get((group, False), [])), args.wrong)
+        drawn += rng.sample(sorted(by.get((group, True), [])), args.right)
+    args.out.write_text(json.dumps(drawn, indent=0) + "\n", encoding="utf-8")
+    print(f"{len(drawn)} solutions drawn -> {args.out}")
+
+
 def build(args: argparse.Namespace) -> None:
     labels: dict[str, dict] = {}
     for file in sorted(args.labels.rglob("*.labels.jsonl")):
@@ -102,16 +142,18 @@ def build(args: argparse.Namespace) -> None:
             steps = split_steps(record["output"])
             if not -1 <= label["first_error"] < len(steps):
                 sys.exit(f"{sid}: first_error {label['first_error']} is outside its {len(steps)} steps")
+            if args.results:  # gaokao-labels: the release's answer is joined at read time, kept here by its hash
+                text: dict = {"question_id": record["question_id"], "model": model, "mode": "zero-shot-cot"}
+                text |= {"subject": record["subject"], "type": record["type"], "results": args.results}
+                text |= {"output_sha256": output_hash(record["output"]), "steps": len(steps)}
+            else:
+                text = {"ck12_id": record["question_id"], "model": model, "mode": "zero-shot-cot"}
+                text |= {"subject": record["subject"], "type": record["type"], "output": record["output"]}
+                text |= {"steps": steps}
             out.append(
                 {
                     "id": sid,
-                    "ck12_id": record["question_id"],
-                    "model": model,
-                    "mode": "zero-shot-cot",
-                    "subject": record["subject"],
-                    "type": record["type"],
-                    "output": record["output"],
-                    "steps": steps,
+                    **text,
                     "extracted": record.get("extracted"),
                     "graded_correct": bool(record.get("correct")),
                     **({"answered": False} if label.get("answered") is False else {}),  # a non-answer
@@ -140,11 +182,26 @@ def main() -> None:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--per-packet", type=int, default=40)
     p.add_argument("--skip-labelled", type=Path, help="leave out solutions already on a sheet below this folder")
+    p.add_argument("--bank", type=Path, help="the question bank the runs answered (default: the CK12 release)")
+    p.add_argument("--only", type=Path, help="a JSON list of question ids: sheets for these alone, in this order")
     p.set_defaults(func=packets)
+    d = sub.add_parser("sample")
+    d.add_argument("runs", nargs="+", type=Path)
+    d.add_argument("--groups", nargs="+", required=True, help="question id prefixes, drawn in this order")
+    d.add_argument("--wrong", type=int, required=True)
+    d.add_argument("--right", type=int, required=True)
+    d.add_argument("--seed", type=int, required=True)
+    d.add_argument("--out", type=Path, required=True)
+    d.set_defaults(func=sample)
     b = sub.add_parser("build")
     b.add_argument("runs", nargs="+", type=Path)
     b.add_argument("--labels", type=Path, required=True)
     b.add_argument("--out", type=Path, required=True)
+    b.add_argument(
+        "--results",
+        help="the runs replay this result folder of the GAOKAO-Bench release (Results/gpt_4_0314_obj): write the "
+        "gaokao-labels form, which keeps the answer's hash, not its text",
+    )
     b.set_defaults(func=build)
     args = parser.parse_args()
     args.func(args)

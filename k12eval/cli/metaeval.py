@@ -40,7 +40,8 @@ def meta_eval(
         typer.Option(
             "--format",
             "-f",
-            help="processbench, mr-math, chains or ck12-labels (joins CK12 questions from $K12EVAL_CK12 or ../shared/data/ck12).",
+            help="processbench, mr-math, chains, ck12-labels (joins CK12 questions from $K12EVAL_CK12 or ../shared/data/ck12) "
+            "or gaokao-labels (joins GAOKAO-Bench questions and answers from $K12EVAL_GAOKAO_DATA, the release's Data/).",
         ),
     ] = None,
     detectors: Annotated[

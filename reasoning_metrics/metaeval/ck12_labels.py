@@ -68,7 +68,10 @@ def ck12_questions(root: Path) -> dict[str, Question]:
 
 
 def problem_text(question: Question) -> str:
-    """The stem, then each option on its own line as ``A. text`` (what the model was shown)."""
+    """The question as the model was shown it: the stem, then each option on its own line as ``A. text``
+    (the stem alone where it already lists them, as GAOKAO-Bench's do)."""
+    if question.extra.get("options_in_stem"):
+        return question.stem.strip()
     lines = [question.stem.strip()]
     lines += [f"{option.label}. {option.text}" for option in question.options]
     return "\n".join(lines)
@@ -92,36 +95,42 @@ def read_ck12_labels(path: Path, root: Path | None = None) -> list[tuple[str, La
         steps = record.get("steps")
         if not isinstance(steps, list) or not steps or not all(isinstance(s, str) for s in steps):
             raise InputError(f"{where}, field 'steps': expected a non-empty list of step texts")
-        first = record.get("first_error")
-        if not isinstance(first, int) or isinstance(first, bool) or not -1 <= first < len(steps):
-            raise InputError(f"{where}, field 'first_error': expected -1 or a step index below {len(steps)}")
-        kind = record.get("kind")
-        if first >= 0 and kind not in KINDS:
-            raise InputError(f"{where}, field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
-        # A loop with no wrong step never answered (a wrong step, when there is one, is what counts).
-        answered = record.get("answered", not (record.get("finish_reason") == FINISH_LOOP and first < 0))
-        if not isinstance(answered, bool):
-            raise InputError(f"{where}, field 'answered': expected true or false, got {answered!r}")
-        if not answered and first >= 0:
-            raise InputError(f"{where}, field 'answered': a non-answer has first_error -1, not {first}")
-        meta: dict[str, Any] = {
-            "question_id": ck12_id,  # the dev/confirm split key: a question's answers stay in one half
-            "kind": kind if first >= 0 else None if answered else NO_ANSWER,
-            "subject": question.subject,
-            "type": question.type.value,
-            "model": record.get("model"),
-            "graded_correct": record.get("graded_correct"),
-            "gold": [str(a) for a in question.answer],
-            "options": [[o.label, o.text] for o in question.options],  # rollouts grade choices against them
-            "analysis": question.analysis,
-            "extracted": record.get("extracted"),
-        }
-        sid = _string(where, record, "id")
-        solution = from_first_error(sid, problem_text(question), steps, first, "zh", meta)
-        if not answered:  # wrong, with no step to blame: out of the correct class and of first-step scores
-            solution = replace(solution, has_error=True, first_error=None, step_labels=(None,) * len(steps))
-        solutions.append((where, solution))
+        solutions.append((where, labelled(where, record, question, steps)))
     return solutions
+
+
+def labelled(where: str, record: dict[str, Any], question: Question, steps: list[str]) -> LabelledSolution:
+    """One labelled solution from its label ``record`` (``first_error``, ``kind``, ``answered``, ``note``...),
+    the question it answers and its steps; a bad label raises :class:`InputError` naming ``where`` and the field."""
+    first = record.get("first_error")
+    if not isinstance(first, int) or isinstance(first, bool) or not -1 <= first < len(steps):
+        raise InputError(f"{where}, field 'first_error': expected -1 or a step index below {len(steps)}")
+    kind = record.get("kind")
+    if first >= 0 and kind not in KINDS:
+        raise InputError(f"{where}, field 'kind': expected one of {', '.join(KINDS)}, got {kind!r}")
+    # A loop with no wrong step never answered (a wrong step, when there is one, is what counts).
+    answered = record.get("answered", not (record.get("finish_reason") == FINISH_LOOP and first < 0))
+    if not isinstance(answered, bool):
+        raise InputError(f"{where}, field 'answered': expected true or false, got {answered!r}")
+    if not answered and first >= 0:
+        raise InputError(f"{where}, field 'answered': a non-answer has first_error -1, not {first}")
+    meta: dict[str, Any] = {
+        "question_id": question.id,  # the dev/confirm split key: a question's answers stay in one half
+        "kind": kind if first >= 0 else None if answered else NO_ANSWER,
+        "subject": question.subject,
+        "type": question.type.value,
+        "model": record.get("model"),
+        "graded_correct": record.get("graded_correct"),
+        "gold": [str(a) for a in question.answer],
+        "options": [[o.label, o.text] for o in question.options],  # rollouts grade choices against them
+        "options_in_stem": bool(question.extra.get("options_in_stem")),  # the problem text is the stem
+        "analysis": question.analysis,
+        "extracted": record.get("extracted"),
+    }
+    solution = from_first_error(_string(where, record, "id"), problem_text(question), steps, first, "zh", meta)
+    if not answered:  # wrong, with no step to blame: out of the correct class and of first-step scores
+        solution = replace(solution, has_error=True, first_error=None, step_labels=(None,) * len(steps))
+    return solution
 
 
 def _string(where: str, record: dict[str, Any], name: str) -> str:

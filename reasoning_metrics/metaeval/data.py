@@ -1,4 +1,4 @@
-"""Step-labelled solutions from ProcessBench, MR-MATH / MR-GSM8K, our own chains JSONL and CK12 labels.
+"""Step-labelled solutions from ProcessBench, MR-MATH / MR-GSM8K, our own chains JSONL, CK12 and GAOKAO-Bench labels.
 
 All three become :class:`LabelledSolution`. Step indices are 0-based everywhere
 here (MR-MATH's 1-based "first error step" is converted on reading).
@@ -25,7 +25,7 @@ from reasoning_metrics.metaeval.solution import LabelledSolution, from_first_err
 
 __all__ = ["FORMATS", "LabelledSolution", "from_first_error", "load_solutions", "split_numbered"]
 
-FORMATS = ("processbench", "mr-math", "chains", "ck12-labels")
+FORMATS = ("processbench", "mr-math", "chains", "ck12-labels", "gaokao-labels")
 
 
 def load_solutions(path: Path | str, fmt: str) -> list[LabelledSolution]:
@@ -40,6 +40,11 @@ def load_solutions(path: Path | str, fmt: str) -> list[LabelledSolution]:
         from reasoning_metrics.metaeval.ck12_labels import read_ck12_labels
 
         pairs = read_ck12_labels(path)
+    elif fmt == "gaokao-labels":
+        # Questions and answers joined from the GAOKAO-Bench release (see gaokao_labels).
+        from reasoning_metrics.metaeval.gaokao_labels import read_gaokao_labels
+
+        pairs = read_gaokao_labels(path)
     else:
         reader = {"processbench": _processbench, "mr-math": _mr_math, "chains": _chains}[fmt]
         pairs = [(where, reader(where, path, record)) for where, record in iter_records(path)]

@@ -98,8 +98,9 @@ class KindRates:
 
 
 def stem_of(solution: LabelledSolution) -> str:
-    """The question without its option lines (``ck12-labels`` appends one per option): what ``score`` scores against."""
-    n = len(solution.meta.get("options") or [])
+    """The question without its option lines (``ck12-labels`` appends one per option): what ``score`` scores against.
+    A question whose stem lists its options (GAOKAO-Bench's) is its stem, as ``score`` reads it."""
+    n = 0 if solution.meta.get("options_in_stem") else len(solution.meta.get("options") or [])
     return "\n".join(solution.problem.splitlines()[:-n]) if n else solution.problem
 
 
