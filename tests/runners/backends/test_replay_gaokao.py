@@ -36,12 +36,18 @@ OUTPUTS: dict[str, list[tuple[str, list[str]]]] = {
 }
 
 
-def results_folder(root: Path, data: Path, edit: dict[str, str] | None = None) -> Path:
+def results_folder(
+    root: Path,
+    data: Path,
+    edit: dict[str, str] | None = None,
+    outputs: dict[str, list[tuple[str, list[str]]]] = OUTPUTS,
+) -> Path:
     """``Results/gpt_4_0314_obj`` in the release's format for the bank at ``data``; ``edit`` replaces question texts
-    (by id) as a release that corrected its data after the outputs were made would leave them."""
+    (by id) as a release that corrected its data after the outputs were made would leave them; ``outputs``: each
+    file's (model_output, model_answer) pairs, :data:`OUTPUTS` unless given."""
     folder = root / "Results" / "gpt_4_0314_obj"
     folder.mkdir(parents=True)
-    for keyword, answers in OUTPUTS.items():
+    for keyword, answers in outputs.items():
         bank = json.loads((data / "Objective_Questions" / f"{keyword}.json").read_text("utf-8"))["example"]
         examples = []
         for item, (output, recorded) in zip(bank, answers, strict=True):
