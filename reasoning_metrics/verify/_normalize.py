@@ -26,8 +26,9 @@ MAX_LATEX_DEPTH = 40
 """Deeper nesting of LaTeX groups is left as it is (and will not parse): no unbounded recursion."""
 
 _SUBSCRIPT_LABEL = re.compile(r"[A-Za-z0-9\u4e00-\u9fff+\-]{1,8}")
-_FUNCTION_VALUE = re.compile(r"(?<![A-Za-z0-9_])([fghpqPQ])\s*\(\s*(-?[A-Za-z0-9.]+(?:\s*[+-]\s*[A-Za-z0-9.]+)?)\s*\)")
-"""``f(2)``, ``g(x+1)``, ``P(A)``: the value of a function, named ``f_2``, ``g_xp1``, ``P_A`` (not ``f × 2``)."""
+_FUNCTION_VALUE = re.compile(r"(?<![A-Za-z0-9_])([fghpqPQ]|[A-Za-z](?=\s*['′]))\s*(['′]*)\s*\(\s*(-?[A-Za-z0-9.]+(?:\s*[+-]\s*[A-Za-z0-9.]+)?)\s*\)")
+"""``f(2)``, ``g(x+1)``, ``P(A)``, ``y'(π)``: the value of a function (or its derivative), named ``f_2``,
+``g_xp1``, ``P_A``, ``y_dpi`` (not ``f × 2``, nor the ``(π)`` a value of its own)."""
 _LABEL_SIGNS = str.maketrans({"+": "p", "-": "m", ".": "d"})
 _BRACED_NAME = re.compile(r"^\(+([A-Za-z]|[\u0370-\u03ff])\)+$")
 """``{m}`` or ``{{m}}`` before a subscript, already rewritten to ``(m)``: the name is ``m``."""
@@ -149,8 +150,8 @@ def _radians(match: re.Match[str]) -> str:
 
 
 def _function_value(match: re.Match[str]) -> str:
-    label = re.sub(r"\s", "", match.group(2)).translate(_LABEL_SIGNS)
-    return f"{match.group(1)}_{label} "
+    label = re.sub(r"\s", "", match.group(3)).translate(_LABEL_SIGNS)
+    return f"{match.group(1)}_{'d' * len(match.group(2))}{label} "
 
 
 def _subscript(text: str, i: int, out: list[str]) -> int:

@@ -89,10 +89,16 @@ def test_imaginary_unit(text: str, expected: dict[str, str]) -> None:
         r"$i^2 = 5$, so $b_i = 3$",  # plain i with no 复数/虚数: a variable
         r"电荷 $q = 2e = 3.2 \times 10^{-19}$ C",  # e is the elementary charge here
         r"温度 20°C = 293 K",
+        r"所以，$y'(\pi)=2\cos \pi-\sin \pi=-2$。",  # y'(pi) names a value; the chain is right
+        r"$f'(2) = 3 \times 2 = 6$",
     ],
 )
 def test_hostile_and_ambiguous_forms_are_not_false(text: str) -> None:
     assert "false" not in verdicts(text).values()
+
+
+def test_derivative_value_then_a_false_calculation() -> None:
+    assert only_verdict(r"所以，$y'(\pi)=2\cos \pi-\sin \pi=-3$。") == "false"
 
 
 def test_nested_functions_evaluate() -> None:
