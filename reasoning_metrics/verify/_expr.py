@@ -243,7 +243,12 @@ class _Parser:
         if parenthesised:
             self._take()
         value = token.value
-        if token.kind is not Kind.NUM or value is None or value.denominator != 1 or not 2 <= value <= MAX_FUNCTION_POWER:
+        if (
+            token.kind is not Kind.NUM
+            or value is None
+            or value.denominator != 1
+            or not 2 <= value <= MAX_FUNCTION_POWER
+        ):
             raise ParseFailure("power of a function (sin^{-1} is arcsin)")
         return Node("num", value=value, text=token.text)
 

@@ -26,7 +26,9 @@ MAX_LATEX_DEPTH = 40
 """Deeper nesting of LaTeX groups is left as it is (and will not parse): no unbounded recursion."""
 
 _SUBSCRIPT_LABEL = re.compile(r"[A-Za-z0-9\u4e00-\u9fff+\-]{1,8}")
-_FUNCTION_VALUE = re.compile(r"(?<![A-Za-z0-9_])([fghpqPQ]|[A-Za-z](?=\s*['′]))\s*(['′]*)\s*\(\s*(-?[A-Za-z0-9.]+(?:\s*[+-]\s*[A-Za-z0-9.]+)?)\s*\)")
+_FUNCTION_VALUE = re.compile(
+    r"(?<![A-Za-z0-9_])([fghpqPQ]|[A-Za-z](?=\s*['′]))\s*(['′]*)\s*\(\s*(-?[A-Za-z0-9.]+(?:\s*[+-]\s*[A-Za-z0-9.]+)?)\s*\)"
+)
 """``f(2)``, ``g(x+1)``, ``P(A)``, ``y'(π)``: the value of a function (or its derivative), named ``f_2``,
 ``g_xp1``, ``P_A``, ``y_dpi`` (not ``f × 2``, nor the ``(π)`` a value of its own)."""
 _LABEL_SIGNS = str.maketrans({"+": "p", "-": "m", ".": "d"})
