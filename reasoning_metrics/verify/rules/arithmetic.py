@@ -228,7 +228,18 @@ def _complex_verdict(claim: Claim) -> tuple[Verdict, str]:
     scale = max(1.0, abs(lv), abs(rv))
     tol = FLOAT_NOISE * scale if claim.relation == "=" else APPROX_RELATIVE * scale
     holds = abs(lv - rv) <= tol
-    return (Verdict.TRUE if holds else Verdict.FALSE), "complex number"
+    return (Verdict.TRUE if holds else Verdict.FALSE), f"complex number: {_complex_text(lv)} vs {_complex_text(rv)}"
+
+
+def _complex_text(value: complex) -> str:
+    """``2-2i``, ``3``, ``-i``: a complex value as a teacher writes it."""
+    real, imag = (float(f"{part:.6g}") for part in (value.real, value.imag))
+    if imag == 0:
+        return f"{real:g}"
+    unit = "i" if abs(imag) == 1 else f"{abs(imag):g}i"
+    if real == 0:
+        return unit if imag > 0 else f"-{unit}"
+    return f"{real:g}{'+' if imag > 0 else '-'}{unit}"
 
 
 def _power_of_ten_apart(a: float, b: float) -> bool:

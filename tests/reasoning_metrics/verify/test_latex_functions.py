@@ -101,6 +101,17 @@ def test_derivative_value_then_a_false_calculation() -> None:
     assert only_verdict(r"所以，$y'(\pi)=2\cos \pi-\sin \pi=-3$。") == "false"
 
 
+def test_a_false_complex_claim_is_flagged_with_its_values() -> None:
+    from reasoning_metrics.verify.detector import Evidence
+    from reasoning_metrics.verify.detectors.arithmetic import Arithmetic
+
+    step = r"得到$\mathrm{i} (1+\mathrm{i})+3 (1-\mathrm{i})=2\mathrm{i}+3-3\mathrm{i}$。"
+    findings = Arithmetic().find(Evidence(problem="", steps=[step], checks=check_steps([step])))
+    (flags,) = findings.steps
+    assert [f.message for f in flags] == ["i * (1 + i) + 3 * (1 - i) = 2 * i + 3 - (3 * i) does not hold "
+                                          "(complex number: 2-2i vs 3-i)"]  # fmt: skip
+
+
 def test_nested_functions_evaluate() -> None:
     assert only_verdict(r"$\sin(\cos(0)) \approx 0.84$") == "true"
     assert only_verdict(r"$\sin(\cos(0)) \approx 0.5$") == "false"
