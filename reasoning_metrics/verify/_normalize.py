@@ -40,8 +40,9 @@ _MIXED_NUMBER = re.compile(r"(?<![\d.])(\d+)\\[dt]?frac\{(\d+)\}\{(\d+)\}")
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
 _VULGAR = {"½": "(1/2)", "⅓": "(1/3)", "⅔": "(2/3)", "¼": "(1/4)", "¾": "(3/4)", "⅕": "(1/5)", "⅛": "(1/8)"}
-_VALUE_OF = re.compile(r"的值\s*[;，,]?\s*(约等于|约为|≈|等于|为|是)")
-"""``4 sin(1/4) 的值，约等于 1.0002``: the value of a calculation, stated."""
+_VALUE_OF = re.compile(r"的值\s*[;，,]?\s*(?:约等于|约为|≈)")
+"""``4 sin(1/4) 的值，约等于 1.0002``: the approximate value of a calculation, stated (``的值为`` is not
+read: it mostly names what a letter stands for, ``n 的值为 3``, which other detectors read as prose)."""
 _EULER = re.compile(r"(?<![A-Za-z_\\])e(?=\s*\^)|(?<=\bln)\s*e(?![A-Za-z_])")
 _IMAGINARY = re.compile(r"(?<![A-Za-z_\\])i(?![A-Za-z_])")
 _SPACED_FACTOR = re.compile(r"(?<=[\dⅈ)])\s+(?=\()")
@@ -95,7 +96,7 @@ def normalize(text: str) -> str:
     text = re.sub(r"(?<=\d)\\,(?=\d{3})", "", text)
     text = text.replace("{,}", ",").replace("{}", " ")
     text = re.sub(r"\^\s*\{?\s*\\circ\s*\}?", " degrees ", text)
-    text = _VALUE_OF.sub(lambda match: " ≈ " if match.group(1) in ("约等于", "约为", "≈") else " = ", text)
+    text = _VALUE_OF.sub(" ≈ ", text)
     index_i = bool(_INDEX_I.search(text))
     text = _latex(text, 0)
     text = _constants(text, imaginary=not index_i)
