@@ -1,7 +1,8 @@
 """A restricted arithmetic parser and a guarded evaluator: model text is data, never code.
 
 The grammar knows numbers, ``+ - * / ^``, ``%``, ``!``, parentheses, ``sqrt``,
-``pi`` and single variables; anything else does not parse. Evaluation builds
+the elementary functions ``sin cos tan cot ln lg log_b exp`` (``sin^2 x``, not ``sin^{-1}``),
+``pi``, ``e``, the imaginary unit ``i`` and single variables; anything else does not parse. Evaluation builds
 sympy numbers from the tree (no string ever reaches sympy) and refuses work
 that could explode before doing it: exponents, factorials, nesting and operand
 counts are bounded, so ``9**9**9**9`` or ``10^10^10`` is answered at once with
@@ -27,6 +28,13 @@ MAX_DEPTH = 30
 MAX_RESULT_DIGITS = 300
 """Results (and intermediate powers) beyond 10**300 are not computed."""
 MAX_FACTORIAL = 170
+MAX_ANGLE = 1e6
+"""Trigonometric functions of larger arguments are not computed."""
+MAX_EXP = 690.0
+"""``exp`` of a larger argument is beyond 10**300 and not computed."""
+MAX_FUNCTION_POWER = 9
+"""``sin^2 x`` reads as ``(sin x)^2`` up to this exponent; ``sin^{-1} x`` (arcsin) does not parse."""
+TRIG = frozenset({"sin", "cos", "tan", "cot"})
 
 
 class ParseFailure(Exception):
@@ -39,7 +47,8 @@ class Unevaluable(Exception):
 
 @dataclass(frozen=True)
 class Node:
-    """One node of a calculation: ``op`` is num, var, pi, neg, %, !, sqrt or a binary operator."""
+    """One node of a calculation: ``op`` is num, var, pi, const (``e``, ``i``: ``text``), neg, %, !, sqrt,
+    fn (a function named by ``text`` of its one argument) or a binary operator."""
 
     op: str
     args: tuple[Node, ...] = ()
@@ -62,26 +71,34 @@ class Node:
         own = {self.text} if self.op == "var" else set()
         return own.union(*(arg.variables() for arg in self.args))
 
+    def has_imaginary(self) -> bool:
+        """Whether the tree names the imaginary unit (then its value is a complex number)."""
+        return (self.op == "const" and self.text == "i") or any(arg.has_imaginary() for arg in self.args)
+
+    def has_pi(self) -> bool:
+        """Whether the tree names pi (an angle in radians written as such)."""
+        return self.op == "pi" or any(arg.has_pi() for arg in self.args)
+
     def is_operation(self) -> bool:
         """Whether the tree computes something (more than one literal, possibly signed or a percentage)."""
         node = self
         while node.op in ("neg", "%") and node.args:
             node = node.args[0]
-        return node.op not in ("num", "var", "pi")
+        return node.op not in ("num", "var", "pi", "const")
 
     def render(self) -> str:
         """Plain-text form, fully parenthesised only where needed for reading."""
-        if self.op in ("num", "var"):
+        if self.op in ("num", "var", "const"):
             return self.text
         if self.op == "pi":
             return "pi"
         if self.op in ("neg", "%", "!"):
             inner = self.args[0].render()
-            if self.args[0].op not in ("num", "var", "pi", "sqrt", "%", "!"):
+            if self.args[0].op not in ("num", "var", "pi", "const", "sqrt", "fn", "%", "!"):
                 inner = f"({inner})"  # -(a + b), (5 - 2)!
             return f"-{inner}" if self.op == "neg" else f"{inner}{self.op}"
-        if self.op == "sqrt":
-            return f"sqrt({self.args[0].render()})"
+        if self.op in ("sqrt", "fn"):
+            return f"{self.text or self.op}({self.args[0].render()})"
         left, right = (arg.render() for arg in self.args)
         if self.args[0].op in "+-" and self.op in "*/^":
             left = f"({left})"
@@ -184,11 +201,13 @@ class _Parser:
                 raise ParseFailure("numeral too long")
             return Node("num", value=token.value, decimals=token.decimals, text=token.text)
         if token.kind is Kind.CONST:
-            return Node("pi")
+            return Node("pi") if token.text == "pi" else Node("const", text=token.text)
         if token.kind is Kind.WORD:
             return Node("var", text=token.text)
         if token.kind is Kind.FUNC:
-            return Node("sqrt", (self.power(depth + 1),))
+            if token.text == "sqrt":
+                return Node("sqrt", (self.power(depth + 1),))
+            return self.function(token.text, depth + 1)
         if token.kind is Kind.LP:
             node = self.expression(depth + 1)
             if not self._is(Kind.RP):
@@ -196,6 +215,42 @@ class _Parser:
             self._take()
             return node
         raise ParseFailure(f"unexpected {token.text!r}")
+
+    def function(self, name: str, depth: int) -> Node:
+        """``sin(x)``, ``sin x``, ``cos 2 pi`` (the argument runs over implicit products up to the next
+        function: ``sin x cos x`` is two factors) and ``sin^2 x``, which is ``(sin x)^2``."""
+        exponent = None
+        if self._is(Kind.OP, "^"):
+            self._take()
+            exponent = self._function_exponent()
+        if self._is(Kind.LP):
+            argument = self.primary(depth)
+        else:
+            argument = self.power(depth)
+            while self._implicit_product() and not self._is(Kind.FUNC):
+                argument = Node("*", (argument, self.power(depth)))
+        node = Node("fn", (argument,), text=name)
+        return node if exponent is None else Node("^", (node, exponent))
+
+    def _function_exponent(self) -> Node:
+        """The ``2`` of ``sin^2 x`` or ``sin^(2) x``: a whole number from 2 to :data:`MAX_FUNCTION_POWER`."""
+        parenthesised = self._is(Kind.LP)
+        if parenthesised:
+            self._take()
+        token = self._take()
+        if parenthesised and not self._is(Kind.RP):
+            raise ParseFailure("power of a function")
+        if parenthesised:
+            self._take()
+        value = token.value
+        if (
+            token.kind is not Kind.NUM
+            or value is None
+            or value.denominator != 1
+            or not 2 <= value <= MAX_FUNCTION_POWER
+        ):
+            raise ParseFailure("power of a function (sin^{-1} is arcsin)")
+        return Node("num", value=value, text=token.text)
 
 
 def evaluate(node: Node, env: dict[str, Fraction] | None = None) -> float:
@@ -207,6 +262,19 @@ def evaluate(node: Node, env: dict[str, Fraction] | None = None) -> float:
         raise Unevaluable("not a real number")
     result = float(sympy.N(value, 20))
     if math.isnan(result) or math.isinf(result):
+        raise Unevaluable("not a finite number")
+    return result
+
+
+def evaluate_complex(node: Node) -> complex:
+    """Complex value of ``node`` (which names no variable), or :class:`Unevaluable`."""
+    import sympy
+
+    value = _value(node, {})
+    if value.is_finite is False:
+        raise Unevaluable("not a finite number")
+    result = complex(sympy.N(value, 20))
+    if not (math.isfinite(result.real) and math.isfinite(result.imag)):
         raise Unevaluable("not a finite number")
     return result
 
@@ -223,6 +291,8 @@ def _value(node: Node, env: dict[str, Fraction]) -> sympy.Expr:
         raise Unevaluable(f"names the variable {node.text!r}")
     if op == "pi":
         return sympy.pi
+    if op == "const":
+        return sympy.I if node.text == "i" else sympy.E
     args = [_value(arg, env) for arg in node.args]
     if op == "neg":
         return -args[0]
@@ -230,6 +300,8 @@ def _value(node: Node, env: dict[str, Fraction]) -> sympy.Expr:
         return args[0] / 100
     if op == "!":
         return _factorial(args[0])
+    if op == "fn":
+        return _function(node.text, args[0], node.args[0].has_pi())
     if op == "sqrt":
         if args[0].is_negative:
             raise Unevaluable("square root of a negative number")
@@ -250,10 +322,45 @@ def _value(node: Node, env: dict[str, Fraction]) -> sympy.Expr:
     raise Unevaluable(f"unknown operation {op!r}")
 
 
+def _function(name: str, argument: sympy.Expr, in_radians: bool) -> sympy.Expr:
+    """``name(argument)`` for a real argument in its domain and range, or :class:`Unevaluable`.
+
+    A trigonometric argument that names no pi and is a whole number of 2 or more (``sin 30``) is
+    an angle in degrees written without its sign, or in radians: it is not read either way.
+    """
+    import sympy
+
+    if argument.is_real is not True:
+        raise Unevaluable(f"{name} of a non-real number")
+    x = float(sympy.N(argument, 15))
+    if name in TRIG:
+        if abs(x) > MAX_ANGLE:
+            raise Unevaluable(f"{name} of a huge angle")
+        if not in_radians and x == int(x) and abs(x) >= 2:
+            raise Unevaluable(f"{name} of an angle without a unit")
+        value = {"sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "cot": sympy.cot}[name](argument)
+    elif name == "exp":
+        if x > MAX_EXP:
+            raise Unevaluable("exp too large to check")
+        value = sympy.exp(argument)
+    else:
+        if x <= 0:
+            raise Unevaluable(f"{name} of a number that is not positive")
+        if name == "log":
+            raise Unevaluable("log without a base")
+        base = 10 if name == "lg" else None if name == "ln" else int(name.removeprefix("log_"))
+        if base is not None and base < 2:
+            raise Unevaluable("log of a base below 2")
+        value = sympy.log(argument) if base is None else sympy.log(argument, base)
+    if value.is_finite is not True:
+        raise Unevaluable(f"{name} is not finite there")
+    return _bounded(value)
+
+
 def _log10_abs(value: sympy.Expr) -> float:
     import sympy
 
-    magnitude = abs(float(sympy.N(value, 15)))
+    magnitude = abs(complex(sympy.N(value, 15)))
     return -math.inf if magnitude == 0 else math.log10(magnitude)
 
 
@@ -284,6 +391,8 @@ def _bounded(value: sympy.Expr) -> sympy.Expr:
 def _power(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
     import sympy
 
+    if exponent.is_real is not True:
+        raise Unevaluable("power with a non-real exponent")
     exp_float = float(sympy.N(exponent, 15))
     if base in (0, 1):
         if base == 0 and exp_float < 0:

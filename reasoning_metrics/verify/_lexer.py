@@ -30,8 +30,12 @@ class Kind(Enum):
 MAX_DIGITS = 40
 """A numeral with more digits than this is not read (its token carries no value)."""
 
-FUNCTIONS = {"sqrt"}
-CONSTANTS = {"pi": "pi", "π": "pi"}
+FUNCTIONS = {"sqrt", "sin", "cos", "tan", "cot", "ln", "lg", "log", "exp"}
+"""Functions of one argument; ``log_2`` (a base written as a subscript) is one too."""
+CONSTANTS = {"pi": "pi", "π": "pi", "ℯ": "e", "ⅈ": "i"}
+"""``ℯ`` and ``ⅈ`` are the forms :mod:`._normalize` gives Euler's number and the imaginary unit where
+the text makes them unambiguous (``e^{2}``, ``\\mathrm{i}``): a plain ``e`` or ``i`` is a variable."""
+_LOG_BASE = re.compile(r"log_(\d{1,3})")
 _OPS = {"**": "^", "^": "^", "*": "*", "×": "*", "/": "/", "÷": "/", "+": "+", "-": "-"}
 _RELS = {
     "=": "=",
@@ -58,7 +62,7 @@ _TOKEN = re.compile(
   | (?P<rp>[)\]])
   | (?P<pct>%)
   | (?P<fact>!(?=[ \t]*[=+\-*/×÷^)]))
-  | (?P<word>⋯|∶|(?:[A-Za-z]+|[\u0370-\u03ff])_[A-Za-z0-9\u4e00-\u9fff]+|[A-Za-z_]+(?:['’][A-Za-z]+)*|[\u4e00-\u9fff]+|[\u0370-\u03ff])
+  | (?P<word>⋯|∶|(?:[A-Za-z]+|[\u0370-\u03ff])_[A-Za-z0-9\u4e00-\u9fff]+|[A-Za-z_]+(?:['’][A-Za-z]+)*|[\u4e00-\u9fff]+|[\u0370-\u03ff]|[ℯⅈ])
   | (?P<sep>.)
     """,
     re.VERBOSE | re.DOTALL,
@@ -121,7 +125,7 @@ def _number(text: str) -> Token:
 
 
 def _word(text: str) -> Token:
-    if text in FUNCTIONS:
+    if text in FUNCTIONS or _LOG_BASE.fullmatch(text):
         return Token(Kind.FUNC, text)
     if text in CONSTANTS:
         return Token(Kind.CONST, CONSTANTS[text])

@@ -5,7 +5,13 @@ calculations. What changes: ``\\frac{a}{b}`` -> ``((a)/(b))``, ``\\sqrt[3]{x}`` 
 ``((x)^(1/(3)))``, ``\\times \\cdot`` -> ``×``, ``\\text{kg}`` -> `` kg ``,
 full-width ``＝＋－（）１２`` -> ASCII, ``²`` -> ``^(2)``, Chinese punctuation ->
 ASCII separators (so ``，`` never reads as a thousands separator), Chinese numerals
-and operator words -> digits and symbols.
+and operator words -> digits and symbols, ``X 的值约等于 Y`` -> ``X ≈ Y``.
+
+Constants and angles, only where the text leaves no doubt: ``e`` is Euler's number before a power
+(``e^{2}``) or after ``ln`` (else a variable, or the elementary charge of physics); ``\\mathrm{i}``
+and ``\\text{i}`` are the imaginary unit, and so is a lone ``i`` in a step that speaks of 复数 or
+虚数 (else an index: ``a_i``, ``\\sum_{i=1}``); degrees (``30°``, ``30^\\circ``) become radians
+inside the argument of ``sin cos tan cot`` only (elsewhere ``°`` stays a unit).
 """
 
 from __future__ import annotations
@@ -20,8 +26,11 @@ MAX_LATEX_DEPTH = 40
 """Deeper nesting of LaTeX groups is left as it is (and will not parse): no unbounded recursion."""
 
 _SUBSCRIPT_LABEL = re.compile(r"[A-Za-z0-9\u4e00-\u9fff+\-]{1,8}")
-_FUNCTION_VALUE = re.compile(r"(?<![A-Za-z0-9_])([fghpqPQ])\s*\(\s*(-?[A-Za-z0-9.]+(?:\s*[+-]\s*[A-Za-z0-9.]+)?)\s*\)")
-"""``f(2)``, ``g(x+1)``, ``P(A)``: the value of a function, named ``f_2``, ``g_xp1``, ``P_A`` (not ``f × 2``)."""
+_FUNCTION_VALUE = re.compile(
+    r"(?<![A-Za-z0-9_])([fghpqPQ]|[A-Za-z](?=\s*['′]))\s*(['′]*)\s*\(\s*(-?[A-Za-z0-9.]+(?:\s*[+-]\s*[A-Za-z0-9.]+)?)\s*\)"
+)
+"""``f(2)``, ``g(x+1)``, ``P(A)``, ``y'(π)``: the value of a function (or its derivative), named ``f_2``,
+``g_xp1``, ``P_A``, ``y_dpi`` (not ``f × 2``, nor the ``(π)`` a value of its own)."""
 _LABEL_SIGNS = str.maketrans({"+": "p", "-": "m", ".": "d"})
 _BRACED_NAME = re.compile(r"^\(+([A-Za-z]|[\u0370-\u03ff])\)+$")
 """``{m}`` or ``{{m}}`` before a subscript, already rewritten to ``(m)``: the name is ``m``."""
@@ -31,6 +40,21 @@ _MIXED_NUMBER = re.compile(r"(?<![\d.])(\d+)\\[dt]?frac\{(\d+)\}\{(\d+)\}")
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
 _VULGAR = {"½": "(1/2)", "⅓": "(1/3)", "⅔": "(2/3)", "¼": "(1/4)", "¾": "(3/4)", "⅕": "(1/5)", "⅛": "(1/8)"}
+_VALUE_OF = re.compile(r"的值\s*[;，,]?\s*(?:约等于|约为|≈)")
+"""``4 sin(1/4) 的值，约等于 1.0002``: the approximate value of a calculation, stated (``的值为`` is not
+read: it mostly names what a letter stands for, ``n 的值为 3``, which other detectors read as prose)."""
+_EULER = re.compile(r"(?<![A-Za-z_\\])e(?=\s*\^)|(?<=\bln)\s*e(?![A-Za-z_])")
+_IMAGINARY = re.compile(r"(?<![A-Za-z_\\])i(?![A-Za-z_])")
+_SPACED_FACTOR = re.compile(r"(?<=[\dⅈ)])\s+(?=\()")
+_COMPLEX_WORDS = re.compile(r"复数|虚数|虚部|实部")
+_INDEX_I = re.compile(r"\\sum|\\prod|_\{?\s*i(?![A-Za-z])|(?<![A-Za-z\\])i\s*=")
+"""``i`` is an index in this text (``\\sum_{i=1}``, ``a_i``, ``i = 1``): a lone ``i`` is not the imaginary unit."""
+_TRIG_DEGREES = re.compile(
+    r"(?<![A-Za-z])(sin|cos|tan|cot)(\s*\^\s*(?:\(\s*\d\s*\)|\d))?\s*"
+    r"(\(([^()]{0,200}(?:\([^()]{0,200}\)[^()]{0,200}){0,10})\)|-?\d+(?:\.\d+)?\s*(?:°|degrees\b))"
+)
+"""A trigonometric function and its argument: a parenthesised group (one level of nesting) or a number in degrees."""
+_DEGREE_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*(?:°|degrees\b)(?!\s*[CF](?![A-Za-z]))")
 _CJK_PUNCT = str.maketrans({"，": "; ", "。": ". ", "；": "; ", "：": ": ", "、": "; ", "？": "? ", "！": "! "})
 _SYMBOLS = str.maketrans(
     {
@@ -72,7 +96,10 @@ def normalize(text: str) -> str:
     text = re.sub(r"(?<=\d)\\,(?=\d{3})", "", text)
     text = text.replace("{,}", ",").replace("{}", " ")
     text = re.sub(r"\^\s*\{?\s*\\circ\s*\}?", " degrees ", text)
+    text = _VALUE_OF.sub(" ≈ ", text)
+    index_i = bool(_INDEX_I.search(text))
     text = _latex(text, 0)
+    text = _constants(text, imaginary=not index_i)
     text = _FUNCTION_VALUE.sub(_function_value, text)
     text = text.replace("√", " sqrt ").replace("…", " ⋯ ").replace("...", " ⋯ ")
     text = rewrite_chinese(text)
@@ -107,9 +134,27 @@ def _latex(text: str, depth: int) -> str:
     return "".join(out)
 
 
+def _constants(text: str, imaginary: bool) -> str:
+    """Euler's number, the imaginary unit and angles in degrees marked where they are unambiguous
+    (see the module doc)."""
+    text = _EULER.sub(" ℯ", text)
+    if imaginary and _COMPLEX_WORDS.search(text):
+        text = _IMAGINARY.sub(" ⅈ ", text)
+    if "ⅈ" in text:  # 3 (1-i), i (1+i): a product of complex numbers, however spaced
+        text = _SPACED_FACTOR.sub("", text)
+    return _TRIG_DEGREES.sub(_radians, text)
+
+
+def _radians(match: re.Match[str]) -> str:
+    """A trigonometric function whose argument's degrees are rewritten as radians."""
+    head = match.group(1) + (match.group(2) or "") + " "
+    argument = match.group(3)
+    return head + "(" + _DEGREE_NUMBER.sub(r"((\1) × pi / 180)", argument) + ")"
+
+
 def _function_value(match: re.Match[str]) -> str:
-    label = re.sub(r"\s", "", match.group(2)).translate(_LABEL_SIGNS)
-    return f"{match.group(1)}_{label} "
+    label = re.sub(r"\s", "", match.group(3)).translate(_LABEL_SIGNS)
+    return f"{match.group(1)}_{'d' * len(match.group(2))}{label} "
 
 
 def _subscript(text: str, i: int, out: list[str]) -> int:
@@ -163,7 +208,7 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
         out.append(f" sqrt({inner})" if index is None else f"(({inner})^(1/({_latex(index, depth + 1)})))")
     elif name in TEXT_COMMANDS:
         content, i = latex_argument(text, i)
-        out.append(f" {content} ")
+        out.append(" ⅈ " if content.strip() == "i" else f" {content} ")  # \mathrm{i}: the imaginary unit
     elif name == "boxed":
         content, i = latex_argument(text, i)
         out.append(f" {_latex(content, depth + 1)} ")

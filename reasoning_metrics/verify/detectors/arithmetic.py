@@ -23,9 +23,12 @@ class Arithmetic(Detector):
         for check in evidence.checks:
             flags = []
             for claim in check.false_claims:
-                actual = f"{claim.left_value:.6g} vs {claim.right_value:.6g}"
+                if claim.left_value is None or claim.right_value is None:  # complex: the values are in the note
+                    actual = claim.note
+                else:
+                    actual = f"{claim.left_value:.6g} vs {claim.right_value:.6g}"
                 message = f"{claim.expression} does not hold ({actual})"
-                zh = f"{claim.expression} 不成立（{claim.left_value:.6g} 与 {claim.right_value:.6g}）"
+                zh = f"{claim.expression} 不成立（{actual.replace(' vs ', ' 与 ')}）"
                 if claim.name:
                     message = f"{claim.name} = {claim.left}, then {claim.name} = {claim.right} ({actual})"
                     zh = f"{claim.name} = {claim.left}，后来 {claim.name} = {claim.right}（{actual.replace(' vs ', ' 与 ')}）"

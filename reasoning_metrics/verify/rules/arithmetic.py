@@ -24,7 +24,7 @@ from enum import Enum
 
 from reasoning_metrics.guard import tick
 from reasoning_metrics.verify._claims import Claim, find_claims, literal_value, prepare
-from reasoning_metrics.verify._expr import ParseFailure, Unevaluable, evaluate, parse
+from reasoning_metrics.verify._expr import ParseFailure, Unevaluable, evaluate, evaluate_complex, parse
 from reasoning_metrics.verify._lexer import tokenize
 from reasoning_metrics.verify._normalize import normalize
 from reasoning_metrics.verify._restated import restated_claims
@@ -199,6 +199,9 @@ def check_claim(claim: Claim, source: str = "text", name: str = "") -> ClaimChec
     if claim.relation == "=" and literal_value(left) is not None and not claim.chained:
         # "5 quarters = 5 * 25 = 125", "4 hours = 4 × 60": a number naming a quantity, not its value
         return result(Verdict.UNCHECKED, "number used as a label")
+    if left.has_imaginary() or right.has_imaginary():
+        verdict, note = _complex_verdict(claim)
+        return result(verdict, note)
     try:
         lv, rv = evaluate(left), evaluate(right)
     except Unevaluable as exc:
@@ -209,6 +212,34 @@ def check_claim(claim: Claim, source: str = "text", name: str = "") -> ClaimChec
     if claim.units_dropped and not note:
         note = "units dropped"
     return result(Verdict.TRUE if holds else Verdict.FALSE, note, lv, rv)
+
+
+def _complex_verdict(claim: Claim) -> tuple[Verdict, str]:
+    """Whether a claim with the imaginary unit holds: ``=`` to floating-point noise, ``≈`` within
+    :data:`APPROX_RELATIVE`; numbers written with decimals, or other relations, are not checked
+    (complex numbers are not ordered; their rounding is not modelled)."""
+    literals = claim.left.literals() + claim.right.literals()
+    if claim.relation not in ("=", "≈") or any(n.decimals for n in literals):
+        return Verdict.UNCHECKED, "complex number"
+    try:
+        lv, rv = evaluate_complex(claim.left), evaluate_complex(claim.right)
+    except Unevaluable as exc:
+        return Verdict.UNCHECKED, str(exc)
+    scale = max(1.0, abs(lv), abs(rv))
+    tol = FLOAT_NOISE * scale if claim.relation == "=" else APPROX_RELATIVE * scale
+    holds = abs(lv - rv) <= tol
+    return (Verdict.TRUE if holds else Verdict.FALSE), f"complex number: {_complex_text(lv)} vs {_complex_text(rv)}"
+
+
+def _complex_text(value: complex) -> str:
+    """``2-2i``, ``3``, ``-i``: a complex value as a teacher writes it."""
+    real, imag = (float(f"{part:.6g}") for part in (value.real, value.imag))
+    if imag == 0:
+        return f"{real:g}"
+    unit = "i" if abs(imag) == 1 else f"{abs(imag):g}i"
+    if real == 0:
+        return unit if imag > 0 else f"-{unit}"
+    return f"{real:g}{'+' if imag > 0 else '-'}{unit}"
 
 
 def _power_of_ten_apart(a: float, b: float) -> bool:

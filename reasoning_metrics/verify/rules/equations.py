@@ -12,17 +12,22 @@ conflict; neither is a bare assignment after a definition (``m = (6-2)/(4-2) = 2
 ``m = -1`` for another), nor an equation that only evaluates an expression at the value last
 assigned (``x = 5``, so ``3x + 1 = 16``). A step that defines its unknowns ("Let x be the number
 of pears", 设...) starts afresh.
+
+An equation in one power of one unknown only (``4 - y^2 - y^2/3 = 1``) is linear in that power, which
+is followed as an unknown of its own named ``y^2``: ``解得 y^2 = 9/2`` after it is a conflict (the
+solution is 9/4). Whole powers from 2 to :data:`MAX_POWER` only; ``y`` and ``y^2`` in one equation is
+not linear in either, and drops ``y`` (and so its powers).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from reasoning_metrics.guard import tick
 from reasoning_metrics.verify._claims import Claim
-from reasoning_metrics.verify._expr import Unevaluable, evaluate
+from reasoning_metrics.verify._expr import Node, Unevaluable, evaluate
 from reasoning_metrics.verify._tolerance import (
     FLOAT_NOISE,
     SAME_NUMBER,
@@ -34,6 +39,8 @@ from reasoning_metrics.verify._tolerance import (
 from reasoning_metrics.verify.rules.arithmetic import StepCheck
 
 _POINTS = (Fraction(0), Fraction(1), Fraction(2), Fraction(3))
+MAX_POWER = 4
+"""``y^2``, ``y^3``, ``y^4`` are followed as unknowns; higher powers are not."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,12 @@ def linear_root(claim: Claim) -> tuple[str, float] | bool | None:
     if len(names) != 1:
         return None
     (name,) = names
+    power = _single_power(claim.left, name) | _single_power(claim.right, name)
+    if len(power) == 1 and None not in power:
+        (exponent,) = power
+        powered = f"{name}^{exponent}"
+        claim = Claim(_as_unknown(claim.left, name, powered), "=", _as_unknown(claim.right, name, powered))
+        name = powered
     values: list[tuple[Fraction, float]] = []
     for point in _POINTS:
         try:
@@ -85,6 +98,28 @@ def linear_root(claim: Claim) -> tuple[str, float] | bool | None:
     if abs(slope) < 1e-12 * scale:
         return None
     return name, float(x0) - f0 / slope
+
+
+def _single_power(node: Node, name: str) -> set[int | None]:
+    """The exponents ``name`` is raised to in ``node``: a whole number 2..:data:`MAX_POWER` per ``name^k``,
+    ``None`` for an occurrence that is not such a power."""
+    if node.op == "^" and node.args[0].op == "var" and node.args[0].text == name:
+        exponent = node.args[1].value if node.args[1].op == "num" else None
+        if exponent is not None and exponent.denominator == 1 and 2 <= exponent <= MAX_POWER:
+            return {int(exponent)}
+        return {None}
+    if node.op == "var":
+        return {None} if node.text == name else set()
+    return set().union(*(_single_power(arg, name) for arg in node.args))
+
+
+def _as_unknown(node: Node, name: str, powered: str) -> Node:
+    """``node`` with each ``name^k`` replaced by one unknown named ``powered``."""
+    if node.op == "^" and node.args[0].op == "var" and node.args[0].text == name:
+        return Node("var", text=powered)
+    if not node.args:
+        return node
+    return replace(node, args=tuple(_as_unknown(arg, name, powered) for arg in node.args))
 
 
 def _tolerance(claim: Claim, value: float, previous: float) -> float:
@@ -120,10 +155,10 @@ def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflic
         for claim_check, claim, root in solved:
             if root is False:
                 dropped |= claim.left.variables() | claim.right.variables()
-            if not isinstance(root, tuple) or root[0] in dropped:
+            if not isinstance(root, tuple) or root[0].split("^")[0] in dropped:
                 continue
             name, value = root
-            bare = claim.left.op == "var" and not claim.right.is_operation() and not claim.right.has_variable()
+            bare = _is_bare(claim, name)
             if not bare and name in assigned and _close(claim, value, assigned[name]):
                 continue  # "x = 2, so 3x + 1 = 7": evaluated at the value given, not solved for it
             previous = last.get(name)
@@ -139,6 +174,13 @@ def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflic
                     defined.discard(name)
         found.append(step)
     return found
+
+
+def _is_bare(claim: Claim, name: str) -> bool:
+    """A bare assignment: ``x = 3``, or ``y^2 = 9/2`` to a power followed as an unknown."""
+    left = claim.left
+    named = left.op == "var" or (left.op == "^" and "^" in name and left.args[0].op == "var")
+    return named and not claim.right.is_operation() and not claim.right.has_variable()
 
 
 def _several_values(roots: Sequence[tuple[str, float] | bool | None]) -> set[str]:

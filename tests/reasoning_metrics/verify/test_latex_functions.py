@@ -1,0 +1,135 @@
+"""Elementary functions, e, pi in degrees and the imaginary unit in the arithmetic verifier, and equations
+linear in one power of an unknown: true and false forms, and hostile inputs that must stay unchecked."""
+
+from __future__ import annotations
+
+import pytest
+
+from reasoning_metrics.verify.rules.arithmetic import Verdict, check_step, check_steps
+from reasoning_metrics.verify.rules.equations import equation_conflicts
+
+
+def verdicts(text: str) -> dict[str, str]:
+    return {c.expression: c.verdict.value for c in check_step(text)}
+
+
+def only_verdict(text: str) -> str:
+    """The verdict of the one checked claim of ``text`` (``unchecked`` when none is checked)."""
+    checked = {c.verdict.value for c in check_step(text) if c.verdict is not Verdict.UNCHECKED}
+    assert len(checked) <= 1, check_step(text)
+    return checked.pop() if checked else "unchecked"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # GPT-4's 高考 slips (development half): pi/6 + 4pi/3 is 3pi/2, not 2pi
+        (r"$\cos \left(\frac{\pi}{6}+\frac{4\pi}{3}\right)=\cos 2\pi$", "false"),
+        (r"$\cos \left(\frac{\pi}{6}+\frac{5\pi}{6}\right)=\cos \pi$", "true"),
+        (r"$\cos 2\pi=1$", "true"),
+        (r"计算器得到$4 \sin \frac{1}{4}$的值，约等于1.000208。", "false"),
+        (r"计算器得到$4 \sin \frac{1}{4}$的值，约等于0.98962。", "true"),
+        (r"$\sin 30^\circ=\frac{1}{2}$", "true"),
+        (r"$\sin 30^\circ=\frac{\sqrt{3}}{2}$", "false"),
+        (r"sin30°=0.5", "true"),
+        (r"$\cos(60°+30°) = 0.5$", "false"),
+        (r"$\tan 45° = 1$", "true"),
+        (r"$\sin^2 30° + \cos^{2} 30° = 1$", "true"),
+        (r"$\sin^2 30° = \frac{1}{2}$", "false"),
+        (r"$\ln e = 1$", "true"),
+        (r"$\ln e^{2} = 3$", "false"),
+        (r"$e^{2} \approx 7.39$", "true"),
+        (r"$e^{2} \approx 8.39$", "false"),
+        (r"$\lg 100 = 2$", "true"),
+        (r"$\lg 1000 = 2$", "false"),
+        (r"$\log_{2} 8 = 3$", "true"),
+        (r"$\log_2 16 = 3$", "false"),
+        (r"$\exp(0) = 1$", "true"),
+        (r"$\sin \frac{\pi}{6} = 0.5$", "true"),
+        (r"$\tan \frac{\pi}{4} = 2$", "false"),
+    ],
+)
+def test_functions_of_numbers(text: str, expected: str) -> None:
+    assert only_verdict(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # i(1+i) = i - 1, so the first equality is false; the second is right
+        (
+            r"得到$\mathrm{i} (1+\mathrm{i})+3 (1-\mathrm{i})=2\mathrm{i}+3-3\mathrm{i}=-\mathrm{i}+3$。",
+            {"i * (1 + i) + 3 * (1 - i) = 2 * i + 3 - (3 * i)": "false", "2 * i + 3 - (3 * i) = -i + 3": "true"},
+        ),
+        (r"$\text{i}^2 = -1$", {"i ^ 2 = -1": "true"}),
+        (r"复数 $(1+i)^2 = 2i$", {"(1 + i) ^ 2 = 2 * i": "true"}),
+        (r"复数 $(1+i)(1-i) = 3$", {"(1 + i) * (1 - i) = 3": "false"}),
+        (r"虚数单位满足 $\frac{1}{i} = i$", {"1 / i = i": "false"}),
+    ],
+)
+def test_imaginary_unit(text: str, expected: dict[str, str]) -> None:
+    assert verdicts(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        r"$\sin 10^{300} = 0$",  # huge angle
+        r"$e^{1000000} = 1$",  # huge power
+        r"$\exp(1000) = 1$",
+        r"$\sin^{-1} 1 = 2$",  # arcsin, not a power
+        r"$\sin(\sin(\sin(\sin(\cos(\tan(\ln(\lg(100)))))))) = 5$",  # nested: checked or not, never a crash
+        r"sin 30 = 0.5",  # an angle without a unit (degrees? radians?)
+        r"$\ln 0 = 1$",
+        r"$\ln(-1) = 1$",
+        r"$\log 100 = 2$",  # log without a base
+        r"$\tan \frac{\pi}{2} = 1$",
+        r"$a_i = 2 + 3$ 是复数",  # i as an index, even in a complex-number step
+        r"复数 $\sum_{i=1}^{3} i^2 = 15$",  # the summation index is not the imaginary unit
+        r"$i^2 = 5$, so $b_i = 3$",  # plain i with no 复数/虚数: a variable
+        r"电荷 $q = 2e = 3.2 \times 10^{-19}$ C",  # e is the elementary charge here
+        r"温度 20°C = 293 K",
+        r"所以，$y'(\pi)=2\cos \pi-\sin \pi=-2$。",  # y'(pi) names a value; the chain is right
+        r"$f'(2) = 3 \times 2 = 6$",
+    ],
+)
+def test_hostile_and_ambiguous_forms_are_not_false(text: str) -> None:
+    assert "false" not in verdicts(text).values()
+
+
+def test_derivative_value_then_a_false_calculation() -> None:
+    assert only_verdict(r"所以，$y'(\pi)=2\cos \pi-\sin \pi=-3$。") == "false"
+
+
+def test_a_false_complex_claim_is_flagged_with_its_values() -> None:
+    from reasoning_metrics.verify.detector import Evidence
+    from reasoning_metrics.verify.detectors.arithmetic import Arithmetic
+
+    step = r"得到$\mathrm{i} (1+\mathrm{i})+3 (1-\mathrm{i})=2\mathrm{i}+3-3\mathrm{i}$。"
+    findings = Arithmetic().find(Evidence(problem="", steps=[step], checks=check_steps([step])))
+    (flags,) = findings.steps
+    assert [f.message for f in flags] == ["i * (1 + i) + 3 * (1 - i) = 2 * i + 3 - (3 * i) does not hold "
+                                          "(complex number: 2-2i vs 3-i)"]  # fmt: skip
+
+
+def test_nested_functions_evaluate() -> None:
+    assert only_verdict(r"$\sin(\cos(0)) \approx 0.84$") == "true"
+    assert only_verdict(r"$\sin(\cos(0)) \approx 0.5$") == "false"
+
+
+def test_function_of_a_variable_is_not_checked() -> None:
+    assert only_verdict(r"$\sin \alpha = \frac{1}{2}$") == "unchecked"
+    assert only_verdict(r"$2\sin x \cos x = \sin 2x$") == "unchecked"
+
+
+def test_equation_linear_in_a_power_of_one_unknown() -> None:
+    step = r"我们得到$4 - y^2 - y^2/3 = 1$，解得$y^2 = 9/2$，所以$y = \pm 3/\sqrt{2}$"
+    (conflicts,) = equation_conflicts(check_steps([step]))
+    assert [(c.variable, c.value, round(c.previous, 9)) for c in conflicts] == [("y^2", 4.5, 2.25)]
+    right = step.replace("9/2", "9/4")
+    assert equation_conflicts(check_steps([right])) == [[]]
+
+
+def test_mixed_powers_are_not_followed() -> None:
+    steps = [r"$x^2 - x = 2$", r"$x^2 = 9$", r"$x^3 = 8$", r"$2y^2 = 8$", r"$y^3 = 8$"]
+    assert equation_conflicts(check_steps(steps)) == [[], [], [], [], []]
