@@ -32,6 +32,19 @@ _FUNCTION_VALUE = re.compile(
 """``f(2)``, ``g(x+1)``, ``P(A)``, ``y'(π)``: the value of a function (or its derivative), named ``f_2``,
 ``g_xp1``, ``P_A``, ``y_dpi`` (not ``f × 2``, nor the ``(π)`` a value of its own)."""
 _LABEL_SIGNS = str.maketrans({"+": "p", "-": "m", ".": "d"})
+ACCENTS = {
+    "overrightarrow": "vec",
+    "overleftarrow": "vec",
+    "vec": "vec",
+    "overline": "bar",
+    "bar": "bar",
+    "hat": "hat",
+    "widehat": "hat",
+    "tilde": "tilde",
+    "widetilde": "tilde",
+}
+"""Accents that make a name of their own: a vector, a conjugate or a mean, an estimate."""
+_ACCENTED_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]{0,3}")
 _BRACED_NAME = re.compile(r"^\(+([A-Za-z]|[\u0370-\u03ff])\)+$")
 """``{m}`` or ``{{m}}`` before a subscript, already rewritten to ``(m)``: the name is ``m``."""
 _CIRCLED = re.compile(r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]")
@@ -209,6 +222,12 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
     elif name in TEXT_COMMANDS:
         content, i = latex_argument(text, i)
         out.append(" ⅈ " if content.strip() == "i" else f" {content} ")  # \mathrm{i}: the imaginary unit
+    elif name in ACCENTS:
+        content, i = latex_argument(text, i)
+        label = re.sub(r"[{}\s]", "", content)
+        # \overrightarrow{AB}, \bar{z}: a name of its own (AB_vec, z_bar), neither AB nor a unit word
+        named = _ACCENTED_NAME.fullmatch(label)
+        out.append(f" {label}_{ACCENTS[name]} " if named else f" ({_latex(content, depth + 1)}) ")
     elif name == "boxed":
         content, i = latex_argument(text, i)
         out.append(f" {_latex(content, depth + 1)} ")

@@ -133,3 +133,22 @@ def test_equation_linear_in_a_power_of_one_unknown() -> None:
 def test_mixed_powers_are_not_followed() -> None:
     steps = [r"$x^2 - x = 2$", r"$x^2 = 9$", r"$x^3 = 8$", r"$2y^2 = 8$", r"$y^3 = 8$"]
     assert equation_conflicts(check_steps(steps)) == [[], [], [], [], []]
+
+
+def test_vectors_are_names_of_their_own_not_their_coefficient() -> None:
+    # GAOKAO Math II 111 (right answer, right steps): \overrightarrow{AB} was dropped as a unit word, so
+    # AD = 1/2 AB + 1/2 AC read as AD = 1/2, and AE = 1/2 AD = 1/4 AB + ... as a conflicting AD = 1/4
+    steps = [
+        r"我们知道$\overrightarrow{AD} = \frac{1}{2} \overrightarrow{AB} + \frac{1}{2} \overrightarrow{AC}$。",
+        r"所以$\overrightarrow{AE} = \frac{1}{2} \overrightarrow{AD} = \frac{1}{4} \overrightarrow{AB} + \frac{1}{4} \overrightarrow{AC}$。",
+    ]
+    assert equation_conflicts(check_steps(steps)) == [[], []]
+    assert only_verdict(r"$\overrightarrow{AD} = \frac{1}{2}\overrightarrow{AB}$") == "unchecked"
+    assert only_verdict(r"$\vec{a} = 2 + 3 = 6$") == "false"  # the arithmetic beside a vector is still read
+
+
+def test_an_accented_name_is_not_the_plain_name() -> None:
+    # z and its conjugate, x and its mean, are different unknowns: no conflict between z = 1+i and z̄ = 1-i
+    steps = [r"复数$z=1+\mathrm{i}$，", r"则$\bar{z}=1-\mathrm{i}$，$\overline{x+1} = 3$"]
+    assert equation_conflicts(check_steps(steps)) == [[], []]
+    assert only_verdict(r"$\overline{2+3} = 6$") == "false"  # a bar over a calculation keeps the calculation
