@@ -47,14 +47,18 @@ class DryRun:
 
 
 def dry_run(options: RunOptions) -> DryRun:
-    """Build the prompts of the first ``options.limit`` (default 3) selected questions; loads no model, writes nothing."""
+    """Build the prompts of the first ``options.limit`` (default 3) selected questions; loads no model, writes nothing.
+
+    Without ``--limit`` the preview is the first 3 questions the run would ask, of its shard too: a limit of 3
+    applied before the shard (as a run's ``--limit`` is) would leave a shard of 16 with no question."""
     options = with_protocol_defaults(options)
-    if options.limit is None:
-        options = replace(options, limit=DEFAULT_LIMIT)
     check_options(options)
     questions, data = select_questions(options)
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
+    if options.limit is None:
+        questions = questions[:DEFAULT_LIMIT]
+        options = replace(options, limit=DEFAULT_LIMIT)
     options = replace(options, split=data["split"])  # the split shown: exemplars never come from it
     check_templates(options, questions)
     chat = options.chat if options.chat is not None else _backend_type(options).is_chat

@@ -88,3 +88,16 @@ def test_a_dry_run_imports_no_model_library(bank: Path, tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_dry_run_of_a_shard_previews_that_shards_questions(tmp_path: Path) -> None:
+    # The preview's 3 were taken before the shard, as a run's --limit is: shard 1/4 of a bank whose first
+    # questions all hash elsewhere showed "no question matches the filters" for a shard that has questions.
+    from runners.store import in_shard
+
+    many = [question(f"q{i}", "数学", "函数", "一次函数", stem=f"第{i}题") for i in range(40)]
+    bank = write_bank(tmp_path / "bank", many)
+    mine = [q.id for q in many if in_shard(q.id, (0, 4))]
+    assert mine and [q.id for q in many[:3]] != mine[:3]  # the bank's first three are not the shard's
+    shown = _prompts(_dry(bank, tmp_path / "dry", "--shard", "1/4"))
+    assert list(shown) == mine[:3]
