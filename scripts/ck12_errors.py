@@ -15,6 +15,8 @@ For the GAOKAO-Bench set, the run replays the release's GPT-4 answers (``k12eval
 -B path=GAOKAO/Results/gpt_4_0314_obj -B format=gaokao --mode zero-shot-cot``), ``packets`` takes ``--bank
 GAOKAO/Data --only SAMPLE.json`` (the sample drawn before any answer was read) and ``build`` takes ``--results
 Results/gpt_4_0314_obj``: the stored set keeps the labels and the answer's hash, not the release's text.
+An answer made here (a model run on GAOKAO-Bench questions) is built with ``--form gaokao-labels`` and no
+``--results``: its output and steps are kept, as for CK12.
 
 The steps are the model output split by ``reasoning_metrics.split.split_steps``, which ``k12eval
 score`` uses, so a label's step index is the index every detector sees.
@@ -142,14 +144,13 @@ def build(args: argparse.Namespace) -> None:
             steps = split_steps(record["output"])
             if not -1 <= label["first_error"] < len(steps):
                 sys.exit(f"{sid}: first_error {label['first_error']} is outside its {len(steps)} steps")
+            key = "question_id" if args.results or args.form == "gaokao-labels" else "ck12_id"
+            text: dict = {key: record["question_id"], "model": model, "mode": "zero-shot-cot"}
+            text |= {"subject": record["subject"], "type": record["type"]}
             if args.results:  # gaokao-labels: the release's answer is joined at read time, kept here by its hash
-                text: dict = {"question_id": record["question_id"], "model": model, "mode": "zero-shot-cot"}
-                text |= {"subject": record["subject"], "type": record["type"], "results": args.results}
-                text |= {"output_sha256": output_hash(record["output"]), "steps": len(steps)}
-            else:
-                text = {"ck12_id": record["question_id"], "model": model, "mode": "zero-shot-cot"}
-                text |= {"subject": record["subject"], "type": record["type"], "output": record["output"]}
-                text |= {"steps": steps}
+                text |= {"results": args.results, "output_sha256": output_hash(record["output"]), "steps": len(steps)}
+            else:  # an answer made here: kept with its steps
+                text |= {"output": record["output"], "steps": steps}
             out.append(
                 {
                     "id": sid,
@@ -197,10 +198,11 @@ def main() -> None:
     b.add_argument("runs", nargs="+", type=Path)
     b.add_argument("--labels", type=Path, required=True)
     b.add_argument("--out", type=Path, required=True)
+    b.add_argument("--form", choices=("ck12-labels", "gaokao-labels"), default="ck12-labels")
     b.add_argument(
         "--results",
-        help="the runs replay this result folder of the GAOKAO-Bench release (Results/gpt_4_0314_obj): write the "
-        "gaokao-labels form, which keeps the answer's hash, not its text",
+        help="(gaokao-labels) the runs replay this result folder of the GAOKAO-Bench release "
+        "(Results/gpt_4_0314_obj): keep the answer's hash, not its text",
     )
     b.set_defaults(func=build)
     args = parser.parse_args()

@@ -15,6 +15,8 @@ solution::
      "model": "gpt-4-0314", "results": "Results/gpt_4_0314_obj", "output_sha256": "...", "steps": 10,
      "extracted": null, "graded_correct": false, "first_error": 1, "kind": "false_fact", "note": "..."}
 
+An answer made here, not the release's (a model run on the release's questions), is kept with its text as
+in ``ck12-labels``: ``"output"`` and ``"steps"`` (the list), no ``"results"``; only the question is joined.
 ``first_error``, ``kind``, ``answered`` and ``note`` as in :mod:`reasoning_metrics.metaeval.ck12_labels`.
 """
 
@@ -24,7 +26,7 @@ import hashlib
 import os
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kg.errors import InputError
 from reasoning_metrics.metaeval._located import iter_records
@@ -67,9 +69,8 @@ def output_hash(output: str) -> str:
 
 
 def read_gaokao_labels(path: Path, data: Path | None = None) -> list[tuple[str, LabelledSolution]]:
-    """Each solution of a labelled file with where it was read, its question and output joined from the release."""
-    from reasoning_metrics.split import split_steps
-
+    """Each solution of a labelled file with where it was read, its question (and the release's answer) joined
+    from the release."""
     data = data or gaokao_data()
     if not data.is_dir():
         raise InputError(
@@ -83,21 +84,31 @@ def read_gaokao_labels(path: Path, data: Path | None = None) -> list[tuple[str, 
         question = questions.get(question_id)
         if question is None:
             raise InputError(f"{where}, field 'question_id': {question_id!r} is not in the release at {data}")
-        folder = data.parent / _string(where, record, "results")
-        if not folder.is_dir():
-            raise InputError(f"{where}, field 'results': no result folder {folder} in the release")
-        output = gaokao_outputs(folder.resolve()).get(question_id)
-        if output is None:
-            raise InputError(f"{where}, field 'question_id': {question_id!r} has no answer in {folder}")
-        if output_hash(output) != record.get("output_sha256"):
-            raise InputError(
-                f"{where}, field 'output_sha256': the answer in {folder} is not the one labelled (the release changed)"
-            )
-        steps = split_steps(output)
-        if len(steps) != record.get("steps"):
-            raise InputError(
-                f"{where}, field 'steps': labelled on {record.get('steps')} steps, the output splits into "
-                f"{len(steps)} now (reasoning_metrics.split changed): the labels would sit on other steps"
-            )
+        steps = record.get("steps") if "results" not in record else _release_steps(where, record, data, question_id)
+        if not isinstance(steps, list) or not steps or not all(isinstance(s, str) for s in steps):
+            raise InputError(f"{where}, field 'steps': expected a non-empty list of step texts (or 'results')")
         solutions.append((where, labelled(where, record, question, steps)))
     return solutions
+
+
+def _release_steps(where: str, record: dict[str, Any], data: Path, question_id: str) -> list[str]:
+    """The steps of the release's answer a record names (``results``), checked against its hash and step count."""
+    from reasoning_metrics.split import split_steps
+
+    folder = data.parent / _string(where, record, "results")
+    if not folder.is_dir():
+        raise InputError(f"{where}, field 'results': no result folder {folder} in the release")
+    output = gaokao_outputs(folder.resolve()).get(question_id)
+    if output is None:
+        raise InputError(f"{where}, field 'question_id': {question_id!r} has no answer in {folder}")
+    if output_hash(output) != record.get("output_sha256"):
+        raise InputError(
+            f"{where}, field 'output_sha256': the answer in {folder} is not the one labelled (the release changed)"
+        )
+    steps = split_steps(output)
+    if len(steps) != record.get("steps"):
+        raise InputError(
+            f"{where}, field 'steps': labelled on {record.get('steps')} steps, the output splits into "
+            f"{len(steps)} now (reasoning_metrics.split changed): the labels would sit on other steps"
+        )
+    return steps

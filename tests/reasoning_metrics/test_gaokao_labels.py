@@ -197,3 +197,18 @@ def test_the_stored_set_is_read_against_the_release_with_every_hash_and_step_cou
     text = STORED.read_text("utf-8")
     assert all(s.problem[:40] not in text and s.meta["analysis"][:40] not in text for s in solutions)
     assert all(record.keys().isdisjoint({"output", "question", "stem", "analysis", "problem"}) for record in records)
+
+
+def test_an_answer_made_here_is_read_with_its_own_steps(data: Path, tmp_path: Path) -> None:
+    # A model run here on the release's questions: its output and steps are kept (as ck12-labels keeps them),
+    # no result folder, no hash; only the question is joined from the release.
+    steps = ["【解析】集合 A 有 3 个元素。", "所以选 D。", "【答案】D <eoa>"]
+    mine = label(model="qwen", steps=steps, output="\n".join(steps), first_error=0, kind="false_fact")
+    for key in ("results", "output_sha256"):
+        del mine[key]
+    (solution,) = load_solutions(write_jsonl(tmp_path / "labels.jsonl", [mine]), "gaokao-labels")
+    assert solution.steps == tuple(steps) and solution.first_error == 0
+    assert solution.problem == MATH.strip()
+    bad = write_jsonl(tmp_path / "bad.jsonl", [mine | {"steps": []}])
+    with pytest.raises(InputError, match=r"bad\.jsonl, line 1, field 'steps'"):
+        load_solutions(bad, "gaokao-labels")
