@@ -212,3 +212,16 @@ def test_an_answer_made_here_is_read_with_its_own_steps(data: Path, tmp_path: Pa
     bad = write_jsonl(tmp_path / "bad.jsonl", [mine | {"steps": []}])
     with pytest.raises(InputError, match=r"bad\.jsonl, line 1, field 'steps'"):
         load_solutions(bad, "gaokao-labels")
+
+
+@pytest.mark.skipif(not RELEASE, reason="K12EVAL_GAOKAO_DATA (the release's Data/ folder) is not set")
+def test_the_small_models_set_keeps_its_answers_and_no_release_text() -> None:
+    stored = REPO / "data" / "gaokao_errors" / "qwen2.5-coder-0.5b-instruct.jsonl"
+    records = [json.loads(line) for line in stored.read_text("utf-8").splitlines()]
+    solutions = load_solutions(stored, "gaokao-labels")
+    assert len(solutions) == len(records) == 77
+    for record, solution in zip(records, solutions, strict=True):
+        assert record["steps"] == split_steps(record["output"]) == list(solution.steps), record["id"]
+        assert "results" not in record and solution.meta["options_in_stem"]
+    text = stored.read_text("utf-8")
+    assert all(s.meta["analysis"][:40] not in text for s in solutions if len(s.meta["analysis"]) >= 40)
