@@ -95,13 +95,17 @@ def _release_steps(where: str, record: dict[str, Any], data: Path, question_id: 
     """The steps of the release's answer a record names (``results``), checked against its hash and step count."""
     from reasoning_metrics.split import split_steps
 
-    folder = data.parent / _string(where, record, "results")
+    release = data.parent.resolve()
+    folder = (release / _string(where, record, "results")).resolve()
+    if not folder.is_relative_to(release):
+        raise InputError(f"{where}, field 'results': {folder} is outside the release at {release}")
     if not folder.is_dir():
         raise InputError(f"{where}, field 'results': no result folder {folder} in the release")
-    output = gaokao_outputs(folder.resolve()).get(question_id)
+    output = gaokao_outputs(folder).get(question_id)
     if output is None:
         raise InputError(f"{where}, field 'question_id': {question_id!r} has no answer in {folder}")
-    if output_hash(output) != record.get("output_sha256"):
+    labelled_hash = _string(where, record, "output_sha256")
+    if output_hash(output) != labelled_hash:
         raise InputError(
             f"{where}, field 'output_sha256': the answer in {folder} is not the one labelled (the release changed)"
         )

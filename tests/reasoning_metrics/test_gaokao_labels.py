@@ -104,6 +104,8 @@ def rewrite_output(data: Path, position: int, output: str) -> None:
         ({"question_id": f"gaokao/{MATH_I}/9"}, "question_id", "is not in the release"),
         ({"question_id": "gaokao/2010-2022_Math_II_MCQs/0"}, "question_id", "is not in the release"),
         ({"results": "Results/gpt_3_obj"}, "results", "no result folder"),
+        ({"results": "/etc"}, "results", "outside the release"),  # a labelled file names no folder beyond it
+        ({"results": "../../x"}, "results", "outside the release"),
         ({"first_error": len(split_steps(WRONG))}, "first_error", "step index below"),
         ({"kind": "typo"}, "kind", "expected one of"),
         ({"id": ""}, "id", "non-empty string"),
@@ -116,6 +118,14 @@ def test_a_label_that_does_not_fit_the_release_names_its_line_and_field(
     with pytest.raises(InputError, match=rf"labels\.jsonl, line 2, field '{field}'") as error:
         load_solutions(path, "gaokao-labels")
     assert says in str(error.value)
+
+
+def test_a_record_without_the_hash_is_told_the_field_is_missing(data: Path, tmp_path: Path) -> None:
+    record = label()
+    del record["output_sha256"]
+    path = write_jsonl(tmp_path / "labels.jsonl", [record])
+    with pytest.raises(InputError, match=r"line 1, field 'output_sha256': expected a non-empty string"):
+        load_solutions(path, "gaokao-labels")
 
 
 def test_an_answer_the_release_changed_since_it_was_labelled_is_refused(data: Path, tmp_path: Path) -> None:
