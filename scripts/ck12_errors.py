@@ -106,17 +106,23 @@ def sample(args: argparse.Namespace) -> None:
     e.g. ``gaokao/2010-2022_Math_I_MCQs``), ``--wrong`` graded wrong and ``--right`` graded right, seeded."""
     import random
 
-    by: dict[tuple[str, bool], list[str]] = {}
+    by: dict[tuple[str, bool], set[str]] = {}  # a question in two runs (shards that overlap) is drawn once
     for run in args.runs:
         for _, record in jsonl_objects(run / "records.jsonl"):
             group = record["question_id"].rsplit("/", 1)[0]
             if group in args.groups:
-                by.setdefault((group, bool(record.get("correct"))), []).append(record["question_id"])
+                by.setdefault((group, bool(record.get("correct"))), set()).add(record["question_id"])
     rng = random.Random(args.seed)
     drawn: list[str] = []
     for group in args.groups:
-        drawn += rng.sample(sorted(by.get((group, False), [])), args.wrong)
-        drawn += rng.sample(sorted(by.get((group, True), [])), args.right)
+        for graded, wanted, option in ((False, args.wrong, "--wrong"), (True, args.right, "--right")):
+            pool = sorted(by.get((group, graded), set()))
+            if len(pool) < wanted:
+                sys.exit(
+                    f"group {group}: {len(pool)} solutions graded {'right' if graded else 'wrong'} in the runs, "
+                    f"fewer than {option} {wanted}"
+                )
+            drawn += rng.sample(pool, wanted)
     args.out.write_text(json.dumps(drawn, indent=0) + "\n", encoding="utf-8")
     print(f"{len(drawn)} solutions drawn -> {args.out}")
 
