@@ -32,9 +32,13 @@ MAX_ANGLE = 1e6
 """Trigonometric functions of larger arguments are not computed."""
 MAX_EXP = 690.0
 """``exp`` of a larger argument is beyond 10**300 and not computed."""
+NEAR_ZERO = 1e-12
+"""A divisor that is not an exact fraction and this small (relative to the dividend) is taken for zero."""
 MAX_FUNCTION_POWER = 9
 """``sin^2 x`` reads as ``(sin x)^2`` up to this exponent; ``sin^{-1} x`` (arcsin) does not parse."""
 TRIG = frozenset({"sin", "cos", "tan", "cot"})
+_POWER_BASE_BRACKETED = frozenset({"+", "-", "*", "/", "neg"})
+"""Operations that a power's base written after them would split: ``(6/3)^2`` is not ``6/3^2``."""
 
 
 class ParseFailure(Exception):
@@ -100,8 +104,10 @@ class Node:
         if self.op in ("sqrt", "fn"):
             return f"{self.text or self.op}({self.args[0].render()})"
         left, right = (arg.render() for arg in self.args)
-        if self.args[0].op in "+-" and self.op in "*/^":
-            left = f"({left})"
+        if (self.args[0].op in ("+", "-") and self.op in "*/") or (
+            self.args[0].op in _POWER_BASE_BRACKETED and self.op == "^"
+        ):
+            left = f"({left})"  # (a + b) * c, (6 / 3) ^ 2, (-2) ^ 2
         if self.args[1].op in "+-*/" and self.op in "-*/^":
             right = f"({right})"
         return f"{left} {self.op} {right}"
@@ -148,14 +154,17 @@ class _Parser:
         node = self.factor(depth)
         while self._is(Kind.OP, "*", "/"):
             op = self._take().symbol
-            node = Node(op, (node, self.factor(depth)))
+            node = Node(op, (node, self.factor(depth, divisor=op == "/")))
         return node
 
-    def factor(self, depth: int) -> Node:
+    def factor(self, depth: int, divisor: bool = False) -> Node:
         """A signed power and the implicit products after it, which bind tighter than ``×`` and ``÷``:
-        ``40π ÷ 2π`` is ``(40π) / (2π)``."""
+        ``40π ÷ 2π`` is ``(40π) / (2π)``. A divisor followed by the imaginary unit (``1/2 i``: ``(1/2) i``
+        or ``1/(2i)``?) is ambiguous and does not parse."""
         node = self.unary(depth)
         while self._implicit_product():
+            if divisor and self._is(Kind.CONST) and self.tokens[self.pos].text == "i":
+                raise ParseFailure("a quotient before the imaginary unit")
             node = Node("*", (node, self.power(depth)))
         return node
 
@@ -218,7 +227,8 @@ class _Parser:
 
     def function(self, name: str, depth: int) -> Node:
         """``sin(x)``, ``sin x``, ``cos 2 pi`` (the argument runs over implicit products up to the next
-        function: ``sin x cos x`` is two factors) and ``sin^2 x``, which is ``(sin x)^2``."""
+        function: ``sin x cos x`` is two factors) and ``sin^2 x``, which is ``(sin x)^2``. An argument
+        without brackets followed by ``/`` or ``^`` (``sin π/6``) is ambiguous and does not parse."""
         exponent = None
         if self._is(Kind.OP, "^"):
             self._take()
@@ -229,6 +239,8 @@ class _Parser:
             argument = self.power(depth)
             while self._implicit_product() and not self._is(Kind.FUNC):
                 argument = Node("*", (argument, self.power(depth)))
+            if self._is(Kind.OP, "/", "^"):  # sin π/6, ln 2/3: sin(π/6) or sin(π)/6? not read either way
+                raise ParseFailure(f"{name} of an argument without brackets, then a division or a power")
         node = Node("fn", (argument,), text=name)
         return node if exponent is None else Node("^", (node, exponent))
 
@@ -314,7 +326,7 @@ def _value(node: Node, env: dict[str, Fraction]) -> sympy.Expr:
     if op == "*":
         return _bounded(left * right)
     if op == "/":
-        if right == 0:
+        if right == 0 or _nearly_zero(right, left):
             raise Unevaluable("division by zero")
         return _bounded(left / right)
     if op == "^":
@@ -325,7 +337,7 @@ def _value(node: Node, env: dict[str, Fraction]) -> sympy.Expr:
 def _function(name: str, argument: sympy.Expr, in_radians: bool) -> sympy.Expr:
     """``name(argument)`` for a real argument in its domain and range, or :class:`Unevaluable`.
 
-    A trigonometric argument that names no pi and is a whole number of 2 or more (``sin 30``) is
+    A trigonometric argument that names no pi and is 2 or more in size (``sin 30``, ``cos 22.5``) is
     an angle in degrees written without its sign, or in radians: it is not read either way.
     """
     import sympy
@@ -336,7 +348,7 @@ def _function(name: str, argument: sympy.Expr, in_radians: bool) -> sympy.Expr:
     if name in TRIG:
         if abs(x) > MAX_ANGLE:
             raise Unevaluable(f"{name} of a huge angle")
-        if not in_radians and x == int(x) and abs(x) >= 2:
+        if not in_radians and abs(x) >= 2:
             raise Unevaluable(f"{name} of an angle without a unit")
         value = {"sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "cot": sympy.cot}[name](argument)
     elif name == "exp":
@@ -355,6 +367,18 @@ def _function(name: str, argument: sympy.Expr, in_radians: bool) -> sympy.Expr:
     if value.is_finite is not True:
         raise Unevaluable(f"{name} is not finite there")
     return _bounded(value)
+
+
+def _nearly_zero(divisor: sympy.Expr, dividend: sympy.Expr) -> bool:
+    """Whether a divisor that is not an exact fraction is zero to within rounding: ``(1+i)(1-i)-2`` and
+    ``sin^2 1 + cos^2 1 - 1`` are zero, which sympy does not always decide. A division by it is not
+    read (the quotient of rounding noise would be a huge number, or not real)."""
+    import sympy
+
+    if isinstance(divisor, sympy.Rational):
+        return False
+    scale = max(1.0, abs(complex(sympy.N(dividend, 15))))
+    return abs(complex(sympy.N(divisor, 30))) <= NEAR_ZERO * scale
 
 
 def _log10_abs(value: sympy.Expr) -> float:

@@ -7,8 +7,9 @@ full-width ``＝＋－（）１２`` -> ASCII, ``²`` -> ``^(2)``, Chinese punct
 ASCII separators (so ``，`` never reads as a thousands separator), Chinese numerals
 and operator words -> digits and symbols, ``X 的值约等于 Y`` -> ``X ≈ Y``.
 
-Constants and angles, only where the text leaves no doubt: ``e`` is Euler's number before a power
-(``e^{2}``) or after ``ln`` (else a variable, or the elementary charge of physics); ``\\mathrm{i}``
+Constants and angles, only where the text leaves no doubt: ``e`` is Euler's number written
+``\\mathrm{e}``, after ``ln`` (``ln e``, ``ln(e)``) or before a power (``e^{2}``) in a step that names no conic
+(in one that does, ``e`` is the eccentricity, 离心率); else a variable, or the elementary charge of physics; ``\\mathrm{i}``
 and ``\\text{i}`` are the imaginary unit, and so is a lone ``i`` in a step that speaks of 复数 or
 虚数 (else an index: ``a_i``, ``\\sum_{i=1}``); degrees (``30°``, ``30^\\circ``) become radians
 inside the argument of ``sin cos tan cot`` only (elsewhere ``°`` stays a unit).
@@ -27,11 +28,13 @@ MAX_LATEX_DEPTH = 40
 
 _SUBSCRIPT_LABEL = re.compile(r"[A-Za-z0-9\u4e00-\u9fff+\-]{1,8}")
 _FUNCTION_VALUE = re.compile(
-    r"(?<![A-Za-z0-9_])([fghpqPQ]|[A-Za-z](?=\s*['′]))\s*(['′]*)\s*\(\s*(-?[A-Za-z0-9.]+(?:\s*[+-]\s*[A-Za-z0-9.]+)?)\s*\)"
+    r"(?<![A-Za-z0-9_])([fghpqPQ]|[A-Za-z](?=\s{0,3}['′]))\s{0,3}(['′]{0,3})\s{0,3}"
+    r"\(\s{0,3}(-?[A-Za-z0-9.π]{1,12}(?:\s{0,3}[+-]\s{0,3}[A-Za-z0-9.π]{1,12})?)\s{0,3}\)"
 )
 """``f(2)``, ``g(x+1)``, ``P(A)``, ``y'(π)``: the value of a function (or its derivative), named ``f_2``,
-``g_xp1``, ``P_A``, ``y_dpi`` (not ``f × 2``, nor the ``(π)`` a value of its own)."""
-_LABEL_SIGNS = str.maketrans({"+": "p", "-": "m", ".": "d"})
+``g_xp1``, ``P_A``, ``y_dpi`` (not ``f × 2``, nor the ``(π)`` a value of its own). Every repetition is
+bounded: a letter before a long run of spaces costs no more than a few steps."""
+_LABEL_SIGNS = str.maketrans({"+": "p", "-": "m", ".": "d", "π": "pi"})
 ACCENTS = {
     "overrightarrow": "vec",
     "overleftarrow": "vec",
@@ -53,10 +56,14 @@ _MIXED_NUMBER = re.compile(r"(?<![\d.])(\d+)\\[dt]?frac\{(\d+)\}\{(\d+)\}")
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
 _VULGAR = {"½": "(1/2)", "⅓": "(1/3)", "⅔": "(2/3)", "¼": "(1/4)", "¾": "(3/4)", "⅕": "(1/5)", "⅛": "(1/8)"}
-_VALUE_OF = re.compile(r"的值\s*[;，,]?\s*(?:约等于|约为|≈)")
+_VALUE_OF = re.compile(r"的值[\s;，,]{0,6}(?:约等于|约为|≈)")
 """``4 sin(1/4) 的值，约等于 1.0002``: the approximate value of a calculation, stated (``的值为`` is not
 read: it mostly names what a letter stands for, ``n 的值为 3``, which other detectors read as prose)."""
-_EULER = re.compile(r"(?<![A-Za-z_\\])e(?=\s*\^)|(?<=\bln)\s*e(?![A-Za-z_])")
+_EULER_POWER = re.compile(r"(?<![A-Za-z_\\])e(?=\s{0,3}\^)")
+_LN_E = re.compile(r"(?<![A-Za-z])ln\s{0,3}(?:e(?![A-Za-z_])|\(\s{0,3}e\s{0,3}\))")
+"""``ln e``, ``ln(e)``, ``\\ln{e}``: the logarithm of Euler's number."""
+_CONIC_WORDS = re.compile(r"离心率|椭圆|双曲线|抛物线|eccentricity|ellipse|hyperbola|parabola")
+"""A step about a conic: ``e`` is its eccentricity, and ``e^2`` its square, not a power of Euler's number."""
 _IMAGINARY = re.compile(r"(?<![A-Za-z_\\])i(?![A-Za-z_])")
 _SPACED_FACTOR = re.compile(r"(?<=[\dⅈ)])\s+(?=\()")
 _COMPLEX_WORDS = re.compile(r"复数|虚数|虚部|实部")
@@ -150,7 +157,9 @@ def _latex(text: str, depth: int) -> str:
 def _constants(text: str, imaginary: bool) -> str:
     """Euler's number, the imaginary unit and angles in degrees marked where they are unambiguous
     (see the module doc)."""
-    text = _EULER.sub(" ℯ", text)
+    text = _LN_E.sub(" ln ℯ ", text)
+    if not _CONIC_WORDS.search(text):
+        text = _EULER_POWER.sub(" ℯ", text)
     if imaginary and _COMPLEX_WORDS.search(text):
         text = _IMAGINARY.sub(" ⅈ ", text)
     if "ⅈ" in text:  # 3 (1-i), i (1+i): a product of complex numbers, however spaced
@@ -221,13 +230,16 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
         out.append(f" sqrt({inner})" if index is None else f"(({inner})^(1/({_latex(index, depth + 1)})))")
     elif name in TEXT_COMMANDS:
         content, i = latex_argument(text, i)
-        out.append(" ⅈ " if content.strip() == "i" else f" {content} ")  # \mathrm{i}: the imaginary unit
+        # \mathrm{i}: the imaginary unit; \mathrm{e}: Euler's number (even in a step about a conic)
+        out.append({"i": " ⅈ ", "e": " ℯ " if name == "mathrm" else " e "}.get(content.strip(), f" {content} "))
     elif name in ACCENTS:
         content, i = latex_argument(text, i)
         label = re.sub(r"[{}\s]", "", content)
         # \overrightarrow{AB}, \bar{z}: a name of its own (AB_vec, z_bar), neither AB nor a unit word
         named = _ACCENTED_NAME.fullmatch(label)
-        out.append(f" {label}_{ACCENTS[name]} " if named else f" ({_latex(content, depth + 1)}) ")
+        # over a calculation the accent is a conjugate (复数), a segment or a repeating decimal: the
+        # ellipsis marks on both sides keep the claim around it from being read
+        out.append(f" {label}_{ACCENTS[name]} " if named else f" ⋯ ({_latex(content, depth + 1)}) ⋯ ")
     elif name == "boxed":
         content, i = latex_argument(text, i)
         out.append(f" {_latex(content, depth + 1)} ")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from reasoning_metrics.verify.detector import Detector, Evidence, Findings, Labels, flag
 from reasoning_metrics.verify.flags import FlagKind, StepFlag
+from reasoning_metrics.verify.rules.arithmetic import complex_text
 
 
 class Arithmetic(Detector):
@@ -23,15 +24,19 @@ class Arithmetic(Detector):
         for check in evidence.checks:
             flags = []
             for claim in check.false_claims:
-                if claim.left_value is None or claim.right_value is None:  # complex: the values are in the note
-                    actual = claim.note
+                if claim.complex_values is not None:
+                    left, right = (complex_text(value) for value in claim.complex_values)
+                    actual, actual_zh = f"complex number: {left} vs {right}", f"复数 {left} 与 {right}"
+                elif claim.left_value is not None and claim.right_value is not None:
+                    left, right = f"{claim.left_value:.6g}", f"{claim.right_value:.6g}"
+                    actual, actual_zh = f"{left} vs {right}", f"{left} 与 {right}"
                 else:
-                    actual = f"{claim.left_value:.6g} vs {claim.right_value:.6g}"
+                    actual = actual_zh = claim.note
                 message = f"{claim.expression} does not hold ({actual})"
-                zh = f"{claim.expression} 不成立（{actual.replace(' vs ', ' 与 ')}）"
+                zh = f"{claim.expression} 不成立（{actual_zh}）"
                 if claim.name:
                     message = f"{claim.name} = {claim.left}, then {claim.name} = {claim.right} ({actual})"
-                    zh = f"{claim.name} = {claim.left}，后来 {claim.name} = {claim.right}（{actual.replace(' vs ', ' 与 ')}）"
+                    zh = f"{claim.name} = {claim.left}，后来 {claim.name} = {claim.right}（{actual_zh}）"
                 flags.append(flag(FlagKind.ARITHMETIC, message, claim.expression, zh))
             steps.append(flags)
         return Findings.at_steps(steps)

@@ -75,6 +75,8 @@ class ClaimCheck:
     """The parsed claim (for the equation check)."""
     name: str = ""
     """What a restated claim's two sides were both called (``total earnings``, ``S``); empty otherwise."""
+    complex_values: tuple[complex, complex] | None = None
+    """The two sides' values when the claim names the imaginary unit (``left_value`` is then None)."""
 
     @property
     def expression(self) -> str:
@@ -189,9 +191,26 @@ def check_claim(claim: Claim, source: str = "text", name: str = "") -> ClaimChec
     left, right = claim.left, claim.right
     operands = _operands(claim)
 
-    def result(verdict: Verdict, note: str, lv: float | None = None, rv: float | None = None) -> ClaimCheck:
+    def result(
+        verdict: Verdict,
+        note: str,
+        lv: float | None = None,
+        rv: float | None = None,
+        complex_values: tuple[complex, complex] | None = None,
+    ) -> ClaimCheck:
         return ClaimCheck(
-            left.render(), claim.relation, right.render(), verdict, lv, rv, note, source, operands, claim, name
+            left.render(),
+            claim.relation,
+            right.render(),
+            verdict,
+            lv,
+            rv,
+            note,
+            source,
+            operands,
+            claim,
+            name,
+            complex_values,
         )
 
     if not left.is_operation() and not right.is_operation():
@@ -200,8 +219,8 @@ def check_claim(claim: Claim, source: str = "text", name: str = "") -> ClaimChec
         # "5 quarters = 5 * 25 = 125", "4 hours = 4 × 60": a number naming a quantity, not its value
         return result(Verdict.UNCHECKED, "number used as a label")
     if left.has_imaginary() or right.has_imaginary():
-        verdict, note = _complex_verdict(claim)
-        return result(verdict, note)
+        verdict, note, values = _complex_verdict(claim)
+        return result(verdict, note, complex_values=values)
     try:
         lv, rv = evaluate(left), evaluate(right)
     except Unevaluable as exc:
@@ -214,26 +233,29 @@ def check_claim(claim: Claim, source: str = "text", name: str = "") -> ClaimChec
     return result(Verdict.TRUE if holds else Verdict.FALSE, note, lv, rv)
 
 
-def _complex_verdict(claim: Claim) -> tuple[Verdict, str]:
+def _complex_verdict(claim: Claim) -> tuple[Verdict, str, tuple[complex, complex] | None]:
     """Whether a claim with the imaginary unit holds: ``=`` to floating-point noise, ``≈`` within
     :data:`APPROX_RELATIVE`; numbers written with decimals, or other relations, are not checked
-    (complex numbers are not ordered; their rounding is not modelled)."""
+    (complex numbers are not ordered; their rounding is not modelled). Also a note and the two values."""
     literals = claim.left.literals() + claim.right.literals()
     if claim.relation not in ("=", "≈") or any(n.decimals for n in literals):
-        return Verdict.UNCHECKED, "complex number"
+        return Verdict.UNCHECKED, "complex number", None
     try:
         lv, rv = evaluate_complex(claim.left), evaluate_complex(claim.right)
     except Unevaluable as exc:
-        return Verdict.UNCHECKED, str(exc)
+        return Verdict.UNCHECKED, str(exc), None
     scale = max(1.0, abs(lv), abs(rv))
     tol = FLOAT_NOISE * scale if claim.relation == "=" else APPROX_RELATIVE * scale
     holds = abs(lv - rv) <= tol
-    return (Verdict.TRUE if holds else Verdict.FALSE), f"complex number: {_complex_text(lv)} vs {_complex_text(rv)}"
+    note = f"complex number: {complex_text(lv)} vs {complex_text(rv)}"
+    return (Verdict.TRUE if holds else Verdict.FALSE), note, (lv, rv)
 
 
-def _complex_text(value: complex) -> str:
-    """``2-2i``, ``3``, ``-i``: a complex value as a teacher writes it."""
-    real, imag = (float(f"{part:.6g}") for part in (value.real, value.imag))
+def complex_text(value: complex) -> str:
+    """``2-2i``, ``3``, ``-i``: a complex value as a teacher writes it (a part that is rounding noise
+    beside the other, ``-1-1.0e-28i``, is zero)."""
+    noise = FLOAT_NOISE * max(1.0, abs(value))
+    real, imag = (0.0 if abs(part) <= noise else float(f"{part:.6g}") for part in (value.real, value.imag))
     if imag == 0:
         return f"{real:g}"
     unit = "i" if abs(imag) == 1 else f"{abs(imag):g}i"
