@@ -100,10 +100,15 @@ def linear_root(claim: Claim) -> tuple[str, float] | bool | None:
     return name, float(x0) - f0 / slope
 
 
+def _is_power_of(node: Node, name: str) -> bool:
+    """Whether ``node`` is ``name`` raised to some power."""
+    return node.op == "^" and node.args[0].op == "var" and node.args[0].text == name
+
+
 def _single_power(node: Node, name: str) -> set[int | None]:
     """The exponents ``name`` is raised to in ``node``: a whole number 2..:data:`MAX_POWER` per ``name^k``,
     ``None`` for an occurrence that is not such a power."""
-    if node.op == "^" and node.args[0].op == "var" and node.args[0].text == name:
+    if _is_power_of(node, name):
         exponent = node.args[1].value if node.args[1].op == "num" else None
         if exponent is not None and exponent.denominator == 1 and 2 <= exponent <= MAX_POWER:
             return {int(exponent)}
@@ -115,7 +120,7 @@ def _single_power(node: Node, name: str) -> set[int | None]:
 
 def _as_unknown(node: Node, name: str, powered: str) -> Node:
     """``node`` with each ``name^k`` replaced by one unknown named ``powered``."""
-    if node.op == "^" and node.args[0].op == "var" and node.args[0].text == name:
+    if _is_power_of(node, name):
         return Node("var", text=powered)
     if not node.args:
         return node
