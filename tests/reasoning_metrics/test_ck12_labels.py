@@ -187,3 +187,40 @@ def test_the_labelled_steps_are_what_the_splitter_makes_of_the_output(path: Path
     for line in path.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         assert split_steps(record["output"]) == record["steps"], record["id"]
+
+
+def _sample_script():  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ck12_errors", REPO / "scripts" / "ck12_errors.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _sample(tmp_path: Path, runs: list[list[tuple[str, bool]]], wrong: int, right: int) -> list[str]:
+    import argparse
+
+    folders = []
+    for k, records in enumerate(runs):
+        folder = tmp_path / f"run{k}"
+        write_jsonl(folder / "records.jsonl", [{"question_id": q, "correct": c} for q, c in records])
+        folders.append(folder)
+    out = tmp_path / "drawn.json"
+    args = argparse.Namespace(runs=folders, groups=["g"], wrong=wrong, right=right, seed=1, out=out)
+    _sample_script().sample(args)
+    return json.loads(out.read_text("utf-8"))
+
+
+def test_sample_draws_a_question_of_two_runs_once(tmp_path: Path) -> None:
+    shard = [("g/1", False), ("g/2", False), ("g/3", True)]
+    drawn = _sample(tmp_path, [shard, shard], wrong=2, right=1)  # the same shard given twice
+    assert sorted(drawn) == ["g/1", "g/2", "g/3"]
+    with pytest.raises(SystemExit, match=r"group g: 2 solutions graded wrong"):  # not 4: no question drawn twice
+        _sample(tmp_path, [shard, shard], wrong=3, right=1)
+
+
+def test_sample_names_the_group_with_too_few_solutions(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match=r"group g: 1 solutions graded wrong in the runs, fewer than --wrong 2"):
+        _sample(tmp_path, [[("g/1", False), ("g/3", True)]], wrong=2, right=1)
