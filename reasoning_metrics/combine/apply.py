@@ -44,7 +44,7 @@ def combine_one(
     if assessment.status != "checked" or (combiner.uses_roscoe and roscoe is None):
         return None
     combiner = combiner.for_language(detect_language(" ".join([source, *steps])))
-    rows = step_features(steps, assessment, check_steps(steps), roscoe, graded, source, analysis)
+    rows = step_features(steps, assessment, check_steps(steps, source), roscoe, graded, source, analysis)
     p = combiner.step_probabilities(rows)
     return CombinedVerdict(
         step_probabilities=[round(v, 6) for v in p],

@@ -105,7 +105,7 @@ class DetectionContext:
     @cached_property
     def checks(self) -> list[Outcome[list[StepCheck]]]:
         """Each solution's arithmetic checks, or why it has none (one solution's failure stays its own)."""
-        return [checking(partial(check_steps, s.steps), self.budget_s) for s in self.solutions]
+        return [checking(partial(check_steps, s.steps, s.problem), self.budget_s) for s in self.solutions]
 
     def per_solution(
         self, fn: Callable[[LabelledSolution, list[StepCheck]], list[float]]

@@ -103,8 +103,11 @@ _SYMBOLS = str.maketrans(
 )
 
 
-def normalize(text: str) -> str:
-    """``text`` with every arithmetic notation rewritten into one plain form (see the module doc)."""
+def normalize(text: str, *, conic: bool = False) -> str:
+    """``text`` with every arithmetic notation rewritten into one plain form (see the module doc).
+
+    ``conic``: the text belongs to a question or solution about a conic (:func:`names_conic`), so ``e`` is its
+    eccentricity even where the text itself does not say 离心率."""
     text = _SUPERSCRIPT_RUN.sub(lambda m: "^(" + m.group(0).translate(_SUPERSCRIPTS) + ")", text)
     for char, plain in _VULGAR.items():
         text = text.replace(char, plain)
@@ -119,7 +122,7 @@ def normalize(text: str) -> str:
     text = _VALUE_OF.sub(" ≈ ", text)
     index_i = bool(_INDEX_I.search(text))
     text = _latex(text, 0)
-    text = _constants(text, imaginary=not index_i)
+    text = _constants(text, imaginary=not index_i, conic=conic)
     text = _FUNCTION_VALUE.sub(_function_value, text)
     text = text.replace("√", " sqrt ").replace("…", " ⋯ ").replace("...", " ⋯ ")
     text = rewrite_chinese(text)
@@ -154,11 +157,16 @@ def _latex(text: str, depth: int) -> str:
     return "".join(out)
 
 
-def _constants(text: str, imaginary: bool) -> str:
+def names_conic(text: str) -> bool:
+    """Whether ``text`` speaks of a conic (离心率, 椭圆, 双曲线, 抛物线): its ``e`` is an eccentricity."""
+    return bool(_CONIC_WORDS.search(text))
+
+
+def _constants(text: str, imaginary: bool, conic: bool) -> str:
     """Euler's number, the imaginary unit and angles in degrees marked where they are unambiguous
     (see the module doc)."""
     text = _LN_E.sub(" ln ℯ ", text)
-    if not _CONIC_WORDS.search(text):
+    if not conic and not names_conic(text):
         text = _EULER_POWER.sub(" ℯ", text)
     if imaginary and _COMPLEX_WORDS.search(text):
         text = _IMAGINARY.sub(" ⅈ ", text)

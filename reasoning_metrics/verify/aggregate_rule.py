@@ -194,7 +194,7 @@ def not_checked(solution: Solution, status: NotChecked, reason: str) -> Solution
 
 def _assess(solution: Solution, given: dict[str, Any], unavailable: dict[str, str] | None) -> SolutionAssessment:
     """``given``: the optional parts of the :class:`~.detector.Evidence` (ROSCOE, contradictions, judge, reference, PRM, rollouts)."""
-    checks = check_steps(solution.steps)
+    checks = check_steps(solution.steps, solution.problem)
     roscoe: ChainScores | None = given["roscoe"]
     contradictions: Sequence[float] | None = given["contradictions"]
     found = findings(Evidence(solution.problem, solution.steps, checks, **given))

@@ -26,7 +26,7 @@ from reasoning_metrics.guard import tick
 from reasoning_metrics.verify._claims import Claim, find_claims, literal_value, prepare
 from reasoning_metrics.verify._expr import ParseFailure, Unevaluable, evaluate, evaluate_complex, parse
 from reasoning_metrics.verify._lexer import tokenize
-from reasoning_metrics.verify._normalize import normalize
+from reasoning_metrics.verify._normalize import names_conic, normalize
 from reasoning_metrics.verify._restated import restated_claims
 from reasoning_metrics.verify._tolerance import (
     FLOAT_NOISE,
@@ -121,14 +121,17 @@ def check_step(text: str) -> list[ClaimCheck]:
     return list(inspect_step(text).claims)
 
 
-def inspect_step(text: str) -> StepCheck:
-    """Claims and mentioned numbers of one step of a solution, in Chinese or English, plain or LaTeX."""
+def inspect_step(text: str, *, conic: bool = False) -> StepCheck:
+    """Claims and mentioned numbers of one step of a solution, in Chinese or English, plain or LaTeX.
+
+    ``conic``: the question or the solution speaks of a conic, so ``e`` is not Euler's number
+    (:func:`~reasoning_metrics.verify._normalize.normalize`)."""
     truncated = len(text) > MAX_STEP_CHARS
     text = text[:MAX_STEP_CHARS]
     checks: list[ClaimCheck] = []
     for match in _ANNOTATION.finditer(text):
-        checks.extend(_check_annotation(match.group(1), match.group(2)))
-    tokens = tokenize(normalize(_ANNOTATION.sub(" ", text)))
+        checks.extend(_check_annotation(match.group(1), match.group(2), conic))
+    tokens = tokenize(normalize(_ANNOTATION.sub(" ", text), conic=conic))
     prepared = prepare(tokens)
     seen = {c.expression for c in checks}
     found = [(claim, "text", "") for claim in find_claims(prepared)]
@@ -168,19 +171,23 @@ def stated_answers(text: str) -> tuple[float, ...]:
     return tuple(values)
 
 
-def check_steps(steps: Sequence[str]) -> list[StepCheck]:
-    """:func:`inspect_step` of each step (checking the chain's time budget, :func:`reasoning_metrics.guard.tick`, between steps)."""
+def check_steps(steps: Sequence[str], question: str = "") -> list[StepCheck]:
+    """:func:`inspect_step` of each step (checking the chain's time budget, :func:`reasoning_metrics.guard.tick`, between steps).
+
+    A question or a solution that speaks of a conic anywhere makes ``e`` an eccentricity in every step: a right
+    step ``e^2 = 3/4`` of an ellipse question need not say 离心率 itself."""
+    conic = names_conic(question) or any(names_conic(step) for step in steps)
     out = []
     for step in steps:
         tick()
-        out.append(inspect_step(step))
+        out.append(inspect_step(step, conic=conic))
     return out
 
 
-def _check_annotation(expression: str, result: str) -> list[ClaimCheck]:
+def _check_annotation(expression: str, result: str, conic: bool = False) -> list[ClaimCheck]:
     try:
-        left = parse(tokenize(normalize(expression)))
-        right = parse(tokenize(normalize(result)))
+        left = parse(tokenize(normalize(expression, conic=conic)))
+        right = parse(tokenize(normalize(result, conic=conic)))
     except ParseFailure:
         return []
     return [check_claim(Claim(left, "=", right), source="annotation")]

@@ -38,10 +38,10 @@ def buggy(monkeypatch: pytest.MonkeyPatch) -> None:
     """A detector bug planted on every step that says ``POISON``: the boundary must hold whatever raises."""
     real = arithmetic.inspect_step
 
-    def inspect(step: str) -> Any:
+    def inspect(step: str, **options: Any) -> Any:
         if "POISON" in step:
             raise RuntimeError("planted bug\nsecond line")
-        return real(step)
+        return real(step, **options)
 
     monkeypatch.setattr(arithmetic, "inspect_step", inspect)
 

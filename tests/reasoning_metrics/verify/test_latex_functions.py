@@ -203,3 +203,11 @@ def test_an_accented_name_is_not_the_plain_name() -> None:
     steps = [r"复数$z=1+\mathrm{i}$，", r"则$\bar{z}=1-\mathrm{i}$，$\overline{x+1} = 3$"]
     assert equation_conflicts(check_steps(steps)) == [[], []]
     assert only_verdict(r"$\overline{2+3} = 6$") == "unchecked"  # a conjugate, a segment, a repeating decimal
+
+
+def test_a_question_about_a_conic_makes_e_its_eccentricity_in_every_step() -> None:
+    # The step need not say 离心率: the question (or another step) about an ellipse says what e is.
+    steps = [r"由题意 $a=2, c=\sqrt{3}$，", r"所以 $e^2 = \frac{3}{4}$。"]
+    assert [c.false_claims for c in check_steps(steps, "已知椭圆 $\\frac{x^2}{4}+y^2=1$，求其离心率")] == [[], []]
+    assert [c.false_claims for c in check_steps([*steps, "椭圆的离心率是 e"])] == [[], [], []]
+    assert check_steps(steps)[1].false_claims  # with nothing about a conic, e^2 is Euler's number squared
