@@ -238,8 +238,9 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
         out.append(f" sqrt({inner})" if index is None else f"(({inner})^(1/({_latex(index, depth + 1)})))")
     elif name in TEXT_COMMANDS:
         content, i = latex_argument(text, i)
-        # \mathrm{i}: the imaginary unit; \mathrm{e}: Euler's number (even in a step about a conic)
-        out.append({"i": " ⅈ ", "e": " ℯ " if name == "mathrm" else " e "}.get(content.strip(), f" {content} "))
+        # \mathrm{i}: the imaginary unit; \mathrm{e} (a math font, not \text{e}): Euler's number, even about a conic
+        euler = " ℯ " if name.startswith("math") else " e "
+        out.append({"i": " ⅈ ", "e": euler}.get(content.strip(), f" {content} "))
     elif name in ACCENTS:
         content, i = latex_argument(text, i)
         label = re.sub(r"[{}\s]", "", content)

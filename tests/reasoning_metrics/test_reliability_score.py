@@ -173,10 +173,10 @@ def test_a_chain_the_detectors_fail_on_is_recorded_as_an_error_and_the_others_co
 
     real = arithmetic.inspect_step
 
-    def buggy(step: str) -> Any:
+    def buggy(step: str, **options: Any) -> Any:
         if "5000" in step:
             raise ValueError("Exceeds the limit (4300 digits) for integer string conversion")
-        return real(step)
+        return real(step, **options)
 
     monkeypatch.setattr(arithmetic, "inspect_step", buggy)
     poisoned = _poisoned_run(tmp_path, POISON)
