@@ -164,8 +164,9 @@ def record_chain(record: RunRecord) -> str:
 
 
 def question_source(question: Question) -> str:
-    """The question as the model saw it: the stem, then one line per option (the stem alone where it already
-    lists them, as GAOKAO-Bench's do: the model saw them once)."""
+    """The question with its options: the stem, then one line per option (the stem alone where it already
+    lists them, as GAOKAO-Bench's do; its own prompts show them once, though a run with another template set
+    shows them again below the stem)."""
     if question.extra.get("options_in_stem"):
         return question.stem.strip()
     lines = [question.stem] + [f"{o.label}. {o.text}" for o in question.options]

@@ -25,6 +25,7 @@ first-step accuracy, never in the correct class.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -85,16 +86,29 @@ def read_ck12_labels(path: Path, root: Path | None = None) -> list[tuple[str, La
             f"{path}: the ck12-labels format joins questions from the CK12 release, not found at {root}; "
             f"set {CK12_ENV} to its folder"
         )
-    questions = ck12_questions(root.resolve())
+    return read_joined(path, ck12_questions(root.resolve()), "ck12_id", f"the CK12 release at {root}")
+
+
+StepsOf = Callable[[str, dict[str, Any], str], Any]
+"""``(where, record, question id) -> steps``: where a labelled file's steps come from, when not its records."""
+
+
+def read_joined(
+    path: Path, questions: Mapping[str, Question], key: str, release: str, steps_of: StepsOf | None = None
+) -> list[tuple[str, LabelledSolution]]:
+    """Each solution of a labelled file with where it was read: its question found by the record's ``key``
+    field in ``questions`` (the release, as ``release`` words it), its steps the record's ``steps`` or what
+    ``steps_of`` reads for it."""
     solutions = []
     for where, record in iter_records(path):
-        ck12_id = _string(where, record, "ck12_id")
-        question = questions.get(ck12_id)
+        question_id = string_field(where, record, key)
+        question = questions.get(question_id)
         if question is None:
-            raise InputError(f"{where}, field 'ck12_id': {ck12_id!r} is not in the CK12 release at {root}")
-        steps = record.get("steps")
+            raise InputError(f"{where}, field '{key}': {question_id!r} is not in {release}")
+        steps = record.get("steps") if steps_of is None else steps_of(where, record, question_id)
         if not isinstance(steps, list) or not steps or not all(isinstance(s, str) for s in steps):
-            raise InputError(f"{where}, field 'steps': expected a non-empty list of step texts")
+            hint = "" if steps_of is None else " (or 'results')"
+            raise InputError(f"{where}, field 'steps': expected a non-empty list of step texts{hint}")
         solutions.append((where, labelled(where, record, question, steps)))
     return solutions
 
@@ -127,13 +141,14 @@ def labelled(where: str, record: dict[str, Any], question: Question, steps: list
         "analysis": question.analysis,
         "extracted": record.get("extracted"),
     }
-    solution = from_first_error(_string(where, record, "id"), problem_text(question), steps, first, "zh", meta)
+    solution = from_first_error(string_field(where, record, "id"), problem_text(question), steps, first, "zh", meta)
     if not answered:  # wrong, with no step to blame: out of the correct class and of first-step scores
         solution = replace(solution, has_error=True, first_error=None, step_labels=(None,) * len(steps))
     return solution
 
 
-def _string(where: str, record: dict[str, Any], name: str) -> str:
+def string_field(where: str, record: dict[str, Any], name: str) -> str:
+    """The record's non-empty text field ``name``, or :class:`InputError` naming ``where`` and the field."""
     value = record.get(name)
     if not isinstance(value, str) or not value:
         raise InputError(f"{where}, field '{name}': expected a non-empty string")

@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import InputError
-from reasoning_metrics.metaeval._located import iter_records
-from reasoning_metrics.metaeval.ck12_labels import _string, labelled
+from reasoning_metrics.metaeval.ck12_labels import read_joined, string_field
 
 if TYPE_CHECKING:
     from kg.records import Question
@@ -77,18 +76,11 @@ def read_gaokao_labels(path: Path, data: Path | None = None) -> list[tuple[str, 
             f"{path}: the gaokao-labels format joins questions and answers from the GAOKAO-Bench release, whose "
             f"Data/ folder is not at {data}; set {GAOKAO_ENV} to it (a clone of OpenLMLab/GAOKAO-Bench)"
         )
-    questions = gaokao_questions(data.resolve())
-    solutions = []
-    for where, record in iter_records(path):
-        question_id = _string(where, record, "question_id")
-        question = questions.get(question_id)
-        if question is None:
-            raise InputError(f"{where}, field 'question_id': {question_id!r} is not in the release at {data}")
-        steps = record.get("steps") if "results" not in record else _release_steps(where, record, data, question_id)
-        if not isinstance(steps, list) or not steps or not all(isinstance(s, str) for s in steps):
-            raise InputError(f"{where}, field 'steps': expected a non-empty list of step texts (or 'results')")
-        solutions.append((where, labelled(where, record, question, steps)))
-    return solutions
+
+    def steps_of(where: str, record: dict[str, Any], question_id: str) -> Any:
+        return record.get("steps") if "results" not in record else _release_steps(where, record, data, question_id)
+
+    return read_joined(path, gaokao_questions(data.resolve()), "question_id", f"the release at {data}", steps_of)
 
 
 def _release_steps(where: str, record: dict[str, Any], data: Path, question_id: str) -> list[str]:
@@ -96,7 +88,7 @@ def _release_steps(where: str, record: dict[str, Any], data: Path, question_id: 
     from reasoning_metrics.split import split_steps
 
     release = data.parent.resolve()
-    folder = (release / _string(where, record, "results")).resolve()
+    folder = (release / string_field(where, record, "results")).resolve()
     if not folder.is_relative_to(release):
         raise InputError(f"{where}, field 'results': {folder} is outside the release at {release}")
     if not folder.is_dir():
@@ -104,7 +96,7 @@ def _release_steps(where: str, record: dict[str, Any], data: Path, question_id: 
     output = gaokao_outputs(folder).get(question_id)
     if output is None:
         raise InputError(f"{where}, field 'question_id': {question_id!r} has no answer in {folder}")
-    labelled_hash = _string(where, record, "output_sha256")
+    labelled_hash = string_field(where, record, "output_sha256")
     if output_hash(output) != labelled_hash:
         raise InputError(
             f"{where}, field 'output_sha256': the answer in {folder} is not the one labelled (the release changed)"

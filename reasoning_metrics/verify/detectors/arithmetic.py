@@ -24,9 +24,9 @@ class Arithmetic(Detector):
         for check in evidence.checks:
             flags = []
             for claim in check.false_claims:
-                if claim.complex_values is not None:
+                if claim.complex_values is not None:  # the note already says them in English
                     left, right = (complex_text(value) for value in claim.complex_values)
-                    actual, actual_zh = f"complex number: {left} vs {right}", f"复数 {left} 与 {right}"
+                    actual, actual_zh = claim.note, f"复数 {left} 与 {right}"
                 elif claim.left_value is not None and claim.right_value is not None:
                     left, right = f"{claim.left_value:.6g}", f"{claim.right_value:.6g}"
                     actual, actual_zh = f"{left} vs {right}", f"{left} 与 {right}"

@@ -184,7 +184,7 @@ def equation_conflicts(checks: Sequence[StepCheck]) -> list[list[EquationConflic
 def _is_bare(claim: Claim, name: str) -> bool:
     """A bare assignment: ``x = 3``, or ``y^2 = 9/2`` to a power followed as an unknown."""
     left = claim.left
-    named = left.op == "var" or (left.op == "^" and "^" in name and left.args[0].op == "var")
+    named = left.op == "var" or ("^" in name and _is_power_of(left, name.split("^")[0]))
     return named and not claim.right.is_operation() and not claim.right.has_variable()
 
 
