@@ -55,6 +55,13 @@ TEXT_COMMANDS = frozenset({
 ACCENTS = {"overline": "\u0305", "bar": "\u0304", "vec": "\u20d7", "hat": "\u0302", "widehat": "\u0302"}
 """Accent command -> the combining mark the display puts after each character of its argument."""
 
+ACCENT_NAMES = {
+    "overrightarrow": "vec", "overleftarrow": "vec", "vec": "vec", "overline": "bar", "bar": "bar",
+    "hat": "hat", "widehat": "hat", "tilde": "tilde", "widetilde": "tilde",
+}  # fmt: skip
+"""Accent command -> what the verifier appends to the name under it (``\\overrightarrow{AB}`` is ``AB_vec``, a
+name of its own). It knows more accents than :data:`ACCENTS`, whose display marks cover the first five."""
+
 SYMBOLS = {
     "times": "×", "div": "÷", "cdot": "·", "pm": "±", "mp": "∓", "le": "≤", "leq": "≤", "ge": "≥",
     "geq": "≥", "leqslant": "≤", "geqslant": "≥", "ne": "≠", "neq": "≠", "lt": "<", "gt": ">", "approx": "≈", "equiv": "≡", "sim": "∼", "infty": "∞",

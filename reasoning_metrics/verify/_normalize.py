@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from kg.latex import ARITHMETIC, BREAKS, ELLIPSES, FRACTIONS, SPACING, TEXT_COMMANDS, latex_argument
+from kg.latex import ACCENT_NAMES, ARITHMETIC, BREAKS, ELLIPSES, FRACTIONS, SPACING, TEXT_COMMANDS, latex_argument
 from reasoning_metrics.verify._chinese import rewrite_chinese
 
 MAX_LATEX_DEPTH = 40
@@ -35,18 +35,6 @@ _FUNCTION_VALUE = re.compile(
 ``g_xp1``, ``P_A``, ``y_dpi`` (not ``f × 2``, nor the ``(π)`` a value of its own). Every repetition is
 bounded: a letter before a long run of spaces costs no more than a few steps."""
 _LABEL_SIGNS = str.maketrans({"+": "p", "-": "m", ".": "d", "π": "pi"})
-ACCENTS = {
-    "overrightarrow": "vec",
-    "overleftarrow": "vec",
-    "vec": "vec",
-    "overline": "bar",
-    "bar": "bar",
-    "hat": "hat",
-    "widehat": "hat",
-    "tilde": "tilde",
-    "widetilde": "tilde",
-}
-"""Accents that make a name of their own: a vector, a conjugate or a mean, an estimate."""
 _ACCENTED_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]{0,3}")
 _BRACED_NAME = re.compile(r"^\(+([A-Za-z]|[\u0370-\u03ff])\)+$")
 """``{m}`` or ``{{m}}`` before a subscript, already rewritten to ``(m)``: the name is ``m``."""
@@ -241,14 +229,14 @@ def _command(text: str, i: int, depth: int, out: list[str]) -> int:
         # \mathrm{i}: the imaginary unit; \mathrm{e} (a math font, not \text{e}): Euler's number, even about a conic
         euler = " ℯ " if name.startswith("math") else " e "
         out.append({"i": " ⅈ ", "e": euler}.get(content.strip(), f" {content} "))
-    elif name in ACCENTS:
+    elif name in ACCENT_NAMES:
         content, i = latex_argument(text, i)
         label = re.sub(r"[{}\s]", "", content)
         # \overrightarrow{AB}, \bar{z}: a name of its own (AB_vec, z_bar), neither AB nor a unit word
         named = _ACCENTED_NAME.fullmatch(label)
         # over a calculation the accent is a conjugate (复数), a segment or a repeating decimal: the
         # ellipsis marks on both sides keep the claim around it from being read
-        out.append(f" {label}_{ACCENTS[name]} " if named else f" ⋯ ({_latex(content, depth + 1)}) ⋯ ")
+        out.append(f" {label}_{ACCENT_NAMES[name]} " if named else f" ⋯ ({_latex(content, depth + 1)}) ⋯ ")
     elif name == "boxed":
         content, i = latex_argument(text, i)
         out.append(f" {_latex(content, depth + 1)} ")

@@ -25,4 +25,5 @@ def test_the_tables_have_one_home() -> None:
     for path in (REPO / "reports" / "latex_text.py", REPO / "reasoning_metrics" / "verify" / "_normalize.py"):
         text = path.read_text(encoding="utf-8")
         assert '"dfrac"' not in text and '"mathrm"' not in text and '"leq"' not in text, path.name
+        assert '"overrightarrow"' not in text and '"widehat"' not in text, path.name
     assert {"frac", "dfrac"} <= FRACTIONS and SYMBOLS["le"] == "≤" and ARITHMETIC["le"] == " ≤ "
