@@ -17,7 +17,7 @@ from kg.errors import InputError
 from runners.answering import build_prompt
 from runners.backends import Backend, backend_class
 from runners.options import RunOptions, check_options
-from runners.protocol import exemplar_pool, with_protocol_defaults
+from runners.protocol import exemplar_pool, with_protocol_defaults, with_scored_split
 from runners.run import check_templates, select_questions
 
 DEFAULT_LIMIT = 3
@@ -59,7 +59,7 @@ def dry_run(options: RunOptions) -> DryRun:
     if options.limit is None:
         questions = questions[:DEFAULT_LIMIT]
         options = replace(options, limit=DEFAULT_LIMIT)
-    options = replace(options, split=data["split"])  # the split shown: exemplars never come from it
+    options = with_scored_split(options, data["split"])  # the split shown
     check_templates(options, questions)
     chat = options.chat if options.chat is not None else _backend_type(options).is_chat
     pool = exemplar_pool(options)

@@ -211,8 +211,8 @@ def with_protocol_defaults(options: RunOptions) -> RunOptions:
 def protocol_record(protocol: Protocol, given: RunOptions, filled: RunOptions) -> dict[str, Any]:
     """What ``run.json`` says about the protocol: its name and source, the values in force, and
     ``overrides``: each field the user gave, with the protocol's value it replaced. ``split`` is the
-    protocol's evaluation split or the one asked (``data.split`` in ``run.json`` is the one scored);
-    ``rank_norm`` is there when the run ranks options."""
+    protocol's evaluation split or the one asked until the bank is read; :func:`with_scored_split` then
+    sets the one scored. ``rank_norm`` is there when the run ranks options."""
     in_force: dict[str, Any] = {
         "language": filled.lang if filled.lang != "auto" else protocol.language,
         "template_set": filled.template_set,
@@ -255,6 +255,14 @@ def protocol_record(protocol: Protocol, given: RunOptions, filled: RunOptions) -
         "judgment_rule": protocol.judgment_rule,
         "overrides": overrides,
     }
+
+
+def with_scored_split(options: RunOptions, split: str | None) -> RunOptions:
+    """``options`` once the bank has said which split its questions are (:func:`runners.bank.choose_split`): ``split``
+    is the one scored, and the protocol record names it rather than the benchmark's evaluation split (a C-Eval
+    ``dev/`` folder alone is scored as dev, and ``run.json`` must not say val). Exemplars never come from it."""
+    record = None if options.protocol is None else options.protocol | {"split": split}
+    return replace(options, split=split, protocol=record)
 
 
 def exemplar_pool(options: RunOptions) -> ExemplarPool | None:

@@ -18,7 +18,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from runners.files import atomic_write, lock_folder
 from runners.loop_guard import FINISH_LOOP
 from runners.options import RunOptions, check_options, limited
 from runners.out_folder import check_out, check_run_folder
-from runners.protocol import prompt_language, protocol_for, with_protocol_defaults
+from runners.protocol import prompt_language, protocol_for, with_protocol_defaults, with_scored_split
 from runners.records import RunHeader, RunRecord
 from runners.results_file import RESULTS_FILE, lm_eval_results
 from runners.stopping import signals_raise, stop_reason
@@ -277,7 +277,7 @@ def run_questions(
     questions, data = select_questions(options)
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
-    options = replace(options, split=data["split"])  # the split scored: exemplars never come from it
+    options = with_scored_split(options, data["split"])
     check_templates(options, questions)
     argv = redact_command(sys.argv if command is None else command)
     with lock_folder(options.out):  # held to the end: a second run on this folder is refused

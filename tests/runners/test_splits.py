@@ -112,6 +112,24 @@ def test_a_bank_of_one_other_split_is_scored_as_that_split_and_says_so(
     assert len(summary.records) == 5 and "holds only the dev split (5 questions), not test" in caplog.text
     header = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
     assert header["data"]["split"] == "dev"
+    # Before: the protocol named the benchmark's split (test) beside the dev questions scored.
+    assert header["protocol"]["split"] == "dev" and header["protocol"]["overrides"] == {}
+
+
+def test_the_protocol_names_the_split_scored_on_a_ceval_dev_folder(ceval_hub: Path, tmp_path: Path) -> None:
+    # C-Eval's released dev/ alone (its val split not fetched): the run scores dev and its header says dev, not val.
+    k12eval.run(ceval_hub / "computer_network", "m", tmp_path / "one", backend=ScriptedBackend("A"), split="dev")
+    only_dev = tmp_path / "dev-only"
+    (only_dev / "computer_network").mkdir(parents=True)
+    (only_dev / "computer_network" / "dev-00000-of-00001.parquet").symlink_to(
+        ceval_hub / "computer_network" / "dev-00000-of-00001.parquet"
+    )
+    summary = k12eval.run(only_dev, "m", tmp_path / "run", backend=ScriptedBackend("A"))
+    header = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert {r.question_id.split("/")[1] for r in summary.records} == {"dev"}
+    assert header["data"]["split"] == header["protocol"]["split"] == "dev"
+    asked = json.loads((tmp_path / "one" / "run.json").read_text(encoding="utf-8"))["protocol"]
+    assert asked["split"] == "dev" and asked["overrides"]["split"] == {"protocol": "val", "given": "dev"}
 
 
 def test_the_report_rebuilds_the_scored_split_only(ceval_hub: Path, tmp_path: Path) -> None:
