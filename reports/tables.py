@@ -14,7 +14,7 @@ import pandas as pd
 
 from kg.records import QuestionType, Stage
 from reports.aggregate import SCORE_PREFIX
-from runners.counting import JUDGMENT_RULES, JudgmentRule
+from runners.counting import JUDGMENT_RULES, JudgmentRule, judgment_rule
 from runners.records import MODE_INFO
 
 DASH = "—"
@@ -118,21 +118,12 @@ _LAYOUT_ZH = "行：题型 × 版本（* 打乱选项，** 增加 10 个干扰�
 def frame_rule(frame: pd.DataFrame, judgment: JudgmentScoring | None = None) -> JudgmentScoring:
     """The judgment rule ``frame`` was counted under (its ``judgment_rule`` column); ``judgment`` must agree
     with it (a frame without the column is taken to follow ``judgment``, by default ``per-statement``)."""
-    if judgment is not None and judgment not in JUDGMENT_SCORING:
-        raise ValueError(f"judgment scoring {judgment!r}: choose one of {', '.join(JUDGMENT_SCORING)}")
+    if judgment is not None:
+        judgment_rule(judgment, "judgment")
     named = set(frame["judgment_rule"].dropna()) if "judgment_rule" in frame else set()
     if len(named) > 1 or (judgment is not None and named and named != {judgment}):
         raise ValueError(f"the frame was counted under {', '.join(sorted(named))}, not {judgment}")
-    rule = next(iter(named), judgment or "per-statement")
-    return choose_rule(rule)
-
-
-def choose_rule(rule: object) -> JudgmentScoring:
-    """``rule`` as a judgment rule; a ``ValueError`` naming the choices otherwise."""
-    for known in JUDGMENT_SCORING:
-        if rule == known:
-            return known
-    raise ValueError(f"judgment scoring {rule!r}: choose one of {', '.join(JUDGMENT_SCORING)}")
+    return judgment_rule(next(iter(named), judgment or "per-statement"), "judgment_rule")
 
 
 def type_by_mode(

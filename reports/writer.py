@@ -376,7 +376,7 @@ def runs_judgment_rule(runs: list[Any]) -> JudgmentScoring:
     before it was recorded follow :data:`runners.protocol.DEFAULT_JUDGMENT_RULE`. Runs naming different
     rules are refused: give ``--judgment``."""
     from kg.errors import InputError
-    from runners.counting import DEFAULT_JUDGMENT_RULE
+    from runners.counting import DEFAULT_JUDGMENT_RULE, judgment_rule
 
     named = {(run.header.protocol or {}).get("judgment_rule", DEFAULT_JUDGMENT_RULE) for run in runs}
     if len(named) > 1:
@@ -388,17 +388,7 @@ def runs_judgment_rule(runs: list[Any]) -> JudgmentScoring:
             )
         )
     (rule,) = named
-    return choose_rule(rule)
-
-
-def choose_rule(rule: object) -> JudgmentScoring:
-    """``rule`` as a judgment rule, or an :class:`InputError` naming it (a run's ``protocol.judgment_rule``)."""
-    from kg.errors import InputError
-
-    for known in JUDGMENT_SCORING:
-        if str(rule) == known:
-            return known
-    raise InputError(f"protocol.judgment_rule {str(rule)!r}: choose one of {', '.join(JUDGMENT_SCORING)}")
+    return judgment_rule(rule, "protocol.judgment_rule")
 
 
 @contextlib.contextmanager

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol, get_args
 
+from kg.errors import InputError
 from runners.ck12_release import release_judgment
 
 JudgmentRule = Literal["per-item", "per-statement", "ck12-release"]
@@ -37,6 +38,18 @@ JUDGMENT_RULE_NAMES: dict[JudgmentRule, tuple[str, str]] = {
     "ck12-release": ("按 CK12 发布的评分脚本计分", "by CK12's released scorer"),
 }
 """How printed summaries name each rule, in Chinese and in English ("judgment counted per statement")."""
+
+
+def judgment_rule(value: object, field: str) -> JudgmentRule:
+    """``value`` as a judgment rule, or an :class:`InputError` naming ``field``, where it was read (``run.json``'s
+    ``protocol.judgment_rule``, a question frame's ``judgment_rule`` column, the ``judgment`` argument), and the
+    rules. The one check of a rule read from anywhere but a setting (a setting's is
+    :func:`runners.options.choose`, which words it as the edge names the setting)."""
+    for rule in JUDGMENT_RULES:
+        if str(value) == rule:
+            return rule
+    raise InputError(f"{field} {str(value)!r}: choose one of {', '.join(JUDGMENT_RULES)}")
+
 
 ASKED_STATUSES = ("ok", "unparsed")
 """Parse statuses of an asked question."""

@@ -99,6 +99,26 @@ def test_an_unknown_judgment_scoring_is_one_line(run: Path, tmp_path: Path) -> N
     assert result.output.strip() == "error: --judgment 'per-blank': choose one of per-item, per-statement, ck12-release"
 
 
+def test_a_run_json_naming_an_unknown_rule_is_one_line_in_the_api_and_the_cli(run: Path, tmp_path: Path) -> None:
+    # Before: the writer and the tables each had their own check (InputError / ValueError) with their own words;
+    # the rule read from run.json or from a frame's column is checked by runners.counting.judgment_rule alone.
+    import pandas as pd
+
+    from kg.errors import InputError
+    from reports.tables import frame_rule
+
+    header = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    header["protocol"]["judgment_rule"] = "per-blank"
+    (run / "run.json").write_text(json.dumps(header, ensure_ascii=False), encoding="utf-8")
+    result = CliRunner().invoke(app, ["report", str(run), "-o", str(tmp_path / "r")])
+    expected = "protocol.judgment_rule 'per-blank': choose one of per-item, per-statement, ck12-release"
+    assert result.exit_code == 2 and result.output.strip() == f"error: {expected}"
+    with pytest.raises(InputError, match=r"^judgment_rule 'per-blank': choose one of per-item, per-statement"):
+        frame_rule(pd.DataFrame({"judgment_rule": ["per-blank"]}))
+    with pytest.raises(InputError, match=r"^judgment 'per-blank': choose one of per-item"):
+        frame_rule(pd.DataFrame({"judgment_rule": ["per-item"]}), "per-blank")  # type: ignore[arg-type]
+
+
 def _nodes_root(report: Path) -> dict[str, str]:
     with (report / "nodes.csv").open(encoding="utf-8-sig") as handle:
         rows = [r for r in csv.DictReader(handle) if r["slice"] == "all" and r["node"] == "all"]

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
+from kg.errors import InputError
 from kg.graph import KnowledgeGraph
 from reports import analyses, tables
 from reports.aggregate import question_frame
@@ -339,7 +340,7 @@ def test_judgment_counts_its_units_and_the_caption_names_the_rule() -> None:
     assert "per statement" in tables.type_by_mode_caption("per-statement")
     assert "released scorer" in tables.type_by_mode_caption("ck12-release")
     assert per_statement.attrs["caption"].startswith(tables.type_by_mode_caption("per-statement"))
-    with pytest.raises(ValueError, match="per-item"):
+    with pytest.raises(InputError, match="per-item"):
         tables.type_by_mode(frame, judgment="per-blank")  # type: ignore[arg-type]
 
 
