@@ -25,8 +25,6 @@ class BankCounts:
     by_difficulty: Counter[str] = field(default_factory=Counter)
     subjects: set[str] = field(default_factory=set)
     level1: set[str] = field(default_factory=set)
-    level2: Counter[str] = field(default_factory=Counter)
-    """Questions per level-2 node id."""
     level2_by_split: dict[str | None, Counter[str]] = field(default_factory=dict)
     """Questions per level-2 node id in each split (``None``: questions that carry none)."""
     names: dict[str, tuple[str, str, str]] = field(default_factory=dict)
@@ -52,9 +50,14 @@ class BankCounts:
             self.level1.add(level1_id(q.subject, k.level1))
             level2 = self._ids[names] = level2_id(*names)
             self.names.setdefault(level2, names)
-        self.level2[level2] += 1
         self.level2_by_split.setdefault(q.split, Counter())[level2] += 1
         self.warnings += bool(q.extra.get("warnings"))
+
+    @property
+    def level2(self) -> Counter[str]:
+        """Questions per level-2 node id, every split together: the per-split counts summed, so the whole and
+        its splits cannot disagree (one count kept, not two)."""
+        return sum(self.level2_by_split.values(), Counter())
 
     def sparse_level2(self, minimum: int = MIN_LEVEL2_QUESTIONS, split: str | None = None) -> list[tuple[str, int]]:
         """Level-2 points with fewer than ``minimum`` questions, as ``(node id, count)``, fewest first (as
