@@ -140,6 +140,9 @@ def type_by_mode(
     its runs' banks hold (``scope``, :func:`reports.aggregate.scope_frame`; without it, those with a record).
     """
     judgment = frame_rule(frame, judgment)
+    # The paper's arts / science columns: a bank of other groups (C-Eval's STEM, Humanities, ...) has no cell here,
+    # and its runs no column, rather than "—" everywhere and an "asked / in bank 0 / 0" that was never so.
+    frame = frame[frame["group"].isin(GROUPS)]
     scored = _scored(frame)
     if scored.empty:
         return pd.DataFrame()
@@ -312,7 +315,8 @@ def level1_accuracy(
 
 
 def category_scores(frame: pd.DataFrame, scope: pd.DataFrame | None = None) -> pd.DataFrame:
-    """CMMLU style: per run, each category is the unweighted mean of its subjects' accuracies.
+    """CMMLU style: per run, each category is the unweighted mean of its subjects' accuracies (right units over
+    units asked, as every table counts them).
 
     A subject counts in every category it sits in (``groups``; CMMLU's China specific subjects are in
     a second one); the average is over subjects, each once, and only over subjects asked. ``asked / in bank``
@@ -324,11 +328,11 @@ def category_scores(frame: pd.DataFrame, scope: pd.DataFrame | None = None) -> p
         return pd.DataFrame()
     groups_of = scored["groups"] if "groups" in scored else scored["group"].map(lambda g: (g,))
     scored = scored.assign(groups=groups_of.map(lambda gs: tuple(gs) if len(gs) else ()))
-    subjects = (
-        scored.groupby(["run", "subject"], sort=False)
-        .agg(correct=("correct", "mean"), groups=("groups", "first"))
-        .reset_index()
-    )
+    # A subject's accuracy counts what every table counts (:func:`_acc`: a judgment question's statements under a
+    # per-statement rule), so the average over subjects is nodes.csv's macro accuracy of the run.
+    grouped = scored.groupby(["run", "subject"], sort=False)
+    subjects = grouped.agg(groups=("groups", "first")).reset_index()
+    subjects["correct"] = [_acc(part) for _, part in grouped]
     by_group = subjects.explode("groups").dropna(subset=["groups"])
     groups = sorted(by_group["groups"].unique())
     rows = []

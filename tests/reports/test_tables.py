@@ -157,9 +157,10 @@ def test_level1_table_and_categories(tmp_path: Path) -> None:
     assert table.loc["几何", "b"] == "100.0"
     assert (table.loc["函数", "b"], table.loc["函数", "b · asked / in bank"]) == ("0.0", "1 / 1")
     categories = tables.category_scores(frame).set_index("run")
-    # run a: 语文 1/2 (arts); 数学 3/5 (science); average of subjects = (0.5 + 0.6) / 2
-    assert (categories.loc["a", "arts"], categories.loc["a", "science"]) == ("50.0", "60.0")
-    assert categories.loc["a", "average (macro over subjects)"] == "55.0"
+    # run a: 语文 1/2 (arts); 数学 4/6 (science: q3's two statements count, as in every table); average of
+    # subjects = (0.5 + 0.667) / 2
+    assert (categories.loc["a", "arts"], categories.loc["a", "science"]) == ("50.0", "66.7")
+    assert categories.loc["a", "average (macro over subjects)"] == "58.3"
     assert categories.loc["b", "arts"] == "—"
     # q8 (cloze) is skipped, so run a was asked 7 of its 8 questions; run b 2 of its 2 (no bank: those recorded).
     assert (categories.loc["a", "asked / in bank"], categories.loc["b", "asked / in bank"]) == ("7 / 8", "2 / 2")
