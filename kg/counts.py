@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from kg.graph import MIN_LEVEL2_QUESTIONS, level1_id, level2_id, subject_id
+from kg.graph import MIN_LEVEL2_QUESTIONS, level1_id, level2_id, place_names, subject_id
 from kg.records import Question
 
 
@@ -31,26 +31,30 @@ class BankCounts:
     """Level-2 node id -> (subject, level-1, level-2) names."""
     warnings: int = 0
     """Questions imported with a warning (``extra["warnings"]``)."""
+    placed_twice: int = 0
+    """Questions at more than one place (:func:`kg.graph.placements`): counted in each subject, so ``by_subject``
+    sums to more than ``questions``."""
 
     _ids: dict[tuple[str, str, str], str] = field(default_factory=dict, repr=False)
     """(subject, level-1, level-2) names -> level-2 node id: each point's ids made once, not once a question."""
 
     def add(self, q: Question) -> None:
         """Count one question."""
-        k = q.knowledge
         self.questions += 1
         self.by_type[q.type.value] += 1
-        self.by_subject[q.subject] += 1
         self.by_stage[q.stage.value if q.stage else "unknown"] += 1
         self.by_difficulty[q.difficulty or "unknown"] += 1
-        names = (q.subject, k.level1, k.level2)
-        level2 = self._ids.get(names)
-        if level2 is None:
-            self.subjects.add(subject_id(q.subject))
-            self.level1.add(level1_id(q.subject, k.level1))
-            level2 = self._ids[names] = level2_id(*names)
-            self.names.setdefault(level2, names)
-        self.level2_by_split.setdefault(q.split, Counter())[level2] += 1
+        places = place_names(q)
+        self.placed_twice += len(places) > 1
+        for names in places:  # a question at two places (Xiezhi: labelled in two 门类) counts at each
+            self.by_subject[names[0]] += 1
+            level2 = self._ids.get(names)
+            if level2 is None:
+                self.subjects.add(subject_id(names[0]))
+                self.level1.add(level1_id(names[0], names[1]))
+                level2 = self._ids[names] = level2_id(*names)
+                self.names.setdefault(level2, names)
+            self.level2_by_split.setdefault(q.split, Counter())[level2] += 1
         self.warnings += bool(q.extra.get("warnings"))
 
     @property

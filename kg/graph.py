@@ -29,7 +29,7 @@ from typing import Any
 import networkx as nx
 
 from kg.errors import InputError
-from kg.records import Question
+from kg.records import FURTHER_PLACES, Question
 
 KINDS = ("subject", "level1", "level2", "question")
 MIN_LEVEL2_QUESTIONS = 10
@@ -70,6 +70,34 @@ def node_ids(question: Question) -> dict[str, str]:
         "level2": level2_id(question.subject, k.level1, k.level2),
         "question": question_id(question.id),
     }
+
+
+def placements(question: Question) -> list[dict[str, str]]:
+    """The node ids of every place ``question`` sits at (:func:`node_ids` of each): its own first, then each of
+    ``extra["further_places"]``. A count by subject or knowledge point counts the question at each place, as
+    Xiezhi's released scorer counts a question under every label it carries; a count of the whole bank, once."""
+    own = node_ids(question)
+    further = question.extra.get(FURTHER_PLACES)
+    if not further:
+        return [own]
+    places = [own]
+    for subject, level1, level2 in further:
+        places.append(
+            {
+                "subject": subject_id(subject),
+                "level1": level1_id(subject, level1),
+                "level2": level2_id(subject, level1, level2),
+                "question": own["question"],
+            }
+        )
+    return places
+
+
+def place_names(question: Question) -> list[tuple[str, str, str]]:
+    """``(subject, level-1, level-2)`` names of every place of ``question`` (:func:`placements`), its own first."""
+    own = (question.subject, question.knowledge.level1, question.knowledge.level2)
+    further = question.extra.get(FURTHER_PLACES) or ()
+    return [own, *((str(subject), str(level1), str(level2)) for subject, level1, level2 in further)]
 
 
 def node_link_keywords() -> dict[str, str]:
@@ -122,7 +150,8 @@ class KnowledgeGraph:
         """Level-2 node id -> the ids of its questions, sorted (as :meth:`walk` lists question nodes)."""
         points: dict[str, list[str]] = {}
         for qid, q in self.questions.items():
-            points.setdefault(node_ids(q)["level2"], []).append(qid)
+            for place in placements(q):
+                points.setdefault(place["level2"], []).append(qid)
         return {node: sorted(ids) for node, ids in points.items()}
 
     def questions_under(self, node: str) -> list[Question]:
@@ -159,12 +188,15 @@ class KnowledgeGraph:
         if node is None:
             questions = list(self.questions.values())
             kind, name = "graph", "all"
+            places = [place for q in questions for place in placements(q)]
         else:
             self._check(node)
             questions = self.questions_under(node)
             kind, name = self.graph.nodes[node]["kind"], self.graph.nodes[node]["name"]
-        l1 = {node_ids(q)["level1"] for q in questions}
-        l2 = {node_ids(q)["level2"] for q in questions}
+            # A question at two places counts at those under this node only (its place in another 门类 is not here).
+            places = [place for q in questions for place in placements(q) if node in place.values()]
+        l1 = {place["level1"] for place in places}
+        l2 = {place["level2"] for place in places}
         return NodeStats(
             node=node or "",
             kind=kind,
@@ -175,7 +207,7 @@ class KnowledgeGraph:
             by_type=_count(q.type.value for q in questions),
             by_stage=_count(q.stage.value if q.stage else "unknown" for q in questions),
             by_difficulty=_count(q.difficulty or "unknown" for q in questions),
-            by_subject=_count(q.subject for q in questions),
+            by_subject=_count(self.graph.nodes[place["subject"]]["name"] for place in places),
         )
 
     def sparse_level2(self, minimum: int = MIN_LEVEL2_QUESTIONS) -> list[tuple[str, int]]:
@@ -184,7 +216,7 @@ class KnowledgeGraph:
         CK12 builds its graph with no fewer than 10 questions per level-2 point
         (:data:`MIN_LEVEL2_QUESTIONS`): a point under it gives an accuracy too noisy to read.
         """
-        counts = Counter(node_ids(q)["level2"] for q in self.questions.values())
+        counts = Counter(place["level2"] for q in self.questions.values() for place in placements(q))
         return sorted(((n, c) for n, c in counts.items() if c < minimum), key=lambda item: (item[1], item[0]))
 
     def walk(self, node: str | None = None, depth: int = 0) -> Iterator[tuple[int, str]]:
@@ -260,19 +292,19 @@ def build_graph(questions: Iterable[Question], *, question_nodes: bool = True) -
     graph = nx.DiGraph()
     records: dict[str, Question] = {}
     for q in questions:
-        ids = node_ids(q)
-        k = q.knowledge
-        if ids["subject"] not in graph:
-            graph.add_node(ids["subject"], kind="subject", name=q.subject, group=q.group or "")
-        if ids["level1"] not in graph:
-            graph.add_node(ids["level1"], kind="level1", name=k.level1, subject=q.subject)
-            graph.add_edge(ids["subject"], ids["level1"])
-        if ids["level2"] not in graph:
-            graph.add_node(ids["level2"], kind="level2", name=k.level2, subject=q.subject, level1=k.level1)
-            graph.add_edge(ids["level1"], ids["level2"])
-        if question_nodes:
-            graph.add_node(ids["question"], **_question_attrs(q))
-            graph.add_edge(ids["level2"], ids["question"])
+        for ids, (subject, level1, level2) in zip(placements(q), place_names(q), strict=True):
+            if ids["subject"] not in graph:
+                graph.add_node(ids["subject"], kind="subject", name=subject, group=q.group or "")
+            if ids["level1"] not in graph:
+                graph.add_node(ids["level1"], kind="level1", name=level1, subject=subject)
+                graph.add_edge(ids["subject"], ids["level1"])
+            if ids["level2"] not in graph:
+                graph.add_node(ids["level2"], kind="level2", name=level2, subject=subject, level1=level1)
+                graph.add_edge(ids["level1"], ids["level2"])
+            if question_nodes:
+                if ids["question"] not in graph:
+                    graph.add_node(ids["question"], **_question_attrs(q))
+                graph.add_edge(ids["level2"], ids["question"])
         records[q.id] = q
     return KnowledgeGraph(graph, records)
 

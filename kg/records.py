@@ -127,6 +127,12 @@ class Knowledge(BaseModel):
     """The full knowledge path, most general first (CK12 ``knowledge_tree`` split on ``-``)."""
 
 
+FURTHER_PLACES = "further_places"
+"""``Question.extra`` key of a question that sits at more than one place: ``[[subject, level-1, level-2], ...]``
+beside its own coordinates (a Xiezhi question labelled in two 门类, :mod:`kg.importers.xiezhi`); see
+:func:`kg.graph.placements`."""
+
+
 class Question(BaseModel):
     """A question from any question bank, normalised.
 

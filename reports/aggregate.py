@@ -33,7 +33,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from kg.graph import KnowledgeGraph, node_ids, subject_id
+from kg.graph import KnowledgeGraph, node_ids, place_names, placements, subject_id
 from kg.records import Question, QuestionType, subject_group
 from reports.runs import Run
 from reports.stats import rank_of_gold, wilson_interval
@@ -46,6 +46,8 @@ RUN_COLUMNS = ("run", "model", "mode", "variant", "strategy")
 LEVELS = (("subject", "subject_id"), ("level1", "level1_id"), ("level2", "level2_id"))
 ROOT = "all"
 """Node id and kind of the row that aggregates a whole run."""
+FURTHER = "further_places"
+"""Question-frame column: a question's places beyond its own (:func:`_further`), ``None`` for most."""
 SCORE_PREFIX = "score:"
 """Question-frame columns holding step scores are named ``score:<metric>``."""
 
@@ -92,6 +94,7 @@ def question_frame(
         "subject": [q.subject for q in questions],
         "level1": [q.knowledge.level1 for q in questions],
         "level2": [q.knowledge.level2 for q in questions],
+        FURTHER: [_further(q) for q in questions],
         "stage": [q.stage.value if q.stage else None for q in questions],
         "type": [q.type.value for q in questions],
         "difficulty": [q.difficulty for q in questions],
@@ -243,7 +246,7 @@ def score_columns(frame: pd.DataFrame) -> list[str]:
 
 SCOPE_COLUMNS = (
     "run", "model", "mode", "variant", "question_id", "subject_id", "level1_id", "level2_id",
-    "subject", "level1", "level2", "stage", "type", "difficulty", "group",
+    "subject", "level1", "level2", FURTHER, "stage", "type", "difficulty", "group",
 )  # fmt: skip
 """Columns of :func:`scope_frame`."""
 
@@ -268,7 +271,7 @@ def scope_frame(
             rows.append(
                 (
                     run.id, header.model, header.mode, header.variant, q.id, ids["subject"], ids["level1"],
-                    ids["level2"], q.subject, q.knowledge.level1, q.knowledge.level2,
+                    ids["level2"], q.subject, q.knowledge.level1, q.knowledge.level2, _further(q),
                     q.stage.value if q.stage else None, q.type.value, q.difficulty,
                     q.group or subject_group(q.subject),
                 )
@@ -309,13 +312,15 @@ def node_table(
         scope = frame[frame["lead"]]
     metrics = score_columns(frame)
     derived = _derived(frame, k, metrics)
+    # A question at two places (a Xiezhi question labelled in two 门类) counts under each; the whole run, once.
+    placed, placed_scope = _at_every_place(derived), _at_every_place(scope)
     runs = list(dict.fromkeys(frame["run"]))
     parts: list[pd.DataFrame] = []
     for dim in ("all", *slices):
         for kind, column in ((ROOT, None), *LEVELS):
             keys = ["run"] + ([dim] if dim != "all" else []) + ([column] if column else [])
-            stats = _group_stats(derived, keys, k, metrics)
-            in_bank = scope.groupby(keys, sort=False, dropna=True).size() if column else None
+            stats = _group_stats(placed if column else derived, keys, k, metrics)
+            in_bank = placed_scope.groupby(keys, sort=False, dropna=True).size() if column else None
             if dim == "all":
                 nodes = [ROOT] if column is None else _nodes_of(graph, kind, scope[column])
                 full = pd.MultiIndex.from_product([runs, nodes], names=["run", "node"])
@@ -337,7 +342,7 @@ def node_table(
                 stats.insert(1, "slice_value", "")
             else:
                 bank_keys = keys if column else ["run", dim]
-                counts = scope.groupby(bank_keys, sort=False, dropna=True).size()
+                counts = (placed_scope if column else scope).groupby(bank_keys, sort=False, dropna=True).size()
                 stats["in_bank"] = counts.reindex(stats.index).to_numpy()
                 stats = stats.reset_index()
                 stats = stats.rename(columns={dim: "slice_value", **({column: "node"} if column else {})})
@@ -348,7 +353,7 @@ def node_table(
             stats.insert(3, "kind", kind)
             parts.append(stats)
     table = pd.concat(parts, ignore_index=True)
-    del parts, derived  # the per-answer numbers and the parts' copies, before the columns added below
+    del parts, derived, placed  # the per-answer numbers and the parts' copies, before the columns added below
     _add_names(table, graph, scope)
     _add_intervals(table)
     _add_macro(table)
@@ -357,6 +362,44 @@ def node_table(
     meta = frame.groupby("run", sort=False)[list(RUN_COLUMNS[1:])].first()
     table = table.join(meta, on="run")
     return table[[*RUN_COLUMNS, "slice", "slice_value", *_column_order(table, k, metrics)]]
+
+
+_FURTHER_CACHE: dict[tuple[tuple[str, str, str], ...], tuple[tuple[str, ...], ...]] = {}
+
+
+def _further(question: Question) -> tuple[tuple[str, ...], ...] | None:
+    """The question's places beyond its own (:func:`kg.graph.placements`), as ``(subject_id, level1_id, level2_id,
+    subject, level1, level2)`` tuples, one shared object per distinct set; ``None`` for a question at one place."""
+    names = place_names(question)[1:]
+    if not names:
+        return None
+    key = tuple(names)
+    found = _FURTHER_CACHE.get(key)
+    if found is None:
+        ids = placements(question)[1:]
+        found = _FURTHER_CACHE[key] = tuple(
+            (place["subject"], place["level1"], place["level2"], *name) for place, name in zip(ids, names, strict=True)
+        )
+    return found
+
+
+def _at_every_place(part: pd.DataFrame) -> pd.DataFrame:
+    """``part``'s rows, and again a row at each further place of a question that has one (:data:`FURTHER`), with
+    that place's node ids (and names, where ``part`` has them): what counts by subject and knowledge point read."""
+    if FURTHER not in part or not part[FURTHER].notna().any():
+        return part
+    moved = part[part[FURTHER].notna()]
+    copies = []
+    for depth in range(max(len(places) for places in moved[FURTHER])):
+        reaching = moved[[len(places) > depth for places in moved[FURTHER]]]
+        places = [places[depth] for places in reaching[FURTHER]]
+        columns = ["subject_id", "level1_id", "level2_id", "subject", "level1", "level2"]
+        copies.append(
+            reaching.assign(
+                **{c: [place[i] for place in places] for i, c in enumerate(columns) if c in reaching},
+            )
+        )
+    return pd.concat([part, *copies])
 
 
 def _nodes_of(graph: KnowledgeGraph, kind: str, in_scope: pd.Series) -> list[str]:
@@ -388,7 +431,7 @@ def _derived(frame: pd.DataFrame, k: int, metrics: list[str]) -> pd.DataFrame:
     """Per answered question: the numbers to sum or average, plus the keys to group by."""
     needed = [
         "run", *SLICES, *(column for _, column in LEVELS), "lead", "asked", "scored", "correct", "unparsed", "failed",
-        "partial", "rank", "n_options", *metrics,
+        "partial", "rank", "n_options", *metrics, *([FURTHER] if FURTHER in frame else []),
     ]  # fmt: skip
     answered = frame.loc[frame["answered"], needed]  # the columns it reads, not a copy of every column
     rank = answered["rank"]
@@ -398,6 +441,7 @@ def _derived(frame: pd.DataFrame, k: int, metrics: list[str]) -> pd.DataFrame:
             "run": answered["run"],
             **{dim: answered[dim] for dim in SLICES},
             **{column: answered[column] for _, column in LEVELS},
+            **({FURTHER: answered[FURTHER]} if FURTHER in answered else {}),
             "records": lead,
             "asked": answered["asked"].astype(int) * lead,
             "n": answered["scored"].astype(int),
@@ -434,7 +478,7 @@ def _add_names(table: pd.DataFrame, graph: KnowledgeGraph, scope: pd.DataFrame) 
     nodes = graph.graph.nodes
     counts: dict[str, int] = {ROOT: len(graph)}
     for question in graph.questions.values():
-        for node in node_ids(question).values():
+        for node in {node for place in placements(question) for node in place.values()}:
             counts[node] = counts.get(node, 0) + 1
     info: dict[str, tuple[str, str, str, str]] = {ROOT: (ROOT, "", "", "")}
     for node in table["node"].unique():

@@ -80,7 +80,10 @@ def report_identity(runs: list[Run], out: Path) -> str:
 def question_order(graph: KnowledgeGraph) -> list[str]:
     """Question ids in tree order: subject, level-1, level-2 (by name), then id."""
     points = graph.questions_by_point()
-    return [qid for _, node in graph.walk() if node.startswith("l2:") for qid in points.get(node, ())]
+    # dict.fromkeys: a question at two places (kg.graph.placements) is in the tree twice, in the order once.
+    return list(
+        dict.fromkeys(qid for _, node in graph.walk() if node.startswith("l2:") for qid in points.get(node, ()))
+    )
 
 
 def _text(raw: str) -> dict[str, str]:

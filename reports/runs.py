@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 
 from kg.errors import InputError, SettingError
 from kg.graph import KnowledgeGraph, build_graph
-from kg.records import Knowledge, Option, Question, QuestionType, Stage, subject_group
+from kg.records import FURTHER_PLACES, Knowledge, Option, Question, QuestionType, Stage, subject_group
 from reports.combiner import CombinerInfo, combiner_info
 from reports.score_file import QuestionScores, load_score_header, load_scores
 from runners.bank import BankStream, locate_bank, run_scope
@@ -176,9 +176,11 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
 
 SELECTED = "_selections"
 """Key of a slim question's ``extra`` naming the selections (:data:`runners.selection.SELECTIONS`) it is in."""
-_KEPT_EXTRA = ("categories", "labels", "split", "xiezhi_set", "stand_in", "release_type", "score", "task")
-"""What the aggregates read of a question's ``extra`` (its categories, Xiezhi's labels, split and set, a GAOKAO-Bench
-question's type, score and file as its released scorer reads them)."""
+_KEPT_EXTRA = (
+    "categories", "labels", "split", "xiezhi_set", FURTHER_PLACES, "stand_in", "release_type", "score", "task",
+)  # fmt: skip
+"""What the aggregates read of a question's ``extra`` (its categories, Xiezhi's labels, split, set and further
+places, a GAOKAO-Bench question's type, score and file as its released scorer reads them)."""
 
 
 def slim(question: Question) -> Question:

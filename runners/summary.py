@@ -21,6 +21,7 @@ from typing import Literal, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.errors import InputError, SettingError
+from kg.graph import place_names
 from kg.intervals import wilson_interval
 from kg.records import Question
 from runners.circular import CIRCULAR, CircularStats, circular_stats
@@ -137,6 +138,7 @@ class RunResults(BaseModel):
     all: GroupStats
     by_type: dict[str, GroupStats]
     by_subject: dict[str, GroupStats]
+    """Per subject; a question in two subjects (a Xiezhi question labelled in two 门类) counts in each."""
     prompt_tokens: int
     """Sum over the run's records (those that report them)."""
     completion_tokens: int
@@ -187,6 +189,21 @@ def _by(records: Iterable[RunRecord], key: str, rule: JudgmentRule) -> dict[str,
     return {name: group_stats(group, rule) for name, group in sorted(groups.items())}
 
 
+def _by_subject(
+    records: Iterable[RunRecord], questions: Mapping[str, Question], rule: JudgmentRule
+) -> dict[str, GroupStats]:
+    """Per subject, as :func:`_by`, a question counted in every subject it sits in (:func:`kg.graph.place_names`:
+    a Xiezhi question labelled in two 门类 counts in both, as the report's nodes do); the record's own subject
+    where its question is not known."""
+    groups: dict[str, list[RunRecord]] = defaultdict(list)
+    for record in records:
+        question = questions.get(record.question_id)
+        subjects = dict.fromkeys(p[0] for p in place_names(question)) if question is not None else [record.subject]
+        for subject in subjects:
+            groups[subject].append(record)
+    return {name: group_stats(group, rule) for name, group in sorted(groups.items())}
+
+
 def header_judgment_rule(header: RunHeader) -> JudgmentRule:
     """The judgment rule the run's protocol names (runs made before it was recorded: the default)."""
     named = (header.protocol or {}).get("judgment_rule", DEFAULT_JUDGMENT_RULE)
@@ -226,7 +243,7 @@ def build_results(
         finish_reasons=dict(sorted(finished.items())),
         all=group_stats(records, rule),
         by_type=_by(records, "type", rule),
-        by_subject=_by(records, "subject", rule),
+        by_subject=_by_subject(records, questions or {}, rule),
         prompt_tokens=sum(r.prompt_tokens or 0 for r in records),
         completion_tokens=sum(r.completion_tokens or 0 for r in records),
         run_started_at=header.started_at,

@@ -217,6 +217,7 @@ def stats(
         "by_difficulty": most_common(counts.by_difficulty),
         "invalid": len(problems),
         "warnings": counts.warnings,
+        "placed_twice": counts.placed_twice,
         "invalid_by_field": dict(Counter(p.field or "record" for p in problems)),
         "level2_under_10": len(sparse),
         "level2_under_10_of": counts.level2_in(scored),
@@ -243,6 +244,11 @@ def stats(
     for key in ("by_type", "by_subject", "by_stage", "by_difficulty"):
         listed = ", ".join(f"{k} {v}" for k, v in summary[key].items())
         typer.echo(f"{key.removeprefix('by_')}: {listed}")
+        if key == "by_subject" and counts.placed_twice:
+            typer.echo(
+                f"  ({counts.placed_twice} question(s) labelled in two subjects count in each, as the benchmark's "
+                f"scorer counts a question under every label: the subjects sum to {sum(counts.by_subject.values())})"
+            )
     over = "" if scored is None else f" {scored}"
     for feature, share in summary["features"].items():
         if share["of"]:

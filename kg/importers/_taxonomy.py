@@ -52,6 +52,25 @@ class Taxonomy:
                     best, best_score = node, score
         return best
 
+    def further(self, labels: Sequence[str], home: Node) -> list[Node]:
+        """The places beside ``home`` (:meth:`place`) that ``labels`` name in other 门类, one a 门类: for each label
+        with no place in a 门类 already taken (历史学 beside 医学, 中医学), the node of that 门类 agreeing with most
+        labels, the deepest among those. Xiezhi's released scorer counts a question under every label it
+        carries (``Knowledge_Evaluator/conclude.py``), so a question labelled in two 门类 counts in both. A label
+        that is also a place in a 门类 taken (统计学 of 理学, with 理学 among the labels) opens none."""
+        wanted = set(labels)
+        taken = {home[0]}
+        found: list[Node] = []
+        for label in labels:
+            places = self.nodes.get(label, [])
+            if not places or any(node[0] in taken for node in places):
+                continue
+            category = max(places, key=lambda node: (len(wanted.intersection(node)), len(node)))[0]
+            candidates = [node for name in labels for node in self.nodes.get(name, []) if node[0] == category]
+            found.append(max(candidates, key=lambda node: (len(wanted.intersection(node)), len(node))))
+            taken.add(category)
+        return found
+
 
 LEVELS_UP = 3
 """How many folders above the data's folder the taxonomy is looked for: the release keeps it in

@@ -38,7 +38,7 @@ from kg.importers._found import Found, ImportOptions, located
 from kg.importers._lines import first_record, json_lines_files
 from kg.importers._taxonomy import Taxonomy, find_taxonomy, load_taxonomy
 from kg.jsonl import iter_jsonl
-from kg.records import Knowledge, Option, Question, QuestionType, detect_language
+from kg.records import FURTHER_PLACES, Knowledge, Option, Question, QuestionType, detect_language
 
 log = logging.getLogger(__name__)
 
@@ -163,8 +163,10 @@ def parse_record(obj: dict[str, Any], file: Path, line: int, taxonomy: Taxonomy 
     placed = place(labels, taxonomy)
     if isinstance(placed, str):
         return problem("labels", placed)
-    knowledge, subject, warnings = placed
+    knowledge, subject, warnings, further = placed
     extra: dict[str, Any] = {"labels": labels, "xiezhi_set": xiezhi_split(labels)}
+    if further:
+        extra[FURTHER_PLACES] = further
     split = release_split(file)
     if split is not None:
         extra["split"] = split
@@ -216,17 +218,24 @@ def split_options(raw: object) -> list[str] | str:
     return texts
 
 
-def place(labels: list[str], taxonomy: Taxonomy | None) -> tuple[Knowledge, str, list[str]] | str:
-    """Knowledge coordinates, subject and warnings for ``labels``; a message when none is in the taxonomy."""
+def place(labels: list[str], taxonomy: Taxonomy | None) -> tuple[Knowledge, str, list[str], list[list[str]]] | str:
+    """Knowledge coordinates, subject, warnings and the further places (``[门类, 一级学科, 二级学科]`` each, in
+    ``extra["further_places"]``: :func:`kg.graph.placements`) for ``labels``; a message when none is in the taxonomy."""
     if taxonomy is None:
         joined = " + ".join(labels)
         warning = "no Xiezhi taxonomy was found: the labels are not placed in 门类 / 一级学科 / 二级学科"
-        return Knowledge(level1=joined, level2=joined, path=[UNPLACED, joined]), UNPLACED, [warning]
+        return Knowledge(level1=joined, level2=joined, path=[UNPLACED, joined]), UNPLACED, [warning], []
     node = taxonomy.place(labels)
     if node is None:
         return f"none of the labels {labels} is in the taxonomy {taxonomy.files[0]}"
     unknown = [x for x in labels if x not in taxonomy.nodes]
     warnings = [f"label(s) not in the taxonomy: {', '.join(unknown)}"] if unknown else []
+    level1, level2 = _levels(node)
+    further = [[other[0], *_levels(other)] for other in taxonomy.further(labels, node)]
+    return Knowledge(category=node[0], level1=level1, level2=level2, path=list(node)), node[0], warnings, further
+
+
+def _levels(node: tuple[str, ...]) -> tuple[str, str]:
+    """A taxonomy node's level-1 and level-2 names; a level it does not reach repeats the name above it."""
     level1 = node[1] if len(node) > 1 else node[0]
-    level2 = node[2] if len(node) > 2 else level1
-    return Knowledge(category=node[0], level1=level1, level2=level2, path=list(node)), node[0], warnings
+    return level1, node[2] if len(node) > 2 else level1
