@@ -77,9 +77,10 @@ def report_identity(runs: list[Run], out: Path) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def question_order(graph: KnowledgeGraph) -> list[str]:
-    """Question ids in tree order: subject, level-1, level-2 (by name), then id."""
-    points = graph.questions_by_point()
+def question_order(graph: KnowledgeGraph, points: dict[str, list[str]] | None = None) -> list[str]:
+    """Question ids in tree order: subject, level-1, level-2 (by name), then id; ``points``: the graph's
+    :meth:`~kg.graph.KnowledgeGraph.questions_by_point`, when the caller has it."""
+    points = graph.questions_by_point() if points is None else points
     # dict.fromkeys: a question at two places (kg.graph.placements) is in the tree twice, in the order once.
     return list(
         dict.fromkeys(qid for _, node in graph.walk() if node.startswith("l2:") for qid in points.get(node, ()))
@@ -255,7 +256,7 @@ def build_payload(
 
     points = graph.questions_by_point()
     in_order = [points.get(node, []) for _, node in graph.walk() if node.startswith("l2:")]
-    order = [qid for ids in in_order for qid in ids]
+    order = question_order(graph, points)
     index = {qid: i for i, qid in enumerate(order)}
     shown = set(detail_ids(in_order, detail_cap()))
     reference: dict[str, tuple[str, ...]] = {}

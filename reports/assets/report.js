@@ -574,7 +574,8 @@
   function collect(id) {
     if (under[id]) return under[id];
     const node = TREE[id];
-    under[id] = node.questions ? node.questions.slice() : (node.children || []).flatMap(collect);
+    // A question at two places (a Xiezhi question labelled in two 门类) counts once above them, as nodes.csv's root.
+    under[id] = node.questions ? node.questions.slice() : [...new Set((node.children || []).flatMap(collect))];
     return under[id];
   }
   collect('all');

@@ -14,6 +14,7 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
@@ -66,3 +67,30 @@ def test_a_question_in_two_categories_counts_in_each_everywhere(tmp_path: Path) 
     with (tmp_path / "report" / "tables" / "xiezhi_disciplines.csv").open(encoding="utf-8-sig") as handle:
         table = {r["discipline"]: r["n"] for r in csv.DictReader(handle)}
     assert (table["理学"], table["工学"]) == ("4", "3")  # the per-discipline table says the same
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_page_counts_it_in_each_category_and_once_in_all(tmp_path: Path) -> None:
+    # Before: the page's whole-run row gathered its subjects' questions and counted the question twice (题数 7).
+    from selenium.webdriver.common.by import By
+
+    from tests._browser import chromium
+    from tests.reports.test_report_agrees_browser import _go
+
+    bank = _bank(tmp_path / "bank")
+    answers = write_answers(tmp_path / "answers.jsonl", [f"xiezhi/xiezhi_spec_chn/{n}" for n in range(1, 7)], "B")
+    run = tmp_path / "run"
+    _invoke("run", str(bank), "-b", "replay", "-m", str(answers), "--variant", "original", "-o", str(run))
+    _invoke("report", str(run), "-o", str(tmp_path / "report"), "--no-plots")
+    driver = chromium(tmp_path / "profile", tmp_path / "downloads")
+    try:
+        driver.get((tmp_path / "report" / "index.html").resolve().as_uri())
+        shown = {}
+        for node in ("all", "subject:理学", "subject:工学"):
+            _go(driver, f"node/{node}")
+            row = driver.find_elements(By.CSS_SELECTOR, ".card table.data tbody tr")[0]
+            shown[node] = [td.text for td in row.find_elements(By.TAG_NAME, "td")][1]
+    finally:
+        driver.quit()
+    assert shown == {"all": "6", "subject:理学": "4", "subject:工学": "3"}  # 题数, as nodes.csv
