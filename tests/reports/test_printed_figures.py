@@ -12,6 +12,8 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
+
 from reports import write_report
 from tests._runs import Answer, question, write_bank, write_run
 
@@ -75,3 +77,91 @@ def test_table1_is_left_empty_for_a_bank_without_arts_and_science(tmp_path: Path
     assert _rows(tmp_path / "report" / "tables" / "ck12_table1_type_by_mode.csv") == []
     (root,) = [r for r in _rows(tmp_path / "report" / "nodes.csv") if r["slice"] == "all" and r["node"] == "all"]
     assert (root["asked"], root["correct"]) == ("1", "1")
+
+
+def _replay_file(bank: Path, out: Path) -> Path:
+    """Answers for every question of ``bank``: right, wrong or unreadable in turn, in k12eval's records format."""
+    from kg.importers import load_questions
+
+    lines = []
+    for n, q in enumerate(load_questions(bank).questions):
+        letters = [o.label for o in q.options] or ["A"]
+        if q.type.value == "judgment":
+            said = "".join(("对" if v else "错") if n % 3 else ("错" if v else "对") for v in q.answer)
+        elif q.type.value == "fill_in_blank":
+            said = ";".join(map(str, q.answer)) if n % 3 else "不知道"
+        else:
+            said = "".join(map(str, q.answer)) if n % 3 else letters[(n // 3) % len(letters)]
+        text = "这道题我不会。" if n % 11 == 0 else f"正确答案是：{said}"
+        lines.append(json.dumps({"question_id": q.id, "output": text}, ensure_ascii=False))
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+def _recount_types(run: Path) -> dict[str, tuple[int, int, int, int]]:
+    """Per type and ``all``: (records, asked, right units, units), from records.jsonl only."""
+    counts: dict[str, list[int]] = {}
+    for line in (run / "records.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        for key in ("all", record["type"]):
+            row = counts.setdefault(key, [0, 0, 0, 0])
+            row[0] += 1
+            if record["parse_status"] not in ("ok", "unparsed"):
+                continue
+            row[1] += 1
+            if record["type"] == "judgment":
+                share = record["partial"] if record["partial"] is not None else float(bool(record["correct"]))
+                row[2] += round(share * len(record["gold"]))
+                row[3] += len(record["gold"])
+            else:
+                row[2] += int(bool(record["correct"]))
+                row[3] += 1
+    return {key: (a, b, c, d) for key, (a, b, c, d) in counts.items()}
+
+
+@pytest.mark.shared_data
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("bank", "args"),
+    [
+        ("ck12/original_data", ["--limit", "0.15"]),
+        ("cmmlu/test", []),
+        ("ceval/dev", []),
+        ("xiezhi/xiezhi_spec_chn.sample500.jsonl", []),
+    ],
+)
+def test_every_printed_count_is_the_records_on_a_shared_bank(
+    shared_data: Path, tmp_path: Path, bank: str, args: list[str]
+) -> None:
+    """``run``'s table and summary.json, the report's summary.json, nodes.csv and the page's run card, recounted."""
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    path = shared_data / bank
+    answers = _replay_file(path, tmp_path / "answers.jsonl")
+    run, report = tmp_path / "run", tmp_path / "report"
+    ran = CliRunner().invoke(app, ["run", str(path), "-b", "replay", "-m", str(answers), "-o", str(run), *args])
+    assert ran.exit_code == 0, ran.output
+    assert CliRunner().invoke(app, ["report", str(run), "-o", str(report), "--no-plots"]).exit_code == 0
+    recount = _recount_types(run)
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    for key, part in [("all", summary["all"]), *summary["by_type"].items()]:
+        assert (part["n"], part["scored"], part["units_right"], part["units"]) == recount[key], key
+    for line in ran.stdout.splitlines():  # the terminal table: type, n, asked, accuracy, unparsed, failed
+        cells = [c.strip() for c in line.replace("┃", "│").split("│") if c.strip()]
+        if len(cells) == 6 and cells[1].isdigit():
+            records, asked, right, units = recount[cells[0]]
+            assert (int(cells[1]), int(cells[2]), cells[3]) == (records, asked, f"{100 * right / units:.1f}%")
+    records, asked, right, units = recount["all"]
+    page = json.loads((report / "summary.json").read_text(encoding="utf-8"))["runs"][0]
+    assert (page["records"], page["asked"], page["correct"], page["n"]) == (records, asked, right, units)
+    (root,) = [r for r in _rows(report / "nodes.csv") if r["slice"] == "all" and r["node"] == "all"]
+    assert (int(root["records"]), int(root["asked"]), int(root["correct"]), int(root["n"])) == recount["all"]
+    by_type = {r["slice_value"]: r for r in _rows(report / "nodes.csv") if r["slice"] == "type" and r["node"] == "all"}
+    for key, (records, asked, right, units) in recount.items():
+        if key != "all":
+            row = by_type[key]
+            assert (int(row["records"]), int(row["asked"]), int(row["correct"]), int(row["n"])) == (
+                records, asked, right, units,
+            ), key  # fmt: skip
