@@ -16,20 +16,28 @@ k12eval's too. What each key holds:
   selected, ``effective``: answers scored), ``config`` (model, backend options, batch, limit,
   generation settings, seed), ``model_name`` and ``date``, as lm-eval names them.
 
-Only answers graded right or wrong count (a failed request or an ungraded type does not), as
-``summary.json``'s ``accuracy``.
+Only answers graded right or wrong count (a failed request or an ungraded type does not), and each counts
+what ``summary.json``'s ``accuracy`` counts (:func:`runners.counting.units` under the run's judgment rule:
+a judgment question's statements, each a 0/1 value of the mean and its standard error, under a
+per-statement rule), so every accuracy here is ``summary.json``'s. A question in two subjects (a Xiezhi
+question labelled in two 门类, :func:`kg.graph.place_names`) counts in both subjects' tasks, and once in
+the group.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kg.graph import place_names
+from kg.records import Question
 from runners.backends.harness_files import LM_EVAL_DATE, base_name
+from runners.counting import units
 from runners.records import RunHeader, RunRecord
+from runners.summary import header_judgment_rule
 
 RESULTS_FILE = "results.json"
 SCORING_STRATEGIES = frozenset({"next-token", "rank-options", "perplexity"})
@@ -57,29 +65,40 @@ def metric_key(header: RunHeader, records: Sequence[RunRecord]) -> tuple[str, st
     return "exact_match", "k12eval"
 
 
-def task_name(record: RunRecord, source: str) -> str:
-    """The lm-eval task an answer replayed from its samples came from, else ``<bank format>_<subject>``."""
+def task_names(record: RunRecord, source: str, question: Question | None = None) -> list[str]:
+    """The lm-eval task an answer replayed from its samples came from, else ``<bank format>_<subject>`` for
+    each subject its question sits in (its record's subject when the question is not given)."""
     file = record.harness.get("file") if record.harness else None
     if isinstance(file, str) and base_name(Path(file)).startswith("samples_"):
-        return LM_EVAL_DATE.sub("", base_name(Path(file)).removeprefix("samples_"))
-    return f"{source}_{record.subject}"
+        return [LM_EVAL_DATE.sub("", base_name(Path(file)).removeprefix("samples_"))]
+    subjects = dict.fromkeys(p[0] for p in place_names(question)) if question is not None else [record.subject]
+    return [f"{source}_{subject}" for subject in subjects]
 
 
-def lm_eval_results(header: RunHeader, records: Sequence[RunRecord], date: str) -> dict[str, Any]:
-    """The lm-eval-shaped results of a run's records (one per question): see the module."""
+def lm_eval_results(
+    header: RunHeader, records: Sequence[RunRecord], date: str, questions: Mapping[str, Question] | None = None
+) -> dict[str, Any]:
+    """The lm-eval-shaped results of a run's records (one per question): see the module. ``questions``: the
+    run's questions by id, for the subjects each sits in."""
     metric, filter_name = metric_key(header, records)
     key, stderr_key = f"{metric},{filter_name}", f"{metric}_stderr,{filter_name}"
     source = str(header.data.get("format") or "bank")
     group = f"k12eval_{source}"
+    rule = header_judgment_rule(header)
     selected: dict[str, int] = defaultdict(int)
+    answered: dict[str, int] = defaultdict(int)
     scored: dict[str, list[float]] = defaultdict(list)
+    every: list[float] = []
     for record in records:
-        task = task_name(record, source)
-        selected[task] += 1
-        if record.correct is not None:
-            scored[task].append(float(record.correct))
+        counted = units(record, rule)
+        values = [1.0] * counted.right + [0.0] * (counted.counted - counted.right) if counted else []
+        every += values
+        for task in task_names(record, source, (questions or {}).get(record.question_id)):
+            selected[task] += 1
+            if counted:
+                answered[task] += 1
+                scored[task] += values
     tasks = sorted(selected)
-    every = [value for task in tasks for value in scored[task]]
     results: dict[str, Any] = {}
     for task in tasks:
         values = scored[task]
@@ -111,7 +130,7 @@ def lm_eval_results(header: RunHeader, records: Sequence[RunRecord], date: str) 
         "versions": dict.fromkeys(tasks, header.version),
         "n-shot": dict.fromkeys(tasks, shots),
         "higher_is_better": {task: {metric: True} for task in tasks},
-        "n-samples": {task: {"original": selected[task], "effective": len(scored[task])} for task in tasks},
+        "n-samples": {task: {"original": selected[task], "effective": answered[task]} for task in tasks},
         "config": {
             "model": header.backend,
             "model_args": header.backend_options or {},

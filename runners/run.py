@@ -321,16 +321,17 @@ def _write_results(
         reason=reason,
     )
     header = RunStore(options.out).read_header()
+    by_id = {q.id: q for q in questions}
     summary.results = build_results(
         header,
         summary.records,
         session,
         len(wanted) - len(summary.records),
         summary.chat_template_hash,
-        {q.id: q for q in questions},
+        by_id,
     )
     atomic_write(options.out / SUMMARY_FILE, summary.results.model_dump_json(indent=2) + "\n")
-    shaped = lm_eval_results(header, summary.records, session.ended_at)
+    shaped = lm_eval_results(header, summary.records, session.ended_at, by_id)
     atomic_write(options.out / RESULTS_FILE, json.dumps(shaped, ensure_ascii=False, indent=2) + "\n")
 
 

@@ -165,3 +165,31 @@ def test_every_printed_count_is_the_records_on_a_shared_bank(
             assert (int(row["records"]), int(row["asked"]), int(row["correct"]), int(row["n"])) == (
                 records, asked, right, units,
             ), key  # fmt: skip
+
+
+def test_results_json_counts_what_summary_json_counts(tmp_path: Path) -> None:
+    # Before: results.json counted a judgment question as one item (right only when every statement is) while
+    # summary.json, the terminal and the report count its statements: 1/2 = 50 % beside 4/5 = 80 % for one run.
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from tests._runs import write_answers
+
+    qs = [
+        question("s1", "历史", "中国古代史", "隋唐"),
+        question("j1", "历史", "中国古代史", "隋唐", "judgment", options=["甲", "乙"], answer=[True, False]),
+    ]
+    bank = write_bank(tmp_path / "bank", qs)
+    answers = tmp_path / "answers.jsonl"
+    write_answers(answers, ["s1"], "正确答案是：A")
+    with answers.open("a", encoding="utf-8") as handle:  # one of its two statements right
+        handle.write(json.dumps({"question_id": "j1", "output": "1. 对 2. 对"}, ensure_ascii=False) + "\n")
+    run = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", str(bank), "-b", "replay", "-m", str(answers), "-o", str(run)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    assert (summary["all"]["units_right"], summary["all"]["units"]) == (2, 3)  # s1, and j1's first statement
+    shaped = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    (group,) = shaped["groups"].values()
+    assert group["exact_match,k12eval"] == summary["all"]["accuracy"] == 2 / 3
+    assert shaped["results"]["ck12_历史"]["exact_match,k12eval"] == summary["by_subject"]["历史"]["accuracy"]
