@@ -200,19 +200,24 @@ def split_accuracy(
 ) -> pd.DataFrame:
     """Per run: accuracy on questions with and without ``feature`` (``negation`` or ``sub_options``).
 
-    ``features`` is :func:`text_features` of the graph, when the caller has it already.
+    ``n_with`` / ``n_without`` and the accuracies count what nodes.csv counts (``units``: a judgment question's
+    statements under a per-statement rule); ``share_with`` is the share of the questions. ``features`` is
+    :func:`text_features` of the graph, when the caller has it already.
     """
     features = text_features(graph) if features is None else features
     scored = frame[frame["scored"]].merge(features, on="question_id", how="left")
     rows = []
     for run, sub in scored.groupby("run", sort=False):
         row: dict[str, object] = {"run": run, "model": sub["model"].iloc[0], "mode": sub["mode"].iloc[0]}
-        for label, part in (("with", sub[sub[feature].fillna(False)]), ("without", sub[~sub[feature].fillna(False)])):
-            right, n = int(part["correct"].sum()), len(part)
+        has = sub[feature].fillna(False).astype(bool)
+        for label, part in (("with", sub[has]), ("without", sub[~has])):
+            counted = "units" in part and part["units"].notna().all()
+            right = int(part["units_right"].sum()) if counted else int(part["correct"].sum())
+            n = int(part["units"].sum()) if counted else len(part)
             low, high = wilson_interval(right, n)
             row |= {f"n_{label}": n, f"acc_{label}": right / n if n else math.nan}
             row |= {f"acc_{label}_lo": low, f"acc_{label}_hi": high}
-        row["share_with"] = row["n_with"] / len(sub) if len(sub) else math.nan  # type: ignore[operator]
+        row["share_with"] = float(has.mean()) if len(sub) else math.nan
         row["difference"] = row["acc_with"] - row["acc_without"]  # type: ignore[operator]
         rows.append(row)
     return pd.DataFrame(rows)

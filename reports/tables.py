@@ -78,14 +78,16 @@ _CAPTIONS: dict[JudgmentScoring, tuple[str, str]] = {
     ),
     "per-statement": (
         "Judgment scored per statement: each statement counts on its own, read by k12eval's extraction, a "
-        "statement without a verdict as wrong; every table and nodes.csv count a judgment question's "
-        "statements, not the question.",
+        "statement without a verdict as wrong; every accuracy table and nodes.csv count a judgment question's "
+        "statements, not the question (the comparisons question by question, paired runs and the difficulty "
+        "distribution, count it right when every statement is).",
         "判断题按判断计分：每个判断单独计分（k12eval 的提取，没有给出判断的算错）。",
     ),
     "ck12-release": (
         "Judgment scored by CK12's released scorer: every T/F (else 对/错, else √/×) in the output, paired with "
         "the statements in order; statements beyond the verdicts found are not counted (the paper's rule); "
-        "every table and nodes.csv count so.",
+        "every accuracy table and nodes.csv count so (the comparisons question by question, paired runs and the "
+        "difficulty distribution, count a judgment question right when every statement is).",
         "判断题按 CK12 发布的评分脚本计分：输出中的每个 T/F（或对/错、√/×）依次对应各个判断，多出的判断不计入（论文的规则）。",
     ),
 }

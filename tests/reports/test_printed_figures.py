@@ -193,3 +193,24 @@ def test_results_json_counts_what_summary_json_counts(tmp_path: Path) -> None:
     (group,) = shaped["groups"].values()
     assert group["exact_match,k12eval"] == summary["all"]["accuracy"] == 2 / 3
     assert shaped["results"]["ck12_历史"]["exact_match,k12eval"] == summary["by_subject"]["历史"]["accuracy"]
+
+
+def test_the_negation_table_counts_judgment_statements_as_the_nodes_do(tmp_path: Path) -> None:
+    # Before: the analysis counted a judgment question as one wrong item (1 of 2 without negation) while
+    # nodes.csv counted its statements (2 of 3).
+    qs = [
+        question("s1", "历史", "中国古代史", "隋唐", stem="唐朝的都城是哪里？"),
+        question("j1", "历史", "中国古代史", "隋唐", "judgment", options=["甲", "乙"], answer=[True, False]),
+        question("n1", "历史", "中国古代史", "隋唐", stem="下列说法不正确的是"),
+    ]
+    bank = write_bank(tmp_path / "bank", qs)
+    answers = {
+        "s1": Answer(True),
+        "j1": Answer(False, output="1. 对 2. 对", extracted=[True, True], extra={"partial": 0.5}),
+        "n1": Answer(False, extracted=["B"]),
+    }
+    run = write_run(tmp_path / "run", {q.id: q for q in qs}, answers, bank=bank)
+    write_report([run], tmp_path / "report", plots=False)
+    (row,) = _rows(tmp_path / "report" / "tables" / "analysis_negation.csv")
+    assert (row["n_without"], row["acc_without"], row["n_with"], row["acc_with"]) == ("3", "66.7", "1", "0.0")
+    assert row["share_with"] == "33.3"  # of the questions: one of three has a negation word
