@@ -143,15 +143,8 @@ class ReplayBackend(Backend):
     def recorded_kinds(self) -> frozenset[str]:
         """What another harness's records hold: ``text`` (generated answers), ``scores`` (choice scores of a
         loglikelihood or PPL task); empty for k12eval's own records, which a run checks record by record."""
-        if self.samples is None:
-            return frozenset()
-        samples = self.samples.samples
-        return frozenset(
-            [
-                *(["text"] if any(s.texts for s in samples) else []),
-                *(["scores"] if any(s.scores for s in samples) else []),
-            ]
-        )
+        samples = self.samples.samples if self.samples is not None else []
+        return frozenset(kind for s in samples for kind, held in (("text", s.texts), ("scores", s.scores)) if held)
 
     def remember(self, given: Sequence[tuple[str, dict[str, Any]]]) -> None:
         """Take note of the harness records an earlier session gave (question id, its record's ``harness``),
