@@ -43,7 +43,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp_path = tmp_path_factory.mktemp("wheel")
     src = tmp_path / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(REPO / name, src / name)
     for package in PACKAGES:
         shutil.copytree(REPO / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
@@ -95,6 +95,7 @@ def test_the_wheel_holds_every_file_of_the_packages(wheel: Path) -> None:
         held = set(built.namelist())
     missing = [name for name in _package_files() if name not in held]
     assert not missing, f"{wheel.name} lacks files the packages have: {missing}"
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in held), "the licence text is not in the wheel"
 
 
 _LOADERS = """
