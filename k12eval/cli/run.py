@@ -319,8 +319,10 @@ def _check_failures(summary: RunSummary, limit: FailureLimit) -> None:
     if not failed:
         return
     total = len(summary.records)
-    _echo_unmatched(summary)
-    where = f"their errors are in {summary.out / 'records.jsonl'}; ask them again with --retry-failed"
+    unmatched = _echo_unmatched(summary)
+    # Replayed files answer a question they hold no record for the same way every time: asking again cannot help.
+    again = "ask them again with --retry-failed" if unmatched < failed else _NAME_THEM
+    where = f"their errors are in {summary.out / 'records.jsonl'}; {again}"
     if limit.allows(failed, total):
         typer.echo(
             f"warning: {failed} of {total} question(s) failed (within --max-failures {limit}); {where}", err=True
@@ -330,8 +332,15 @@ def _check_failures(summary: RunSummary, limit: FailureLimit) -> None:
     raise typer.Exit(1)
 
 
-def _echo_unmatched(summary: RunSummary) -> None:
-    """For a replay of another harness's files, how many questions found no record, by kind."""
+_NAME_THEM = (
+    "name the subjects the replayed files hold with --subjects (lm-eval's and OpenCompass's task names work), "
+    "and a harness's --limit N with the same --limit"
+)
+"""What to do when questions found no record in another harness's files."""
+
+
+def _echo_unmatched(summary: RunSummary) -> int:
+    """For a replay of another harness's files, how many questions found no record, by kind; returns their number."""
     from runners.backends.harness_match import FAILURES
 
     kinds = Counter(
@@ -342,6 +351,7 @@ def _echo_unmatched(summary: RunSummary) -> None:
     shown = ", ".join(f"{kinds[kind]} {kind}" for kind in FAILURES if kinds[kind])
     if shown:
         typer.echo(f"replayed files: {shown} (never another question's answer)", err=True)
+    return sum(kinds[kind] for kind in FAILURES)
 
 
 def _plain_progress() -> ProgressFn:

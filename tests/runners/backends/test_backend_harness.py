@@ -345,3 +345,18 @@ def test_a_run_of_subjects_named_as_lm_eval_or_the_bank_does_is_reported(tmp_pat
     assert shown.exit_code == 0, shown.output
     (summary,) = json.loads((report / "summary.json").read_text(encoding="utf-8"))["runs"]
     assert (summary["n"], summary["acc_micro"]) == (3, round(1 / 3, 4))
+
+
+def test_a_replay_of_some_subjects_over_a_whole_bank_says_to_name_them_not_to_retry(tmp_path: Path) -> None:
+    # Replaying lm-eval's cmmlu_agronomy over all of CMMLU failed every other subject's question and said "ask them
+    # again with --retry-failed", which replays the same files and fails them again.
+    bank = cmmlu_bank(tmp_path)
+    write_text(bank / "test" / "anatomy.csv", ",Question,A,B,C,D,Answer\n0,人体最大的器官是____,皮肤,肝,肺,心,A\n")
+    lines = [lm_eval_line(i, item, loglikelihoods("A"), "cmmlu") for i, item in enumerate(CMMLU)]
+    samples = write_jsonl(tmp_path / "lm" / f"samples_cmmlu_agronomy_{DATE}.jsonl", lines)
+    run = tmp_path / "run"
+    result = run_cli("run", str(bank), "-b", "replay", "-m", str(samples), "--strategy", "rank-options", "-o", str(run))
+    assert result.exit_code == 1, result.output
+    said = result.output.strip().splitlines()[-1]
+    assert said.startswith("error: 1 of 4 question(s) failed") and "--retry-failed" not in said
+    assert "name the subjects the replayed files hold with --subjects" in said, said
