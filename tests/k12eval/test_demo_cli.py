@@ -215,3 +215,13 @@ def test_demo_without_the_model_libraries_stops_before_its_first_stage(
         "pip install 'k12eval[hf]'"
     )
     assert "[1/6]" not in output and not (tmp_path / "work").exists()
+
+
+def test_the_demo_offers_make_report_only_in_the_checkout(tmp_path: Path) -> None:
+    # From a wheel the demo said "open it with: make report", where there is no Makefile.
+    from k12eval.cli.demo import REPORT_DIR, serve_hint
+
+    assert serve_hint(REPORT_DIR, REPO).startswith("make report")
+    assert serve_hint(REPORT_DIR, tmp_path) == "k12eval serve out/demo"
+    assert serve_hint(REPORT_DIR, tmp_path, root=tmp_path) == "k12eval serve out/demo"  # no Makefile there
+    assert serve_hint(tmp_path / "r", REPO) == f"k12eval serve {tmp_path / 'r'}"
