@@ -62,16 +62,18 @@ def load_bank(
     skip_invalid: bool = False,
 ) -> list[Question]:
     """The questions of the bank at ``path`` (any format ``k12eval kg`` reads; detected if ``fmt`` is omitted), or
-    of a benchmark named as ``k12eval run`` takes it (``ceval``, ``hf://ceval/ceval-exam``; docs/data.md): every
-    split, or ``split``'s (``dev``, ``val``, ``test``, ``train``). ``taxonomy``: Xiezhi's, when it is not where
+    of a benchmark named as ``k12eval run`` takes it (``ceval``, ``hf://ceval/ceval-exam``, ``cmmlu_agronomy``: that
+    subject alone; docs/data.md): every split, or ``split``'s (``dev``, ``val``, ``test``, ``train``). ``taxonomy``: Xiezhi's, when it is not where
     the release keeps it."""
     from k12eval.banks import resolve_data
     from kg.importers import load_questions
     from runners.bank import choose_split
 
-    questions = load_questions(
-        resolve_data(path).path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
-    ).questions
+    bank = resolve_data(path)
+    loaded = load_questions(
+        bank.path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
+    )
+    questions = list(bank.in_scope(loaded.questions))
     return questions if split is None else choose_split(questions, split, None)[0]
 
 

@@ -177,10 +177,12 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
 SELECTED = "_selections"
 """Key of a slim question's ``extra`` naming the selections (:data:`runners.selection.SELECTIONS`) it is in."""
 _KEPT_EXTRA = (
-    "categories", "labels", "split", "xiezhi_set", FURTHER_PLACES, "stand_in", "release_type", "score", "task",
-)  # fmt: skip
+    *("categories", "labels", "split", "xiezhi_set", FURTHER_PLACES, "stand_in", "release_type", "score", "task"),
+    *("subject_key", "subject_en"),
+)
 """What the aggregates read of a question's ``extra`` (its categories, Xiezhi's labels, split, set and further
-places, a GAOKAO-Bench question's type, score and file as its released scorer reads them)."""
+places, a GAOKAO-Bench question's type, score and file as its released scorer reads them), and the subject's other
+names, by which the run's ``--subjects`` may have named it (:func:`runners.subjects.subject_names`)."""
 
 
 def slim(question: Question) -> Question:

@@ -115,6 +115,7 @@ class Answerer:
         backend = options.backend_instance or _load_backend(options, model, backend_options)
         # Known to the replay backend only: an attribute, not part of the protocol.
         check_grader(options, getattr(backend, "harness", None))
+        check_replayed_kind(options, backend)
         is_chat = backend.is_chat
         base = default_sampling(is_chat)
         cot = mode_info(options.mode).cot
@@ -394,6 +395,24 @@ def check_grader(options: RunOptions, harness: dict[str, Any] | None) -> None:
                 options.grader,
                 f"the harness's records have no {kind[:-1]} {asked!r} (they have: {', '.join(map(str, found.get(kind, [])))})",
             )
+
+
+def check_replayed_kind(options: RunOptions, backend: Backend) -> None:
+    """Refuse, before any record is written, a strategy that none of the replayed harness records can serve:
+    choice scores only (lm-eval's ``cmmlu_*`` and ``ceval-valid_*`` are loglikelihood tasks) asked to generate,
+    or generated text only asked to rank. Otherwise every question would fail alike, and asking again would too."""
+    recorded = getattr(backend, "recorded_kinds", None)  # known to the replay backend only
+    kinds = recorded() if callable(recorded) else frozenset()
+    generates = options.run_strategy in GENERATING
+    if not kinds or ("text" if generates else "scores") in kinds:
+        return
+    held, needed = ("choice scores, no generated text", "rank-options") if generates else ("generated text", "generate")
+    where = getattr(backend, "path", "the replayed files")
+    raise SettingError(
+        "strategy",
+        options.run_strategy,
+        lambda name: f"the records in {where} hold {held}: replay them with {name('strategy', needed)}",
+    )
 
 
 def question_texts(question: Question) -> tuple[str, ...]:

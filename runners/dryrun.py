@@ -2,9 +2,10 @@
 
 The prompts are built by :func:`runners.answering.build_prompt`, the rule a run uses. Two things a
 run learns from its model are given instead: whether it takes chat messages (``--chat`` /
-``--base``; otherwise what its backend's class says, :attr:`runners.backends.base.Backend.is_chat`: chat for
-``openai``, text for the others) and how the few-shot
-budget is counted (in characters, with no tokenizer loaded).
+``--base``; else, for a model in a local folder, whether its tokenizer files carry a chat template, as the
+loaded tokenizer would say; otherwise what its backend's class says, :attr:`runners.backends.base.Backend.is_chat`:
+chat for ``openai``, text for the others) and how the few-shot budget is counted (in characters, with no
+tokenizer loaded).
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from kg.errors import InputError
 from runners.answering import build_prompt
-from runners.backends import Backend, backend_class
+from runners.backends import Backend, backend_class, server_side_model
+from runners.backends._prompts import chat_template_in
 from runners.options import RunOptions, check_options
 from runners.protocol import exemplar_pool, with_protocol_defaults, with_scored_split
 from runners.run import check_templates, select_questions
@@ -44,6 +47,8 @@ class DryRun:
     chat: bool
     budget_in_chars: bool
     options: RunOptions
+    chat_from_files: bool = False
+    """Whether ``chat`` was read from the local model's tokenizer files (neither ``--chat`` nor ``--base`` given)."""
 
 
 def dry_run(options: RunOptions) -> DryRun:
@@ -61,10 +66,20 @@ def dry_run(options: RunOptions) -> DryRun:
         options = replace(options, limit=DEFAULT_LIMIT)
     options = with_scored_split(options, data["split"])  # the split shown
     check_templates(options, questions)
+    from_files = None if options.chat is not None else _chat_from_files(options)
     chat = options.chat if options.chat is not None else _backend_type(options).is_chat
+    chat = chat if from_files is None else from_files
     pool = exemplar_pool(options)
     prompts = [DryPrompt(q.id, q.type.value, build_prompt(q, options, pool, len, chat)[1]) for q in questions]
-    return DryRun(prompts, chat, pool is not None, options)
+    return DryRun(prompts, chat, pool is not None, options, chat_from_files=from_files is not None)
+
+
+def _chat_from_files(options: RunOptions) -> bool | None:
+    """For a model the backend loads from a local folder, whether its tokenizer files carry a chat template."""
+    if options.backend_instance is not None or server_side_model(options.backend):
+        return None
+    folder = Path(options.model_path or options.model).expanduser()
+    return chat_template_in(folder) if folder.is_dir() else None
 
 
 def _backend_type(options: RunOptions) -> type[Backend]:

@@ -10,13 +10,17 @@ Nothing is downloaded here: a bank that is not on this machine is one error line
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from k12eval.banks._benchmarks import Benchmark, find_benchmark, hub_id
 from k12eval.banks._unpack import bank_root, data_home, read_pulled, unpack
 from kg.errors import InputError
+
+if TYPE_CHECKING:
+    from kg.records import Question
 
 MIRROR = "https://hf-mirror.com"
 """The hub mirror most users in China set as ``HF_ENDPOINT``."""
@@ -42,6 +46,11 @@ class DataRef:
     origin: str | None = None
     """Where the files came from: ``hub ORG/NAME``, ``archive URL``, or ``url``/``local`` and the copy ``data pull
     --from`` took."""
+
+    def in_scope(self, questions: Iterable[Question]) -> Iterator[Question]:
+        """``questions`` of the subject the name carried (``cmmlu_agronomy``: 农学 alone, as ``run`` asks it), else
+        all of them."""
+        return (q for q in questions if self.subject is None or q.subject == self.subject)
 
     def record(self) -> dict[str, str | None] | None:
         """What ``run.json`` keeps beside the folder (its ``data.named``): the name as typed, the benchmark, its

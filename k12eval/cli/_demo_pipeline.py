@@ -159,11 +159,12 @@ def _pick_backend(options: DemoOptions, echo: Echo) -> tuple[str, Path | None]:
     """
     here = importlib.util.find_spec("vllm") is not None
     if options.backend == "transformers":
-        return "transformers", None
+        return _transformers_here(), None
     if here:
         echo("backend: vllm (importable here)")
         return "vllm", None
     if options.backend == "auto":
+        _transformers_here()
         echo("backend: transformers (vLLM is not importable here; --backend vllm uses .venv-vllm's CPU build)")
         return "transformers", None
     env = vllm_python(options.root)
@@ -176,6 +177,20 @@ def _pick_backend(options: DemoOptions, echo: Echo) -> tuple[str, Path | None]:
         )
     echo(f"backend: vllm, the CPU build in {env.parent.parent}")
     return "vllm", env
+
+
+def _transformers_here() -> str:
+    """``transformers``, once its libraries are found here: from a core install (``pip install k12eval``) the demo
+    would otherwise pull models and install an encoder before its first answer fails."""
+    from k12eval.cli._common import OPTIONAL_PACKAGES
+
+    for package in ("torch", "transformers"):
+        if importlib.util.find_spec(package) is None:
+            from kg.errors import InputError
+
+            hint = f"{package} is not installed; install it with: {OPTIONAL_PACKAGES[package]}"
+            raise InputError(f"the demo answers with transformers: {hint}")
+    return "transformers"
 
 
 def _encoder(ref: str, offline: bool, echo: Echo) -> tuple[str, str]:

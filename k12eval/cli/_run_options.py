@@ -109,7 +109,8 @@ SubjectsOpt = Annotated[
         "--subjects",
         "-s",
         help="Only these subjects (repeat, or a comma list): the Chinese name (计算机网络), the bank's key "
-        "(computer_network) or lm-eval's task name (ceval-valid_computer_network, cmmlu_agronomy).",
+        "(computer_network) or lm-eval's or OpenCompass's task name (ceval-valid_computer_network, cmmlu_agronomy, "
+        "cmmlu-agronomy).",
     ),
 ]
 

@@ -128,10 +128,16 @@ def demo(
     for line in result.times.table():
         typer.echo(line)
     typer.echo(f"report: {result.index.resolve()}")
+    typer.echo(f"open it with: {serve_hint(out, Path.cwd())}")
+
+
+def serve_hint(out: Path, cwd: Path, root: Path = REPO_ROOT) -> str:
+    """How to open the report: ``make report`` only in the checkout's root, whose Makefile serves out/demo (a wheel
+    installed elsewhere has no Makefile)."""
     serve_it = f"k12eval serve {out}"
-    if out == REPORT_DIR:
-        serve_it = f"make report   (or: {serve_it})"
-    typer.echo(f"open it with: {serve_it}")
+    if out == REPORT_DIR and cwd.resolve() == root.resolve() and (root / "Makefile").is_file():
+        return f"make report   (or: {serve_it})"
+    return serve_it
 
 
 @app.command("serve")

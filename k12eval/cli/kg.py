@@ -84,10 +84,12 @@ def _load(
     from kg.importers import load_questions
     from runners.bank import choose_split
 
+    bank = resolve_data(path)
     with _importer_notes():
         result = load_questions(
-            resolve_data(path).path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
+            bank.path, fmt, variant=variant, mapping=mapping, taxonomy=taxonomy, skip_invalid=skip_invalid
         )
+    result.questions = list(bank.in_scope(result.questions))
     if split is not None:
         result.questions = choose_split(result.questions, split, None)[0]
     _say_skipped(result.problems)
@@ -114,19 +116,21 @@ def _reading(
     from kg.importers import detect_format, iter_questions
 
     problems: list[Problem] = []
-    found = resolve_data(path).path
+    bank = resolve_data(path)
     with _importer_notes():
-        name = fmt or detect_format(found, mapping)
+        name = fmt or detect_format(bank.path, mapping)
         yield (
             name,
-            iter_questions(
-                found,
-                name,
-                variant=variant,
-                mapping=mapping,
-                taxonomy=taxonomy,
-                skip_invalid=skip_invalid,
-                problems=problems,
+            bank.in_scope(
+                iter_questions(
+                    bank.path,
+                    name,
+                    variant=variant,
+                    mapping=mapping,
+                    taxonomy=taxonomy,
+                    skip_invalid=skip_invalid,
+                    problems=problems,
+                )
             ),
             problems,
         )

@@ -185,7 +185,7 @@ def run(
         **as_given,
     )
     if dry_run:
-        _print_dry_run(options)
+        _print_dry_run(_with_installed_model(options))
         return
     summary = _answer(options, quiet=quiet, verbose=verbose)
     if as_json:
@@ -266,6 +266,21 @@ def _answer(options: RunOptions, *, quiet: bool, verbose: bool) -> RunSummary:
         raise typer.Exit(code) from None
 
 
+def _with_installed_model(options: RunOptions) -> RunOptions:
+    """``options`` with the folder of an installed model (a catalogue name), whose tokenizer files tell a dry run
+    whether the model takes chat messages; nothing is fetched, and a model not here leaves them as they are."""
+    from runners.backends import server_side_model
+
+    if options.model_path is not None or options.backend_instance is not None or server_side_model(options.backend):
+        return options
+    from dataclasses import replace
+
+    from k12eval.models import resolve_model
+
+    found = resolve_model(options.model)
+    return replace(options, model_path=found) if Path(found).is_dir() else options
+
+
 def _print_dry_run(options: RunOptions) -> None:
     """The prompts of ``run --dry-run``, each under a line naming its question (escaped for a terminal)."""
     from runners.dryrun import dry_run, show
@@ -273,6 +288,8 @@ def _print_dry_run(options: RunOptions) -> None:
     result = dry_run(options)
     sent = "chat messages (JSON)" if result.chat else "text"
     how = "; change with --base" if result.chat else "; change with --chat"
+    if result.chat_from_files:
+        how = f" (from the model's tokenizer files){how}"
     budget = ", the few-shot budget counted in characters (no tokenizer loaded)" if result.budget_in_chars else ""
     typer.echo(
         f"# dry run: {len(result.prompts)} prompt(s) as {sent}{how}{budget}; protocol {_protocol_name(result.options)}, "
@@ -319,8 +336,10 @@ def _check_failures(summary: RunSummary, limit: FailureLimit) -> None:
     if not failed:
         return
     total = len(summary.records)
-    _echo_unmatched(summary)
-    where = f"their errors are in {summary.out / 'records.jsonl'}; ask them again with --retry-failed"
+    unmatched = _echo_unmatched(summary)
+    # Replayed files answer a question they hold no record for the same way every time: asking again cannot help.
+    again = "ask them again with --retry-failed" if unmatched < failed else _NAME_THEM
+    where = f"their errors are in {summary.out / 'records.jsonl'}; {again}"
     if limit.allows(failed, total):
         typer.echo(
             f"warning: {failed} of {total} question(s) failed (within --max-failures {limit}); {where}", err=True
@@ -330,8 +349,15 @@ def _check_failures(summary: RunSummary, limit: FailureLimit) -> None:
     raise typer.Exit(1)
 
 
-def _echo_unmatched(summary: RunSummary) -> None:
-    """For a replay of another harness's files, how many questions found no record, by kind."""
+_NAME_THEM = (
+    "name the subjects the replayed files hold with --subjects (lm-eval's and OpenCompass's task names work), "
+    "and a harness's --limit N with the same --limit"
+)
+"""What to do when questions found no record in another harness's files."""
+
+
+def _echo_unmatched(summary: RunSummary) -> int:
+    """For a replay of another harness's files, how many questions found no record, by kind; returns their number."""
     from runners.backends.harness_match import FAILURES
 
     kinds = Counter(
@@ -342,6 +368,7 @@ def _echo_unmatched(summary: RunSummary) -> None:
     shown = ", ".join(f"{kinds[kind]} {kind}" for kind in FAILURES if kinds[kind])
     if shown:
         typer.echo(f"replayed files: {shown} (never another question's answer)", err=True)
+    return sum(kinds[kind] for kind in FAILURES)
 
 
 def _plain_progress() -> ProgressFn:

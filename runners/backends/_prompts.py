@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 from runners.backends.base import ChatMessages
@@ -21,6 +22,19 @@ class PromptError(ValueError):
 def has_chat_template(tokenizer: Any) -> bool:
     """Whether the tokenizer carries a chat template (how chat models are told from base models)."""
     return bool(getattr(tokenizer, "chat_template", None))
+
+
+def chat_template_in(folder: Path) -> bool | None:
+    """Whether a local model folder's tokenizer files carry a chat template, read without loading the tokenizer
+    (``chat_template.jinja``/``.json`` beside it, as transformers 4.47+ saves it, or ``tokenizer_config.json``'s
+    ``chat_template``): what :func:`has_chat_template` finds once loaded. ``None`` when there are no such files."""
+    if (folder / "chat_template.jinja").is_file() or (folder / "chat_template.json").is_file():
+        return True
+    try:
+        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return bool(config.get("chat_template")) if isinstance(config, dict) else None
 
 
 def chat_template_hash(tokenizer: Any) -> str | None:

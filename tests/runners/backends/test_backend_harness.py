@@ -300,3 +300,63 @@ def test_lm_eval_output_folder_is_searched_and_two_runs_of_a_task_are_refused(tm
     write_jsonl(tmp_path / "out" / "my__model" / "samples_cmmlu_agronomy_2024-06-01T10-00-00.5.jsonl", [line])
     with pytest.raises(InputError, match=r"a second samples file of task 'cmmlu_agronomy'"):
         ReplayBackend(str(tmp_path / "out"))
+
+
+def test_choice_scores_replayed_without_a_ranking_strategy_are_refused_before_any_record(tmp_path: Path) -> None:
+    # lm-eval's cmmlu_* and ceval-valid_* tasks are loglikelihood tasks: a user replaying them as the generic
+    # command shows got every question failed and was told to --retry-failed, which fails them again.
+    bank = cmmlu_bank(tmp_path)
+    lines = [lm_eval_line(i, item, loglikelihoods("A"), "cmmlu") for i, item in enumerate(CMMLU)]
+    samples = write_jsonl(tmp_path / "lm" / f"samples_cmmlu_agronomy_{DATE}.jsonl", lines)
+    run = tmp_path / "run-ll"
+    result = run_cli("run", str(bank), "-b", "replay", "-m", str(samples), "-o", str(run))
+    assert result.exit_code == 2, result.output
+    said = result.output.strip().splitlines()[-1]
+    assert said.startswith("error: --strategy 'generate'") and "--strategy rank-options" in said
+    assert samples.name in said and "--retry-failed" not in result.output
+    assert not (run / "records.jsonl").exists()
+
+
+def test_texts_replayed_with_a_ranking_strategy_are_refused_before_any_record(tmp_path: Path) -> None:
+    bank = cmmlu_bank(tmp_path)
+    lines = [lm_eval_line(i, item, [["答案：A"]], "cmmlu") for i, item in enumerate(CMMLU)]
+    samples = write_jsonl(tmp_path / "lm" / f"samples_cmmlu_agronomy_{DATE}.jsonl", lines)
+    run = tmp_path / "run-gen"
+    result = run_cli("run", str(bank), "-b", "replay", "-m", str(samples), "--strategy", "rank-options", "-o", str(run))
+    assert result.exit_code == 2, result.output
+    said = result.output.strip().splitlines()[-1]
+    assert said.startswith("error: --strategy 'rank-options'") and "--strategy generate" in said
+    assert not (run / "records.jsonl").exists()
+
+
+@pytest.mark.parametrize("subject", ["cmmlu_agronomy", "agronomy"])
+def test_a_run_of_subjects_named_as_lm_eval_or_the_bank_does_is_reported(tmp_path: Path, subject: str) -> None:
+    # The report read the run's --subjects against questions stripped of their subject keys: every name but
+    # the Chinese one stopped it ("no subject of this bank is called so").
+    bank = cmmlu_bank(tmp_path)
+    lines = [lm_eval_line(i, item, loglikelihoods("A"), "cmmlu") for i, item in enumerate(CMMLU)]
+    samples = write_jsonl(tmp_path / "lm" / f"samples_cmmlu_agronomy_{DATE}.jsonl", lines)
+    run = tmp_path / "run-ll"
+    args = ("run", str(bank), "-b", "replay", "-m", str(samples), "--strategy", "rank-options", "-s", subject)
+    result = run_cli(*args, "-o", str(run))
+    assert result.exit_code == 0, result.output
+    report = tmp_path / "report"
+    shown = run_cli("report", str(run), "--out", str(report), "--no-plots")
+    assert shown.exit_code == 0, shown.output
+    (summary,) = json.loads((report / "summary.json").read_text(encoding="utf-8"))["runs"]
+    assert (summary["n"], summary["acc_micro"]) == (3, round(1 / 3, 4))
+
+
+def test_a_replay_of_some_subjects_over_a_whole_bank_says_to_name_them_not_to_retry(tmp_path: Path) -> None:
+    # Replaying lm-eval's cmmlu_agronomy over all of CMMLU failed every other subject's question and said "ask them
+    # again with --retry-failed", which replays the same files and fails them again.
+    bank = cmmlu_bank(tmp_path)
+    write_text(bank / "test" / "anatomy.csv", ",Question,A,B,C,D,Answer\n0,人体最大的器官是____,皮肤,肝,肺,心,A\n")
+    lines = [lm_eval_line(i, item, loglikelihoods("A"), "cmmlu") for i, item in enumerate(CMMLU)]
+    samples = write_jsonl(tmp_path / "lm" / f"samples_cmmlu_agronomy_{DATE}.jsonl", lines)
+    run = tmp_path / "run"
+    result = run_cli("run", str(bank), "-b", "replay", "-m", str(samples), "--strategy", "rank-options", "-o", str(run))
+    assert result.exit_code == 1, result.output
+    said = result.output.strip().splitlines()[-1]
+    assert said.startswith("error: 1 of 4 question(s) failed") and "--retry-failed" not in said
+    assert "name the subjects the replayed files hold with --subjects" in said, said
