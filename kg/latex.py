@@ -52,15 +52,19 @@ TEXT_COMMANDS = frozenset({
 })  # fmt: skip
 """Commands whose one argument is shown as its text (font and text-mode switches)."""
 
-ACCENTS = {"overline": "\u0305", "bar": "\u0304", "vec": "\u20d7", "hat": "\u0302", "widehat": "\u0302"}
-"""Accent command -> the combining mark the display puts after each character of its argument."""
+ACCENTS = {
+    "overline": "\u0305", "bar": "\u0304", "vec": "\u20d7", "overrightarrow": "\u20d7", "overleftarrow": "\u20d6",
+    "hat": "\u0302", "widehat": "\u0302", "tilde": "\u0303", "widetilde": "\u0303",
+}  # fmt: skip
+"""Accent command -> the combining mark the display puts after each character of its argument
+(``\\overrightarrow{AB}`` is A⃗B⃗, as a teacher writes the vector; every accent the verifier names, :data:`ACCENT_NAMES`)."""
 
 ACCENT_NAMES = {
     "overrightarrow": "vec", "overleftarrow": "vec", "vec": "vec", "overline": "bar", "bar": "bar",
     "hat": "hat", "widehat": "hat", "tilde": "tilde", "widetilde": "tilde",
 }  # fmt: skip
 """Accent command -> what the verifier appends to the name under it (``\\overrightarrow{AB}`` is ``AB_vec``, a
-name of its own). It knows more accents than :data:`ACCENTS`, whose display marks cover the first five."""
+name of its own); the display marks them all (:data:`ACCENTS`)."""
 
 SYMBOLS = {
     "times": "×", "div": "÷", "cdot": "·", "pm": "±", "mp": "∓", "le": "≤", "leq": "≤", "ge": "≥",

@@ -15,7 +15,7 @@ import contextvars
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 T = TypeVar("T")
 
@@ -56,19 +56,28 @@ class Outcome(Generic[T]):
     """``None`` when checked; ``error`` (an unexpected exception) or ``too_long`` (over budget)."""
     reason: str = ""
     """One line for a reader: the exception's type and first line, or the budget."""
+    spent_s: float = 0.0
+    """Seconds ``fn`` ran: what is left of the chain's budget for work that follows on the same chain."""
 
 
 def checking(fn: Callable[[], T], budget_s: float | None = CHAIN_BUDGET_S) -> Outcome[T]:
     """``fn()`` under a deadline of ``budget_s`` seconds (``None``: none), never raising."""
-    token = _DEADLINE.set(None if budget_s is None else clock() + budget_s)
+    start = clock()
+    token = _DEADLINE.set(None if budget_s is None else start + budget_s)
     try:
-        return Outcome(fn())
+        value = fn()
     except TooLong:
-        return Outcome(None, "too_long", too_long_reason(budget_s))
+        return Outcome(None, "too_long", too_long_reason(budget_s), clock() - start)
     except Exception as exc:  # the boundary: any bug or odd input stays with its chain
-        return Outcome(None, "error", f"not checked (error: {describe(exc)})")
+        return Outcome(None, "error", f"not checked (error: {describe(exc)})", clock() - start)
     finally:
         _DEADLINE.reset(token)
+    return Outcome(value, spent_s=clock() - start)
+
+
+def left_of(budget_s: float | None, spent: Outcome[Any]) -> float | None:
+    """What is left of a chain's budget after ``spent`` (``None``: no budget)."""
+    return None if budget_s is None else max(0.0, budget_s - spent.spent_s)
 
 
 def too_long_reason(budget_s: float | None, what: str = "checked") -> str:

@@ -23,7 +23,7 @@ from kg.errors import InputError, Namer, Problem, SettingError
 from kg.records import Question
 from reasoning_metrics.combine.apply import combine_one, fingerprint
 from reasoning_metrics.combine.model import Combiner
-from reasoning_metrics.guard import SCORE_BUDGET_S
+from reasoning_metrics.guard import SCORE_BUDGET_S, Outcome
 from reasoning_metrics.permetric import ScorePlan
 from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import Chain, ChainScores
@@ -32,11 +32,13 @@ from reasoning_metrics.score_store import ScoreConfig, append_scores, make_confi
 from reasoning_metrics.score_store import ScoreRecord as ScoreRecord
 from reasoning_metrics.scoring import chain_language, iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
+from reasoning_metrics.verify.aggregate_rule import checks_of
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.rules.arithmetic import StepCheck
 from reasoning_metrics.verify.rules.judge import judge_name
 from reasoning_metrics.verify.rules.prm import StepRewardModel
-from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail
+from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail, scored_solutions
 from runners.backends.base import Backend, SamplingParams
 from runners.bank import run_bank
 from runners.records import HEADER_FILE, MODE_INFO, RECORDS_FILE, RunHeader, RunRecord
@@ -277,6 +279,8 @@ def score_run(
                 budget_s=options.budget_s,
             )
             while chunk := list(islice(scores, options.chunk_size)):
+                # once per chain: the aggregate and the combiner read the same checks
+                checks = [checks_of(s) for s in scored_solutions(chunk, problems)] if detectors else None
                 found: Sequence[SolutionAssessment | None] = (
                     assess_scored(
                         chunk,
@@ -289,12 +293,14 @@ def score_run(
                         prm=options.prm,
                         judge=judge,
                         judge_params=options.judge_params,
+                        checks=checks,
                     )
                     if detectors
                     else [None] * len(chunk)
                 )
-                for s, assessment in zip(chunk, found, strict=True):
-                    yield _score_record(s, by_id[s.id], assessment, run, options.combiner)
+                for k, (s, assessment) in enumerate(zip(chunk, found, strict=True)):
+                    checked = checks[k] if checks is not None else None
+                    yield _score_record(s, by_id[s.id], assessment, run, options.combiner, checked)
         finally:
             if store is not None and store is not cache:
                 store.close()
@@ -322,10 +328,12 @@ def _score_record(
     assessment: SolutionAssessment | None,
     run: RunChains,
     combiner: tuple[str, Combiner] | None,
+    checks: Outcome[list[StepCheck]] | None = None,
 ) -> ScoreRecord:
-    """One chain's record: its scores, the run record's coordinates, the detectors' and the combiner's verdicts."""
+    """One chain's record: its scores, the run record's coordinates, the detectors' and the combiner's verdicts
+    (``checks``: the arithmetic checks the detectors read, which the combiner reads too)."""
     combined = None
-    if combiner is not None and assessment is not None:
+    if combiner is not None and assessment is not None and checks is not None and checks.value is not None:
         reference = run.references.get(scores.id)
         combined = combine_one(
             combiner[1],
@@ -335,6 +343,7 @@ def _score_record(
             record.correct,
             source=run.problems[scores.id],
             analysis=reference.analysis if reference is not None else None,
+            checks=checks.value,
         )
     checked = assessment is not None and assessment.status == "checked"
     return ScoreRecord(

@@ -12,7 +12,7 @@ from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.combine.verdict import CombinedVerdict as CombinedVerdict
 from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.flags import SolutionAssessment
-from reasoning_metrics.verify.rules.arithmetic import check_steps
+from reasoning_metrics.verify.rules.arithmetic import StepCheck
 
 
 def fingerprint(name: str, combiner: Combiner) -> str:
@@ -38,13 +38,16 @@ def combine_one(
     graded: bool | None = None,
     source: str = "",
     analysis: str | None = None,
+    *,
+    checks: Sequence[StepCheck],
 ) -> CombinedVerdict | None:
     """The verdict of the combiner for the chain's language, or ``None`` when the detectors did not check the solution or the ROSCOE features it
-    needs are missing (no encoder ran on this chain)."""
+    needs are missing (no encoder ran on this chain). ``checks``: the arithmetic checks the aggregate read
+    (:func:`~reasoning_metrics.verify.aggregate_rule.checks_of`), not computed a second time."""
     if assessment.status != "checked" or (combiner.uses_roscoe and roscoe is None):
         return None
     combiner = combiner.for_language(detect_language(" ".join([source, *steps])))
-    rows = step_features(steps, assessment, check_steps(steps, source), roscoe, graded, source, analysis)
+    rows = step_features(steps, assessment, checks, roscoe, graded, source, analysis)
     p = combiner.step_probabilities(rows)
     return CombinedVerdict(
         step_probabilities=[round(v, 6) for v in p],

@@ -21,12 +21,12 @@ from reasoning_metrics.metric_table import METRICS
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import ChainScores, StepDetail
-from reasoning_metrics.verify.aggregate_rule import assess_solutions, step_score
+from reasoning_metrics.verify.aggregate_rule import assess_solutions, checks_of, step_score
 from reasoning_metrics.verify.detector import Detector, Evidence, Reference
 from reasoning_metrics.verify.flags import SolutionAssessment, StepFlag
 from reasoning_metrics.verify.judge_log import judge_resumably
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
-from reasoning_metrics.verify.rules.arithmetic import StepCheck, check_steps
+from reasoning_metrics.verify.rules.arithmetic import StepCheck
 from reasoning_metrics.verify.rules.baseline import BASELINE_METRICS, needs_nli, roscoe_scores
 from reasoning_metrics.verify.rules.contradiction import CONTRADICTION_THRESHOLD, step_contradictions
 from reasoning_metrics.verify.rules.judge import judge_name
@@ -104,8 +104,9 @@ class DetectionContext:
 
     @cached_property
     def checks(self) -> list[Outcome[list[StepCheck]]]:
-        """Each solution's arithmetic checks, or why it has none (one solution's failure stays its own)."""
-        return [checking(partial(check_steps, s.steps, s.problem), self.budget_s) for s in self.solutions]
+        """Each solution's arithmetic checks, or why it has none (one solution's failure stays its own): computed
+        once, read by the detectors measured alone, the aggregate and the combiner's features."""
+        return [checks_of(s, self.budget_s) for s in self.solutions]
 
     def per_solution(
         self, fn: Callable[[LabelledSolution, list[StepCheck]], list[float]]
@@ -167,6 +168,7 @@ class DetectionContext:
             references=[reference_of(s) for s in self.solutions],
             budget_s=self.budget_s,
             models=self.verdict_models,
+            checks=self.checks,
         )
 
     @property

@@ -38,6 +38,10 @@ _LABEL_SIGNS = str.maketrans({"+": "p", "-": "m", ".": "d", "π": "pi"})
 _ACCENTED_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]{0,3}")
 _BRACED_NAME = re.compile(r"^\(+([A-Za-z]|[\u0370-\u03ff])\)+$")
 """``{m}`` or ``{{m}}`` before a subscript, already rewritten to ``(m)``: the name is ``m``."""
+_REMAINDER = re.compile(
+    r"(?<=[\d)])\s*[,;]?\s*(?:[\u4e00-\u9fff]{1,2}\s*)??(?:余数?\s*[为是]?|\b(?:remainder|rem)\b)\s*(?=\d)", re.I
+)
+"""``11 ÷ 3 = 3（个）余 2``: a quotient with its remainder, elided like ``3……2`` (not a rounded ``11/3``)."""
 _CIRCLED = re.compile(r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]")
 _BRACED_DIGITS = re.compile(r"(\d)\{\s*([.\d])")
 _MIXED_NUMBER = re.compile(r"(?<![\d.])(\d+)\\[dt]?frac\{(\d+)\}\{(\d+)\}")
@@ -113,6 +117,7 @@ def normalize(text: str, *, conic: bool = False) -> str:
     text = _constants(text, imaginary=not index_i, conic=conic)
     text = _FUNCTION_VALUE.sub(_function_value, text)
     text = text.replace("√", " sqrt ").replace("…", " ⋯ ").replace("...", " ⋯ ")
+    text = _REMAINDER.sub(" ⋯ ", text)
     text = rewrite_chinese(text)
     return text.translate(_SYMBOLS)
 

@@ -4,9 +4,11 @@
   relative).
 * Two numbers written in a solution are the same number when they agree to six significant digits
   (:data:`SAME_NUMBER`, relative): ``0.333333`` is ``1/3`` when looking for where a number came from.
-* A number written with ``d`` decimals is right when the exact value rounds to it: a slack of
-  ``10^-d`` (:func:`decimal_slack`), unless the exact value already has at most ``d`` decimals
-  (:func:`exact_at`), where no slack is due.
+* A number written with ``d`` decimals is right when the exact value rounds to it at those digits
+  (四舍五入): a slack of half a unit of its last place (:func:`decimal_slack`), unless the exact value
+  already has at most ``d`` decimals (:func:`exact_at`), where no slack is due. ``0.5^2 = 1`` is wrong
+  (0.25 rounds to 0), ``1/3 ≈ 0.33`` and ``π = 3.14`` are right. Raising or cutting at those digits
+  (进一法, 去尾法: a slack of a whole unit) counts only where the step says it does so.
 * Numbers carried from earlier steps with two or more decimals carry their rounding, half a unit of
   their last place relative to their size (:func:`carried_error`); through a calculation it grows
   by :data:`CARRIED_GROWTH` (:func:`carried_slack`).
@@ -36,12 +38,15 @@ class Written(Protocol):
     def decimals(self) -> int: ...
 
 
-def decimal_slack(places: int) -> float:
-    """How far a value may be from a number written with ``places`` decimals: one unit of the last place.
+def decimal_slack(places: int, *, directed: bool = False) -> float:
+    """How far a value may be from a number written with ``places`` decimals.
 
-    A hair less than a unit, so that a value a whole unit away stays wrong.
+    Rounded to the nearest (the default): half a unit of the last place, both neighbours of a value
+    exactly halfway included (0.125 is 0.12 or 0.13). ``directed`` (raised or cut, 进一法 / 去尾法): a
+    hair less than a whole unit, so that a value a whole unit away stays wrong.
     """
-    return 10.0**-places * (1 - FLOAT_NOISE)
+    unit = 10.0**-places
+    return unit * (1 - FLOAT_NOISE) if directed else unit * (0.5 + FLOAT_NOISE)
 
 
 def exact_at(value: float, places: int) -> bool:

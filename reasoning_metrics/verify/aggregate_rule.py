@@ -21,9 +21,10 @@ fallback were fixed before any measurement):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, Literal
 
-from reasoning_metrics.guard import CHAIN_BUDGET_S, NotChecked, checking
+from reasoning_metrics.guard import CHAIN_BUDGET_S, NotChecked, Outcome, checking, left_of
 from reasoning_metrics.protocols import NLIModel, SentenceEncoder
 from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import ChainScores
@@ -63,6 +64,7 @@ __all__ = [
     "TIE_BREAK",
     "assess_one",
     "assess_solutions",
+    "checks_of",
     "not_checked",
     "step_score",
     "without_reference",
@@ -83,6 +85,7 @@ def assess_solutions(
     batch_size: int = 64,
     budget_s: float | None = CHAIN_BUDGET_S,
     models: Mapping[str, str] | None = None,
+    checks: Sequence[Outcome[list[StepCheck]]] | None = None,
 ) -> list[SolutionAssessment]:
     """Assess every solution with every detector that can run.
 
@@ -95,7 +98,8 @@ def assess_solutions(
     the gold answer per step (:mod:`.rules.rollouts`); a solution's ``None`` there means the model could
     not score it (the detector is then unavailable for it alone). Each solution gets
     ``budget_s`` seconds of the CPU detectors (see :func:`assess_one`); ``models`` names the model behind
-    ``judged`` and ``prm`` in their flags.
+    ``judged`` and ``prm`` in their flags. ``checks``: each solution's :func:`checks_of`, where the caller
+    computed them already (computed here otherwise).
     """
     if roscoe is None and encoder is not None:
         roscoe = roscoe_scores(solutions, encoder, metrics=AGGREGATE_METRICS, batch_size=batch_size)
@@ -132,9 +136,18 @@ def assess_solutions(
                 unavailable=mine if reference is not None else {**mine, **without_reference()},
                 budget_s=budget_s,
                 models=models,
+                checks=checks[k] if checks is not None else None,
             )
         )
     return out
+
+
+def checks_of(solution: Solution, budget_s: float | None = CHAIN_BUDGET_S) -> Outcome[list[StepCheck]]:
+    """The arithmetic checks of a solution's steps (:func:`~.rules.arithmetic.check_steps`) under its time budget.
+
+    Their one home: computed once per solution and read by the aggregate (:func:`assess_one`), the detectors
+    meta-eval measures alone and the learned combiner's features, in ``score`` as in ``meta-eval``."""
+    return checking(partial(check_steps, solution.steps, solution.problem), budget_s)
 
 
 def assess_one(
@@ -149,14 +162,22 @@ def assess_one(
     unavailable: dict[str, str] | None = None,
     budget_s: float | None = CHAIN_BUDGET_S,
     models: Mapping[str, str] | None = None,
+    checks: Outcome[list[StepCheck]] | None = None,
 ) -> SolutionAssessment:
     """Assess one solution from what has been computed for it (see the module doc for the rule).
 
     ``models``: which model made a model-made input (``judged``, ``prm``), named in the flags raised on it.
+    ``checks``: the solution's :func:`checks_of` when the caller has them (computed here otherwise).
 
     Never raises: a solution the detectors fail on, or cannot finish within ``budget_s`` seconds
-    (``None``: no limit), comes back with ``status`` ``error`` or ``too_long`` (see :func:`not_checked`).
+    (``None``: no limit; the checks and the detectors share it), comes back with ``status`` ``error`` or
+    ``too_long`` (see :func:`not_checked`).
     """
+    checked = checks if checks is not None else checks_of(solution, budget_s)
+    if checked.value is None:
+        assert checked.status is not None
+        return not_checked(solution, checked.status, checked.reason)
+    step_checks = checked.value
     evidence = {
         "roscoe": roscoe,
         "contradictions": contradictions,
@@ -166,7 +187,7 @@ def assess_one(
         "rollouts": rollouts,
         "models": dict(models or {}),
     }
-    outcome = checking(lambda: _assess(solution, evidence, unavailable), budget_s)
+    outcome = checking(lambda: _assess(solution, step_checks, evidence, unavailable), left_of(budget_s, checked))
     if outcome.value is not None:
         return outcome.value
     assert outcome.status is not None
@@ -192,9 +213,10 @@ def not_checked(solution: Solution, status: NotChecked, reason: str) -> Solution
     )
 
 
-def _assess(solution: Solution, given: dict[str, Any], unavailable: dict[str, str] | None) -> SolutionAssessment:
+def _assess(
+    solution: Solution, checks: list[StepCheck], given: dict[str, Any], unavailable: dict[str, str] | None
+) -> SolutionAssessment:
     """``given``: the optional parts of the :class:`~.detector.Evidence` (ROSCOE, contradictions, judge, reference, PRM, rollouts)."""
-    checks = check_steps(solution.steps, solution.problem)
     roscoe: ChainScores | None = given["roscoe"]
     contradictions: Sequence[float] | None = given["contradictions"]
     found = findings(Evidence(solution.problem, solution.steps, checks, **given))

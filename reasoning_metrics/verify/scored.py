@@ -18,6 +18,7 @@ import numpy as np
 
 from reasoning_metrics import batching
 from reasoning_metrics.cache import ArrayCache
+from reasoning_metrics.guard import Outcome
 from reasoning_metrics.protocols import NLIModel
 from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import ChainScores
@@ -25,6 +26,7 @@ from reasoning_metrics.verify.aggregate_rule import assess_one, without_referenc
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
+from reasoning_metrics.verify.rules.arithmetic import StepCheck
 from reasoning_metrics.verify.rules.contradiction import step_contradictions
 from reasoning_metrics.verify.rules.judge import judge_name, judge_solutions
 from reasoning_metrics.verify.rules.prm import StepRewardModel
@@ -48,6 +50,11 @@ class ScoredSolution:
     id: str
     problem: str
     steps: tuple[str, ...]
+
+
+def scored_solutions(scored: Sequence[ChainScores], problems: Mapping[str, str]) -> list[ScoredSolution]:
+    """What the detectors read of each scored chain: its id, the question as the model saw it, its steps."""
+    return [ScoredSolution(s.id, problems[s.id], tuple(step.text for step in s.steps)) for s in scored]
 
 
 def roscoe_detail(scores: ChainScores) -> ChainScores | None:
@@ -80,6 +87,7 @@ def assess_scored(
     prm: StepRewardModel | None = None,
     judge: Backend | None = None,
     judge_params: SamplingParams | None = None,
+    checks: Sequence[Outcome[list[StepCheck]]] | None = None,
 ) -> list[SolutionAssessment]:
     """The aggregate's assessment of each scored chain, in order.
 
@@ -93,11 +101,13 @@ def assess_scored(
     the gold answer, teacher's analysis and grading, where the bank has an analysis. ``prm``: a process reward
     model, run on all the chains at once (its detector runs only when one is given). ``judge``: an LLM judge's
     backend, asked for every chain's first wrong step in one batch (:func:`.rules.judge.judge_solutions`, its
-    prompt in the chain's language); its flags name the judge's model, as the PRM's name the PRM.
+    prompt in the chain's language); its flags name the judge's model, as the PRM's name the PRM. ``checks``:
+    each chain's :func:`~.aggregate_rule.checks_of` of its :func:`scored_solutions`, where the caller has them
+    (``score`` does: the combiner reads them too); computed here otherwise.
     """
     references = references or {}
     premises = premises or problems
-    solutions = [ScoredSolution(s.id, problems[s.id], tuple(step.text for step in s.steps)) for s in scored]
+    solutions = scored_solutions(scored, problems)
     contradictions: dict[int, list[float]] = {}
     for lang in sorted({s.lang for s in scored}):
         model = nli.get(lang, f"no NLI model for {lang} text")
@@ -149,6 +159,7 @@ def assess_scored(
                 judged=verdicts[k].first_error if verdicts is not None else None,
                 unavailable=unavailable,
                 models=models,
+                checks=checks[k] if checks is not None else None,
             )
         )
     return out

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kg.latex import ARITHMETIC, FRACTIONS, SYMBOLS, TEXT_COMMANDS
+from kg.latex import ACCENT_NAMES, ACCENTS, ARITHMETIC, FRACTIONS, SYMBOLS, TEXT_COMMANDS
 from reasoning_metrics.verify._normalize import normalize
 from reports.latex_text import simplify_latex
 
@@ -27,3 +27,10 @@ def test_the_tables_have_one_home() -> None:
         assert '"dfrac"' not in text and '"mathrm"' not in text and '"leq"' not in text, path.name
         assert '"overrightarrow"' not in text and '"widehat"' not in text, path.name
     assert {"frac", "dfrac"} <= FRACTIONS and SYMBOLS["le"] == "≤" and ARITHMETIC["le"] == " ≤ "
+
+
+@pytest.mark.parametrize("command", sorted(ACCENT_NAMES))
+def test_every_accent_the_verifier_reads_carries_a_mark_on_the_page(command: str) -> None:
+    # \overrightarrow, \overleftarrow and \tilde were read by the verifier and shown bare on the page (#36)
+    shown = simplify_latex(f"$\\{command}{{AB}}$")
+    assert shown == f"A{ACCENTS[command]}B{ACCENTS[command]}" and "\\" not in shown

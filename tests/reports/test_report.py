@@ -167,6 +167,14 @@ def test_placeholder_text_in_data_is_not_substituted() -> None:
         ("$$\\underline{\\quad}$$ 和 $$\\underline{5}$$", "____ 和 5"),
         ("$$\\begin{cases}x+y=1\\\\x-y=2\\end{cases}$$", "{x+y=1 x-y=2"),
         ("没有公式的句子。", "没有公式的句子。"),
+        # vectors as a teacher writes them: a mark over each letter (#36)
+        (
+            "$$\\overrightarrow{AB}+\\overrightarrow{BC}=\\overrightarrow{AC}$$",
+            "A\u20d7B\u20d7+B\u20d7C\u20d7=A\u20d7C\u20d7",
+        ),
+        ("$$\\overleftarrow{CD}$$", "C\u20d6D\u20d6"),
+        ("$$\\tilde{x}=\\widetilde{y}$$", "x\u0303=y\u0303"),
+        ("$$\\overrightarrow{<b>}$$", "<\u20d7b\u20d7>\u20d7"),  # text stays text: escaped where the page shows it
     ],
 )
 def test_simplify_latex(latex: str, text: str) -> None:

@@ -331,6 +331,7 @@ def _add_combined(run: Path, combiner_file: Path) -> None:
     from reasoning_metrics.combine import load_combiner, parse_combiner
     from reasoning_metrics.combine.apply import combine_one, fingerprint
     from reasoning_metrics.score_store import ScoreConfig, ScoreRecord, header_path
+    from reasoning_metrics.verify.rules.arithmetic import check_steps
     from reasoning_metrics.verify.scored import roscoe_detail
     from runners.store import RunStore
 
@@ -343,7 +344,14 @@ def _add_combined(run: Path, combiner_file: Path) -> None:
             assert record.assessment is not None
             steps = [step.text for step in record.steps]
             out.append(
-                combine_one(combiner, steps, record.assessment, roscoe_detail(record), graded[record.question_id])
+                combine_one(
+                    combiner,
+                    steps,
+                    record.assessment,
+                    roscoe_detail(record),
+                    graded[record.question_id],
+                    checks=check_steps(steps),
+                )
             )
         return out
 

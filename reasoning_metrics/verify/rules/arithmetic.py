@@ -4,9 +4,10 @@
 ['true', 'false']
 
 Tolerance: a claimed number written with ``d`` decimals may be the true value
-rounded, truncated or raised at that precision (``100/3 = 33``, ``= 33.3``,
-``2/3 ≈ 0.67``), unless the true value is itself exact at that precision (then
-``7 × 8 = 57`` is false); operands written with two or more decimals may carry
+rounded to that precision (``100/3 = 33``, ``= 33.3``, ``2/3 ≈ 0.67``; not
+``0.5^2 = 1`` nor ``2/3 = 0.66``), raised or cut at it only where the step says so
+(进一法, 去尾法, 至少, round up: ``45 ÷ 40 ≈ 2``), and exact where the true value is
+itself exact at that precision (``7 × 8 = 57`` is false); operands written with two or more decimals may carry
 rounding from earlier steps, and the tolerance grows with their relative error.
 ``≈`` also accepts 1 % relative error. A percentage standing alone on one side
 is read both as a fraction and as a plain number (``0.7 × 100 = 70%``).
@@ -136,8 +137,9 @@ def inspect_step(text: str, *, conic: bool = False) -> StepCheck:
     seen = {c.expression for c in checks}
     found = [(claim, "text", "") for claim in find_claims(prepared)]
     found += [(claim, "restated", name) for name, claim in restated_claims(prepared)]
+    directed = bool(_DIRECTED_ROUNDING.search(text))
     for claim, source, name in found:
-        check = check_claim(claim, source=source, name=name)
+        check = check_claim(claim, source=source, name=name, directed=directed)
         if check.expression not in seen:
             seen.add(check.expression)
             checks.append(check)
@@ -152,6 +154,12 @@ def inspect_step(text: str, *, conic: bool = False) -> StepCheck:
     )
 
 
+_DIRECTED_ROUNDING = re.compile(
+    r"进一|去尾|取整|至少|最少|最多|余数|round(?:ed|ing)?\s+(?:up|down)|ceil|floor|at\s+(?:least|most)|remainder",
+    re.IGNORECASE,
+)
+"""A step that says it raises or cuts a value at the digits it writes (进一法 for buses, 去尾法 for boxes, a
+quotient with its remainder)."""
 _ALTERNATIVES = re.compile(r"\b(?:or|either)\b|或", re.IGNORECASE)
 _DEFINES = re.compile(
     r"\b(?:let|suppose|denote)\s+\$?\\?\(?\s*[A-Za-z](?:_\{?\w+\}?)?\s*\\?\)?\$?\s+(?:be|denote|represent|stand)"
@@ -193,8 +201,9 @@ def _check_annotation(expression: str, result: str, conic: bool = False) -> list
     return [check_claim(Claim(left, "=", right), source="annotation")]
 
 
-def check_claim(claim: Claim, source: str = "text", name: str = "") -> ClaimCheck:
-    """Check one claim (see the module doc for the tolerance); ``name`` is what a restated claim names."""
+def check_claim(claim: Claim, source: str = "text", name: str = "", *, directed: bool = False) -> ClaimCheck:
+    """Check one claim (see the module doc for the tolerance); ``name`` is what a restated claim names;
+    ``directed``: its step says it raises or cuts values (进一法, 去尾法), not only rounds them."""
     left, right = claim.left, claim.right
     operands = _operands(claim)
 
@@ -232,7 +241,7 @@ def check_claim(claim: Claim, source: str = "text", name: str = "") -> ClaimChec
         lv, rv = evaluate(left), evaluate(right)
     except Unevaluable as exc:
         return result(Verdict.UNCHECKED, str(exc))
-    holds, note = _holds(claim, lv, rv)
+    holds, note = _holds(claim, lv, rv, directed)
     if not holds and claim.units_dropped and _power_of_ten_apart(lv, rv):
         return result(Verdict.UNCHECKED, "units differ by a prefix (W and kW?)", lv, rv)
     if claim.units_dropped and not note:
@@ -293,7 +302,7 @@ def _operands(claim: Claim) -> tuple[float, ...]:
     return tuple(float(n.value) for n in side.literals() if n.value is not None)
 
 
-def _holds(claim: Claim, lv: float, rv: float) -> tuple[bool, str]:
+def _holds(claim: Claim, lv: float, rv: float, directed: bool) -> tuple[bool, str]:
     """Whether ``lv relation rv`` holds within the tolerance; a note on how it was read."""
     readings: list[tuple[float, float, bool, str]] = [(lv, rv, False, "")]
     right, left = literal_value(claim.right), literal_value(claim.left)
@@ -302,7 +311,7 @@ def _holds(claim: Claim, lv: float, rv: float) -> tuple[bool, str]:
     elif left is not None and left[2]:
         readings.append((float(left[0]), rv, True, "percent as a plain number"))
     for left_value, right_value, plain, note in readings:
-        tol, rounded = _tolerance(claim, left_value, right_value, plain)
+        tol, rounded = _tolerance(claim, left_value, right_value, plain, directed)
         if _compare(claim.relation, left_value, right_value, tol):
             exact = math.isclose(left_value, right_value, rel_tol=1e-12, abs_tol=1e-12)
             rounded = rounded and not exact and claim.relation in ("=", "≈")
@@ -310,7 +319,7 @@ def _holds(claim: Claim, lv: float, rv: float) -> tuple[bool, str]:
     return False, ""
 
 
-def _tolerance(claim: Claim, lv: float, rv: float, percent_plain: bool) -> tuple[float, bool]:
+def _tolerance(claim: Claim, lv: float, rv: float, percent_plain: bool, directed: bool) -> tuple[float, bool]:
     """Absolute tolerance for comparing the two sides, and whether it allows for rounding."""
     right = literal_value(claim.right)
     claimed, computed, computed_node = (
@@ -324,7 +333,7 @@ def _tolerance(claim: Claim, lv: float, rv: float, percent_plain: bool) -> tuple
         _, decimals, percent = claimed
         places = decimals + (2 if percent and not percent_plain else 0)
         if not exact_at(computed, places):
-            tol = max(tol, decimal_slack(places))
+            tol = max(tol, decimal_slack(places, directed=directed))
             rounded = True
     extra = carried_error(computed_node.literals())
     if extra:

@@ -96,6 +96,50 @@ def test_rounding_tolerance(text: str, verdict: str, note: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        # a written number is the value rounded to the digits written: 0.25 is 0, not 1 (#36)
+        ("0.5^2 = 1", "false"),
+        (r"$0.5^{2}=1$", "false"),
+        (r"\(\left(\frac{1}{2}\right)^{2} = 1\)", "false"),
+        ("正方形的面积是0.5×0.5=1（平方米）", "false"),
+        (r"$10^{-2}=0.1$", "false"),
+        ("2÷3=0.66", "false"),  # cut, not rounded: 0.67
+        # rounded to the digits written: right
+        ("1÷3≈0.33", "true"),
+        (r"$\frac{1}{3}\approx 0.33$", "true"),
+        (r"$S=\pi \times 1^{2}=3.14$", "true"),
+        (r"$\pi r^{2}=3.14\times 2^{2}=12.56$", "true"),
+        ("100÷3=33.3（人）", "true"),
+        ("0.125×1=0.13", "true"),  # exactly halfway: either neighbour
+        ("0.125×1=0.12", "true"),
+        # raised or cut where the step says so (进一法, 去尾法, 至少...)
+        ("45÷40≈2（辆），用进一法，至少需要2辆车", "true"),
+        ("50÷15≈3（个），去尾法，最多做3个", "true"),
+        ("45÷40≈2（辆）", "false"),
+        (r"\( \frac{43}{5} = 8 \) full pens (with a remainder of 3)", "true"),
+    ],
+)
+def test_a_rounded_number_holds_to_the_digits_written(text: str, verdict: str) -> None:
+    assert [c.verdict.value for c in check_step(text) if c.verdict is not Verdict.UNCHECKED] == [verdict]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "11÷3=3余2",
+        "11÷3=3（个）余2（个）",
+        "11÷3=3，余数为2",
+        "11÷3=3（个）……2（个）",
+        r"$$11\div 3=3\cdots\cdots 2$$",
+        "11 / 3 = 3 remainder 2",
+    ],
+)
+def test_a_quotient_with_a_remainder_is_not_a_rounded_value(text: str) -> None:
+    assert all(c.verdict is not Verdict.FALSE for c in check_step(text))
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "1 hour = 60 minutes",  # a conversion between two bare numbers

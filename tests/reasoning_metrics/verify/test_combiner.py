@@ -257,6 +257,7 @@ def test_a_graded_right_chinese_chain_is_located_at_its_likeliest_first_error() 
     names the step stating a false fact, not the plan before it that only just passes the threshold."""
     from reasoning_metrics.combine.apply import combine_one
     from reasoning_metrics.combine.model import Combiner
+    from reasoning_metrics.verify.rules.arithmetic import check_steps
 
     steps = [
         "要确定哪种方法能鉴别氮气和氧气，我们需要考虑它们的性质。",
@@ -271,8 +272,9 @@ def test_a_graded_right_chinese_chain_is_located_at_its_likeliest_first_error() 
     earliest = Combiner(**weights, threshold=0.4)  # type: ignore[arg-type]
     likeliest = dataclasses.replace(earliest, locate="likeliest")
     source = "下列方法能用于鉴别氮气和氧气的是（　　）"
-    first = combine_one(earliest, steps, assessment, graded=True, source=source)
-    second = combine_one(likeliest, steps, assessment, graded=True, source=source)
+    checks = check_steps(steps, source)
+    first = combine_one(earliest, steps, assessment, graded=True, source=source, checks=checks)
+    second = combine_one(likeliest, steps, assessment, graded=True, source=source, checks=checks)
     assert first is not None and second is not None
     assert first.step_probabilities == second.step_probabilities
     assert (first.first_suspect, second.first_suspect) == (0, 2)
@@ -320,9 +322,10 @@ def test_a_language_gets_its_own_combiner_and_its_solutions_use_it(tmp_path: Pat
     p = predict(mixed, ctx.assessments, rows, [s.lang or "en" for s in solutions])
     assert p.first_suspects == [-1, -1, -1, 0, 0, 0]
     chinese = solutions[3]
-    verdict = combine_one(mixed, chinese.steps, ctx.assessments[3], source=chinese.problem)
+    checks = [c.value or [] for c in ctx.checks]
+    verdict = combine_one(mixed, chinese.steps, ctx.assessments[3], source=chinese.problem, checks=checks[3])
     assert verdict is not None and verdict.first_suspect == 0 and verdict.threshold == always.threshold
-    english = combine_one(mixed, solutions[0].steps, ctx.assessments[0], source=solutions[0].problem)
+    english = combine_one(mixed, solutions[0].steps, ctx.assessments[0], source=solutions[0].problem, checks=checks[0])
     assert english is not None and english.first_suspect == -1
 
 
