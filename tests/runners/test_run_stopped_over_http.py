@@ -10,6 +10,7 @@ requests held by the server, the run never ended until they were released, and k
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -19,12 +20,13 @@ from pathlib import Path
 
 import pytest
 
+from runners.backends.base import GenerationRequest, SamplingParams
+from runners.backends.openai import OpenAIBackend
+from runners.stopping import signals_raise
 from runners.store import RunStore
 from runners.testing.openai_server import Faults, OpenAIServer
 from tests._runs import question, write_bank
 from tests.scripted import ScriptedBackend
-
-pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 QUESTIONS = [
@@ -57,6 +59,7 @@ def _command(bank: Path, out: Path, server: OpenAIServer) -> list[str]:
             "-o", str(out)]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_keeps_every_answer_the_server_gave_and_does_not_wait_for_the_rest(
     signum: int, tmp_path: Path
@@ -94,3 +97,26 @@ def test_a_signal_keeps_every_answer_the_server_gave_and_does_not_wait_for_the_r
     assert sorted(ids) == sorted(q.id for q in QUESTIONS)  # every question once: none lost, none twice
     asked = [server.attempts[json.dumps(record.prompt, ensure_ascii=False)] for record in kept]
     assert asked == [1] * GIVEN  # the answers kept were not asked for again
+
+
+def test_a_signal_held_while_an_answer_is_written_hands_over_the_answers_already_back_first() -> None:
+    # The consumer is writing the first answer (shielded) when the signal comes; by then every worker waits on a
+    # held request, so the server's other answers are back in the client: they are handed over before the signal.
+    server = OpenAIServer(ScriptedBackend("答案是 A"), Faults(hold_after=GIVEN)).start()  # type: ignore[arg-type]
+    backend = OpenAIBackend("scripted", base_url=server.base_url, concurrency=CONCURRENCY, timeout_s=3600)
+    requests = [
+        GenerationRequest(f"q{i}", [{"role": "user", "content": f"第 {i} 题"}], SamplingParams()) for i in range(8)
+    ]
+    got: list[str] = []
+    try:
+        with signals_raise(), pytest.raises(KeyboardInterrupt):
+            for result in backend.generate_stream(requests):
+                got.append(result.id)
+                if len(got) == 1:
+                    _wait(lambda: server.held == CONCURRENCY, lambda: True, "every request in flight held")
+                    os.kill(os.getpid(), signal.SIGINT)  # held by the shield until this answer is written
+        answered = server.answered
+    finally:
+        server.stop()
+        backend.close()
+    assert len(got) == answered == GIVEN
