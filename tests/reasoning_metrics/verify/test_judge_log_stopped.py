@@ -13,12 +13,12 @@ import os
 import signal
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from kg.errors import InputError
+from reasoning_metrics.diagnostics.sources import SourceItem
 from reasoning_metrics.verify.judge_log import judge_resumably
 from runners.backends.openai import OpenAIBackend
 from runners.files import lock_file
@@ -31,16 +31,9 @@ GIVEN = 2
 CONCURRENCY = 4
 HUNG_S = 300.0
 """Only a judge that never gets its requests held waits this long: the test then fails instead of hanging."""
-
-
-@dataclass(frozen=True)
-class Sol:
-    id: str
-    problem: str
-    steps: tuple[str, ...]
-
-
-SOLUTIONS = [Sol(f"s{i}", f"第 {i} 题：3 + 2 等于多少？", ("3 + 2 = 5。", "所以答案是 5。")) for i in range(8)]
+SOLUTIONS = [
+    SourceItem(f"s{i}", f"第 {i} 题：3 + 2 等于多少？", ("3 + 2 = 5。", "所以答案是 5。"), "zh") for i in range(8)
+]
 
 
 def test_a_signal_keeps_every_verdict_the_judge_gave(tmp_path: Path) -> None:
