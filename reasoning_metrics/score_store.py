@@ -224,6 +224,8 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
             raise OtherRunError(said, out)
         if again == "combiner" and old.combiner is None:
             raise OtherRunError(lambda name: f"{said} (or resume with {name('combiner', 'none')})", out)
+        if again == "detectors" and old.detectors:  # the file was flagged: a hint naming the off switch misled
+            raise OtherRunError(f"{said} (or resume with the detectors on, as it was)", out)
         raise OtherRunError(lambda name: f"{said} (or resume with {name(again)} as it was)", out)
     return {record["id"] for _, record in read_score_lines(out, repair=True)}
 
