@@ -31,6 +31,7 @@ COMMANDS = {
     "meta.json": [*META, "--out", "meta.json"],
     "meta.md": [*META, "--out", "meta.md"],
     "combiner.json": ["calibrate", "pb.json", "-f", "processbench", "-o", "combiner.json"],
+    "chains.jsonl": ["diagnostics", "make", "bank", "-o", "chains.jsonl"],  # wrote chains.jsonl.tmp, left it
 }
 
 
@@ -41,7 +42,14 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(FIXTURES / "importers" / "xiezhi", tmp_path / "xz")
     shutil.copy(FIXTURES / "metaeval" / "processbench_math.json", tmp_path / "pb.json")
     questions = [
-        question(f"q{i}", "数学", "函数", "一次函数", stem=f"第 {i} 题：下列函数中哪一个是一次函数？")
+        question(
+            f"q{i}",
+            "数学",
+            "函数",
+            "一次函数",
+            stem=f"第 {i} 题：下列函数中哪一个是一次函数？",
+            analysis=f"因为 y = {i + 2}x + 1 是一次函数。所以 k = {i + 2}。所以选 A。",
+        )
         for i in range(40)
     ]
     write_bank(tmp_path / "bank", questions)
@@ -64,4 +72,4 @@ def test_a_write_stopped_midway_keeps_the_last_file_whole(name: str, work: Path)
     assert done.returncode == 2, done.stderr
     assert (work / name).read_bytes() == before
     assert done.stderr.splitlines()[-1] == f"error: {name}: File too large"  # the file named
-    assert [p.name for p in work.iterdir() if p.name.startswith(f".{name}.")] == []  # no temporary file left
+    assert [p.name for p in work.iterdir() if p.name.startswith((f".{name}.", f"{name}."))] == []  # no temporary file
