@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import io
 import json
 import re
 from collections import Counter
@@ -228,9 +229,9 @@ class KnowledgeGraph:
             for child in self.children(root):
                 yield from self.walk(child, depth + 1)
 
-    def export(self, out: Path) -> int:
-        """Write the graph as node-link JSON (``.json``) or GraphML (``.graphml``); returns how many texts
-        GraphML had to escape.
+    def export(self, out: Path) -> tuple[bytes, int]:
+        """The bytes of the graph as node-link JSON (``.json``) or GraphML (``.graphml``), as the file ``out``
+        holds it, and how many texts GraphML had to escape; the caller writes them (whole, as ``kg export`` does).
 
         XML cannot hold most control characters (NUL, ESC...), lone surrogates or U+FFFE/U+FFFF, even as
         character references: in GraphML each is written as its escape (``\\x00``, ``\\x1b``), so the file
@@ -238,12 +239,12 @@ class KnowledgeGraph:
         """
         if out.suffix == ".json":
             data = nx.node_link_data(self.graph, **node_link_keywords())
-            out.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-            return 0
+            return json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"), 0
         if out.suffix == ".graphml":
             graph, escaped = _xml_safe(self.graph)
-            nx.write_graphml(graph, out, encoding="utf-8")
-            return escaped
+            written = io.BytesIO()
+            nx.write_graphml(graph, written, encoding="utf-8")
+            return written.getvalue(), escaped
         raise ValueError(f"{out}: export to .json (node-link) or .graphml")
 
     def _check(self, node: str) -> None:

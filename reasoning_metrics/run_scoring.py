@@ -28,7 +28,7 @@ from reasoning_metrics.permetric import ScorePlan
 from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.score_store import SCORES_FILE as SCORES_FILE
-from reasoning_metrics.score_store import ScoreConfig, append_scores, make_config, open_scores
+from reasoning_metrics.score_store import ScoreConfig, append_scores, judge_log_path, make_config, open_scores
 from reasoning_metrics.score_store import ScoreRecord as ScoreRecord
 from reasoning_metrics.scoring import chain_language, iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
@@ -258,6 +258,7 @@ def score_run(
         models = {**config.models, "judge": dict.fromkeys(("en", "zh"), judge_name(judge))}
         config = config.model_copy(update={"detectors": [*config.detectors, "judge"], "models": models})
     done = open_scores(out, config)
+    judge_log = judge_log_path(out, judge_name(judge), repr(options.judge_params)) if judge is not None else None
     todo = [(r, c) for r, c in run.chains if c.id not in done]
     by_id = {c.id: r for r, c in todo}
     problems = {c.id: run.problems[c.id] for _, c in todo}
@@ -294,6 +295,7 @@ def score_run(
                         judge=judge,
                         judge_params=options.judge_params,
                         checks=checks,
+                        judge_log=judge_log,
                     )
                     if detectors
                     else [None] * len(chunk)

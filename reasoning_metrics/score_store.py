@@ -8,8 +8,10 @@ loses nothing and writes no duplicates.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -31,6 +33,15 @@ from runners.files import atomic_write, naming, open_own, read_own
 
 SCORES_FILE = "scores.jsonl"
 """A run's score file, in the run folder (``score -o`` may put it elsewhere)."""
+
+
+def judge_log_path(out: Path, judge: str, asked: str) -> Path:
+    """Where a score job into ``out`` keeps the LLM judge's answers as they come (``scores.judge-NAME-HASH.jsonl``
+    beside it): one file per judge and way of asking it (``asked``: its sampling), so a job stopped before its
+    records were written asks the judge only what it had not answered, and another judge never reads them."""
+    slug = re.sub(r"[^\w.-]+", "_", judge).strip("_")[:48]
+    digest = hashlib.sha256(f"{judge}\n{asked}".encode()).hexdigest()[:8]
+    return out.with_name(f"{out.stem}.judge-{slug}-{digest}.jsonl")
 
 
 class ScoreRecord(ChainScores):
@@ -224,6 +235,8 @@ def open_scores(out: Path, config: ScoreConfig) -> set[str]:
             raise OtherRunError(said, out)
         if again == "combiner" and old.combiner is None:
             raise OtherRunError(lambda name: f"{said} (or resume with {name('combiner', 'none')})", out)
+        if again == "detectors" and old.detectors:  # the file was flagged: a hint naming the off switch misled
+            raise OtherRunError(f"{said} (or resume with the detectors on, as it was)", out)
         raise OtherRunError(lambda name: f"{said} (or resume with {name(again)} as it was)", out)
     return {record["id"] for _, record in read_score_lines(out, repair=True)}
 

@@ -75,12 +75,18 @@ def safe_frame(frame: pd.DataFrame, normalise: Callable[[Any], Any] = lambda val
     return safe
 
 
-def write_csv(frame: pd.DataFrame, path: Path) -> None:
-    """Write ``frame`` to ``path`` as a CSV spreadsheets open without running any cell."""
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """``frame`` as a CSV spreadsheets open without running any cell (UTF-8 with a BOM, for Excel)."""
     # RFC 4180 line ends: Python's csv quotes a cell holding any character of the line
     # terminator, so a bare CR inside a name is quoted too instead of splitting the row
     # (a reader would then start a row with the rest of the name: "=1...").
-    safe_frame(frame).to_csv(path, index=False, lineterminator="\r\n", encoding="utf-8-sig")
+    return str(safe_frame(frame).to_csv(index=False, lineterminator="\r\n")).encode("utf-8-sig")
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> None:
+    """Write ``frame`` to ``path`` as :func:`csv_bytes` gives it (in place: a report builds in a staging folder;
+    a command writing one CSV on its own writes the bytes with ``runners.files.atomic_write``)."""
+    path.write_bytes(csv_bytes(frame))
 
 
 def write_xlsx(sheets: dict[str, pd.DataFrame], path: Path) -> None:

@@ -86,7 +86,18 @@ def check_replaceable(out: Path) -> None:
                 f"choose another {name('out')}"
             )
         )
-    if any(out.iterdir()) and not is_report(out) and not _older_report(out):
+    if not any(out.iterdir()):
+        return
+    foreign = _foreign_files(out)
+    if is_report(out) and foreign:  # the user's own files, put into a report folder since it was written
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise InputError(
+            lambda name: (
+                f"{out}: holds {shown}, which no report wrote; the report replaces its folder whole: move "
+                f"{'it' if len(foreign) == 1 else 'them'} out first, or choose another {name('out')}"
+            )
+        )
+    if not is_report(out) and foreign != []:
         raise InputError(
             f"{out}: holds other files and no report marker ({MARKER}); the report replaces its folder whole, "
             "so it replaces only a folder it wrote: choose a new or empty folder"
@@ -105,30 +116,41 @@ def is_report(folder: Path) -> bool:
         return False
 
 
-def _older_report(folder: Path) -> bool:
-    """Whether ``folder`` is exactly a report written before :data:`MARKER` existed: its ``summary.json``
-    lists ``index.html``, and the folder holds no file it does not list (each table's ``.md``
-    beside its listed ``.csv``), so replacing it loses nothing but that report."""
+SYSTEM_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+"""Files a file browser leaves in a folder it showed: never the user's work, so they do not keep a report in place."""
+
+
+def _foreign_files(folder: Path) -> list[str] | None:
+    """What ``folder`` holds that its report did not write: every file or folder its ``summary.json`` does not list
+    (besides :data:`MARKER`, each table's ``.md`` beside its listed ``.csv``, and :data:`SYSTEM_FILES`), in
+    order; ``None`` when no ``summary.json`` lists the report's files (then nothing tells a report's own files).
+
+    An empty list for a folder without :data:`MARKER` is a report written before the marker existed: replacing
+    it loses nothing but that report.
+    """
     try:
         summary = json.loads(read_own(folder / "summary.json", 64 << 20))
     except (InputError, OSError, ValueError):
-        return False
+        return None
     files = summary.get("files") if isinstance(summary, dict) else None
     if not isinstance(files, list) or "index.html" not in files:
-        return False
+        return None
     listed = {"summary.json", *(str(f) for f in files)} | {
         f"{f[:-4]}.md" for f in files if str(f).startswith("tables/") and str(f).endswith(".csv")
     }
-    for path in folder.rglob("*"):
+    if is_report(folder):
+        listed.add(MARKER)
+    foreign = []
+    for path in sorted(folder.rglob("*")):
         name = path.relative_to(folder).as_posix()
-        if path.is_symlink():
-            return False
-        if path.is_dir():
+        if path.is_symlink() or (not path.is_dir() and not path.is_file()):
+            foreign.append(name)
+        elif path.is_dir():
             if name not in ("tables", "plots"):
-                return False
-        elif not path.is_file() or name not in listed:
-            return False
-    return True
+                foreign.append(name)
+        elif name not in listed and path.name not in SYSTEM_FILES:
+            foreign.append(name)
+    return foreign
 
 
 def _swap_in(building: Path, out: Path) -> None:

@@ -59,8 +59,9 @@ def umask_mode(mode: int = 0o666) -> int:
     return mode & ~mask
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole: a temporary file beside it, fsync, then ``os.replace``.
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8), or bytes as they are, to ``path`` whole: a temporary file beside it, fsync, then
+    ``os.replace``.
 
     On any failure (a full disk, a kill) ``path`` keeps its old content, or stays absent,
     and the temporary file is removed. The file gets the permissions the file it replaces had,
@@ -78,10 +79,16 @@ def atomic_write(path: Path, text: str) -> None:
                 os.fchmod(fd, mode)
             else:  # Windows: only the read-only bit exists, and it is set through the name
                 os.chmod(tmp, mode)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
+            if isinstance(text, bytes):
+                with os.fdopen(fd, "wb") as raw:
+                    raw.write(text)
+                    raw.flush()
+                    os.fsync(raw.fileno())
+            else:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                    handle.flush()
+                    os.fsync(handle.fileno())
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):

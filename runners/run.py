@@ -1,12 +1,13 @@
 """A run: questions -> prompts -> backend (whole batches) -> extraction -> records, resumable.
 
-``run_questions`` is what ``k12eval run`` calls. A backend that streams (the transformers
-backend: continuous batching) is handed every question at once and each answer is appended to
-the run folder as soon as it is finished; other backends are asked a batch at a time and each
-batch's answers are appended before the next batch is asked for. Between an answer's hand-over
-and its write, SIGINT and SIGTERM wait (:func:`runners.stopping.shielded`), so a run killed by
-either loses only the answers still being generated (a batch in flight, for the others); run again
-with the same options, it answers only what is missing.
+``run_questions`` is what ``k12eval run`` calls. A local model's backend that streams (transformers
+and vLLM: continuous batching) is handed every question at once and each answer is appended to
+the run folder as soon as it is finished; other backends are asked a batch at a time: a server's
+(``openai``) answers are appended one by one as the server gives them, the others' (replay) before
+the next batch is asked for. Between an answer's hand-over and its write, SIGINT and SIGTERM wait
+(:func:`runners.stopping.shielded`), so a run killed by either loses only the answers still being
+generated (a batch in flight, for a backend that hands a batch over whole); run again with the same
+options, it answers only what is missing.
 """
 
 from __future__ import annotations
@@ -381,7 +382,7 @@ def _run_locked(
         lambda: answerer.longest_sequence(questions),
         store.read_header().batch if store.exists() else None,
     )
-    if streams(answerer.backend) and options.run_strategy in GENERATING:
+    if _whole_run(answerer):
         batch = {**batch, "streamed": True}  # every answer written as it finishes, not per call
     header = RunHeader(
         model=options.model,
@@ -444,10 +445,18 @@ def _answer(
 ) -> None:
     """Answer ``todo`` and write each record as soon as it is there; SIGINT and SIGTERM never cut a write."""
     with signals_raise():
-        if streams(answerer.backend) and answerer.options.run_strategy in GENERATING:
+        if _whole_run(answerer):
             _answer_streamed(answerer, store, todo, total, progress, summary)
         else:
             _answer_batches(per_call, answerer, store, todo, total, progress, summary)
+
+
+def _whole_run(answerer: Answerer) -> bool:
+    """Whether the backend is handed every question at once: a model loaded here that streams (its engine
+    schedules the sequences); a server's model is asked ``--batch-size`` questions per call, which bounds the
+    requests in flight, and each answer is written as the server gives it."""
+    backend = answerer.backend
+    return streams(backend) and not backend.server_side_model and answerer.options.run_strategy in GENERATING
 
 
 def _answer_streamed(
@@ -502,17 +511,18 @@ def _answer_batches(
     start = time.perf_counter()
     chunks = _chunks(todo, per_call)
     tokens = 0
+    each = streams(answerer.backend)  # answers handed over one by one (a server's, as it gives them)
     for number, chunk in enumerate(chunks, start=1):
         log.info("batch %d/%d: asking %d question(s)", number, len(chunks), len(chunk))
         batch_start = time.perf_counter()
         records: list[RunRecord] = []
+        written = 0
         with contextlib.closing(answerer.answer_stream(chunk)) as answers:
-            for record in answers:  # handed over shielded, all of the call's together
+            for record in answers:  # handed over shielded: one by one, or all of the call's together
                 records.append(record)
-                if len(records) == len(chunk):  # written before the shield ends
-                    store.append(records)
-        if len(records) != len(chunk):
-            store.append(records)
+                if each or len(records) == len(chunk):  # written before the shield ends
+                    written += store.append(records[written:])
+        store.append(records[written:])
         summary.loops += sum(r.finish_reason == FINISH_LOOP for r in records)
         now = time.perf_counter()
         summary.new += len(records)

@@ -82,7 +82,7 @@ class RunStore:
             old = self.read_header()
             clash = differing_fields(old, header, (*IDENTITY_FIELDS, "shard"))
             if clash:
-                field, before, now = clash[0]
+                field, before, now = _as_set(clash[0], old, header)
                 said = f"{self.root} holds a different run ({field}: {before!r} there, {now!r} now)"
                 raise OtherRunError(
                     lambda name: f"{said}; choose another {name('out')}, or repeat the original options to resume",
@@ -198,6 +198,14 @@ class RunStore:
             finally:
                 os.close(fd)
         return len(lines)
+
+
+def _as_set(clash: tuple[str, Any, Any], old: RunHeader, new: RunHeader) -> tuple[str, Any, Any]:
+    """A clash as the user set it: a bank of other questions because another split was asked is the split's clash
+    (``bank: 'f5105c...' there, '8238c1...' now`` named no setting the user had changed)."""
+    if clash[0] == "bank" and old.data.get("split") != new.data.get("split"):
+        return "split", old.data.get("split"), new.data.get("split")
+    return clash
 
 
 def _question_id(line: str) -> str | None:

@@ -11,6 +11,7 @@ import typer
 from k12eval.cli._combiner_options import MinCorrectOpt
 from k12eval.cli._common import UserError, check_counts, guarded, output_file
 from k12eval.cli._wording import worded
+from runners.files import atomic_write
 
 app = typer.Typer()
 
@@ -91,7 +92,7 @@ def calibrate(
             language_min_correct=language_min_correct,
         )
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(combiner.to_json(), encoding="utf-8")
+    atomic_write(out, combiner.to_json())
     sizes = ", ".join(f"{t['name']} {t['half']} ({t['solutions']})" for t in combiner.training)
     cv = combiner.cv
     typer.echo(

@@ -335,8 +335,11 @@ def export(
         raise UserError(f"{out}: the output must end in .json or .graphml")
     output_file(out, path, mapping, taxonomy)
     _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy, split)
+    from runners.files import atomic_write
+
+    data, escaped = graph.export(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    escaped = graph.export(out)
+    atomic_write(out, data)  # whole or not at all: a kill mid-write leaves the last export as it was
     if escaped:
         typer.echo(
             f"warning: {out}: {escaped} text(s) hold characters XML cannot (NUL, ESC...), written as escapes "
@@ -369,9 +372,10 @@ def overlap(
     import pandas as pd
 
     from kg.overlap import find_overlap
-    from reports.spreadsheet import write_csv
+    from reports.spreadsheet import csv_bytes
     from reports.stats import wilson_interval
     from runners.dryrun import terminal_safe
+    from runners.files import atomic_write
 
     if out is not None:
         output_file(out, path, other, mapping, other_mapping)
@@ -394,7 +398,8 @@ def overlap(
     }
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        write_csv(pd.DataFrame(found.pairs, columns=["id", "other_id"]), out)  # escaped against formulas
+        # Escaped against formulas, and whole or not at all: a kill mid-write leaves the last file as it was.
+        atomic_write(out, csv_bytes(pd.DataFrame(found.pairs, columns=["id", "other_id"])))
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False))
         return

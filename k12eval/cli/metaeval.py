@@ -19,6 +19,7 @@ from k12eval.cli._strong import (
     PrmOptionOpt,
 )
 from k12eval.cli._wording import reason_text, worded
+from runners.files import atomic_write
 
 app = typer.Typer()
 FLAGS = {"sets": "--lodo"}
@@ -171,7 +172,7 @@ def meta_eval(
         typer.echo(text, nl=False)
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
+            atomic_write(out, text)
         return
     if data is None or fmt is None:
         raise UserError("meta-eval needs DATA and --format (or --lodo SETS)")
@@ -221,7 +222,7 @@ def meta_eval(
     typer.echo(done.json if as_json else markdown, nl=False)
     if out is not None:  # the Markdown file holds what the terminal shows, --by table included
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(done.json if out.suffix == ".json" else markdown, encoding="utf-8")
+        atomic_write(out, done.json if out.suffix == ".json" else markdown)
 
 
 def _flag_rates(
@@ -261,4 +262,4 @@ def _flag_rates(
     typer.echo(text if as_json else done.markdown, nl=False)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text if out.suffix == ".json" else done.markdown, encoding="utf-8")
+        atomic_write(out, text if out.suffix == ".json" else done.markdown)

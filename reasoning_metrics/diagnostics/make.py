@@ -17,6 +17,7 @@ from typing import Any
 
 from reasoning_metrics.diagnostics.perturb import KINDS, PERTURBATIONS
 from reasoning_metrics.diagnostics.sources import SourceItem
+from runners.files import atomic_write
 
 SET_VERSION = 1
 
@@ -98,8 +99,6 @@ def _foreign_steps(steps: list[tuple[str, str]], own_id: str, rng: random.Random
 def write_jsonl(records: Sequence[dict[str, Any]], out: Path) -> None:
     """Write the records, one JSON object a line (UTF-8, Chinese unescaped), replacing ``out`` atomically."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    tmp.replace(out)
+    # A temporary file of its own (runners.files.atomic_write), not OUT.tmp: two commands on one output each
+    # wrote the same OUT.tmp, and a write stopped midway left it behind.
+    atomic_write(out, "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records))

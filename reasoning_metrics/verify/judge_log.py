@@ -1,6 +1,6 @@
 """The LLM judge's answers on disk: resumable, and replayable by the ``replay`` backend.
 
-One JSON line per solution, appended after each batch (one write, then fsync)::
+One JSON line per solution, appended as each answer comes back (one write, then fsync)::
 
     {"id": "...", "response": "model text" | null, "error": null | "why no answer",
      "first_error": 2, "model": "...", "backend": "..."}
@@ -21,10 +21,11 @@ from pathlib import Path
 
 from kg.errors import InputError
 from reasoning_metrics.verify.flags import Solution
-from reasoning_metrics.verify.rules.judge import JudgeVerdict, judge_solutions, parse_first_error, template_for
+from reasoning_metrics.verify.rules.judge import JudgeVerdict, judge_stream, parse_first_error, template_for
 from runners.appended import decoded, iter_appended, open_appended
+from runners.backends import streams
 from runners.backends.base import Backend, SamplingParams
-from runners.files import open_own
+from runners.files import lock_file, open_own
 
 _LINE_START = b'{"id": '
 """How every line :func:`_line` writes starts (``json.dumps`` puts ``id`` first)."""
@@ -91,24 +92,44 @@ def judge_resumably(
 ) -> list[JudgeVerdict]:
     """The judge's verdict on every solution, asking ``backend`` only about those not in ``log``.
 
-    Solutions are sent ``chunk_size`` at a time and each chunk's answers appended to
-    ``log`` before the next is sent, so a killed run loses at most one chunk.
+    Solutions are sent ``chunk_size`` at a time; each answer is appended to ``log`` as the backend gives it (a
+    server's one by one, another backend's a chunk at a time), so a killed run loses only what was not back yet.
+    ``log`` is locked meanwhile: a second command on it is refused, naming it.
     ``progress`` gets the number of solutions judged so far (logged ones included).
     """
-    known: dict[str, LoggedAnswer] = {}
-    if log is not None:
+    if log is None:
+        return _judged(solutions, backend, None, {}, params, chunk_size, progress)
+    with lock_file(log):  # a second command on the same log is refused: it would ask and append every answer twice
         known = read_log(log, backend.model, backend.name)
         _cut_torn_line(log)
+        return _judged(solutions, backend, log, known, params, chunk_size, progress)
+
+
+def _judged(
+    solutions: Sequence[Solution],
+    backend: Backend,
+    log: Path | None,
+    known: dict[str, LoggedAnswer],
+    params: SamplingParams | None,
+    chunk_size: int,
+    progress: Callable[[int], None] | None,
+) -> list[JudgeVerdict]:
+    """:func:`judge_resumably` once ``log`` is read: each answer appended as the backend gives it (a server's one by
+    one, so a signal loses only the requests in flight; another backend's a chunk at a time)."""
     verdicts = {s.id: _verdict(known[s.id], s) for s in solutions if s.id in known}
     todo = [s for s in solutions if s.id not in known]
+    each = streams(backend)
     for start in range(0, len(todo), chunk_size):
         chunk = todo[start : start + chunk_size]
-        fresh = judge_solutions(
+        lines: list[str] = []
+        for index, verdict in judge_stream(
             [(s.problem, s.steps) for s in chunk], backend, ids=[s.id for s in chunk], params=params
-        )
-        if log is not None:
-            _append(log, [_line(s, v, backend) for s, v in zip(chunk, fresh, strict=True)])
-        verdicts.update((s.id, v) for s, v in zip(chunk, fresh, strict=True))
+        ):
+            verdicts[chunk[index].id] = verdict
+            lines.append(_line(chunk[index], verdict, backend))
+            if log is not None and (each or len(lines) == len(chunk)):  # written before the hand-over's shield ends
+                _append(log, lines)
+                lines = []
         if progress is not None:
             progress(len(verdicts))
     return [verdicts[s.id] for s in solutions]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -25,10 +26,11 @@ from reasoning_metrics.records import ChainScores
 from reasoning_metrics.verify.aggregate_rule import assess_one, without_reference
 from reasoning_metrics.verify.detector import Reference
 from reasoning_metrics.verify.flags import SolutionAssessment
+from reasoning_metrics.verify.judge_log import judge_resumably
 from reasoning_metrics.verify.registry import DETECTORS as REGISTRY
 from reasoning_metrics.verify.rules.arithmetic import StepCheck
 from reasoning_metrics.verify.rules.contradiction import step_contradictions
-from reasoning_metrics.verify.rules.judge import judge_name, judge_solutions
+from reasoning_metrics.verify.rules.judge import judge_name
 from reasoning_metrics.verify.rules.prm import StepRewardModel
 from runners.backends.base import Backend, SamplingParams
 
@@ -88,6 +90,7 @@ def assess_scored(
     judge: Backend | None = None,
     judge_params: SamplingParams | None = None,
     checks: Sequence[Outcome[list[StepCheck]]] | None = None,
+    judge_log: Path | None = None,
 ) -> list[SolutionAssessment]:
     """The aggregate's assessment of each scored chain, in order.
 
@@ -101,9 +104,11 @@ def assess_scored(
     the gold answer, teacher's analysis and grading, where the bank has an analysis. ``prm``: a process reward
     model, run on all the chains at once (its detector runs only when one is given). ``judge``: an LLM judge's
     backend, asked for every chain's first wrong step in one batch (:func:`.rules.judge.judge_solutions`, its
-    prompt in the chain's language); its flags name the judge's model, as the PRM's name the PRM. ``checks``:
-    each chain's :func:`~.aggregate_rule.checks_of` of its :func:`scored_solutions`, where the caller has them
-    (``score`` does: the combiner reads them too); computed here otherwise.
+    prompt in the chain's language); its flags name the judge's model, as the PRM's name the PRM. ``judge_log``: a
+    file its answers are appended to as they come and read back from (:func:`.judge_log.judge_resumably`), so a job
+    stopped before its chains' records were written does not ask the judge again. ``checks``: each chain's
+    :func:`~.aggregate_rule.checks_of` of its :func:`scored_solutions`, where the caller has them (``score`` does:
+    the combiner reads them too); computed here otherwise.
     """
     references = references or {}
     premises = premises or problems
@@ -122,11 +127,7 @@ def assess_scored(
         contradictions.update(zip(members, found, strict=True))
     rewards = prm.step_probabilities([(s.problem, s.steps) for s in solutions]) if prm is not None else None
     verdicts = (
-        judge_solutions(
-            [(s.problem, s.steps) for s in solutions], judge, ids=[s.id for s in solutions], params=judge_params
-        )
-        if judge is not None and solutions
-        else None
+        judge_resumably(solutions, judge, judge_log, params=judge_params) if judge is not None and solutions else None
     )
     models = {"judged": judge_name(judge)} if judge is not None else {}
     if prm is not None:

@@ -1,7 +1,8 @@
 """Any OpenAI-compatible server: completions for text prompts, chat/completions for messages.
 
-Requests run concurrently on a thread pool (``concurrency`` at a time) under the
-synchronous ``generate``; each is retried on 429, 5xx and connection errors (see
+Requests run concurrently (``concurrency`` at a time, :mod:`runners.backends._pool`) under the
+synchronous ``generate``, or ``generate_stream``, which hands each answer over as the server gives it
+(a run writes it then); each is retried on 429, 5xx and connection errors (see
 ``_http.py``) and, if it still fails, comes back with ``error`` set. Scoring uses
 ``echo`` + ``logprobs`` on the completions endpoint (vLLM and most self-hosted servers
 support it; OpenAI's hosted chat models do not, and those requests get ``error``).
@@ -17,8 +18,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import httpx
@@ -26,6 +26,7 @@ import httpx
 from kg.jsonl import describe
 from runners.backends._base_url import probe_root, strip_endpoint
 from runners.backends._http import RequestFailed, RetryPolicy, post_json
+from runners.backends._pool import Concurrent, mapped
 from runners.backends._shared import estimate_tokens, token_count
 from runners.backends.base import (
     Backend,
@@ -35,6 +36,7 @@ from runners.backends.base import (
     LoglikelihoodResult,
     SamplingParams,
 )
+from runners.stopping import Terminated, shielded
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -196,10 +198,7 @@ class OpenAIBackend(Backend):
             self.retries += 1
 
     def _map(self, work: Callable[[T], R], items: Sequence[T]) -> list[R]:
-        if len(items) <= 1 or self.concurrency == 1:
-            return [work(item) for item in items]
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(items))) as pool:
-            return list(pool.map(work, items))
+        return mapped(work, items, self.concurrency)
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Send every request (``concurrency`` at a time); failures come back with ``error`` set.
@@ -215,6 +214,28 @@ class OpenAIBackend(Backend):
             return result
 
         return self._map(one, requests)
+
+    def generate_stream(self, requests: Sequence[GenerationRequest]) -> Iterator[GenerationResult]:
+        """The answers of :meth:`generate`, each as soon as the server has given it (each with its request's id).
+
+        A run writes each at once (the batch's others need not be back), so Ctrl-C or SIGTERM loses only the
+        requests in flight: a signal that comes while an answer is written is raised here once it is, and the
+        answers already back are handed over before it goes on. Nothing waits for the requests in flight
+        (:mod:`runners.backends._pool`).
+        """
+        ticker = _Ticker(len(requests), self.progress_every_s)
+        with Concurrent(self._generate_one, requests, self.concurrency) as sent:
+            try:
+                for _, result in sent:
+                    ticker.tick()
+                    with shielded():  # the hand-over and the caller's write of it: a signal waits for both
+                        yield result
+            except (KeyboardInterrupt, Terminated):
+                sent.stop()
+                with shielded():
+                    for _, result in sent.ready():
+                        yield result
+                raise
 
     def _generate_one(self, request: GenerationRequest) -> GenerationResult:
         chat = not isinstance(request.prompt, str)

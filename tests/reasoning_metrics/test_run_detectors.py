@@ -178,7 +178,8 @@ def test_a_file_scored_under_the_old_detector_names_resumes(run_dir: Path) -> No
     old, new = (r["assessment"] for r in _lines(run_dir))
     assert old["detectors"] == OLD_NAMES  # the old line is kept as written; its names read as today's
     assert current_names(old["detectors"]) == new["detectors"]
-    with pytest.raises(InputError, match=r"scored with other detectors .*resume with detectors= as it was"):
+    # Before: "resume with detectors= as it was", which the command line words "resume with --no-detectors".
+    with pytest.raises(InputError, match=r"scored with other detectors .*resume with the detectors on, as it was"):
         score_run_composed(run_dir, models=models, cache=False, detectors=False)
 
 

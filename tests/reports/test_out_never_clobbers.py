@@ -143,6 +143,24 @@ def test_a_report_it_wrote_is_replaced_and_carries_the_marker(run: Path, tmp_pat
 
 
 @pytest.mark.slow
+def test_a_report_folder_the_user_put_files_into_is_not_replaced(run: Path, tmp_path: Path) -> None:
+    # Before: the marker let the next report replace the folder whole, and a teacher's notes put into it went with it.
+    out = tmp_path / "report"
+    write_report([run], out, plots=False)
+    (out / "批注.md").write_text("第 3 题的解析要再讲一遍", encoding="utf-8")
+    (out / "tables" / "mine.csv").write_text("1,2", encoding="utf-8")
+    line = _refused(_invoke("report", str(run), "--out", str(out), "--no-plots"), "tables/mine.csv, 批注.md")
+    assert "which no report wrote" in line and "move them out first, or choose another --out" in line
+    assert (out / "批注.md").read_text(encoding="utf-8") == "第 3 题的解析要再讲一遍"
+    (out / "批注.md").unlink()
+    (out / "tables" / "mine.csv").unlink()
+    (out / ".DS_Store").write_bytes(b"\0")  # what a file browser leaves is no one's work
+    again = _invoke("report", str(run), "--out", str(out), "--no-plots", "--title", "again")
+    assert again.exit_code == 0, again.output
+    assert "<title>again" in (out / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
 def test_a_report_written_before_the_marker_is_replaced_only_while_it_holds_nothing_else(
     run: Path, tmp_path: Path
 ) -> None:

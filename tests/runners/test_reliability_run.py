@@ -234,7 +234,8 @@ def test_retry_failed_asks_failed_questions_again_and_every_reader_sees_one_reco
     assert "5 new answer(s) this time, 0 already" in retried.output
     history = _lines(out / "records.jsonl")
     assert [r["parse_status"] for r in history] == ["failed"] * 5 + ["ok"] * 5  # append-only
-    ids = [q.id for q in QUESTIONS]
+    ids = [r["question_id"] for r in history[:5]]  # as the server answered them: the first session's order
+    assert sorted(ids) == [q.id for q in QUESTIONS]
     assert [r.question_id for r in RunStore(out).records()] == ids
     for records in (RunStore(out).records(), report_read(out).records, score_read(out)[1]):
         assert [r.question_id for r in records] == ids
@@ -300,3 +301,26 @@ def test_the_demo_subset_keeps_records_holding_unicode_line_separators(tmp_path:
     (source / "a" / "q.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert write_subset(source, {"x"}, tmp_path / "subset") == 1
     assert (tmp_path / "subset" / "a" / "q.jsonl").read_text(encoding="utf-8") == lines[0] + "\n"
+
+
+def test_resume_with_another_split_names_the_split(tmp_path: Path) -> None:
+    # Before: "holds a different run (bank: 'f5105c106fe6a45f' there, '8238c127aebe42aa' now)", no setting named.
+    import shutil
+
+    slice_ = REPO / "tests" / "fixtures" / "cmmlu_slice" / "test"
+    bank = tmp_path / "cmmlu"
+    for split in ("dev", "test"):
+        shutil.copytree(slice_, bank / split, ignore=shutil.ignore_patterns("*.md"))
+    answers = tmp_path / "answers.jsonl"
+    lines = [
+        {"question_id": f"cmmlu/{split}/{path.stem}/{row}", "output": "答案是 A"}
+        for split in ("dev", "test")
+        for path in sorted(slice_.glob("*.csv"))
+        for row in [path.read_text(encoding="utf-8").splitlines()[1].split(",")[0]]
+    ]
+    answers.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "run"
+    first = _replay(bank, out, answers, "--split", "dev")
+    assert first.exit_code == 0, first.output
+    _refused(_replay(bank, out, answers, "--split", "test"), "split: 'dev' there, 'test' now")
+    assert _replay(bank, out, answers, "--split", "dev").exit_code == 0

@@ -16,12 +16,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
 from kg.records import detect_language
 from reasoning_metrics.verify._chinese import numeral_value
+from runners.backends import generation_stream
 from runners.backends.base import (
     Backend,
     GenerationRequest,
@@ -194,6 +195,20 @@ def judge_solutions(
     ``ids`` name the requests (the solutions' ids, so a replay file can answer them); positions otherwise.
     A backend that says it is not a chat model (``is_chat`` false) gets the messages as one text.
     """
+    found = dict(judge_stream(solutions, backend, ids=ids, template=template, params=params))
+    return [found[index] for index in range(len(solutions))]
+
+
+def judge_stream(
+    solutions: Sequence[tuple[str, Sequence[str]]],
+    backend: Backend,
+    *,
+    ids: Sequence[str] | None = None,
+    template: JudgeTemplate | None = None,
+    params: SamplingParams | None = None,
+) -> Iterator[tuple[int, JudgeVerdict]]:
+    """``(index, verdict)`` of :func:`judge_solutions`, each as soon as the backend gives it
+    (:func:`runners.backends.generation_stream`: one by one from a server, handed over shielded from signals)."""
     params = params or JUDGE_SAMPLING
     names = [str(k) for k in range(len(solutions))] if ids is None else [str(i) for i in ids]
     templates = [template_for(problem, template) for problem, _ in solutions]
@@ -203,11 +218,8 @@ def judge_solutions(
         messages = render_prompt(problem, steps, chosen)
         prompt = messages if chat else "\n\n".join(m["content"] for m in messages) + "\n\n"
         requests.append(GenerationRequest(id=name, prompt=prompt, params=params))
-    results = backend.generate(requests)
-    return [
-        verdict_of(result, len(steps), chosen)
-        for (_, steps), chosen, result in zip(solutions, templates, results, strict=True)
-    ]
+    for index, result in generation_stream(backend, requests):
+        yield index, verdict_of(result, len(solutions[index][1]), templates[index])
 
 
 PRM_PROMPT = "{problem}\n\n{steps}\n\nIs the last step correct? Answer:"

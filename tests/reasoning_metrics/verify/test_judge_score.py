@@ -67,3 +67,28 @@ def test_the_page_shows_whose_verdict_a_step_has(tmp_path: Path, minilm_path: st
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "评审模型（openai:qwen-judge）认为这是第一个错误步骤" in page  # on the step the judge named
     assert '"verdict_models":{"judge":"openai:qwen-judge"}' in page  # and in the run's entry of the payload
+
+
+def test_a_job_stopped_before_its_records_were_written_does_not_ask_the_judge_again(
+    tmp_path: Path, minilm_path: str
+) -> None:
+    # A chunk's records are written once all its chains are scored: a job killed after the judge had answered lost
+    # every answer and asked (and paid) again. Deleting the score file stands for that kill.
+    run, judge, args = _score_with_judge(tmp_path, minilm_path)
+    first = (run / "scores.jsonl").read_text(encoding="utf-8")
+    (run / "scores.jsonl").unlink()
+    (run / "scores.json").unlink()
+    [log] = run.glob("scores.judge-openai_qwen-judge-*.jsonl")
+    assert len(log.read_text(encoding="utf-8").splitlines()) == 2
+    with OpenAIServer(cast(TransformersBackend, judge)) as server:
+        http = ["--judge-model", "qwen-judge", "--judge-backend", "openai", "-J", f"base_url={server.base_url}"]
+        again = runner.invoke(app, [*args, *http, "-J", "api_key=t"])
+    assert again.exit_code == 0, again.output
+    assert len(judge.requests) == 2  # the two chains were judged once
+    assert _flags((run / "scores.jsonl").read_text(encoding="utf-8")) == _flags(first)
+
+
+def _flags(scores: str) -> list[list[tuple[str, int]]]:
+    """Each score line's step flags, as (kind, step)."""
+    lines = [json.loads(line) for line in scores.splitlines()]
+    return [[(f["kind"], i) for i, s in enumerate(r["assessment"]["steps"]) for f in s["flags"]] for r in lines]
