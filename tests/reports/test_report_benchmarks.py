@@ -100,3 +100,33 @@ def test_the_page_shows_both_tables_in_both_languages(tmp_path: Path) -> None:
         assert "64.9 (24/37)" in gaokao.text and "gaokao-release" in gaokao.text
     finally:
         driver.quit()
+
+
+def test_a_gaokao_report_heads_with_the_papers_points_and_names_records_as_records(tmp_path: Path) -> None:
+    """The report's printed line, summary.json and tables name the release's records as records and head with the
+    paper's unit, points; the record accuracy stays, called so."""
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    run = gaokao_run(tmp_path)
+    out = tmp_path / "report"
+    result = CliRunner().invoke(app, ["report", str(run), "-o", str(out), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    printed = " ".join(result.output.split())
+    assert "gaokao-run: GAOKAO-Bench scoring rate 24/37 points = 64.9%" in printed
+    assert "6 record(s) (11 question(s)) scored, accuracy by record" in printed
+    assert "6 of 6 records asked" in printed and "questions asked" not in printed
+    entry = json.loads((out / "summary.json").read_text("utf-8"))["runs"][0]
+    assert entry["unit"] == "records"
+    headline = entry["gaokao"]["gaokao-release"]
+    assert (headline["earned"], headline["possible"], headline["questions"]) == (24, 37, 11)
+    tables = (out / "tables.md").read_text("utf-8")
+    assert tables.index("GAOKAO-Bench") < tables.index("CK12 Table 1")  # the paper's figure first
+    table1 = (out / "tables" / "ck12_table1_type_by_mode.md").read_text("utf-8")
+    assert "GAOKAO-Bench runs (gaokao-run) count records here" in table1
+    rate = (out / "tables" / "gaokao_scoring_rate.md").read_text("utf-8")
+    assert "| records asked |" in rate and "Only records asked count" in rate
+    page = page_data((out / "index.html").read_text("utf-8"))
+    card = page["runs"][0]
+    assert card["unit"] == "records" and card["gaokao"]["gaokao-release"]["earned"] == 24
