@@ -67,7 +67,7 @@ def test_the_gaokao_scoring_rate_table_is_the_summarys_figure_by_each_grader(tmp
     assert (
         table.loc["gaokao-release", "Overall"] == "64.9 (24/37)" and table.loc["k12eval", "Overall"] == "78.4 (29/37)"
     )
-    assert list(table.columns) == ["run", "asked", "Overall", "Chinese", "Eng.", "Sci. Math", "Phys."]
+    assert list(table.columns) == ["run", "records asked", "Overall", "Chinese", "Eng.", "Sci. Math", "Phys."]
     detail = pd.read_csv(tmp_path / "report" / "tables" / "gaokao_scores.csv", dtype=str)
     physics = detail[(detail["grader"] == "gaokao-release") & (detail["group"] == "2010-2022_Physics_MCQs")].iloc[0]
     assert (physics["points"], physics["questions right"]) == ("3/6", "0/1")
@@ -98,6 +98,11 @@ def test_the_page_shows_both_tables_in_both_languages(tmp_path: Path) -> None:
         assert "4/4 = 100.0 (51.0-100.0)" in circular.text and "perf_circular" in circular.text
         gaokao = card(driver, "gaokao_scoring_rate")
         assert "64.9 (24/37)" in gaokao.text and "gaokao-release" in gaokao.text
+        # the GAOKAO run's card heads with its points, the paper's unit, and counts records as records
+        driver.get((out / "index.html").resolve().as_uri() + "#overview")
+        cards = WebDriverWait(driver, UI_WAIT_S).until(lambda d: d.find_elements(By.CLASS_NAME, "runcard"))
+        shown = next(c.text for c in cards if "24/37" in c.text)
+        assert shown.split("\n")[1] == "64.9%" and "29/37" in shown and "6 / 6" in shown
     finally:
         driver.quit()
 
