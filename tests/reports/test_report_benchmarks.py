@@ -103,6 +103,8 @@ def test_the_page_shows_both_tables_in_both_languages(tmp_path: Path) -> None:
         cards = WebDriverWait(driver, UI_WAIT_S).until(lambda d: d.find_elements(By.CLASS_NAME, "runcard"))
         shown = next(c.text for c in cards if "24/37" in c.text)
         assert shown.split("\n")[1] == "64.9%" and "29/37" in shown and "6 / 6" in shown
+        body = driver.find_element(By.TAG_NAME, "body").text
+        assert "按记录计数" in body or "count records here" in body  # beside the heat map's record accuracies
     finally:
         driver.quit()
 
