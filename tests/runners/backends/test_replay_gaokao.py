@@ -153,6 +153,15 @@ def test_the_real_release_results_give_the_readmes_figures(tmp_path: Path) -> No
     columns = gaokao["graders"]["gaokao-release"]["columns"]
     assert {c: round(r["rate"], 3) for c, r in columns.items()} == README
     assert gaokao["recorded"] == {"records": 1781, "same": 1781}
+    # What the user reads first is the README's figure, in its unit; the 1,781 are records, holding 2,944 questions
+    printed = " ".join(summary["printed"].split())
+    assert printed.index("gaokao-release: 7000/9702 points = 72.2%") < printed.index("accuracy over the 1781 record(s)")
+    assert "2944 question(s) in the 1781 record(s) asked" in printed and "1781 question(s)" not in printed
+    report = CliRunner().invoke(app, ["report", str(tmp_path / "run"), "-o", str(tmp_path / "report"), "--no-plots"])
+    assert report.exit_code == 0, report.output
+    line = " ".join(report.output.split())
+    assert "run: GAOKAO-Bench scoring rate 7000/9702 points = 72.2% (70.1%-74.2%) by the release's scorer" in line
+    assert "1781 record(s) (2944 question(s)) scored" in line and "1781 of 1781 records asked" in line
 
 
 def test_a_gaokao_run_heads_with_the_papers_points_and_counts_records_as_records(tmp_path: Path) -> None:
