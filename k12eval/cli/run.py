@@ -398,13 +398,12 @@ def _print_summary(summary: RunSummary) -> None:
     from rich.table import Table
 
     from runners.counting import JUDGMENT_RULE_NAMES
-    from runners.gaokao_score import counts_records
 
     results = summary.results
     gaokao = results.gaokao if results is not None else None
     # A GAOKAO-Bench record can hold 20 questions, and its paper counts points: on a run of its records alone the
     # scoring rate comes first and every count below says records.
-    records = results is not None and counts_records(gaokao, results.questions)
+    records = results is not None and results.unit == "records"
     unit = "record(s)" if records else "question(s)"
     console = Console()
     if records and gaokao is not None and gaokao.asked:

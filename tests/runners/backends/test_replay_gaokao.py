@@ -168,7 +168,9 @@ def test_a_gaokao_run_heads_with_the_papers_points_and_counts_records_as_records
     """The table counts the release's records (6 here, holding 11 questions: the cloze holds 5, the reading 2), the
     paper counts points: the run's first figure is the scoring rate, and no line calls a record a question."""
     data = release(tmp_path)
-    printed = " ".join(replay(data, results_folder(tmp_path, data), tmp_path / "run")["printed"].split())
+    summary = replay(data, results_folder(tmp_path, data), tmp_path / "run")
+    assert (summary["unit"], summary["questions"]) == ("records", 6)
+    printed = " ".join(summary["printed"].split())
     headline = printed.index("GAOKAO-Bench scoring rate")
     assert headline < printed.index("┏") and "points, the paper's unit" in printed
     assert "accuracy over the 6 record(s) asked of 6 selected" in printed
