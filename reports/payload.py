@@ -22,6 +22,7 @@ from kg.graph import KnowledgeGraph, node_ids
 from kg.records import Question, QuestionType
 from reasoning_metrics.scales import SCALE
 from reports.aggregate import ROOT, RUN_TOTALS, weakest_points
+from reports.gaokao_tables import headline
 from reports.html import clean, encoded
 from reports.latex_text import simplify_latex
 from reports.runs import Run
@@ -514,6 +515,8 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         "evidence": _evidence(run),
         **{k: row.get(k) for k in RUN_TOTALS},
         "answered": row.get("records"),  # questions answered (not skipped): what the page calls 题数
+        "unit": run.unit,  # records: GAOKAO-Bench's, which the card heads with their points
+        "gaokao": headline(run),
     }
 
 

@@ -12,6 +12,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -22,6 +23,7 @@ from reports.combiner import CombinerInfo, combiner_info
 from reports.score_file import QuestionScores, load_score_header, load_scores
 from runners.bank import BankStream, locate_bank, run_scope
 from runners.errortypes import error_type
+from runners.gaokao_score import GaokaoScores, counts_records, gaokao_scores
 from runners.records import RunHeader, RunRecord
 from runners.store import RunStore
 
@@ -73,6 +75,18 @@ class Run:
     calibration: dict[str, Any] = field(default_factory=dict)
     """Language -> the scale and, per metric, the encoder, floor and separation the score header states
     (``ScoreConfig.calibration``): what the page greys a column by. Empty without scores or in older files."""
+
+    @cached_property
+    def gaokao(self) -> GaokaoScores | None:
+        """GAOKAO-Bench's scoring rates of the run (:func:`runners.gaokao_score.gaokao_scores`), ``None`` without
+        its questions."""
+        return gaokao_scores(self.records, self.questions)  # type: ignore[arg-type]  # Answered carries the fields
+
+    @property
+    def unit(self) -> str:
+        """What a count of the run's questions counts: ``records`` when every one is a GAOKAO-Bench record (which
+        can hold 20 questions), else ``questions``."""
+        return "records" if counts_records(self.gaokao, len(self.questions)) else "questions"
 
     @property
     def label(self) -> str:

@@ -446,7 +446,7 @@ def _build_tables(
     """Every table of the report by name, in the order it is written: the papers' tables and the analyses
     (:func:`build_tables`), then the benchmarks' figures from the runs' records."""
     from reports.circular_tables import circular_tables
-    from reports.gaokao_tables import gaokao_tables
+    from reports.gaokao_tables import gaokao_tables, with_units
     from reports.harness_agreement import agreement_tables
     from reports.xiezhi_tables import xiezhi_coordinates
 
@@ -466,7 +466,7 @@ def _build_tables(
     agreement, disagreements = agreement_tables(runs)
     built["harness_agreement"], built["harness_disagreements"] = _format_analysis(agreement), disagreements
     built |= circular_tables(runs) | gaokao_tables(runs)  # benchmark figures, from the runs' records
-    return built
+    return with_units(built, runs)
 
 
 def _write_tables(
@@ -633,6 +633,7 @@ def _summary(
 ) -> dict[str, Any]:
     from kg.records import QuestionType
     from reports.aggregate import ROOT, RUN_TOTALS, weakest_points
+    from reports.gaokao_tables import headline
     from reports.html import clean
 
     whole = nodes[(nodes["slice"] == "all") & (nodes["node"] == ROOT)].set_index("run")
@@ -652,6 +653,8 @@ def _summary(
                     "scored_steps": len(run.scores),
                     "judgment_asked": sum(q.type is QuestionType.JUDGMENT for q in run.questions.values()),
                     **{c: whole.loc[run.id, c] for c in RUN_TOTALS},
+                    "unit": run.unit,
+                    "gaokao": headline(run),
                     "weakest": [
                         {"node": r["node"], "n": r["n"], "acc": r["acc_micro"], "upper": r["acc_micro_hi"]}
                         for _, r in weakest[weakest["run"] == run.id].iterrows()

@@ -125,6 +125,12 @@ class GaokaoScores(BaseModel):
     the release recorded (the port checked on its own files); ``None`` otherwise."""
 
 
+def counts_records(scores: GaokaoScores | None, questions: int) -> bool:
+    """Whether every one of ``questions`` is a GAOKAO-Bench record: then a count of them counts records (one can hold
+    20 questions) and the protocol's own unit, points (:attr:`GaokaoScores.graders`), heads what is printed."""
+    return scores is not None and scores.records == questions > 0
+
+
 def gold_letters(question: Question) -> list[str]:
     """The gold answer as the release writes it: one string per question (physics ``["BD"]``)."""
     if question.type is QuestionType.MULTIPLE:

@@ -26,7 +26,7 @@ from kg.intervals import wilson_interval
 from kg.records import Question
 from runners.circular import CIRCULAR, CircularStats, circular_stats
 from runners.counting import DEFAULT_JUDGMENT_RULE, JUDGMENT_RULES, JudgmentRule, asked, units
-from runners.gaokao_score import GaokaoScores, gaokao_scores
+from runners.gaokao_score import GaokaoScores, counts_records, gaokao_scores
 from runners.loop_guard import FINISH_LOOP
 from runners.records import RunHeader, RunRecord
 
@@ -157,6 +157,9 @@ class RunResults(BaseModel):
     gaokao: GaokaoScores | None = None
     """For a run with GAOKAO-Bench questions, the release's scoring rate by its own extraction and by k12eval's
     (:mod:`runners.gaokao_score`)."""
+    unit: Literal["questions", "records"] = "questions"
+    """What ``questions``, ``in_bank`` and the groups' counts count: ``records`` when every question is a
+    GAOKAO-Bench record, which can hold several questions (an English cloze 20; ``gaokao`` counts those)."""
     session: SessionStats
 
 
@@ -227,6 +230,7 @@ def build_results(
     counts: Counter[str] = Counter(r.parse_status for r in records)
     rule = header_judgment_rule(header)
     finished: Counter[str] = Counter(r.finish_reason for r in records if r.finish_reason is not None)
+    gaokao = gaokao_scores(records, questions) if questions else None
     return RunResults(
         model=header.model,
         backend=header.backend,
@@ -251,7 +255,8 @@ def build_results(
         chat_template_hash=chat_template_hash,
         packages=dict(header.packages),
         circular=circular_stats((r.question_id, r.correct) for r in records) if header.variant == CIRCULAR else None,
-        gaokao=gaokao_scores(records, questions) if questions else None,
+        gaokao=gaokao,
+        unit="records" if counts_records(gaokao, len(records) + pending) else "questions",
         session=session,
     )
 

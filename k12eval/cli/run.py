@@ -426,36 +426,50 @@ def _print_summary(summary: RunSummary) -> None:
 
     from runners.counting import JUDGMENT_RULE_NAMES
 
+    results = summary.results
+    gaokao = results.gaokao if results is not None else None
+    # A GAOKAO-Bench record can hold 20 questions, and its paper counts points: on a run of its records alone the
+    # scoring rate comes first and every count below says records.
+    records = results is not None and results.unit == "records"
+    unit = "record(s)" if records else "question(s)"
+    console = Console()
+    if records and gaokao is not None and gaokao.asked:
+        for line in _gaokao_lines(gaokao):
+            console.print(line, highlight=False)
     table = Table(title=f"{summary.model} · {summary.mode} · {summary.variant}  ({summary.out})")
-    for column in ("type", "n", "asked", "accuracy", "unparsed", "failed"):
+    for column in ("type", "records" if records else "n", "asked", "accuracy", "unparsed", "failed"):
         table.add_column(column, justify="left" if column == "type" else "right")
     rows = summary.rows()
     for row in rows:
         accuracy = "—" if row["accuracy"] is None else f"{row['accuracy']:.1%}"
         cells = (str(row["n"]), str(row["asked"]), accuracy, f"{row['unparsed']:.1%}", str(row["failed"]))
         table.add_row(row["type"], *cells)
-    console = Console()
     console.print(table)
-    results = summary.results
     if results is not None:
         asked, in_bank = results.all.scored, results.in_bank
-        notes = [f"accuracy over the {asked} question(s) asked of {results.questions} selected"]
+        notes = [f"accuracy over the {asked} {unit} asked of {results.questions} selected"]
         if in_bank is not None and in_bank != results.questions:
             notes[0] += f" ({in_bank} in the run's bank)"
+        if records and gaokao is not None and gaokao.asked:
+            inside = next(iter(gaokao.graders.values())).overall.questions
+            notes.append(
+                f"{inside} question(s) in the {gaokao.asked} record(s) asked: a record is right when all of its "
+                "questions are"
+            )
         if "judgment" in results.by_type:
             notes.append(f"judgment counted {JUDGMENT_RULE_NAMES[results.judgment_rule][1]}")
         console.print("; ".join(notes))
-    loops = summary.results.loops if summary.results is not None else 0
+    loops = results.loops if results is not None else 0
     console.print(
         f"{summary.new} new answer(s) this time, {summary.resumed} already in the run folder; "
         f"unparsed rate {summary.unparsed_rate:.1%}"
+        + (" of records" if records else "")
         + (f"; {loops} answer(s) stopped repeating themselves (finish_reason loop)" if loops else "")
     )
-    circular = summary.results.circular if summary.results is not None else None
+    circular = results.circular if results is not None else None
     if circular is not None and circular.questions:
         console.print(_circular_line(circular), highlight=False)
-    gaokao = summary.results.gaokao if summary.results is not None else None
-    if gaokao is not None and gaokao.asked:
+    if not records and gaokao is not None and gaokao.asked:
         for line in _gaokao_lines(gaokao):
             console.print(line, highlight=False)
 
@@ -475,7 +489,7 @@ def _gaokao_lines(scores: Any) -> list[str]:
     """GAOKAO-Bench's scoring rate by each grader: points with their interval, and questions right."""
     from runners.gaokao_score import GRADER_NAMES
 
-    lines = [f"GAOKAO-Bench scoring rate ({scores.asked} of {scores.records} records asked):"]
+    lines = [f"GAOKAO-Bench scoring rate (points, the paper's unit; {scores.asked} of {scores.records} records asked):"]
     for name, grader in scores.graders.items():
         r = grader.overall
         if r.rate is None:

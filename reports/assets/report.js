@@ -13,7 +13,10 @@
       title: '知识点诊断报告', overview: '总览', knowledge: '知识点', question: '题目', compare: '对比',
       verdicts: '教师标注', tables: '论文表格', other: 'English', run: '运行', runA: '运行 A', runB: '运行 B',
       accuracy: '正确率', micro: '正确率（微平均）', macro: '宏平均', interval: '95% 置信区间', n: '题数',
-      questions: '题目数', askedOfBank: '作答题数 / 题库题数', unparsed: '未解析', unparsedRate: '未解析率', all: '全部', stage: '学段', type: '题型',
+      questions: '题目数', askedOfBank: '作答题数 / 题库题数', unparsed: '未解析',
+      gaokaoRate: 'GAOKAO-Bench 得分率（论文口径，发布的评分脚本）：{e}/{p} 分，{q} 道小题', gaokaoOurs: 'k12eval 的答案抽取：{r}（{e}/{p} 分）',
+      byRecord: '按记录正确率（一条记录含一道或多道小题，全对才算对）', records: '记录数', recordsOfBank: '作答记录数 / 题库记录数',
+      recordsNote: 'GAOKAO-Bench 的运行（{runs}）在此按记录计数：一条记录含一道或多道小题（一篇英语完形填空 20 道），全部答对才算对；题数、n 与正确率都按记录计。论文的口径（按分值计的得分率）见总览卡片和论文表格。', unparsedRate: '未解析率', all: '全部', stage: '学段', type: '题型',
       difficulty: '难度', group: '文理', filter: '筛选…', showEmpty: '显示无数据的知识点', subject: '学科',
       level1: '一级知识点', level2: '二级知识点', name: '名称', heatmap: '各学科正确率', artsScience: '文科与理科',
       weakest: '最薄弱的知识点', weakestNote: '按 95% 置信区间上限从低到高排序：题目很少的知识点不会因偶然而排在前面。',
@@ -52,7 +55,10 @@
       title: 'Knowledge-point audit report', overview: 'Overview', knowledge: 'Knowledge points', question: 'Question',
       compare: 'Compare', verdicts: 'Teacher verdicts', tables: 'Paper tables', other: '中文', run: 'Run', runA: 'Run A',
       runB: 'Run B', accuracy: 'Accuracy', micro: 'Accuracy (micro)', macro: 'Macro', interval: '95% interval',
-      n: 'n', questions: 'Questions', askedOfBank: 'asked / in bank', unparsed: 'Unparsed', unparsedRate: 'Unparsed rate', all: 'All', stage: 'Stage',
+      n: 'n', questions: 'Questions', askedOfBank: 'asked / in bank', unparsed: 'Unparsed',
+      gaokaoRate: "GAOKAO-Bench scoring rate (the paper's unit, the release's scorer): {e}/{p} points, {q} questions", gaokaoOurs: "k12eval's extraction: {r} ({e}/{p} points)",
+      byRecord: 'Accuracy by record (a record holds one or more questions, right when all are)', records: 'records', recordsOfBank: 'records asked / in bank',
+      recordsNote: "GAOKAO-Bench runs ({runs}) count records here: a record holds one or more questions (an English cloze 20) and is right when all are; n, counts and accuracies are of records. The paper's unit, the scoring rate in points, is on the overview's card and in the paper tables.", unparsedRate: 'Unparsed rate', all: 'All', stage: 'Stage',
       type: 'Type', difficulty: 'Difficulty', group: 'Group', filter: 'Filter…', showEmpty: 'Show points without data',
       subject: 'Subject', level1: 'Level-1 point', level2: 'Level-2 point', name: 'Name',
       heatmap: 'Accuracy by subject', artsScience: 'Arts vs science', weakest: 'Weakest knowledge points',
@@ -716,15 +722,29 @@
     root.appendChild(el('h2', null, t('overview')));
     const cards = el('div', { class: 'cards' });
     for (const run of DATA.runs) {
+      const accuracy = pct(run.n ? run.correct / run.n : run.acc_micro);  // from the counts, as accCell
+      const interval = t('interval') + ' ' + (run.n ? wilson(run.correct, run.n) : [run.acc_micro_lo, run.acc_micro_hi]).map((x) => pct(x, 0)).join(' – ');
+      // A run of GAOKAO-Bench's records alone heads with its points (the paper's unit); its counts are records.
+      const release = run.unit === 'records' && run.gaokao ? run.gaokao['gaokao-release'] : null;
+      const ours = release ? run.gaokao.k12eval : null;
+      const head = release
+        ? [el('div', { class: 'big' }, pct(release.rate)),
+          el('div', { class: 'muted small' }, fillIn(t('gaokaoRate'), { e: release.earned, p: release.possible, q: release.questions })),
+          el('div', { class: 'muted small' }, fillIn(t('gaokaoOurs'), { r: pct(ours.rate), e: ours.earned, p: ours.possible })),
+          el('div', { class: 'muted small' }, t('byRecord') + ' ' + accuracy + ' · ' + interval + ' · ' + t('records') + ' ' + run.answered),
+          el('div', { class: 'muted small' }, t('recordsOfBank') + ' ' + run.asked + ' / ' + run.in_bank)]
+        : [el('div', { class: 'big' }, accuracy),
+          el('div', { class: 'muted small' }, interval + ' · ' + t('n') + ' ' + run.answered),
+          el('div', { class: 'muted small' }, t('askedOfBank') + ' ' + run.asked + ' / ' + run.in_bank)];
       cards.appendChild(el('div', { class: 'runcard' },
         el('div', { class: 'label' }, runLabel(run)),
-        el('div', { class: 'big' }, pct(run.n ? run.correct / run.n : run.acc_micro)),  // from the counts, as accCell
-        el('div', { class: 'muted small' }, t('interval') + ' ' + (run.n ? wilson(run.correct, run.n) : [run.acc_micro_lo, run.acc_micro_hi]).map((x) => pct(x, 0)).join(' – ') + ' · ' + t('n') + ' ' + run.answered),
-        el('div', { class: 'muted small' }, t('askedOfBank') + ' ' + run.asked + ' / ' + run.in_bank),
+        ...head,
         el('div', { class: 'muted small' }, t('macro') + ' ' + pct(run.acc_macro) + ' · ' + t('unparsedRate') + ' ' + pct(run.unparsed_rate)),
         el('div', { class: 'muted small' }, t('scoredSteps') + ' ' + run.scored_steps)));
     }
     root.appendChild(cards);
+    const records = recordsNote();
+    if (records) root.appendChild(records);
     const note = perStatementNote(collect('all'));
     if (note) root.appendChild(note);
     if (DATA.meta.warnings && DATA.meta.warnings.length) {
@@ -803,7 +823,7 @@
       { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
       ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean,
         render: (r) => columnCell(r.run, m.key, metricText(r.s.metrics[m.key])) })),
-    ], here, { filter: false }), greyedNote(here.map((r) => r.run), metrics.map((m) => m.key)), perStatementNote(collect(id))));
+    ], here, { filter: false }), greyedNote(here.map((r) => r.run), metrics.map((m) => m.key)), perStatementNote(collect(id)), recordsNote()));
 
     if (node.children) {
       const rows = node.children.map((c) => ({ id: c, name: TREE[c].name, s: nodeStats(c, state.run),
@@ -841,6 +861,11 @@
     return col && col.separates === false ? el('span', { class: 'muted', title: col[state.lang + '_detail'] }, text) : text;
   };
   // Under a table whose accuracy counts a judgment's statements (CK12's released scorer): how to read it.
+  // Where a run counts GAOKAO-Bench's records (which hold several questions each): say so beside its counts.
+  const recordsNote = () => {
+    const runs = DATA.runs.filter((r) => r.unit === 'records');
+    return runs.length ? el('div', { class: 'muted small scale-note' }, fillIn(t('recordsNote'), { runs: runs.map(runLabel).join(', ') })) : null;
+  };
   const perStatementNote = (indices) => (DATA.meta.judgment === 'per-statement' && indices.some((i) => Q[i].type === 'judgment')
     ? el('div', { class: 'muted small scale-note' }, t('perStatementNote')) : null);
   // Beside a table of step scores: which columns are greyed and why, in a teacher's words (figures on hover).

@@ -5,20 +5,25 @@ correct/incorrect/wrong. They are read, in order of preference:
 
 1. ``numbered``: "1. 对 2. 错", "1.T 2.F", "(1)√(2)×", "①错②对"; the last verdict given to
    each number counts, and every statement must have one;
-2. ``compact``: the first verdicts are one run of as many T/F letters as statements ("TTTT", then an
-   explanation that says 正确 and 错误 again);
-3. ``sequence``: as many verdicts as statements, in order ("TFFT", "√×√", "错误，正确");
+2. ``compact``: the first verdicts are one run of as many T/F letters, or 对/错 characters, as statements
+   ("TTTT" or "对错错对", then an explanation that says 正确 and 错误 again);
+3. ``sequence``: as many verdicts as statements, in order ("TFFT", "√×√", "错误，正确", "对错错对");
 4. ``leading`` (one statement): the output starts with a verdict;
 5. ``agreeing`` (one statement): every verdict in the output agrees.
 
 Each is tried on the text after the last answer marker ("答案是：", "answer:") first, then
 on the whole output. Phrases that contain verdict characters without being one
-("正确答案", "判断正误", "对于", "是否正确") are blanked first.
+("正确答案", "判断正误", "判断对错", "对于", "是否正确") are blanked first. 对 and 错 run together ("对错错对") are
+one verdict each only where the run stands apart: after the start, a line break or punctuation, before the end,
+a line break or punctuation other than a colon; so the instruction's "判断下列说法的对错", a heading "对错：",
+an echoed "（对错）" and words such as 对顶角 or 错角 are never verdicts. A count of verdicts other than the
+statements' is no answer (never the first or last few of them).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from runners.extraction.markers import ANSWERS_ARE_COLON
 from runners.extraction.text import Found, View
@@ -36,6 +41,9 @@ _FALSE = (
 )
 _VERDICT = re.compile(rf"(?P<false>{_FALSE})|(?P<true>{_TRUE})")
 _COMPACT = re.compile(r"(?<![A-Za-z])[TF]{2,}(?![A-Za-z])")
+_CHINESE_RUN = re.compile(r"[对错]{2,}")
+_OPENS_RUN = frozenset("\n:,.;、。")  # what a run of 对/错 may follow (width-folded: ：，；．)
+_CLOSES_RUN = frozenset("\n,.;、。!?")  # what may follow it: not a colon ("对错：" heads what follows)
 # "1. 对", "(2) 该说法错误", "第3题：F"; without a separator ("①错" folds to "1错") the verdict must follow at once.
 _NUMBERED = re.compile(
     rf"(?<![\d.])(?:第\s*)?(?P<num>\d{{1,2}})\s*(?:(?:[.)、:]|题|小题|句|项)\s*[^\n\d]{{0,12}}?|\s*)"
@@ -46,16 +54,39 @@ _NUMBERED = re.compile(
 def extract_judgment(view: View, statements: int) -> Found | None:
     """One bool per statement (``statements`` of them), or ``None``."""
     markers = list(ANSWERS_ARE_COLON.finditer(view.masked))  # before "正确答案" is blanked below
-    text = _NOT_VERDICTS.sub(lambda m: " " * len(m.group()), view.masked)
+    runs = _chinese_runs(view.masked)  # "判断对错：对错错对": the phrase's 对错 is blanked, the run's kept
+    starts = [start for start, _ in runs]
+
+    def blank(match: re.Match[str]) -> str:
+        run = bisect_right(starts, match.start()) - 1
+        kept = run >= 0 and match.start() < runs[run][1]
+        return match.group() if kept else " " * len(match.group())
+
+    text = _NOT_VERDICTS.sub(blank, view.masked)
     windows = [markers[-1].end()] if markers else []
     for begin in [*windows, 0]:
-        found = _read(text, begin, statements)
+        found = _read(text, begin, statements, [(s - begin, e - begin) for s, e in runs if s >= begin])
         if found:
             return found
     return None
 
 
-def _read(text: str, begin: int, statements: int) -> Found | None:
+def _chinese_runs(text: str) -> list[tuple[int, int]]:
+    """Where 对 and 错 stand run together as verdicts, apart from the words and any colon around them."""
+    out = []
+    for match in _CHINESE_RUN.finditer(text):
+        before, after = match.start() - 1, match.end()
+        while before >= 0 and text[before] in " \t":  # a step per space: never a copy of the text
+            before -= 1
+        while after < len(text) and text[after] in " \t":
+            after += 1
+        if (before < 0 or text[before] in _OPENS_RUN) and (after == len(text) or text[after] in _CLOSES_RUN):
+            out.append(match.span())
+    return out
+
+
+def _read(text: str, begin: int, statements: int, runs: list[tuple[int, int]]) -> Found | None:
+    """The verdicts of ``text`` from ``begin``; ``runs``: the run-together 对/错 there, relative to ``begin``."""
     segment = text[begin:]
     numbered: dict[int, tuple[bool, int, int]] = {}
     for match in _NUMBERED.finditer(segment):
@@ -70,11 +101,16 @@ def _read(text: str, begin: int, statements: int) -> Found | None:
             begin + max(e for _, _, e in spans),
             "numbered",
         )
-    verdicts = _verdicts(segment)
-    compact = _COMPACT.search(segment)
-    if compact and len(compact.group()) == statements > 1 and verdicts[0][1] == compact.start():
-        # "TTTT" first, then an explanation with more verdict words: the answer is the compact run.
-        return Found([c == "T" for c in compact.group()], begin + compact.start(), begin + compact.end(), "compact")
+    compacts = sorted([m.span() for m in _COMPACT.finditer(segment)] + runs)
+    verdicts = _verdicts(segment, compacts)
+    if compacts and verdicts:
+        start, end = compacts[0]
+        after = [at for _, at, _ in verdicts if at >= end]
+        own_line = segment[start] in "TF" or not after or "\n" in segment[end : after[0]]
+        if end - start == statements > 1 and verdicts[0][1] == start and own_line:
+            # "TTTT" or "对错错对" first, then an explanation with more verdict words: the answer is the run. A run
+            # of 对/错 with more verdicts on its line ("对错错对，对") is no answer: they are all one list.
+            return Found([c in "T对" for c in segment[start:end]], begin + start, begin + end, "compact")
     if len(verdicts) == statements:
         return Found([v for v, _, _ in verdicts], begin + verdicts[0][1], begin + verdicts[-1][2], "sequence")
     if statements == 1 and verdicts:
@@ -86,14 +122,14 @@ def _read(text: str, begin: int, statements: int) -> Found | None:
     return None
 
 
-def _verdicts(segment: str) -> list[tuple[bool, int, int]]:
-    """Every verdict in order; a compact run like ``TFFT`` counts one verdict per letter."""
+def _verdicts(segment: str, compacts: list[tuple[int, int]]) -> list[tuple[bool, int, int]]:
+    """Every verdict in order; a run like ``TFFT`` or ``对错错对`` (``compacts``, in order) counts one per character."""
     out: list[tuple[bool, int, int]] = []
     position = 0
-    for compact in _COMPACT.finditer(segment):
-        out.extend(_singles(segment, position, compact.start()))
-        out.extend((c == "T", compact.start() + i, compact.start() + i + 1) for i, c in enumerate(compact.group()))
-        position = compact.end()
+    for start, end in compacts:
+        out.extend(_singles(segment, position, start))
+        out.extend((segment[i] in "T对", i, i + 1) for i in range(start, end))
+        position = end
     out.extend(_singles(segment, position, len(segment)))
     return out
 

@@ -67,7 +67,7 @@ def test_the_gaokao_scoring_rate_table_is_the_summarys_figure_by_each_grader(tmp
     assert (
         table.loc["gaokao-release", "Overall"] == "64.9 (24/37)" and table.loc["k12eval", "Overall"] == "78.4 (29/37)"
     )
-    assert list(table.columns) == ["run", "asked", "Overall", "Chinese", "Eng.", "Sci. Math", "Phys."]
+    assert list(table.columns) == ["run", "records asked", "Overall", "Chinese", "Eng.", "Sci. Math", "Phys."]
     detail = pd.read_csv(tmp_path / "report" / "tables" / "gaokao_scores.csv", dtype=str)
     physics = detail[(detail["grader"] == "gaokao-release") & (detail["group"] == "2010-2022_Physics_MCQs")].iloc[0]
     assert (physics["points"], physics["questions right"]) == ("3/6", "0/1")
@@ -98,5 +98,42 @@ def test_the_page_shows_both_tables_in_both_languages(tmp_path: Path) -> None:
         assert "4/4 = 100.0 (51.0-100.0)" in circular.text and "perf_circular" in circular.text
         gaokao = card(driver, "gaokao_scoring_rate")
         assert "64.9 (24/37)" in gaokao.text and "gaokao-release" in gaokao.text
+        # the GAOKAO run's card heads with its points, the paper's unit, and counts records as records
+        driver.get((out / "index.html").resolve().as_uri() + "#overview")
+        cards = WebDriverWait(driver, UI_WAIT_S).until(lambda d: d.find_elements(By.CLASS_NAME, "runcard"))
+        shown = next(c.text for c in cards if "24/37" in c.text)
+        assert shown.split("\n")[1] == "64.9%" and "29/37" in shown and "6 / 6" in shown
+        body = driver.find_element(By.TAG_NAME, "body").text
+        assert "按记录计数" in body or "count records here" in body  # beside the heat map's record accuracies
     finally:
         driver.quit()
+
+
+def test_a_gaokao_report_heads_with_the_papers_points_and_names_records_as_records(tmp_path: Path) -> None:
+    """The report's printed line, summary.json and tables name the release's records as records and head with the
+    paper's unit, points; the record accuracy stays, called so."""
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    run = gaokao_run(tmp_path)
+    out = tmp_path / "report"
+    result = CliRunner().invoke(app, ["report", str(run), "-o", str(out), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    printed = " ".join(result.output.split())
+    assert "gaokao-run: GAOKAO-Bench scoring rate 24/37 points = 64.9%" in printed
+    assert "6 record(s) (11 question(s)) scored, accuracy by record" in printed
+    assert "6 of 6 records asked" in printed and "questions asked" not in printed
+    entry = json.loads((out / "summary.json").read_text("utf-8"))["runs"][0]
+    assert entry["unit"] == "records"
+    headline = entry["gaokao"]["gaokao-release"]
+    assert (headline["earned"], headline["possible"], headline["questions"]) == (24, 37, 11)
+    tables = (out / "tables.md").read_text("utf-8")
+    assert tables.index("GAOKAO-Bench") < tables.index("CK12 Table 1")  # the paper's figure first
+    table1 = (out / "tables" / "ck12_table1_type_by_mode.md").read_text("utf-8")
+    assert "GAOKAO-Bench runs (gaokao-run) count records here" in table1
+    rate = (out / "tables" / "gaokao_scoring_rate.md").read_text("utf-8")
+    assert "| records asked |" in rate and "Only records asked count" in rate
+    page = page_data((out / "index.html").read_text("utf-8"))
+    card = page["runs"][0]
+    assert card["unit"] == "records" and card["gaokao"]["gaokao-release"]["earned"] == 24

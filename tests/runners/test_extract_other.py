@@ -89,6 +89,56 @@ def test_judgment_reads_after_an_answer_marker_only_with_its_colon() -> None:
     assert extract(ONE, "这个说法对吗？答案是：不对。").answer == [False]
 
 
+FOUR = judgment(
+    ["对顶角相等", "错角一定相等", "两直线平行，同旁内角相等", "三角形内角和为180度"], [True, False, False, True]
+)
+TFFT = [True, False, False, True]
+JUDGMENT_FOUR = [
+    # Run-together Chinese verdicts: 对 and 错 back to back, one per statement.
+    ("正确答案是：对错错对", TFFT),
+    ("对错错对", TFFT),
+    ("答案：对错错对。", TFFT),
+    ("判断下列说法的对错：对错错对", TFFT),  # the instruction's 对错 is no verdict, the run after it is
+    ("判断下列说法的对错。\n答案：对错错对", TFFT),
+    ("对错错对\n解释：对顶角相等，正确；错角不一定相等，说法错误。", TFFT),  # the run first, then the reasons
+    ("√××√", TFFT),
+    ("✓✗✗✓", TFFT),
+    ("正确、错误、错误、正确", TFFT),
+    ("1.对 2.错 3.错 4.对", TFFT),
+    ("1. 对顶角相等：对\n2. 错角一定相等：错\n3. 同旁内角相等：错\n4. 内角和为180度：对", TFFT),  # restated
+]
+
+
+@pytest.mark.parametrize(("output", "verdicts"), JUDGMENT_FOUR)
+def test_judgment_four_statements_run_together_or_listed(output: str, verdicts: list[bool]) -> None:
+    found = extract(FOUR, output)
+    assert (found.status, found.answer) == ("ok", verdicts), output
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "对错错",  # three verdicts for four statements
+        "对错错对对",  # five
+        "答案：对错错对，对",  # five, one apart
+        "判断下列说法的对错。",  # the instruction alone
+        "请判断 对错：对错",  # the instruction, then two verdicts
+        "判断对错\n对顶角相等，错角一定相等。",  # the statements restated: 对顶, 错角 are no verdicts
+        "（对错）",  # a bracketed echo of the prompt's blank
+    ],
+)
+def test_judgment_run_together_verdicts_of_another_count_stay_unparsed(output: str) -> None:
+    assert extract(FOUR, output).status == "unparsed", output
+
+
+def test_two_run_together_verdicts_read_only_outside_the_instruction() -> None:
+    two = judgment(["0是自然数", "1是质数"], [True, False])
+    assert extract(two, "答案：对错").answer == [True, False]
+    assert extract(two, "这两句话的对错：错对").answer == [False, True]
+    for echo in ("判断下列说法的对错。", "判断 对错", "请判断对错", "对错：", "说法的对错如下"):
+        assert extract(two, echo).status == "unparsed", echo
+
+
 ZERO = fill(["0"])
 FILL_ONE = [
     ("正确答案是：0", "0"),

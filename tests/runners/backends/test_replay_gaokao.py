@@ -153,3 +153,27 @@ def test_the_real_release_results_give_the_readmes_figures(tmp_path: Path) -> No
     columns = gaokao["graders"]["gaokao-release"]["columns"]
     assert {c: round(r["rate"], 3) for c, r in columns.items()} == README
     assert gaokao["recorded"] == {"records": 1781, "same": 1781}
+    # What the user reads first is the README's figure, in its unit; the 1,781 are records, holding 2,944 questions
+    printed = " ".join(summary["printed"].split())
+    assert printed.index("gaokao-release: 7000/9702 points = 72.2%") < printed.index("accuracy over the 1781 record(s)")
+    assert "2944 question(s) in the 1781 record(s) asked" in printed and "1781 question(s)" not in printed
+    report = CliRunner().invoke(app, ["report", str(tmp_path / "run"), "-o", str(tmp_path / "report"), "--no-plots"])
+    assert report.exit_code == 0, report.output
+    line = " ".join(report.output.split())
+    assert "run: GAOKAO-Bench scoring rate 7000/9702 points = 72.2% (70.1%-74.2%) by the release's scorer" in line
+    assert "1781 record(s) (2944 question(s)) scored" in line and "1781 of 1781 records asked" in line
+
+
+def test_a_gaokao_run_heads_with_the_papers_points_and_counts_records_as_records(tmp_path: Path) -> None:
+    """The table counts the release's records (6 here, holding 11 questions: the cloze holds 5, the reading 2), the
+    paper counts points: the run's first figure is the scoring rate, and no line calls a record a question."""
+    data = release(tmp_path)
+    summary = replay(data, results_folder(tmp_path, data), tmp_path / "run")
+    assert (summary["unit"], summary["questions"]) == ("records", 6)
+    printed = " ".join(summary["printed"].split())
+    headline = printed.index("GAOKAO-Bench scoring rate")
+    assert headline < printed.index("┏") and "points, the paper's unit" in printed
+    assert "accuracy over the 6 record(s) asked of 6 selected" in printed
+    assert "11 question(s) in the 6 record(s) asked" in printed
+    assert "6 question(s)" not in printed and "records ┃" in printed
+    assert "unparsed rate 0.0% of records" in printed
