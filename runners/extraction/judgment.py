@@ -27,28 +27,16 @@ from bisect import bisect_right
 
 from runners.extraction.markers import ANSWERS_ARE_COLON
 from runners.extraction.text import Found, View
+from runners.extraction.verdicts import Label, labels, verdicts
 
 _NOT_VERDICTS = re.compile(
     r"正确答案|正确选项|正确的(?:回答|答案|顺序)|判断正误|判断对错|正误|对错|是否正确|是否对|正确与否|正确或(?:者)?错误"
     r"|对或错|不错|对于|对应|对称|对比|对象|对待|对方|相对|绝对|针对|面对|反对|核对|错过|(?i:true or false|correct or wrong)"
 )
-# 对 and 错 count only standing alone ("对", "是对的", "1.对 2.错"), not in 对公民, 抱对, 对抗.
-_ALONE = r"(?=的|[\s\d,.;。、!()]|$)"
-_TRUE = rf"正确|对{_ALONE}|√|✓|✔|(?<![A-Za-z])T(?![A-Za-z])|(?i:\btrue\b|\bcorrect\b)"
-_FALSE = (
-    rf"不正确|不对|错误|错{_ALONE}|×|✗|✘|✕|(?<![A-Za-z])F(?![A-Za-z])"
-    r"|(?i:\bnot (?:true|correct)\b|\bfalse\b|\bincorrect\b|\bwrong\b)"
-)
-_VERDICT = re.compile(rf"(?P<false>{_FALSE})|(?P<true>{_TRUE})")
 _COMPACT = re.compile(r"(?<![A-Za-z])[TF]{2,}(?![A-Za-z])")
 _CHINESE_RUN = re.compile(r"[对错]{2,}")
 _OPENS_RUN = frozenset("\n:,.;、。")  # what a run of 对/错 may follow (width-folded: ：，；．)
 _CLOSES_RUN = frozenset("\n,.;、。!?")  # what may follow it: not a colon ("对错：" heads what follows)
-# "1. 对", "(2) 该说法错误", "第3题：F"; without a separator ("①错" folds to "1错") the verdict must follow at once.
-_NUMBERED = re.compile(
-    rf"(?<![\d.])(?:第\s*)?(?P<num>\d{{1,2}})\s*(?:(?:[.)、:]|题|小题|句|项)\s*[^\n\d]{{0,12}}?|\s*)"
-    rf"(?:(?P<false>{_FALSE})|(?P<true>{_TRUE}))"
-)
 
 
 def extract_judgment(view: View, statements: int) -> Found | None:
@@ -63,9 +51,10 @@ def extract_judgment(view: View, statements: int) -> Found | None:
         return match.group() if kept else " " * len(match.group())
 
     text = _NOT_VERDICTS.sub(blank, view.masked)
+    window = view.raw[view.start : view.start + len(view.text)]
     windows = [markers[-1].end()] if markers else []
     for begin in [*windows, 0]:
-        found = _read(text, begin, statements, [(s - begin, e - begin) for s, e in runs if s >= begin])
+        found = _read(text, window, begin, statements, [(s - begin, e - begin) for s, e in runs if s >= begin])
         if found:
             return found
     return None
@@ -85,54 +74,76 @@ def _chinese_runs(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _read(text: str, begin: int, statements: int, runs: list[tuple[int, int]]) -> Found | None:
-    """The verdicts of ``text`` from ``begin``; ``runs``: the run-together 对/错 there, relative to ``begin``."""
+def _read(text: str, raw: str, begin: int, statements: int, runs: list[tuple[int, int]]) -> Found | None:
+    """The verdicts of ``text`` from ``begin``; ``raw``: the unfolded window; ``runs``: the run-together 对/错
+    there, relative to ``begin``."""
     segment = text[begin:]
-    numbered: dict[int, tuple[bool, int, int]] = {}
-    for match in _NUMBERED.finditer(segment):
-        number = int(match.group("num"))
-        if 1 <= number <= statements:
-            numbered[number] = (match.group("true") is not None, match.start(), match.end())
-    if statements > 1 and len(numbered) == statements:
-        spans = [numbered[i] for i in range(1, statements + 1)]
+    marks = labels(segment, raw[begin:])
+    compacts = sorted([m.span() for m in _COMPACT.finditer(segment)] + runs)
+    found = _verdicts(segment, compacts, frozenset(label.end for label in marks))
+    numbered = _numbered(marks, found, statements)
+    if isinstance(numbered, list):
+        spans = [found[i] for i in numbered]
         return Found(
-            [value for value, _, _ in spans],
+            [v for v, _, _ in spans],
             begin + min(s for _, s, _ in spans),
             begin + max(e for _, _, e in spans),
             "numbered",
         )
-    compacts = sorted([m.span() for m in _COMPACT.finditer(segment)] + runs)
-    verdicts = _verdicts(segment, compacts)
-    if compacts and verdicts:
+    if compacts and found:
         start, end = compacts[0]
-        after = [at for _, at, _ in verdicts if at >= end]
+        after = [at for _, at, _ in found if at >= end]
         own_line = segment[start] in "TF" or not after or "\n" in segment[end : after[0]]
-        if end - start == statements > 1 and verdicts[0][1] == start and own_line:
+        if end - start == statements > 1 and found[0][1] == start and own_line:
             # "TTTT" or "对错错对" first, then an explanation with more verdict words: the answer is the run. A run
             # of 对/错 with more verdicts on its line ("对错错对，对") is no answer: they are all one list.
             return Found([c in "T对" for c in segment[start:end]], begin + start, begin + end, "compact")
-    if len(verdicts) == statements:
-        return Found([v for v, _, _ in verdicts], begin + verdicts[0][1], begin + verdicts[-1][2], "sequence")
-    if statements == 1 and verdicts:
-        first = verdicts[0]
+    if numbered is _UNREAD:
+        return None  # the answer numbers its verdicts, but not one per statement: never read in the text's order
+    if len(found) == statements:
+        return Found([v for v, _, _ in found], begin + found[0][1], begin + found[-1][2], "sequence")
+    if statements == 1 and found:
+        first = found[0]
         if not segment[: first[1]].strip(" \n:.,-(["):
             return Found([first[0]], begin + first[1], begin + first[2], "leading")
-        if len({v for v, _, _ in verdicts}) == 1:
-            return Found([first[0]], begin + first[1], begin + verdicts[-1][2], "agreeing")
+        if len({v for v, _, _ in found}) == 1:
+            return Found([first[0]], begin + first[1], begin + found[-1][2], "agreeing")
     return None
 
 
-def _verdicts(segment: str, compacts: list[tuple[int, int]]) -> list[tuple[bool, int, int]]:
+_UNREAD = "unread"
+
+
+def _numbered(marks: list[Label], found: list[tuple[bool, int, int]], statements: int) -> list[int] | str | None:
+    """Each verdict goes to the label before it: the index in ``found`` of each statement's first verdict, in
+    statement order; :data:`_UNREAD` where labelled verdicts are not exactly one per statement (a number missing,
+    beyond the statements, or given two verdicts); ``None`` where no verdict follows a label."""
+    given: dict[int, list[int]] = {}
+    starts = [label.start for label in marks]
+    for index, (_, at, _) in enumerate(found):
+        label = bisect_right(starts, at) - 1
+        if label >= 0:
+            given.setdefault(marks[label].number, []).append(index)
+    if not given:
+        return None
+    named = [at for number, indexes in given.items() if number <= statements for at in indexes]
+    if named and all(at > max(named) for number, ats in given.items() if number > statements for at in ats):
+        # Numbers past the statements' after all of theirs ("1. F … 4. F 5. F" for four): the list went on, as
+        # the release's evaluator also reads it (the first n). Before or among them they leave it unread.
+        given = {number: indexes for number, indexes in given.items() if number <= statements}
+    agreed = all(len({found[i][0] for i in indexes}) == 1 for indexes in given.values())
+    if agreed and sorted(given) == list(range(1, statements + 1)):
+        return [given[n][0] for n in range(1, statements + 1)]
+    return _UNREAD
+
+
+def _verdicts(segment: str, compacts: list[tuple[int, int]], label_ends: frozenset[int]) -> list[tuple[bool, int, int]]:
     """Every verdict in order; a run like ``TFFT`` or ``对错错对`` (``compacts``, in order) counts one per character."""
     out: list[tuple[bool, int, int]] = []
     position = 0
     for start, end in compacts:
-        out.extend(_singles(segment, position, start))
+        out.extend(verdicts(segment, position, start, label_ends))
         out.extend((segment[i] in "T对", i, i + 1) for i in range(start, end))
         position = end
-    out.extend(_singles(segment, position, len(segment)))
+    out.extend(verdicts(segment, position, len(segment), label_ends))
     return out
-
-
-def _singles(segment: str, start: int, end: int) -> list[tuple[bool, int, int]]:
-    return [(m.group("true") is not None, m.start(), m.end()) for m in _VERDICT.finditer(segment, start, end)]

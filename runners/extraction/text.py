@@ -11,8 +11,10 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-# A base model in few-shot mode goes on to write the next example: the answer ends there.
-_CONTINUATION = re.compile(r"\n\s*(?:例\s*\d+\s*[:：]|题目\s*[:：]|问题\s*[:：]|Example\s+\d+\s*:|Question\s*:)")
+# A base model in few-shot mode goes on to write the next example (例2:, 第1个例子:): the answer ends there.
+_CONTINUATION = re.compile(
+    r"\n\s*(?:例\s*\d+\s*[:：]|第\s*\d+\s*个例子\s*[:：]|题目\s*[:：]|问题\s*[:：]|Example\s+\d+\s*:|Question\s*:)"
+)
 # LaTeX commands other than \boxed (CK12 writes letters as $$\rm B$$ or $${A}{}$$), braces, $, markdown, quotes.
 _MASKED = re.compile(r"\\(?!boxed\b)[A-Za-z]+|[{}$*`\"“”‘’「」『』【】《》〈〉]")
 

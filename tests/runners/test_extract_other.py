@@ -84,8 +84,8 @@ def test_judgment_unparsed(output: str) -> None:
 
 def test_judgment_reads_after_an_answer_marker_only_with_its_colon() -> None:
     """答案 without a colon is a word of the sentence (runners.extraction.markers.ANSWERS_ARE_COLON):
-    the verdict-like 对 right after it is no answer."""
-    assert extract(ONE, "这个答案是对的吗？不对。").status == "unparsed"
+    the verdict-like 对 right after it is no answer; a question (是对的吗？) is no verdict either, so the reply is."""
+    assert extract(ONE, "这个答案是对的吗？不对。").answer == [False]
     assert extract(ONE, "这个说法对吗？答案是：不对。").answer == [False]
 
 
@@ -300,3 +300,90 @@ def test_any_output_gives_a_well_formed_answer_or_unparsed(question: Question, o
     if question.type is QuestionType.CLOZE:
         groups = question.blanks()
         assert all(a in [o.label for o in g] for a, g in zip(found.answer, groups, strict=True))
+
+
+# Numbered verdicts go to the statement they name, whatever order the answer discusses them in (judgment audit,
+# item 1); FOUR's statements, read as [①, ②, ③, ④].
+JUDGMENT_BY_NUMBER = [
+    ("①正确，③正确，②错误，④错误", [True, False, True, False]),
+    ("第3个说法错误，第1个说法正确，第2个说法正确，第4个说法错误", [True, True, False, False]),
+    ("（2）错误（1）正确（4）正确（3）错误", [True, False, False, True]),
+    ("说法三错误，说法一正确，说法四正确，说法二错误", [True, False, False, True]),
+    (
+        "让我们一步一步思考。\n第一个说法：对顶角相等，正确。\n第三个说法：两直线平行，同旁内角互补而不是相等，所以错误。\n"
+        "第四个说法：三角形内角和为180度，正确。\n第二个说法：错角不一定相等，错误。",
+        [True, False, False, True],
+    ),
+    ("第一句对，第二句错，第四句对，第三句错", [True, False, False, True]),
+    ("1. F\n2. T\n3. T\n4. F\n5. F", [False, True, True, False]),  # the list went on past four: the first four
+]
+
+
+@pytest.mark.parametrize(("output", "verdicts"), JUDGMENT_BY_NUMBER)
+def test_judgment_numbered_verdicts_go_to_the_statement_they_name(output: str, verdicts: list[bool]) -> None:
+    found = extract(FOUR, output)
+    assert (found.status, found.answer, found.rule) == ("ok", verdicts, "numbered"), output
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "①正确，③错误，②错误，最后一个正确",  # ④ never named: the fourth verdict is not read by its place
+        "①正确 ②错误 ③错误 ④正确\n再想想：①错误",  # ① named twice with two verdicts
+        "①正确 ⑤错误 ②错误 ③错误 ④正确",  # a fifth statement among the four
+        "第1个说法正确，第3个说法错误，第2个说法错误，另外一个说法正确",
+    ],
+)
+def test_judgment_numbered_verdicts_not_one_per_statement_stay_unparsed(output: str) -> None:
+    found = extract(FOUR, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
+
+
+TWO_STATEMENTS = judgment(["0是自然数", "1是质数"], [True, False])
+
+
+@pytest.mark.parametrize(
+    ("question", "output", "verdicts"),
+    [
+        # The noun or adverb 错误/正确 of prose is no verdict (item 2); the verdict at the clause end is.
+        (ONE, "正确的做法是先通分，所以这个说法错误。", [False]),
+        (ONE, "我们不能因为害怕犯错误而不敢实践，所以这句话是正确的。", [True]),
+        (ONE, "要及时纠正错误。这个说法不正确。", [False]),
+        (ONE, "这种说法错误地认为0不是自然数，所以是错误的。", [False]),
+        # × and √ as operators (item 3); as verdicts after a label.
+        (ONE, "$$3\\times 4=12$$，所以这个说法正确。", [True]),
+        (ONE, "由F=ma可知，加速度与合力成正比，这个说法正确。", [True]),
+        (TWO_STATEMENTS, "（1）×（2）√", [False, True]),
+        (TWO_STATEMENTS, "①×②√", [False, True]),
+        (TWO_STATEMENTS, "1. ×\n2. √", [False, True]),
+    ],
+)
+def test_judgment_verdicts_only_in_a_verdict_position(question: Question, output: str, verdicts: list[bool]) -> None:
+    found = extract(question, output)
+    assert (found.status, found.answer) == ("ok", verdicts), output
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "很多同学错误地认为0不是自然数，其实0是自然数。1是质数的说法是错误的。",  # one verdict, not [F, F]
+        "因为3×4=12，所以正确。",  # one verdict: × multiplies
+        "√4=2，所以正确。",  # √ is a root
+        "正确的理解是：0是自然数，1不是质数，这是错误的。",
+        # 0/1 per statement: never read (the extractor sees no prompt; none of ours asks for 0/1; a legend such
+        # as "1表示正确" would have to be parsed to know 1 from 0).
+        "1. 1 2. 0",
+        "1. 0\n2. 1",
+        "1. 1 2. 0（1表示正确，0表示错误）",
+    ],
+)
+def test_judgment_prose_words_and_operators_are_no_verdicts(output: str) -> None:
+    found = extract(TWO_STATEMENTS, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
+
+
+def test_a_base_models_next_example_ends_the_answer() -> None:
+    """ChatGLM2 on CK12 (eval_results/chatglm2_zero_shot.json) answers, then writes "第1个例子：" with its own
+    numbered verdicts: they are not the answer's."""
+    output = "1. 对\n2. 错\n\n第1个例子：\n\n1. 若ab<c，则a<c/b。\n\n解析：正确。\n\n2. 0属于正实数。\n\n解析：错误。"
+    assert extract(TWO_STATEMENTS, output).answer == [True, False]

@@ -1,0 +1,111 @@
+"""The pieces a judgment answer is read from: verdicts in a verdict position, and the labels that number statements.
+
+A verdict word counts only where it is one. 正确 and 错误 are also an adjective and a noun of prose ("正确的做法是",
+"纠正错误", "错误地认为", "错误而不敢实践"): a word verdict counts at a clause end (after it, with an optional 的 or
+了: punctuation, a space, a digit, the end; "说法错误。", "是错误的，", "不正确 2."), or right after a statement's label
+("1. 错误地"); never after a verb or a measure word that makes it a noun ("纠正错误。", "一个错误。"). × between two
+operands is a multiplication sign ("3×4=12", "$$3\\times 4$$") and √ before one a root ("√4=2"), unless a label stands
+right before them ("(1)×(2)√"). T and F before an equals sign are variables ("F=ma").
+
+Labels: "1." "1、" "1:" "1)" after a line start, a space or punctuation (never a decimal, "1.5"); "(1)"; ①-⑳ and
+⑴-⒇ in the raw output; 第1/第一 (个, 句, 题, 小题, 条, 项, 种, 说法, 命题 or punctuation after it, not 第一步);
+说法一, 说法1, 命题3; a digit with a verdict word or letter right after it ("1对 2错", "1T"; not "3×4").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import NamedTuple
+
+_ALONE = r"(?=的|[\s\d,.;。、!()]|$)"  # 对 and 错 only alone ("是对的", "1.对 2.错"), not in 对公民, 抱对, 对抗
+_WORD_TRUE = rf"正确|对{_ALONE}"
+_WORD_FALSE = rf"不正确|不对|错误|错{_ALONE}"
+_TRUE = rf"{_WORD_TRUE}|√|✓|✔|(?<![A-Za-z])T(?![A-Za-z])|(?i:\btrue\b|\bcorrect\b)"
+_FALSE = (
+    rf"{_WORD_FALSE}|×|✗|✘|✕|(?<![A-Za-z])F(?![A-Za-z])"
+    r"|(?i:\bnot (?:true|correct)\b|\bfalse\b|\bincorrect\b|\bwrong\b)"
+)
+VERDICT = re.compile(rf"(?P<false>{_FALSE})|(?P<true>{_TRUE})")
+_WORDS = frozenset({"正确", "不正确", "不对", "错误", "对", "错"})
+_CLAUSE_END = re.compile(r"(?:的|了)?(?:[\s\d,.;!?()\[\]、。…]|$)")
+# What makes 错误/正确 a noun or its object: 纠正错误, 犯了错误, 一个错误, 这种错误, 计算的正确.
+_NOUN_BEFORE = re.compile(r"(?:纠正|改正|更正|修正|指出|避免|犯了?|承认|找出|发现|出现|防止|常见|[个些种类的])\s*$")
+_OPERAND_BEFORE = re.compile(r"[\dA-Za-z)\]}π%]\s*$")
+_OPERAND_AFTER = re.compile(r"\s*[\dA-Za-z(\[{π]")
+
+
+class Verdict(NamedTuple):
+    value: bool
+    start: int
+    end: int
+
+
+class Label(NamedTuple):
+    number: int
+    start: int
+    end: int
+
+
+_CHINESE_DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")}
+_NUMBER = r"\d{1,2}|十?[一二三四五六七八九]|十"
+_LABEL = re.compile(
+    rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|小题|条|项|种|说法|命题|[\s,:、.)])"
+    rf"|(?:说法|命题)\s*(?P<named>{_NUMBER})"
+    rf"|\(\s*(?P<bracketed>{_NUMBER})\s*\)"
+    r"|(?<![^\s,;:。，；、!?()\[\]])(?P<listed>\d{1,2})\s*[.、:)](?!\d)"
+    rf"|(?<![^\s,;:。，；、!?()\[\]])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
+)
+
+
+def number(text: str) -> int:
+    """1-99 from digits or Chinese numerals (三, 十二)."""
+    if text.isdigit():
+        return int(text)
+    if text == "十":
+        return 10
+    tens = 10 if text.startswith("十") else 0
+    return tens + _CHINESE_DIGITS[text[-1]]
+
+
+def labels(text: str, raw: str) -> list[Label]:
+    """Every statement label in ``text`` (folded and masked), in order; ``raw``: the same window unfolded."""
+    found = [Label(number(next(g for g in m.groups() if g)), m.start(), m.end()) for m in _LABEL.finditer(text)]
+    for i, c in enumerate(raw):
+        if "①" <= c <= "⑳" or "⑴" <= c <= "⒇":  # circled and bracketed: ① folds to 1, ⑩ and ⑴ stay as they are
+            found.append(Label(int(unicodedata.numeric(c)), i, i + 1))
+    at = {label.start for label in found if len(raw) > label.start and raw[label.start] in "①②③④⑤⑥⑦⑧⑨"}
+    found = [f for f in found if f.start not in at or (f.end - f.start == 1)]  # ① once, not as a listed "1"
+    return sorted(set(found), key=lambda label: label.start)
+
+
+def verdicts(text: str, start: int, end: int, label_ends: frozenset[int]) -> list[Verdict]:
+    """The verdicts of ``text[start:end]`` that stand in a verdict position; ``label_ends``: where labels end."""
+    out = []
+    for m in VERDICT.finditer(text, start, end):
+        if _in_position(text, m.group(), m.start(), m.end(), _after_label(text, m.start(), label_ends)):
+            out.append(Verdict(m.group("true") is not None, m.start(), m.end()))
+    return out
+
+
+def _after_label(text: str, at: int, label_ends: frozenset[int]) -> bool:
+    before = at
+    while before > 0 and text[before - 1] in " \t:":
+        before -= 1
+    return before in label_ends
+
+
+def _in_position(text: str, word: str, start: int, end: int, labelled: bool) -> bool:
+    if word in "×✕":
+        return labelled or not (_OPERAND_BEFORE.search(text, 0, start) and _OPERAND_AFTER.match(text, end))
+    if word == "√":
+        return labelled or not (end < len(text) and text[end] in "0123456789abcdefghijklmnopqrstuvwxyz(")
+    if word in "TF":
+        return labelled or not re.match(r"\s*=", text[end:])
+    if word not in _WORDS:
+        return True
+    if labelled:
+        return True
+    if len(word) > 1 and _NOUN_BEFORE.search(text, max(0, start - 3), start):
+        return False
+    return _CLAUSE_END.match(text, end) is not None
