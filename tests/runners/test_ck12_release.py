@@ -150,11 +150,14 @@ def test_the_released_chatglm2_judgment_figure(tmp_path: Path) -> None:
     run = _replayed(results, tmp_path)
     row, printed = _rules_row(run, tmp_path / "report", "--judgment", "ck12-release")
     assert row["ck12-release n"] == "1,367 / 2,357" and row["ck12-release"] == "58.0 (56.0–60.0)"
-    assert row["per-statement n"] == "390 / 2,939" and row["per-item n"] == "118 / 800"
+    # 390 / 2,939 and 118 / 800 before the judgment audit: five one-statement answers "1. T\n2. F\n3. F\n4. T\n5. F"
+    # are now read by their number 1, the verdict the release also reads (its first); one, the instruction echoed
+    # ("1. 运算顺序一样的回答正确，不一样的回答错误。" per statement), is no longer read as 正确 each (release: 错).
+    assert row["per-statement n"] == "391 / 2,939" and row["per-item n"] == "120 / 800"
     assert "2357 scored (judgment by CK12's released scorer), accuracy 58.0%" in printed
     # Where the rules part (docs/report.md): the answers k12eval reads no verdict per statement from.
     records = [json.loads(line) for line in (run / "records.jsonl").read_text("utf-8").splitlines()]
     unread = [r for r in records if r["parse_status"] == "unparsed"]
     silent = [r for r in unread if not release_verdicts(r["output"])]
-    assert (len(unread), len(silent)) == (532, 160)
+    assert (len(unread), len(silent)) == (528, 160)
     assert sum(r["output"].strip() == "FTFF FTFF" for r in unread) == 119
