@@ -8,7 +8,7 @@ operands is a multiplication sign ("3×4=12", "$$3\\times 4$$") and √ before o
 right before them ("(1)×(2)√"). T and F before an equals sign are variables ("F=ma").
 
 Labels: "1." "1、" "1:" "1)" after a line start, a space or punctuation (never a decimal, "1.5"); "(1)"; ①-⑳ and
-⑴-⒇ in the raw output; 第1/第一 (个, 句, 题, 小题, 条, 项, 种, 说法, 命题 or punctuation after it, not 第一步);
+⑴-⒇ in the raw output; 第1/第一 (个, 句, 题, 道, 小题, 条, 项, 种, 说法, 命题 or punctuation after it, not 第一步);
 说法一, 说法1, 命题3; a digit with a verdict word or letter right after it ("1对 2错", "1T"; not "3×4").
 """
 
@@ -50,7 +50,7 @@ class Label(NamedTuple):
 _CHINESE_DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")}
 _NUMBER = r"\d{1,2}|十?[一二三四五六七八九]|十"
 _LABEL = re.compile(
-    rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|小题|条|项|种|说法|命题|[\s,:、.)])"
+    rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|条|项|种|说法|命题|[\s,:、.)])"
     rf"|(?:说法|命题)\s*(?P<named>{_NUMBER})"
     rf"|\(\s*(?P<bracketed>{_NUMBER})\s*\)"
     r"|(?<![^\s,;:。，；、!?()\[\]])(?P<listed>\d{1,2})\s*[.、:)](?!\d)"

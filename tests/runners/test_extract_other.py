@@ -316,6 +316,8 @@ JUDGMENT_BY_NUMBER = [
     ),
     ("第一句对，第二句错，第四句对，第三句错", [True, False, False, True]),
     ("1. F\n2. T\n3. T\n4. F\n5. F", [False, True, True, False]),  # the list went on past four: the first four
+    # Llama-2 on CK12 (release eval_results): a list, then a remark on one statement by its number
+    ("1.T  2.F  3.F  4.T\n\n```\n对于第三道题，答案是错误的，但是给出的答案是“F”。\n```", [True, False, False, True]),
 ]
 
 
