@@ -98,11 +98,11 @@ def _read(text: str, raw: str, begin: int, statements: int, runs: list[tuple[int
             # "TTTT" or "对错错对" first, then an explanation with more verdict words: the answer is the run. A run
             # of 对/错 with more verdicts on its line ("对错错对，对") is no answer: they are all one list.
             return Found([c in "T对" for c in segment[start:end]], begin + start, begin + end, "compact")
-    if numbered is _UNREAD:
+    if numbered is _UNREAD and statements > 1:
         return None  # the answer numbers its verdicts, but not one per statement: never read in the text's order
     if len(found) == statements:
         return Found([v for v, _, _ in found], begin + found[0][1], begin + found[-1][2], "sequence")
-    if statements == 1 and found:
+    if statements == 1 and found:  # numbered steps ("1. 分析 … 3. 结论：正确") too: one statement, nothing to mix up
         first = found[0]
         if not segment[: first[1]].strip(" \n:.,-(["):
             return Found([first[0]], begin + first[1], begin + first[2], "leading")

@@ -49,12 +49,13 @@ class Label(NamedTuple):
 
 _CHINESE_DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")}
 _NUMBER = r"\d{1,2}|十?[一二三四五六七八九]|十"
+_BEFORE_LABEL = r"\s,;:。，；、!?()\[\]√✓✔×✗✘✕"  # a label starts a line or follows a space, punctuation, a mark
 _LABEL = re.compile(
     rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|条|项|种|说法|命题|[\s,:、.)])"
     rf"|(?:说法|命题)\s*(?P<named>{_NUMBER})"
     rf"|\(\s*(?P<bracketed>{_NUMBER})\s*\)"
-    r"|(?<![^\s,;:。，；、!?()\[\]])(?P<listed>\d{1,2})\s*[.、:)](?!\d)"
-    rf"|(?<![^\s,;:。，；、!?()\[\]])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
+    rf"|(?<![^{_BEFORE_LABEL}])(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
+    rf"|(?<![^{_BEFORE_LABEL}])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
 )
 
 

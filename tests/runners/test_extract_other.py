@@ -358,6 +358,9 @@ TWO_STATEMENTS = judgment(["0是自然数", "1是质数"], [True, False])
         (TWO_STATEMENTS, "（1）×（2）√", [False, True]),
         (TWO_STATEMENTS, "①×②√", [False, True]),
         (TWO_STATEMENTS, "1. ×\n2. √", [False, True]),
+        (TWO_STATEMENTS, "1.√2.×", [True, False]),
+        # One statement: numbered steps name no statement; every verdict agrees, so the answer is read.
+        (ONE, "1. 理解题意：题目说0是最小的自然数。\n2. 分析：自然数从0开始。\n3. 结论：这个说法正确。", [True]),
     ],
 )
 def test_judgment_verdicts_only_in_a_verdict_position(question: Question, output: str, verdicts: list[bool]) -> None:
