@@ -3,12 +3,12 @@
 A verdict word counts only where it is one. 正确 and 错误 are also an adjective and a noun of prose ("正确的做法是",
 "纠正错误", "错误地认为", "错误而不敢实践"): a word verdict counts at a clause end (after it, with an optional 的 or
 了: punctuation, a space, a digit, the end; "说法错误。", "是错误的，", "不正确 2."), or right after a statement's label
-("1. 错误地"); never after a verb or a measure word that makes it a noun ("纠正错误。", "一个错误。"). × between two
+("1. 错误地"); never after a verb or a measure word that makes it a noun ("纠正错误。", "一个错误。"); nor 对 and 错 of a word ("雌雄蛙抱对，", "成对的", "犯错。"). × between two
 operands is a multiplication sign ("3×4=12", "$$3\\times 4$$") and √ before one a root ("√4=2"), unless a label stands
 right before them ("(1)×(2)√"). T and F before an equals sign are variables ("F=ma").
 
 Labels: "1." "1、" "1:" "1)" after a line start, a space or punctuation (never a decimal, "1.5"); "(1)"; ①-⑳ and
-⑴-⒇ in the raw output; 第1/第一 (个, 句, 题, 道, 小题, 条, 项, 种, 说法, 命题 or punctuation after it, not 第一步);
+⑴-⒇ in the raw output (none inside a quotation: “④而今……” quotes a passage's paragraph ④); 第1/第一 (个, 句, 题, 道, 小题, 条, 项, 种, 说法, 命题 or punctuation after it, not 第一步);
 说法一, 说法1, 命题3; a digit with a verdict word or letter right after it ("1对 2错", "1T"; not "3×4").
 """
 
@@ -31,6 +31,8 @@ _WORDS = frozenset({"正确", "不正确", "不对", "错误", "对", "错"})
 _CLAUSE_END = re.compile(r"(?:的|了)?(?:[\s\d,.;!?()\[\]、。…]|$)")
 # What makes 错误/正确 a noun or its object: 纠正错误, 犯了错误, 一个错误, 这种错误, 计算的正确.
 _NOUN_BEFORE = re.compile(r"(?:纠正|改正|更正|修正|指出|避免|犯了?|承认|找出|发现|出现|防止|常见|[个些种类的])\s*$")
+_PAIRS = frozenset("抱成配一两双每")  # 抱对, 成对的, 配对: a pair, no verdict
+_ERR_WORDS = frozenset("犯出认纠改交差过")  # 犯错, 出错, 交错, 差错: no verdict
 _OPERAND_BEFORE = re.compile(r"[\dA-Za-z)\]}π%]\s*$")
 _OPERAND_AFTER = re.compile(r"\s*[\dA-Za-z(\[{π]")
 
@@ -50,6 +52,7 @@ class Label(NamedTuple):
 _CHINESE_DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")}
 _NUMBER = r"\d{1,2}|十?[一二三四五六七八九]|十"
 _BEFORE_LABEL = r"\s,;:。，；、!?()\[\]√✓✔×✗✘✕"  # a label starts a line or follows a space, punctuation, a mark
+_QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 _LABEL = re.compile(
     rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|条|项|种|说法|命题|[\s,:、.)])"
     rf"|(?:说法|命题)\s*(?P<named>{_NUMBER})"
@@ -75,6 +78,8 @@ def labels(text: str, raw: str) -> list[Label]:
     for i, c in enumerate(raw):
         if "①" <= c <= "⑳" or "⑴" <= c <= "⒇":  # circled and bracketed: ① folds to 1, ⑩ and ⑴ stay as they are
             found.append(Label(int(unicodedata.numeric(c)), i, i + 1))
+    quoted = [m.span() for m in _QUOTED.finditer(raw)]  # "根据原文“④而今……”": a passage's paragraph, no statement
+    found = [f for f in found if not any(start < f.start < end for start, end in quoted)]
     at = {label.start for label in found if len(raw) > label.start and raw[label.start] in "①②③④⑤⑥⑦⑧⑨"}
     found = [f for f in found if f.start not in at or (f.end - f.start == 1)]  # ① once, not as a listed "1"
     return sorted(set(found), key=lambda label: label.start)
@@ -108,5 +113,7 @@ def _in_position(text: str, word: str, start: int, end: int, labelled: bool) -> 
     if labelled:
         return True
     if len(word) > 1 and _NOUN_BEFORE.search(text, max(0, start - 3), start):
+        return False
+    if start and text[start - 1] in {"对": _PAIRS, "错": _ERR_WORDS}.get(word, ()):
         return False
     return _CLAUSE_END.match(text, end) is not None

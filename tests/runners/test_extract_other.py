@@ -315,6 +315,11 @@ JUDGMENT_BY_NUMBER = [
         [True, False, False, True],
     ),
     ("第一句对，第二句错，第四句对，第三句错", [True, False, False, True]),
+    # CK12's analyses quote the passage with its paragraph numbers: “④……” names no statement
+    (
+        "1.根据原文“①那时虽然年幼……”判断。故正确。\n2.根据内容“④而今……”判断。故错误。\n3.故错误。\n4.“⑫合了书……”故正确。",
+        [True, False, False, True],
+    ),
     ("1. F\n2. T\n3. T\n4. F\n5. F", [False, True, True, False]),  # the list went on past four: the first four
     # Llama-2 on CK12 (release eval_results): a list, then a remark on one statement by its number
     ("1.T  2.F  3.F  4.T\n\n```\n对于第三道题，答案是错误的，但是给出的答案是“F”。\n```", [True, False, False, True]),
@@ -352,6 +357,8 @@ TWO_STATEMENTS = judgment(["0是自然数", "1是质数"], [True, False])
         (ONE, "我们不能因为害怕犯错误而不敢实践，所以这句话是正确的。", [True]),
         (ONE, "要及时纠正错误。这个说法不正确。", [False]),
         (ONE, "这种说法错误地认为0不是自然数，所以是错误的。", [False]),
+        # CK12's analysis of a 生物 statement: 抱对 and 成对的 are no verdicts (it was read as 对)
+        (ONE, "在繁殖季节雌雄蛙抱对，染色体是成对的，所以说法错误。", [False]),
         # × and √ as operators (item 3); as verdicts after a label.
         (ONE, "$$3\\times 4=12$$，所以这个说法正确。", [True]),
         (ONE, "由F=ma可知，加速度与合力成正比，这个说法正确。", [True]),
