@@ -80,7 +80,11 @@ def _read(text: str, raw: str, begin: int, statements: int, runs: list[tuple[int
     segment = text[begin:]
     marks = labels(segment, raw[begin:])
     compacts = sorted([m.span() for m in _COMPACT.finditer(segment)] + runs)
-    found = _verdicts(segment, compacts, frozenset(label.end for label in marks))
+    found = [
+        verdict
+        for verdict in _verdicts(segment, compacts, frozenset(label.end for label in marks))
+        if not any(label.start <= verdict[1] < label.end for label in marks)  # "F. 错误": F is statement F's label
+    ]
     numbered = _numbered(marks, found, statements)
     if isinstance(numbered, list):
         spans = [found[i] for i in numbered]

@@ -9,7 +9,8 @@ right before them ("(1)×(2)√"). T and F before an equals sign are variables (
 
 Labels: "1." "1、" "1:" "1)" after a line start, a space or punctuation (never a decimal, "1.5"); "(1)"; ①-⑳ and
 ⑴-⒇ in the raw output (none inside a quotation: “④而今……” quotes a passage's paragraph ④); 第1/第一 (个, 句, 题, 道, 小题, 条, 项, 种, 说法, 命题 or punctuation after it, not 第一步);
-说法一, 说法1, 命题3; a digit with a verdict word or letter right after it ("1对 2错", "1T"; not "3×4").
+说法一, 说法1, 命题3; a digit with a verdict word or letter right after it ("1对 2错", "1T"; not "3×4"); the letters
+A-S of lettered statements ("A. 错误", "(B)", "选项C", "D项", "E正确"), where the answer has an A.
 """
 
 from __future__ import annotations
@@ -60,6 +61,12 @@ _LABEL = re.compile(
     rf"|(?<![^{_BEFORE_LABEL}])(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
     rf"|(?<![^{_BEFORE_LABEL}])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
 )
+# Statements lettered A., B., … (CK12 has 物理 judgment questions so): "A. 错误", "(B)正确", "选项C", "D项"; read only
+# where the answer has an A, so that "1. F. 2. T." keeps F as a verdict.
+_LETTERED = re.compile(
+    rf"\((?P<bracketed>[A-S])\)|选项\s*(?P<named>[A-S])(?![A-Za-z])|(?<![^\s,;:。，；、!?()\[\]])(?P<listed>[A-S])\s*(?:[.、:)]|项)"
+    rf"|(?<![^\s,;:。，；、!?()\[\]])(?P<tight>[A-S])(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}))"
+)
 
 
 def number(text: str) -> int:
@@ -75,6 +82,9 @@ def number(text: str) -> int:
 def labels(text: str, raw: str) -> list[Label]:
     """Every statement label in ``text`` (folded and masked), in order; ``raw``: the same window unfolded."""
     found = [Label(number(next(g for g in m.groups() if g)), m.start(), m.end()) for m in _LABEL.finditer(text)]
+    lettered = [Label(ord(next(g for g in m.groups() if g)) - 64, m.start(), m.end()) for m in _LETTERED.finditer(text)]
+    if any(label.number == 1 for label in lettered):
+        found += lettered
     for i, c in enumerate(raw):
         if "①" <= c <= "⑳" or "⑴" <= c <= "⒇":  # circled and bracketed: ① folds to 1, ⑩ and ⑴ stay as they are
             found.append(Label(int(unicodedata.numeric(c)), i, i + 1))

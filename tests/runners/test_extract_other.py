@@ -346,6 +346,36 @@ def test_judgment_numbered_verdicts_not_one_per_statement_stay_unparsed(output: 
     assert (found.status, found.answer) == ("unparsed", None), (output, found)
 
 
+# CK12's 物理 judgment questions letter their statements A., B., … (F among them).
+LETTERED = judgment(
+    [
+        "A.音调高就是响度大",
+        "B.“高声大叫”中的“高”是指响度大",
+        "C.“低声细语”中的“低”是指音调低",
+        "D.声音越大，音调越高",
+        "E.声音的传播需要介质",
+        "F.真空能传声",
+    ],
+    [False, True, False, False, True, False],
+)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "A. 错误\nB. 正确\nC. 错误\nD. 错误\nE. 正确\nF. 错误",
+        "F. 错误 A. 错误 C. 错误 B. 正确 D. 错误 E. 正确",  # F is statement F, not a verdict
+        "（A）×（B）√（C）×（D）×（E）√（F）×",
+        "选项A错误，选项B正确，选项C错误，选项D错误，选项E正确，选项F错误",
+        "A错误，B正确，C错误，D错误，E正确，F错误",
+        "1. F. 2. T. 3. F. 4. F. 5. T. 6. F.",  # no A: letters are verdicts
+    ],
+)
+def test_judgment_lettered_statements(output: str) -> None:
+    found = extract(LETTERED, output)
+    assert (found.status, found.answer) == ("ok", [False, True, False, False, True, False]), output
+
+
 TWO_STATEMENTS = judgment(["0是自然数", "1是质数"], [True, False])
 
 
