@@ -1,10 +1,16 @@
 """Judgment answers: one true/false per statement.
 
 Verdict words: 对/错, 正确/错误/不正确/不对, √/×/✓/✗, T/F, true/false,
-correct/incorrect/wrong. They are read, in order of preference:
+correct/incorrect/wrong, only in a verdict position (not "正确的做法是", "纠正错误", "3×4=12"; see
+:mod:`runners.extraction.verdicts`). They are read, in order of preference:
 
-1. ``numbered``: "1. 对 2. 错", "1.T 2.F", "(1)√(2)×", "①错②对"; the last verdict given to
-   each number counts, and every statement must have one;
+1. ``numbered``: each verdict goes to the statement whose label comes last before it, in whatever order the
+   answer discusses them ("1. 对 2. 错", "(1)√(2)×", "①错③对②对", "第3个说法错误，第1个说法正确", "说法三错误",
+   "A. 错误"; labels: :mod:`runners.extraction.verdicts`). Every statement needs its verdict, one only (a number
+   named twice with two verdicts is no answer); numbers past the statements are ignored after all of theirs
+   (CK12's prompt asks for "1.  2.  3." whatever the count, and the release reads the first n) and leave the answer
+   unread before or among them. An answer that labels its verdicts but not one per statement is never read by the
+   text's order (rules 3-5), except with one statement, where numbered steps that all agree name nothing to mix up;
 2. ``compact``: the first verdicts are one run of as many T/F letters, or 对/错 characters, as statements
    ("TTTT" or "对错错对", then an explanation that says 正确 and 错误 again);
 3. ``sequence``: as many verdicts as statements, in order ("TFFT", "√×√", "错误，正确", "对错错对");

@@ -3,14 +3,17 @@
 A verdict word counts only where it is one. 正确 and 错误 are also an adjective and a noun of prose ("正确的做法是",
 "纠正错误", "错误地认为", "错误而不敢实践"): a word verdict counts at a clause end (after it, with an optional 的 or
 了: punctuation, a space, a digit, the end; "说法错误。", "是错误的，", "不正确 2."), or right after a statement's label
-("1. 错误地"); never after a verb or a measure word that makes it a noun ("纠正错误。", "一个错误。"); nor 对 and 错 of a word ("雌雄蛙抱对，", "成对的", "犯错。"). × between two
-operands is a multiplication sign ("3×4=12", "$$3\\times 4$$") and √ before one a root ("√4=2"), unless a label stands
-right before them ("(1)×(2)√"). T and F before an equals sign are variables ("F=ma").
+("1. 错误地"); never after a verb or a measure word that makes it a noun ("纠正错误。", "一个错误。"), nor as 对 or 错
+of a word ("雌雄蛙抱对，", "成对的", "犯错。"); a question is none ("是对的吗？"). × between two operands is a
+multiplication sign ("3×4=12", "$$3\\times 4$$") and √ before one a root ("√4=2"), unless a label stands right before
+them ("(1)×(2)√"). T and F before an equals sign are variables ("F=ma").
 
-Labels: "1." "1、" "1:" "1)" after a line start, a space or punctuation (never a decimal, "1.5"); "(1)"; ①-⑳ and
-⑴-⒇ in the raw output (none inside a quotation: “④而今……” quotes a passage's paragraph ④); 第1/第一 (个, 句, 题, 道, 小题, 条, 项, 种, 说法, 命题 or punctuation after it, not 第一步);
-说法一, 说法1, 命题3; a digit with a verdict word or letter right after it ("1对 2错", "1T"; not "3×4"); the letters
-A-S of lettered statements ("A. 错误", "(B)", "选项C", "D项", "E正确"), where the answer has an A.
+Labels: "1." "1、" "1:" "1)" after a line start, a space, punctuation or a mark (never a decimal, "1.5"); "(1)"; ①-⑳
+and ⑴-⒇ in the raw output, none inside a quotation (“④而今……” quotes a passage's paragraph ④); 第1/第一 with 个, 句,
+题, 道, 小题, 条, 项, 种, 说法, 命题 or punctuation after it (not 第一步); 说法一, 说法1, 命题3; a digit with a verdict
+word or letter right after it ("1对 2错", "1T"; not "3×4"); the letters A-S of lettered statements ("A. 错误", "(B)",
+"选项C", "D项", "E正确"), where the answer has an A. 0/1 per statement ("1. 0 2. 1") is never read: the extractor
+sees no prompt, none of ours asks for it, and only a legend ("1表示正确") would tell 1 from 0.
 """
 
 from __future__ import annotations
