@@ -8,9 +8,9 @@ of a word ("雌雄蛙抱对，", "成对的", "犯错。"); a question is none (
 multiplication sign ("3×4=12", "$$3\\times 4$$") and √ before one a root ("√4=2"), unless a label stands right before
 them ("(1)×(2)√"). T and F before an equals sign are variables ("F=ma").
 
-Labels: "1." "1、" "1:" "1)" after a line start, a space, punctuation or a mark (never a decimal, "1.5"); "(1)"; ①-⑳
+Labels: "1." "1、" "1:" "1)" after a line start, a space, punctuation or a mark (never a decimal, "1.5"); "(1)" (not f(1)); ①-⑳
 and ⑴-⒇ in the raw output, none inside a quotation (“④而今……” quotes a passage's paragraph ④); 第1/第一 with 个, 句,
-题, 道, 小题, 条, 项, 种, 说法, 命题 or punctuation after it (not 第一步); 说法一, 说法1, 命题3; a digit with a verdict
+题, 道, 小题, 种说法, 说法, 命题 or punctuation after it (not 第一步, 第3项 of a sequence, 第1条直线, 第一种情况); 说法一, 说法1, 命题3; a digit with a verdict
 word or letter right after it ("1对 2错", "1T"; not "3×4"); the letters A-S of lettered statements ("A. 错误", "(B)",
 "选项C", "D项", "E正确"), where the answer has an A. 0/1 per statement ("1. 0 2. 1") is never read: the extractor
 sees no prompt, none of ours asks for it, and only a legend ("1表示正确") would tell 1 from 0.
@@ -58,9 +58,9 @@ _NUMBER = r"\d{1,2}|十?[一二三四五六七八九]|十"
 _BEFORE_LABEL = r"\s,;:。，；、!?()\[\]√✓✔×✗✘✕"  # a label starts a line or follows a space, punctuation, a mark
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 _LABEL = re.compile(
-    rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|条|项|种|说法|命题|[\s,:、.)])"
+    rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|种说法|说法|命题|[\s,:、.)])"
     rf"|(?:说法|命题)\s*(?P<named>{_NUMBER})"
-    rf"|\(\s*(?P<bracketed>{_NUMBER})\s*\)"
+    rf"|(?<![A-Za-z0-9)\]])\(\s*(?P<bracketed>{_NUMBER})\s*\)"  # not f(1)
     rf"|(?<![^{_BEFORE_LABEL}])(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
     rf"|(?<![^{_BEFORE_LABEL}])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
 )

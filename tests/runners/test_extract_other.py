@@ -315,6 +315,9 @@ JUDGMENT_BY_NUMBER = [
         [True, False, False, True],
     ),
     ("第一句对，第二句错，第四句对，第三句错", [True, False, False, True]),
+    # a term of a sequence and a line name no statement: 正确 is statement 1's
+    ("1. 数列的第3项是5，正确。\n2. 错误\n3. 正确\n4. 正确", [True, False, True, True]),
+    ("1. 第1条直线与第2条直线平行，正确。\n2. 错误\n3. 错误\n4. 正确", [True, False, False, True]),
     # CK12's analyses quote the passage with its paragraph numbers: “④……” names no statement
     (
         "1.根据原文“①那时虽然年幼……”判断。故正确。\n2.根据内容“④而今……”判断。故错误。\n3.故错误。\n4.“⑫合了书……”故正确。",
@@ -396,6 +399,7 @@ TWO_STATEMENTS = judgment(["0是自然数", "1是质数"], [True, False])
         (TWO_STATEMENTS, "①×②√", [False, True]),
         (TWO_STATEMENTS, "1. ×\n2. √", [False, True]),
         (TWO_STATEMENTS, "1.√2.×", [True, False]),
+        (TWO_STATEMENTS, "第一种情况：f(1)=0，正确；第二种情况：f(2)=1，错误。", [True, False]),
         # One statement: numbered steps name no statement; every verdict agrees, so the answer is read.
         (ONE, "1. 理解题意：题目说0是最小的自然数。\n2. 分析：自然数从0开始。\n3. 结论：这个说法正确。", [True]),
     ],
