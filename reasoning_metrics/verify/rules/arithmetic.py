@@ -20,12 +20,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
+from fractions import Fraction
 
 from reasoning_metrics.guard import tick
 from reasoning_metrics.verify._claims import Claim, find_claims, literal_value, prepare
-from reasoning_metrics.verify._expr import ParseFailure, Unevaluable, evaluate, evaluate_complex, parse
+from reasoning_metrics.verify._expr import Node, ParseFailure, Unevaluable, evaluate, evaluate_complex, parse
 from reasoning_metrics.verify._lexer import tokenize
 from reasoning_metrics.verify._normalize import names_conic, normalize
 from reasoning_metrics.verify._restated import restated_claims
@@ -122,11 +123,13 @@ def check_step(text: str) -> list[ClaimCheck]:
     return list(inspect_step(text).claims)
 
 
-def inspect_step(text: str, *, conic: bool = False) -> StepCheck:
+def inspect_step(text: str, *, conic: bool = False, directed: bool = False, pi_314: bool = False) -> StepCheck:
     """Claims and mentioned numbers of one step of a solution, in Chinese or English, plain or LaTeX.
 
     ``conic``: the question or the solution speaks of a conic, so ``e`` is not Euler's number
-    (:func:`~reasoning_metrics.verify._normalize.normalize`)."""
+    (:func:`~reasoning_metrics.verify._normalize.normalize`). ``directed``: the question or an earlier step says
+    values are raised or cut (进一法, 至少; :func:`says_directed`), as the step itself may. ``pi_314``: the question or
+    the chain takes π as 3.14 (:func:`takes_pi_as_314`), as the step itself may."""
     truncated = len(text) > MAX_STEP_CHARS
     text = text[:MAX_STEP_CHARS]
     checks: list[ClaimCheck] = []
@@ -137,9 +140,10 @@ def inspect_step(text: str, *, conic: bool = False) -> StepCheck:
     seen = {c.expression for c in checks}
     found = [(claim, "text", "") for claim in find_claims(prepared)]
     found += [(claim, "restated", name) for name, claim in restated_claims(prepared)]
-    directed = bool(_DIRECTED_ROUNDING.search(text))
+    directed = directed or says_directed(text)
+    pi_314 = pi_314 or takes_pi_as_314(text)
     for claim, source, name in found:
-        check = check_claim(claim, source=source, name=name, directed=directed)
+        check = check_claim(claim, source=source, name=name, directed=directed, pi_314=pi_314)
         if check.expression not in seen:
             seen.add(check.expression)
             checks.append(check)
@@ -155,11 +159,25 @@ def inspect_step(text: str, *, conic: bool = False) -> StepCheck:
 
 
 _DIRECTED_ROUNDING = re.compile(
-    r"进一|去尾|取整|至少|最少|最多|余数|round(?:ed|ing)?\s+(?:up|down)|ceil|floor|at\s+(?:least|most)|remainder",
+    r"进一|收尾|去尾|取整|至少|最少|最多|余数|round(?:ed|ing)?\s+(?:up|down)|ceil|floor|at\s+(?:least|most)|remainder",
     re.IGNORECASE,
 )
-"""A step that says it raises or cuts a value at the digits it writes (进一法 for buses, 去尾法 for boxes, a
+"""Words saying a value is raised or cut at the digits written (进一法 or 收尾法 for buses, 去尾法 for boxes, a
 quotient with its remainder)."""
+_PI_314 = re.compile(r"(?<![\d.])3\.14(?!\d)")
+"""π taken as 3.14 (π取3.14, 3.14 × 10²): the school value of π."""
+PI_314 = Fraction(314, 100)
+
+
+def says_directed(text: str) -> bool:
+    """``text`` (a question or a step) says values are raised or cut, not only rounded (至少需要几辆车, 进一法):
+    the question's words hold for every step, as an earlier step's do for the later ones."""
+    return bool(_DIRECTED_ROUNDING.search(text))
+
+
+def takes_pi_as_314(text: str) -> bool:
+    """``text`` (a question or a step) writes π as 3.14: then ``π × 20² = 1256`` is right anywhere in the chain."""
+    return bool(_PI_314.search(text))
 _ALTERNATIVES = re.compile(r"\b(?:or|either)\b|或", re.IGNORECASE)
 _DEFINES = re.compile(
     r"\b(?:let|suppose|denote)\s+\$?\\?\(?\s*[A-Za-z](?:_\{?\w+\}?)?\s*\\?\)?\$?\s+(?:be|denote|represent|stand)"
@@ -185,10 +203,13 @@ def check_steps(steps: Sequence[str], question: str = "") -> list[StepCheck]:
     A question or a solution that speaks of a conic anywhere makes ``e`` an eccentricity in every step: a right
     step ``e^2 = 3/4`` of an ellipse question need not say 离心率 itself."""
     conic = names_conic(question) or any(names_conic(step) for step in steps)
+    pi_314 = takes_pi_as_314(question) or any(takes_pi_as_314(step) for step in steps)
+    directed = says_directed(question)
     out = []
     for step in steps:
         tick()
-        out.append(inspect_step(step, conic=conic))
+        directed = directed or says_directed(step)
+        out.append(inspect_step(step, conic=conic, directed=directed, pi_314=pi_314))
     return out
 
 
@@ -201,9 +222,12 @@ def _check_annotation(expression: str, result: str, conic: bool = False) -> list
     return [check_claim(Claim(left, "=", right), source="annotation")]
 
 
-def check_claim(claim: Claim, source: str = "text", name: str = "", *, directed: bool = False) -> ClaimCheck:
+def check_claim(
+    claim: Claim, source: str = "text", name: str = "", *, directed: bool = False, pi_314: bool = False
+) -> ClaimCheck:
     """Check one claim (see the module doc for the tolerance); ``name`` is what a restated claim names;
-    ``directed``: its step says it raises or cuts values (进一法, 去尾法), not only rounds them."""
+    ``directed``: its step says it raises or cuts values (进一法, 去尾法), not only rounds them; ``pi_314``: its chain
+    takes π as 3.14, so a π read so holds too."""
     left, right = claim.left, claim.right
     operands = _operands(claim)
 
@@ -242,11 +266,33 @@ def check_claim(claim: Claim, source: str = "text", name: str = "", *, directed:
     except Unevaluable as exc:
         return result(Verdict.UNCHECKED, str(exc))
     holds, note = _holds(claim, lv, rv, directed)
+    if not holds and pi_314 and _pi_in_arithmetic(left, right):
+        holds = _holds_with_pi_314(claim, directed)
+        note = "π as 3.14" if holds else note
     if not holds and claim.units_dropped and _power_of_ten_apart(lv, rv):
         return result(Verdict.UNCHECKED, "units differ by a prefix (W and kW?)", lv, rv)
     if claim.units_dropped and not note:
         note = "units dropped"
     return result(Verdict.TRUE if holds else Verdict.FALSE, note, lv, rv)
+
+
+def _holds_with_pi_314(claim: Claim, directed: bool) -> bool:
+    """Whether the claim holds with every π read as 3.14."""
+    as_314 = replace(claim, left=claim.left.pi_as(PI_314), right=claim.right.pi_as(PI_314))
+    try:
+        return _holds(as_314, evaluate(as_314.left), evaluate(as_314.right), directed)[0]
+    except Unevaluable:  # 1 / (π - 3.14)
+        return False
+
+
+def _pi_in_arithmetic(*sides: Node) -> bool:
+    """π is in the calculation, as an area's or a volume's factor, and in no function's argument (``sin π/6`` is an
+    angle in radians, not 3.14 of them)."""
+
+    def functions(node: Node) -> bool:
+        return node.op == "fn" or any(functions(arg) for arg in node.args)
+
+    return any(side.has_pi() for side in sides) and not any(functions(side) for side in sides)
 
 
 def _complex_verdict(claim: Claim) -> tuple[Verdict, str, tuple[complex, complex] | None]:

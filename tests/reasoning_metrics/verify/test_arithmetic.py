@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reasoning_metrics.verify.rules.arithmetic import Verdict, check_step, inspect_step
+from reasoning_metrics.verify.rules.arithmetic import Verdict, check_step, check_steps, inspect_step
 
 
 def verdicts(text: str) -> list[tuple[str, str]]:
@@ -122,6 +122,38 @@ def test_rounding_tolerance(text: str, verdict: str, note: str) -> None:
 )
 def test_a_rounded_number_holds_to_the_digits_written(text: str, verdict: str) -> None:
     assert [c.verdict.value for c in check_step(text) if c.verdict is not Verdict.UNCHECKED] == [verdict]
+
+
+@pytest.mark.parametrize(
+    ("question", "steps"),
+    [
+        # the question says how to round (至少 buses, 最多 boxes), the step only divides
+        ("每辆车最多坐40人，45人至少需要几辆车？", ["45÷40≈2（辆）", "答：至少需要2辆车。"]),
+        ("每个盒子装15个，50个桃最多能装满几盒？", ["50÷15≈3（盒）"]),
+        # an earlier step says it
+        ("45人坐车，每辆车坐40人，需要几辆车？", ["剩下的人也要坐车，所以用进一法。", "45÷40≈2（辆）"]),
+        ("A bus seats 40. How many buses do 45 students need at least?", ["45 / 40 = 2 buses"]),
+        # π taken as 3.14, said in the question or elsewhere in the chain
+        ("一个圆的半径是20厘米，它的面积是多少平方厘米？（π取3.14）", ["S = π × 20² = 1256（平方厘米）"]),
+        ("圆柱底面半径10厘米，高5厘米，求体积。", ["底面积：3.14 × 10² = 314（平方厘米）", "V = π × 10² × 5 = 1570"]),
+    ],
+)
+def test_how_a_chain_rounds_may_be_said_before_the_step(question: str, steps: list[str]) -> None:
+    checked = [c for step in check_steps(steps, question) for c in step.claims if c.verdict is not Verdict.UNCHECKED]
+    assert checked and all(c.verdict is Verdict.TRUE for c in checked), [(c.expression, c.verdict) for c in checked]
+
+
+@pytest.mark.parametrize(
+    ("question", "steps"),
+    [
+        ("每辆车坐40人，45人坐几辆车正好坐满？", ["45÷40≈2（辆）"]),  # nothing says to raise: 1.125 is 1
+        ("一个圆的半径是20厘米，它的面积是多少？", ["S = π × 20² = 1256"]),  # no 3.14 anywhere: 1256.6 is 1257
+        ("（π取3.14）一个圆的半径是20厘米，面积是多少？", ["S = π × 20² = 1200"]),
+    ],
+)
+def test_what_a_chain_does_not_say_gives_no_slack(question: str, steps: list[str]) -> None:
+    checked = [c for step in check_steps(steps, question) for c in step.claims if c.verdict is not Verdict.UNCHECKED]
+    assert [c.verdict for c in checked] == [Verdict.FALSE]
 
 
 @pytest.mark.parametrize(
