@@ -123,13 +123,12 @@ def check_step(text: str) -> list[ClaimCheck]:
     return list(inspect_step(text).claims)
 
 
-def inspect_step(text: str, *, conic: bool = False, directed: bool = False, pi_314: bool = False) -> StepCheck:
+def inspect_step(text: str, *, conic: bool = False, directed: bool = False) -> StepCheck:
     """Claims and mentioned numbers of one step of a solution, in Chinese or English, plain or LaTeX.
 
     ``conic``: the question or the solution speaks of a conic, so ``e`` is not Euler's number
     (:func:`~reasoning_metrics.verify._normalize.normalize`). ``directed``: the question or an earlier step says
-    values are raised or cut (进一法, 至少; :func:`says_directed`), as the step itself may. ``pi_314``: the question or
-    the chain takes π as 3.14 (:func:`takes_pi_as_314`), as the step itself may."""
+    values are raised or cut (进一法, 至少; :func:`says_directed`), as the step itself may."""
     truncated = len(text) > MAX_STEP_CHARS
     text = text[:MAX_STEP_CHARS]
     checks: list[ClaimCheck] = []
@@ -141,9 +140,8 @@ def inspect_step(text: str, *, conic: bool = False, directed: bool = False, pi_3
     found = [(claim, "text", "") for claim in find_claims(prepared)]
     found += [(claim, "restated", name) for name, claim in restated_claims(prepared)]
     directed = directed or says_directed(text)
-    pi_314 = pi_314 or takes_pi_as_314(text)
     for claim, source, name in found:
-        check = check_claim(claim, source=source, name=name, directed=directed, pi_314=pi_314)
+        check = check_claim(claim, source=source, name=name, directed=directed)
         if check.expression not in seen:
             seen.add(check.expression)
             checks.append(check)
@@ -164,9 +162,8 @@ _DIRECTED_ROUNDING = re.compile(
 )
 """Words saying a value is raised or cut at the digits written (进一法 or 收尾法 for buses, 去尾法 for boxes, a
 quotient with its remainder)."""
-_PI_314 = re.compile(r"(?<![\d.])3\.14(?!\d)")
-"""π taken as 3.14 (π取3.14, 3.14 × 10²): the school value of π."""
 PI_314 = Fraction(314, 100)
+"""π as school takes it (π取3.14), stated or not: ``24π = 75.36`` is a right step."""
 
 
 def says_directed(text: str) -> bool:
@@ -175,9 +172,6 @@ def says_directed(text: str) -> bool:
     return bool(_DIRECTED_ROUNDING.search(text))
 
 
-def takes_pi_as_314(text: str) -> bool:
-    """``text`` (a question or a step) writes π as 3.14: then ``π × 20² = 1256`` is right anywhere in the chain."""
-    return bool(_PI_314.search(text))
 _ALTERNATIVES = re.compile(r"\b(?:or|either)\b|或", re.IGNORECASE)
 _DEFINES = re.compile(
     r"\b(?:let|suppose|denote)\s+\$?\\?\(?\s*[A-Za-z](?:_\{?\w+\}?)?\s*\\?\)?\$?\s+(?:be|denote|represent|stand)"
@@ -203,13 +197,12 @@ def check_steps(steps: Sequence[str], question: str = "") -> list[StepCheck]:
     A question or a solution that speaks of a conic anywhere makes ``e`` an eccentricity in every step: a right
     step ``e^2 = 3/4`` of an ellipse question need not say 离心率 itself."""
     conic = names_conic(question) or any(names_conic(step) for step in steps)
-    pi_314 = takes_pi_as_314(question) or any(takes_pi_as_314(step) for step in steps)
     directed = says_directed(question)
     out = []
     for step in steps:
         tick()
         directed = directed or says_directed(step)
-        out.append(inspect_step(step, conic=conic, directed=directed, pi_314=pi_314))
+        out.append(inspect_step(step, conic=conic, directed=directed))
     return out
 
 
@@ -222,12 +215,9 @@ def _check_annotation(expression: str, result: str, conic: bool = False) -> list
     return [check_claim(Claim(left, "=", right), source="annotation")]
 
 
-def check_claim(
-    claim: Claim, source: str = "text", name: str = "", *, directed: bool = False, pi_314: bool = False
-) -> ClaimCheck:
+def check_claim(claim: Claim, source: str = "text", name: str = "", *, directed: bool = False) -> ClaimCheck:
     """Check one claim (see the module doc for the tolerance); ``name`` is what a restated claim names;
-    ``directed``: its step says it raises or cuts values (进一法, 去尾法), not only rounds them; ``pi_314``: its chain
-    takes π as 3.14, so a π read so holds too."""
+    ``directed``: its step says it raises or cuts values (进一法, 去尾法), not only rounds them."""
     left, right = claim.left, claim.right
     operands = _operands(claim)
 
@@ -266,7 +256,7 @@ def check_claim(
     except Unevaluable as exc:
         return result(Verdict.UNCHECKED, str(exc))
     holds, note = _holds(claim, lv, rv, directed)
-    if not holds and pi_314 and _pi_in_arithmetic(left, right):
+    if not holds and _pi_in_arithmetic(left, right):
         holds = _holds_with_pi_314(claim, directed)
         note = "π as 3.14" if holds else note
     if not holds and claim.units_dropped and _power_of_ten_apart(lv, rv):
