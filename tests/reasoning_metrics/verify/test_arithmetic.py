@@ -125,6 +125,23 @@ def test_a_rounded_number_holds_to_the_digits_written(text: str, verdict: str) -
 
 
 @pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        # a repeating decimal (循环小数) is exact: 0.91\dot{6} is 11/12, not 0.91 (a CK12 analysis)
+        (r"$$\frac{11}{12}=0.91\dot{6}$$", "true"),
+        (r"$$\frac{2}{3}=0.\dot{6}$$", "true"),
+        (r"$$\frac{1}{7}=0.\dot{1}4285\dot{7}$$", "true"),
+        (r"$$\frac{4}{33}=0.\dot{1}\dot{2}$$", "true"),
+        (r"$$1\div 6=0.1\dot 6$$", "true"),
+        (r"$$\frac{2}{3}=0.\dot{7}$$", "false"),
+        (r"$$\frac{1}{6}=0.1\dot{7}$$", "false"),
+    ],
+)
+def test_a_repeating_decimal_is_its_exact_value(text: str, verdict: str) -> None:
+    assert [c.verdict.value for c in check_step(text) if c.verdict is not Verdict.UNCHECKED] == [verdict]
+
+
+@pytest.mark.parametrize(
     ("question", "steps"),
     [
         # the question says how to round (至少 buses, 最多 boxes), the step only divides
@@ -133,9 +150,10 @@ def test_a_rounded_number_holds_to_the_digits_written(text: str, verdict: str) -
         # an earlier step says it
         ("45人坐车，每辆车坐40人，需要几辆车？", ["剩下的人也要坐车，所以用进一法。", "45÷40≈2（辆）"]),
         ("A bus seats 40. How many buses do 45 students need at least?", ["45 / 40 = 2 buses"]),
-        # π taken as 3.14, said in the question or elsewhere in the chain
+        # π taken as 3.14, as school takes it, said or not (a CK12 analysis: 24π = 75.36)
         ("一个圆的半径是20厘米，它的面积是多少平方厘米？（π取3.14）", ["S = π × 20² = 1256（平方厘米）"]),
-        ("圆柱底面半径10厘米，高5厘米，求体积。", ["底面积：3.14 × 10² = 314（平方厘米）", "V = π × 10² × 5 = 1570"]),
+        ("圆柱底面半径10厘米，高5厘米，求体积。", ["V = π × 10² × 5 = 1570"]),
+        ("做这个水桶至少需要多少平方分米的铁皮？", [r"$$=20 \pi +4 \pi =24 \pi =75.36$$（平方米）"]),
     ],
 )
 def test_how_a_chain_rounds_may_be_said_before_the_step(question: str, steps: list[str]) -> None:
@@ -147,7 +165,8 @@ def test_how_a_chain_rounds_may_be_said_before_the_step(question: str, steps: li
     ("question", "steps"),
     [
         ("每辆车坐40人，45人坐几辆车正好坐满？", ["45÷40≈2（辆）"]),  # nothing says to raise: 1.125 is 1
-        ("一个圆的半径是20厘米，它的面积是多少？", ["S = π × 20² = 1256"]),  # no 3.14 anywhere: 1256.6 is 1257
+        ("一个圆的半径是20厘米，它的面积是多少？", ["S = π × 20² = 1250"]),  # neither 1256.6 nor 1256
+        ("", [r"$\sin(\pi/6) = 0.4998$"]),  # an angle in radians: π is not 3.14 there
         ("（π取3.14）一个圆的半径是20厘米，面积是多少？", ["S = π × 20² = 1200"]),
     ],
 )
