@@ -125,6 +125,24 @@ def test_a_rounded_number_holds_to_the_digits_written(text: str, verdict: str) -
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        # a ratio written as the value, spaced or with a full-width colon (a CK12 physics analysis: 1:128)
+        r"$$\frac{{v}_{1}}{{v}_{2}}=\frac{1}{16}\times \frac{1}{8}=1 : 128$$",
+        "速度之比为：(1/16)×(1/8)=1：128",
+        "两段长度之比是 2÷6 = 1 ： 3",
+    ],
+)
+def test_a_ratio_after_a_calculation_is_not_its_first_term(text: str) -> None:
+    assert all(c.verdict is not Verdict.FALSE for c in check_step(text))
+
+
+def test_a_numbered_step_colon_is_not_a_ratio() -> None:
+    assert verdicts("Step 1: 3 × 4 = 13") == [("3 * 4 = 13", "false")]
+    assert verdicts("第2步： 3×4=13") == [("3 * 4 = 13", "false")]
+
+
+@pytest.mark.parametrize(
     ("text", "verdict"),
     [
         # a repeating decimal (循环小数) is exact: 0.91\dot{6} is 11/12, not 0.91 (a CK12 analysis)
