@@ -123,12 +123,13 @@ def check_step(text: str) -> list[ClaimCheck]:
     return list(inspect_step(text).claims)
 
 
-def inspect_step(text: str, *, conic: bool = False, directed: bool = False) -> StepCheck:
+def inspect_step(text: str, *, conic: bool = False, directed: bool = False, estimate: bool = False) -> StepCheck:
     """Claims and mentioned numbers of one step of a solution, in Chinese or English, plain or LaTeX.
 
     ``conic``: the question or the solution speaks of a conic, so ``e`` is not Euler's number
     (:func:`~reasoning_metrics.verify._normalize.normalize`). ``directed``: the question or an earlier step says
-    values are raised or cut (进一法, 至少; :func:`says_directed`), as the step itself may."""
+    values are raised or cut (进一法, 至少; :func:`says_directed`), as the step itself may. ``estimate``: the question
+    or an earlier step asks for an estimate (估算; :func:`says_estimate`), as the step itself may."""
     truncated = len(text) > MAX_STEP_CHARS
     text = text[:MAX_STEP_CHARS]
     checks: list[ClaimCheck] = []
@@ -140,8 +141,9 @@ def inspect_step(text: str, *, conic: bool = False, directed: bool = False) -> S
     found = [(claim, "text", "") for claim in find_claims(prepared)]
     found += [(claim, "restated", name) for name, claim in restated_claims(prepared)]
     directed = directed or says_directed(text)
+    estimate = estimate or says_estimate(text)
     for claim, source, name in found:
-        check = check_claim(claim, source=source, name=name, directed=directed)
+        check = check_claim(claim, source=source, name=name, directed=directed, estimate=estimate)
         if check.expression not in seen:
             seen.add(check.expression)
             checks.append(check)
@@ -164,6 +166,17 @@ _DIRECTED_ROUNDING = re.compile(
 quotient with its remainder)."""
 PI_314 = Fraction(314, 100)
 """π as school takes it (π取3.14), stated or not: ``24π = 75.36`` is a right step."""
+
+
+_ESTIMATE = re.compile(r"估|\bestimat", re.IGNORECASE)
+"""Words asking for an estimate (估算, 估一估, 估计, estimate): each number taken as a round one."""
+ESTIMATE_FIGURES = (1, 2)
+"""The significant figures an estimate keeps of each number: 31 × 49 ≈ 30 × 50, 347 + 256 ≈ 350 + 260."""
+
+
+def says_estimate(text: str) -> bool:
+    """``text`` (a question or a step) asks for an estimate: then ``31 × 49 ≈ 1500`` is right (30 × 50)."""
+    return bool(_ESTIMATE.search(text))
 
 
 def says_directed(text: str) -> bool:
@@ -197,12 +210,12 @@ def check_steps(steps: Sequence[str], question: str = "") -> list[StepCheck]:
     A question or a solution that speaks of a conic anywhere makes ``e`` an eccentricity in every step: a right
     step ``e^2 = 3/4`` of an ellipse question need not say 离心率 itself."""
     conic = names_conic(question) or any(names_conic(step) for step in steps)
-    directed = says_directed(question)
+    directed, estimate = says_directed(question), says_estimate(question)
     out = []
     for step in steps:
         tick()
-        directed = directed or says_directed(step)
-        out.append(inspect_step(step, conic=conic, directed=directed))
+        directed, estimate = directed or says_directed(step), estimate or says_estimate(step)
+        out.append(inspect_step(step, conic=conic, directed=directed, estimate=estimate))
     return out
 
 
@@ -215,9 +228,12 @@ def _check_annotation(expression: str, result: str, conic: bool = False) -> list
     return [check_claim(Claim(left, "=", right), source="annotation")]
 
 
-def check_claim(claim: Claim, source: str = "text", name: str = "", *, directed: bool = False) -> ClaimCheck:
+def check_claim(
+    claim: Claim, source: str = "text", name: str = "", *, directed: bool = False, estimate: bool = False
+) -> ClaimCheck:
     """Check one claim (see the module doc for the tolerance); ``name`` is what a restated claim names;
-    ``directed``: its step says it raises or cuts values (进一法, 去尾法), not only rounds them."""
+    ``directed``: its step says it raises or cuts values (进一法, 去尾法), not only rounds them; ``estimate``: its
+    chain asks for an estimate (估算), so an ``≈`` may take each number rounded."""
     left, right = claim.left, claim.right
     operands = _operands(claim)
 
@@ -259,6 +275,8 @@ def check_claim(claim: Claim, source: str = "text", name: str = "", *, directed:
     if not holds and _pi_in_arithmetic(left, right):
         holds = _holds_with_pi_314(claim, directed)
         note = "π as 3.14" if holds else note
+    if not holds and estimate and claim.relation == "≈" and _holds_estimated(claim):
+        holds, note = True, "estimated"
     if not holds and claim.units_dropped and _power_of_ten_apart(lv, rv):
         return result(Verdict.UNCHECKED, "units differ by a prefix (W and kW?)", lv, rv)
     if claim.units_dropped and not note:
@@ -273,6 +291,31 @@ def _holds_with_pi_314(claim: Claim, directed: bool) -> bool:
         return _holds(as_314, evaluate(as_314.left), evaluate(as_314.right), directed)[0]
     except Unevaluable:  # 1 / (π - 3.14)
         return False
+
+
+def _holds_estimated(claim: Claim) -> bool:
+    """Whether ``≈`` holds with each number of its calculating sides rounded to one or two significant figures
+    (:data:`ESTIMATE_FIGURES`), as an estimate takes them; a bare number claimed stays as written."""
+    for figures in ESTIMATE_FIGURES:
+        sides = [_round_literals(side, figures) if side.is_operation() else side for side in (claim.left, claim.right)]
+        try:
+            if math.isclose(evaluate(sides[0]), evaluate(sides[1]), rel_tol=FLOAT_NOISE, abs_tol=FLOAT_NOISE):
+                return True
+        except Unevaluable:
+            return False
+    return False
+
+
+def _round_literals(node: Node, figures: int) -> Node:
+    """``node`` with each number literal rounded half up to ``figures`` significant figures (612 -> 600, 49 -> 50)."""
+    if node.op == "num" and node.value:
+        value = node.value
+        unit = Fraction(10) ** (math.floor(math.log10(abs(value))) - figures + 1)
+        rounded = math.floor(abs(value) / unit + Fraction(1, 2)) * unit * (1 if value > 0 else -1)
+        return replace(node, value=rounded)
+    if not node.args:
+        return node
+    return replace(node, args=tuple(_round_literals(arg, figures) for arg in node.args))
 
 
 def _pi_in_arithmetic(*sides: Node) -> bool:

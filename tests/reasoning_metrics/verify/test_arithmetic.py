@@ -160,6 +160,26 @@ def test_a_repeating_decimal_is_its_exact_value(text: str, verdict: str) -> None
 
 
 @pytest.mark.parametrize(
+    ("question", "steps", "verdicts"),
+    [
+        # 估算: each number taken as a whole ten or hundred (31 as 30, 49 as 50), as 三年级 teaches it
+        ("估算：31×49的积大约是多少？", ["31×49≈1500"], ["true"]),
+        ("估一估，612÷3的商大约是多少？", ["612÷3≈200"], ["true"]),
+        ("", ["先估算：31×49≈30×50=1500"], ["true", "true"]),
+        ("估算 347+256 的和。", ["347+256≈350+260=610"], ["true", "true"]),
+        ("Estimate 31 × 49.", ["31 × 49 ≈ 1500"], ["true"]),
+        # no estimate said: 31×49 is 1519, not about 1500; a wrong estimate stays wrong
+        ("计算31×49。", ["31×49≈1500"], ["false"]),
+        ("估算：31×49的积大约是多少？", ["31×49≈1200"], ["false"]),
+        ("估算：31×49的积大约是多少？", ["31×49=1500"], ["false"]),
+    ],
+)
+def test_an_estimate_takes_each_number_rounded(question: str, steps: list[str], verdicts: list[str]) -> None:
+    checked = [c for step in check_steps(steps, question) for c in step.claims if c.verdict is not Verdict.UNCHECKED]
+    assert [c.verdict.value for c in checked] == verdicts, [(c.expression, c.verdict) for c in checked]
+
+
+@pytest.mark.parametrize(
     ("question", "steps"),
     [
         # the question says how to round (至少 buses, 最多 boxes), the step only divides
