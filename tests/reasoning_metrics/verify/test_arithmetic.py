@@ -145,6 +145,21 @@ def test_a_numbered_step_colon_is_not_a_ratio() -> None:
 @pytest.mark.parametrize(
     ("text", "verdict"),
     [
+        # a mixed number as written in plain text (带分数): 3又2/3 is 3 + 2/3, not 3
+        ("11÷3 = 3又2/3（小时）", "true"),
+        ("7÷4 = 1又4分之3", "true"),
+        ("7 ÷ 4 = 1 又 3/4", "true"),
+        ("10÷3 = 3又2/3", "false"),
+        ("7÷4 = 1又4分之1", "false"),
+    ],
+)
+def test_a_chinese_mixed_number_is_its_whole_value(text: str, verdict: str) -> None:
+    assert [c.verdict.value for c in check_step(text) if c.verdict is not Verdict.UNCHECKED] == [verdict]
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
         # a repeating decimal (循环小数) is exact: 0.91\dot{6} is 11/12, not 0.91 (a CK12 analysis)
         (r"$$\frac{11}{12}=0.91\dot{6}$$", "true"),
         (r"$$\frac{2}{3}=0.\dot{6}$$", "true"),
