@@ -47,6 +47,12 @@ _DOT = r"\\dot\s*\{?\s*(\d)\s*\}?"
 _REPEATING = re.compile(rf"(?<![\d.])(\d+)\.(\d*){_DOT}(?:(\d*){_DOT})?")
 """``0.91\\dot{6}``, ``0.\\dot{1}4285\\dot{7}``: a repeating decimal (循环小数), its dots over the first and last
 digits of the repeating block."""
+_COMPOUND = re.compile(
+    r"(?<=\d)\s*\(?(?:小时|时|天|元|千米|公里|米|分米|千克|公斤|吨)\)?\s*"
+    r"(?=\d+(?:\.\d+)?\s*\(?(?:分钟|分(?!之)|秒|角|厘米|分米|毫米|米|千克|克|小时|时)\)?)"
+)
+"""The unit between the parts of a compound quantity (复名数: ``3小时50分``, ``3元8角``, ``1千克250克``), elided like
+a remainder: the quantity is not its first part (3), and its parts are not one number."""
 _MIXED_CHINESE = re.compile(r"(?<![\d.])(\d+)\s*又\s*(\d+\s*/\s*\d+|\d+\s*分之\s*\d+)(?![\d./])")
 """``3又2/3``, ``1又4分之3``: a mixed number in plain text (带分数), the whole part plus the fraction."""
 _CIRCLED = re.compile(r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]")
@@ -126,6 +132,7 @@ def normalize(text: str, *, conic: bool = False) -> str:
     text = _FUNCTION_VALUE.sub(_function_value, text)
     text = text.replace("√", " sqrt ").replace("…", " ⋯ ").replace("...", " ⋯ ")
     text = _REMAINDER.sub(" ⋯ ", text)
+    text = _COMPOUND.sub(" ⋯ ", text)
     text = _MIXED_CHINESE.sub(r"(\1+\2)", text)  # before 分之 is read: 1又4分之3 is 1 + 3/4
     text = rewrite_chinese(text)
     return text.translate(_SYMBOLS)

@@ -143,6 +143,26 @@ def test_a_numbered_step_colon_is_not_a_ratio() -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        # a compound quantity (复名数) is not its first part: 3小时50分 is not 3
+        "230÷60 = 3小时50分",
+        "230 ÷ 60 = 3（时）50（分）",
+        "3.8×1 = 3元8角",
+        "150÷60 = 2时30分",
+        "1250÷1000 = 1千克250克",
+    ],
+)
+def test_a_compound_quantity_is_not_its_first_part(text: str) -> None:
+    assert all(c.verdict is not Verdict.FALSE for c in check_step(text))
+
+
+def test_a_number_with_one_unit_is_still_checked() -> None:
+    assert verdicts("7.5×2 = 16元") == [("7.5 * 2 = 16", "false")]
+    assert verdicts("230÷60 = 5小时") == [("230 / 60 = 5", "false")]
+
+
+@pytest.mark.parametrize(
     ("text", "verdict"),
     [
         # a mixed number as written in plain text (带分数): 3又2/3 is 3 + 2/3, not 3
