@@ -128,7 +128,8 @@ def inspect_step(text: str, *, conic: bool = False, directed: bool = False, esti
 
     ``conic``: the question or the solution speaks of a conic, so ``e`` is not Euler's number
     (:func:`~reasoning_metrics.verify._normalize.normalize`). ``directed``: the question or an earlier step says
-    values are raised or cut (进一法, 至少; :func:`says_directed`), as the step itself may. ``estimate``: the question
+    values are raised or cut (进一法, 至少; :func:`says_directed`): a quotient of the step may then be raised or cut
+    (45 ÷ 40 ≈ 2 buses), any number where the step itself says so. ``estimate``: the question
     or an earlier step asks for an estimate (估算; :func:`says_estimate`), as the step itself may."""
     truncated = len(text) > MAX_STEP_CHARS
     text = text[:MAX_STEP_CHARS]
@@ -140,10 +141,16 @@ def inspect_step(text: str, *, conic: bool = False, directed: bool = False, esti
     seen = {c.expression for c in checks}
     found = [(claim, "text", "") for claim in find_claims(prepared)]
     found += [(claim, "restated", name) for name, claim in restated_claims(prepared)]
-    directed = directed or says_directed(text)
+    own_words = says_directed(text)
     estimate = estimate or says_estimate(text)
     for claim, source, name in found:
-        check = check_claim(claim, source=source, name=name, directed=directed, estimate=estimate)
+        check = check_claim(
+            claim,
+            source=source,
+            name=name,
+            directed=own_words or (directed and _is_quotient(claim)),
+            estimate=estimate,
+        )
         if check.expression not in seen:
             seen.add(check.expression)
             checks.append(check)
@@ -291,6 +298,12 @@ def _holds_with_pi_314(claim: Claim, directed: bool) -> bool:
         return _holds(as_314, evaluate(as_314.left), evaluate(as_314.right), directed)[0]
     except Unevaluable:  # 1 / (π - 3.14)
         return False
+
+
+def _is_quotient(claim: Claim) -> bool:
+    """The claim's calculating side is a division (``45 ÷ 40 ≈ 2``): what 进一法 and 去尾法 raise or cut."""
+    side = claim.left if claim.left.is_operation() else claim.right
+    return side.op == "/"
 
 
 def _holds_estimated(claim: Claim) -> bool:

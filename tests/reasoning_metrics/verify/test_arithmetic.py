@@ -238,6 +238,9 @@ def test_how_a_chain_rounds_may_be_said_before_the_step(question: str, steps: li
     ("question", "steps"),
     [
         ("每辆车坐40人，45人坐几辆车正好坐满？", ["45÷40≈2（辆）"]),  # nothing says to raise: 1.125 is 1
+        # the question's 至少 raises a quotient (buses), not any number of the chain: 0.25 is still 0
+        ("正方形的边长是0.5米，面积至少是多少？", ["0.5×0.5=1（平方米）"]),
+        ("剩下的人也要坐车，所以用进一法。", ["每辆车坐40人", "0.5^2 = 1"]),
         ("一个圆的半径是20厘米，它的面积是多少？", ["S = π × 20² = 1250"]),  # neither 1256.6 nor 1256
         ("", [r"$\sin(\pi/6) = 0.4998$"]),  # an angle in radians: π is not 3.14 there
         ("（π取3.14）一个圆的半径是20厘米，面积是多少？", ["S = π × 20² = 1200"]),
