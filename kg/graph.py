@@ -101,6 +101,12 @@ def place_names(question: Question) -> list[tuple[str, str, str]]:
     return [own, *((str(subject), str(level1), str(level2)) for subject, level1, level2 in further)]
 
 
+def subjects_of(question: Question) -> list[str]:
+    """The subjects ``question`` sits in (:func:`place_names`), its own first, each once: what a count by subject
+    counts it under."""
+    return list(dict.fromkeys(names[0] for names in place_names(question)))
+
+
 def node_link_keywords() -> dict[str, str]:
     """The keyword that names node-link JSON's edge list ``edges``, as this networkx spells it: ``edges=`` since
     3.4, ``link=`` before (3.2 and 3.3 refuse ``edges=``; 3.4 warns about the old default ``links``).

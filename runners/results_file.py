@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kg.graph import place_names
+from kg.graph import subjects_of
 from kg.records import Question
 from runners.backends.harness_files import LM_EVAL_DATE, base_name
 from runners.counting import units
@@ -71,7 +71,7 @@ def task_names(record: RunRecord, source: str, question: Question | None = None)
     file = record.harness.get("file") if record.harness else None
     if isinstance(file, str) and base_name(Path(file)).startswith("samples_"):
         return [LM_EVAL_DATE.sub("", base_name(Path(file)).removeprefix("samples_"))]
-    subjects = dict.fromkeys(p[0] for p in place_names(question)) if question is not None else [record.subject]
+    subjects = subjects_of(question) if question is not None else [record.subject]
     return [f"{source}_{subject}" for subject in subjects]
 
 

@@ -21,7 +21,7 @@ from typing import Literal, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.errors import InputError, SettingError
-from kg.graph import place_names
+from kg.graph import subjects_of
 from kg.intervals import wilson_interval
 from kg.records import Question
 from runners.circular import CIRCULAR, CircularStats, circular_stats
@@ -201,7 +201,7 @@ def _by_subject(
     groups: dict[str, list[RunRecord]] = defaultdict(list)
     for record in records:
         question = questions.get(record.question_id)
-        subjects = dict.fromkeys(p[0] for p in place_names(question)) if question is not None else [record.subject]
+        subjects = subjects_of(question) if question is not None else [record.subject]
         for subject in subjects:
             groups[subject].append(record)
     return {name: group_stats(group, rule) for name, group in sorted(groups.items())}

@@ -265,13 +265,15 @@ def _is_math(token: Token) -> bool:
 
 
 def _mark_ratios(tokens: list[Token]) -> list[Token]:
-    """``3:4`` (written without spaces) is a ratio, not two sentences: its colon becomes a word."""
+    """``3:4`` (written without spaces) is a ratio, not two sentences: its colon becomes a word. So is a colon
+    between numbers right after a relation, spaced or full-width (``= 1 : 128``, ``=1：128``): a claimed value is
+    not followed by a sentence's colon, whereas ``Step 1: 3 × 4`` is."""
     out = list(tokens)
     for k in range(1, len(tokens) - 1):
+        valued = k >= 2 and tokens[k - 2].kind is Kind.REL and tokens[k - 1].kind is Kind.NUM
         if (
             tokens[k].text in (":", "∶")
-            and not tokens[k].gap
-            and not tokens[k + 1].gap
+            and (valued or (not tokens[k].gap and not tokens[k + 1].gap))
             and tokens[k - 1].kind in _VALUE_END
             and tokens[k + 1].kind in (Kind.NUM, Kind.LP)
         ):

@@ -83,6 +83,14 @@ class Node:
         """Whether the tree names pi (an angle in radians written as such)."""
         return self.op == "pi" or any(arg.has_pi() for arg in self.args)
 
+    def pi_as(self, value: Fraction) -> Node:
+        """The tree with every pi read as the number ``value`` (``3.14``, as a school chain takes it)."""
+        if self.op == "pi":
+            return Node("num", value=value, text=str(float(value)))
+        if not self.has_pi():
+            return self
+        return Node(self.op, tuple(arg.pi_as(value) for arg in self.args), self.value, self.decimals, self.text)
+
     def is_operation(self) -> bool:
         """Whether the tree computes something (more than one literal, possibly signed or a percentage)."""
         node = self

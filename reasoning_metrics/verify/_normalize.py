@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from fractions import Fraction
 
 from kg.latex import ACCENT_NAMES, ARITHMETIC, BREAKS, ELLIPSES, FRACTIONS, SPACING, TEXT_COMMANDS, latex_argument
 from reasoning_metrics.verify._chinese import rewrite_chinese
@@ -42,6 +43,18 @@ _REMAINDER = re.compile(
     r"(?<=[\d)])\s*[,;]?\s*(?:[\u4e00-\u9fff]{1,2}\s*)??(?:余数?\s*[为是]?|\b(?:remainder|rem)\b)\s*(?=\d)", re.I
 )
 """``11 ÷ 3 = 3（个）余 2``: a quotient with its remainder, elided like ``3……2`` (not a rounded ``11/3``)."""
+_DOT = r"\\dot\s*\{?\s*(\d)\s*\}?"
+_REPEATING = re.compile(rf"(?<![\d.])(\d+)\.(\d*){_DOT}(?:(\d*){_DOT})?")
+"""``0.91\\dot{6}``, ``0.\\dot{1}4285\\dot{7}``: a repeating decimal (循环小数), its dots over the first and last
+digits of the repeating block."""
+_COMPOUND = re.compile(
+    r"(?<=\d)\s*\(?(?:小时|时|天|元|千米|公里|米|分米|千克|公斤|吨)\)?\s*"
+    r"(?=\d+(?:\.\d+)?\s*\(?(?:分钟|分(?!之)|秒|角|厘米|分米|毫米|米|千克|克|小时|时)\)?)"
+)
+"""The unit between the parts of a compound quantity (复名数: ``3小时50分``, ``3元8角``, ``1千克250克``), elided like
+a remainder: the quantity is not its first part (3), and its parts are not one number."""
+_MIXED_CHINESE = re.compile(r"(?<![\d.])(\d+)\s*又\s*(\d+\s*/\s*\d+|\d+\s*分之\s*\d+)(?![\d./])")
+"""``3又2/3``, ``1又4分之3``: a mixed number in plain text (带分数), the whole part plus the fraction."""
 _CIRCLED = re.compile(r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]")
 _BRACED_DIGITS = re.compile(r"(\d)\{\s*([.\d])")
 _MIXED_NUMBER = re.compile(r"(?<![\d.])(\d+)\\[dt]?frac\{(\d+)\}\{(\d+)\}")
@@ -107,6 +120,7 @@ def normalize(text: str, *, conic: bool = False) -> str:
     text = _CIRCLED.sub(" 式 ", text)  # ①②③ label equations; NFKC would turn them into numbers
     text = unicodedata.normalize("NFKC", text)
     text = _BRACED_DIGITS.sub(r"\1\2", text)  # 0{.3A}, 12{0N}: braces splitting a number
+    text = _REPEATING.sub(_repeating, text)
     text = _MIXED_NUMBER.sub(r"(\1+\\frac{\2}{\3})", text)  # 7\frac{1}{9} is 7 + 1/9
     text = re.sub(r"(?<=\d)\\,(?=\d{3})", "", text)
     text = text.replace("{,}", ",").replace("{}", " ")
@@ -118,8 +132,20 @@ def normalize(text: str, *, conic: bool = False) -> str:
     text = _FUNCTION_VALUE.sub(_function_value, text)
     text = text.replace("√", " sqrt ").replace("…", " ⋯ ").replace("...", " ⋯ ")
     text = _REMAINDER.sub(" ⋯ ", text)
+    text = _COMPOUND.sub(" ⋯ ", text)
+    text = _MIXED_CHINESE.sub(r"(\1+\2)", text)  # before 分之 is read: 1又4分之3 is 1 + 3/4
     text = rewrite_chinese(text)
     return text.translate(_SYMBOLS)
+
+
+def _repeating(match: re.Match[str]) -> str:
+    """A repeating decimal as its exact value, ``(11/12)`` for ``0.91\\dot{6}``: read without its dots it is a
+    different, shorter number (0.91), and a right step reads as a wrong one."""
+    whole, fixed, first, middle, last = match.groups()
+    block = first + (middle + last if last is not None else "")
+    head = int(whole + fixed)
+    value = Fraction(int(whole + fixed + block) - head, 10 ** len(fixed) * (10 ** len(block) - 1))
+    return f"({value.numerator}/{value.denominator})"
 
 
 def _latex(text: str, depth: int) -> str:

@@ -20,12 +20,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
+from fractions import Fraction
 
 from reasoning_metrics.guard import tick
 from reasoning_metrics.verify._claims import Claim, find_claims, literal_value, prepare
-from reasoning_metrics.verify._expr import ParseFailure, Unevaluable, evaluate, evaluate_complex, parse
+from reasoning_metrics.verify._expr import Node, ParseFailure, Unevaluable, evaluate, evaluate_complex, parse
 from reasoning_metrics.verify._lexer import tokenize
 from reasoning_metrics.verify._normalize import names_conic, normalize
 from reasoning_metrics.verify._restated import restated_claims
@@ -122,11 +123,14 @@ def check_step(text: str) -> list[ClaimCheck]:
     return list(inspect_step(text).claims)
 
 
-def inspect_step(text: str, *, conic: bool = False) -> StepCheck:
+def inspect_step(text: str, *, conic: bool = False, directed: bool = False, estimate: bool = False) -> StepCheck:
     """Claims and mentioned numbers of one step of a solution, in Chinese or English, plain or LaTeX.
 
     ``conic``: the question or the solution speaks of a conic, so ``e`` is not Euler's number
-    (:func:`~reasoning_metrics.verify._normalize.normalize`)."""
+    (:func:`~reasoning_metrics.verify._normalize.normalize`). ``directed``: the question or an earlier step says
+    values are raised or cut (进一法, 至少; :func:`says_directed`): a quotient of the step may then be raised or cut
+    (45 ÷ 40 ≈ 2 buses), any number where the step itself says so. ``estimate``: the question
+    or an earlier step asks for an estimate (估算; :func:`says_estimate`), as the step itself may."""
     truncated = len(text) > MAX_STEP_CHARS
     text = text[:MAX_STEP_CHARS]
     checks: list[ClaimCheck] = []
@@ -137,9 +141,16 @@ def inspect_step(text: str, *, conic: bool = False) -> StepCheck:
     seen = {c.expression for c in checks}
     found = [(claim, "text", "") for claim in find_claims(prepared)]
     found += [(claim, "restated", name) for name, claim in restated_claims(prepared)]
-    directed = bool(_DIRECTED_ROUNDING.search(text))
+    own_words = says_directed(text)
+    estimate = estimate or says_estimate(text)
     for claim, source, name in found:
-        check = check_claim(claim, source=source, name=name, directed=directed)
+        check = check_claim(
+            claim,
+            source=source,
+            name=name,
+            directed=own_words or (directed and _is_quotient(claim)),
+            estimate=estimate,
+        )
         if check.expression not in seen:
             seen.add(check.expression)
             checks.append(check)
@@ -155,11 +166,32 @@ def inspect_step(text: str, *, conic: bool = False) -> StepCheck:
 
 
 _DIRECTED_ROUNDING = re.compile(
-    r"进一|去尾|取整|至少|最少|最多|余数|round(?:ed|ing)?\s+(?:up|down)|ceil|floor|at\s+(?:least|most)|remainder",
+    r"进一|收尾|去尾|取整|至少|最少|最多|余数|round(?:ed|ing)?\s+(?:up|down)|ceil|floor|at\s+(?:least|most)|remainder",
     re.IGNORECASE,
 )
-"""A step that says it raises or cuts a value at the digits it writes (进一法 for buses, 去尾法 for boxes, a
+"""Words saying a value is raised or cut at the digits written (进一法 or 收尾法 for buses, 去尾法 for boxes, a
 quotient with its remainder)."""
+PI_314 = Fraction(314, 100)
+"""π as school takes it (π取3.14), stated or not: ``24π = 75.36`` is a right step."""
+
+
+_ESTIMATE = re.compile(r"估|\bestimat", re.IGNORECASE)
+"""Words asking for an estimate (估算, 估一估, 估计, estimate): each number taken as a round one."""
+ESTIMATE_FIGURES = (1, 2)
+"""The significant figures an estimate keeps of each number: 31 × 49 ≈ 30 × 50, 347 + 256 ≈ 350 + 260."""
+
+
+def says_estimate(text: str) -> bool:
+    """``text`` (a question or a step) asks for an estimate: then ``31 × 49 ≈ 1500`` is right (30 × 50)."""
+    return bool(_ESTIMATE.search(text))
+
+
+def says_directed(text: str) -> bool:
+    """``text`` (a question or a step) says values are raised or cut, not only rounded (至少需要几辆车, 进一法):
+    the question's words hold for every step, as an earlier step's do for the later ones."""
+    return bool(_DIRECTED_ROUNDING.search(text))
+
+
 _ALTERNATIVES = re.compile(r"\b(?:or|either)\b|或", re.IGNORECASE)
 _DEFINES = re.compile(
     r"\b(?:let|suppose|denote)\s+\$?\\?\(?\s*[A-Za-z](?:_\{?\w+\}?)?\s*\\?\)?\$?\s+(?:be|denote|represent|stand)"
@@ -185,10 +217,12 @@ def check_steps(steps: Sequence[str], question: str = "") -> list[StepCheck]:
     A question or a solution that speaks of a conic anywhere makes ``e`` an eccentricity in every step: a right
     step ``e^2 = 3/4`` of an ellipse question need not say 离心率 itself."""
     conic = names_conic(question) or any(names_conic(step) for step in steps)
+    directed, estimate = says_directed(question), says_estimate(question)
     out = []
     for step in steps:
         tick()
-        out.append(inspect_step(step, conic=conic))
+        directed, estimate = directed or says_directed(step), estimate or says_estimate(step)
+        out.append(inspect_step(step, conic=conic, directed=directed, estimate=estimate))
     return out
 
 
@@ -201,9 +235,12 @@ def _check_annotation(expression: str, result: str, conic: bool = False) -> list
     return [check_claim(Claim(left, "=", right), source="annotation")]
 
 
-def check_claim(claim: Claim, source: str = "text", name: str = "", *, directed: bool = False) -> ClaimCheck:
+def check_claim(
+    claim: Claim, source: str = "text", name: str = "", *, directed: bool = False, estimate: bool = False
+) -> ClaimCheck:
     """Check one claim (see the module doc for the tolerance); ``name`` is what a restated claim names;
-    ``directed``: its step says it raises or cuts values (进一法, 去尾法), not only rounds them."""
+    ``directed``: its step says it raises or cuts values (进一法, 去尾法), not only rounds them; ``estimate``: its
+    chain asks for an estimate (估算), so an ``≈`` may take each number rounded."""
     left, right = claim.left, claim.right
     operands = _operands(claim)
 
@@ -242,11 +279,66 @@ def check_claim(claim: Claim, source: str = "text", name: str = "", *, directed:
     except Unevaluable as exc:
         return result(Verdict.UNCHECKED, str(exc))
     holds, note = _holds(claim, lv, rv, directed)
+    if not holds and _pi_in_arithmetic(left, right):
+        holds = _holds_with_pi_314(claim, directed)
+        note = "π as 3.14" if holds else note
+    if not holds and estimate and claim.relation == "≈" and _holds_estimated(claim):
+        holds, note = True, "estimated"
     if not holds and claim.units_dropped and _power_of_ten_apart(lv, rv):
         return result(Verdict.UNCHECKED, "units differ by a prefix (W and kW?)", lv, rv)
     if claim.units_dropped and not note:
         note = "units dropped"
     return result(Verdict.TRUE if holds else Verdict.FALSE, note, lv, rv)
+
+
+def _holds_with_pi_314(claim: Claim, directed: bool) -> bool:
+    """Whether the claim holds with every π read as 3.14."""
+    as_314 = replace(claim, left=claim.left.pi_as(PI_314), right=claim.right.pi_as(PI_314))
+    try:
+        return _holds(as_314, evaluate(as_314.left), evaluate(as_314.right), directed)[0]
+    except Unevaluable:  # 1 / (π - 3.14)
+        return False
+
+
+def _is_quotient(claim: Claim) -> bool:
+    """The claim's calculating side is a division (``45 ÷ 40 ≈ 2``): what 进一法 and 去尾法 raise or cut."""
+    side = claim.left if claim.left.is_operation() else claim.right
+    return side.op == "/"
+
+
+def _holds_estimated(claim: Claim) -> bool:
+    """Whether ``≈`` holds with each number of its calculating sides rounded to one or two significant figures
+    (:data:`ESTIMATE_FIGURES`), as an estimate takes them; a bare number claimed stays as written."""
+    for figures in ESTIMATE_FIGURES:
+        sides = [_round_literals(side, figures) if side.is_operation() else side for side in (claim.left, claim.right)]
+        try:
+            if math.isclose(evaluate(sides[0]), evaluate(sides[1]), rel_tol=FLOAT_NOISE, abs_tol=FLOAT_NOISE):
+                return True
+        except Unevaluable:
+            return False
+    return False
+
+
+def _round_literals(node: Node, figures: int) -> Node:
+    """``node`` with each number literal rounded half up to ``figures`` significant figures (612 -> 600, 49 -> 50)."""
+    if node.op == "num" and node.value:
+        value = node.value
+        unit = Fraction(10) ** (math.floor(math.log10(abs(value))) - figures + 1)
+        rounded = math.floor(abs(value) / unit + Fraction(1, 2)) * unit * (1 if value > 0 else -1)
+        return replace(node, value=rounded)
+    if not node.args:
+        return node
+    return replace(node, args=tuple(_round_literals(arg, figures) for arg in node.args))
+
+
+def _pi_in_arithmetic(*sides: Node) -> bool:
+    """π is in the calculation, as an area's or a volume's factor, and in no function's argument (``sin π/6`` is an
+    angle in radians, not 3.14 of them)."""
+
+    def functions(node: Node) -> bool:
+        return node.op == "fn" or any(functions(arg) for arg in node.args)
+
+    return any(side.has_pi() for side in sides) and not any(functions(side) for side in sides)
 
 
 def _complex_verdict(claim: Claim) -> tuple[Verdict, str, tuple[complex, complex] | None]:

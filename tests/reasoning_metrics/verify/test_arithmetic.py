@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reasoning_metrics.verify.rules.arithmetic import Verdict, check_step, inspect_step
+from reasoning_metrics.verify.rules.arithmetic import Verdict, check_step, check_steps, inspect_step
 
 
 def verdicts(text: str) -> list[tuple[str, str]]:
@@ -122,6 +122,133 @@ def test_rounding_tolerance(text: str, verdict: str, note: str) -> None:
 )
 def test_a_rounded_number_holds_to_the_digits_written(text: str, verdict: str) -> None:
     assert [c.verdict.value for c in check_step(text) if c.verdict is not Verdict.UNCHECKED] == [verdict]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a ratio written as the value, spaced or with a full-width colon (a CK12 physics analysis: 1:128)
+        r"$$\frac{{v}_{1}}{{v}_{2}}=\frac{1}{16}\times \frac{1}{8}=1 : 128$$",
+        "速度之比为：(1/16)×(1/8)=1：128",
+        "两段长度之比是 2÷6 = 1 ： 3",
+    ],
+)
+def test_a_ratio_after_a_calculation_is_not_its_first_term(text: str) -> None:
+    assert all(c.verdict is not Verdict.FALSE for c in check_step(text))
+
+
+def test_a_numbered_step_colon_is_not_a_ratio() -> None:
+    assert verdicts("Step 1: 3 × 4 = 13") == [("3 * 4 = 13", "false")]
+    assert verdicts("第2步： 3×4=13") == [("3 * 4 = 13", "false")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a compound quantity (复名数) is not its first part: 3小时50分 is not 3
+        "230÷60 = 3小时50分",
+        "230 ÷ 60 = 3（时）50（分）",
+        "3.8×1 = 3元8角",
+        "150÷60 = 2时30分",
+        "1250÷1000 = 1千克250克",
+    ],
+)
+def test_a_compound_quantity_is_not_its_first_part(text: str) -> None:
+    assert all(c.verdict is not Verdict.FALSE for c in check_step(text))
+
+
+def test_a_number_with_one_unit_is_still_checked() -> None:
+    assert verdicts("7.5×2 = 16元") == [("7.5 * 2 = 16", "false")]
+    assert verdicts("230÷60 = 5小时") == [("230 / 60 = 5", "false")]
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        # a mixed number as written in plain text (带分数): 3又2/3 is 3 + 2/3, not 3
+        ("11÷3 = 3又2/3（小时）", "true"),
+        ("7÷4 = 1又4分之3", "true"),
+        ("7 ÷ 4 = 1 又 3/4", "true"),
+        ("10÷3 = 3又2/3", "false"),
+        ("7÷4 = 1又4分之1", "false"),
+    ],
+)
+def test_a_chinese_mixed_number_is_its_whole_value(text: str, verdict: str) -> None:
+    assert [c.verdict.value for c in check_step(text) if c.verdict is not Verdict.UNCHECKED] == [verdict]
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        # a repeating decimal (循环小数) is exact: 0.91\dot{6} is 11/12, not 0.91 (a CK12 analysis)
+        (r"$$\frac{11}{12}=0.91\dot{6}$$", "true"),
+        (r"$$\frac{2}{3}=0.\dot{6}$$", "true"),
+        (r"$$\frac{1}{7}=0.\dot{1}4285\dot{7}$$", "true"),
+        (r"$$\frac{4}{33}=0.\dot{1}\dot{2}$$", "true"),
+        (r"$$1\div 6=0.1\dot 6$$", "true"),
+        (r"$$\frac{2}{3}=0.\dot{7}$$", "false"),
+        (r"$$\frac{1}{6}=0.1\dot{7}$$", "false"),
+    ],
+)
+def test_a_repeating_decimal_is_its_exact_value(text: str, verdict: str) -> None:
+    assert [c.verdict.value for c in check_step(text) if c.verdict is not Verdict.UNCHECKED] == [verdict]
+
+
+@pytest.mark.parametrize(
+    ("question", "steps", "verdicts"),
+    [
+        # 估算: each number taken as a whole ten or hundred (31 as 30, 49 as 50), as 三年级 teaches it
+        ("估算：31×49的积大约是多少？", ["31×49≈1500"], ["true"]),
+        ("估一估，612÷3的商大约是多少？", ["612÷3≈200"], ["true"]),
+        ("", ["先估算：31×49≈30×50=1500"], ["true", "true"]),
+        ("估算 347+256 的和。", ["347+256≈350+260=610"], ["true", "true"]),
+        ("Estimate 31 × 49.", ["31 × 49 ≈ 1500"], ["true"]),
+        # no estimate said: 31×49 is 1519, not about 1500; a wrong estimate stays wrong
+        ("计算31×49。", ["31×49≈1500"], ["false"]),
+        ("估算：31×49的积大约是多少？", ["31×49≈1200"], ["false"]),
+        ("估算：31×49的积大约是多少？", ["31×49=1500"], ["false"]),
+    ],
+)
+def test_an_estimate_takes_each_number_rounded(question: str, steps: list[str], verdicts: list[str]) -> None:
+    checked = [c for step in check_steps(steps, question) for c in step.claims if c.verdict is not Verdict.UNCHECKED]
+    assert [c.verdict.value for c in checked] == verdicts, [(c.expression, c.verdict) for c in checked]
+
+
+@pytest.mark.parametrize(
+    ("question", "steps"),
+    [
+        # the question says how to round (至少 buses, 最多 boxes), the step only divides
+        ("每辆车最多坐40人，45人至少需要几辆车？", ["45÷40≈2（辆）", "答：至少需要2辆车。"]),
+        ("每个盒子装15个，50个桃最多能装满几盒？", ["50÷15≈3（盒）"]),
+        # an earlier step says it
+        ("45人坐车，每辆车坐40人，需要几辆车？", ["剩下的人也要坐车，所以用进一法。", "45÷40≈2（辆）"]),
+        ("A bus seats 40. How many buses do 45 students need at least?", ["45 / 40 = 2 buses"]),
+        # π taken as 3.14, as school takes it, said or not (a CK12 analysis: 24π = 75.36)
+        ("一个圆的半径是20厘米，它的面积是多少平方厘米？（π取3.14）", ["S = π × 20² = 1256（平方厘米）"]),
+        ("圆柱底面半径10厘米，高5厘米，求体积。", ["V = π × 10² × 5 = 1570"]),
+        ("做这个水桶至少需要多少平方分米的铁皮？", [r"$$=20 \pi +4 \pi =24 \pi =75.36$$（平方米）"]),
+    ],
+)
+def test_how_a_chain_rounds_may_be_said_before_the_step(question: str, steps: list[str]) -> None:
+    checked = [c for step in check_steps(steps, question) for c in step.claims if c.verdict is not Verdict.UNCHECKED]
+    assert checked and all(c.verdict is Verdict.TRUE for c in checked), [(c.expression, c.verdict) for c in checked]
+
+
+@pytest.mark.parametrize(
+    ("question", "steps"),
+    [
+        ("每辆车坐40人，45人坐几辆车正好坐满？", ["45÷40≈2（辆）"]),  # nothing says to raise: 1.125 is 1
+        # the question's 至少 raises a quotient (buses), not any number of the chain: 0.25 is still 0
+        ("正方形的边长是0.5米，面积至少是多少？", ["0.5×0.5=1（平方米）"]),
+        ("剩下的人也要坐车，所以用进一法。", ["每辆车坐40人", "0.5^2 = 1"]),
+        ("一个圆的半径是20厘米，它的面积是多少？", ["S = π × 20² = 1250"]),  # neither 1256.6 nor 1256
+        ("", [r"$\sin(\pi/6) = 0.4998$"]),  # an angle in radians: π is not 3.14 there
+        ("（π取3.14）一个圆的半径是20厘米，面积是多少？", ["S = π × 20² = 1200"]),
+    ],
+)
+def test_what_a_chain_does_not_say_gives_no_slack(question: str, steps: list[str]) -> None:
+    checked = [c for step in check_steps(steps, question) for c in step.claims if c.verdict is not Verdict.UNCHECKED]
+    assert [c.verdict for c in checked] == [Verdict.FALSE]
 
 
 @pytest.mark.parametrize(
