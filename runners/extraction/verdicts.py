@@ -4,7 +4,9 @@ A verdict word counts only where it is one. 正确 and 错误 are also an adject
 "纠正错误", "错误地认为", "错误而不敢实践"): a word verdict counts at a clause end (after it, with an optional 的 or
 了: punctuation, a space, a digit, the end; "说法错误。", "是错误的，", "不正确 2."), or right after a statement's label
 ("1. 错误地"); never after a verb or a measure word that makes it a noun ("纠正错误。", "一个错误。"), nor as 对 or 错
-of a word ("雌雄蛙抱对，", "成对的", "犯错。"); a question is none ("是对的吗？"). × between two operands is a
+of a word ("雌雄蛙抱对，", "成对的", "犯错。"); a question is none ("是对的吗？"). A negation before a verdict word
+states its opposite ("不是错误的" true, "并非正确" false, "没有错" true, "not wrong" true), a hedge none ("不一定正确",
+"不完全对", "不是完全错误的", "not necessarily true"): never the word it negates. × between two operands is a
 multiplication sign ("3×4=12", "$$3\\times 4$$") and √ before one a root ("√4=2"), unless a label stands right before
 them ("(1)×(2)√"). T and F before an equals sign are variables ("F=ma").
 
@@ -37,6 +39,14 @@ _CLAUSE_END = re.compile(r"(?:的|了)?(?:[\s\d,.;!?()\[\]、。…]|$)")
 _NOUN_BEFORE = re.compile(r"(?:纠正|改正|更正|修正|指出|避免|犯了?|承认|找出|发现|出现|防止|常见|[个些种类的])\s*$")
 _PAIRS = frozenset("抱成配一两双每")  # 抱对, 成对的, 配对: a pair, no verdict
 _ERR_WORDS = frozenset("犯出认纠改交差过")  # 犯错, 出错, 交错, 差错: no verdict
+# A negation before a verdict word states its opposite ("不是错误的", "并非正确", "没有错", "not wrong"); a hedge
+# states none ("不一定正确", "不完全对", "不是完全错误的", "not necessarily true"): the word is no verdict.
+_HEDGED = re.compile(
+    r"(?:(?:不一定|未必|不见得|不完全|不全|不太|不都|不总|不尽|不能说|不能算)(?:都|是)*"
+    r"|(?:不是|并非|没有?)(?:完全|全都|全|都|很|太|一定|总是?|绝对|十分|非常))\s*$"
+    r"|(?i:\bnot\s+(?:necessarily|always|entirely|completely|quite|fully|all)\s+)$"
+)
+_NEGATED = re.compile(r"(?:不是|并非|绝非|而非|没有?|不算|算不上)\s*$|(?i:\b(?:not|isn't|is\s+not|never)\s+)$")
 _OPERAND_BEFORE = re.compile(r"[\dA-Za-z)\]}π%]\s*$")
 _OPERAND_AFTER = re.compile(r"\s*[\dA-Za-z(\[{π]")
 
@@ -102,8 +112,16 @@ def verdicts(text: str, start: int, end: int, label_ends: frozenset[int]) -> lis
     """The verdicts of ``text[start:end]`` that stand in a verdict position; ``label_ends``: where labels end."""
     out = []
     for m in VERDICT.finditer(text, start, end):
-        if _in_position(text, m.group(), m.start(), m.end(), _after_label(text, m.start(), label_ends)):
-            out.append(Verdict(m.group("true") is not None, m.start(), m.end()))
+        value, at = m.group("true") is not None, m.start()
+        if m.group() in _WORDS or (m.group().isascii() and len(m.group()) > 1):  # words, not marks or T/F
+            before = text[max(0, at - 24) : at]
+            if _HEDGED.search(before):
+                continue
+            negation = _NEGATED.search(before)
+            if negation:
+                value, at = not value, at - len(before) + negation.start()
+        if _in_position(text, m.group(), m.start(), m.end(), _after_label(text, at, label_ends)):
+            out.append(Verdict(value, at, m.end()))
     return out
 
 
