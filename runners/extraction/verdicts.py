@@ -14,8 +14,11 @@ Labels: "1." "1、" "1:" "1)" after a line start, a space, punctuation or a mark
 and ⑴-⒇ in the raw output, none inside a quotation (“④而今……” quotes a passage's paragraph ④); 第1/第一 with 个, 句,
 题, 道, 小题, 种说法, 说法, 命题 or punctuation after it (not 第一步, 第3项 of a sequence, 第1条直线, 第一种情况); 说法一, 说法1, 命题3; a digit with a verdict
 word or letter right after it ("1对 2错", "1T"; not "3×4"); the letters A-S of lettered statements ("A. 错误", "(B)",
-"选项C", "D项", "E正确"), where the answer has an A. 0/1 per statement ("1. 0 2. 1") is never read: the extractor
-sees no prompt, none of ours asks for it, and only a legend ("1表示正确") would tell 1 from 0.
+"选项C", "D项", "E正确"), where the answer has an A. Labels side by side or joined by 、, 和, 与, 及 are one group
+("①③", "（1）（3）", "①、③", "第1、3个", "第1和第3个", "说法一、三", and digits before a verdict word: "1和3对", "1、2对"),
+never with only a space between ("1.  2.  3." echoes the prompt's format). 0/1 per statement ("1. 0 2. 1") is
+never read: the extractor sees no prompt, none of ours asks for it, and only a legend ("1表示正确") would tell 1
+from 0.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ class Label(NamedTuple):
     number: int
     start: int
     end: int
+    joined: bool = False  # one group with the label before it ("①③正确", "第1、3个说法正确"): their verdict is its
 
 
 _CHINESE_DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")}
@@ -70,7 +74,7 @@ _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 _LABEL = re.compile(
     rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|种说法|说法|命题|[\s,:、.)])"
     rf"|(?:说法|命题)\s*(?P<named>{_NUMBER})"
-    rf"|(?<![A-Za-z0-9)\]])\(\s*(?P<bracketed>{_NUMBER})\s*\)"  # not f(1)
+    rf"|(?<![A-Za-z0-9\]])\(\s*(?P<bracketed>{_NUMBER})\s*\)"  # not f(1); (1)(3) both
     rf"|(?<![^{_BEFORE_LABEL}])(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
     rf"|(?<![^{_BEFORE_LABEL}])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
 )
@@ -80,6 +84,19 @@ _LETTERED = re.compile(
     rf"\((?P<bracketed>[A-S])\)|选项\s*(?P<named>[A-S])(?![A-Za-z])|(?<![^\s,;:。，；、!?()\[\]])(?P<listed>[A-S])\s*(?:[.、:)]|项)"
     rf"|(?<![^\s,;:。，；、!?()\[\]])(?P<tight>[A-S])(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}))"
 )
+
+
+# Statements named together, then their verdict word: "第1、3个说法正确", "说法一、三正确", "1和3对", "1、2对". Never
+# a mark ("2×2及3×3": × multiplies), nor Chinese numerals without 第/说法/命题 ("一、" heads a section).
+_JOIN = r"\s*(?:[、和与及]|以及)\s*"
+_GROUP = re.compile(
+    rf"(?:(?:第|说法|命题)\s*(?P<nth>(?:{_NUMBER})(?:{_JOIN}第?\s*(?:{_NUMBER}))+)"
+    rf"|(?<![^\s,;:。，；、!?()\[\]])(?P<bare>\d{{1,2}}(?:{_JOIN}\d{{1,2}})+))(?![\d.])"
+    rf"(?=\s*(?:个|句|题|道|小题|项|种)?\s*(?:说法|命题)?\s*(?:都|均|也)?\s*是?\s*(?:不是|并非|没有?)?\s*"
+    rf"(?:{_WORD_FALSE}|{_WORD_TRUE}))"
+)
+_NUMBERS = re.compile(_NUMBER)
+_JOINED = re.compile(rf"(?:{_JOIN}(?:第\s*)?)?")  # between two labels of one group: nothing, 、, 和, 与, 及, 以及
 
 
 def number(text: str) -> int:
@@ -98,6 +115,13 @@ def labels(text: str, raw: str) -> list[Label]:
     lettered = [Label(ord(next(g for g in m.groups() if g)) - 64, m.start(), m.end()) for m in _LETTERED.finditer(text)]
     if any(label.number == 1 for label in lettered):
         found += lettered
+    for m in _GROUP.finditer(text):  # each number of a group is a label; the labels found within it are not
+        group = m.start("nth") if m.group("nth") else m.start("bare")
+        found = [f for f in found if f.end <= m.start() or f.start >= m.end()]
+        found += [
+            Label(number(n.group()), group + n.start(), group + n.end())
+            for n in _NUMBERS.finditer(m["nth"] or m["bare"])
+        ]
     for i, c in enumerate(raw):
         if "①" <= c <= "⑳" or "⑴" <= c <= "⒇":  # circled and bracketed: ① folds to 1, ⑩ and ⑴ stay as they are
             found.append(Label(int(unicodedata.numeric(c)), i, i + 1))
@@ -105,7 +129,11 @@ def labels(text: str, raw: str) -> list[Label]:
     found = [f for f in found if not any(start < f.start < end for start, end in quoted)]
     at = {label.start for label in found if len(raw) > label.start and raw[label.start] in "①②③④⑤⑥⑦⑧⑨"}
     found = [f for f in found if f.start not in at or (f.end - f.start == 1)]  # ① once, not as a listed "1"
-    return sorted(set(found), key=lambda label: label.start)
+    found = sorted(set(found), key=lambda label: label.start)
+    return [
+        label._replace(joined=i > 0 and _JOINED.fullmatch(text, found[i - 1].end, label.start) is not None)
+        for i, label in enumerate(found)
+    ]
 
 
 def verdicts(text: str, start: int, end: int, label_ends: frozenset[int]) -> list[Verdict]:
@@ -120,7 +148,9 @@ def verdicts(text: str, start: int, end: int, label_ends: frozenset[int]) -> lis
             negation = _NEGATED.search(before)
             if negation:
                 value, at = not value, at - len(before) + negation.start()
-        if _in_position(text, m.group(), m.start(), m.end(), _after_label(text, at, label_ends)):
+        labelled = _after_label(text, at, label_ends)
+        counted = text[at - 1 : at] == "个" and _after_label(text, at - 1, label_ends)  # 第2、4个错误: no noun
+        if _in_position(text, m.group(), m.start(), m.end(), labelled, counted):
             out.append(Verdict(value, at, m.end()))
     return out
 
@@ -132,7 +162,7 @@ def _after_label(text: str, at: int, label_ends: frozenset[int]) -> bool:
     return before in label_ends
 
 
-def _in_position(text: str, word: str, start: int, end: int, labelled: bool) -> bool:
+def _in_position(text: str, word: str, start: int, end: int, labelled: bool, counted: bool) -> bool:
     if word in "×✕":
         return labelled or not (_OPERAND_BEFORE.search(text, 0, start) and _OPERAND_AFTER.match(text, end))
     if word == "√":
@@ -143,7 +173,7 @@ def _in_position(text: str, word: str, start: int, end: int, labelled: bool) -> 
         return True
     if labelled:
         return True
-    if len(word) > 1 and _NOUN_BEFORE.search(text, max(0, start - 3), start):
+    if len(word) > 1 and not counted and _NOUN_BEFORE.search(text, max(0, start - 3), start):
         return False
     if start and text[start - 1] in {"对": _PAIRS, "错": _ERR_WORDS}.get(word, ()):
         return False

@@ -71,3 +71,52 @@ def test_a_hedged_or_questioned_verdict_is_none(output: str) -> None:
 def test_negated_verdicts_go_to_their_statements(output: str, verdicts: list[bool]) -> None:
     found = extract(THREE, output)
     assert (found.status, found.answer) == ("ok", verdicts), (output, found)
+
+
+TFTF = [True, False, True, False]
+
+
+@pytest.mark.parametrize(
+    ("output", "verdicts"),
+    [
+        ("①③正确，②④错误", TFTF),
+        ("说法①③正确，说法②④错误", TFTF),
+        ("①、④正确；②和③错误", [True, False, False, True]),
+        ("（1）（3）正确，（2）（4）错误", TFTF),
+        ("第1、3个说法正确，第2、4个错误", TFTF),
+        ("第1和第3个说法都是正确的，第2、4个说法是错误的", TFTF),
+        ("第一、四个说法正确，第二、三个说法错误", [True, False, False, True]),
+        ("说法一、三正确，说法二、四错误", TFTF),
+        ("1和3对，2和4错", TFTF),
+        ("1、2对，3、4错", [True, True, False, False]),  # CK12's analyses write "1、2对，3错"
+        ("1、3不对，2、4没错", [False, True, False, True]),
+        ("①③②正确，④错误", [True, True, True, False]),
+    ],
+)
+def test_a_verdict_goes_to_every_statement_of_its_group(output: str, verdicts: list[bool]) -> None:
+    found = extract(FOUR, output)
+    assert (found.status, found.answer, found.rule) == ("ok", verdicts, "numbered"), (output, found)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "①③正确，②错误",  # ④ has no verdict
+        "①③正确，②④错误，③错误",  # ③ given two
+        "①③正确，③④错误",
+        "第1、3个说法正确，第2个错误",
+        "1和3对，2错",
+        "1.  2.  3.  4. 正确",  # the prompt's format echoed, one verdict: no group (a space joins nothing)
+        "1和3的和是4，正确",  # numbers of the prose, not statements
+    ],
+)
+def test_a_statement_of_no_group_or_two_leaves_the_answer_unparsed(output: str) -> None:
+    found = extract(FOUR, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
+
+
+def test_multiplied_numbers_are_no_group() -> None:
+    """A CK12 analysis (数学, gold 正确) with no verdict: "2×2及3×3" read as statements 2 and 3, × as their verdict,
+    was F."""
+    output = "假设用$$2\\times 2$$及$$3\\times 3$$的正方形地板砖可以铺满，矛盾．所以都不能铺满．"
+    assert extract(ONE, output).status == "unparsed"
