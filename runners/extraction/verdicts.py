@@ -45,11 +45,13 @@ _ERR_WORDS = frozenset("犯出认纠改交差过")  # 犯错, 出错, 交错, �
 # A negation before a verdict word states its opposite ("不是错误的", "并非正确", "没有错", "not wrong"); a hedge
 # states none ("不一定正确", "不完全对", "不是完全错误的", "not necessarily true"): the word is no verdict.
 _HEDGED = re.compile(
-    r"(?:(?:不一定|未必|不见得|不完全|不全|不太|不都|不总|不尽|不能说|不能算)(?:都|是)*"
-    r"|(?:不是|并非|没有?)(?:完全|全都|全|都|很|太|一定|总是?|绝对|十分|非常))\s*$"
-    r"|(?i:\bnot\s+(?:necessarily|always|entirely|completely|quite|fully|all)\s+)$"
+    r"(?:(?:未必|不见得|不能说|不能算)|(?:不|不是|并非|没有?)(?:一定|完全|全都|全|都|太|够|很|十分|非常|甚|尽|总|[ \t]{2}))"
+    r"(?:都|是)*[ \t]*\Z"  # two spaces: a word blanked as no verdict ("不是绝对正确")
+    r"|(?i:\bnot[ \t]+(?:necessarily|always|entirely|completely|quite|fully|all)[ \t]+)\Z"
 )
-_NEGATED = re.compile(r"(?:不是|并非|绝非|而非|没有?|不算|算不上)\s*$|(?i:\b(?:not|isn't|is\s+not|never)\s+)$")
+_NEGATED = re.compile(
+    r"(?:不是|并非|绝非|而非|没有?|不算|算不上)[ \t]?\Z|(?i:\b(?:not|isn't|is[ \t]+not|never)[ \t]+)\Z"
+)
 _OPERAND_BEFORE = re.compile(r"[\dA-Za-z)\]}π%]\s*$")
 _OPERAND_AFTER = re.compile(r"\s*[\dA-Za-z(\[{π]")
 
@@ -92,7 +94,7 @@ _JOIN = r"\s*(?:[、和与及]|以及)\s*"
 _GROUP = re.compile(
     rf"(?:(?:第|说法|命题)\s*(?P<nth>(?:{_NUMBER})(?:{_JOIN}第?\s*(?:{_NUMBER}))+)"
     rf"|(?<![^\s,;:。，；、!?()\[\]])(?P<bare>\d{{1,2}}(?:{_JOIN}\d{{1,2}})+))(?![\d.])"
-    rf"(?=\s*(?:个|句|题|道|小题|项|种)?\s*(?:说法|命题)?\s*(?:都|均|也)?\s*是?\s*(?:不是|并非|没有?)?\s*"
+    rf"(?=\s*(?:个|句|题|道|小题|种)?\s*(?:说法|命题)?\s*(?:都|均|也)?\s*是?\s*(?:不是|并非|没有?)?\s*"
     rf"(?:{_WORD_FALSE}|{_WORD_TRUE}))"
 )
 _NUMBERS = re.compile(_NUMBER)

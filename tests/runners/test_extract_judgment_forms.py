@@ -29,6 +29,7 @@ FOUR = judgment(
         ("这个说法没有错误。", True),
         ("这个说法不是不正确的。", True),
         ("这种说法不对。", False),
+        ("这个说法对吗？不是\n错误。", False),  # a reply, then the verdict on its own line: no negation of it
         ("The statement is not wrong.", True),
         ("This isn't false.", True),
     ],
@@ -46,6 +47,9 @@ def test_a_negated_verdict_is_the_verdict_it_states(output: str, verdict: bool) 
         "这个说法不完全正确。",
         "这个说法未必对。",
         "这个说法不是完全错误的。",
+        "这个说法不够正确。",
+        "这个说法不十分正确。",
+        "这个说法不是绝对正确的。",
         "This is not necessarily true.",
         # A question is none: 是不是正确 held 不是正确 (F), 对不对 held 不对 (F).
         "这个说法是不是正确的？",
