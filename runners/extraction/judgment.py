@@ -1,12 +1,14 @@
 """Judgment answers: one true/false per statement.
 
 Verdict words: 对/错, 正确/错误/不正确/不对, √/×/✓/✗, T/F, true/false,
-correct/incorrect/wrong, only in a verdict position (not "正确的做法是", "纠正错误", "3×4=12"; see
-:mod:`runners.extraction.verdicts`). They are read, in order of preference:
+correct/incorrect/wrong, negated (不是错误的, 并非正确, 没错: the verdict stated; 不一定正确: none), only in a
+verdict position (not "正确的做法是", "纠正错误", "3×4=12"; see :mod:`runners.extraction.verdicts`).
+They are read, in order of preference:
 
 1. ``numbered``: each verdict goes to the statement whose label comes last before it, in whatever order the
    answer discusses them ("1. 对 2. 错", "(1)√(2)×", "①错③对②对", "第3个说法错误，第1个说法正确", "说法三错误",
-   "A. 错误"; labels: :mod:`runners.extraction.verdicts`). Every statement needs its verdict, one only (a number
+   "A. 错误"; labels: :mod:`runners.extraction.verdicts`); a group's verdict goes to each statement of it ("①③正确",
+   "第1、3个说法正确", "1和3对"). Every statement needs its verdict, one only (a number
    named twice with two verdicts is no answer); numbers past the statements are ignored after all of theirs
    (CK12's prompt asks for "1.  2.  3." whatever the count, and the release reads the first n) and leave the answer
    unread before or among them. An answer that labels its verdicts but not one per statement is never read by the
@@ -19,7 +21,7 @@ correct/incorrect/wrong, only in a verdict position (not "正确的做法是", "
 
 Each is tried on the text after the last answer marker ("答案是：", "answer:") first, then
 on the whole output. Phrases that contain verdict characters without being one
-("正确答案", "判断正误", "判断对错", "对于", "是否正确") are blanked first. 对 and 错 run together ("对错错对") are
+("正确答案", "判断正误", "判断对错", "对于", "是否正确", "是不是正确", "对不对") are blanked first. 对 and 错 run together ("对错错对") are
 one verdict each only where the run stands apart: after the start, a line break or punctuation, before the end,
 a line break or punctuation other than a colon; so the instruction's "判断下列说法的对错", a heading "对错：",
 an echoed "（对错）" and words such as 对顶角 or 错角 are never verdicts. A count of verdicts other than the
@@ -37,7 +39,8 @@ from runners.extraction.verdicts import Label, labels, verdicts
 
 _NOT_VERDICTS = re.compile(
     r"正确答案|正确选项|正确的(?:回答|答案|顺序)|判断正误|判断对错|正误|对错|是否正确|是否对|正确与否|正确或(?:者)?错误"
-    r"|对或错|不错|对于|对应|对称|对比|对象|对待|对方|相对|绝对|针对|面对|反对|核对|错过|(?i:true or false|correct or wrong)"
+    r"|对或错|不错|是不是(?:正确|错误|对|错)|(?:对|正确)不(?:对|正确)|错没错|有没有错"
+    r"|对于|对应|对称|对比|对象|对待|对方|相对|绝对|针对|面对|反对|核对|错过|(?i:true or false|correct or wrong)"
 )
 _COMPACT = re.compile(r"(?<![A-Za-z])[TF]{2,}(?![A-Za-z])")
 _CHINESE_RUN = re.compile(r"[对错]{2,}")
@@ -132,8 +135,9 @@ def _numbered(marks: list[Label], found: list[tuple[bool, int, int]], statements
     starts = [label.start for label in marks]
     for index, (_, at, _) in enumerate(found):
         label = bisect_right(starts, at) - 1
-        if label >= 0:
+        while label >= 0:  # the label's verdict, and its group's ("①③正确": ① and ③)
             given.setdefault(marks[label].number, []).append(index)
+            label = label - 1 if marks[label].joined else -1
     if not given:
         return None
     named = [at for number, indexes in given.items() if number <= statements for at in indexes]

@@ -4,7 +4,9 @@ A verdict word counts only where it is one. 正确 and 错误 are also an adject
 "纠正错误", "错误地认为", "错误而不敢实践"): a word verdict counts at a clause end (after it, with an optional 的 or
 了: punctuation, a space, a digit, the end; "说法错误。", "是错误的，", "不正确 2."), or right after a statement's label
 ("1. 错误地"); never after a verb or a measure word that makes it a noun ("纠正错误。", "一个错误。"), nor as 对 or 错
-of a word ("雌雄蛙抱对，", "成对的", "犯错。"); a question is none ("是对的吗？"). × between two operands is a
+of a word ("雌雄蛙抱对，", "成对的", "犯错。"); a question is none ("是对的吗？"). A negation before a verdict word
+states its opposite ("不是错误的" true, "并非正确" false, "没有错" true, "not wrong" true), a hedge none ("不一定正确",
+"不完全对", "不是完全错误的", "not necessarily true"): never the word it negates. × between two operands is a
 multiplication sign ("3×4=12", "$$3\\times 4$$") and √ before one a root ("√4=2"), unless a label stands right before
 them ("(1)×(2)√"). T and F before an equals sign are variables ("F=ma").
 
@@ -12,8 +14,11 @@ Labels: "1." "1、" "1:" "1)" after a line start, a space, punctuation or a mark
 and ⑴-⒇ in the raw output, none inside a quotation (“④而今……” quotes a passage's paragraph ④); 第1/第一 with 个, 句,
 题, 道, 小题, 种说法, 说法, 命题 or punctuation after it (not 第一步, 第3项 of a sequence, 第1条直线, 第一种情况); 说法一, 说法1, 命题3; a digit with a verdict
 word or letter right after it ("1对 2错", "1T"; not "3×4"); the letters A-S of lettered statements ("A. 错误", "(B)",
-"选项C", "D项", "E正确"), where the answer has an A. 0/1 per statement ("1. 0 2. 1") is never read: the extractor
-sees no prompt, none of ours asks for it, and only a legend ("1表示正确") would tell 1 from 0.
+"选项C", "D项", "E正确"), where the answer has an A. Labels side by side or joined by 、, 和, 与, 及 are one group
+("①③", "（1）（3）", "①、③", "第1、3个", "第1和第3个", "说法一、三", and digits before a verdict word: "1和3对", "1、2对"),
+never with only a space between ("1.  2.  3." echoes the prompt's format). 0/1 per statement ("1. 0 2. 1") is
+never read: the extractor sees no prompt, none of ours asks for it, and only a legend ("1表示正确") would tell 1
+from 0.
 """
 
 from __future__ import annotations
@@ -37,6 +42,16 @@ _CLAUSE_END = re.compile(r"(?:的|了)?(?:[\s\d,.;!?()\[\]、。…]|$)")
 _NOUN_BEFORE = re.compile(r"(?:纠正|改正|更正|修正|指出|避免|犯了?|承认|找出|发现|出现|防止|常见|[个些种类的])\s*$")
 _PAIRS = frozenset("抱成配一两双每")  # 抱对, 成对的, 配对: a pair, no verdict
 _ERR_WORDS = frozenset("犯出认纠改交差过")  # 犯错, 出错, 交错, 差错: no verdict
+# A negation before a verdict word states its opposite ("不是错误的", "并非正确", "没有错", "not wrong"); a hedge
+# states none ("不一定正确", "不完全对", "不是完全错误的", "not necessarily true"): the word is no verdict.
+_HEDGED = re.compile(
+    r"(?:(?:未必|不见得|不能说|不能算)|(?:不|不是|并非|没有?)(?:一定|完全|全都|全|都|太|够|很|十分|非常|甚|尽|总|[ \t]{2}))"
+    r"(?:都|是)*[ \t]*\Z"  # two spaces: a word blanked as no verdict ("不是绝对正确")
+    r"|(?i:\bnot[ \t]+(?:necessarily|always|entirely|completely|quite|fully|all)[ \t]+)\Z"
+)
+_NEGATED = re.compile(
+    r"(?:不是|并非|绝非|而非|没有?|不算|算不上)[ \t]?\Z|(?i:\b(?:not|isn't|is[ \t]+not|never)[ \t]+)\Z"
+)
 _OPERAND_BEFORE = re.compile(r"[\dA-Za-z)\]}π%]\s*$")
 _OPERAND_AFTER = re.compile(r"\s*[\dA-Za-z(\[{π]")
 
@@ -51,6 +66,7 @@ class Label(NamedTuple):
     number: int
     start: int
     end: int
+    joined: bool = False  # one group with the label before it ("①③正确", "第1、3个说法正确"): their verdict is its
 
 
 _CHINESE_DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")}
@@ -60,7 +76,7 @@ _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 _LABEL = re.compile(
     rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|种说法|说法|命题|[\s,:、.)])"
     rf"|(?:说法|命题)\s*(?P<named>{_NUMBER})"
-    rf"|(?<![A-Za-z0-9)\]])\(\s*(?P<bracketed>{_NUMBER})\s*\)"  # not f(1)
+    rf"|(?<![A-Za-z0-9\]])\(\s*(?P<bracketed>{_NUMBER})\s*\)"  # not f(1); (1)(3) both
     rf"|(?<![^{_BEFORE_LABEL}])(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
     rf"|(?<![^{_BEFORE_LABEL}])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
 )
@@ -70,6 +86,19 @@ _LETTERED = re.compile(
     rf"\((?P<bracketed>[A-S])\)|选项\s*(?P<named>[A-S])(?![A-Za-z])|(?<![^\s,;:。，；、!?()\[\]])(?P<listed>[A-S])\s*(?:[.、:)]|项)"
     rf"|(?<![^\s,;:。，；、!?()\[\]])(?P<tight>[A-S])(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}))"
 )
+
+
+# Statements named together, then their verdict word: "第1、3个说法正确", "说法一、三正确", "1和3对", "1、2对". Never
+# a mark ("2×2及3×3": × multiplies), nor Chinese numerals without 第/说法/命题 ("一、" heads a section).
+_JOIN = r"\s*(?:[、和与及]|以及)\s*"
+_GROUP = re.compile(
+    rf"(?:(?:第|说法|命题)\s*(?P<nth>(?:{_NUMBER})(?:{_JOIN}第?\s*(?:{_NUMBER}))+)"
+    rf"|(?<![^\s,;:。，；、!?()\[\]])(?P<bare>\d{{1,2}}(?:{_JOIN}\d{{1,2}})+))(?![\d.])"
+    rf"(?=\s*(?:个|句|题|道|小题|种)?\s*(?:说法|命题)?\s*(?:都|均|也)?\s*是?\s*(?:不是|并非|没有?)?\s*"
+    rf"(?:{_WORD_FALSE}|{_WORD_TRUE}))"
+)
+_NUMBERS = re.compile(_NUMBER)
+_JOINED = re.compile(rf"(?:{_JOIN}(?:第\s*)?)?")  # between two labels of one group: nothing, 、, 和, 与, 及, 以及
 
 
 def number(text: str) -> int:
@@ -88,6 +117,13 @@ def labels(text: str, raw: str) -> list[Label]:
     lettered = [Label(ord(next(g for g in m.groups() if g)) - 64, m.start(), m.end()) for m in _LETTERED.finditer(text)]
     if any(label.number == 1 for label in lettered):
         found += lettered
+    for m in _GROUP.finditer(text):  # each number of a group is a label; the labels found within it are not
+        group = m.start("nth") if m.group("nth") else m.start("bare")
+        found = [f for f in found if f.end <= m.start() or f.start >= m.end()]
+        found += [
+            Label(number(n.group()), group + n.start(), group + n.end())
+            for n in _NUMBERS.finditer(m["nth"] or m["bare"])
+        ]
     for i, c in enumerate(raw):
         if "①" <= c <= "⑳" or "⑴" <= c <= "⒇":  # circled and bracketed: ① folds to 1, ⑩ and ⑴ stay as they are
             found.append(Label(int(unicodedata.numeric(c)), i, i + 1))
@@ -95,15 +131,29 @@ def labels(text: str, raw: str) -> list[Label]:
     found = [f for f in found if not any(start < f.start < end for start, end in quoted)]
     at = {label.start for label in found if len(raw) > label.start and raw[label.start] in "①②③④⑤⑥⑦⑧⑨"}
     found = [f for f in found if f.start not in at or (f.end - f.start == 1)]  # ① once, not as a listed "1"
-    return sorted(set(found), key=lambda label: label.start)
+    found = sorted(set(found), key=lambda label: label.start)
+    return [
+        label._replace(joined=i > 0 and _JOINED.fullmatch(text, found[i - 1].end, label.start) is not None)
+        for i, label in enumerate(found)
+    ]
 
 
 def verdicts(text: str, start: int, end: int, label_ends: frozenset[int]) -> list[Verdict]:
     """The verdicts of ``text[start:end]`` that stand in a verdict position; ``label_ends``: where labels end."""
     out = []
     for m in VERDICT.finditer(text, start, end):
-        if _in_position(text, m.group(), m.start(), m.end(), _after_label(text, m.start(), label_ends)):
-            out.append(Verdict(m.group("true") is not None, m.start(), m.end()))
+        value, at = m.group("true") is not None, m.start()
+        if m.group() in _WORDS or (m.group().isascii() and len(m.group()) > 1):  # words, not marks or T/F
+            before = text[max(0, at - 24) : at]
+            if _HEDGED.search(before):
+                continue
+            negation = _NEGATED.search(before)
+            if negation:
+                value, at = not value, at - len(before) + negation.start()
+        labelled = _after_label(text, at, label_ends)
+        counted = text[at - 1 : at] == "个" and _after_label(text, at - 1, label_ends)  # 第2、4个错误: no noun
+        if _in_position(text, m.group(), m.start(), m.end(), labelled, counted):
+            out.append(Verdict(value, at, m.end()))
     return out
 
 
@@ -114,7 +164,7 @@ def _after_label(text: str, at: int, label_ends: frozenset[int]) -> bool:
     return before in label_ends
 
 
-def _in_position(text: str, word: str, start: int, end: int, labelled: bool) -> bool:
+def _in_position(text: str, word: str, start: int, end: int, labelled: bool, counted: bool) -> bool:
     if word in "×✕":
         return labelled or not (_OPERAND_BEFORE.search(text, 0, start) and _OPERAND_AFTER.match(text, end))
     if word == "√":
@@ -125,7 +175,7 @@ def _in_position(text: str, word: str, start: int, end: int, labelled: bool) -> 
         return True
     if labelled:
         return True
-    if len(word) > 1 and _NOUN_BEFORE.search(text, max(0, start - 3), start):
+    if len(word) > 1 and not counted and _NOUN_BEFORE.search(text, max(0, start - 3), start):
         return False
     if start and text[start - 1] in {"对": _PAIRS, "错": _ERR_WORDS}.get(word, ()):
         return False
