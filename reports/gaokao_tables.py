@@ -34,7 +34,7 @@ CAPTION = (
 CAPTION_ZH = (
     "得分率 = 得分 / 满分，按 GAOKAO-Bench 的 Bench/OBJ_score_evaluation.py 计分（每小题按所在记录标注的分值计；物理全对 6 分、"
     "少选 3 分、错选 0 分）。gaokao-release：发布的答案抽取（Bench/bench_function.py：单选取全文最后一个 A-D 字母），即其 "
-    "README 所列的数字；k12eval：k12eval 的答案抽取，分值相同。一条记录（发布文件 example 列表中的一项）含一道或多道小题，每道小题按分值计分"
+    "README 所列的数字；k12eval：k12eval 的答案抽取，分值相同。一条记录（发布文件中列出的一项）含一道或多道小题，每道小题按分值计分"
     "（一篇英语完形填空含 20 道小题）。只计已作答的记录。"
 )
 
