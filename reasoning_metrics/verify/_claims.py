@@ -10,7 +10,7 @@ word ends the run.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from reasoning_metrics.verify._expr import MAX_TOKENS, Node, ParseFailure, parse
@@ -107,6 +107,9 @@ class Claim:
     """The left side is the right side of the claim before (``a = b = c``: true for ``b = c``)."""
     units_dropped: bool = False
     """Read the physics way: unit letters after numbers were dropped (``100m/20s = 5m/s``)."""
+    unit: str = ""
+    """The unit words written right after the right side when it is one number (``个`` of
+    ``2650 ÷ 99 ≈ 26（个）``); empty otherwise."""
 
 
 def is_variable(token: Token) -> bool:
@@ -184,13 +187,16 @@ def _is_fraction_or_percent(out: list[Token]) -> bool:
 
 
 def drop_units(tokens: list[Token]) -> list[Token]:
-    """``tokens`` without unit words after quantities: ``3 books ×`` -> ``3 ×``, ``35/hour =`` -> ``35 =``."""
+    """``tokens`` without unit words after quantities: ``3 books ×`` -> ``3 ×``, ``35/hour =`` -> ``35 =``.
+    A number keeps the words dropped after it as its :attr:`~._lexer.Token.unit`."""
     out: list[Token] = []
     i, n = 0, len(tokens)
     while i < n:
         token = tokens[i]
         after_value = bool(out) and out[-1].kind in _VALUE_END
         if after_value and (span := _unit_span(tokens, i)):
+            if out[-1].kind is Kind.NUM:
+                out[-1] = replace(out[-1], unit="".join(t.text for t in tokens[i : i + span] if t.kind is Kind.WORD))
             i += span
             continue
         out.append(token)
@@ -310,7 +316,9 @@ def _segment_claims(segment: list[Token]) -> Iterator[Claim]:
         right = _longest_parse(right_run, from_end=False)
         if left is not None and right is not None:
             chained = previous_right is not None and left == previous_right
-            claim = Claim(left, segment[rel].symbol, right, chained=chained)
+            # a one-number right side is read from the start of its run: its number is the run's first
+            unit = next((t.unit for t in right_run if t.kind is Kind.NUM), "") if literal_value(right) else ""
+            claim = Claim(left, segment[rel].symbol, right, chained=chained, unit=unit)
             if left.has_variable() or right.has_variable():
                 claim = _physics_reading(left_run, right_run, claim) or claim
             yield claim

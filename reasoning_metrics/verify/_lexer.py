@@ -79,6 +79,9 @@ class Token:
     decimals: int = 0
     gap: bool = False
     """Whitespace came right before the token (``4(40)`` is a product, ``$0.20 (20 cents)`` is not)."""
+    unit: str = ""
+    """For a number, the unit words written right after it that were dropped
+    (:func:`~reasoning_metrics.verify._claims.drop_units`): ``个`` of ``26（个）``, ``辆车`` of ``2辆车``."""
 
     @property
     def symbol(self) -> str:

@@ -8,7 +8,9 @@
   (四舍五入): a slack of half a unit of its last place (:func:`decimal_slack`), unless the exact value
   already has at most ``d`` decimals (:func:`exact_at`), where no slack is due. ``0.5^2 = 1`` is wrong
   (0.25 rounds to 0), ``1/3 ≈ 0.33`` and ``π = 3.14`` are right. Raising or cutting at those digits
-  (进一法, 去尾法: a slack of a whole unit) counts only where the step says so, or, for a quotient, an earlier step or the question.
+  (进一法, 去尾法: a slack of a whole unit) counts only where the step says so, or, for a quotient, an earlier step or the question,
+  or where an ``≈`` of a quotient gives a whole number of things (``25 ÷ 1.5 ≈ 16（个）``; the rule is
+  :func:`reasoning_metrics.verify.rules.arithmetic.counts_things`).
 * Numbers carried from earlier steps with two or more decimals carry their rounding, half a unit of
   their last place relative to their size (:func:`carried_error`); through a calculation it grows
   by :data:`CARRIED_GROWTH` (:func:`carried_slack`).

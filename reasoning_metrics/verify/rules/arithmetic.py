@@ -7,7 +7,9 @@ Tolerance: a claimed number written with ``d`` decimals may be the true value
 rounded to that precision (``100/3 = 33``, ``= 33.3``, ``2/3 ≈ 0.67``; not
 ``0.5^2 = 1`` nor ``2/3 = 0.66``), raised or cut at it only where the step says so
 (进一法, 去尾法, 至少, round up: ``45 ÷ 40 ≈ 2``), and exact where the true value is
-itself exact at that precision (``7 × 8 = 57`` is false); operands written with two or more decimals may carry
+itself exact at that precision (``7 × 8 = 57`` is false). A count of things (:func:`counts_things`) is
+raised or cut without a word saying so: ``25 ÷ 1.5 ≈ 16（个）``, as 进一法 and 去尾法 are taught for the
+近似数 of a quotient. Operands written with two or more decimals may carry
 rounding from earlier steps, and the tolerance grows with their relative error.
 ``≈`` also accepts 1 % relative error. A percentage standing alone on one side
 is read both as a fraction and as a plain number (``0.7 × 100 = 70%``).
@@ -123,14 +125,18 @@ def check_step(text: str) -> list[ClaimCheck]:
     return list(inspect_step(text).claims)
 
 
-def inspect_step(text: str, *, conic: bool = False, directed: bool = False, estimate: bool = False) -> StepCheck:
+def inspect_step(
+    text: str, *, conic: bool = False, directed: bool = False, estimate: bool = False, counts: bool = False
+) -> StepCheck:
     """Claims and mentioned numbers of one step of a solution, in Chinese or English, plain or LaTeX.
 
     ``conic``: the question or the solution speaks of a conic, so ``e`` is not Euler's number
     (:func:`~reasoning_metrics.verify._normalize.normalize`). ``directed``: the question or an earlier step says
     values are raised or cut (进一法, 至少; :func:`says_directed`): a quotient of the step may then be raised or cut
     (45 ÷ 40 ≈ 2 buses), any number where the step itself says so. ``estimate``: the question
-    or an earlier step asks for an estimate (估算; :func:`says_estimate`), as the step itself may."""
+    or an earlier step asks for an estimate (估算; :func:`says_estimate`), as the step itself may. ``counts``: the
+    question asks how many whole things (:func:`asks_count`): an ``≈`` of a quotient and a whole number is then a
+    count, raised or cut (:func:`counts_things`), as it is where a count unit follows the number."""
     truncated = len(text) > MAX_STEP_CHARS
     text = text[:MAX_STEP_CHARS]
     checks: list[ClaimCheck] = []
@@ -148,7 +154,7 @@ def inspect_step(text: str, *, conic: bool = False, directed: bool = False, esti
             claim,
             source=source,
             name=name,
-            directed=own_words or (directed and _is_quotient(claim)),
+            directed=own_words or (directed and _is_quotient(claim)) or counts_things(claim, counts),
             estimate=estimate,
         )
         if check.expression not in seen:
@@ -173,6 +179,43 @@ _DIRECTED_ROUNDING = re.compile(
 quotient with its remainder)."""
 PI_314 = Fraction(314, 100)
 """π as school takes it (π取3.14), stated or not: ``24π = 75.36`` is a right step."""
+
+
+COUNT_UNITS = frozenset("个辆人名位条只本箱盒次天张件组瓶袋套台棵份支根把双副架艘座间头匹朵杯桶筐篮包捆页题道趟批")
+"""Measure words (量词) of things counted whole: a number of them is raised or cut, not rounded (元, 米,
+千克, 小时, 倍 and other measures of amounts are not here; 块 is also money, so it is not either)."""
+_ASKS_COUNT = re.compile(r"最多|最少|至多|至少|(?:能|可以|够)[^，,。？?；;！!\n]{0,12}几")
+"""Questions asking for a number of whole things: 最多/最少/至多/至少, 能 (可以, 够) … 几 (能装几盒, 可以包装几个)."""
+_EXTREME, _WHOLE = re.compile(r"最大|最小"), re.compile(r"整数|自然数")
+
+
+def asks_count(question: str) -> bool:
+    """The question asks how many whole things (:data:`_ASKS_COUNT`), or the greatest or least whole number
+    (最大 or 最小 in a question about 整数 or 自然数): a quotient it is answered with is raised or cut (进一法,
+    去尾法), so ``25 ÷ 1.5 ≈ 16`` is right under 这根彩绳最多能包装几个礼盒."""
+    return bool(_ASKS_COUNT.search(question) or (_EXTREME.search(question) and _WHOLE.search(question)))
+
+
+def counts_things(claim: Claim, asked: bool = False) -> bool:
+    """``claim`` says a quotient is about a whole number of things, so that number is right raised or cut
+    (进一法, 去尾法: the quotient's floor or ceiling), not only rounded.
+
+    The rule, from how primary school teaches the 近似数 of a quotient (人教版五年级上 商的近似数, 用进一法和
+    去尾法解决问题): a count of bottles, boxes or buses is a whole number, and the question decides whether a part
+    left over is dropped (最多能装几盒: 去尾法) or needs one more (至少需要几个瓶子: 进一法); a teacher writes
+    ``25 ÷ 1.5 ≈ 16（个）`` or ``45 ÷ 40 ≈ 2（辆）`` with no word naming the method. So: an ``≈`` whose
+    calculating side is a quotient and whose other side is a whole number written without decimals, followed
+    by a count unit (:data:`COUNT_UNITS`: ``≈ 26（个）``, ``≈ 2辆``), or under a question that asks how many
+    whole things (``asked``, :func:`asks_count`). An ``=`` claim, a number written with decimals and a
+    number of a measure (``≈ 16（米）``, ``≈ 3（小时）``) stay rounded to the digits written.
+    """
+    claimed = literal_value(claim.right)
+    if claim.relation != "≈" or claimed is None or not _is_quotient(claim):
+        return False
+    value, decimals, percent = claimed
+    if decimals or percent or value.denominator != 1:
+        return False
+    return asked or claim.unit[:1] in COUNT_UNITS
 
 
 _ESTIMATE = re.compile(r"估|\bestimat", re.IGNORECASE)
@@ -217,12 +260,12 @@ def check_steps(steps: Sequence[str], question: str = "") -> list[StepCheck]:
     A question or a solution that speaks of a conic anywhere makes ``e`` an eccentricity in every step: a right
     step ``e^2 = 3/4`` of an ellipse question need not say 离心率 itself."""
     conic = names_conic(question) or any(names_conic(step) for step in steps)
-    directed, estimate = says_directed(question), says_estimate(question)
+    directed, estimate, counts = says_directed(question), says_estimate(question), asks_count(question)
     out = []
     for step in steps:
         tick()
         directed, estimate = directed or says_directed(step), estimate or says_estimate(step)
-        out.append(inspect_step(step, conic=conic, directed=directed, estimate=estimate))
+        out.append(inspect_step(step, conic=conic, directed=directed, estimate=estimate, counts=counts))
     return out
 
 

@@ -116,7 +116,8 @@ def test_rounding_tolerance(text: str, verdict: str, note: str) -> None:
         # raised or cut where the step says so (进一法, 去尾法, 至少...)
         ("45÷40≈2（辆），用进一法，至少需要2辆车", "true"),
         ("50÷15≈3（个），去尾法，最多做3个", "true"),
-        ("45÷40≈2（辆）", "false"),
+        ("45÷40=2（辆）", "false"),  # an = claim: no count rule (test_arithmetic_counts.py)
+        ("45÷40≈2（米）", "false"),  # a measure: no count rule
         (r"\( \frac{43}{5} = 8 \) full pens (with a remainder of 3)", "true"),
     ],
 )
@@ -237,7 +238,7 @@ def test_how_a_chain_rounds_may_be_said_before_the_step(question: str, steps: li
 @pytest.mark.parametrize(
     ("question", "steps"),
     [
-        ("每辆车坐40人，45人坐几辆车正好坐满？", ["45÷40≈2（辆）"]),  # nothing says to raise: 1.125 is 1
+        ("每辆车坐40人，45人坐几辆车正好坐满？", ["45÷40=2（辆）"]),  # nothing says to raise: 1.125 is 1
         # the question's 至少 raises a quotient (buses), not any number of the chain: 0.25 is still 0
         ("正方形的边长是0.5米，面积至少是多少？", ["0.5×0.5=1（平方米）"]),
         ("剩下的人也要坐车，所以用进一法。", ["每辆车坐40人", "0.5^2 = 1"]),
