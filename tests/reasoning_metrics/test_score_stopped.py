@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import reasoning_metrics.run_scoring
 from reasoning_metrics.run_scoring import score_run as real_score_run
 from tests.reasoning_metrics.fakes import HashEncoder, RuleNLI
 from tests.reasoning_metrics.written_runs import with_models, write_bank, write_run
@@ -40,7 +41,6 @@ class KilledEncoder(HashEncoder):
 
 def _job(run_dir: Path, monkeypatch: pytest.MonkeyPatch, encoder: HashEncoder, nli: RuleNLI) -> Any:
     """``k12eval score RUN --no-cache --batch-size 1`` on the fakes (``with_models`` scores without the cache)."""
-    import reasoning_metrics.run_scoring
     from k12eval.api import score_job
 
     monkeypatch.setattr(
@@ -89,3 +89,41 @@ def test_a_finished_job_keeps_no_work_file_and_a_resume_computes_nothing(
     assert not [p.name for p in whole.iterdir() if ".work-" in p.name]
     again = HashEncoder()
     assert _job(whole, monkeypatch, again, RuleNLI()).todo == 0 and again.calls == []
+
+
+class CountedPRM:
+    """A process reward model whose P(correct) of a step is read off its text; records every solution it is
+    asked for, and dies when asked for more than ``answers`` solutions in all (``None``: never)."""
+
+    name = "counted-prm"
+    batch_size = 1  # one solution per call, as the transformers PRM's own batch size says
+
+    def __init__(self, answers: int | None = None) -> None:
+        self.asked: list[tuple[str, Sequence[str]]] = []
+        self.answers = answers
+
+    def step_probabilities(self, solutions: Sequence[tuple[str, Sequence[str]]]) -> list[list[float] | None]:
+        if self.answers is not None and len(self.asked) + len(solutions) > self.answers:
+            raise Killed
+        self.asked.extend(solutions)
+        return [[(len(step) % 7) / 7 for step in steps] for _, steps in solutions]
+
+
+def test_a_job_killed_inside_the_process_reward_model_does_not_ask_it_again(
+    runs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from k12eval.api import score_job
+
+    whole, stopped = runs
+    fakes = {"encoder": HashEncoder(), "nli": RuleNLI()}
+    monkeypatch.setattr(reasoning_metrics.run_scoring, "score_run", with_models(real_score_run, fakes))
+    prm = CountedPRM()
+    score_job(whole, batch_size=1, cache=False, prm=prm)
+    assert len(prm.asked) == 2  # the run's two chains
+
+    with pytest.raises(Killed):
+        score_job(stopped, batch_size=1, cache=False, prm=CountedPRM(answers=1))
+    again = CountedPRM()
+    score_job(stopped, batch_size=1, cache=False, prm=again)
+    assert len(again.asked) == 1  # the chain it had answered is not asked again
+    assert (stopped / "scores.jsonl").read_bytes() == (whole / "scores.jsonl").read_bytes()
