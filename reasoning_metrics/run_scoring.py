@@ -28,7 +28,15 @@ from reasoning_metrics.permetric import ScorePlan
 from reasoning_metrics.reasons import reason
 from reasoning_metrics.records import Chain, ChainScores
 from reasoning_metrics.score_store import SCORES_FILE as SCORES_FILE
-from reasoning_metrics.score_store import ScoreConfig, append_scores, judge_log_path, make_config, open_scores
+from reasoning_metrics.score_store import (
+    ScoreConfig,
+    append_scores,
+    judge_log_path,
+    make_config,
+    open_scores,
+    remove_work_cache,
+    work_cache_path,
+)
 from reasoning_metrics.score_store import ScoreRecord as ScoreRecord
 from reasoning_metrics.scoring import chain_language, iter_scores, load_models, open_cache
 from reasoning_metrics.slots import ModelSlots
@@ -264,8 +272,13 @@ def score_run(
     problems = {c.id: run.problems[c.id] for _, c in todo}
     nli = _detector_nli(loaded)
 
+    work = work_cache_path(out, config)
+
     def records() -> Iterator[ScoreRecord]:
-        store = open_cache(cache)
+        # Without the shared cache (--no-cache) the job keeps its model outputs in a work file of its own until
+        # its last record is written: a job stopped inside a chunk (whose records all come at its end) resumes
+        # what it had computed, as it would from the shared cache, and never again does the same work.
+        store = open_cache(cache) or open_cache(work)
         try:
             scores = iter_scores(
                 [c for _, c in todo],
@@ -306,6 +319,7 @@ def score_run(
         finally:
             if store is not None and store is not cache:
                 store.close()
+        remove_work_cache(work)  # every record is written: nothing is left to resume
 
     written: Iterator[Any] = append_scores(out, records(), config)
     return RunScoring(out, written, len(todo), len(run.chains) - len(todo), run.no_output)

@@ -8,6 +8,7 @@ loses nothing and writes no duplicates.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -42,6 +43,20 @@ def judge_log_path(out: Path, judge: str, asked: str) -> Path:
     slug = re.sub(r"[^\w.-]+", "_", judge).strip("_")[:48]
     digest = hashlib.sha256(f"{judge}\n{asked}".encode()).hexdigest()[:8]
     return out.with_name(f"{out.stem}.judge-{slug}-{digest}.jsonl")
+
+
+def work_cache_path(out: Path, config: ScoreConfig) -> Path:
+    """Where a job into ``out`` scored without the shared cache keeps its model outputs until it finishes
+    (``scores.work-HASH.sqlite`` beside it): one file per header, so a job with other models never reads them."""
+    digest = hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:8]
+    return out.with_name(f"{out.stem}.work-{digest}.sqlite")
+
+
+def remove_work_cache(path: Path) -> None:
+    """Remove a finished job's work cache (:func:`work_cache_path`) and SQLite's files beside it."""
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path.with_name(name))
 
 
 class ScoreRecord(ChainScores):

@@ -6,7 +6,10 @@ records written so far, ``pending`` counts the questions still to answer, and
 
 It is built from *all* the run's records (one per question, the last written), so after a
 killed run is resumed it describes the whole run, while ``session`` describes only the
-command that wrote it. Scripts read it instead of parsing the printed table;
+command that wrote it. A session removes it (and ``results.json``) once it has opened the run folder,
+before its first record: a session killed by SIGKILL, which writes none, leaves no summary rather than the
+last session's numbers for records that are no longer all of the run's (the same command writes it again).
+Scripts read it instead of parsing the printed table;
 ``k12eval run --json`` prints the same object.
 """
 

@@ -63,6 +63,14 @@ ChunkOpt = Annotated[
     typer.Option("--chunk-size", min=1, max=2**31 - 1, help="Chains scored (and held in memory) at a time."),
 ]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")]
+RunNoCacheOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Do not read or write the shared embedding cache. The job still keeps its model outputs beside the "
+        "score file (scores.work-HASH.sqlite) until its last chain is written, so a stopped job resumes them.",
+    ),
+]
 DetectorsOpt = Annotated[
     bool,
     typer.Option(
@@ -147,7 +155,7 @@ def score(
     out: Annotated[Path | None, typer.Option("--out", help="Score file (default RUN_DIR/scores.jsonl).")] = None,
     batch_size: BatchOpt = SCORE_BATCH_SIZE,
     chunk_size: ChunkOpt = 256,
-    no_cache: NoCacheOpt = False,
+    no_cache: RunNoCacheOpt = False,
     detectors: DetectorsOpt = True,
     select: Annotated[
         str,

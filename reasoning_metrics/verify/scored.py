@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from reasoning_metrics import batching
-from reasoning_metrics.cache import ArrayCache
+from reasoning_metrics.cache import ArrayCache, text_key
 from reasoning_metrics.guard import Outcome
 from reasoning_metrics.protocols import NLIModel
 from reasoning_metrics.reasons import reason
@@ -77,6 +77,30 @@ class _CachedNLI:
         return batching.nli(self._model, pairs, self._batch_size, self._cache)
 
 
+def _step_rewards(
+    prm: StepRewardModel, solutions: Sequence[ScoredSolution], batch_size: int, cache: ArrayCache | None
+) -> list[list[float] | None]:
+    """The PRM's P(correct) per step of each solution, one PRM batch per call (its ``batch_size`` where it has one,
+    else ``batch_size``), each call's answers cached as they come: a job stopped inside a chunk does not ask the
+    PRM again for what it had answered. A solution too long for the PRM (``None``) is not cached."""
+    items = [(s.problem, s.steps) for s in solutions]
+
+    def compute(batch: list[tuple[str, tuple[str, ...]]]) -> list[np.ndarray]:
+        found = prm.step_probabilities(batch)
+        return [np.array([np.nan]) if one is None else np.asarray(one) for one in found]
+
+    rows = batching.cached_map(
+        items,
+        [text_key(problem, *steps) for problem, steps in items],
+        compute,
+        size=lambda item: len(item[0]) + sum(map(len, item[1])),
+        batch_size=getattr(prm, "batch_size", batch_size),  # the transformers PRM's own: not part of the protocol
+        cache=cache,
+        namespace=f"prm:{prm.name}",
+    )
+    return [row.tolist() if np.isfinite(row).all() else None for row in rows]
+
+
 def assess_scored(
     scored: Sequence[ChainScores],
     problems: Mapping[str, str],
@@ -125,7 +149,7 @@ def assess_scored(
             batch_size=sys.maxsize,  # all pairs at once: the cached model dedups and batches them itself
         )
         contradictions.update(zip(members, found, strict=True))
-    rewards = prm.step_probabilities([(s.problem, s.steps) for s in solutions]) if prm is not None else None
+    rewards = _step_rewards(prm, solutions, batch_size, cache) if prm is not None else None
     verdicts = (
         judge_resumably(solutions, judge, judge_log, params=judge_params) if judge is not None and solutions else None
     )

@@ -7,6 +7,7 @@ one line, and the command exits non-zero. No record is lost and the same command
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -149,3 +150,54 @@ def test_sigterm_writes_the_summary_and_exits_143(bank: Path, tmp_path: Path) ->
     written = RunStore(out).records()
     assert (summary.session.status, summary.session.reason) == ("interrupted", "SIGTERM")
     assert summary.status["ok"] == len(written) == 2 and summary.pending == 5 - len(written)
+
+
+KILLED_SESSION = """
+import os, signal, sys
+from pathlib import Path
+from runners.options import RunOptions
+from runners.run import run_questions
+from tests.scripted import ScriptedBackend
+
+class Killed(ScriptedBackend):
+    left = 1  # one batch answered and written, then the kill: no handler, no finally runs
+
+    def generate(self, requests):
+        if self.left == 0:
+            os.kill(os.getpid(), signal.SIGKILL)
+        self.left -= 1
+        return super().generate(requests)
+
+bank, out = map(Path, sys.argv[1:3])
+backend = Killed("答案是 A", model="dying")
+options = RunOptions(data=bank, model="dying", out=out, backend="dying", backend_instance=backend, batch_size=2)
+run_questions(options, command=["k12eval", "run"])
+"""
+
+
+def test_a_session_killed_by_sigkill_leaves_no_summary_that_reads_as_the_runs(bank: Path, tmp_path: Path) -> None:
+    """SIGKILL runs no handler: the summary the session would have rewritten at its end must not be left
+    describing the records of the session before (work-loss audit, item 2): ``run_job``'s tracking upload, a
+    script or ``run --json``'s reader would print a figure that is not the run's."""
+    from runners.results_file import RESULTS_FILE
+
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        run_questions(_options(bank, out, DyingBackend(batches=1, error="interrupt")), command=["k12eval", "run"])
+    assert _summary(out).all.n == 2  # the first session's summary: two records
+
+    child = subprocess.run(
+        [sys.executable, "-c", KILLED_SESSION, str(bank), str(out)], cwd=REPO, capture_output=True, timeout=600
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    records = RunStore(out).records()
+    assert len(records) == 4  # the killed session's batch is kept
+    if (out / SUMMARY_FILE).exists():  # absent, or describing the four records: never the two
+        assert _summary(out).all.n == len(records)
+    if (out / RESULTS_FILE).exists():
+        samples = json.loads((out / RESULTS_FILE).read_text(encoding="utf-8"))["n-samples"]
+        assert sum(n["effective"] for n in samples.values()) == len(records)
+
+    again = run_questions(_options(bank, out, ScriptedBackend("答案是 A", model="dying")), command=["k12eval", "run"])
+    assert (again.resumed, again.new) == (4, 1)
+    assert _summary(out).all.n == 5 and (out / RESULTS_FILE).is_file()  # the session's end writes both again
