@@ -42,8 +42,11 @@ def text_key(*parts: str) -> bytes:
 class ArrayCache:
     """Float32 arrays by ``(namespace, key)``; the namespace names the model and what it computed."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *, work: bool = False) -> None:
+        """``work``: the file is one job's own (``score --no-cache`` keeps its model outputs there until it
+        ends), so an error says to free space and run again, not to score without it."""
         self.path = Path(path) if path is not None else default_cache_dir() / CACHE_FILE
+        self.work = work
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._named():
             self._db = sqlite3.connect(self.path, timeout=60)
@@ -64,6 +67,9 @@ class ArrayCache:
         except sqlite3.Error as exc:
             reason = " ".join(str(exc).split()) or type(exc).__name__
             code = errno.ENOSPC if "full" in reason else errno.EIO
+            if self.work:
+                raise OSError(code, f"cannot keep the job's work file ({reason}); free space and run it again",
+                              str(self.path)) from None  # fmt: skip
             raise SettingOSError(
                 code,
                 lambda name: (

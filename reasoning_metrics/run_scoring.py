@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from kg.errors import InputError, Namer, Problem, SettingError
 from kg.records import Question
+from reasoning_metrics.cache import ArrayCache
 from reasoning_metrics.combine.apply import combine_one, fingerprint
 from reasoning_metrics.combine.model import Combiner
 from reasoning_metrics.guard import SCORE_BUDGET_S, Outcome
@@ -278,7 +279,7 @@ def score_run(
         # Without the shared cache (--no-cache) the job keeps its model outputs in a work file of its own until
         # its last record is written: a job stopped inside a chunk (whose records all come at its end) resumes
         # what it had computed, as it would from the shared cache, and never again does the same work.
-        store = open_cache(cache) or open_cache(work)
+        store = open_cache(cache) or ArrayCache(work, work=True)
         try:
             scores = iter_scores(
                 [c for _, c in todo],
