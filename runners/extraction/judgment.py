@@ -104,8 +104,10 @@ def _read(text: str, raw: str, begin: int, statements: int, runs: list[tuple[int
     alls = [q for q in quantifiers if not q.others]
     if alls:
         return _all(alls, found, len(alls) < len(quantifiers), statements, begin)
-    others = {q.start: q.counted for q in quantifiers}  # "其余错误": where the others' verdicts start
-    found = sorted(found + [(q.value, q.start, q.end) for q in quantifiers], key=lambda verdict: verdict[1])
+    # "其余错误": where the others' verdicts start, the count each names, and where their line starts
+    others = {q.start: (q.counted, segment.rfind("\n", 0, q.start) + 1) for q in quantifiers}
+    found += [(q.value, q.start, q.end) for q in quantifiers if q.value is not None]  # the others', never None
+    found = sorted(found, key=lambda verdict: verdict[1])
     numbered = _numbered(
         marks, found, statements, {i: others[at] for i, (_, at, _) in enumerate(found) if at in others}
     )
@@ -145,23 +147,27 @@ def _all(
 ) -> Found | None:
     """Every statement's verdict from a quantifier over them all ("以上说法都正确", "没有一个说法是正确的"), where
     no other verdict of the answer (``found``), no "the others" and no count but the statements' says otherwise."""
-    values = {q.value for q in alls} | {value for value, _, _ in found}
-    if others or len(values) != 1 or any(q.counted not in (None, statements) for q in alls):
+    values: set[bool | None] = {q.value for q in alls} | {value for value, _, _ in found}
+    if others or None in values or len(values) != 1 or any(q.counted not in (None, statements) for q in alls):
         return None
-    return Found([values.pop()] * statements, begin + alls[0].start, begin + alls[-1].end, "all")
+    return Found([bool(values.pop())] * statements, begin + alls[0].start, begin + alls[-1].end, "all")
 
 
 _UNREAD = "unread"
 
 
 def _numbered(
-    marks: list[Label], found: list[tuple[bool, int, int]], statements: int, others: dict[int, int | None]
+    marks: list[Label],
+    found: list[tuple[bool, int, int]],
+    statements: int,
+    others: dict[int, tuple[int | None, int]],
 ) -> list[int] | str | None:
     """Each verdict goes to the label before it: the index in ``found`` of each statement's first verdict, in
     statement order; :data:`_UNREAD` where labelled verdicts are not exactly one per statement (a number missing,
     beyond the statements, or given two verdicts); ``None`` where no verdict follows a label. ``others``: the
-    indexes in ``found`` of the verdicts for the statements no label names before them ("①③正确，其余错误"), and
-    the count each names, if any: they must name one or more, as many as the count."""
+    indexes in ``found`` of the verdicts for the statements not named before them ("①③正确，其余错误"), on their
+    line where it names any ("1. 正确 … 4. 正确\n综上，①④正确，其余错误"), and for each the count it names, if any,
+    and where its line starts: they must name one or more statements, as many as the count."""
     given: dict[int, list[int]] = {}
     starts = [label.start for label in marks]
     for index, (_, at, _) in enumerate(found):
@@ -178,9 +184,13 @@ def _numbered(
         # Numbers past the statements' after all of theirs ("1. F … 4. F 5. F" for four): the list went on, as
         # the release's evaluator also reads it (the first n). Before or among them they leave it unread.
         given = {number: indexes for number, indexes in given.items() if number <= statements}
-    if others:  # the statements not named before them; one named after too has two verdicts ("其余错误，④正确")
-        rest = [n for n in range(1, statements + 1) if not any(i < min(others) for i in given.get(n, []))]
-        if not rest or any(count not in (None, len(rest)) for count in others.values()):
+    if others:  # one named after them too has two verdicts ("①③正确，其余错误，④正确")
+        first = min(others)
+        at, line = found[first][1], others[first][1]
+        before = {n for n, indexes in given.items() if any(line <= found[i][1] < at for i in indexes)}
+        before = before or {n for n, indexes in given.items() if any(i < first for i in indexes)}
+        rest = [n for n in range(1, statements + 1) if n not in before]
+        if not rest or any(count not in (None, len(rest)) for count, _ in others.values()):
             return _UNREAD
         for n in rest:
             given.setdefault(n, []).extend(others)

@@ -20,15 +20,15 @@ from runners.extraction.verdicts import number, verdicts
 
 _CLAUSE = r"(?<![^\s,.;:!?。、()\[\]])"  # the start, a space, punctuation
 _LEAD = r"(?:(?:所以|因此|因而|故|总之|综上所述|综上|由此可见|可见|即|则)\s*,?\s*)?"
-_WHICH = r"(?:以上|上述|上面|前面|所有|全部|题中|这(?=\s*(?:[一二两三四五六七八九十\d]|几)))?\s*的?\s*"
+_WHICH = r"(?:以上|上述|上面|前面|所有|全部|题中|这些|这(?=\s*(?:[一二两三四五六七八九十\d]|几)))?\s*的?\s*"
 _COUNT = r"(?:(?P<count>[一二两三四五六七八九十]|\d{1,2})\s*[个条句项道种]|几个|各个|每个|每一个)?\s*的?\s*"
-_NOUN = r"(?:说法|命题|判断|陈述|表述|描述|叙述|做法|观点|句子|句话|小题|题目|它们|二者|两者|三者|四者)"
+_NOUN = r"(?:说法|命题|判断|陈述|表述|描述|叙述|做法|观点|句子|句话|小题|题目|选项|它们|二者|两者|三者|四者)"
 _ALL = r"(?:全都|全部都|全部|都|均|全|皆|一律|统统)\s*(?:是|为)?\s*"
 _SOME = r"(?:一个|一条|一项|一句|一种|任何一个|任何|哪个|哪一个|一)"
 _UNIVERSAL = re.compile(rf"{_CLAUSE}{_LEAD}{_WHICH}{_COUNT}{_NOUN}?\s*{_ALL}")
 _NONE = re.compile(
     rf"{_CLAUSE}{_LEAD}(?P<subject>{_WHICH}{_COUNT}{_NOUN}?\s*(?:中|当中|里)?)\s*(?:没有|并没有|无)\s*(?P<some>{_SOME})?"
-    rf"\s*{_NOUN}?\s*(?:是|为)?\s*"
+    rf"\s*(?P<noun>{_NOUN})?\s*(?:是|为)?\s*"
 )
 _OTHERS = re.compile(
     rf"{_CLAUSE}{_LEAD}(?:其余|其他|其它|剩下|剩余|余下|另外)\s*的?\s*{_COUNT}{_NOUN}?\s*也?\s*(?:{_ALL})?(?:是|为)?\s*"
@@ -37,7 +37,8 @@ _TWO = {"两": 2}
 
 
 class Quantified(NamedTuple):
-    value: bool
+    value: bool | None
+    """``None``: a hedge denied, no verdict ("没有一个说法是完全正确的")."""
     start: int
     end: int
     others: bool
@@ -53,24 +54,27 @@ def quantified(text: str, label_ends: frozenset[int]) -> list[Quantified]:
         for m in pattern.finditer(text):
             if len(text[: m.start()].rstrip(" \t:")) in label_ends:
                 continue  # "1. 没有错": the label's verdict
-            verdict = _verdict_at(text, m.end())
+            verdict = _verdict_at(text, m.end(), hedged=pattern is _NONE)
             if verdict is None:
                 continue
             value, end = verdict
             if pattern is _NONE:
                 subject = m["subject"].strip(" 的中当里")
-                if not (subject or m["some"] or text[end : end + 1] == "的"):
+                if not (subject or m["some"] or m["noun"] or text[end : end + 1] == "的"):
                     continue  # "没有错": a negated verdict, no quantifier ("没有正确的" is one)
-                value = not value
+                value = None if value is None else not value
             count = m["count"]
             out.append(Quantified(value, m.start(), end, others, _TWO.get(count) or number(count) if count else None))
     return sorted(out, key=lambda q: q.start)
 
 
-def _verdict_at(text: str, at: int) -> tuple[bool, int] | None:
-    """The verdict that starts at ``at``, read alone (a 没有 before it belongs to the quantifier), and its end."""
+def _verdict_at(text: str, at: int, hedged: bool) -> tuple[bool | None, int] | None:
+    """The verdict that starts at ``at``, read alone (a 没有 before it belongs to the quantifier), and its end; with
+    ``hedged``, ``None`` for a verdict word a few characters on ("完全正确", "一定正确"): a hedge to deny."""
     tail = text[at : at + 24]
     found = verdicts(tail, 0, len(tail), frozenset())
-    if not found or found[0].start != 0:
-        return None
-    return found[0].value, at + found[0].end
+    if found and found[0].start == 0:
+        return found[0].value, at + found[0].end
+    if hedged and found and found[0].start <= 4 and not re.search(r"[^\w ]", tail[: found[0].start]):
+        return None, at + found[0].end
+    return None

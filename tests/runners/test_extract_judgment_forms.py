@@ -149,6 +149,10 @@ ALL_TRUE, ALL_FALSE = [True] * 4, [False] * 4
         ("综上所述，这四个说法都是正确的。", ALL_TRUE),
         ("上述说法均不正确，理由如下：质数2是偶数……", ALL_FALSE),
         ("1. 错误\n2. 错误\n3. 错误\n4. 错误\n所以以上说法都是错误的。", ALL_FALSE),  # agreeing verdicts
+        ("没有说法是正确的。", ALL_FALSE),
+        ("以上说法中，没有一个是正确的。", ALL_FALSE),
+        ("这些说法都不是正确的。", ALL_FALSE),
+        ("答案：都对", ALL_TRUE),
     ],
 )
 def test_a_verdict_for_all_statements_goes_to_each(output: str, verdicts: list[bool]) -> None:
@@ -177,6 +181,8 @@ def test_a_verdict_for_all_statements_of_one(output: str, verdict: bool) -> None
         "第一个说法没有错。",  # one statement's verdict, no quantifier
         "①③都正确。",  # a group, not all
         "其中没有一个是错误的吗？",
+        "没有一个说法是完全正确的。",  # a hedge denied: no verdict (its 正确 was T)
+        "没有一个说法是一定正确的。",
     ],
 )
 def test_a_verdict_for_all_statements_that_is_unclear_leaves_it_unparsed(output: str) -> None:
@@ -193,6 +199,13 @@ def test_a_verdict_for_all_statements_that_is_unclear_leaves_it_unparsed(output:
         ("②④错误，其余的说法是对的。", TFTF),
         ("第1个说法正确，其余三个说法都是错误的。", [True, False, False, False]),
         ("第2个说法错误，其他说法都正确。", [True, False, True, True]),
+        ("①③正确。其余的不正确。", TFTF),
+        ("第一个说法正确，第二个说法错误，其余两个说法也都是错误的。", [True, False, False, False]),
+        # each discussed, then a summary: the others are those its line does not name
+        (
+            "1. 正确。\n2. 错角不一定相等，错误。\n3. 错误。\n4. 正确。\n综上，①④正确，其余错误。",
+            [True, False, False, True],
+        ),
         ("1和3对，剩下的都错", TFTF),
         # "the other one": the one statement not named (unparsed before, with those named)
         ("第1个说法正确，第3个说法错误，第2个说法错误，另外一个说法正确", [True, False, False, True]),
@@ -209,6 +222,7 @@ def test_the_others_are_the_statements_not_named(output: str, verdicts: list[boo
         "①②③④正确，其余错误。",  # no statement is left to the others
         "①正确，其余两个说法错误。",  # three are left, not two
         "①③正确，其余错误，④正确。",  # ④ given two verdicts
+        "1. 正确\n2. 正确\n3. 错误\n4. 正确\n综上，①④正确，其余错误。",  # ② was 正确
         "其余错误，①③正确。",  # the others of none named before them
         "①③正确，其余错误，其他正确。",
         "其余错误。",  # no statement named: the others are all of them or none
@@ -218,3 +232,8 @@ def test_the_others_are_the_statements_not_named(output: str, verdicts: list[boo
 def test_the_others_that_leave_a_statement_unclear_leave_it_unparsed(output: str) -> None:
     found = extract(FOUR, output)
     assert (found.status, found.answer) == ("unparsed", None), (output, found)
+
+
+def test_a_hedge_denied_for_one_statement_is_none() -> None:
+    """ "没有一个说法是完全正确的" read its 正确 as T: the opposite of what it says."""
+    assert extract(ONE, "没有一个说法是完全正确的。").status == "unparsed"
