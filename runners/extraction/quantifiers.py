@@ -19,19 +19,21 @@ from typing import NamedTuple
 from runners.extraction.verdicts import number, verdicts
 
 _CLAUSE = r"(?<![^\s,.;:!?。、()\[\]])"  # the start, a space, punctuation
-_LEAD = r"(?:(?:所以|因此|因而|故|总之|综上所述|综上|由此可见|可见|即|则)\s*,?\s*)?"
-_WHICH = r"(?:以上|上述|上面|前面|所有|全部|题中|这些|这(?=\s*(?:[一二两三四五六七八九十\d]|几)))?\s*的?\s*"
-_COUNT = r"(?:(?P<count>[一二两三四五六七八九十]|\d{1,2})\s*[个条句项道种]|几个|各个|每个|每一个)?\s*的?\s*"
+_ = r"[ \t]?"  # one space at most between words: runs of optional spaces backtrack without end on a long blank
+_LEAD = rf"(?:(?:所以|因此|因而|故|总之|综上所述|综上|由此可见|可见|即|则),?{_})?"
+_WHICH = rf"(?:(?:以上|上述|上面|前面|所有|全部|题中|这些|这(?={_}(?:[一二两三四五六七八九十\d]|几))){_}的?{_})?"
+_COUNT = rf"(?:(?:(?P<count>[一二两三四五六七八九十]|\d{{1,2}}){_}[个条句项道种]|几个|各个|每个|每一个){_}的?{_})?"
 _NOUN = r"(?:说法|命题|判断|陈述|表述|描述|叙述|做法|观点|句子|句话|小题|题目|选项|它们|二者|两者|三者|四者)"
-_ALL = r"(?:全都|全部都|全部|都|均|全|皆|一律|统统)\s*(?:是|为)?\s*"
+_ALL = rf"(?:全都|全部都|全部|都|均|全|皆|一律|统统){_}(?:(?:是|为){_})?"
 _SOME = r"(?:一个|一条|一项|一句|一种|任何一个|任何|哪个|哪一个|一)"
-_UNIVERSAL = re.compile(rf"{_CLAUSE}{_LEAD}{_WHICH}{_COUNT}{_NOUN}?\s*{_ALL}")
+_UNIVERSAL = re.compile(rf"{_CLAUSE}{_LEAD}{_WHICH}{_COUNT}(?:{_NOUN}{_})?{_ALL}")
 _NONE = re.compile(
-    rf"{_CLAUSE}{_LEAD}(?P<subject>{_WHICH}{_COUNT}{_NOUN}?\s*(?:中|当中|里)?)\s*(?:没有|并没有|无)\s*(?P<some>{_SOME})?"
-    rf"\s*(?P<noun>{_NOUN})?\s*(?:是|为)?\s*"
+    rf"{_CLAUSE}{_LEAD}(?P<subject>{_WHICH}{_COUNT}(?:{_NOUN}{_})?(?:(?:中|当中|里){_})?)(?:没有|并没有|无){_}"
+    rf"(?:(?P<some>{_SOME}){_})?(?:(?P<noun>{_NOUN}){_})?(?:(?:是|为){_})?"
 )
 _OTHERS = re.compile(
-    rf"{_CLAUSE}{_LEAD}(?:其余|其他|其它|剩下|剩余|余下|另外)\s*的?\s*{_COUNT}{_NOUN}?\s*也?\s*(?:{_ALL})?(?:是|为)?\s*"
+    rf"{_CLAUSE}{_LEAD}(?:其余|其他|其它|剩下|剩余|余下|另外){_}(?:的{_})?{_COUNT}(?:{_NOUN}{_})?(?:也{_})?(?:{_ALL})?"
+    rf"(?:(?:是|为){_})?"
 )
 _TWO = {"两": 2}
 
