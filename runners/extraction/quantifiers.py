@@ -19,6 +19,7 @@ from typing import NamedTuple
 from runners.extraction.verdicts import number, verdicts
 
 _CLAUSE = r"(?<![^\s,.;:!?。、()\[\]])"  # the start, a space, punctuation
+_CLAUSE_ENDS = frozenset("\n,.;:!?。、()[]")
 _ = r"[ \t]?"  # one space at most between words: runs of optional spaces backtrack without end on a long blank
 _LEAD = rf"(?:(?:所以|因此|因而|故|总之|综上所述|综上|由此可见|可见|即|则),?{_})?"
 _WHICH = rf"(?:(?:以上|上述|上面|前面|所有|全部|题中|这些|这(?={_}(?:[一二两三四五六七八九十\d]|几))){_}的?{_})?"
@@ -54,7 +55,14 @@ def quantified(text: str, label_ends: frozenset[int]) -> list[Quantified]:
     out = []
     for pattern, others in ((_UNIVERSAL, False), (_NONE, False), (_OTHERS, True)):
         for m in pattern.finditer(text):
-            if len(text[: m.start()].rstrip(" \t:")) in label_ends:
+            blank = at = m.start()
+            while blank and text[blank - 1] in " \t":
+                blank -= 1
+            if blank and text[blank - 1] not in _CLAUSE_ENDS:
+                continue  # "因而 $$A、B、D$$ 均错误": a masked formula's spaces before it, no clause start
+            while at and text[at - 1] in " \t:":
+                at -= 1
+            if at in label_ends:
                 continue  # "1. 没有错": the label's verdict
             verdict = _verdict_at(text, m.end(), hedged=pattern is _NONE)
             if verdict is None:

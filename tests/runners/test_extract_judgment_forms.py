@@ -243,3 +243,9 @@ def test_a_long_blank_before_a_verdict_for_all_is_read() -> None:
     """A masked formula leaves a run of spaces; optional spaces between the quantifier's words backtracked on it
     (50 spaces took 4 s, 300 would not end)."""
     assert extract(FOUR, " " * 300 + "\n以上说法都正确。").answer == ALL_TRUE
+
+
+def test_a_masked_formula_before_a_verdict_for_some_is_no_clause_start() -> None:
+    """A CK12 analysis: "因而 $$\\rm A、B、D$$ 均错误" names three statements in a formula; its blank is no start of a
+    clause, so 均错误 is no verdict for all."""
+    assert extract(FOUR, "因而 $$\\rm A、B、D$$ 均错误。").answer != ALL_FALSE
