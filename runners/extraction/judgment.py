@@ -5,6 +5,9 @@ correct/incorrect/wrong, negated (不是错误的, 并非正确, 没错: the ver
 verdict position (not "正确的做法是", "纠正错误", "3×4=12"; see :mod:`runners.extraction.verdicts`).
 They are read, in order of preference:
 
+0. ``all``: a verdict for all the statements ("以上说法都正确", "没有一个说法是正确的": each false) goes to each,
+   where no other verdict of the answer disagrees (:mod:`runners.extraction.quantifiers`); "the others" ("①③正确，
+   其余错误") go to the statements not named before them, in ``numbered``;
 1. ``numbered``: each verdict goes to the statement whose label comes last before it, in whatever order the
    answer discusses them ("1. 对 2. 错", "(1)√(2)×", "①错③对②对", "第3个说法错误，第1个说法正确", "说法三错误",
    "A. 错误"; labels: :mod:`runners.extraction.verdicts`); a group's verdict goes to each statement of it ("①③正确",
@@ -34,6 +37,7 @@ import re
 from bisect import bisect_right
 
 from runners.extraction.markers import ANSWERS_ARE_COLON
+from runners.extraction.quantifiers import Quantified, quantified
 from runners.extraction.text import Found, View
 from runners.extraction.verdicts import Label, labels, verdicts
 
@@ -88,13 +92,27 @@ def _read(text: str, raw: str, begin: int, statements: int, runs: list[tuple[int
     there, relative to ``begin``."""
     segment = text[begin:]
     marks = labels(segment, raw[begin:])
+    label_ends = frozenset(label.end for label in marks)
     compacts = sorted([m.span() for m in _COMPACT.finditer(segment)] + runs)
+    quantifiers = quantified(segment, label_ends)
     found = [
         verdict
-        for verdict in _verdicts(segment, compacts, frozenset(label.end for label in marks))
+        for verdict in _verdicts(segment, compacts, label_ends)
         if not any(label.start <= verdict[1] < label.end for label in marks)  # "F. 错误": F is statement F's label
+        and not any(q.start <= verdict[1] < q.end for q in quantifiers)  # read with its quantifier below
     ]
-    numbered = _numbered(marks, found, statements)
+    alls = [q for q in quantifiers if not q.others]
+    if alls:
+        return _all(alls, found, len(alls) < len(quantifiers), statements, begin)
+    # "其余错误": where the others' verdicts start, the count each names, and where their line starts
+    others = {q.start: (q.counted, segment.rfind("\n", 0, q.start) + 1) for q in quantifiers}
+    found += [(q.value, q.start, q.end) for q in quantifiers if q.value is not None]  # the others', never None
+    found = sorted(found, key=lambda verdict: verdict[1])
+    numbered = _numbered(
+        marks, found, statements, {i: others[at] for i, (_, at, _) in enumerate(found) if at in others}
+    )
+    if others and not isinstance(numbered, list):
+        return None  # the others of no statement named, or of all of them
     if isinstance(numbered, list):
         spans = [found[i] for i in numbered]
         return Found(
@@ -124,16 +142,37 @@ def _read(text: str, raw: str, begin: int, statements: int, runs: list[tuple[int
     return None
 
 
+def _all(
+    alls: list[Quantified], found: list[tuple[bool, int, int]], others: bool, statements: int, begin: int
+) -> Found | None:
+    """Every statement's verdict from a quantifier over them all ("以上说法都正确", "没有一个说法是正确的"), where
+    no other verdict of the answer (``found``), no "the others" and no count but the statements' says otherwise."""
+    values: set[bool | None] = {q.value for q in alls} | {value for value, _, _ in found}
+    if others or None in values or len(values) != 1 or any(q.counted not in (None, statements) for q in alls):
+        return None
+    return Found([bool(values.pop())] * statements, begin + alls[0].start, begin + alls[-1].end, "all")
+
+
 _UNREAD = "unread"
 
 
-def _numbered(marks: list[Label], found: list[tuple[bool, int, int]], statements: int) -> list[int] | str | None:
+def _numbered(
+    marks: list[Label],
+    found: list[tuple[bool, int, int]],
+    statements: int,
+    others: dict[int, tuple[int | None, int]],
+) -> list[int] | str | None:
     """Each verdict goes to the label before it: the index in ``found`` of each statement's first verdict, in
     statement order; :data:`_UNREAD` where labelled verdicts are not exactly one per statement (a number missing,
-    beyond the statements, or given two verdicts); ``None`` where no verdict follows a label."""
+    beyond the statements, or given two verdicts); ``None`` where no verdict follows a label. ``others``: the
+    indexes in ``found`` of the verdicts for the statements not named before them ("①③正确，其余错误"), on their
+    line where it names any ("1. 正确 … 4. 正确\n综上，①④正确，其余错误"), and for each the count it names, if any,
+    and where its line starts: they must name one or more statements, as many as the count."""
     given: dict[int, list[int]] = {}
     starts = [label.start for label in marks]
     for index, (_, at, _) in enumerate(found):
+        if index in others:
+            continue
         label = bisect_right(starts, at) - 1
         while label >= 0:  # the label's verdict, and its group's ("①③正确": ① and ③)
             given.setdefault(marks[label].number, []).append(index)
@@ -145,6 +184,16 @@ def _numbered(marks: list[Label], found: list[tuple[bool, int, int]], statements
         # Numbers past the statements' after all of theirs ("1. F … 4. F 5. F" for four): the list went on, as
         # the release's evaluator also reads it (the first n). Before or among them they leave it unread.
         given = {number: indexes for number, indexes in given.items() if number <= statements}
+    if others:  # one named after them too has two verdicts ("①③正确，其余错误，④正确")
+        first = min(others)
+        at, line = found[first][1], others[first][1]
+        before = {n for n, indexes in given.items() if any(line <= found[i][1] < at for i in indexes)}
+        before = before or {n for n, indexes in given.items() if any(i < first for i in indexes)}
+        rest = [n for n in range(1, statements + 1) if n not in before]
+        if not rest or any(count not in (None, len(rest)) for count, _ in others.values()):
+            return _UNREAD
+        for n in rest:
+            given.setdefault(n, []).extend(others)
     agreed = all(len({found[i][0] for i in indexes}) == 1 for indexes in given.values())
     if agreed and sorted(given) == list(range(1, statements + 1)):
         return [given[n][0] for n in range(1, statements + 1)]

@@ -124,3 +124,128 @@ def test_multiplied_numbers_are_no_group() -> None:
     was F."""
     output = "假设用$$2\\times 2$$及$$3\\times 3$$的正方形地板砖可以铺满，矛盾．所以都不能铺满．"
     assert extract(ONE, output).status == "unparsed"
+
+
+# One verdict for all the statements (judgment audit 3): a quantifier over them ("以上说法都正确", "全都错误") gives
+# each statement that verdict, a negated one ("没有一个说法是正确的") each the opposite, when nothing else in the
+# answer gives a statement another verdict. "没有一个说法是正确的" was T (its 正确), "没有一个是错误的" F.
+ALL_TRUE, ALL_FALSE = [True] * 4, [False] * 4
+
+
+@pytest.mark.parametrize(
+    ("output", "verdicts"),
+    [
+        ("没有一个说法是正确的。", ALL_FALSE),
+        ("以上说法都不正确。", ALL_FALSE),
+        ("全都错误。", ALL_FALSE),
+        ("以上说法都正确。", ALL_TRUE),
+        ("四个说法全对。", ALL_TRUE),
+        ("均正确。", ALL_TRUE),
+        ("所有说法都是错误的。", ALL_FALSE),
+        ("没有正确的。", ALL_FALSE),
+        ("没有一个是错误的。", ALL_TRUE),
+        ("以上说法都没有错。", ALL_TRUE),
+        ("以上四个说法中没有一个是对的。", ALL_FALSE),
+        ("综上所述，这四个说法都是正确的。", ALL_TRUE),
+        ("上述说法均不正确，理由如下：质数2是偶数……", ALL_FALSE),
+        ("1. 错误\n2. 错误\n3. 错误\n4. 错误\n所以以上说法都是错误的。", ALL_FALSE),  # agreeing verdicts
+        ("没有说法是正确的。", ALL_FALSE),
+        ("以上说法中，没有一个是正确的。", ALL_FALSE),
+        ("这些说法都不是正确的。", ALL_FALSE),
+        ("答案：都对", ALL_TRUE),
+    ],
+)
+def test_a_verdict_for_all_statements_goes_to_each(output: str, verdicts: list[bool]) -> None:
+    found = extract(FOUR, output)
+    assert (found.status, found.answer) == ("ok", verdicts), (output, found)
+
+
+@pytest.mark.parametrize(
+    ("output", "verdict"),
+    [("没有一个说法是正确的。", False), ("没有一个是错误的。", True), ("以上说法都是对的。", True)],
+)
+def test_a_verdict_for_all_statements_of_one(output: str, verdict: bool) -> None:
+    found = extract(ONE, output)
+    assert (found.status, found.answer) == ("ok", [verdict]), (output, found)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "以上说法都正确。第二个说法错误。",  # another verdict for a statement: unclear, never one of them
+        "1. 正确 2. 错误 3. 错误 4. 正确\n以上说法都不正确。",
+        "以上说法都正确，没有一个是正确的。",
+        "三个说法都正确。",  # three of four
+        "以上说法不都正确。",  # not all: a hedge
+        "以上说法并非都是错误的。",
+        "第一个说法没有错。",  # one statement's verdict, no quantifier
+        "①③都正确。",  # a group, not all
+        "其中没有一个是错误的吗？",
+        "没有一个说法是完全正确的。",  # a hedge denied: no verdict (its 正确 was T)
+        "没有一个说法是一定正确的。",
+    ],
+)
+def test_a_verdict_for_all_statements_that_is_unclear_leaves_it_unparsed(output: str) -> None:
+    found = extract(FOUR, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
+
+
+# "The others" (其余, 其他, 剩下的) name the statements no label names (judgment audit 3).
+@pytest.mark.parametrize(
+    ("output", "verdicts"),
+    [
+        ("①③正确，其余错误。", TFTF),
+        ("①③正确，其他都错。", TFTF),
+        ("②④错误，其余的说法是对的。", TFTF),
+        ("第1个说法正确，其余三个说法都是错误的。", [True, False, False, False]),
+        ("第2个说法错误，其他说法都正确。", [True, False, True, True]),
+        ("①③正确。其余的不正确。", TFTF),
+        ("第一个说法正确，第二个说法错误，其余两个说法也都是错误的。", [True, False, False, False]),
+        # each discussed, then a summary: the others are those its line does not name
+        (
+            "1. 正确。\n2. 错角不一定相等，错误。\n3. 错误。\n4. 正确。\n综上，①④正确，其余错误。",
+            [True, False, False, True],
+        ),
+        ("1和3对，剩下的都错", TFTF),
+        # "the other one": the one statement not named (unparsed before, with those named)
+        ("第1个说法正确，第3个说法错误，第2个说法错误，另外一个说法正确", [True, False, False, True]),
+    ],
+)
+def test_the_others_are_the_statements_not_named(output: str, verdicts: list[bool]) -> None:
+    found = extract(FOUR, output)
+    assert (found.status, found.answer) == ("ok", verdicts), (output, found)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "①②③④正确，其余错误。",  # no statement is left to the others
+        "①正确，其余两个说法错误。",  # three are left, not two
+        "①③正确，其余错误，④正确。",  # ④ given two verdicts
+        "1. 正确\n2. 正确\n3. 错误\n4. 正确\n综上，①④正确，其余错误。",  # ② was 正确
+        "其余错误，①③正确。",  # the others of none named before them
+        "①③正确，其余错误，其他正确。",
+        "其余错误。",  # no statement named: the others are all of them or none
+        "以上说法都正确，其余错误。",
+    ],
+)
+def test_the_others_that_leave_a_statement_unclear_leave_it_unparsed(output: str) -> None:
+    found = extract(FOUR, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
+
+
+def test_a_hedge_denied_for_one_statement_is_none() -> None:
+    """ "没有一个说法是完全正确的" read its 正确 as T: the opposite of what it says."""
+    assert extract(ONE, "没有一个说法是完全正确的。").status == "unparsed"
+
+
+def test_a_long_blank_before_a_verdict_for_all_is_read() -> None:
+    """A masked formula leaves a run of spaces; optional spaces between the quantifier's words backtracked on it
+    (50 spaces took 4 s, 300 would not end)."""
+    assert extract(FOUR, " " * 300 + "\n以上说法都正确。").answer == ALL_TRUE
+
+
+def test_a_masked_formula_before_a_verdict_for_some_is_no_clause_start() -> None:
+    """A CK12 analysis: "因而 $$\\rm A、B、D$$ 均错误" names three statements in a formula; its blank is no start of a
+    clause, so 均错误 is no verdict for all."""
+    assert extract(FOUR, "因而 $$\\rm A、B、D$$ 均错误。").answer != ALL_FALSE

@@ -341,7 +341,7 @@ def test_judgment_numbered_verdicts_go_to_the_statement_they_name(output: str, v
         "①正确，③错误，②错误，最后一个正确",  # ④ never named: the fourth verdict is not read by its place
         "①正确 ②错误 ③错误 ④正确\n再想想：①错误",  # ① named twice with two verdicts
         "①正确 ⑤错误 ②错误 ③错误 ④正确",  # a fifth statement among the four
-        "第1个说法正确，第3个说法错误，第2个说法错误，另外一个说法正确",
+        "第1个说法正确，第3个说法错误，第2个说法错误，另外两个说法正确",  # one is left, not two
     ],
 )
 def test_judgment_numbered_verdicts_not_one_per_statement_stay_unparsed(output: str) -> None:
