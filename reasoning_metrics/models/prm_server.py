@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -37,6 +36,7 @@ from kg.errors import InputError, SettingError
 from reasoning_metrics.models.prm_format import PRM_SEPARATOR, prm_messages
 from runners.backends._base_url import strip_endpoint
 from runners.backends._http import RequestFailed, post_json
+from runners.backends._pool import mapped
 from runners.backends.openai import OpenAIBackend, environment_base_url
 
 SERVE_HINT = "vllm serve MODEL --runner pooling"
@@ -116,10 +116,8 @@ class ServedPRM:
 
     def step_probabilities(self, solutions: Sequence[tuple[str, Sequence[str]]]) -> list[list[float] | None]:
         """P(correct) per step of each solution (``None``: longer than the server's ``max_model_len``)."""
-        if len(solutions) <= 1 or self.api.concurrency == 1:
-            return [self._score(problem, steps) for problem, steps in solutions]
-        with ThreadPoolExecutor(max_workers=min(self.api.concurrency, len(solutions))) as pool:
-            return list(pool.map(lambda solution: self._score(*solution), solutions))
+        # as the chat backend sends its requests: a stop does not wait for the ones the server still holds
+        return mapped(lambda solution: self._score(*solution), solutions, self.api.concurrency)
 
     def token_ids(self, problem: str, steps: Sequence[str]) -> list[int]:
         """The model card's input as the server renders it: the chat through its own template and tokenizer."""
