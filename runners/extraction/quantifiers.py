@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from runners.extraction.verdicts import number, verdicts
+from runners.extraction.verdicts import after_label, number, verdicts
 
 _CLAUSE = r"(?<![^\s,.;:!?。、()\[\]])"  # the start, a space, punctuation
 _CLAUSE_ENDS = frozenset("\n,.;:!?。、()[]")
@@ -36,7 +36,6 @@ _OTHERS = re.compile(
     rf"{_CLAUSE}{_LEAD}(?:其余|其他|其它|剩下|剩余|余下|另外){_}(?:的{_})?{_COUNT}(?:{_NOUN}{_})?(?:也{_})?(?:{_ALL})?"
     rf"(?:(?:是|为){_})?"
 )
-_TWO = {"两": 2}
 
 
 class Quantified(NamedTuple):
@@ -60,9 +59,7 @@ def quantified(text: str, label_ends: frozenset[int]) -> list[Quantified]:
                 blank -= 1
             if blank and text[blank - 1] not in _CLAUSE_ENDS:
                 continue  # "因而 $$A、B、D$$ 均错误": a masked formula's spaces before it, no clause start
-            while at and text[at - 1] in " \t:":
-                at -= 1
-            if at in label_ends:
+            if after_label(text, at, label_ends):
                 continue  # "1. 没有错": the label's verdict
             verdict = _verdict_at(text, m.end(), hedged=pattern is _NONE)
             if verdict is None:
@@ -74,7 +71,7 @@ def quantified(text: str, label_ends: frozenset[int]) -> list[Quantified]:
                     continue  # "没有错": a negated verdict, no quantifier ("没有正确的" is one)
                 value = None if value is None else not value
             count = m["count"]
-            out.append(Quantified(value, m.start(), end, others, _TWO.get(count) or number(count) if count else None))
+            out.append(Quantified(value, m.start(), end, others, number(count) if count else None))
     return sorted(out, key=lambda q: q.start)
 
 

@@ -69,7 +69,8 @@ class Label(NamedTuple):
     joined: bool = False  # one group with the label before it ("①③正确", "第1、3个说法正确"): their verdict is its
 
 
-_CHINESE_DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")}
+_CHINESE_DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")} | {"两": 2}
+"""两 counts (两个说法都正确) but names no statement: :data:`_NUMBER` does not read it."""
 _NUMBER = r"\d{1,2}|十?[一二三四五六七八九]|十"
 _BEFORE_LABEL = r"\s,;:。，；、!?()\[\]√✓✔×✗✘✕"  # a label starts a line or follows a space, punctuation, a mark
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
@@ -150,14 +151,15 @@ def verdicts(text: str, start: int, end: int, label_ends: frozenset[int]) -> lis
             negation = _NEGATED.search(before)
             if negation:
                 value, at = not value, at - len(before) + negation.start()
-        labelled = _after_label(text, at, label_ends)
-        counted = text[at - 1 : at] == "个" and _after_label(text, at - 1, label_ends)  # 第2、4个错误: no noun
+        labelled = after_label(text, at, label_ends)
+        counted = text[at - 1 : at] == "个" and after_label(text, at - 1, label_ends)  # 第2、4个错误: no noun
         if _in_position(text, m.group(), m.start(), m.end(), labelled, counted):
             out.append(Verdict(value, at, m.end()))
     return out
 
 
-def _after_label(text: str, at: int, label_ends: frozenset[int]) -> bool:
+def after_label(text: str, at: int, label_ends: frozenset[int]) -> bool:
+    """``at`` follows a statement's label, past blanks and a colon (``label_ends``: where labels end)."""
     before = at
     while before > 0 and text[before - 1] in " \t:":
         before -= 1
