@@ -78,16 +78,6 @@ def report_identity(runs: list[Run], out: Path) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def question_order(graph: KnowledgeGraph, points: dict[str, list[str]] | None = None) -> list[str]:
-    """Question ids in tree order: subject, level-1, level-2 (by name), then id; ``points``: the graph's
-    :meth:`~kg.graph.KnowledgeGraph.questions_by_point`, when the caller has it."""
-    points = graph.questions_by_point() if points is None else points
-    # dict.fromkeys: a question at two places (kg.graph.placements) is in the tree twice, in the order once.
-    return list(
-        dict.fromkeys(qid for _, node in graph.walk() if node.startswith("l2:") for qid in points.get(node, ()))
-    )
-
-
 def _text(raw: str) -> dict[str, str]:
     shown = simplify_latex(raw)
     return {"t": raw} if shown == raw else {"t": raw, "d": shown}
@@ -257,7 +247,9 @@ def build_payload(
 
     points = graph.questions_by_point()
     in_order = [points.get(node, []) for _, node in graph.walk() if node.startswith("l2:")]
-    order = question_order(graph, points)
+    # Question ids in tree order; dict.fromkeys: a question at two places (kg.graph.placements) is in the tree
+    # twice, in the order once.
+    order = list(dict.fromkeys(qid for ids in in_order for qid in ids))
     index = {qid: i for i, qid in enumerate(order)}
     shown = set(detail_ids(in_order, detail_cap()))
     reference: dict[str, tuple[str, ...]] = {}

@@ -88,8 +88,9 @@ def check_replaceable(out: Path) -> None:
         )
     if not any(out.iterdir()):
         return
-    foreign = _foreign_files(out)
-    if is_report(out) and foreign:  # the user's own files, put into a report folder since it was written
+    marked = is_report(out)
+    foreign = _foreign_files(out, marked)
+    if marked and foreign:  # the user's own files, put into a report folder since it was written
         shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
         raise InputError(
             lambda name: (
@@ -97,7 +98,7 @@ def check_replaceable(out: Path) -> None:
                 f"{'it' if len(foreign) == 1 else 'them'} out first, or choose another {name('out')}"
             )
         )
-    if not is_report(out) and foreign != []:
+    if not marked and foreign != []:
         raise InputError(
             f"{out}: holds other files and no report marker ({MARKER}); the report replaces its folder whole, "
             "so it replaces only a folder it wrote: choose a new or empty folder"
@@ -120,10 +121,11 @@ SYSTEM_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 """Files a file browser leaves in a folder it showed: never the user's work, so they do not keep a report in place."""
 
 
-def _foreign_files(folder: Path) -> list[str] | None:
+def _foreign_files(folder: Path, marked: bool) -> list[str] | None:
     """What ``folder`` holds that its report did not write: every file or folder its ``summary.json`` does not list
     (besides :data:`MARKER`, each table's ``.md`` beside its listed ``.csv``, and :data:`SYSTEM_FILES`), in
     order; ``None`` when no ``summary.json`` lists the report's files (then nothing tells a report's own files).
+    ``marked``: the folder carries :data:`MARKER` (:func:`is_report`).
 
     An empty list for a folder without :data:`MARKER` is a report written before the marker existed: replacing
     it loses nothing but that report.
@@ -138,7 +140,7 @@ def _foreign_files(folder: Path) -> list[str] | None:
     listed = {"summary.json", *(str(f) for f in files)} | {
         f"{f[:-4]}.md" for f in files if str(f).startswith("tables/") and str(f).endswith(".csv")
     }
-    if is_report(folder):
+    if marked:
         listed.add(MARKER)
     foreign = []
     for path in sorted(folder.rglob("*")):
