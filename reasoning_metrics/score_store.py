@@ -8,7 +8,6 @@ loses nothing and writes no duplicates.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -55,8 +54,7 @@ def work_cache_path(out: Path, config: ScoreConfig) -> Path:
 def remove_work_cache(path: Path) -> None:
     """Remove a finished job's work cache (:func:`work_cache_path`) and SQLite's files beside it."""
     for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path.with_name(name))
+        path.with_name(name).unlink(missing_ok=True)
 
 
 class ScoreRecord(ChainScores):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import sys
 import time
 from collections import defaultdict
@@ -416,8 +415,7 @@ def _run_locked(
     # The last session's numbers stop describing the run with this session's first record, and a session killed
     # by SIGKILL never writes its own: removed now, so none is read as the run's (this session writes both again).
     for name in (SUMMARY_FILE, RESULTS_FILE):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(options.out / name)
+        (options.out / name).unlink(missing_ok=True)
     _check_weights(kept_header, header)
     kept = store.records()
     done = {r.question_id for r in kept if not (options.retry_failed and r.parse_status == "failed")}
