@@ -69,7 +69,9 @@ RunNoCacheOpt = Annotated[
     typer.Option(
         "--no-cache",
         help="Do not read or write the shared embedding cache. The job still keeps its model outputs beside the "
-        "score file (scores.work-HASH.sqlite) until its last chain is written, so a stopped job resumes them.",
+        "score file (scores.work-HASH.sqlite, with what made it in scores.work-HASH.json) until its last chain is "
+        "written, so a stopped job resumes them; a job with other settings names such files with their size, "
+        "the command that resumes them and how to remove them.",
     ),
 ]
 DetectorsOpt = Annotated[
@@ -281,18 +283,24 @@ def score(
         _print_summary(done.lines, str(done.out))
         _print_step_flags(done.lines, done.out)
         _print_detectors(done.lines)
+        for stale in done.stale:  # never removed unasked: the user may still resume one
+            typer.echo(stale.line(done.out), err=True)
     _exit_if_models_failed(failed_models)
 
 
 def _scored_so_far(out: Path) -> str:
     """What a score job stopped by Ctrl-C left in ``out`` and how to finish it."""
     from reasoning_metrics.score_store import read_score_lines
+    from reasoning_metrics.work_files import glob_escape
 
     try:
-        kept = f"the {sum(1 for _ in read_score_lines(out, skip_torn=True))} chain(s) scored are"
+        scored = sum(1 for _ in read_score_lines(out, skip_torn=True))
+        kept = f"the {scored} chain(s) scored are kept in {out}" if scored else f"no chain was written to {out} yet"
     except (OSError, InputError):
-        kept = "the chains scored are"
-    return f"{kept} kept in {out}; the same command resumes: it scores only the chains not in it"
+        kept = f"the chains scored are kept in {out}"
+    if any(out.parent.glob(f"{glob_escape(out.stem)}.work-*.sqlite")):  # --no-cache: the job's own outputs
+        kept += f", the model outputs computed so far beside it ({out.stem}.work-*.sqlite)"
+    return f"{kept}; the same command resumes: it scores only the chains not in it"
 
 
 def _print_step_flags(records: list[dict[str, Any]], out: Path) -> None:

