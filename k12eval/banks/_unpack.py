@@ -118,48 +118,15 @@ def unpack(archive: Path, target: Path) -> Path:
     return target
 
 
-ABANDONED = re.compile(
-    rf"\.(?:download-(?P<download>\d+)\.zip|unpacking-.+-(?P<unpacking>\d+)|replaced-(?P<name>.+)-(?P<replaced>\d+)"
-    rf"|{re.escape(PULLED_FILE)}\.(?P<pulled>\d+))"
+ABANDONED = (
+    re.compile(r"\.download-(?P<pid>\d+)\.zip"),
+    re.compile(r"\.unpacking-.+-(?P<pid>\d+)"),
+    re.compile(r"\.replaced-(?P<home>.+)-(?P<pid>\d+)"),
+    re.compile(rf"\.{re.escape(PULLED_FILE)}\.(?P<pid>\d+)"),
 )
-"""What a pull writes before it puts a file or folder in place, each named with the pulling process's id."""
-
-
-def remove_abandoned(folder: Path) -> list[str]:
-    """Remove what pulls killed midway (SIGKILL, a power cut) left in a benchmark's ``folder``: a partial download,
-    a half-unpacked archive, an unfinished record; returns their names. A bank a forced pull had moved aside
-    goes back to its place when that is still empty, else it is removed (the place holds a whole copy). Files of
-    a process still running, and names like theirs that are links or of another kind, stay."""
-    from runners.files import process_alive
-
-    removed = []
-    try:
-        entries = sorted(folder.iterdir())
-    except OSError:  # no such folder yet: nothing was pulled into it
-        return []
-    for path in entries:
-        match = ABANDONED.fullmatch(path.name)
-        if match is None or path.is_symlink():
-            continue
-        pid = int(
-            next(
-                group for group in (match["download"], match["unpacking"], match["replaced"], match["pulled"]) if group
-            )
-        )
-        if pid == os.getpid() or process_alive(pid):
-            continue
-        if match["download"] or match["pulled"]:
-            if path.is_file():
-                path.unlink()
-                removed.append(path.name)
-        elif path.is_dir():
-            home = folder / match["name"] if match["name"] else None
-            if home is not None and not os.path.lexists(home):
-                path.rename(home)  # the pull that moved it aside died before its new copy was in place
-                continue
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path.name)
-    return removed
+"""What a pull writes before it puts a file or folder in place, each named with the pulling process's id
+(:func:`runners.leftovers.remove_abandoned` reads them): a download, an unpacking, a bank moved aside by
+``--force``, a record."""
 
 
 def bank_root(unpacked: Path, subpath: str | None = None) -> Path:

@@ -57,6 +57,25 @@ def test_second_pull_does_nothing(site: Path, home: Path, make_catalogue: Any) -
     assert weights.stat().st_mtime_ns == stamp
 
 
+def test_what_a_killed_pull_left_is_removed_and_a_model_moved_aside_goes_back(
+    site: Path, home: Path, make_catalogue: Any
+) -> None:
+    """Before: a pull killed midway left its .staging-NAME-PID folder (up to a model's size) for ever, and one
+    killed between its two renames left the installed model only under .replaced-NAME-PID (workloss item 3)."""
+    catalogue = _copy_model(site, make_catalogue)
+    pull("tiny", offline=True, catalogue=catalogue)
+    models = home / "models"
+    dead = int(subprocess.run(["python3", "-c", "import os; print(os.getpid())"], capture_output=True).stdout)
+    (models / f".staging-other-{dead}").mkdir()
+    (models / f".staging-other-{dead}" / "w.bin").write_bytes(WEIGHTS)
+    (models / "tiny").rename(models / f".replaced-tiny-{dead}")
+
+    again = pull("tiny", offline=True, catalogue=catalogue, runner=fail_runner)
+    assert again.already_installed  # the model moved aside went back: nothing to build
+    assert (models / "tiny" / "w.bin").read_bytes() == WEIGHTS
+    assert not [p for p in models.iterdir() if p.name.startswith(".")]
+
+
 def test_incomplete_folder_is_rebuilt(site: Path, home: Path, make_catalogue: Any) -> None:
     catalogue = _copy_model(site, make_catalogue)
     pull("tiny", offline=True, catalogue=catalogue)
