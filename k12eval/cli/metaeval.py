@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -25,6 +26,22 @@ from runners.files import atomic_write
 app = typer.Typer()
 FLAGS = {"sets": "--lodo"}
 """The settings whose flags ``meta-eval`` names in its own way (:mod:`k12eval.cli._wording`)."""
+
+
+OWN = (
+    "k12eval meta-eval",
+    tuple(
+        re.compile(pattern)
+        for pattern in (
+            r"\A# Meta-evaluation: ",  # the report, Markdown
+            r'\A\{\s*"data": ',  # the report, JSON
+            r"\A# Step flags on first wrong steps",  # --flag-rates, Markdown
+            r'"rule": "points at errors',  # --flag-rates, JSON
+            r"\A\| held-out set \| half \|",  # --lodo
+        )
+    ),
+)
+"""How each file ``meta-eval --out`` writes begins (:func:`k12eval.cli._common.output_file`)."""
 
 
 @app.command("meta-eval", cls=PluginHelp)
@@ -152,7 +169,7 @@ def meta_eval(
     if half not in HALVES:
         raise UserError(f"--half {half!r}: choose one of {', '.join(HALVES)}")
     if out is not None:  # before the work: never over what it reads
-        output_file(out, data, judge_log, combiner, *(lodo or []))
+        output_file(out, data, judge_log, combiner, *(lodo or []), own=OWN)
     if judge_log is not None:
         output_file(judge_log, data, combiner, *(lodo or []), setting="judge_log")
     if lodo:
