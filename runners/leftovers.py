@@ -46,3 +46,16 @@ def remove_abandoned(folder: Path, patterns: Sequence[re.Pattern[str]]) -> list[
             continue
         removed.append(path.name)
     return removed
+
+
+def put_in_place(staging: Path, target: Path) -> None:
+    """Rename the whole folder ``staging`` to ``target``. When another process put its own copy there first (two
+    pulls of one archive or model), that copy stays and ``staging`` is removed: before, the second pull failed
+    with 'Directory not empty' and left its staging folder behind."""
+    try:
+        staging.rename(target)
+    except OSError:
+        if not target.is_dir():
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        shutil.rmtree(staging, ignore_errors=True)

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from kg.errors import InputError
 from runners.files import cache_home
+from runners.leftovers import put_in_place
 
 PULLED_FILE = "pulled.json"
 
@@ -107,14 +108,7 @@ def unpack(archive: Path, target: Path) -> Path:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    try:
-        staging.rename(target)
-    except OSError:
-        if not target.is_dir():
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        # Another pull of the same archive put its copy in place while this one unpacked: the same files, whole.
-        shutil.rmtree(staging, ignore_errors=True)
+    put_in_place(staging, target)  # another pull of the same archive may have put its copy there meanwhile
     return target
 
 

@@ -26,7 +26,7 @@ from k12eval.models._catalogue import Catalogue, CatalogueEntry, load_catalogue
 from k12eval.models._convert import gguf_to_safetensors
 from k12eval.models._offline import Converter, build_offline
 from kg.errors import InputError
-from runners.leftovers import remove_abandoned
+from runners.leftovers import put_in_place, remove_abandoned
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def _commit(staging: Path, target: Path) -> None:
     old = target.with_name(f".replaced-{target.name}-{os.getpid()}")
     if target.exists():
         target.rename(old)
-    staging.rename(target)
+    put_in_place(staging, target)
     shutil.rmtree(old, ignore_errors=True)
 
 
