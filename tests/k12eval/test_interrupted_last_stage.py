@@ -68,13 +68,18 @@ def test_ctrl_c_while_the_run_prints_its_table_says_the_run_is_complete(
     assert _summary(out).session.status == "finished" and _summary(out).all.n == 3
 
 
+def _score_stopped_in(where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]:
+    """A CoT run, and the line ``score`` on it ends with when Ctrl-C comes as ``where`` is called."""
+    run = cot_run(tmp_path / "run")
+    interrupt_in(monkeypatch, where)
+    return run, interrupted_line(invoke("score", str(run), *SCORE))
+
+
 def test_ctrl_c_after_the_last_chain_is_scored_keeps_them_and_the_rerun_scores_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    run = cot_run(tmp_path / "run")
     # After the last record is appended, as the job removes its work file: the last thing it does.
-    interrupt_in(monkeypatch, "reasoning_metrics.run_scoring.remove_work")
-    line = interrupted_line(invoke("score", str(run), *SCORE))
+    run, line = _score_stopped_in("reasoning_metrics.run_scoring.remove_work", tmp_path, monkeypatch)
     assert f"the 4 chain(s) scored are kept in {run / 'scores.jsonl'}" in line and "resumes" in line
     lines = (run / "scores.jsonl").read_text(encoding="utf-8").splitlines()
     assert sorted(json.loads(x)["id"] for x in lines) == sorted(r.question_id for r in RunStore(run).records())
@@ -89,9 +94,7 @@ def test_ctrl_c_after_the_last_chain_is_scored_keeps_them_and_the_rerun_scores_n
 def test_ctrl_c_while_score_prints_its_table_says_scoring_is_complete(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    run = cot_run(tmp_path / "run")
-    interrupt_in(monkeypatch, "k12eval.cli.score._print_summary")
-    line = interrupted_line(invoke("score", str(run), *SCORE))
+    run, line = _score_stopped_in("k12eval.cli.score._print_summary", tmp_path, monkeypatch)
     assert f"scoring is complete: all 4 chain(s) are in {run / 'scores.jsonl'}" in line
 
 
@@ -123,9 +126,11 @@ def test_ctrl_c_at_meta_eval_s_last_stage_says_whether_its_file_is_written(
     chains, out = tmp_path / "chains.jsonl", tmp_path / "meta.md"
     made = invoke("diagnostics", "make", str(SAMPLE), "-o", str(chains))
     assert made.exit_code == 0, made.output
-    out.write_text("上一次的结果\n", encoding="utf-8")
+    meta = ["meta-eval", str(chains), "-f", "chains", "-d", "arithmetic", "--out", str(out)]
+    first = invoke(*meta, "--boot", "10")
+    assert first.exit_code == 0, first.output
+    before = out.read_bytes()  # the last meta-eval's file
     interrupt_in(monkeypatch, stage)
-    line = interrupted_line(invoke("meta-eval", str(chains), "-f", "chains", "-d", "arithmetic", "--boot", "10",
-                                   "--out", str(out)))  # fmt: skip
+    line = interrupted_line(invoke(*meta, "--boot", "20"))
     assert f"{out} is left as it was" in line and "run the same command again" in line
-    assert out.read_text(encoding="utf-8") == "上一次的结果\n"
+    assert out.read_bytes() == before
