@@ -272,11 +272,14 @@ def _kept(out: Path) -> str:
     from runners.store import RunStore
 
     try:
-        answered = f"{len(RunStore(out).done_ids())} answer(s) are"
+        answered = len(RunStore(out).done_ids())
     except (OSError, InputError):  # the folder was refused or never opened: nothing of this session is in it
-        answered = "what was answered is"
+        answered = None
+    if answered == 0:
+        return f"no answer was written to {out} yet; run the same command again"
+    kept = "what was answered is" if answered is None else f"{answered} answer(s) are"
     return (
-        f"{answered} kept in {out}; the same command resumes: it asks the model only for the questions "
+        f"{kept} kept in {out}; the same command resumes: it asks the model only for the questions "
         "without an answer, then writes summary.json"
     )
 

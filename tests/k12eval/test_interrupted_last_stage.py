@@ -134,3 +134,15 @@ def test_ctrl_c_at_meta_eval_s_last_stage_says_whether_its_file_is_written(
     line = interrupted_line(invoke(*meta, "--boot", "20"))
     assert f"{out} is left as it was" in line and "run the same command again" in line
     assert out.read_bytes() == before
+
+
+def test_ctrl_c_before_the_first_answer_says_nothing_was_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "run"
+    interrupt_in(monkeypatch, "runners.run._answer")  # as the model is first asked, the run folder open
+    line = interrupted_line(
+        invoke("run", str(SAMPLE), "-m", "counted", "-b", "counted", "--limit", "2", "-o", str(out))
+    )
+    assert line.endswith(f"no answer was written to {out} yet; run the same command again")
+    assert RunStore(out).records() == []
