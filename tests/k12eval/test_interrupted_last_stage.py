@@ -75,6 +75,7 @@ def _score_stopped_in(where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     return run, interrupted_line(invoke("score", str(run), *SCORE))
 
 
+@pytest.mark.slow
 def test_ctrl_c_after_the_last_chain_is_scored_keeps_them_and_the_rerun_scores_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -91,6 +92,7 @@ def test_ctrl_c_after_the_last_chain_is_scored_keeps_them_and_the_rerun_scores_n
     assert not list(run.glob("scores.work-*"))  # the finished job removed its work file
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_score_prints_its_table_says_scoring_is_complete(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

