@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -221,6 +221,9 @@ class ScoreJob:
     """Records without output (the backend failed), not scored."""
     lines: list[dict[str, Any]]
     """Every record of ``out`` after the job, as written."""
+    stale: list[Any] = field(default_factory=list)
+    """Work files beside ``out`` left by stopped jobs with other settings
+    (:class:`reasoning_metrics.work_files.StaleWork`: size, settings, the command that resumes one)."""
 
 
 def score_job(
@@ -305,7 +308,7 @@ def score_job(
             if on_scored is not None:
                 on_scored(n, job.todo, record)
         lines = [line for _, line in read_score_lines(job.out)]
-    return ScoreJob(job.out, job.todo, job.already, job.no_output, lines)
+    return ScoreJob(job.out, job.todo, job.already, job.no_output, lines, job.stale)
 
 
 @dataclass

@@ -14,7 +14,7 @@ per-step flags and the first suspect step, unless they are turned off.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
@@ -35,8 +35,6 @@ from reasoning_metrics.score_store import (
     judge_log_path,
     make_config,
     open_scores,
-    remove_work_cache,
-    work_cache_path,
 )
 from reasoning_metrics.score_store import ScoreRecord as ScoreRecord
 from reasoning_metrics.scoring import chain_language, iter_scores, load_models, open_cache
@@ -48,6 +46,7 @@ from reasoning_metrics.verify.rules.arithmetic import StepCheck
 from reasoning_metrics.verify.rules.judge import judge_name
 from reasoning_metrics.verify.rules.prm import StepRewardModel
 from reasoning_metrics.verify.scored import DETECTORS, assess_scored, roscoe_detail, scored_solutions
+from reasoning_metrics.work_files import StaleWork, remove_work, stale_work, work_cache_path, write_note
 from runners.backends.base import Backend, SamplingParams
 from runners.bank import run_bank
 from runners.records import HEADER_FILE, MODE_INFO, RECORDS_FILE, RunHeader, RunRecord
@@ -86,6 +85,8 @@ class RunScoring:
     """Chains already in ``out``, skipped."""
     no_output: int
     """Records without output, not scored."""
+    stale: list[StaleWork] = field(default_factory=list)
+    """Work files beside ``out`` that stopped jobs with other settings left (:func:`~.work_files.stale_work`)."""
 
 
 def read_run(run_dir: Path) -> tuple[RunHeader, list[RunRecord]]:
@@ -273,13 +274,19 @@ def score_run(
     problems = {c.id: run.problems[c.id] for _, c in todo}
     nli = _detector_nli(loaded)
 
-    work = work_cache_path(out, config)
+    work = work_cache_path(out, config.model_dump_json())
+    stale = stale_work(out, work)  # under the score file's lock, which every job writing one beside it holds
 
     def records() -> Iterator[ScoreRecord]:
         # Without the shared cache (--no-cache) the job keeps its model outputs in a work file of its own until
         # its last record is written: a job stopped inside a chunk (whose records all come at its end) resumes
         # what it had computed, as it would from the shared cache, and never again does the same work.
-        store = open_cache(cache) or ArrayCache(work, work=True)
+        store = open_cache(cache)
+        if store is None:
+            write_note(
+                work, config.model_dump(mode="json", include={"metrics", "models"})
+            )  # so that a job with other settings can name it
+            store = ArrayCache(work, work=True)
         try:
             scores = iter_scores(
                 [c for _, c in todo],
@@ -320,10 +327,10 @@ def score_run(
         finally:
             if store is not None and store is not cache:
                 store.close()
-        remove_work_cache(work)  # every record is written: nothing is left to resume
+        remove_work(work)  # every record is written: nothing is left to resume
 
     written: Iterator[Any] = append_scores(out, records(), config)
-    return RunScoring(out, written, len(todo), len(run.chains) - len(todo), run.no_output)
+    return RunScoring(out, written, len(todo), len(run.chains) - len(todo), run.no_output, stale)
 
 
 def _with_extras(

@@ -44,19 +44,6 @@ def judge_log_path(out: Path, judge: str, asked: str) -> Path:
     return out.with_name(f"{out.stem}.judge-{slug}-{digest}.jsonl")
 
 
-def work_cache_path(out: Path, config: ScoreConfig) -> Path:
-    """Where a job into ``out`` scored without the shared cache keeps its model outputs until it finishes
-    (``scores.work-HASH.sqlite`` beside it): one file per header, so a job with other models never reads them."""
-    digest = hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:8]
-    return out.with_name(f"{out.stem}.work-{digest}.sqlite")
-
-
-def remove_work_cache(path: Path) -> None:
-    """Remove a finished job's work cache (:func:`work_cache_path`) and SQLite's files beside it."""
-    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
-        path.with_name(name).unlink(missing_ok=True)
-
-
 class ScoreRecord(ChainScores):
     """The scores of one question of a run; ``id`` is the question id."""
 

@@ -12,7 +12,9 @@ that is new, empty or carries its own marker: ``run.json`` for a run (:func:`che
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import re
+import stat
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from kg.errors import InputError, SettingError, Worded
@@ -72,6 +74,38 @@ def check_out_file(out: Path, inputs: Iterable[Path | None], setting: str = "out
             lambda name: f"{out}: is a file of the run folder {target.parent}; choose another {name(setting)}"
         )
     return target
+
+
+HEAD_BYTES = 4096
+"""How much of an existing file :func:`check_own_file` reads to tell whether the command wrote it."""
+
+
+def check_own_file(out: Path, signatures: Sequence[re.Pattern[str]], command: str, setting: str = "out") -> None:
+    """Refuse to replace a file at ``out`` that ``command`` did not write: one whose first :data:`HEAD_BYTES`
+    (UTF-8) match none of ``signatures``, the way each of the command's outputs begins. A report replaces only a
+    folder carrying its marker (``reports.staging``); a command writing one file replaces only its own output, an
+    empty file, or nothing. Before: ``calibrate -o notes.json`` replaced a user's file of that name without a word."""
+    try:
+        info = os.lstat(out)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InputError(f"{out}: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode) or info.st_size == 0:  # a link is replaced, not written through
+        return
+    try:
+        with open(out, "rb") as handle:
+            head = handle.read(HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise InputError(f"{out}: {exc.strerror}") from None
+    if any(signature.search(head) for signature in signatures):
+        return
+    raise InputError(
+        lambda name: (
+            f"{out}: exists and is not a file `{command}` wrote; choose a new file for {name(setting)}, "
+            "or move this one away first"
+        )
+    )
 
 
 def _choose_another(said: str, setting: str) -> Worded:

@@ -40,7 +40,7 @@ METRIC_FLOORS: tuple[tuple[str, ...], ...] = (
     ("reasoning_metrics.scoring", "reasoning_metrics.chain_inputs"),
     ("reasoning_metrics.verify",),
     ("reasoning_metrics.combine",),
-    ("reasoning_metrics.run_scoring", "reasoning_metrics.score_store"),
+    ("reasoning_metrics.run_scoring", "reasoning_metrics.score_store", "reasoning_metrics.work_files"),
     ("reasoning_metrics.metaeval", "reasoning_metrics.diagnostics"),
 )
 """The floors inside ``reasoning_metrics``, from the ground up: core (the pure formulas, the metric table, the

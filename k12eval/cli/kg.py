@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,6 +58,15 @@ class _EchoHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         typer.echo(f"warning: {record.getMessage()}", err=True)
+
+
+EXPORTED = (
+    "k12eval kg export",
+    (re.compile(r'\A\{\s*"directed": '), re.compile(r'\A<\?xml[^\n]*\?>\s*<graphml [\s\S]*attr\.name="kind"')),
+)
+"""How the node-link JSON and the GraphML ``kg export`` writes begin (:func:`k12eval.cli._common.output_file`)."""
+PAIRS = ("k12eval kg overlap", (re.compile(r"\A\ufeff?id,other_id\r?\n"),))
+"""How the pairs file ``kg overlap -o`` writes begins."""
 
 
 @contextmanager
@@ -333,7 +343,7 @@ def export(
     """Export the graph as node-link JSON or GraphML."""
     if out.suffix not in (".json", ".graphml"):
         raise UserError(f"{out}: the output must end in .json or .graphml")
-    output_file(out, path, mapping, taxonomy)
+    output_file(out, path, mapping, taxonomy, own=EXPORTED)
     _, graph = _load(path, fmt, variant, mapping, skip_invalid, taxonomy, split)
     from runners.files import atomic_write
 
@@ -378,7 +388,7 @@ def overlap(
     from runners.files import atomic_write
 
     if out is not None:
-        output_file(out, path, other, mapping, other_mapping)
+        output_file(out, path, other, mapping, other_mapping, own=PAIRS)
     mine, _ = _load(path, fmt, "original", mapping, skip_invalid)
     theirs, _ = _load(other, other_format, "original", other_mapping, skip_invalid)
     found = find_overlap(mine.questions, theirs.questions)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -9,6 +10,7 @@ import typer
 
 from k12eval.cli._combiner_options import MinCorrectOpt
 from k12eval.cli._common import BACKEND_HELP, PluginHelp, UserError, check_counts, guarded, output_file, parse_pairs
+from k12eval.cli._interrupt import file_id, on_interrupt, replaced_since
 from k12eval.cli._strong import (
     JudgeBackendOpt,
     JudgeMaxTokensOpt,
@@ -24,6 +26,22 @@ from runners.files import atomic_write
 app = typer.Typer()
 FLAGS = {"sets": "--lodo"}
 """The settings whose flags ``meta-eval`` names in its own way (:mod:`k12eval.cli._wording`)."""
+
+
+OWN = (
+    "k12eval meta-eval",
+    tuple(
+        re.compile(pattern)
+        for pattern in (
+            r"\A# Meta-evaluation: ",  # the report, Markdown
+            r'\A\{\s*"data": ',  # the report, JSON
+            r"\A# Step flags on first wrong steps",  # --flag-rates, Markdown
+            r'"rule": "points at errors',  # --flag-rates, JSON
+            r"\A\| held-out set \| half \|",  # --lodo
+        )
+    ),
+)
+"""How each file ``meta-eval --out`` writes begins (:func:`k12eval.cli._common.output_file`)."""
 
 
 @app.command("meta-eval", cls=PluginHelp)
@@ -151,7 +169,7 @@ def meta_eval(
     if half not in HALVES:
         raise UserError(f"--half {half!r}: choose one of {', '.join(HALVES)}")
     if out is not None:  # before the work: never over what it reads
-        output_file(out, data, judge_log, combiner, *(lodo or []))
+        output_file(out, data, judge_log, combiner, *(lodo or []), own=OWN)
     if judge_log is not None:
         output_file(judge_log, data, combiner, *(lodo or []), setting="judge_log")
     if lodo:
@@ -187,7 +205,8 @@ def meta_eval(
     if flag_rates:
         _flag_rates(data, fmt, encoder, nli, half, limit, as_json, out, n_boot, seed)
         return
-    with worded(FLAGS):
+    before = file_id(out) if out is not None else None
+    with worded(FLAGS), on_interrupt(lambda: _meta_state(out, before, judge_log)):
         done = api.meta_eval(
             data,
             fmt,
@@ -218,11 +237,27 @@ def meta_eval(
             on_judged=lambda n, total: typer.echo(f"judged {n}/{total} solutions", err=True),
             on_rollouts=rollouts_said,
         )
-    markdown = done.markdown(reason_text)
-    typer.echo(done.json if as_json else markdown, nl=False)
-    if out is not None:  # the Markdown file holds what the terminal shows, --by table included
-        out.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(out, done.json if out.suffix == ".json" else markdown)
+    with on_interrupt(lambda: _meta_state(out, before, judge_log)):
+        markdown = done.markdown(reason_text)
+        typer.echo(done.json if as_json else markdown, nl=False)
+        if out is not None:  # the Markdown file holds what the terminal shows, --by table included
+            out.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(out, done.json if out.suffix == ".json" else markdown)
+
+
+def _meta_state(out: Path | None, before: tuple[int, int] | None, judge_log: Path | None) -> str:
+    """What a meta-eval stopped by Ctrl-C left (``before``: what was at ``out`` when it started)."""
+    if out is not None and replaced_since(out, before):
+        return f"the results are written to {out}"
+    kept = (
+        f"; the judge's answers so far are kept in {judge_log}, which it reads instead of asking again"
+        if judge_log
+        else ""
+    )
+    left = (
+        f"{out} is left as it was (it is replaced whole, or not at all)" if out is not None else "no file was written"
+    )
+    return f"{left}{kept}; run the same command again"
 
 
 def _flag_rates(

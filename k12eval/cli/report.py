@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from k12eval.cli._common import UserError, guarded
+from k12eval.cli._interrupt import file_id, on_interrupt, replaced_since
 
 app = typer.Typer(
     help="Write the audit report of one or more runs: index.html, tables, nodes.csv/.parquet, plots, summary.json.",
@@ -66,19 +67,34 @@ def report(
 
     if k < 1:  # before: Hit@0 and Hit@-1 columns of 0 %
         raise UserError(f"--hit-k {k}: give a number of at least 1")
-    result = write_report(
-        run_dirs,
-        out,
-        data,
-        k=k,
-        subject=subject,
-        stage=stage,
-        title=title,
-        plots=plots,
-        xlsx=xlsx,
-        select=select,
-        judgment=None if judgment is None else choose(judgment, JUDGMENT_SCORING, "judgment"),
-    )
+    before = file_id(out)
+    with on_interrupt(lambda: _report_state(out, before)):
+        result = write_report(
+            run_dirs,
+            out,
+            data,
+            k=k,
+            subject=subject,
+            stage=stage,
+            title=title,
+            plots=plots,
+            xlsx=xlsx,
+            select=select,
+            judgment=None if judgment is None else choose(judgment, JUDGMENT_SCORING, "judgment"),
+        )
+    with on_interrupt(f"the report is written: {out / 'index.html'}"):
+        _print_result(result, out)
+
+
+def _report_state(out: Path, before: tuple[int, int] | None) -> str:
+    """What a report stopped by Ctrl-C left at ``out`` (``before``: what was there when it started)."""
+    if replaced_since(out, before):
+        return f"the report is written: {out / 'index.html'}"
+    return f"{out} is left as it was (a report replaces its folder whole, or not at all); the same command writes it"
+
+
+def _print_result(result: Any, out: Path) -> None:
+    """The report's warnings and each run's figures, as its summary.json holds them."""
     for warning in result.warnings:
         flag = " (--data PATH)" if getattr(warning, "setting", None) == "data" else ""
         typer.echo(f"warning: {warning}{flag}", err=True)

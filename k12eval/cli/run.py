@@ -12,6 +12,7 @@ import typer
 
 from k12eval.cli._common import PluginHelp, comma_list, guarded, log_to_stderr, parse_pairs
 from k12eval.cli._config import load_config
+from k12eval.cli._interrupt import on_interrupt
 from k12eval.cli._run_options import (
     AsJsonOpt,
     BackendOpt,
@@ -188,11 +189,13 @@ def run(
         _print_dry_run(_with_installed_model(options))
         return
     summary = _answer(options, quiet=quiet, verbose=verbose)
-    if as_json:
-        assert summary.results is not None  # set by every finished run_questions
-        sys.stdout.write(summary.results.model_dump_json(indent=2) + "\n")
-    else:
-        _print_summary(summary)
+    done = f"the run is complete: its {len(summary.records)} answer(s) and summary.json are in {options.out}"
+    with on_interrupt(f"{done}; `k12eval report {options.out}` shows them"):
+        if as_json:
+            assert summary.results is not None  # set by every finished run_questions
+            sys.stdout.write(summary.results.model_dump_json(indent=2) + "\n")
+        else:
+            _print_summary(summary)
     _check_failures(summary, limit_failures)
 
 
@@ -259,11 +262,26 @@ def _answer(options: RunOptions, *, quiet: bool, verbose: bool) -> RunSummary:
     except (KeyboardInterrupt, Terminated) as exc:  # summary.json was written; an error escaping is a bug: traceback
         name = exc.signal_name if isinstance(exc, Terminated) else "KeyboardInterrupt"
         code = 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
-        where = options.out
-        typer.echo(
-            f"error: interrupted ({name}); what was answered is kept in {where}; the same command resumes", err=True
-        )
+        typer.echo(f"error: interrupted ({name}); {_kept(options.out)}", err=True)
         raise typer.Exit(code) from None
+
+
+def _kept(out: Path) -> str:
+    """What a stopped run left in ``out`` and how to finish it (the stop may have come while the summary was
+    written, after the last answer)."""
+    from runners.store import RunStore
+
+    try:
+        answered = len(RunStore(out).done_ids())
+    except (OSError, InputError):  # the folder was refused or never opened: nothing of this session is in it
+        answered = None
+    if answered == 0:
+        return f"no answer was written to {out} yet; run the same command again"
+    kept = "what was answered is" if answered is None else f"{answered} answer(s) are"
+    return (
+        f"{kept} kept in {out}; the same command resumes: it asks the model only for the questions "
+        "without an answer, then writes summary.json"
+    )
 
 
 def _with_installed_model(options: RunOptions) -> RunOptions:

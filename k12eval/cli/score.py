@@ -14,6 +14,7 @@ from k12eval.api import SCORE_BATCH_SIZE
 from k12eval.cli import _strong as strong
 from k12eval.cli._common import METRICS_HELP, PluginHelp, UserError, guarded, parse_pairs
 from k12eval.cli._config import load_config
+from k12eval.cli._interrupt import on_interrupt
 from k12eval.cli._score_models import ModelForOpt, check_models, metric_models, role_models
 from k12eval.cli._strong import PrmBackendOpt, PrmOpt, PrmOptionOpt
 from k12eval.cli._wording import encoder_warnings_to_stderr, reason_text, worded
@@ -68,7 +69,9 @@ RunNoCacheOpt = Annotated[
     typer.Option(
         "--no-cache",
         help="Do not read or write the shared embedding cache. The job still keeps its model outputs beside the "
-        "score file (scores.work-HASH.sqlite) until its last chain is written, so a stopped job resumes them.",
+        "score file (scores.work-HASH.sqlite, with what made it in scores.work-HASH.json) until its last chain is "
+        "written, so a stopped job resumes them; a job with other settings names such files with their size, "
+        "the command that resumes them and how to remove them.",
     ),
 ]
 DetectorsOpt = Annotated[
@@ -215,6 +218,7 @@ def score(
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.api import score_job
     from k12eval.models.loading import ModelChoice, load_backend, load_prm
+    from reasoning_metrics.score_store import SCORES_FILE
     from runners.options import choose
     from runners.records import HEADER_FILE
     from runners.selection import SELECTIONS
@@ -252,7 +256,8 @@ def score(
         if n % 100 == 0 or n == todo:
             report[0](n)
 
-    with worded(FLAGS):
+    target = out if out is not None else run_dir / SCORES_FILE
+    with worded(FLAGS), on_interrupt(lambda: _scored_so_far(target)):
         done = score_job(
             run_dir,
             out=out,
@@ -274,10 +279,28 @@ def score(
             on_scored=scored,
             budget_s=chain_budget,
         )
-    _print_summary(done.lines, str(done.out))
-    _print_step_flags(done.lines, done.out)
-    _print_detectors(done.lines)
+    with on_interrupt(f"scoring is complete: all {len(done.lines)} chain(s) are in {done.out}"):
+        _print_summary(done.lines, str(done.out))
+        _print_step_flags(done.lines, done.out)
+        _print_detectors(done.lines)
+        for stale in done.stale:  # never removed unasked: the user may still resume one
+            typer.echo(stale.line(done.out), err=True)
     _exit_if_models_failed(failed_models)
+
+
+def _scored_so_far(out: Path) -> str:
+    """What a score job stopped by Ctrl-C left in ``out`` and how to finish it."""
+    from reasoning_metrics.score_store import read_score_lines
+    from reasoning_metrics.work_files import glob_escape
+
+    try:
+        scored = sum(1 for _ in read_score_lines(out, skip_torn=True))
+        kept = f"the {scored} chain(s) scored are kept in {out}" if scored else f"no chain was written to {out} yet"
+    except (OSError, InputError):
+        kept = f"the chains scored are kept in {out}"
+    if any(out.parent.glob(f"{glob_escape(out.stem)}.work-*.sqlite")):  # --no-cache: the job's own outputs
+        kept += f", the model outputs computed so far beside it ({out.stem}.work-*.sqlite)"
+    return f"{kept}; the same command resumes: it scores only the chains not in it"
 
 
 def _print_step_flags(records: list[dict[str, Any]], out: Path) -> None:

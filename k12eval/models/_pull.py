@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -25,6 +26,7 @@ from k12eval.models._catalogue import Catalogue, CatalogueEntry, load_catalogue
 from k12eval.models._convert import gguf_to_safetensors
 from k12eval.models._offline import Converter, build_offline
 from kg.errors import InputError
+from runners.leftovers import put_in_place, remove_abandoned
 
 
 @dataclass(frozen=True)
@@ -43,12 +45,17 @@ def _offline_hint(ref: str, entry: CatalogueEntry | None) -> str:
     return "no PyPI package carries this model: it needs the hub, or pass a local folder as the model"
 
 
+ABANDONED = (re.compile(r"\.staging-.+-(?P<pid>\d+)"), re.compile(r"\.replaced-(?P<home>.+)-(?P<pid>\d+)"))
+"""A pull's folder before it is whole, and an installed model it moved aside to replace
+(:func:`runners.leftovers.remove_abandoned`)."""
+
+
 def _commit(staging: Path, target: Path) -> None:
     """Move the finished folder into place, replacing an older one only once the new one is complete."""
     old = target.with_name(f".replaced-{target.name}-{os.getpid()}")
     if target.exists():
         target.rename(old)
-    staging.rename(target)
+    put_in_place(staging, target)
     shutil.rmtree(old, ignore_errors=True)
 
 
@@ -109,6 +116,8 @@ def pull(
         raise InputError(f"unknown model {ref!r}: not in the catalogue ({known}) and not a hub id (org/name)")
     base = models_dir(root)
     target = base / name
+    for gone in remove_abandoned(base, ABANDONED):
+        report(f"removed {base / gone}, left by a pull that was killed midway")
     current = read_manifest(target)
     if current is not None and not force and is_complete(target, current):
         return PullResult(path=target, manifest=current, already_installed=True)

