@@ -372,13 +372,12 @@ def write_report(
 
 
 def runs_judgment_rule(runs: list[Any]) -> JudgmentScoring:
-    """The judgment rule the runs' protocols name (``run.json``'s ``protocol.judgment_rule``); runs made
-    before it was recorded follow :data:`runners.protocol.DEFAULT_JUDGMENT_RULE`. Runs naming different
-    rules are refused: give ``--judgment``."""
+    """The judgment rule the runs' protocols name (:func:`runners.counting.header_judgment_rule`, as ``run``'s
+    summary reads it). Runs naming different rules are refused: give ``--judgment``."""
     from kg.errors import InputError
-    from runners.counting import DEFAULT_JUDGMENT_RULE, judgment_rule
+    from runners.counting import header_judgment_rule
 
-    named = {(run.header.protocol or {}).get("judgment_rule", DEFAULT_JUDGMENT_RULE) for run in runs}
+    named = {header_judgment_rule(run.header) for run in runs}
     if len(named) > 1:
         differ = ", ".join(sorted(named))
         raise InputError(
@@ -388,7 +387,7 @@ def runs_judgment_rule(runs: list[Any]) -> JudgmentScoring:
             )
         )
     (rule,) = named
-    return judgment_rule(rule, "protocol.judgment_rule")
+    return rule
 
 
 @contextlib.contextmanager
