@@ -105,18 +105,12 @@ def _run_line(run: dict[str, Any], counted: str) -> str:
             f"{run['id']}: {run['n']} scored{rule_used}, accuracy {shown}, {unparsed}; "
             f"{run['asked']} of {run['in_bank']} questions asked"
         )
-    release, ours = gaokao["gaokao-release"], gaokao["k12eval"]
+    from runners.gaokao_score import ScoreRate, points_text
 
-    def points(rate: dict[str, Any]) -> str:
-        return (
-            f"{rate['earned']:g}/{rate['possible']:g} points = {100 * rate['rate']:.1f}%"
-            if rate["rate"] is not None
-            else "—"
-        )
-
-    interval = f" ({100 * release['low']:.1f}%-{100 * release['high']:.1f}%)" if release["low"] is not None else ""
+    release, ours = (ScoreRate.model_validate(gaokao[name]) for name in ("gaokao-release", "k12eval"))
     return (
-        f"{run['id']}: GAOKAO-Bench scoring rate {points(release)}{interval} by the release's scorer, "
-        f"{points(ours)} by k12eval's extraction; {run['n']} record(s) ({release['questions']} question(s)) scored, "
+        f"{run['id']}: GAOKAO-Bench scoring rate {points_text(release)} by the release's scorer, "
+        f"{points_text(ours, interval=False)} by k12eval's extraction; {run['n']} record(s) "
+        f"({release.questions} question(s)) scored, "
         f"accuracy by record {shown}, {unparsed} of records; {run['asked']} of {run['in_bank']} records asked"
     )
