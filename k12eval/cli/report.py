@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from k12eval.cli._common import UserError, guarded
+
+if TYPE_CHECKING:
+    from runners.gaokao_score import GaokaoScores
 
 app = typer.Typer(
     help="Write the audit report of one or more runs: index.html, tables, nodes.csv/.parquet, plots, summary.json.",
@@ -87,27 +90,27 @@ def report(
     rule = result.summary.get("judgment", "per-statement")
     counted = "judgment " + JUDGMENT_RULE_NAMES[rule][1] if rule in JUDGMENT_RULE_NAMES else str(rule)
     for run in result.summary["runs"]:
-        typer.echo(_run_line(run, counted))
+        typer.echo(_run_line(run, counted, result.gaokao.get(run["id"])))
     typer.echo(f"wrote {out / 'index.html'} and {len(result.files) - 1} other files in {result.summary['seconds']} s")
 
 
-def _run_line(run: dict[str, Any], counted: str) -> str:
+def _run_line(run: dict[str, Any], counted: str, gaokao: GaokaoScores | None) -> str:
     """One run's figures as summary.json holds them; a run of GAOKAO-Bench's records alone heads with its points
-    (the paper's unit) and calls its records records (one can hold 20 questions)."""
+    (the paper's unit, from its unrounded ``gaokao``, as ``run`` prints them) and calls its records records (one
+    can hold 20 questions)."""
     # From the counts, not summary.json's acc_micro (rounded to 4 digits: 253/1202 = 21.05 % printed 21.1 %).
     shown = f"{100 * run['correct'] / run['n']:.1f}%" if run.get("n") else "—"
     # The judgment rule is named only where it counted: a run that asked no judgment question has none.
     rule_used = f" ({counted})" if run.get("judgment_asked") else ""
     unparsed = f"unparsed {100 * (run['unparsed_rate'] or 0):.1f}%"
-    gaokao = run.get("gaokao")
-    if run.get("unit") != "records" or not gaokao:
+    if run.get("unit") != "records" or gaokao is None:
         return (
             f"{run['id']}: {run['n']} scored{rule_used}, accuracy {shown}, {unparsed}; "
             f"{run['asked']} of {run['in_bank']} questions asked"
         )
-    from runners.gaokao_score import ScoreRate, points_text
+    from runners.gaokao_score import points_text
 
-    release, ours = (ScoreRate.model_validate(gaokao[name]) for name in ("gaokao-release", "k12eval"))
+    release, ours = (gaokao.graders[name].overall for name in ("gaokao-release", "k12eval"))
     return (
         f"{run['id']}: GAOKAO-Bench scoring rate {points_text(release)} by the release's scorer, "
         f"{points_text(ours, interval=False)} by k12eval's extraction; {run['n']} record(s) "
