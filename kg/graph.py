@@ -62,36 +62,28 @@ def question_id(qid: str) -> str:
     return f"q:{qid}"
 
 
-def node_ids(question: Question) -> dict[str, str]:
-    """The graph node ids of a question and its ancestors, keyed by kind."""
-    k = question.knowledge
+def place_ids(subject: str, level1: str, level2: str) -> dict[str, str]:
+    """The node ids of a place (a subject, its level-1 and its level-2 point), keyed by kind."""
     return {
-        "subject": subject_id(question.subject),
-        "level1": level1_id(question.subject, k.level1),
-        "level2": level2_id(question.subject, k.level1, k.level2),
-        "question": question_id(question.id),
+        "subject": subject_id(subject),
+        "level1": level1_id(subject, level1),
+        "level2": level2_id(subject, level1, level2),
     }
 
 
+def node_ids(question: Question) -> dict[str, str]:
+    """The graph node ids of a question and its ancestors, keyed by kind."""
+    k = question.knowledge
+    return {**place_ids(question.subject, k.level1, k.level2), "question": question_id(question.id)}
+
+
 def placements(question: Question) -> list[dict[str, str]]:
-    """The node ids of every place ``question`` sits at (:func:`node_ids` of each): its own first, then each of
-    ``extra["further_places"]``. A count by subject or knowledge point counts the question at each place, as
-    Xiezhi's released scorer counts a question under every label it carries; a count of the whole bank, once."""
-    own = node_ids(question)
-    further = question.extra.get(FURTHER_PLACES)
-    if not further:
-        return [own]
-    places = [own]
-    for subject, level1, level2 in further:
-        places.append(
-            {
-                "subject": subject_id(subject),
-                "level1": level1_id(subject, level1),
-                "level2": level2_id(subject, level1, level2),
-                "question": own["question"],
-            }
-        )
-    return places
+    """The node ids of every place ``question`` sits at (:func:`place_ids` of each of :func:`place_names`, with the
+    question's): its own first, then each of ``extra["further_places"]``. A count by subject or knowledge point
+    counts the question at each place, as Xiezhi's released scorer counts a question under every label it carries;
+    a count of the whole bank, once."""
+    own = question_id(question.id)
+    return [{**place_ids(*names), "question": own} for names in place_names(question)]
 
 
 def place_names(question: Question) -> list[tuple[str, str, str]]:
@@ -299,7 +291,9 @@ def build_graph(questions: Iterable[Question], *, question_nodes: bool = True) -
     graph = nx.DiGraph()
     records: dict[str, Question] = {}
     for q in questions:
-        for ids, (subject, level1, level2) in zip(placements(q), place_names(q), strict=True):
+        node = question_id(q.id)
+        for subject, level1, level2 in place_names(q):
+            ids = place_ids(subject, level1, level2)
             if ids["subject"] not in graph:
                 graph.add_node(ids["subject"], kind="subject", name=subject, group=q.group or "")
             if ids["level1"] not in graph:
@@ -309,9 +303,9 @@ def build_graph(questions: Iterable[Question], *, question_nodes: bool = True) -
                 graph.add_node(ids["level2"], kind="level2", name=level2, subject=subject, level1=level1)
                 graph.add_edge(ids["level1"], ids["level2"])
             if question_nodes:
-                if ids["question"] not in graph:
-                    graph.add_node(ids["question"], **_question_attrs(q))
-                graph.add_edge(ids["level2"], ids["question"])
+                if node not in graph:
+                    graph.add_node(node, **_question_attrs(q))
+                graph.add_edge(ids["level2"], node)
         records[q.id] = q
     return KnowledgeGraph(graph, records)
 

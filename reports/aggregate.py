@@ -33,7 +33,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from kg.graph import KnowledgeGraph, node_ids, place_names, placements, subject_id
+from kg.graph import KnowledgeGraph, node_ids, place_ids, place_names, placements, subject_id
 from kg.records import Question, QuestionType, subject_group
 from reports.runs import Run
 from reports.stats import rank_of_gold, wilson_interval
@@ -68,6 +68,7 @@ def question_frame(
     if not records:
         return pd.DataFrame()
     places: dict[tuple[str, str, str], dict[str, str]] = {}
+    further: Further = {}
     ids = []
     for q in questions:
         where = (q.subject, q.knowledge.level1, q.knowledge.level2)
@@ -94,7 +95,7 @@ def question_frame(
         "subject": [q.subject for q in questions],
         "level1": [q.knowledge.level1 for q in questions],
         "level2": [q.knowledge.level2 for q in questions],
-        FURTHER: [_further(q) for q in questions],
+        FURTHER: [_further(q, further) for q in questions],
         "stage": [q.stage.value if q.stage else None for q in questions],
         "type": [q.type.value for q in questions],
         "difficulty": [q.difficulty for q in questions],
@@ -264,6 +265,7 @@ def scope_frame(
     if frame is not None and graph is not None and len(frame) and all(_scope_answered(run, graph) for run in runs):
         return frame[list(SCOPE_COLUMNS)]
     rows = []
+    further: Further = {}
     for run in runs:
         header = run.header
         for q in run.scope or run.questions.values():
@@ -271,7 +273,7 @@ def scope_frame(
             rows.append(
                 (
                     run.id, header.model, header.mode, header.variant, q.id, ids["subject"], ids["level1"],
-                    ids["level2"], q.subject, q.knowledge.level1, q.knowledge.level2, _further(q),
+                    ids["level2"], q.subject, q.knowledge.level1, q.knowledge.level2, _further(q, further),
                     q.stage.value if q.stage else None, q.type.value, q.difficulty,
                     q.group or subject_group(q.subject),
                 )
@@ -364,22 +366,22 @@ def node_table(
     return table[[*RUN_COLUMNS, "slice", "slice_value", *_column_order(table, k, metrics)]]
 
 
-_FURTHER_CACHE: dict[tuple[tuple[str, str, str], ...], tuple[tuple[str, ...], ...]] = {}
+Further = dict[tuple[tuple[str, str, str], ...], tuple[tuple[str, ...], ...]]
+"""The further places of one frame's questions, one shared tuple per distinct set (:func:`_further`)."""
 
 
-def _further(question: Question) -> tuple[tuple[str, ...], ...] | None:
-    """The question's places beyond its own (:func:`kg.graph.placements`), as ``(subject_id, level1_id, level2_id,
-    subject, level1, level2)`` tuples, one shared object per distinct set; ``None`` for a question at one place."""
+def _further(question: Question, shared: Further) -> tuple[tuple[str, ...], ...] | None:
+    """The question's places beyond its own (:func:`kg.graph.place_names`), as ``(subject_id, level1_id,
+    level2_id, subject, level1, level2)`` tuples; ``None`` for a question at one place. ``shared`` holds the sets
+    already built for the frame being made (its rows share one object per set), and goes with it: a process that
+    makes frame after frame (tests, a notebook) keeps none of them."""
     names = place_names(question)[1:]
     if not names:
         return None
     key = tuple(names)
-    found = _FURTHER_CACHE.get(key)
+    found = shared.get(key)
     if found is None:
-        ids = placements(question)[1:]
-        found = _FURTHER_CACHE[key] = tuple(
-            (place["subject"], place["level1"], place["level2"], *name) for place, name in zip(ids, names, strict=True)
-        )
+        found = shared[key] = tuple((*place_ids(*name).values(), *name) for name in names)
     return found
 
 

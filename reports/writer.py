@@ -27,12 +27,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from reports.tables import JUDGMENT_CAPTION_ZH, JUDGMENT_SCORING, JudgmentScoring
 from runners.files import naming
+
+if TYPE_CHECKING:
+    from runners.gaokao_score import GaokaoScores
 
 TABLE_TITLES: dict[str, tuple[str, str, str]] = {
     "ck12_table1_type_by_mode": ("按题型与模式的正确率（文科 / 理科）", "Accuracy by question type and mode (arts / science)", "CK12 Table 1"),
@@ -134,6 +137,10 @@ class ReportResult:
     files: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
+    gaokao: dict[str, GaokaoScores] = field(default_factory=dict)
+    """Each GAOKAO-Bench run's scoring rates by run id, at full precision: what the printed line formats
+    (``summary``'s are rounded to 4 decimals: a bound of 0.38545 printed from 0.3855 read 38.6 %, not the
+    38.5 % ``run`` printed)."""
 
 
 def build_tables(
@@ -363,6 +370,7 @@ def write_report(
             folder, runs, graph, nodes, page_tables, metrics, result, k=k, title=title, judgment=judgment, data=data
         )
         result.summary = _summary(runs, nodes, result, result.summary, time.perf_counter() - started)
+        result.gaokao = {run.id: found for run in runs if (found := run.gaokao) is not None}
         with naming(Path(result.out) / "summary.json"):
             (folder / "summary.json").write_text(
                 json.dumps(result.summary, ensure_ascii=False, indent=1), encoding="utf-8"
@@ -372,13 +380,12 @@ def write_report(
 
 
 def runs_judgment_rule(runs: list[Any]) -> JudgmentScoring:
-    """The judgment rule the runs' protocols name (``run.json``'s ``protocol.judgment_rule``); runs made
-    before it was recorded follow :data:`runners.protocol.DEFAULT_JUDGMENT_RULE`. Runs naming different
-    rules are refused: give ``--judgment``."""
+    """The judgment rule the runs' protocols name (:func:`runners.counting.header_judgment_rule`, as ``run``'s
+    summary reads it). Runs naming different rules are refused: give ``--judgment``."""
     from kg.errors import InputError
-    from runners.counting import DEFAULT_JUDGMENT_RULE, judgment_rule
+    from runners.counting import header_judgment_rule
 
-    named = {(run.header.protocol or {}).get("judgment_rule", DEFAULT_JUDGMENT_RULE) for run in runs}
+    named = {header_judgment_rule(run.header) for run in runs}
     if len(named) > 1:
         differ = ", ".join(sorted(named))
         raise InputError(
@@ -388,7 +395,7 @@ def runs_judgment_rule(runs: list[Any]) -> JudgmentScoring:
             )
         )
     (rule,) = named
-    return judgment_rule(rule, "protocol.judgment_rule")
+    return rule
 
 
 @contextlib.contextmanager

@@ -14,10 +14,13 @@ A question counts as one unit, except a judgment question under a per-statement 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 from kg.errors import InputError
 from runners.ck12_release import release_judgment
+
+if TYPE_CHECKING:
+    from runners.records import RunHeader
 
 JudgmentRule = Literal["per-item", "per-statement", "ck12-release"]
 """How a judgment question (one or more true/false statements) counts.
@@ -49,6 +52,14 @@ def judgment_rule(value: object, field: str) -> JudgmentRule:
         if str(value) == rule:
             return rule
     raise InputError(f"{field} {str(value)!r}: choose one of {', '.join(JUDGMENT_RULES)}")
+
+
+def header_judgment_rule(header: RunHeader) -> JudgmentRule:
+    """The judgment rule a run's protocol names (``run.json``'s ``protocol.judgment_rule``; runs made before it
+    was recorded: :data:`DEFAULT_JUDGMENT_RULE`), checked by :func:`judgment_rule`: what ``run``'s summary, its
+    lm-eval results and ``report`` count a run's judgment questions by."""
+    named = (header.protocol or {}).get("judgment_rule", DEFAULT_JUDGMENT_RULE)
+    return judgment_rule(named, "run.json's protocol.judgment_rule")
 
 
 ASKED_STATUSES = ("ok", "unparsed")

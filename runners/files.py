@@ -66,8 +66,11 @@ def atomic_write(path: Path, text: str | bytes) -> None:
     On any failure (a full disk, a kill) ``path`` keeps its old content, or stays absent,
     and the temporary file is removed. The file gets the permissions the file it replaces had,
     else those the umask gives a new file (``mkstemp`` alone would make every file 0600).
+    A text is written as its UTF-8 bytes, line ends as they are (``\n`` on Windows too, as ``csv_bytes`` and the
+    files written as bytes have them).
     """
     path = Path(path)
+    data = text.encode("utf-8") if isinstance(text, str) else text
     with naming(path):
         try:
             mode = path.stat().st_mode & 0o7777
@@ -79,16 +82,10 @@ def atomic_write(path: Path, text: str | bytes) -> None:
                 os.fchmod(fd, mode)
             else:  # Windows: only the read-only bit exists, and it is set through the name
                 os.chmod(tmp, mode)
-            if isinstance(text, bytes):
-                with os.fdopen(fd, "wb") as raw:
-                    raw.write(text)
-                    raw.flush()
-                    os.fsync(raw.fileno())
-            else:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                    handle.flush()
-                    os.fsync(handle.fileno())
+            with os.fdopen(fd, "wb") as raw:
+                raw.write(data)
+                raw.flush()
+                os.fsync(raw.fileno())
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):

@@ -125,6 +125,17 @@ class GaokaoScores(BaseModel):
     the release recorded (the port checked on its own files); ``None`` otherwise."""
 
 
+def points_text(rate: ScoreRate, *, interval: bool = True) -> str:
+    """``rate``'s points as ``run`` and ``report`` print them: ``7000/9702 points = 72.2% (70.1%-74.2%)`` (the
+    interval where asked for and known), ``—`` with no points possible."""
+    if rate.rate is None:
+        return "—"
+    shown = f"{rate.earned:g}/{rate.possible:g} points = {rate.rate:.1%}"
+    if interval and rate.low is not None and rate.high is not None:
+        shown += f" ({rate.low:.1%}-{rate.high:.1%})"
+    return shown
+
+
 def counts_records(scores: GaokaoScores | None, questions: int) -> bool:
     """Whether every one of ``questions`` is a GAOKAO-Bench record: then a count of them counts records (one can hold
     20 questions) and the protocol's own unit, points (:attr:`GaokaoScores.graders`), heads what is printed."""

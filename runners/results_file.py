@@ -35,9 +35,8 @@ from typing import Any
 from kg.graph import subjects_of
 from kg.records import Question
 from runners.backends.harness_files import LM_EVAL_DATE, base_name
-from runners.counting import units
+from runners.counting import header_judgment_rule, units
 from runners.records import RunHeader, RunRecord
-from runners.summary import header_judgment_rule
 
 RESULTS_FILE = "results.json"
 SCORING_STRATEGIES = frozenset({"next-token", "rank-options", "perplexity"})

@@ -19,16 +19,16 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kg.errors import InputError, SettingError
+from kg.errors import SettingError
 from kg.graph import subjects_of
 from kg.intervals import wilson_interval
 from kg.records import Question
 from runners.circular import CIRCULAR, CircularStats, circular_stats
-from runners.counting import DEFAULT_JUDGMENT_RULE, JUDGMENT_RULES, JudgmentRule, asked, units
+from runners.counting import DEFAULT_JUDGMENT_RULE, JudgmentRule, asked, header_judgment_rule, units
 from runners.gaokao_score import GaokaoScores, counts_records, gaokao_scores
 from runners.loop_guard import FINISH_LOOP
 from runners.records import RunHeader, RunRecord
@@ -208,16 +208,6 @@ def _by_subject(
         for subject in subjects:
             groups[subject].append(record)
     return {name: group_stats(group, rule) for name, group in sorted(groups.items())}
-
-
-def header_judgment_rule(header: RunHeader) -> JudgmentRule:
-    """The judgment rule the run's protocol names (runs made before it was recorded: the default)."""
-    named = (header.protocol or {}).get("judgment_rule", DEFAULT_JUDGMENT_RULE)
-    if named not in JUDGMENT_RULES:
-        raise InputError(
-            f"run.json, field 'protocol.judgment_rule': {named!r}; expected one of {', '.join(JUDGMENT_RULES)}"
-        )
-    return cast(JudgmentRule, named)
 
 
 def build_results(

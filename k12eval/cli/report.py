@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from k12eval.cli._common import UserError, guarded
 from k12eval.cli._interrupt import file_id, on_interrupt, replaced_since
+
+if TYPE_CHECKING:
+    from runners.gaokao_score import GaokaoScores
 
 app = typer.Typer(
     help="Write the audit report of one or more runs: index.html, tables, nodes.csv/.parquet, plots, summary.json.",
@@ -103,36 +106,30 @@ def _print_result(result: Any, out: Path) -> None:
     rule = result.summary.get("judgment", "per-statement")
     counted = "judgment " + JUDGMENT_RULE_NAMES[rule][1] if rule in JUDGMENT_RULE_NAMES else str(rule)
     for run in result.summary["runs"]:
-        typer.echo(_run_line(run, counted))
+        typer.echo(_run_line(run, counted, result.gaokao.get(run["id"])))
     typer.echo(f"wrote {out / 'index.html'} and {len(result.files) - 1} other files in {result.summary['seconds']} s")
 
 
-def _run_line(run: dict[str, Any], counted: str) -> str:
+def _run_line(run: dict[str, Any], counted: str, gaokao: GaokaoScores | None) -> str:
     """One run's figures as summary.json holds them; a run of GAOKAO-Bench's records alone heads with its points
-    (the paper's unit) and calls its records records (one can hold 20 questions)."""
+    (the paper's unit, from its unrounded ``gaokao``, as ``run`` prints them) and calls its records records (one
+    can hold 20 questions)."""
     # From the counts, not summary.json's acc_micro (rounded to 4 digits: 253/1202 = 21.05 % printed 21.1 %).
     shown = f"{100 * run['correct'] / run['n']:.1f}%" if run.get("n") else "—"
     # The judgment rule is named only where it counted: a run that asked no judgment question has none.
     rule_used = f" ({counted})" if run.get("judgment_asked") else ""
     unparsed = f"unparsed {100 * (run['unparsed_rate'] or 0):.1f}%"
-    gaokao = run.get("gaokao")
-    if run.get("unit") != "records" or not gaokao:
+    if run.get("unit") != "records" or gaokao is None:
         return (
             f"{run['id']}: {run['n']} scored{rule_used}, accuracy {shown}, {unparsed}; "
             f"{run['asked']} of {run['in_bank']} questions asked"
         )
-    release, ours = gaokao["gaokao-release"], gaokao["k12eval"]
+    from runners.gaokao_score import points_text
 
-    def points(rate: dict[str, Any]) -> str:
-        return (
-            f"{rate['earned']:g}/{rate['possible']:g} points = {100 * rate['rate']:.1f}%"
-            if rate["rate"] is not None
-            else "—"
-        )
-
-    interval = f" ({100 * release['low']:.1f}%-{100 * release['high']:.1f}%)" if release["low"] is not None else ""
+    release, ours = (gaokao.graders[name].overall for name in ("gaokao-release", "k12eval"))
     return (
-        f"{run['id']}: GAOKAO-Bench scoring rate {points(release)}{interval} by the release's scorer, "
-        f"{points(ours)} by k12eval's extraction; {run['n']} record(s) ({release['questions']} question(s)) scored, "
+        f"{run['id']}: GAOKAO-Bench scoring rate {points_text(release)} by the release's scorer, "
+        f"{points_text(ours, interval=False)} by k12eval's extraction; {run['n']} record(s) "
+        f"({release.questions} question(s)) scored, "
         f"accuracy by record {shown}, {unparsed} of records; {run['asked']} of {run['in_bank']} records asked"
     )

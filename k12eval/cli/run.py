@@ -505,16 +505,15 @@ def _circular_line(stats: Any) -> str:
 
 def _gaokao_lines(scores: Any) -> list[str]:
     """GAOKAO-Bench's scoring rate by each grader: points with their interval, and questions right."""
-    from runners.gaokao_score import GRADER_NAMES
+    from runners.gaokao_score import GRADER_NAMES, points_text
 
     lines = [f"GAOKAO-Bench scoring rate (points, the paper's unit; {scores.asked} of {scores.records} records asked):"]
     for name, grader in scores.graders.items():
         r = grader.overall
         if r.rate is None:
             continue
-        interval = f" ({r.low:.1%}-{r.high:.1%})" if r.low is not None else ""
         lines.append(
-            f"  {name}: {r.earned:g}/{r.possible:g} points = {r.rate:.1%}{interval}; {r.right}/{r.questions} "
+            f"  {name}: {points_text(r)}; {r.right}/{r.questions} "
             f"questions right = {r.share:.1%} ({r.share_low:.1%}-{r.share_high:.1%}); {GRADER_NAMES[name][1]}"
         )
     return lines

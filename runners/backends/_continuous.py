@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from runners.backends._shared import finish_tokens
+from runners.backends._shared import finish_decoded
 from runners.backends.base import GenerationResult, SamplingParams
 from runners.loop_guard import LoopWatch
 from runners.stopping import shielded
@@ -145,13 +145,7 @@ class Engine:
 
     def ended(self, tokens: list[int], params: SamplingParams) -> tuple[str, int, str]:
         """``(text, tokens counted, finish reason)`` of a finished sequence, by every path's one rule."""
-        return finish_tokens(
-            tokens,
-            eos_ids=self.eos_ids,
-            stop=params.stop,
-            loop_window=params.loop_guard,
-            decode=lambda ids: self.tokenizer.decode(ids, skip_special_tokens=True),
-        )
+        return finish_decoded(tokens, params, self.eos_ids, self.tokenizer)
 
 
 class _Flight:

@@ -6,9 +6,12 @@ import math
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import islice
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from runners.loop_guard import FINISH_LOOP, loop_end
+
+if TYPE_CHECKING:
+    from runners.backends.base import SamplingParams
 
 T = TypeVar("T")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -78,6 +81,20 @@ def finish_tokens(
     if end is not None:
         return text, end + 1, "stop"
     return text, len(tokens), "length"
+
+
+def finish_decoded(
+    tokens: Sequence[int], params: SamplingParams, eos_ids: Collection[int], tokenizer: Any
+) -> tuple[str, int, str]:
+    """:func:`finish_tokens` of a sequence a Hugging Face ``tokenizer`` decodes (special tokens dropped), under
+    ``params``' stop strings and loop guard: how the transformers backend's static and continuous batches end."""
+    return finish_tokens(
+        tokens,
+        eos_ids=eos_ids,
+        stop=params.stop,
+        loop_window=params.loop_guard,
+        decode=lambda ids: tokenizer.decode(ids, skip_special_tokens=True),
+    )
 
 
 def estimate_tokens(text: str) -> int:

@@ -21,7 +21,7 @@ from typing import Any
 from runners.backends._generation_progress import LOOP_CHECK_STEPS, loop_stopper, progress_counter
 from runners.backends._hf_loading import load_causal_lm
 from runners.backends._prompts import PromptError, chat_template_hash, has_chat_template, prompt_ids, scoring_ids
-from runners.backends._shared import chunked, finish_tokens
+from runners.backends._shared import chunked, finish_decoded
 from runners.backends.base import (
     Backend,
     GenerationRequest,
@@ -261,7 +261,11 @@ class TransformersBackend(Backend):
         rows = out.sequences[:, input_ids.shape[1] :].tolist()
         answers = []
         for j, prompt in enumerate(prompts):
-            samples = [self._finish(rows[j * per_prompt + k], params) for k in range(per_prompt)]
+            # each generated row (padded with EOS) ended as the continuous batch ends its sequences
+            samples = [
+                finish_decoded(rows[j * per_prompt + k], params, self.eos_ids, self.tokenizer)
+                for k in range(per_prompt)
+            ]
             if not sample:
                 samples *= params.n
             answer = GenerationResult(
@@ -278,16 +282,6 @@ class TransformersBackend(Backend):
                 )
             answers.append(answer)
         return answers
-
-    def _finish(self, row: list[int], params: SamplingParams) -> tuple[str, int, str]:
-        """``(text, tokens generated, finish reason)`` of one generated row (padded with EOS)."""
-        return finish_tokens(
-            row,
-            eos_ids=self.eos_ids,
-            stop=params.stop,
-            loop_window=params.loop_guard,
-            decode=lambda ids: self.tokenizer.decode(ids, skip_special_tokens=True),
-        )
 
     def _top_logprobs(
         self, logits: Sequence[Any], row: int, tokens: list[int], steps: int, k: int

@@ -171,14 +171,14 @@ def test_a_chain_the_detectors_fail_on_is_recorded_as_an_error_and_the_others_co
     """Whatever a detector raises on one chain (here a bug planted on one step) stays with that chain."""
     import reasoning_metrics.verify.rules.arithmetic as arithmetic
 
-    real = arithmetic.inspect_step
+    real = arithmetic.says_directed  # read once for every step checked, through check_steps or inspect_step
 
-    def buggy(step: str, **options: Any) -> Any:
+    def buggy(step: str) -> bool:
         if "5000" in step:
             raise ValueError("Exceeds the limit (4300 digits) for integer string conversion")
-        return real(step, **options)
+        return real(step)
 
-    monkeypatch.setattr(arithmetic, "inspect_step", buggy)
+    monkeypatch.setattr(arithmetic, "says_directed", buggy)
     poisoned = _poisoned_run(tmp_path, POISON)
     first = _score(poisoned, "--chunk-size", "1")
     assert first.exit_code == 0, first.output

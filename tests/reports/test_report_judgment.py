@@ -100,8 +100,8 @@ def test_an_unknown_judgment_scoring_is_one_line(run: Path, tmp_path: Path) -> N
 
 
 def test_a_run_json_naming_an_unknown_rule_is_one_line_in_the_api_and_the_cli(run: Path, tmp_path: Path) -> None:
-    # Before: the writer and the tables each had their own check (InputError / ValueError) with their own words;
-    # the rule read from run.json or from a frame's column is checked by runners.counting.judgment_rule alone.
+    # Before: the writer, the tables and run's summary each had their own check with their own words; the rule
+    # read from run.json or from a frame's column is checked by runners.counting.judgment_rule alone.
     import pandas as pd
 
     from kg.errors import InputError
@@ -111,8 +111,14 @@ def test_a_run_json_naming_an_unknown_rule_is_one_line_in_the_api_and_the_cli(ru
     header["protocol"]["judgment_rule"] = "per-blank"
     (run / "run.json").write_text(json.dumps(header, ensure_ascii=False), encoding="utf-8")
     result = CliRunner().invoke(app, ["report", str(run), "-o", str(tmp_path / "r")])
-    expected = "protocol.judgment_rule 'per-blank': choose one of per-item, per-statement, ck12-release"
+    expected = "run.json's protocol.judgment_rule 'per-blank': choose one of per-item, per-statement, ck12-release"
     assert result.exit_code == 2 and result.output.strip() == f"error: {expected}"
+    # run's summary reads the rule through the same check (runners.counting.header_judgment_rule): it had its own
+    # copy, worded differently, beside it; resuming the run folder now stops on the same line
+    answers = run.parent / "answers.jsonl"
+    args = ["run", str(run.parent / "bank"), "-m", "replayed", "-b", "replay", "-B", f"path={answers}", "-o", str(run)]
+    resumed = CliRunner().invoke(app, args)
+    assert resumed.exit_code == 2 and resumed.output.strip().splitlines()[-1] == f"error: {expected}"
     with pytest.raises(InputError, match=r"^judgment_rule 'per-blank': choose one of per-item, per-statement"):
         frame_rule(pd.DataFrame({"judgment_rule": ["per-blank"]}))
     with pytest.raises(InputError, match=r"^judgment 'per-blank': choose one of per-item"):

@@ -94,3 +94,30 @@ def test_the_page_counts_it_in_each_category_and_once_in_all(tmp_path: Path) -> 
     finally:
         driver.quit()
     assert shown == {"all": "6", "subject:理学": "4", "subject:工学": "3"}  # 题数, as nodes.csv
+
+
+def test_a_frames_further_places_are_the_graphs_and_kept_by_that_frame_alone(tmp_path: Path) -> None:
+    """A question frame's further places are kg.graph.placements' ids beside place_names' names; the rows of one
+    frame share one tuple per set of places, and the sets go with the frame (they sat in a module-level dict that a
+    long-lived process, a notebook or the tests, grew forever)."""
+    from k12eval.api import load_runs, question_table
+    from kg.graph import place_names, placements
+    from reports.aggregate import FURTHER
+
+    bank = _bank(tmp_path / "bank")
+    rows = [json.loads(line) for line in bank.read_text(encoding="utf-8").splitlines()]
+    rows.append(record("工学", 6, labels=["数学", "理学", "工学"]))  # a second question in both
+    bank.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    ids = [f"xiezhi/xiezhi_spec_chn/{n}" for n in range(1, 8)]
+    run = tmp_path / "run"
+    answers = write_answers(tmp_path / "answers.jsonl", ids, "B")
+    _invoke("run", str(bank), "-b", "replay", "-m", str(answers), "--variant", "original", "-o", str(run))
+    runs = load_runs(run)
+    first, second = question_table(runs), question_table(runs)
+    moved = first[first[FURTHER].notna()]
+    assert len(moved) == 2 and moved[FURTHER].iloc[0] is moved[FURTHER].iloc[1]
+    question = runs[0].questions[moved["question_id"].iloc[0]]
+    further = zip(placements(question)[1:], place_names(question)[1:], strict=True)
+    assert moved[FURTHER].iloc[0] == tuple((p["subject"], p["level1"], p["level2"], *names) for p, names in further)
+    again = second[second[FURTHER].notna()][FURTHER].iloc[0]
+    assert again == moved[FURTHER].iloc[0] and again is not moved[FURTHER].iloc[0]

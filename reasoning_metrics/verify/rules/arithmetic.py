@@ -137,8 +137,29 @@ def inspect_step(
     or an earlier step asks for an estimate (估算; :func:`says_estimate`), as the step itself may. ``counts``: the
     question asks how many whole things (:func:`asks_count`): an ``≈`` of a quotient and a whole number is then a
     count, raised or cut (:func:`counts_things`), as it is where a count unit follows the number."""
-    truncated = len(text) > MAX_STEP_CHARS
-    text = text[:MAX_STEP_CHARS]
+    return _inspect(*_read(text), conic=conic, directed=directed, estimate=estimate, counts=counts)
+
+
+@dataclass(frozen=True)
+class _Said:
+    """What a step's own words say of its values: they are raised or cut (:func:`says_directed`), or estimated
+    (:func:`says_estimate`). Read once a step: :func:`check_steps` carries them to the later steps."""
+
+    directed: bool
+    estimate: bool
+
+
+def _read(step: str) -> tuple[str, bool, _Said]:
+    """The part of ``step`` read (its first :data:`MAX_STEP_CHARS`), whether that cut it, and what it says."""
+    text = step[:MAX_STEP_CHARS]
+    return text, len(step) > MAX_STEP_CHARS, _Said(says_directed(text), says_estimate(text))
+
+
+def _inspect(
+    text: str, truncated: bool, said: _Said, *, conic: bool, directed: bool, estimate: bool, counts: bool
+) -> StepCheck:
+    """:func:`inspect_step` of a step's ``text`` as read (its first :data:`MAX_STEP_CHARS`), ``said`` by its own
+    words; ``directed`` and ``estimate``: said by the question or an earlier step."""
     checks: list[ClaimCheck] = []
     for match in _ANNOTATION.finditer(text):
         checks.extend(_check_annotation(match.group(1), match.group(2), conic))
@@ -147,15 +168,13 @@ def inspect_step(
     seen = {c.expression for c in checks}
     found = [(claim, "text", "") for claim in find_claims(prepared)]
     found += [(claim, "restated", name) for name, claim in restated_claims(prepared)]
-    own_words = says_directed(text)
-    estimate = estimate or says_estimate(text)
     for claim, source, name in found:
         check = check_claim(
             claim,
             source=source,
             name=name,
-            directed=own_words or (directed and _is_quotient(claim)) or counts_things(claim, counts),
-            estimate=estimate,
+            directed=said.directed or (directed and _is_quotient(claim)) or counts_things(claim, counts),
+            estimate=estimate or said.estimate,
         )
         if check.expression not in seen:
             seen.add(check.expression)
@@ -264,8 +283,9 @@ def check_steps(steps: Sequence[str], question: str = "") -> list[StepCheck]:
     out = []
     for step in steps:
         tick()
-        directed, estimate = directed or says_directed(step), estimate or says_estimate(step)
-        out.append(inspect_step(step, conic=conic, directed=directed, estimate=estimate, counts=counts))
+        text, truncated, said = _read(step)
+        out.append(_inspect(text, truncated, said, conic=conic, directed=directed, estimate=estimate, counts=counts))
+        directed, estimate = directed or said.directed, estimate or said.estimate
     return out
 
 

@@ -87,7 +87,9 @@ def read_reference(problem: str, reference: Reference) -> ReadReference:
     read = ReadReference()
     texts = split_steps(reference.analysis)
     values: set[float] = set(given_numbers(_without_wrong_options(problem, reference.answer)))
-    analysis_checks = check_steps(texts)
+    # In the question's context, as the model's steps are checked: an ellipse question's e is an eccentricity in
+    # the analysis too (read alone, e^2 = 3/4 also gave Euler's number squared), its 进一法 and 估算 hold there.
+    analysis_checks = check_steps(texts, problem)
     for text, check in zip(texts, analysis_checks, strict=True):
         tick()
         for b in bindings(check):

@@ -235,6 +235,32 @@ def test_how_a_chain_rounds_may_be_said_before_the_step(question: str, steps: li
     assert checked and all(c.verdict is Verdict.TRUE for c in checked), [(c.expression, c.verdict) for c in checked]
 
 
+def test_a_chain_reads_each_steps_rounding_words_once_and_carries_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """check_steps reads what each step says of its values (进一法, 估算) once and carries it to the later steps; it
+    read every step twice (once for the chain, again inside inspect_step). Each step's checks are inspect_step's
+    under what the question and the earlier steps said."""
+    from reasoning_metrics.verify.rules import arithmetic
+
+    question = "45人坐车，每辆车坐40人，需要几辆车？"
+    steps = ["剩下的人也要坐车，所以用进一法。", "45÷40≈2（辆）", "估一估：31×49≈1500", "答：需要2辆车。"]
+    calls: list[str] = []
+    for name in ("says_directed", "says_estimate"):
+        real = getattr(arithmetic, name)
+        monkeypatch.setattr(arithmetic, name, lambda text, real=real, name=name: calls.append(name) or real(text))
+    checks = check_steps(steps, question)
+    assert calls.count("says_directed") == calls.count("says_estimate") == 1 + len(steps)
+    monkeypatch.undo()
+    carried = [(False, False), (True, False), (True, False), (True, True)]
+    assert checks == [
+        inspect_step(step, directed=directed, estimate=estimate)
+        for step, (directed, estimate) in zip(steps, carried, strict=True)
+    ]
+    assert [c.verdict for step in checks for c in step.claims if c.verdict is not Verdict.UNCHECKED] == [
+        Verdict.TRUE,
+        Verdict.TRUE,
+    ]
+
+
 @pytest.mark.parametrize(
     ("question", "steps"),
     [

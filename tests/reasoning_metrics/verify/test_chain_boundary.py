@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -36,14 +35,14 @@ class Sol:
 @pytest.fixture
 def buggy(monkeypatch: pytest.MonkeyPatch) -> None:
     """A detector bug planted on every step that says ``POISON``: the boundary must hold whatever raises."""
-    real = arithmetic.inspect_step
+    real = arithmetic.says_directed  # read once for every step checked, through check_steps or inspect_step
 
-    def inspect(step: str, **options: Any) -> Any:
+    def says_directed(step: str) -> bool:
         if "POISON" in step:
             raise RuntimeError("planted bug\nsecond line")
-        return real(step, **options)
+        return real(step)
 
-    monkeypatch.setattr(arithmetic, "inspect_step", inspect)
+    monkeypatch.setattr(arithmetic, "says_directed", says_directed)
 
 
 @pytest.mark.parametrize(

@@ -214,6 +214,22 @@ def test_a_final_choice_against_the_gold_is_flagged_once_on_its_step(final: str)
     assert len(kinds[2]) == 1, kinds  # not flagged again as an option verdict
 
 
+def test_the_analysis_is_read_with_its_question() -> None:
+    """The teacher's analysis is checked in its question's context, as the model's steps are: an ellipse question
+    makes the analysis's ``e`` an eccentricity. Read alone, ``e^2 = c^2/a^2 = 3/4`` bound c^2/a^2 to Euler's number
+    squared as well, and the flag said "the analysis gives c^2/a^2 = 0.75 or 7.38906"."""
+    problem = "已知椭圆$$\\frac{x^2}{4}+y^2=1$$，求它的离心率．"
+    analysis = (
+        "由题意$$a=2$$，$$b=1$$，\n\n$$c=\\sqrt{a^2-b^2}=\\sqrt{3}$$，\n\n∴$$e^2=\\frac{c^2}{a^2}=\\frac{3}{4}$$．"
+    )
+    reference = Reference("$$\\frac{\\sqrt{3}}{2}$$", analysis, False)
+    steps = ("a=2，b=1，c=√3", "e^2 = c^2/a^2 = 1/4", "所以离心率是1/2")
+    found = AgainstReference().find(Evidence(problem, steps, check_steps(steps, problem), reference=reference))
+    assert [[f.message for f in flags] for flags in found.steps][1] == [
+        "c^2/a^2 = 0.25; the analysis gives c^2/a^2 = 0.75"
+    ]
+
+
 def test_without_a_reference_the_detector_does_not_run() -> None:
     solution = _Sol("s", HANDSHAKE[0], ("答案：4",))
     assessment = assess_one(solution, unavailable={"reference": "no analysis"})

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +178,21 @@ def test_a_gaokao_run_heads_with_the_papers_points_and_counts_records_as_records
     assert "11 question(s) in the 6 record(s) asked" in printed
     assert "6 question(s)" not in printed and "records ┃" in printed
     assert "unparsed rate 0.0% of records" in printed
+
+
+def test_run_and_report_print_a_gaokao_runs_points_alike(tmp_path: Path) -> None:
+    """run and report print the points phrase of one function (runners.gaokao_score.points_text; each formatted its
+    own before) from the same unrounded figures: the release grader's points with their interval, k12eval's points.
+    Before, report formatted summary.json's 4-decimal values: the interval's low end 0.38545 printed 38.5 % by run
+    and 38.6 % (from 0.3855) by report."""
+    data = release(tmp_path)
+    summary = replay(data, results_folder(tmp_path, data), tmp_path / "run")
+    ran = " ".join(summary["printed"].split())
+    release_points = re.search(r"gaokao-release: (\d+/\d+ points = [\d.]+% \([\d.]+%-[\d.]+%\));", ran)
+    ours = re.search(r"k12eval: (\d+/\d+ points = [\d.]+%) \(", ran)
+    assert release_points is not None and ours is not None, ran
+    assert release_points.group(1).startswith("24/37 points = 64.9% (") and ours.group(1) == "29/37 points = 78.4%"
+    report = CliRunner().invoke(app, ["report", str(tmp_path / "run"), "-o", str(tmp_path / "report"), "--no-plots"])
+    assert report.exit_code == 0, report.output
+    line = " ".join(report.output.split())
+    assert f"scoring rate {release_points.group(1)} by the release's scorer, {ours.group(1)} by k12eval's" in line
