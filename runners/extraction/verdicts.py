@@ -16,9 +16,11 @@ and ⑴-⒇ in the raw output, none inside a quotation (“④而今……” qu
 word or letter right after it ("1对 2错", "1T"; not "3×4"); the letters A-S of lettered statements ("A. 错误", "(B)",
 "选项C", "D项", "E正确"), where the answer has an A. Labels side by side or joined by 、, 和, 与, 及 are one group
 ("①③", "（1）（3）", "①、③", "第1、3个", "第1和第3个", "说法一、三", and digits before a verdict word: "1和3对", "1、2对"),
-never with only a space between ("1.  2.  3." echoes the prompt's format). 0/1 per statement ("1. 0 2. 1") is
-never read: the extractor sees no prompt, none of ours asks for it, and only a legend ("1表示正确") would tell 1
-from 0.
+never with only a space between ("1.  2.  3." echoes the prompt's format). English labels: "Statement 2",
+"statement two", "No. 3", "#4", "Q1:", ordinals before a statement's noun, a verb or punctuation ("the first is true",
+"2nd: false", "the second and third are false"; never "the first step", "5 second", "at first"), and the plural's
+group ("Statements 1 and 4 are true"). 0/1 per statement ("1. 0 2. 1") is read only with a legend
+(:mod:`runners.extraction.legend`).
 """
 
 from __future__ import annotations
@@ -70,9 +72,18 @@ class Label(NamedTuple):
 
 
 _CHINESE_DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")} | {"两": 2}
+_EN_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_EN_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_EN_NTH = tuple(f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n, 'th') }" for n in range(1, 11))  # 1st … 10th
+_ENGLISH_NUMBERS = {word: i + 1 for words in (_EN_WORDS, _EN_ORDINALS, _EN_NTH) for i, word in enumerate(words)}
 """两 counts (两个说法都正确) but names no statement: :data:`_NUMBER` does not read it."""
 _NUMBER = r"\d{1,2}|十?[一二三四五六七八九]|十"
 _BEFORE_LABEL = r"\s,;:。，；、!?()\[\]√✓✔×✗✘✕"  # a label starts a line or follows a space, punctuation, a mark
+# English labels: "Statement 2", "statement two", "No. 3", "#4", "the first", "2nd:" (never "5 second", "at first",
+# "the first step"); an ordinal counts before a noun of a statement, a verb or punctuation only.
+_EN_WORD = "|".join(_EN_WORDS)
+_EN_ORDINAL = "|".join(_EN_ORDINALS + _EN_NTH)
+_EN_AFTER_ORDINAL = r"\s*(?:(?i:statement|claim|sentence|item|question|one|is|are|was|and)\b|[:,.)])"
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 _LABEL = re.compile(
     rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|种说法|说法|命题|[\s,:、.)])"
@@ -80,6 +91,9 @@ _LABEL = re.compile(
     rf"|(?<![A-Za-z0-9\]])\(\s*(?P<bracketed>{_NUMBER})\s*\)"  # not f(1); (1)(3) both
     rf"|(?<![^{_BEFORE_LABEL}])(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
     rf"|(?<![^{_BEFORE_LABEL}])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
+    rf"|(?i:\b(?:statement|claim|sentence|item|question|no\.|number)\s*(?P<english>\d{{1,2}}|{_EN_WORD})\b)"
+    r"|(?<![\w#])#(?P<hash>\d{1,2})\b|(?<![A-Za-z])Q(?P<q>\d{1,2})(?=\s*[:.)])"
+    rf"|(?<!\d )(?<!\d)(?<!\bat )(?i:\b(?P<ordinal>{_EN_ORDINAL})\b(?={_EN_AFTER_ORDINAL}))"
 )
 # Statements lettered A., B., … (CK12 has 物理 judgment questions so): "A. 错误", "(B)正确", "选项C", "D项"; read only
 # where the answer has an A, so that "1. F. 2. T." keeps F as a verdict.
@@ -99,13 +113,22 @@ _GROUP = re.compile(
     rf"(?:{_WORD_FALSE}|{_WORD_TRUE}))"
 )
 _NUMBERS = re.compile(_NUMBER)
-_JOINED = re.compile(rf"(?:{_JOIN}(?:第\s*)?)?")  # between two labels of one group: nothing, 、, 和, 与, 及, 以及
+_EN_JOIN = r"(?i:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:the\s+)?)"
+# "Statements 1 and 4 are true", "statements two, three and four": the plural names a group.
+_EN_GROUP = re.compile(
+    rf"(?i:\bstatements\s+)(?P<numbers>(?:\d{{1,2}}|{_EN_WORD})(?:{_EN_JOIN}(?:\d{{1,2}}|{_EN_WORD}))+)\b"
+)
+_EN_NUMBERS = re.compile(rf"\d{{1,2}}|(?i:\b(?:{_EN_WORD})\b)")
+# between two labels of one group: nothing, 、, 和, 与, 及, 以及, "and", ", "
+_JOINED = re.compile(rf"(?:{_JOIN}(?:第\s*)?|{_EN_JOIN})?")
 
 
 def number(text: str) -> int:
-    """1-99 from digits or Chinese numerals (三, 十二)."""
+    """1-99 from digits, Chinese numerals (三, 十二) or English numbers and ordinals (three, third, 3rd)."""
     if text.isdigit():
         return int(text)
+    if text.lower() in _ENGLISH_NUMBERS:
+        return _ENGLISH_NUMBERS[text.lower()]
     if text == "十":
         return 10
     tens = 10 if text.startswith("十") else 0
@@ -124,6 +147,12 @@ def labels(text: str, raw: str) -> list[Label]:
         found += [
             Label(number(n.group()), group + n.start(), group + n.end())
             for n in _NUMBERS.finditer(m["nth"] or m["bare"])
+        ]
+    for m in _EN_GROUP.finditer(text):
+        found = [f for f in found if f.end <= m.start("numbers") or f.start >= m.end()]
+        first = m.start("numbers")
+        found += [
+            Label(number(n.group()), first + n.start(), first + n.end()) for n in _EN_NUMBERS.finditer(m["numbers"])
         ]
     for i, c in enumerate(raw):
         if "①" <= c <= "⑳" or "⑴" <= c <= "⒇":  # circled and bracketed: ① folds to 1, ⑩ and ⑴ stay as they are
