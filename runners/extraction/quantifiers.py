@@ -65,9 +65,11 @@ _OTHERS = re.compile(
     rf"{_CLAUSE}{_LEAD}(?:其余|其他|其它|剩下|剩余|余下|另外){_}(?:的{_})?{_COUNT}(?:{_NOUN}{_})?(?:也{_})?(?:{_ALL})?"
     rf"(?:(?:是|为){_})?"
 )
-_ONLY = re.compile(rf"{_CLAUSE}{_LEAD}{_SUBJECT},?{_}(?:只有|仅有|只|仅|(?i:only\s+))")
+_ONLY = re.compile(rf"{_CLAUSE}{_LEAD}{_SUBJECT},?{_}(?:只有|仅有|只|仅|(?i:only\s+(?:the\s+)?))")
 _ONLY_VERB = re.compile(rf"(?i:\s+(?:is|are)\s+)|{_}(?:[个句种条]{_})?(?:说法{_}|命题{_})?(?:(?:是|为){_})?")
-_EXCEPT = re.compile(rf"{_CLAUSE}{_LEAD}(?:除了?|(?i:except(?:\s+for)?\s+)){_}(?:说法{_})?")
+_EXCEPT = re.compile(rf"{_CLAUSE}{_LEAD}(?:除了?|(?i:except(?:\s+for)?\s+(?:the\s+)?)){_}(?:说法{_})?")
+_PAIRS = re.compile(r"[二两三四]者|(?i:\bboth\b)")
+_PAIR_COUNTS = {"二者": 2, "两者": 2, "三者": 3, "四者": 4, "both": 2}
 _SENTENCE_END = re.compile(r"[。.;!?\n]|$")
 _PAST = re.compile(r"[对错]了(?=[\s,.;!。]|$)")  # "都错了": 了 after 对/错 is a verdict's only here
 
@@ -136,7 +138,10 @@ def _starts_clause(text: str, at: int, label_ends: frozenset[int]) -> bool:
 def _count(m: re.Match[str]) -> int | None:
     """The count a quantifier names, in Chinese or English ("四个说法", "all four statements")."""
     count = m.groupdict().get("count") or m.groupdict().get("en_count")
-    return number(count) if count else None
+    if count:
+        return number(count)
+    pair = _PAIRS.search(m.group())  # "两者都正确", "Both are true": two, whatever the question has
+    return _PAIR_COUNTS[pair.group().lower()] if pair else None
 
 
 def _only(text: str, marks: list[Label], label_ends: frozenset[int]) -> list[Quantified]:

@@ -83,7 +83,11 @@ _BEFORE_LABEL = r"\s,;:。，；、!?()\[\]√✓✔×✗✘✕"  # a label star
 # "the first step"); an ordinal counts before a noun of a statement, a verb or punctuation only.
 _EN_WORD = "|".join(_EN_WORDS)
 _EN_ORDINAL = "|".join(_EN_ORDINALS + _EN_NTH)
-_EN_AFTER_ORDINAL = r"\s*(?:(?i:statement|claim|sentence|item|question|one|is|are|was|and)\b|[:,.)])"
+_EN_AFTER_ORDINAL = (
+    r"\s*(?:(?i:statement|claim|sentence|item|question|one)\b|[:,.)]"
+    r"|(?i:(?:is|are|was)\s+(?:not\s+)?(?:true|false|correct|incorrect|wrong|right)\b"
+    rf"|(?:,\s*)?and\s+(?:the\s+)?(?:{_EN_ORDINAL})\b))"
+)
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 _LABEL = re.compile(
     rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|种说法|说法|命题|[\s,:、.)])"
@@ -91,7 +95,7 @@ _LABEL = re.compile(
     rf"|(?<![A-Za-z0-9\]])\(\s*(?P<bracketed>{_NUMBER})\s*\)"  # not f(1); (1)(3) both
     rf"|(?<![^{_BEFORE_LABEL}])(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
     rf"|(?<![^{_BEFORE_LABEL}])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
-    rf"|(?i:\b(?:statement|claim|sentence|item|question|no\.|number)\s*(?P<english>\d{{1,2}}|{_EN_WORD})\b)"
+    rf"|(?i:\b(?:statement|claim|sentence|item|question|no\.)\s*(?P<english>\d{{1,2}}|{_EN_WORD})\b)"
     r"|(?<![\w#])#(?P<hash>\d{1,2})\b|(?<![A-Za-z])Q(?P<q>\d{1,2})(?=\s*[:.)])"
     rf"|(?<!\d )(?<!\d)(?<!\bat )(?i:\b(?P<ordinal>{_EN_ORDINAL})\b(?={_EN_AFTER_ORDINAL}))"
 )
@@ -114,13 +118,14 @@ _GROUP = re.compile(
 )
 _NUMBERS = re.compile(_NUMBER)
 _EN_JOIN = r"(?i:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:the\s+)?)"
+_EN_AND = r"(?i:(?:\s*,)?\s+and\s+(?:the\s+)?|\s*&\s*)"  # "the second and third": a comma alone joins no ordinals
 # "Statements 1 and 4 are true", "statements two, three and four": the plural names a group.
 _EN_GROUP = re.compile(
     rf"(?i:\bstatements\s+)(?P<numbers>(?:\d{{1,2}}|{_EN_WORD})(?:{_EN_JOIN}(?:\d{{1,2}}|{_EN_WORD}))+)\b"
 )
 _EN_NUMBERS = re.compile(rf"\d{{1,2}}|(?i:\b(?:{_EN_WORD})\b)")
 # between two labels of one group: nothing, 、, 和, 与, 及, 以及, "and", ", "
-_JOINED = re.compile(rf"(?:{_JOIN}(?:第\s*)?|{_EN_JOIN})?")
+_JOINED = re.compile(rf"(?:{_JOIN}(?:第\s*)?|{_EN_AND})?")
 
 
 def number(text: str) -> int:
@@ -152,7 +157,8 @@ def labels(text: str, raw: str) -> list[Label]:
         found = [f for f in found if f.end <= m.start("numbers") or f.start >= m.end()]
         first = m.start("numbers")
         found += [
-            Label(number(n.group()), first + n.start(), first + n.end()) for n in _EN_NUMBERS.finditer(m["numbers"])
+            Label(number(n.group()), first + n.start(), first + n.end(), joined=i > 0)
+            for i, n in enumerate(_EN_NUMBERS.finditer(m["numbers"]))
         ]
     for i, c in enumerate(raw):
         if "①" <= c <= "⑳" or "⑴" <= c <= "⒇":  # circled and bracketed: ① folds to 1, ⑩ and ⑴ stay as they are
@@ -163,7 +169,9 @@ def labels(text: str, raw: str) -> list[Label]:
     found = [f for f in found if f.start not in at or (f.end - f.start == 1)]  # ① once, not as a listed "1"
     found = sorted(set(found), key=lambda label: label.start)
     return [
-        label._replace(joined=i > 0 and _JOINED.fullmatch(text, found[i - 1].end, label.start) is not None)
+        label._replace(
+            joined=label.joined or (i > 0 and _JOINED.fullmatch(text, found[i - 1].end, label.start) is not None)
+        )
         for i, label in enumerate(found)
     ]
 

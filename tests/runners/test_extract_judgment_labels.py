@@ -44,6 +44,9 @@ def test_english_labels_name_the_statement_their_verdict_goes_to(output: str) ->
         "Statements 1 and 4 are true, and 2 and 3 are false.",  # "2 and 3" names no statement
         "The first is true, the second is false, the third is false.",
         "Statement 1 is true, statement 1 is false, statement 3 is false, statement 4 is true.",
+        # a comma joins no labels into a group: "First" is a step, not statement 1 (read as 1 and 2 before the fix)
+        "First, the second statement is true, the third is false, the fourth is true.",
+        "第一，第二个说法正确，第三个说法错误，第四个说法正确",
     ],
 )
 def test_english_labels_not_one_per_statement_leave_it_unparsed(output: str) -> None:

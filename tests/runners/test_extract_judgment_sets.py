@@ -63,6 +63,7 @@ def test_a_verdict_for_the_whole_set_goes_to_each(output: str, verdicts: list[bo
         ("只有第2个说法是正确的，其余都是错误的。", [False, True, False, False]),
         ("1. 错误 2. 正确 3. 错误 4. 错误\n所以只有②正确。", [False, True, False, False]),
         ("Only statement 2 is true.", [False, True, False, False]),
+        ("Only the first is true.", [True, False, False, False]),
     ],
 )
 def test_only_the_statements_named_have_the_verdict(output: str, verdicts: list[bool]) -> None:
@@ -86,6 +87,10 @@ def test_only_the_statements_named_have_the_verdict(output: str, verdicts: list[
         "除了①，②也是正确的。",
         "除了第1个，其余都对。",
         "Except statement 1, all of them are true.",
+        "Except for the first, all of them are true.",
+        # a pair of four: read as all four before
+        "两者都正确。",
+        "Both are true.",
         # not all, or a stance not the answer's own, or a condition
         "不是所有说法都正确。",
         "我不认为以上说法都正确。",
@@ -108,3 +113,9 @@ def test_an_exception_or_an_unclear_set_leaves_it_unparsed(output: str) -> None:
 def test_a_division_is_no_exception() -> None:
     """除以 divides: no statement is excepted, the quantifier is read."""
     assert extract(FOUR, "除以2得1，所以以上说法都正确。").answer == ALL_TRUE
+
+
+def test_a_pair_is_both_statements_of_two() -> None:
+    two = judgment(["2是质数", "3是质数"], [True, True])
+    assert extract(two, "两者都正确。").answer == [True, True]
+    assert extract(two, "They are both false.").answer == [False, False]
