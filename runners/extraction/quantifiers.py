@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from runners.extraction.verdicts import Label, after_label, number, verdicts
+from runners.extraction.verdicts import EN_ORDINAL, Label, after_label, number, verdicts
 
 _CLAUSE = r"(?<![^\s,.;:!?。、()\[\]])"  # the start, a space, punctuation
 _CLAUSE_ENDS = frozenset("\n,.;:!?。、()[]")
@@ -67,7 +67,9 @@ _OTHERS = re.compile(
 )
 _ONLY = re.compile(rf"{_CLAUSE}{_LEAD}{_SUBJECT},?{_}(?:只有|仅有|只|仅|(?i:only\s+(?:the\s+)?))")
 _ONLY_VERB = re.compile(rf"(?i:\s+(?:is|are)\s+)|{_}(?:[个句种条]{_})?(?:说法{_}|命题{_})?(?:(?:是|为){_})?")
-_EXCEPT = re.compile(rf"{_CLAUSE}{_LEAD}(?:除了?|(?i:except(?:\s+for)?\s+(?:the\s+)?)){_}(?:说法{_})?")
+_EXCEPT = re.compile(rf"(?:除了?|(?i:\bexcept(?:\s+for)?\s+(?:the\s+)?)){_}(?:说法{_})?")
+_EN_ORDINAL_AT = re.compile(rf"(?i:(?:{EN_ORDINAL})\b)")  # "except the first." (no label: nothing after it)
+_EN_HEDGE = re.compile(r"(?i:(?:entirely|completely|necessarily|always|fully|quite|absolutely|totally)\s+)")
 _PAIRS = re.compile(r"[二两三四]者|(?i:\bboth\b)")
 _PAIR_COUNTS = {"二者": 2, "两者": 2, "三者": 3, "四者": 4, "both": 2}
 _SENTENCE_END = re.compile(r"[。.;!?\n]|$")
@@ -121,7 +123,7 @@ def quantified(text: str, marks: list[Label]) -> list[Quantified]:
             verdict = _verdict_at(text, m.end(), hedged=False)
             if verdict is not None:
                 out.append(Quantified(verdict[0], m.start(), verdict[1], True, _count(m)))
-    out += _only(text, marks, label_ends) + _exceptions(text, marks, label_ends)
+    out += _only(text, marks, label_ends) + _exceptions(text, marks)
     return sorted(out, key=lambda q: q.start)
 
 
@@ -166,12 +168,12 @@ def _only(text: str, marks: list[Label], label_ends: frozenset[int]) -> list[Qua
     return out
 
 
-def _exceptions(text: str, marks: list[Label], label_ends: frozenset[int]) -> list[Quantified]:
+def _exceptions(text: str, marks: list[Label]) -> list[Quantified]:
     """ "除①外，以上说法都正确": no verdict for all (除了…也 would add, not exclude); its sentence is left unread."""
     starts = {label.start for label in marks}
     out = []
-    for m in _EXCEPT.finditer(text):
-        if m.end() in starts and _starts_clause(text, m.start(), label_ends):
+    for m in _EXCEPT.finditer(text):  # anywhere: "以上说法除①外都正确", "all are true except the first"
+        if m.end() in starts or _EN_ORDINAL_AT.match(text, m.end()):
             end = _SENTENCE_END.search(text, m.end())
             out.append(Quantified(None, m.start(), end.start() if end else len(text), False, None))
     return out
@@ -187,6 +189,7 @@ def _verdict_at(text: str, at: int, hedged: bool) -> tuple[bool | None, int] | N
     found = verdicts(tail, 0, len(tail), frozenset())
     if found and found[0].start == 0:
         return found[0].value, at + found[0].end
-    if hedged and found and found[0].start <= 4 and not re.search(r"[^\w ]", tail[: found[0].start]):
+    gap = tail[: found[0].start] if found else ""
+    if hedged and found and (found[0].start <= 4 or _EN_HEDGE.fullmatch(gap)) and not re.search(r"[^\w ]", gap):
         return None, at + found[0].end
     return None

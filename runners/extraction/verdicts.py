@@ -79,14 +79,15 @@ _ENGLISH_NUMBERS = {word: i + 1 for words in (_EN_WORDS, _EN_ORDINALS, _EN_NTH) 
 """两 counts (两个说法都正确) but names no statement: :data:`_NUMBER` does not read it."""
 _NUMBER = r"\d{1,2}|十?[一二三四五六七八九]|十"
 _BEFORE_LABEL = r"\s,;:。，；、!?()\[\]√✓✔×✗✘✕"  # a label starts a line or follows a space, punctuation, a mark
-# English labels: "Statement 2", "statement two", "No. 3", "#4", "the first", "2nd:" (never "5 second", "at first",
-# "the first step"); an ordinal counts before a noun of a statement, a verb or punctuation only.
+# English labels: "Statement 2", "statement two", "No. 3", "#4", "the first statement", "the second is false", a line
+# that starts "First," or "the second:", "2nd:" anywhere (never "5 second", "at first", "the first step", "sold first, then"): an ordinal counts
+# before a statement's noun, a verdict, or punctuation at the start of its line only.
 _EN_WORD = "|".join(_EN_WORDS)
-_EN_ORDINAL = "|".join(_EN_ORDINALS + _EN_NTH)
-_EN_AFTER_ORDINAL = (
-    r"\s*(?:(?i:statement|claim|sentence|item|question|one)\b|[:,.)]"
-    r"|(?i:(?:is|are|was)\s+(?:not\s+)?(?:true|false|correct|incorrect|wrong|right)\b"
-    rf"|(?:,\s*)?and\s+(?:the\s+)?(?:{_EN_ORDINAL})\b))"
+EN_ORDINAL = "|".join(_EN_ORDINALS + _EN_NTH)
+_EN_VERDICT = r"(?:not\s+)?(?:true|false|correct|incorrect|wrong|right)\b"
+_EN_AFTER_ORDINAL = (  # "the first statement", "the second one is false", "the first is true", "first and third"
+    rf"\s*(?:(?i:(?:statement|claim|item)\b|one\s*[:,]|(?:one\s+)?(?:is|are|was)\s+{_EN_VERDICT}"
+    rf"|(?:,\s*)?and\s+(?:the\s+)?(?:{EN_ORDINAL})\b))"
 )
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 _LABEL = re.compile(
@@ -97,7 +98,9 @@ _LABEL = re.compile(
     rf"|(?<![^{_BEFORE_LABEL}])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
     rf"|(?i:\b(?:statement|claim|sentence|item|question|no\.)\s*(?P<english>\d{{1,2}}|{_EN_WORD})\b)"
     r"|(?<![\w#])#(?P<hash>\d{1,2})\b|(?<![A-Za-z])Q(?P<q>\d{1,2})(?=\s*[:.)])"
-    rf"|(?<!\d )(?<!\d)(?<!\bat )(?i:\b(?P<ordinal>{_EN_ORDINAL})\b(?={_EN_AFTER_ORDINAL}))"
+    rf"|(?<!\d )(?<!\d)(?<!\bat )(?i:\b(?P<ordinal>{EN_ORDINAL})\b(?={_EN_AFTER_ORDINAL}))"
+    rf"|(?<![^\n])[ \t]*(?:[-*][ \t]*)?(?i:(?:the[ \t]+)?(?P<lined>{EN_ORDINAL})\b)(?=[ \t]*[:,)])"
+    rf"|(?<![\w.])(?P<numbered>{'|'.join(_EN_NTH)})(?=[ \t]*[:)])"
 )
 # Statements lettered A., B., … (CK12 has 物理 judgment questions so): "A. 错误", "(B)正确", "选项C", "D项"; read only
 # where the answer has an A, so that "1. F. 2. T." keeps F as a verdict.

@@ -54,6 +54,15 @@ def test_english_labels_not_one_per_statement_leave_it_unparsed(output: str) -> 
     assert (found.status, found.answer) == ("unparsed", None), (output, found)
 
 
+def test_steps_named_first_and_second_inside_a_statements_line_are_no_labels() -> None:
+    """Only a line that starts "First," names a statement; inside one they are steps (an English model's CoT)."""
+    two = judgment(["3+4=7", "7是偶数"], [True, False])
+    output = "1. First, 3+4=7. Second, the sum is right. So it is true.\n2. First, 7=2×3+1. So it is false."
+    assert extract(two, output).answer == [True, False]
+    output = "The student sold the bouquets first, based on the price. It is correct.\nThe second: false."
+    assert extract(two, output).status == "unparsed"  # "first," is no label: statement 1 has no verdict
+
+
 @pytest.mark.parametrize(
     ("output", "verdict"),
     [

@@ -88,6 +88,9 @@ def test_only_the_statements_named_have_the_verdict(output: str, verdicts: list[
         "除了第1个，其余都对。",
         "Except statement 1, all of them are true.",
         "Except for the first, all of them are true.",
+        "All are correct except the first.",
+        "都正确，除了①。",
+        "以上说法除①外都正确。",
         # a pair of four: read as all four before
         "两者都正确。",
         "Both are true.",
@@ -101,6 +104,7 @@ def test_only_the_statements_named_have_the_verdict(output: str, verdicts: list[
         "Not all of them are true.",
         "All are not true.",  # not all, or none
         "None of them are necessarily true.",
+        "None of them is entirely true.",  # a hedge denied: no verdict
         "一个也不一定对。",
         "1. 正确 2. 错误 3. 错误 4. 正确\n以上说法一个都不对。",
     ],
