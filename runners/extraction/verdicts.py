@@ -55,7 +55,7 @@ _NEGATED = re.compile(
     r"(?:不是|并非|绝非|而非|没有?|不算|算不上)[ \t]?\Z|(?i:\b(?:not|isn't|is[ \t]+not|never)[ \t]+)\Z"
 )
 _OPERAND_BEFORE = re.compile(r"[\dA-Za-z)\]}π%]\s*$")
-_OPERAND_AFTER = re.compile(r"\s*[\dA-Za-z(\[{π]")
+_OPERAND_AFTER = re.compile(r"\s*(?:\\\s*)?[\dA-Za-z(\[{π]")  # "\times \$32": the $ masked, its \ kept
 
 
 class Verdict(NamedTuple):

@@ -131,3 +131,9 @@ def test_the_stems_legend_reads_the_answers_zero_one() -> None:
     )
     assert extract(question, "1 0 0 1").answer == TFFT
     assert extract(FOUR, "1 0 0 1").status == "unparsed"  # the same answer, no legend
+
+
+def test_a_times_sign_before_a_masked_dollar_is_no_verdict() -> None:
+    """An English CoT writes "\\times \\$1.50": the $ is masked, its backslash stayed, and × read as F (found on
+    ProcessBench solutions once "First," lines named statements)."""
+    assert extract(ONE, r"\(3 \times \$1.50 = \$4.50\), so the statement is true.").answer == [True]
