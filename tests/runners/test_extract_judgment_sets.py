@@ -8,10 +8,8 @@ import pytest
 
 from runners.extract import extract
 from tests.qfactory import judgment
+from tests.runners.test_extract_judgment_forms import FOUR
 
-FOUR = judgment(
-    ["对顶角相等", "错角一定相等", "两直线平行，同旁内角相等", "三角形内角和为180度"], [True, False, False, True]
-)
 ALL_TRUE, ALL_FALSE = [True] * 4, [False] * 4
 
 
