@@ -93,19 +93,19 @@ def quantified(text: str, marks: list[Label]) -> list[Quantified]:
     """Every verdict of ``text`` for all statements or the others, in order; ``marks``: the statements' labels."""
     label_ends = frozenset(label.end for label in marks)
     out = []
-    for pattern, others in ((_UNIVERSAL, False), (_NONE, False), (_NONE_WORD, False), (_NOT_ONE, False)):
+    for pattern in (_UNIVERSAL, _NONE, _NONE_WORD, _NOT_ONE):
         for m in pattern.finditer(text):
             if not _starts_clause(text, m.start(), label_ends):
                 continue
             if pattern is _NONE_WORD:
                 word = m["word"] or m["word2"]
                 denied = word.endswith(("正确", "对")) and not word.startswith("不")  # the verdict "none is"
-                out.append(Quantified(not denied, m.start(), m.end(), others, _count(m)))
+                out.append(Quantified(not denied, m.start(), m.end(), False, _count(m)))
                 continue
             if pattern is _UNIVERSAL and m["count"] == "一":
                 continue  # "一个都不正确": none is (below), not "each of one"
-            if pattern is _UNIVERSAL and re.match(r"(?i:not|n't)\b", text[m.end() : m.end() + 4]):
-                out.append(Quantified(None, m.start(), m.end(), others, None))  # "All are not true": not all, or none
+            if pattern is _UNIVERSAL and re.match(r"(?i:not)\b", text[m.end() : m.end() + 4]):
+                out.append(Quantified(None, m.start(), m.end(), False, None))  # "All are not true": not all, or none
                 continue
             verdict = _verdict_at(text, m.end(), hedged=pattern is _NONE)
             if verdict is None:
@@ -117,7 +117,7 @@ def quantified(text: str, marks: list[Label]) -> list[Quantified]:
                 if not (english or subject or m["some"] or m["noun"] or text[end : end + 1] == "的"):
                     continue  # "没有错": a negated verdict, no quantifier ("没有正确的" is one)
                 value = None if value is None else not value
-            out.append(Quantified(value, m.start(), end, others, _count(m)))
+            out.append(Quantified(value, m.start(), end, False, _count(m)))
     for m in _OTHERS.finditer(text):
         if _starts_clause(text, m.start(), label_ends):
             verdict = _verdict_at(text, m.end(), hedged=False)
