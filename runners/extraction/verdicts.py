@@ -54,6 +54,9 @@ _HEDGED = re.compile(
 _NEGATED = re.compile(
     r"(?:不是|并非|绝非|而非|没有?|不算|算不上)[ \t]?\Z|(?i:\b(?:not|isn't|is[ \t]+not|never)[ \t]+)\Z"
 )
+_EN_ARTICLE_BEFORE = re.compile(r"(?i:\b(?:a|an|the|no|any|some)\s+)$")  # "a correct pronunciation": no verdict
+_EN_NOUN_AFTER = re.compile(r"\s+[A-Za-z]")
+_EN_STATEMENT_AFTER = re.compile(r"(?i:\s+(?:statement|claim|sentence|one|fact)\b)")
 _OPERAND_BEFORE = re.compile(r"[\dA-Za-z)\]}π%]\s*$")
 _OPERAND_AFTER = re.compile(r"\s*(?:\\\s*)?[\dA-Za-z(\[{π]")  # "\times \$32": the $ masked, its \ kept
 
@@ -213,8 +216,11 @@ def _in_position(text: str, word: str, start: int, end: int, labelled: bool, cou
         return labelled or not (end < len(text) and text[end] in "0123456789abcdefghijklmnopqrstuvwxyz(")
     if word in "TF":
         return labelled or not re.match(r"\s*=", text[end:])
-    if word not in _WORDS:
-        return True
+    if word not in _WORDS:  # English: "is correct.", "is a true statement", never "a correct pronunciation"
+        article = _EN_ARTICLE_BEFORE.search(text, 0, start)
+        if labelled or not article or not _EN_NOUN_AFTER.match(text, end):
+            return True
+        return article.group().lower().startswith("a") and _EN_STATEMENT_AFTER.match(text, end) is not None
     if labelled:
         return True
     if len(word) > 1 and not counted and _NOUN_BEFORE.search(text, max(0, start - 3), start):

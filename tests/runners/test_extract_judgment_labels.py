@@ -134,3 +134,19 @@ def test_a_times_sign_before_a_masked_dollar_is_no_verdict() -> None:
     """An English CoT writes "\\times \\$1.50": the $ is masked, its backslash stayed, and × read as F (found on
     ProcessBench solutions once "First," lines named statements)."""
     assert extract(ONE, r"\(3 \times \$1.50 = \$4.50\), so the statement is true.").answer == [True]
+
+
+@pytest.mark.parametrize(
+    ("output", "verdict"),
+    [
+        # Qwen2.5-Coder-0.5B's form on CK12's English judgments (sentence written here): its F, then prose whose
+        # "a correct pronunciation" was read as a second verdict (T), and the answer was unparsed
+        ('1. F. The sentence "Who is your teacher?" does not have a correct pronunciation of "teacher".', False),
+        ("The correct one is this one. It is false.", False),
+        ("It is a true statement.", True),
+        ("It is an incorrect statement.", False),
+    ],
+)
+def test_an_english_verdict_word_before_its_noun_is_prose(output: str, verdict: bool) -> None:
+    found = extract(ONE, output)
+    assert (found.status, found.answer) == ("ok", [verdict]), (output, found)
