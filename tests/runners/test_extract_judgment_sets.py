@@ -36,6 +36,11 @@ ALL_TRUE, ALL_FALSE = [True] * 4, [False] * 4
         ("可以判断上述说法都是正确的。", ALL_TRUE),
         ("因此我认为四个说法都不对。", ALL_FALSE),
         ("综上所述，我们可以得出以上说法都正确。", ALL_TRUE),
+        # the question's statements named by the question
+        ("这道题的四个说法都是错误的。", ALL_FALSE),
+        ("本题中的说法全部正确。", ALL_TRUE),
+        ("题目给出的说法都正确。", ALL_TRUE),
+        ("所给的四个说法都对。", ALL_TRUE),
         # English
         ("None of them is true.", ALL_FALSE),
         ("None of the four statements are correct.", ALL_FALSE),
