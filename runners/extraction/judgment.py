@@ -25,8 +25,7 @@ They are read, in order of preference:
 
 0/1 answers ("1 0 0 1") are read as T/F only with a legend in the answer or the stem ("1表示正确，0表示错误";
 :mod:`runners.extraction.legend`). Each is tried on the text after the last answer marker ("答案是：", "answer:") first,
-then
-on the whole output. Phrases that contain verdict characters without being one
+then on the whole output. Phrases that contain verdict characters without being one
 ("正确答案", "判断正误", "判断对错", "对于", "是否正确", "是不是正确", "对不对") are blanked first. 对 and 错 run together ("对错错对") are
 one verdict each only where the run stands apart: after the start, a line break or punctuation, before the end,
 a line break or punctuation other than a colon; so the instruction's "判断下列说法的对错", a heading "对错：",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from runners.extraction.text import fold
 from runners.extraction.verdicts import after_label, labels
 
 _WORD = r"(?:不正确|不对|正确|错误|对|错|√|×|[TF]|(?i:true|false|correct|incorrect|wrong))"
@@ -34,7 +35,7 @@ def with_legend(text: str, raw: str, stem: str) -> str:
     where it or ``stem`` gives one; else ``text`` unchanged."""
     legend, spans = _legend(text)
     if legend is None:
-        legend, spans = _legend(stem)[0], []
+        legend, spans = _legend(fold(stem))[0], []  # "正确的填１": full width as the answer's text is folded
     if legend is None:
         return text
     chars = list(text)

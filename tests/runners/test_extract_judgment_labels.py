@@ -124,7 +124,7 @@ def test_the_stems_legend_reads_the_answers_zero_one() -> None:
     question = judgment(
         ["对顶角相等", "错角一定相等", "两直线平行，同旁内角相等", "三角形内角和为180度"],
         TFFT,
-        stem="判断下列说法，正确的填1，错误的填0。",
+        stem="判断下列说法，正确的填１，错误的填０。",  # full width, as banks write it
     )
     assert extract(question, "1 0 0 1").answer == TFFT
     assert extract(FOUR, "1 0 0 1").status == "unparsed"  # the same answer, no legend
