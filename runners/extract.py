@@ -63,7 +63,7 @@ def extract(question: Question, text: str | None) -> Extraction:
     elif qtype is QuestionType.MULTIPLE:
         found = extract_choice(view, question, multiple=True)
     elif qtype is QuestionType.JUDGMENT:
-        found = extract_judgment(view, len(question.options) or len(question.answer))
+        found = extract_judgment(view, len(question.options) or len(question.answer), question.stem)
     elif qtype is QuestionType.FILL:
         found = extract_fill(view, len(question.answer))
     elif qtype is QuestionType.SORTING:

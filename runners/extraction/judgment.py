@@ -5,9 +5,10 @@ correct/incorrect/wrong, negated (不是错误的, 并非正确, 没错: the ver
 verdict position (not "正确的做法是", "纠正错误", "3×4=12"; see :mod:`runners.extraction.verdicts`).
 They are read, in order of preference:
 
-0. ``all``: a verdict for all the statements ("以上说法都正确", "没有一个说法是正确的": each false) goes to each,
-   where no other verdict of the answer disagrees (:mod:`runners.extraction.quantifiers`); "the others" ("①③正确，
-   其余错误") go to the statements not named before them, in ``numbered``;
+0. ``all``: a verdict for all the statements ("以上说法都正确", "没有一个说法是正确的", "一个正确的都没有": each
+   false) goes to each, where no other verdict of the answer disagrees (:mod:`runners.extraction.quantifiers`); "the
+   others" ("①③正确，其余错误") go to the statements not named before them, and "only" ("只有②正确") gives the
+   others the opposite of the named ones', in ``numbered``; an exception ("除①外都正确") leaves the answer unread;
 1. ``numbered``: each verdict goes to the statement whose label comes last before it, in whatever order the
    answer discusses them ("1. 对 2. 错", "(1)√(2)×", "①错③对②对", "第3个说法错误，第1个说法正确", "说法三错误",
    "A. 错误"; labels: :mod:`runners.extraction.verdicts`); a group's verdict goes to each statement of it ("①③正确",
@@ -22,8 +23,9 @@ They are read, in order of preference:
 4. ``leading`` (one statement): the output starts with a verdict;
 5. ``agreeing`` (one statement): every verdict in the output agrees.
 
-Each is tried on the text after the last answer marker ("答案是：", "answer:") first, then
-on the whole output. Phrases that contain verdict characters without being one
+0/1 answers ("1 0 0 1") are read as T/F only with a legend in the answer or the stem ("1表示正确，0表示错误";
+:mod:`runners.extraction.legend`). Each is tried on the text after the last answer marker ("答案是：", "answer:") first,
+then on the whole output. Phrases that contain verdict characters without being one
 ("正确答案", "判断正误", "判断对错", "对于", "是否正确", "是不是正确", "对不对") are blanked first. 对 and 错 run together ("对错错对") are
 one verdict each only where the run stands apart: after the start, a line break or punctuation, before the end,
 a line break or punctuation other than a colon; so the instruction's "判断下列说法的对错", a heading "对错：",
@@ -36,6 +38,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from runners.extraction.legend import with_legend
 from runners.extraction.markers import ANSWERS_ARE_COLON
 from runners.extraction.quantifiers import Quantified, quantified
 from runners.extraction.text import Found, View
@@ -52,10 +55,12 @@ _OPENS_RUN = frozenset("\n:,.;、。")  # what a run of 对/错 may follow (widt
 _CLOSES_RUN = frozenset("\n,.;、。!?")  # what may follow it: not a colon ("对错：" heads what follows)
 
 
-def extract_judgment(view: View, statements: int) -> Found | None:
-    """One bool per statement (``statements`` of them), or ``None``."""
-    markers = list(ANSWERS_ARE_COLON.finditer(view.masked))  # before "正确答案" is blanked below
-    runs = _chinese_runs(view.masked)  # "判断对错：对错错对": the phrase's 对错 is blanked, the run's kept
+def extract_judgment(view: View, statements: int, stem: str = "") -> Found | None:
+    """One bool per statement (``statements`` of them), or ``None``; ``stem``: the question's, for a 0/1 legend."""
+    window = view.raw[view.start : view.start + len(view.text)]
+    masked = with_legend(view.masked, window, stem)  # "1表示正确，0表示错误：1 0 0 1" as "T F F T"
+    markers = list(ANSWERS_ARE_COLON.finditer(masked))  # before "正确答案" is blanked below
+    runs = _chinese_runs(masked)  # "判断对错：对错错对": the phrase's 对错 is blanked, the run's kept
     starts = [start for start, _ in runs]
 
     def blank(match: re.Match[str]) -> str:
@@ -63,8 +68,7 @@ def extract_judgment(view: View, statements: int) -> Found | None:
         kept = run >= 0 and match.start() < runs[run][1]
         return match.group() if kept else " " * len(match.group())
 
-    text = _NOT_VERDICTS.sub(blank, view.masked)
-    window = view.raw[view.start : view.start + len(view.text)]
+    text = _NOT_VERDICTS.sub(blank, masked)
     windows = [markers[-1].end()] if markers else []
     for begin in [*windows, 0]:
         found = _read(text, window, begin, statements, [(s - begin, e - begin) for s, e in runs if s >= begin])
@@ -94,7 +98,7 @@ def _read(text: str, raw: str, begin: int, statements: int, runs: list[tuple[int
     marks = labels(segment, raw[begin:])
     label_ends = frozenset(label.end for label in marks)
     compacts = sorted([m.span() for m in _COMPACT.finditer(segment)] + runs)
-    quantifiers = quantified(segment, label_ends)
+    quantifiers = quantified(segment, marks)
     found = [
         verdict
         for verdict in _verdicts(segment, compacts, label_ends)
@@ -105,7 +109,7 @@ def _read(text: str, raw: str, begin: int, statements: int, runs: list[tuple[int
     if alls:
         return _all(alls, found, len(alls) < len(quantifiers), statements, begin)
     # "其余错误": where the others' verdicts start, the count each names, and where their line starts
-    others = {q.start: (q.counted, segment.rfind("\n", 0, q.start) + 1) for q in quantifiers}
+    others = {q.start: (q.counted, segment.rfind("\n", 0, q.start) + 1, q.named) for q in quantifiers}
     found += [(q.value, q.start, q.end) for q in quantifiers if q.value is not None]  # the others', never None
     found = sorted(found, key=lambda verdict: verdict[1])
     numbered = _numbered(
@@ -160,7 +164,7 @@ def _numbered(
     marks: list[Label],
     found: list[tuple[bool, int, int]],
     statements: int,
-    others: dict[int, tuple[int | None, int]],
+    others: dict[int, tuple[int | None, int, frozenset[int]]],
 ) -> list[int] | str | None:
     """Each verdict goes to the label before it: the index in ``found`` of each statement's first verdict, in
     statement order; :data:`_UNREAD` where labelled verdicts are not exactly one per statement (a number missing,
@@ -186,11 +190,11 @@ def _numbered(
         given = {number: indexes for number, indexes in given.items() if number <= statements}
     if others:  # one named after them too has two verdicts ("①③正确，其余错误，④正确")
         first = min(others)
-        at, line = found[first][1], others[first][1]
-        before = {n for n, indexes in given.items() if any(line <= found[i][1] < at for i in indexes)}
+        at, line, before = found[first][1], others[first][1], set(others[first][2])  # "只有②正确": ② alone
+        before = before or {n for n, indexes in given.items() if any(line <= found[i][1] < at for i in indexes)}
         before = before or {n for n, indexes in given.items() if any(i < first for i in indexes)}
         rest = [n for n in range(1, statements + 1) if n not in before]
-        if not rest or any(count not in (None, len(rest)) for count, _ in others.values()):
+        if not rest or any(count not in (None, len(rest)) for count, _, _ in others.values()):
             return _UNREAD
         for n in rest:
             given.setdefault(n, []).extend(others)

@@ -16,9 +16,11 @@ and ⑴-⒇ in the raw output, none inside a quotation (“④而今……” qu
 word or letter right after it ("1对 2错", "1T"; not "3×4"); the letters A-S of lettered statements ("A. 错误", "(B)",
 "选项C", "D项", "E正确"), where the answer has an A. Labels side by side or joined by 、, 和, 与, 及 are one group
 ("①③", "（1）（3）", "①、③", "第1、3个", "第1和第3个", "说法一、三", and digits before a verdict word: "1和3对", "1、2对"),
-never with only a space between ("1.  2.  3." echoes the prompt's format). 0/1 per statement ("1. 0 2. 1") is
-never read: the extractor sees no prompt, none of ours asks for it, and only a legend ("1表示正确") would tell 1
-from 0.
+never with only a space between ("1.  2.  3." echoes the prompt's format). English labels: "Statement 2",
+"statement two", "No. 3", "#4", "Q1:", ordinals before a statement's noun, a verb or punctuation ("the first is true",
+"2nd: false", "the second and third are false"; never "the first step", "5 second", "at first"), and the plural's
+group ("Statements 1 and 4 are true"). 0/1 per statement ("1. 0 2. 1") is read only with a legend
+(:mod:`runners.extraction.legend`).
 """
 
 from __future__ import annotations
@@ -52,8 +54,11 @@ _HEDGED = re.compile(
 _NEGATED = re.compile(
     r"(?:不是|并非|绝非|而非|没有?|不算|算不上)[ \t]?\Z|(?i:\b(?:not|isn't|is[ \t]+not|never)[ \t]+)\Z"
 )
+_EN_ARTICLE_BEFORE = re.compile(r"(?i:\b(?:a|an|the|no|any|some)\s+)$")  # "a correct pronunciation": no verdict
+_EN_NOUN_AFTER = re.compile(r"\s+[A-Za-z]")
+_EN_STATEMENT_AFTER = re.compile(r"(?i:\s+(?:statement|claim|sentence|one|fact)\b)")
 _OPERAND_BEFORE = re.compile(r"[\dA-Za-z)\]}π%]\s*$")
-_OPERAND_AFTER = re.compile(r"\s*[\dA-Za-z(\[{π]")
+_OPERAND_AFTER = re.compile(r"\s*(?:\\\s*)?[\dA-Za-z(\[{π]")  # "\times \$32": the $ masked, its \ kept
 
 
 class Verdict(NamedTuple):
@@ -70,9 +75,23 @@ class Label(NamedTuple):
 
 
 _CHINESE_DIGITS = {c: i + 1 for i, c in enumerate("一二三四五六七八九")} | {"两": 2}
+_EN_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_EN_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_EN_NTH = tuple(f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n, 'th') }" for n in range(1, 11))  # 1st … 10th
+_ENGLISH_NUMBERS = {word: i + 1 for words in (_EN_WORDS, _EN_ORDINALS, _EN_NTH) for i, word in enumerate(words)}
 """两 counts (两个说法都正确) but names no statement: :data:`_NUMBER` does not read it."""
 _NUMBER = r"\d{1,2}|十?[一二三四五六七八九]|十"
 _BEFORE_LABEL = r"\s,;:。，；、!?()\[\]√✓✔×✗✘✕"  # a label starts a line or follows a space, punctuation, a mark
+# English labels: "Statement 2", "statement two", "No. 3", "#4", "the first statement", "the second is false", a line
+# that starts "First," or "the second:", "2nd:" anywhere (never "5 second", "at first", "the first step", "sold first, then"): an ordinal counts
+# before a statement's noun, a verdict, or punctuation at the start of its line only.
+_EN_WORD = "|".join(_EN_WORDS)
+EN_ORDINAL = "|".join(_EN_ORDINALS + _EN_NTH)
+_EN_VERDICT = r"(?:not\s+)?(?:true|false|correct|incorrect|wrong|right)\b"
+_EN_AFTER_ORDINAL = (  # "the first statement", "the second one is false", "the first is true", "first and third"
+    rf"\s*(?:(?i:(?:statement|claim|item)\b|one\s*[:,]|(?:one\s+)?(?:is|are|was)\s+{_EN_VERDICT}"
+    rf"|(?:,\s*)?and\s+(?:the\s+)?(?:{EN_ORDINAL})\b))"
+)
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 _LABEL = re.compile(
     rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|种说法|说法|命题|[\s,:、.)])"
@@ -80,6 +99,11 @@ _LABEL = re.compile(
     rf"|(?<![A-Za-z0-9\]])\(\s*(?P<bracketed>{_NUMBER})\s*\)"  # not f(1); (1)(3) both
     rf"|(?<![^{_BEFORE_LABEL}])(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
     rf"|(?<![^{_BEFORE_LABEL}])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
+    rf"|(?i:\b(?:statement|claim|sentence|item|question|no\.)\s*(?P<english>\d{{1,2}}|{_EN_WORD})\b)"
+    r"|(?<![\w#])#(?P<hash>\d{1,2})\b|(?<![A-Za-z])Q(?P<q>\d{1,2})(?=\s*[:.)])"
+    rf"|(?<!\d )(?<!\d)(?<!\bat )(?i:\b(?P<ordinal>{EN_ORDINAL})\b(?={_EN_AFTER_ORDINAL}))"
+    rf"|(?<![^\n])[ \t]*(?:[-*][ \t]*)?(?i:(?:the[ \t]+)?(?P<lined>{EN_ORDINAL})\b)(?=[ \t]*[:,)])"
+    rf"|(?<![\w.])(?P<numbered>{'|'.join(_EN_NTH)})(?=[ \t]*[:)])"
 )
 # Statements lettered A., B., … (CK12 has 物理 judgment questions so): "A. 错误", "(B)正确", "选项C", "D项"; read only
 # where the answer has an A, so that "1. F. 2. T." keeps F as a verdict.
@@ -99,13 +123,23 @@ _GROUP = re.compile(
     rf"(?:{_WORD_FALSE}|{_WORD_TRUE}))"
 )
 _NUMBERS = re.compile(_NUMBER)
-_JOINED = re.compile(rf"(?:{_JOIN}(?:第\s*)?)?")  # between two labels of one group: nothing, 、, 和, 与, 及, 以及
+_EN_JOIN = r"(?i:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:the\s+)?)"
+_EN_AND = r"(?i:(?:\s*,)?\s+and\s+(?:the\s+)?|\s*&\s*)"  # "the second and third": a comma alone joins no ordinals
+# "Statements 1 and 4 are true", "statements two, three and four": the plural names a group.
+_EN_GROUP = re.compile(
+    rf"(?i:\bstatements\s+)(?P<numbers>(?:\d{{1,2}}|{_EN_WORD})(?:{_EN_JOIN}(?:\d{{1,2}}|{_EN_WORD}))+)\b"
+)
+_EN_NUMBERS = re.compile(rf"\d{{1,2}}|(?i:\b(?:{_EN_WORD})\b)")
+# between two labels of one group: nothing, 、, 和, 与, 及, 以及, "and", ", "
+_JOINED = re.compile(rf"(?:{_JOIN}(?:第\s*)?|{_EN_AND})?")
 
 
 def number(text: str) -> int:
-    """1-99 from digits or Chinese numerals (三, 十二)."""
+    """1-99 from digits, Chinese numerals (三, 十二) or English numbers and ordinals (three, third, 3rd)."""
     if text.isdigit():
         return int(text)
+    if text.lower() in _ENGLISH_NUMBERS:
+        return _ENGLISH_NUMBERS[text.lower()]
     if text == "十":
         return 10
     tens = 10 if text.startswith("十") else 0
@@ -125,6 +159,13 @@ def labels(text: str, raw: str) -> list[Label]:
             Label(number(n.group()), group + n.start(), group + n.end())
             for n in _NUMBERS.finditer(m["nth"] or m["bare"])
         ]
+    for m in _EN_GROUP.finditer(text):
+        found = [f for f in found if f.end <= m.start("numbers") or f.start >= m.end()]
+        first = m.start("numbers")
+        found += [
+            Label(number(n.group()), first + n.start(), first + n.end(), joined=i > 0)
+            for i, n in enumerate(_EN_NUMBERS.finditer(m["numbers"]))
+        ]
     for i, c in enumerate(raw):
         if "①" <= c <= "⑳" or "⑴" <= c <= "⒇":  # circled and bracketed: ① folds to 1, ⑩ and ⑴ stay as they are
             found.append(Label(int(unicodedata.numeric(c)), i, i + 1))
@@ -134,7 +175,9 @@ def labels(text: str, raw: str) -> list[Label]:
     found = [f for f in found if f.start not in at or (f.end - f.start == 1)]  # ① once, not as a listed "1"
     found = sorted(set(found), key=lambda label: label.start)
     return [
-        label._replace(joined=i > 0 and _JOINED.fullmatch(text, found[i - 1].end, label.start) is not None)
+        label._replace(
+            joined=label.joined or (i > 0 and _JOINED.fullmatch(text, found[i - 1].end, label.start) is not None)
+        )
         for i, label in enumerate(found)
     ]
 
@@ -173,8 +216,11 @@ def _in_position(text: str, word: str, start: int, end: int, labelled: bool, cou
         return labelled or not (end < len(text) and text[end] in "0123456789abcdefghijklmnopqrstuvwxyz(")
     if word in "TF":
         return labelled or not re.match(r"\s*=", text[end:])
-    if word not in _WORDS:
-        return True
+    if word not in _WORDS:  # English: "is correct.", "is a true statement", never "a correct pronunciation"
+        article = _EN_ARTICLE_BEFORE.search(text, 0, start)
+        if labelled or not article or not _EN_NOUN_AFTER.match(text, end):
+            return True
+        return article.group().lower().startswith("a") and _EN_STATEMENT_AFTER.match(text, end) is not None
     if labelled:
         return True
     if len(word) > 1 and not counted and _NOUN_BEFORE.search(text, max(0, start - 3), start):
