@@ -107,7 +107,20 @@ def bad_byte(text: str) -> str | None:
     if match is None:
         return None
     offset = len(text[: match.start()].encode("utf-8", "surrogateescape")) + 1
-    return f"byte 0x{ord(match.group()) - 0xDC00:02x} at byte {offset} of the line"
+    where = f"byte 0x{ord(match.group()) - 0xDC00:02x} at byte {offset} of the line"
+    return where + _GBK_HINT if _reads_as_gbk(text) else where
+
+
+_GBK_HINT = "; it reads as GBK (GB18030) text: save the file as UTF-8, e.g. iconv -f GB18030 -t UTF-8"
+
+
+def _reads_as_gbk(text: str) -> bool:
+    """Whether text that is not UTF-8 is Chinese in GB18030 (GBK's superset), as Excel on a Chinese Windows saves CSV."""
+    try:
+        decoded = text.encode("utf-8", "surrogateescape").decode("gb18030")
+    except UnicodeDecodeError:
+        return False
+    return any("\u4e00" <= c <= "\u9fff" for c in decoded)
 
 
 def iter_jsonl(

@@ -199,9 +199,18 @@ class _Row:
         if spec is None:
             return []
         try:
-            return read_options(spec, self.row, qtype)
+            options = read_options(spec, self.row, qtype)
         except ValueError as exc:
             raise RowError(self.option_where(), str(exc)) from None
+        if len(options) == 1 and qtype in (QuestionType.SINGLE, QuestionType.MULTIPLE):
+            # One option is a misread bank, not a question: graded as it stands, any answer "A" would count right.
+            where = (
+                "is it separated by something else (separator = ...)?"
+                if spec.single
+                else "are the other columns empty?"
+            )
+            raise RowError(self.option_where(), f"only one option, {options[0].text!r}: {where}")
+        return options
 
     def answer(self, qtype: QuestionType) -> list[str] | list[bool]:
         value = self.raw("answer")
@@ -224,7 +233,7 @@ def read_options(spec: OptionColumns, row: dict[str, Any], qtype: QuestionType) 
     value = row.get(spec.columns[0])
     if value is None or value == "":
         return []
-    if isinstance(value, str) and spec.json:
+    if isinstance(value, str) and (spec.json or _json_list(value)):
         try:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
@@ -240,6 +249,17 @@ def read_options(spec: OptionColumns, row: dict[str, Any], qtype: QuestionType) 
     if texts and all(split_option(t) for t in texts) and not any(_DECIMAL.match(t) for t in texts):
         return parse_options(texts, qtype)
     return _lettered(texts, qtype, strip_labels=False)
+
+
+def _json_list(text: str) -> bool:
+    """Whether a cell is a JSON list of options (``["甲", "乙"]``) given without ``json = true``: split on
+    newlines it would be one option, on a comma pieces of JSON."""
+    if not text.lstrip().startswith("["):
+        return False
+    try:
+        return isinstance(json.loads(text), list)
+    except json.JSONDecodeError:
+        return False
 
 
 # "0.5", "1.5 m", "12.5%": a number's decimal point, not a label "0." before the text "5" (#27 item 5).

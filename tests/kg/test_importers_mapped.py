@@ -199,3 +199,58 @@ def test_decimal_options_are_values_not_labels(tmp_path: Path, options: list[Any
     (question,) = load_questions(data, mapping=mapping).questions
     assert [o.label for o in question.options] == ["A", "B", "C", "D"]
     assert [o.text for o in question.options] == texts and question.answer == ["B"]
+
+
+@pytest.mark.parametrize(
+    ("row", "answer"),
+    [
+        ("单选,题,甲,乙,丙,丁,Ｂ,章", ["B"]),  # typed on a Chinese keyboard: full-width letters
+        ("多选,题,甲,乙,丙,丁,Ｃ、Ａ,章", ["A", "C"]),
+        ("多选,题,甲,乙,丙,丁,ａｄ,章", ["A", "D"]),
+        ("判断,题,甲,乙,,,Ｔ，Ｆ,章", [True, False]),
+    ],
+)
+def test_full_width_answers_are_their_letters(tmp_path: Path, row: str, answer: list[Any]) -> None:
+    data = write_text(tmp_path / "bank.csv", CSV_HEADER + row + "\n")
+    (question,) = load_questions(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING)).questions
+    assert question.answer == answer
+
+
+def test_a_json_list_of_options_in_a_text_column_is_read_as_the_list(tmp_path: Path) -> None:
+    """Without ``json = true`` the cell was one option, ``["介质", ...]``, and the answer A was right by default."""
+    row = '单选,声音的传播需要,"[""介质"", ""真空"", ""光"", ""电""]",B,章\n'
+    data = write_text(tmp_path / "bank.csv", "type,stem,choices,answer,unit\n" + row)
+    for options in ('"choices"', '{ column = "choices", separator = "," }'):
+        mapping = write_text(tmp_path / "m.toml", CSV_MAPPING.replace('["A", "B", "C", "D"]', options))
+        (question,) = load_questions(data, mapping=mapping).questions
+        assert [o.text for o in question.options] == ["介质", "真空", "光", "电"] and question.answer == ["B"]
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "options", "field"),
+    [
+        ("type,stem,opts,answer,unit", "单选,哪个是偶数,1｜2｜3,A,章", '{ column = "opts", separator = "|" }', "opts"),
+        ("type,stem,opts,answer,unit", "多选,哪些是偶数,2;4;5,A,章", '"opts"', "opts"),
+        (CSV_HEADER.strip(), "单选,题,甲,,,,A,章", '["A", "B", "C", "D"]', "A, B, C, D"),
+    ],
+)
+def test_a_choice_question_with_one_option_is_refused(
+    tmp_path: Path, header: str, row: str, options: str, field: str
+) -> None:
+    """One option means the options were misread (another separator); graded as it stands, A would always be right."""
+    data = write_text(tmp_path / "bank.csv", f"{header}\n{row}\n")
+    mapping = write_text(tmp_path / "m.toml", CSV_MAPPING.replace('["A", "B", "C", "D"]', options))
+    assert_names(single_problem(data, mapping=mapping), data, 2, field, "only one option")
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_gbk_file_is_named_as_gbk(tmp_path: Path, suffix: str) -> None:
+    """Excel on a Chinese Windows saves CSV in GBK: the error says so and how to convert it."""
+    text = CSV_HEADER.replace("unit", "章节") + "单选,题,甲,乙,丙,丁,A,第一章\n"
+    if suffix == ".jsonl":
+        text = '{"type": "单选", "stem": "题", "o": ["甲", "乙"], "answer": "A", "章节": "第一章"}\n'
+    data = tmp_path / f"bank{suffix}"
+    data.write_bytes(text.encode("gbk"))
+    mapping = write_text(tmp_path / "m.toml", CSV_MAPPING.replace('"unit"', '"章节"'))
+    problem = single_problem(data, mapping=mapping)
+    assert problem.line == 1 and "not UTF-8" in str(problem) and "GBK" in str(problem) and "iconv" in str(problem)
