@@ -61,6 +61,10 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
         if kind is None:
             yield Problem(file, None, None, f"cannot tell JSONL from CSV: name the file {' / '.join(SUFFIXES)}")
         elif kind == "jsonl":
+            absent = _absent_keys(mapping, file)
+            if absent:
+                yield absent
+                continue
             yield from _rows(mapping, file, iter_jsonl(file))
         else:
             delimiter = "\t" if kind == "tsv" else ","
@@ -80,6 +84,31 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
                 )
                 continue
             yield from _rows(mapping, file, iter_csv(file, delimiter))
+
+
+def _absent_keys(mapping: Mapping, file: Path) -> Problem | None:
+    """The key the mapping reads that no record of a JSONL file has, as a CSV header lacking a column is refused.
+
+    One record without a key leaves that field empty; none with it is a misspelt key (``"解释"`` for
+    ``"解析"``), which would leave every question without its analysis, level 2 or stage, silently.
+    """
+    seen: set[str] = set()
+    records = 0
+    for _, record in iter_jsonl(file):
+        if isinstance(record, dict):
+            seen.update(record)
+            records += 1
+    absent = [c for c in mapping.columns if c not in seen]
+    if not records or not absent:
+        return None
+    column = absent[0]
+    return Problem(
+        file,
+        None,
+        column,
+        f"no record has this key (the mapping reads it as {mapping.columns[column]!r}); "
+        f"the records' keys are {', '.join(sorted(seen))}",
+    )
 
 
 def _rows(

@@ -254,3 +254,17 @@ def test_a_gbk_file_is_named_as_gbk(tmp_path: Path, suffix: str) -> None:
     mapping = write_text(tmp_path / "m.toml", CSV_MAPPING.replace('"unit"', '"章节"'))
     problem = single_problem(data, mapping=mapping)
     assert problem.line == 1 and "not UTF-8" in str(problem) and "GBK" in str(problem) and "iconv" in str(problem)
+
+
+def test_a_key_no_jsonl_record_has_is_refused_as_a_csv_column_is(tmp_path: Path) -> None:
+    """A misspelt optional key ("解释" for "解析") left every question without its analysis, silently."""
+    records = [{"q": "题一", "o": ["甲", "乙"], "a": "A", "解析": "因为"}, {"q": "题二", "o": ["甲", "乙"], "a": "B"}]
+    data = write_jsonl(tmp_path / "bank.jsonl", records)
+    text = (
+        'type = { value = "单选" }\nstem = "q"\noptions = "o"\nanswer = "a"\nsubject = { value = "数学" }\n'
+        'level1 = { value = "代数" }\nanalysis = "ANALYSIS"\n'
+    )
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", text.replace("ANALYSIS", "解释")))
+    assert_names(problem, data, None, "解释", "no record has this key", "'analysis'", "解析")
+    questions = load(data, write_text(tmp_path / "m.toml", text.replace("ANALYSIS", "解析")))
+    assert [q.analysis for q in questions.values()] == ["因为", ""]  # one record without it: that field empty
