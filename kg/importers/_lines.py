@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -97,6 +97,16 @@ def read_csv_header(path: Path, delimiter: str = ",") -> list[str] | Problem:
     if where is not None:
         return Problem(path, 1, None, f"not UTF-8 text ({where.replace('the line', 'the header')})")
     return [cell.strip() for cell in header]
+
+
+def twice_named(header: list[str], wanted: Iterable[str]) -> str | None:
+    """What is wrong when a column read is named twice in ``header``, or ``None``: a row would give the last
+    of the two cells, silently, where the other may be the one meant."""
+    for name in wanted:
+        places = [i + 1 for i, h in enumerate(header) if h == name]
+        if len(places) > 1:
+            return f"the header names {name!r} twice (columns {places[0]} and {places[1]}); which one is meant?"
+    return None
 
 
 TABLE_SUFFIXES = (".csv", ".parquet", ".arrow")

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from kg.errors import Problem, SettingError
 from kg.importers._answers import parse_answer, parse_judgments
 from kg.importers._found import Found, ImportOptions, located
-from kg.importers._lines import iter_csv, read_csv_header, split_option
+from kg.importers._lines import iter_csv, read_csv_header, split_option, twice_named
 from kg.importers._mapping import Column, Constant, Mapping, OptionColumns, load_mapping, parse_type
 from kg.importers.ck12 import parse_options
 from kg.jsonl import describe, iter_jsonl
@@ -73,6 +73,10 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
                 yield header
                 continue
             absent = [c for c in mapping.columns if c not in header]
+            twice = twice_named(header, mapping.columns)
+            if twice and not absent:
+                yield Problem(file, 1, next(c for c in mapping.columns if header.count(c) > 1), twice)
+                continue
             if absent:
                 column = absent[0]
                 yield Problem(

@@ -268,3 +268,10 @@ def test_a_key_no_jsonl_record_has_is_refused_as_a_csv_column_is(tmp_path: Path)
     assert_names(problem, data, None, "解释", "no record has this key", "'analysis'", "解析")
     questions = load(data, write_text(tmp_path / "m.toml", text.replace("ANALYSIS", "解析")))
     assert [q.analysis for q in questions.values()] == ["因为", ""]  # one record without it: that field empty
+
+
+def test_a_column_the_mapping_reads_named_twice_is_refused(tmp_path: Path) -> None:
+    """Two 答案 columns: the row gave the last cell, silently, where the first may be the key meant."""
+    data = write_text(tmp_path / "bank.csv", "type,stem,A,B,C,D,answer,unit,answer\n单选,题,甲,乙,丙,丁,A,章,B\n")
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
+    assert_names(problem, data, 1, "answer", "twice", "columns 7 and 9")
