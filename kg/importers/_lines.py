@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -11,7 +12,8 @@ from typing import Any, TextIO
 from kg.errors import Problem
 from kg.jsonl import bad_byte, iter_jsonl, not_regular, open_text, read_lines
 
-_OPTION_LABEL = re.compile(r"^\s*([A-Za-z]|\d{1,2})\s*[.．、:：)）]\s*", re.S)
+_OPTION_LABEL = re.compile(r"^\s*([A-Za-zＡ-Ｚａ-ｚ]|\d{1,2})\s*[.．、:：)）]\s*", re.S)
+"""A label as typed on either keyboard: ``A.``, ``Ａ．``, ``1、``, ``１．``; read as its ASCII letter or digit."""
 
 
 def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, str] | Problem]]:
@@ -178,7 +180,7 @@ def split_option(text: str) -> tuple[str, str] | None:
     match = _OPTION_LABEL.match(text)
     if not match:
         return None
-    return match.group(1).upper(), text[match.end() :].strip()
+    return unicodedata.normalize("NFKC", match.group(1)).upper(), text[match.end() :].strip()
 
 
 JSON_LINES_SUFFIXES = (".jsonl", ".json")

@@ -275,3 +275,23 @@ def test_a_column_the_mapping_reads_named_twice_is_refused(tmp_path: Path) -> No
     data = write_text(tmp_path / "bank.csv", "type,stem,A,B,C,D,answer,unit,answer\n单选,题,甲,乙,丙,丁,A,章,B\n")
     problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
     assert_names(problem, data, 1, "answer", "twice", "columns 7 and 9")
+
+
+@pytest.mark.parametrize(
+    ("options", "single"),
+    [(["Ａ．塑料尺", "Ｂ．铜钥匙", "Ｃ．橡皮"], True), (["Ａ、塑料尺", "Ｂ、铜钥匙", "Ｃ、橡皮"], False)],
+)
+def test_full_width_option_labels_are_read_as_labels(tmp_path: Path, options: list[str], single: bool) -> None:
+    """``Ａ．塑料尺`` is option A with the text 塑料尺, in one list column or one column per option."""
+    record: dict[str, Any] = {"q": "下列物体中属于导体的是", "a": "Ｂ"}
+    record.update({"o": options} if single else dict(zip("ABC", options, strict=True)))
+    data = write_jsonl(tmp_path / "bank.jsonl", [record])
+    columns = '"o"' if single else '["A", "B", "C"]'
+    mapping = write_text(
+        tmp_path / "m.toml",
+        f'type = {{ value = "单选" }}\nstem = "q"\noptions = {columns}\nanswer = "a"\n'
+        'subject = { value = "物理" }\nlevel1 = { value = "电学" }\n',
+    )
+    (question,) = load_questions(data, mapping=mapping).questions
+    assert [(o.label, o.text) for o in question.options] == [("A", "塑料尺"), ("B", "铜钥匙"), ("C", "橡皮")]
+    assert question.answer == ["B"]
