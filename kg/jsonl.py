@@ -108,10 +108,13 @@ def bad_byte(text: str) -> str | None:
         return None
     offset = len(text[: match.start()].encode("utf-8", "surrogateescape")) + 1
     where = f"byte 0x{ord(match.group()) - 0xDC00:02x} at byte {offset} of the line"
+    if text.encode("utf-8", "surrogateescape").startswith((b"\xff\xfe", b"\xfe\xff")):
+        return where + _UTF16_HINT
     return where + _GBK_HINT if _reads_as_gbk(text) else where
 
 
 _GBK_HINT = "; it reads as GBK (GB18030) text: save the file as UTF-8, e.g. iconv -f GB18030 -t UTF-8"
+_UTF16_HINT = "; the file is UTF-16 (Excel's 'Unicode Text'): save it as 'CSV UTF-8', or iconv -f UTF-16 -t UTF-8"
 
 
 def _reads_as_gbk(text: str) -> bool:

@@ -256,6 +256,14 @@ def test_a_gbk_file_is_named_as_gbk(tmp_path: Path, suffix: str) -> None:
     assert problem.line == 1 and "not UTF-8" in str(problem) and "GBK" in str(problem) and "iconv" in str(problem)
 
 
+def test_a_utf16_file_is_named_as_utf16(tmp_path: Path) -> None:
+    """Excel's "Unicode Text" is UTF-16 with a BOM: the error says so, not only which byte."""
+    data = tmp_path / "bank.tsv"
+    data.write_bytes((CSV_HEADER + "单选,题,甲,乙,丙,丁,A,第一章\n").replace(",", "\t").encode("utf-16"))
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
+    assert problem.line == 1 and "UTF-16" in str(problem) and "CSV UTF-8" in str(problem)
+
+
 def test_a_key_no_jsonl_record_has_is_refused_as_a_csv_column_is(tmp_path: Path) -> None:
     """A misspelt optional key ("解释" for "解析") left every question without its analysis, silently."""
     records = [{"q": "题一", "o": ["甲", "乙"], "a": "A", "解析": "因为"}, {"q": "题二", "o": ["甲", "乙"], "a": "B"}]
