@@ -20,7 +20,7 @@ from kg.errors import Problem, SettingError
 from kg.importers._answers import parse_answer, parse_judgments
 from kg.importers._found import Found, ImportOptions, located
 from kg.importers._lines import iter_csv, read_csv_header, split_option, twice_named
-from kg.importers._mapping import Column, Constant, Mapping, OptionColumns, load_mapping, parse_type
+from kg.importers._mapping import Column, Constant, Mapping, OptionColumns, load_mapping, parse_stage, parse_type
 from kg.importers.ck12 import parse_options
 from kg.jsonl import describe, iter_jsonl
 from kg.records import AnswerError, Knowledge, Option, Question, QuestionType, Stage, check_answer, detect_language
@@ -211,7 +211,7 @@ class _Row:
     def stage(self) -> Stage | None:
         text = self.text("stage")
         try:
-            return Stage.parse(text) if text else None
+            return parse_stage(text) if text else None
         except ValueError as exc:
             raise RowError(self.where("stage"), str(exc)) from None
 

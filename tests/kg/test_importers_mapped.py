@@ -303,3 +303,35 @@ def test_full_width_option_labels_are_read_as_labels(tmp_path: Path, options: li
     (question,) = load_questions(data, mapping=mapping).questions
     assert [(o.label, o.text) for o in question.options] == [("A", "塑料尺"), ("B", "铜钥匙"), ("C", "橡皮")]
     assert question.answer == ["B"]
+
+
+@pytest.mark.parametrize(
+    ("written", "qtype"),
+    [
+        ("单项选择题", QuestionType.SINGLE),
+        ("多项选择题", QuestionType.MULTIPLE),
+        ("不定项选择题", QuestionType.MULTIPLE),
+        ("是非题", QuestionType.JUDGMENT),
+    ],
+)
+def test_the_exam_papers_names_of_the_types(tmp_path: Path, written: str, qtype: QuestionType) -> None:
+    answer = "TF" if qtype is QuestionType.JUDGMENT else "A"
+    data = write_text(tmp_path / "bank.csv", CSV_HEADER + f"{written},题,甲,乙,,,{answer},章\n")
+    (question,) = load_questions(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING)).questions
+    assert question.type is qtype
+
+
+def test_choice_without_single_or_multiple_is_refused_saying_so(tmp_path: Path) -> None:
+    data = write_text(tmp_path / "bank.csv", CSV_HEADER + "选择题,题,甲,乙,,,A,章\n")
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
+    assert_names(problem, data, 2, "type", "单选 or 多选")
+
+
+@pytest.mark.parametrize(("grade", "stage"), [("七年级", Stage.MIDDLE), ("初二", Stage.MIDDLE), ("高三", Stage.HIGH)])
+def test_a_grade_names_its_stage(tmp_path: Path, grade: str, stage: Stage) -> None:
+    data = write_text(
+        tmp_path / "bank.csv", CSV_HEADER.replace("unit", "unit,grade") + f"单选,题,甲,乙,,,A,章,{grade}\n"
+    )
+    mapping = write_text(tmp_path / "m.toml", CSV_MAPPING + 'stage = "grade"\n')
+    (question,) = load_questions(data, mapping=mapping).questions
+    assert question.stage is stage
