@@ -165,6 +165,28 @@ def test_opencompass_gen_file_runs(tmp_path: Path) -> None:
     assert records["cmmlu/test/agronomy/1"]["extracted"] == ["D"]
 
 
+def test_an_opencompass_work_folder_is_read_through_its_predictions(tmp_path: Path) -> None:
+    """The folder OpenCompass names when it ends (outputs/default/<time>) replays the model's predictions/<model>;
+    it was read as a k12eval run folder and refused for want of records.jsonl."""
+    bank = cmmlu_bank(tmp_path)
+    predictions = {
+        str(i): {"origin_prompt": [{"role": "HUMAN", "prompt": prompt_of(item)}], "prediction": text, "gold": item[2]}
+        for i, (item, text) in enumerate(zip(CMMLU, ["答案是 A", "D", "答案：B"], strict=True))
+    }
+    work = tmp_path / "outputs" / "default" / "20240501_100000"
+    write_text(work / "predictions" / "my-model" / "cmmlu-agronomy.json", json.dumps(predictions, ensure_ascii=False))
+    run = tmp_path / "run"
+    result = run_cli("run", str(bank), "-b", "replay", "-m", "my-model", "-B", f"path={work}", "-o", str(run))
+    assert result.exit_code == 0, result.output
+    records = records_of(run)
+    assert [records[f"cmmlu/test/agronomy/{i}"]["correct"] for i in range(3)] == [True, False, True]
+    (work / "predictions" / "other-model").mkdir()
+    args = ("run", str(bank), "-b", "replay", "-m", "third", "-B", f"path={work}", "-o", str(tmp_path / "run2"))
+    refused = run_cli(*args)
+    assert refused.exit_code == 2 and "OpenCompass work folder" in refused.output
+    assert "my-model, other-model" in refused.output
+
+
 def test_a_file_from_another_order_of_the_data_is_matched_by_text(tmp_path: Path) -> None:
     ceval_bank(tmp_path)
     swapped = [(0, CEVAL[1], "B"), (1, CEVAL[0], "A")]  # positions swapped: the texts say which is which
