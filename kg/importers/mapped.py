@@ -61,9 +61,9 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
         if kind is None:
             yield Problem(file, None, None, f"cannot tell JSONL from CSV: name the file {' / '.join(SUFFIXES)}")
         elif kind == "jsonl":
-            absent = _absent_keys(mapping, file)
-            if absent:
-                yield absent
+            unkeyed = _absent_keys(mapping, file)
+            if unkeyed:
+                yield unkeyed
                 continue
             yield from _rows(mapping, file, iter_jsonl(file))
         else:
