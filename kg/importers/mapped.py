@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -272,7 +273,9 @@ def read_options(spec: OptionColumns, row: dict[str, Any], qtype: QuestionType) 
         except json.JSONDecodeError as exc:
             raise ValueError(f"not a JSON list of options ({exc.msg})") from None
     if isinstance(value, dict):
-        return [Option(label=str(k).strip().upper(), text=option_text(v)) for k, v in value.items()]
+        # {"A": ...}, as typed also {"Ａ": ...} or {"A.": ...}: the label is the letter
+        labels = [unicodedata.normalize("NFKC", str(k)).strip().rstrip(".、:)").strip().upper() for k in value]
+        return [Option(label=label, text=option_text(v)) for label, v in zip(labels, value.values(), strict=True)]
     if isinstance(value, list):
         texts = [option_text(v) for v in value]
     elif isinstance(value, str):

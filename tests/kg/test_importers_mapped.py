@@ -287,10 +287,15 @@ def test_a_column_the_mapping_reads_named_twice_is_refused(tmp_path: Path) -> No
 
 @pytest.mark.parametrize(
     ("options", "single"),
-    [(["Ａ．塑料尺", "Ｂ．铜钥匙", "Ｃ．橡皮"], True), (["Ａ、塑料尺", "Ｂ、铜钥匙", "Ｃ、橡皮"], False)],
+    [
+        (["Ａ．塑料尺", "Ｂ．铜钥匙", "Ｃ．橡皮"], True),
+        (["Ａ、塑料尺", "Ｂ、铜钥匙", "Ｃ、橡皮"], False),
+        ({"Ａ": "塑料尺", "Ｂ": "铜钥匙", "Ｃ": "橡皮"}, True),
+        ({"A.": "塑料尺", "B.": "铜钥匙", "C.": "橡皮"}, True),
+    ],
 )
-def test_full_width_option_labels_are_read_as_labels(tmp_path: Path, options: list[str], single: bool) -> None:
-    """``Ａ．塑料尺`` is option A with the text 塑料尺, in one list column or one column per option."""
+def test_full_width_option_labels_are_read_as_labels(tmp_path: Path, options: Any, single: bool) -> None:
+    """``Ａ．塑料尺`` is option A with the text 塑料尺: in one list column, one column per option, or an object."""
     record: dict[str, Any] = {"q": "下列物体中属于导体的是", "a": "Ｂ"}
     record.update({"o": options} if single else dict(zip("ABC", options, strict=True)))
     data = write_jsonl(tmp_path / "bank.jsonl", [record])
