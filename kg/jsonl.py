@@ -118,12 +118,19 @@ _UTF16_HINT = "; the file is UTF-16 (Excel's 'Unicode Text'): save it as 'CSV UT
 
 
 def _reads_as_gbk(text: str) -> bool:
-    """Whether text that is not UTF-8 is Chinese in GB18030 (GBK's superset), as Excel on a Chinese Windows saves CSV."""
-    try:
-        decoded = text.encode("utf-8", "surrogateescape").decode("gb18030")
-    except UnicodeDecodeError:
-        return False
-    return any("\u4e00" <= c <= "\u9fff" for c in decoded)
+    """Whether text that is not UTF-8 is Chinese in GBK, as Excel on a Chinese Windows saves CSV: every byte past
+    ASCII opens a pair whose second byte is past ASCII too. Latin-1 also decodes as GBK (``naïve`` as ``na飗e``),
+    but its accented letter is followed by a plain one."""
+    raw = text.encode("utf-8", "surrogateescape")
+    i, pairs = 0, 0
+    while i < len(raw):
+        if raw[i] < 0x80:
+            i += 1
+            continue
+        if not (0x81 <= raw[i] <= 0xFE and i + 1 < len(raw) and 0x80 <= raw[i + 1] <= 0xFE):
+            return False
+        i, pairs = i + 2, pairs + 1
+    return pairs > 0
 
 
 def iter_jsonl(

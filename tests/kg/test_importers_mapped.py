@@ -340,3 +340,11 @@ def test_a_grade_names_its_stage(tmp_path: Path, grade: str, stage: Stage) -> No
     mapping = write_text(tmp_path / "m.toml", CSV_MAPPING + 'stage = "grade"\n')
     (question,) = load_questions(data, mapping=mapping).questions
     assert question.stage is stage
+
+
+def test_a_latin1_file_is_not_called_gbk(tmp_path: Path) -> None:
+    """Latin-1 decodes as GBK too (naïve as na飗e): the hint is for Chinese only."""
+    data = tmp_path / "bank.csv"
+    data.write_bytes((CSV_HEADER + "single_choice,naïve crème?,a,b,c,d,A,unit\n").encode("latin-1"))
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
+    assert "not UTF-8" in str(problem) and "GBK" not in str(problem)
