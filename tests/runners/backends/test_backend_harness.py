@@ -149,6 +149,22 @@ def test_lm_eval_loglikelihood_file_becomes_option_scores(tmp_path: Path) -> Non
     assert (third["gold_rank"], third["correct"]) == (1, True)
 
 
+def test_a_tie_at_the_top_is_no_extracted_answer(tmp_path: Path) -> None:
+    """Gold A tied with B: the pessimistic rank (2) counts it wrong, and the record showed A extracted beside gold A."""
+    bank = cmmlu_bank(tmp_path)
+    tied = [[[-0.5, True]], [[-0.5, True]], [[-4.0, False]], [[-5.0, False]]]
+    lines = [lm_eval_line(0, CMMLU[0], tied, "cmmlu"), lm_eval_line(1, CMMLU[1], loglikelihoods("C"), "cmmlu")]
+    samples = write_jsonl(tmp_path / "lm" / f"samples_cmmlu_agronomy_{DATE}.jsonl", lines)
+    run = tmp_path / "run"
+    args = ("run", str(bank), "-b", "replay", "-m", str(samples), "--strategy", "rank-options", "--limit", "2")
+    result = run_cli(*args, "-o", str(run))
+    assert result.exit_code == 0, result.output
+    records = records_of(run)
+    tie, clear = records["cmmlu/test/agronomy/0"], records["cmmlu/test/agronomy/1"]
+    assert (tie["gold_rank"], tie["correct"], tie["extracted"], tie["parse_status"]) == (2, False, None, "ok")
+    assert (clear["gold_rank"], clear["correct"], clear["extracted"]) == (1, True, ["C"])
+
+
 def test_opencompass_gen_file_runs(tmp_path: Path) -> None:
     bank = cmmlu_bank(tmp_path)
     predictions = {  # OpenCompass's CMMLU prompt renders the question and its options
