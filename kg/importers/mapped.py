@@ -85,10 +85,19 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
                     1,
                     column,
                     f"no such column (the mapping reads it as {mapping.columns[column]!r}); "
-                    f"the header has {', '.join(header)}",
+                    f"the header has {', '.join(header)}{_other_separator(header, kind)}",
                 )
                 continue
             yield from _rows(mapping, file, iter_csv(file, delimiter))
+
+
+def _other_separator(header: list[str], kind: str) -> str:
+    """A hint when the header is one cell holding the other separator: a tab-separated ``.csv`` or a ``.tsv``
+    of commas (the separator is told by the file's name)."""
+    other, called, name = ("\t", "tabs", ".tsv") if kind == "csv" else (",", "commas", ".csv")
+    if len(header) == 1 and other in header[0]:
+        return f"; the file is separated by {called}: name it {name}"
+    return ""
 
 
 def _absent_keys(mapping: Mapping, file: Path) -> Problem | None:

@@ -348,3 +348,13 @@ def test_a_latin1_file_is_not_called_gbk(tmp_path: Path) -> None:
     data.write_bytes((CSV_HEADER + "single_choice,naïve crème?,a,b,c,d,A,unit\n").encode("latin-1"))
     problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
     assert "not UTF-8" in str(problem) and "GBK" not in str(problem)
+
+
+@pytest.mark.parametrize(
+    ("name", "separator", "hint"), [("bank.csv", "\t", "name it .tsv"), ("bank.tsv", ",", "name it .csv")]
+)
+def test_a_file_of_the_other_separator_says_so(tmp_path: Path, name: str, separator: str, hint: str) -> None:
+    """A tab-separated ``.csv`` (Excel's "Text (Tab delimited)") has a one-cell header: the error says why."""
+    text = (CSV_HEADER + "单选,题,甲,乙,,,A,章\n").replace(",", separator)
+    problem = single_problem(write_text(tmp_path / name, text), mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
+    assert "no such column" in str(problem) and hint in str(problem)
