@@ -377,6 +377,20 @@ def _echo_unmatched(summary: RunSummary) -> int:
     return sum(kinds[kind] for kind in FAILURES)
 
 
+def _echo_other_gold(summary: RunSummary) -> None:
+    """Say when the replayed files' gold names another option than the bank's, for some answers."""
+    from runners.backends.harness_verdicts import gold_disagreements
+
+    differ = gold_disagreements(summary.records)
+    if differ:
+        qid, theirs, ours = differ[0]
+        typer.echo(
+            f"warning: replayed files: {len(differ)} answer(s) whose gold in the harness's file is another option "
+            f"than the bank's (e.g. {qid}: {theirs} there, {ours} in the bank); they are graded against the bank",
+            err=True,
+        )
+
+
 def _plain_progress() -> ProgressFn:
     """Where a log gets no bar: one line saying what is left (the batch lines come from the log)."""
     said: list[bool] = []
@@ -478,6 +492,7 @@ def _print_summary(summary: RunSummary) -> None:
     if not records and gaokao is not None and gaokao.asked:
         for line in _gaokao_lines(gaokao):
             console.print(line, highlight=False)
+    _echo_other_gold(summary)
 
 
 def _circular_line(stats: Any) -> str:

@@ -203,6 +203,32 @@ def test_an_opencompass_work_folder_is_read_through_its_predictions(tmp_path: Pa
     assert "my-model, other-model" in refused.output
 
 
+@pytest.mark.parametrize("harness", ["lm-eval", "opencompass"])
+def test_a_gold_of_another_option_in_the_harness_file_is_named(tmp_path: Path, harness: str) -> None:
+    """The file's gold for question 1 is D, the bank's C (another answer key): the run says so, grading by the bank;
+    an OpenCompass file's gold was not even kept."""
+    bank = cmmlu_bank(tmp_path)
+    if harness == "lm-eval":
+        lines = [lm_eval_line(i, item, loglikelihoods("A"), "cmmlu") for i, item in enumerate(CMMLU)]
+        lines[1]["target"] = 3  # lm-eval's index into the choices: D
+        path = write_jsonl(tmp_path / "lm" / f"samples_cmmlu_agronomy_{DATE}.jsonl", lines)
+        extra = ("--strategy", "rank-options")
+    else:
+        golds = ["A", "D", "B"]
+        predictions = {
+            str(i): {"origin_prompt": [{"role": "HUMAN", "prompt": prompt_of(item)}], "prediction": "A", "gold": gold}
+            for i, (item, gold) in enumerate(zip(CMMLU, golds, strict=True))
+        }
+        path = write_text(tmp_path / "oc" / "cmmlu-agronomy.json", json.dumps(predictions, ensure_ascii=False))
+        extra = ()
+    run = tmp_path / "run"
+    result = run_cli("run", str(bank), "-b", "replay", "-m", "m", "-B", f"path={path}", *extra, "-o", str(run))
+    assert result.exit_code == 0, result.output
+    assert "1 answer(s) whose gold in the harness's file is another option" in result.output
+    assert "cmmlu/test/agronomy/1: D there, C in the bank" in result.output
+    assert records_of(run)["cmmlu/test/agronomy/1"]["harness"]["target"] == ("3" if harness == "lm-eval" else "D")
+
+
 def test_a_file_from_another_order_of_the_data_is_matched_by_text(tmp_path: Path) -> None:
     ceval_bank(tmp_path)
     swapped = [(0, CEVAL[1], "B"), (1, CEVAL[0], "A")]  # positions swapped: the texts say which is which
