@@ -113,8 +113,8 @@ def bad_byte(text: str) -> str | None:
     return where + _GBK_HINT if _reads_as_gbk(text) else where
 
 
-_GBK_HINT = "; it reads as GBK (GB18030) text: save the file as UTF-8, e.g. iconv -f GB18030 -t UTF-8"
-_UTF16_HINT = "; the file is UTF-16 (Excel's 'Unicode Text'): save it as 'CSV UTF-8', or iconv -f UTF-16 -t UTF-8"
+_GBK_HINT = "; it reads as GBK (GB18030) text: save the file as UTF-8 (iconv --from-code=GB18030 --to-code=UTF-8)"
+_UTF16_HINT = "; the file is UTF-16 (Excel's 'Unicode Text'): save it as 'CSV UTF-8' (or iconv --from-code=UTF-16 --to-code=UTF-8)"
 
 
 def _reads_as_gbk(text: str) -> bool:

@@ -56,9 +56,12 @@ def opencompass_model_folder(work: Path, model: str) -> Path | None:
         return predictions / model
     if len(models) == 1:
         return predictions / models[0]
+    held = ", ".join(models) or "no model"
     raise InputError(
-        f"{work}: an OpenCompass work folder with the predictions of {', '.join(models) or 'no model'}; "
-        f"name one with -m, or give -B path={predictions}/<model>"
+        lambda name: (
+            f"{work}: an OpenCompass work folder with the predictions of {held}; name one as the model "
+            f"({name('model')}), or give its folder {predictions}/<model> as the path"
+        )
     )
 
 
