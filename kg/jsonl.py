@@ -107,7 +107,30 @@ def bad_byte(text: str) -> str | None:
     if match is None:
         return None
     offset = len(text[: match.start()].encode("utf-8", "surrogateescape")) + 1
-    return f"byte 0x{ord(match.group()) - 0xDC00:02x} at byte {offset} of the line"
+    where = f"byte 0x{ord(match.group()) - 0xDC00:02x} at byte {offset} of the line"
+    if text.encode("utf-8", "surrogateescape").startswith((b"\xff\xfe", b"\xfe\xff")):
+        return where + _UTF16_HINT
+    return where + _GBK_HINT if _reads_as_gbk(text) else where
+
+
+_GBK_HINT = "; it reads as GBK (GB18030) text: save the file as UTF-8 (iconv --from-code=GB18030 --to-code=UTF-8)"
+_UTF16_HINT = "; the file is UTF-16 (Excel's 'Unicode Text'): save it as 'CSV UTF-8' (or iconv --from-code=UTF-16 --to-code=UTF-8)"
+
+
+def _reads_as_gbk(text: str) -> bool:
+    """Whether text that is not UTF-8 is Chinese in GBK, as Excel on a Chinese Windows saves CSV: every byte past
+    ASCII opens a pair whose second byte is past ASCII too. Latin-1 also decodes as GBK (``naïve`` as ``na飗e``),
+    but its accented letter is followed by a plain one."""
+    raw = text.encode("utf-8", "surrogateescape")
+    i, pairs = 0, 0
+    while i < len(raw):
+        if raw[i] < 0x80:
+            i += 1
+            continue
+        if not (0x81 <= raw[i] <= 0xFE and i + 1 < len(raw) and 0x80 <= raw[i + 1] <= 0xFE):
+            return False
+        i, pairs = i + 2, pairs + 1
+    return pairs > 0
 
 
 def iter_jsonl(

@@ -22,6 +22,7 @@ formula when the control character was stripped after the guard (#32 item 2).
 
 from __future__ import annotations
 
+import json
 import numbers
 import re
 import unicodedata
@@ -76,11 +77,19 @@ def safe_frame(frame: pd.DataFrame, normalise: Callable[[Any], Any] = lambda val
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """``frame`` as a CSV spreadsheets open without running any cell (UTF-8 with a BOM, for Excel)."""
+    """``frame`` as a CSV spreadsheets open without running any cell (UTF-8 with a BOM, for Excel); a cell holding
+    a list (questions.csv's ``groups``, ``further_places``) is its JSON text, never Python's ``('STEM',)``."""
     # RFC 4180 line ends: Python's csv quotes a cell holding any character of the line
     # terminator, so a bare CR inside a name is quoted too instead of splitting the row
     # (a reader would then start a row with the rest of the name: "=1...").
-    return str(safe_frame(frame).to_csv(index=False, lineterminator="\r\n")).encode("utf-8-sig")
+    return str(safe_frame(frame, _json_lists).to_csv(index=False, lineterminator="\r\n")).encode("utf-8-sig")
+
+
+def _json_lists(value: Any) -> Any:
+    """A list, tuple or dict as its JSON text (Chinese kept as it is); anything else as it is."""
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:

@@ -48,7 +48,14 @@ from runners.loop_guard import LOOP_WINDOW
 from runners.options import RunOptions
 from runners.prompting import Prompt, as_chat, as_text
 from runners.protocol import exemplar_pool, prompt_language
-from runners.ranking import gold_rank, instructed_scores, normalised_score, option_continuation, perplexity_score
+from runners.ranking import (
+    gold_rank,
+    instructed_scores,
+    normalised_score,
+    option_continuation,
+    perplexity_score,
+    pick_letter,
+)
 from runners.records import RunRecord, Strategy, make_record, mode_info
 from runners.stopping import shielded
 from runners.templates import TemplateSet, load_template_set
@@ -255,11 +262,11 @@ class Answerer:
         scores = instructed_scores(output, {o.label: o.text for o in question.options})
         listed = [label for label, score in scores.items() if score > -(len(scores) + 1)]
         rank = gold_rank(scores, str(question.answer[0]))
-        best = max(scores, key=lambda k: scores[k])
+        best = pick_letter(scores)  # None for a tie at the top, which ranks the gold option below 1
         return make_record(
             question,
             sent,
-            extracted=[best] if listed else None,
+            extracted=[best] if listed and best else None,
             parse_status="ok" if listed else "unparsed",
             correct=rank == 1,
             option_scores=scores,
@@ -337,11 +344,13 @@ class Answerer:
             scores = {o.label: lp for o, lp in zip(question.options, logprobs, strict=True)}
             gold = str(question.answer[0])
             rank = gold_rank(scores, gold)
-            best = max(scores, key=lambda k: scores[k])
+            # A tie at the top is no choice: shown as the first tied letter, A beside gold A read as right while
+            # the pessimistic rank counts it wrong (runners.ranking).
+            best = pick_letter(scores)
             records[i] = make_record(
                 question,
                 sent_by_index[i],
-                extracted=[best],
+                extracted=[best] if best else None,
                 parse_status="ok",
                 correct=rank == 1,
                 option_scores=scores,

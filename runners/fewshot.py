@@ -210,11 +210,13 @@ def load_exemplar_pool(
     rule: PoolRule | None = None,
     skip_invalid: bool = False,
     taxonomy: Path | None = None,
+    mapping: Path | None = None,
 ) -> ExemplarPool:
     """The exemplars of ``--few-shot PATH``: CK12's released example files as they are, in their order
     (the first five are the paper's), or any question bank's questions in a seeded order; of a bank whose
-    questions carry splits, only ``rule.split``'s (:func:`pool_questions`). ``skip_invalid`` and ``taxonomy``
-    read the bank as ``run`` reads its own. With ``mode``, a pool that ``mode`` could show no exemplar of is
+    questions carry splits, only ``rule.split``'s (:func:`pool_questions`). ``skip_invalid``, ``taxonomy`` and
+    ``mapping`` read the bank as ``run`` reads its own: a file whose format its layout does not tell (a bank of
+    your own) through the run's mapping. With ``mode``, a pool that ``mode`` could show no exemplar of is
     refused (:func:`check_pool`)."""
     rule = rule or PoolRule()
     if is_ck12_examples_file(path):
@@ -222,11 +224,23 @@ def load_exemplar_pool(
     else:
         from kg.importers import load_questions
 
-        questions = load_questions(path, skip_invalid=skip_invalid, taxonomy=taxonomy).questions
+        own = mapping if mapping is not None and _layout_unknown(path) else None
+        questions = load_questions(path, skip_invalid=skip_invalid, taxonomy=taxonomy, mapping=own).questions
         pool = ExemplarPool.from_questions(pool_questions(questions, rule, path), seed=seed, match=rule.match)
     if mode is not None:
         check_pool(pool, mode, path)
     return pool
+
+
+def _layout_unknown(path: Path) -> bool:
+    """Whether no importer recognises ``path`` by its layout (a bank of your own, read through a mapping)."""
+    from kg.importers import detect_format
+
+    try:
+        detect_format(path)
+    except InputError:
+        return True
+    return False
 
 
 def pool_questions(questions: Sequence[Question], rule: PoolRule, path: Path) -> list[Question]:

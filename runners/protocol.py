@@ -284,4 +284,5 @@ def exemplar_pool(options: RunOptions) -> ExemplarPool | None:
         rule=rule,
         skip_invalid=options.skip_invalid,
         taxonomy=options.taxonomy,
+        mapping=options.mapping,
     )

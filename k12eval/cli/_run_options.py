@@ -28,7 +28,9 @@ PullOpt = Annotated[
 
 ModelOpt = Annotated[str, typer.Option("--model", "-m", help="Hub id, local path or name from `k12eval models list`.")]
 
-OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Run folder; the same command resumes it.")]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", "-o", help="Run folder; the same command resumes it. Not needed with --dry-run.")
+]
 
 BackendOpt = Annotated[str, typer.Option("--backend", "-b", help=f"{BACKEND_HELP}.")]
 

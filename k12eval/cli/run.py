@@ -96,7 +96,7 @@ ConfigOpt = Annotated[
 def run(
     data: DataArg,
     model: ModelOpt,
-    out: OutOpt,
+    out: OutOpt = None,
     pull: PullOpt = False,
     backend: BackendOpt = "transformers",
     mode: ModeOpt = "zero-shot",
@@ -153,6 +153,8 @@ def run(
     from runners.options import LANGS, MODES, RANK_NORMS, STRATEGIES, choose, parse_limit
     from runners.summary import FailureLimit
 
+    if out is None and not dry_run:  # a dry run writes nothing: lm-eval's --write_out needs no --output_path
+        raise InputError("--out: missing; name the run folder (only --dry-run goes without one)")
     limit_failures = FailureLimit.parse(max_failures)
     if circular and variant not in (None, "original", "circular"):
         raise InputError(f"--circular rotates the original options; it cannot be combined with --variant {variant}")
@@ -172,7 +174,7 @@ def run(
         pull,
         data,
         model,
-        out,
+        out or _NO_FOLDER,
         backend=backend,
         resolve_model=not dry_run,
         mode=choose(mode, MODES, "mode"),
@@ -186,7 +188,7 @@ def run(
         **as_given,
     )
     if dry_run:
-        _print_dry_run(_with_installed_model(options))
+        _print_dry_run(_with_installed_model(options), written=out is not None)
         return
     summary = _answer(options, quiet=quiet, verbose=verbose)
     done = f"the run is complete: its {len(summary.records)} answer(s) and summary.json are in {options.out}"
@@ -299,7 +301,11 @@ def _with_installed_model(options: RunOptions) -> RunOptions:
     return replace(options, model_path=found) if Path(found).is_dir() else options
 
 
-def _print_dry_run(options: RunOptions) -> None:
+_NO_FOLDER = Path("(no run folder)")
+"""What a dry run without --out composes its options with; it writes nothing there or anywhere."""
+
+
+def _print_dry_run(options: RunOptions, *, written: bool) -> None:
     """The prompts of ``run --dry-run``, each under a line naming its question (escaped for a terminal)."""
     from runners.dryrun import dry_run, show
 
@@ -313,7 +319,7 @@ def _print_dry_run(options: RunOptions) -> None:
         f"# dry run: {len(result.prompts)} prompt(s) as {sent}{how}{budget}; protocol {_protocol_name(result.options)}, "
         f"seed {result.options.seed}, templates {result.options.template_set}, shots {result.options.shots}, "
         f"strategy {result.options.strategy}, split {result.options.split or 'none'}, variant "
-        f"{result.options.variant}; no model loaded, {options.out} not written"
+        f"{result.options.variant}; no model loaded, {f'{options.out} not written' if written else 'nothing written'}"
     )
     for number, prompt in enumerate(result.prompts, start=1):
         typer.echo(f"\n## {number}/{len(result.prompts)} {_show_id(prompt.question_id)} ({prompt.type})")
@@ -387,6 +393,20 @@ def _echo_unmatched(summary: RunSummary) -> int:
     if shown:
         typer.echo(f"replayed files: {shown} (never another question's answer)", err=True)
     return sum(kinds[kind] for kind in FAILURES)
+
+
+def _echo_other_gold(summary: RunSummary) -> None:
+    """Say when the replayed files' gold names another option than the bank's, for some answers."""
+    from runners.backends.harness_verdicts import gold_disagreements
+
+    differ = gold_disagreements(summary.records)
+    if differ:
+        qid, theirs, ours = differ[0]
+        typer.echo(
+            f"warning: replayed files: {len(differ)} answer(s) whose gold in the harness's file is another option "
+            f"than the bank's (e.g. {qid}: {theirs} there, {ours} in the bank); they are graded against the bank",
+            err=True,
+        )
 
 
 def _plain_progress() -> ProgressFn:
@@ -490,6 +510,7 @@ def _print_summary(summary: RunSummary) -> None:
     if not records and gaokao is not None and gaokao.asked:
         for line in _gaokao_lines(gaokao):
             console.print(line, highlight=False)
+    _echo_other_gold(summary)
 
 
 def _circular_line(stats: Any) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from kg.records import QuestionType
 
 TRUE_WORDS = frozenset({"T", "√", "对", "正确", "TRUE", "Y", "YES"})
@@ -27,7 +29,10 @@ def parse_answer(raw: str, qtype: QuestionType) -> list[str] | list[bool]:
         return blanks
     if qtype is QuestionType.JUDGMENT:
         return parse_judgments(text)
-    letters = [c.upper() for c in text if not c.isspace() and c not in _LETTER_SEPARATORS]
+    # A Chinese keyboard types full-width letters: "Ａ、Ｃ" is the answer AC, not an error.
+    letters = [
+        c.upper() for c in unicodedata.normalize("NFKC", text) if not c.isspace() and c not in _LETTER_SEPARATORS
+    ]
     if not letters:
         raise ValueError("empty answer; expected option letters")
     if not all("A" <= c <= "Z" for c in letters):
@@ -39,7 +44,7 @@ def parse_answer(raw: str, qtype: QuestionType) -> list[str] | list[bool]:
 
 def parse_judgments(text: str) -> list[bool]:
     """``"FFTF"``, ``"√×"``, ``"对,错"`` ... as one bool per statement."""
-    tokens = [t for t in _split_judgments(text) if t]
+    tokens = [t for t in _split_judgments(unicodedata.normalize("NFKC", text)) if t]
     if not tokens:
         raise ValueError("empty answer; expected T/F (or √/×, 对/错) per statement")
     values: list[bool] = []

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from kg.errors import Problem
 from kg.importers._found import Found, located
-from kg.importers._lines import first_csv, iter_table, read_table_header, table_header, tables_in
+from kg.importers._lines import first_csv, iter_table, read_table_header, table_header, tables_in, twice_named
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, clean_id, detect_language
 
 LETTERS = ("A", "B", "C", "D")
@@ -157,6 +157,10 @@ def header_problem(file: Path, required: tuple[str, ...]) -> Problem | None:
     header = read_table_header(file)
     if isinstance(header, Problem):
         return header
+    twice = twice_named(header, required)
+    if twice:
+        column = next(c for c in required if header.count(c) > 1)
+        return Problem(file, None if file.suffix.lower() == ".parquet" else 1, column, twice)
     missing = missing_columns(header, required)
     if missing:
         parquet = file.suffix.lower() == ".parquet"

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterator
+import unicodedata
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from kg.errors import Problem
 from kg.jsonl import bad_byte, iter_jsonl, not_regular, open_text, read_lines
 
-_OPTION_LABEL = re.compile(r"^\s*([A-Za-z]|\d{1,2})\s*[.．、:：)）]\s*", re.S)
+_OPTION_LABEL = re.compile(r"^\s*([A-Za-zＡ-Ｚａ-ｚ]|\d{1,2})\s*[.．、:：)）]\s*", re.S)
+"""A label as typed on either keyboard: ``A.``, ``Ａ．``, ``1、``, ``１．``; read as its ASCII letter or digit."""
 
 
 def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, str] | Problem]]:
@@ -99,6 +101,16 @@ def read_csv_header(path: Path, delimiter: str = ",") -> list[str] | Problem:
     return [cell.strip() for cell in header]
 
 
+def twice_named(header: list[str], wanted: Iterable[str]) -> str | None:
+    """What is wrong when a column read is named twice in ``header``, or ``None``: a row would give the last
+    of the two cells, silently, where the other may be the one meant."""
+    for name in wanted:
+        places = [i + 1 for i, h in enumerate(header) if h == name]
+        if len(places) > 1:
+            return f"the header names {name!r} twice (columns {places[0]} and {places[1]}); which one is meant?"
+    return None
+
+
 TABLE_SUFFIXES = (".csv", ".parquet", ".arrow")
 """The table files the CSV importers read: CSV as released, Parquet as the model hub ships them,
 Arrow as ``datasets.save_to_disk`` writes them."""
@@ -168,7 +180,7 @@ def split_option(text: str) -> tuple[str, str] | None:
     match = _OPTION_LABEL.match(text)
     if not match:
         return None
-    return match.group(1).upper(), text[match.end() :].strip()
+    return unicodedata.normalize("NFKC", match.group(1)).upper(), text[match.end() :].strip()
 
 
 JSON_LINES_SUFFIXES = (".jsonl", ".json")

@@ -183,7 +183,7 @@ def check_constant(key: str, value: Any) -> str | None:
         if key == "type":
             parse_type(value)
         elif key == "stage":
-            Stage.parse(value)
+            parse_stage(value)
         elif key == "language" and value not in ("zh", "en"):
             return "expected zh or en"
     except ValueError as exc:
@@ -193,12 +193,49 @@ def check_constant(key: str, value: Any) -> str | None:
     return None
 
 
+_TYPE_NAMES = {
+    "单项选择": QuestionType.SINGLE,
+    "多项选择": QuestionType.MULTIPLE,
+    "不定项选择": QuestionType.MULTIPLE,  # one or more letters right, as GAOKAO-Bench's physics
+    "是非": QuestionType.JUDGMENT,
+    "对错": QuestionType.JUDGMENT,
+}
+"""The exam papers' full names of the types, beside CK12's short ones (单选 ...) that QuestionType reads."""
+_GRADES = {
+    **{f"{n}年级": Stage.PRIMARY for n in "一二三四五六"},
+    **{f"{n}年级": Stage.MIDDLE for n in "七八九"},
+    **{f"初{n}": Stage.MIDDLE for n in "一二三"},
+    **{f"高{n}": Stage.HIGH for n in "一二三"},
+}
+
+
 def parse_type(value: str) -> QuestionType:
-    """A question type from its English value, enum name or Chinese name (``单选`` / ``单选题``)."""
+    """A question type from its English value, enum name or Chinese name (``单选`` / ``单选题`` / ``单项选择题``)."""
     text = value.strip()
+    base = text.removesuffix("题")
+    for name in (text, base):
+        try:
+            return QuestionType.parse(name)
+        except ValueError:
+            pass
+    if base in _TYPE_NAMES:
+        return _TYPE_NAMES[base]
+    if base == "选择":
+        raise ValueError(f"{value!r} does not say single or multiple choice: write 单选 or 多选")
+    raise ValueError(
+        f"unknown question type {value!r}; expected 单选 多选 判断 填空 排序 完形填空 (or 单项选择题 ...), "
+        f"or one of {', '.join(m.value for m in QuestionType)}"
+    )
+
+
+def parse_stage(value: str) -> Stage:
+    """A school stage from 小学 / 初中 / 高中 (or primary ...), or a grade: 七年级, 初二, 高三."""
+    text = value.strip()
+    if text in _GRADES:
+        return _GRADES[text]
     try:
-        return QuestionType.parse(text)
+        return Stage.parse(text)
     except ValueError:
-        if text.endswith("题"):
-            return QuestionType.parse(text[:-1])
-        raise
+        raise ValueError(
+            f"unknown school stage {value!r}; expected 小学, 初中 or 高中 (or a grade: 七年级, 初二, 高三)"
+        ) from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,8 @@ from pydantic import ValidationError
 from kg.errors import Problem, SettingError
 from kg.importers._answers import parse_answer, parse_judgments
 from kg.importers._found import Found, ImportOptions, located
-from kg.importers._lines import iter_csv, read_csv_header, split_option
-from kg.importers._mapping import Column, Constant, Mapping, OptionColumns, load_mapping, parse_type
+from kg.importers._lines import iter_csv, read_csv_header, split_option, twice_named
+from kg.importers._mapping import Column, Constant, Mapping, OptionColumns, load_mapping, parse_stage, parse_type
 from kg.importers.ck12 import parse_options
 from kg.jsonl import describe, iter_jsonl
 from kg.records import AnswerError, Knowledge, Option, Question, QuestionType, Stage, check_answer, detect_language
@@ -61,6 +62,10 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
         if kind is None:
             yield Problem(file, None, None, f"cannot tell JSONL from CSV: name the file {' / '.join(SUFFIXES)}")
         elif kind == "jsonl":
+            unkeyed = _absent_keys(mapping, file)
+            if unkeyed:
+                yield unkeyed
+                continue
             yield from _rows(mapping, file, iter_jsonl(file))
         else:
             delimiter = "\t" if kind == "tsv" else ","
@@ -69,6 +74,10 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
                 yield header
                 continue
             absent = [c for c in mapping.columns if c not in header]
+            twice = twice_named(header, mapping.columns)
+            if twice and not absent:
+                yield Problem(file, 1, next(c for c in mapping.columns if header.count(c) > 1), twice)
+                continue
             if absent:
                 column = absent[0]
                 yield Problem(
@@ -76,10 +85,44 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
                     1,
                     column,
                     f"no such column (the mapping reads it as {mapping.columns[column]!r}); "
-                    f"the header has {', '.join(header)}",
+                    f"the header has {', '.join(header)}{_other_separator(header, kind)}",
                 )
                 continue
             yield from _rows(mapping, file, iter_csv(file, delimiter))
+
+
+def _other_separator(header: list[str], kind: str) -> str:
+    """A hint when the header is one cell holding the other separator: a tab-separated ``.csv`` or a ``.tsv``
+    of commas (the separator is told by the file's name)."""
+    other, called, name = ("\t", "tabs", ".tsv") if kind == "csv" else (",", "commas", ".csv")
+    if len(header) == 1 and other in header[0]:
+        return f"; the file is separated by {called}: name it {name}"
+    return ""
+
+
+def _absent_keys(mapping: Mapping, file: Path) -> Problem | None:
+    """The key the mapping reads that no record of a JSONL file has, as a CSV header lacking a column is refused.
+
+    One record without a key leaves that field empty; none with it is a misspelt key (``"解释"`` for
+    ``"解析"``), which would leave every question without its analysis, level 2 or stage, silently.
+    """
+    seen: set[str] = set()
+    records = 0
+    for _, record in iter_jsonl(file):
+        if isinstance(record, dict):
+            seen.update(record)
+            records += 1
+    absent = [c for c in mapping.columns if c not in seen]
+    if not records or not absent:
+        return None
+    column = absent[0]
+    return Problem(
+        file,
+        None,
+        column,
+        f"no record has this key (the mapping reads it as {mapping.columns[column]!r}); "
+        f"the records' keys are {', '.join(sorted(seen))}",
+    )
 
 
 def _rows(
@@ -178,7 +221,7 @@ class _Row:
     def stage(self) -> Stage | None:
         text = self.text("stage")
         try:
-            return Stage.parse(text) if text else None
+            return parse_stage(text) if text else None
         except ValueError as exc:
             raise RowError(self.where("stage"), str(exc)) from None
 
@@ -199,9 +242,18 @@ class _Row:
         if spec is None:
             return []
         try:
-            return read_options(spec, self.row, qtype)
+            options = read_options(spec, self.row, qtype)
         except ValueError as exc:
             raise RowError(self.option_where(), str(exc)) from None
+        if len(options) == 1 and qtype in (QuestionType.SINGLE, QuestionType.MULTIPLE):
+            # One option is a misread bank, not a question: graded as it stands, any answer "A" would count right.
+            where = (
+                "is it separated by something else (separator = ...)?"
+                if spec.single
+                else "are the other columns empty?"
+            )
+            raise RowError(self.option_where(), f"only one option, {options[0].text!r}: {where}")
+        return options
 
     def answer(self, qtype: QuestionType) -> list[str] | list[bool]:
         value = self.raw("answer")
@@ -224,13 +276,15 @@ def read_options(spec: OptionColumns, row: dict[str, Any], qtype: QuestionType) 
     value = row.get(spec.columns[0])
     if value is None or value == "":
         return []
-    if isinstance(value, str) and spec.json:
+    if isinstance(value, str) and (spec.json or _json_list(value)):
         try:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
             raise ValueError(f"not a JSON list of options ({exc.msg})") from None
     if isinstance(value, dict):
-        return [Option(label=str(k).strip().upper(), text=option_text(v)) for k, v in value.items()]
+        # {"A": ...}, as typed also {"Ａ": ...} or {"A.": ...}: the label is the letter
+        labels = [unicodedata.normalize("NFKC", str(k)).strip().rstrip(".、:)").strip().upper() for k in value]
+        return [Option(label=label, text=option_text(v)) for label, v in zip(labels, value.values(), strict=True)]
     if isinstance(value, list):
         texts = [option_text(v) for v in value]
     elif isinstance(value, str):
@@ -240,6 +294,17 @@ def read_options(spec: OptionColumns, row: dict[str, Any], qtype: QuestionType) 
     if texts and all(split_option(t) for t in texts) and not any(_DECIMAL.match(t) for t in texts):
         return parse_options(texts, qtype)
     return _lettered(texts, qtype, strip_labels=False)
+
+
+def _json_list(text: str) -> bool:
+    """Whether a cell is a JSON list of options (``["甲", "乙"]``) given without ``json = true``: split on
+    newlines it would be one option, on a comma pieces of JSON."""
+    if not text.lstrip().startswith("["):
+        return False
+    try:
+        return isinstance(json.loads(text), list)
+    except json.JSONDecodeError:
+        return False
 
 
 # "0.5", "1.5 m", "12.5%": a number's decimal point, not a label "0." before the text "5" (#27 item 5).

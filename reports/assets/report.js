@@ -1138,8 +1138,11 @@
     root.appendChild(el('div', { class: 'card' }, el('h3', null, t('paired') + ' (n = ' + n + ')'),
       el('div', null, [t('bothRight'), t('onlyA'), t('onlyB'), t('bothWrong')].map((label, k) =>
         el('span', { class: 'chip ' + ['good', '', '', 'bad'][k] }, label + ' ' + counts[k])))));
-    const rows = TREE.all.children.map((s) => ({ id: s, name: TREE[s].name, a: nodeStats(s, state.run), b: nodeStats(s, state.runB) }));
-    root.appendChild(el('div', { class: 'card' }, el('h3', null, t('subject')), dataTable([
+    // Each subject on the questions both runs were scored on, as the 2x2 counts: over each run's own questions,
+    // two runs that asked different questions showed a difference the listed questions did not make.
+    const paired = (s) => collect(s).filter((i) => A.c[i] != null && B.c[i] != null);
+    const rows = TREE.all.children.map((s) => ({ id: s, name: TREE[s].name, a: stats(paired(s), state.run), b: stats(paired(s), state.runB) }));
+    root.appendChild(el('div', { class: 'card' }, el('h3', null, t('subject') + ' · ' + t('paired')), dataTable([
       { label: t('subject'), value: (r) => r.name, render: (r) => link(nodeHash(r.id), r.name) },
       { label: t('runA') + ' · ' + runLabel(runById[state.run]), num: true, value: (r) => r.a.acc, render: (r) => accCell(r.a.acc, r.a.lo, r.a.hi, r.a.n, r.a.right) },
       { label: t('runB') + ' · ' + runLabel(runById[state.runB]), num: true, value: (r) => r.b.acc, render: (r) => accCell(r.b.acc, r.b.lo, r.b.hi, r.b.n, r.b.right) },

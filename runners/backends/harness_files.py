@@ -41,6 +41,30 @@ def output_files(path: Path, fmt: str) -> list[Path]:
     return sorted({file for pattern in PATTERNS[fmt] for file in find(pattern)})
 
 
+def opencompass_model_folder(work: Path, model: str) -> Path | None:
+    """``predictions/<model>`` of an OpenCompass work folder (``outputs/default/<time>``, the folder OpenCompass
+    names when it ends), or ``None`` when ``work`` holds no ``predictions/``.
+
+    The model is ``model`` (the run's ``-m``) when such a folder is there, else the only model predicted;
+    several others are refused, naming them: one run replays one model.
+    """
+    predictions = work / "predictions"
+    if not predictions.is_dir():
+        return None
+    models = sorted(p.name for p in predictions.iterdir() if p.is_dir())
+    if model in models:
+        return predictions / model
+    if len(models) == 1:
+        return predictions / models[0]
+    held = ", ".join(models) or "no model"
+    raise InputError(
+        lambda name: (
+            f"{work}: an OpenCompass work folder with the predictions of {held}; name one as the model "
+            f"({name('model')}), or give its folder {predictions}/<model> as the path"
+        )
+    )
+
+
 def base_name(file: Path) -> str:
     """The file's name without its data suffixes: ``samples_x_<date>.jsonl.gz`` -> ``samples_x_<date>``."""
     name = file.name.removesuffix(GZIP)

@@ -49,7 +49,7 @@ from runners.backends.harness_files import (
     output_files,
 )
 from runners.backends.harness_texts import lm_eval_request, opencompass_prompt, question_of
-from runners.backends.harness_verdicts import lm_eval_target, lm_eval_verdict, results_filters
+from runners.backends.harness_verdicts import lm_eval_target, lm_eval_verdict, results_filters, target_text
 
 FORMATS = ("lm-eval", "opencompass")
 _LABEL = "label: "
@@ -360,6 +360,7 @@ def _opencompass(file: Path, name: str, offset: int) -> Iterator[Sample]:
             scores,
             prompt=opencompass_prompt(item),
             fault=fault,
+            target=target_text(item.get("gold")),
         )
 
 

@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kg.errors import SettingError
 from runners.backends._shared import clean_text
 from runners.backends.harness_files import LM_EVAL_DATE, base_name
+
+if TYPE_CHECKING:
+    from runners.records import RunRecord
 
 SAMPLE_FIELDS = frozenset(
     {
@@ -127,7 +131,11 @@ def lm_eval_verdict(item: dict[str, Any], default_filter: str = "none") -> dict[
 
 def lm_eval_target(item: dict[str, Any]) -> str | None:
     """The harness's gold answer (``target``) as text, for the reader of a disagreement."""
-    target = item.get("target")
+    return target_text(item.get("target"))
+
+
+def target_text(target: Any) -> str | None:
+    """A harness's gold answer (lm-eval's ``target``, OpenCompass's ``gold``) as text; ``None`` if it has none."""
     if isinstance(target, bool) or target is None:
         return None
     if isinstance(target, str | int | float):
@@ -135,6 +143,32 @@ def lm_eval_target(item: dict[str, Any]) -> str | None:
     if isinstance(target, list) and target and all(isinstance(t, str | int) for t in target):
         return clean_text(" | ".join(map(str, target))[:MAX_FILTERED])
     return None
+
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def target_letter(target: str | None) -> str | None:
+    """The option letter a harness's gold names: a letter (``B``), or lm-eval's index into the choices
+    (``1``: B); ``None`` for any other gold (a text, a number of a fill-in task), which is not compared."""
+    text = (target or "").strip()
+    if len(text) == 1 and text.upper() in _LETTERS:
+        return text.upper()
+    if text.isdigit() and int(text) < len(_LETTERS):
+        return _LETTERS[int(text)]
+    return None
+
+
+def gold_disagreements(records: Iterable[RunRecord]) -> list[tuple[str, str, str]]:
+    """``(question id, the harness's letter, the bank's letter)`` of each replayed single-choice answer whose gold
+    in the harness's file names another option than the bank's: another answer key (a corrected copy, another
+    release), which makes the two graders' figures differ for a reason that is not grading."""
+    found = []
+    for record in records:
+        target = target_letter((record.harness or {}).get("target"))
+        if record.type == "single_choice" and target and record.gold and [target] != list(record.gold):
+            found.append((record.question_id, target, str(record.gold[0])))
+    return found
 
 
 def _finite(value: int | float) -> bool:

@@ -36,6 +36,7 @@ from runners.backends.base import (
 )
 from runners.backends.gaokao_results import FORMAT as GAOKAO
 from runners.backends.gaokao_results import looks_like_results, read_results
+from runners.backends.harness_files import opencompass_model_folder
 from runners.backends.harness_logs import FORMATS, Sample, detect, read_samples
 from runners.backends.harness_match import Match, Miss, SampleIndex
 from runners.backends.harness_texts import kept_prompt
@@ -82,6 +83,8 @@ class ReplayBackend(Backend):
         source = Path(path or model)
         if format not in (None, *REPLAY_FORMATS):
             raise InputError(f"unknown replay format {format!r}; choose one of {', '.join(REPLAY_FORMATS)}")
+        if format in (None, "opencompass") and source.is_dir() and not (source / RECORDS_FILE).is_file():
+            source = opencompass_model_folder(source, model) or source
         if format is None and source.exists() and not (source / RECORDS_FILE).is_file():
             format = detect(source) or (GAOKAO if looks_like_results(source) else None)
         self.format = format or RECORDS

@@ -90,6 +90,12 @@ def test_missing_column_is_named_once(tmp_path: Path) -> None:
     assert_names(single_problem(file, "cmmlu"), file, 1, "Answer", "missing column")
 
 
+def test_a_column_named_twice_is_refused(tmp_path: Path) -> None:
+    """A copy with a second Answer column (a corrected key pasted beside the old) was graded on the last one, silently."""
+    file = write_text(tmp_path / "dev" / "virology.csv", ",Question,A,B,C,D,Answer,Answer\n0,题目,甲,乙,丙,丁,A,B\n")
+    assert_names(single_problem(file, "cmmlu"), file, 1, "Answer", "twice", "columns 7 and 8")
+
+
 def test_not_utf8(tmp_path: Path) -> None:
     file = tmp_path / "dev" / "virology.csv"
     file.parent.mkdir()

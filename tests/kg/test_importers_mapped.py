@@ -199,3 +199,162 @@ def test_decimal_options_are_values_not_labels(tmp_path: Path, options: list[Any
     (question,) = load_questions(data, mapping=mapping).questions
     assert [o.label for o in question.options] == ["A", "B", "C", "D"]
     assert [o.text for o in question.options] == texts and question.answer == ["B"]
+
+
+@pytest.mark.parametrize(
+    ("row", "answer"),
+    [
+        ("单选,题,甲,乙,丙,丁,Ｂ,章", ["B"]),  # typed on a Chinese keyboard: full-width letters
+        ("多选,题,甲,乙,丙,丁,Ｃ、Ａ,章", ["A", "C"]),
+        ("多选,题,甲,乙,丙,丁,ａｄ,章", ["A", "D"]),
+        ("判断,题,甲,乙,,,Ｔ，Ｆ,章", [True, False]),
+    ],
+)
+def test_full_width_answers_are_their_letters(tmp_path: Path, row: str, answer: list[Any]) -> None:
+    data = write_text(tmp_path / "bank.csv", CSV_HEADER + row + "\n")
+    (question,) = load_questions(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING)).questions
+    assert question.answer == answer
+
+
+def test_a_json_list_of_options_in_a_text_column_is_read_as_the_list(tmp_path: Path) -> None:
+    """Without ``json = true`` the cell was one option, ``["介质", ...]``, and the answer A was right by default."""
+    row = '单选,声音的传播需要,"[""介质"", ""真空"", ""光"", ""电""]",B,章\n'
+    data = write_text(tmp_path / "bank.csv", "type,stem,choices,answer,unit\n" + row)
+    for options in ('"choices"', '{ column = "choices", separator = "," }'):
+        mapping = write_text(tmp_path / "m.toml", CSV_MAPPING.replace('["A", "B", "C", "D"]', options))
+        (question,) = load_questions(data, mapping=mapping).questions
+        assert [o.text for o in question.options] == ["介质", "真空", "光", "电"] and question.answer == ["B"]
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "options", "field"),
+    [
+        ("type,stem,opts,answer,unit", "单选,哪个是偶数,1｜2｜3,A,章", '{ column = "opts", separator = "|" }', "opts"),
+        ("type,stem,opts,answer,unit", "多选,哪些是偶数,2;4;5,A,章", '"opts"', "opts"),
+        (CSV_HEADER.strip(), "单选,题,甲,,,,A,章", '["A", "B", "C", "D"]', "A, B, C, D"),
+    ],
+)
+def test_a_choice_question_with_one_option_is_refused(
+    tmp_path: Path, header: str, row: str, options: str, field: str
+) -> None:
+    """One option means the options were misread (another separator); graded as it stands, A would always be right."""
+    data = write_text(tmp_path / "bank.csv", f"{header}\n{row}\n")
+    mapping = write_text(tmp_path / "m.toml", CSV_MAPPING.replace('["A", "B", "C", "D"]', options))
+    assert_names(single_problem(data, mapping=mapping), data, 2, field, "only one option")
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_gbk_file_is_named_as_gbk(tmp_path: Path, suffix: str) -> None:
+    """Excel on a Chinese Windows saves CSV in GBK: the error says so and how to convert it."""
+    text = CSV_HEADER.replace("unit", "章节") + "单选,题,甲,乙,丙,丁,A,第一章\n"
+    if suffix == ".jsonl":
+        text = '{"type": "单选", "stem": "题", "o": ["甲", "乙"], "answer": "A", "章节": "第一章"}\n'
+    data = tmp_path / f"bank{suffix}"
+    data.write_bytes(text.encode("gbk"))
+    mapping = write_text(tmp_path / "m.toml", CSV_MAPPING.replace('"unit"', '"章节"'))
+    problem = single_problem(data, mapping=mapping)
+    assert problem.line == 1 and "not UTF-8" in str(problem) and "GBK" in str(problem) and "iconv" in str(problem)
+
+
+def test_a_utf16_file_is_named_as_utf16(tmp_path: Path) -> None:
+    """Excel's "Unicode Text" is UTF-16 with a BOM: the error says so, not only which byte."""
+    data = tmp_path / "bank.tsv"
+    data.write_bytes((CSV_HEADER + "单选,题,甲,乙,丙,丁,A,第一章\n").replace(",", "\t").encode("utf-16"))
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
+    assert problem.line == 1 and "UTF-16" in str(problem) and "CSV UTF-8" in str(problem)
+
+
+def test_a_key_no_jsonl_record_has_is_refused_as_a_csv_column_is(tmp_path: Path) -> None:
+    """A misspelt optional key ("解释" for "解析") left every question without its analysis, silently."""
+    records = [{"q": "题一", "o": ["甲", "乙"], "a": "A", "解析": "因为"}, {"q": "题二", "o": ["甲", "乙"], "a": "B"}]
+    data = write_jsonl(tmp_path / "bank.jsonl", records)
+    text = (
+        'type = { value = "单选" }\nstem = "q"\noptions = "o"\nanswer = "a"\nsubject = { value = "数学" }\n'
+        'level1 = { value = "代数" }\nanalysis = "ANALYSIS"\n'
+    )
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", text.replace("ANALYSIS", "解释")))
+    assert_names(problem, data, None, "解释", "no record has this key", "'analysis'", "解析")
+    questions = load(data, write_text(tmp_path / "m.toml", text.replace("ANALYSIS", "解析")))
+    assert [q.analysis for q in questions.values()] == ["因为", ""]  # one record without it: that field empty
+
+
+def test_a_column_the_mapping_reads_named_twice_is_refused(tmp_path: Path) -> None:
+    """Two 答案 columns: the row gave the last cell, silently, where the first may be the key meant."""
+    data = write_text(tmp_path / "bank.csv", "type,stem,A,B,C,D,answer,unit,answer\n单选,题,甲,乙,丙,丁,A,章,B\n")
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
+    assert_names(problem, data, 1, "answer", "twice", "columns 7 and 9")
+
+
+@pytest.mark.parametrize(
+    ("options", "single"),
+    [
+        (["Ａ．塑料尺", "Ｂ．铜钥匙", "Ｃ．橡皮"], True),
+        (["Ａ、塑料尺", "Ｂ、铜钥匙", "Ｃ、橡皮"], False),
+        ({"Ａ": "塑料尺", "Ｂ": "铜钥匙", "Ｃ": "橡皮"}, True),
+        ({"A.": "塑料尺", "B.": "铜钥匙", "C.": "橡皮"}, True),
+    ],
+)
+def test_full_width_option_labels_are_read_as_labels(tmp_path: Path, options: Any, single: bool) -> None:
+    """``Ａ．塑料尺`` is option A with the text 塑料尺: in one list column, one column per option, or an object."""
+    record: dict[str, Any] = {"q": "下列物体中属于导体的是", "a": "Ｂ"}
+    record.update({"o": options} if single else dict(zip("ABC", options, strict=True)))
+    data = write_jsonl(tmp_path / "bank.jsonl", [record])
+    columns = '"o"' if single else '["A", "B", "C"]'
+    mapping = write_text(
+        tmp_path / "m.toml",
+        f'type = {{ value = "单选" }}\nstem = "q"\noptions = {columns}\nanswer = "a"\n'
+        'subject = { value = "物理" }\nlevel1 = { value = "电学" }\n',
+    )
+    (question,) = load_questions(data, mapping=mapping).questions
+    assert [(o.label, o.text) for o in question.options] == [("A", "塑料尺"), ("B", "铜钥匙"), ("C", "橡皮")]
+    assert question.answer == ["B"]
+
+
+@pytest.mark.parametrize(
+    ("written", "qtype"),
+    [
+        ("单项选择题", QuestionType.SINGLE),
+        ("多项选择题", QuestionType.MULTIPLE),
+        ("不定项选择题", QuestionType.MULTIPLE),
+        ("是非题", QuestionType.JUDGMENT),
+    ],
+)
+def test_the_exam_papers_names_of_the_types(tmp_path: Path, written: str, qtype: QuestionType) -> None:
+    answer = "TF" if qtype is QuestionType.JUDGMENT else "A"
+    data = write_text(tmp_path / "bank.csv", CSV_HEADER + f"{written},题,甲,乙,,,{answer},章\n")
+    (question,) = load_questions(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING)).questions
+    assert question.type is qtype
+
+
+def test_choice_without_single_or_multiple_is_refused_saying_so(tmp_path: Path) -> None:
+    data = write_text(tmp_path / "bank.csv", CSV_HEADER + "选择题,题,甲,乙,,,A,章\n")
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
+    assert_names(problem, data, 2, "type", "单选 or 多选")
+
+
+@pytest.mark.parametrize(("grade", "stage"), [("七年级", Stage.MIDDLE), ("初二", Stage.MIDDLE), ("高三", Stage.HIGH)])
+def test_a_grade_names_its_stage(tmp_path: Path, grade: str, stage: Stage) -> None:
+    data = write_text(
+        tmp_path / "bank.csv", CSV_HEADER.replace("unit", "unit,grade") + f"单选,题,甲,乙,,,A,章,{grade}\n"
+    )
+    mapping = write_text(tmp_path / "m.toml", CSV_MAPPING + 'stage = "grade"\n')
+    (question,) = load_questions(data, mapping=mapping).questions
+    assert question.stage is stage
+
+
+def test_a_latin1_file_is_not_called_gbk(tmp_path: Path) -> None:
+    """Latin-1 decodes as GBK too (naïve as na飗e): the hint is for Chinese only."""
+    data = tmp_path / "bank.csv"
+    data.write_bytes((CSV_HEADER + "single_choice,naïve crème?,a,b,c,d,A,unit\n").encode("latin-1"))
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
+    assert "not UTF-8" in str(problem) and "GBK" not in str(problem)
+
+
+@pytest.mark.parametrize(
+    ("name", "separator", "hint"), [("bank.csv", "\t", "name it .tsv"), ("bank.tsv", ",", "name it .csv")]
+)
+def test_a_file_of_the_other_separator_says_so(tmp_path: Path, name: str, separator: str, hint: str) -> None:
+    """A tab-separated ``.csv`` (Excel's "Text (Tab delimited)") has a one-cell header: the error says why."""
+    text = (CSV_HEADER + "单选,题,甲,乙,,,A,章\n").replace(",", separator)
+    problem = single_problem(write_text(tmp_path / name, text), mapping=write_text(tmp_path / "m.toml", CSV_MAPPING))
+    assert "no such column" in str(problem) and hint in str(problem)

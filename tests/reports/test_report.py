@@ -54,6 +54,20 @@ def test_report_folder(demo: tuple[Path, list[Path], Path]) -> None:
         assert len(run["weakest"]) == 5
 
 
+def test_questions_csv_holds_lists_as_json(demo: tuple[Path, list[Path], Path]) -> None:
+    """``groups`` (and Xiezhi's ``further_places``) are lists: the CSV held Python's ``('science',)``."""
+    import csv
+
+    _, _, out = demo
+    with (out / "questions.csv").open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    parquet = pd.read_parquet(out / "questions.parquet")
+    assert rows and len(rows) == len(parquet)
+    for row, groups in zip(rows, parquet["groups"], strict=True):
+        assert json.loads(row["groups"]) == list(groups), row["groups"]
+    assert any(json.loads(row["groups"]) for row in rows)
+
+
 def test_page_data_matches_aggregates(demo: tuple[Path, list[Path], Path]) -> None:
     _, runs, out = demo
     data = page_data((out / "index.html").read_text(encoding="utf-8"))

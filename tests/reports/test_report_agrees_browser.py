@@ -244,6 +244,31 @@ def test_the_compare_view_lists_every_question_the_two_runs_score_differently(
     assert ["3/4", "✓"] in marks  # h0: A 3 of 4 statements, B all four
 
 
+def test_the_compare_view_counts_each_subject_on_the_questions_both_runs_answered(tmp_path: Path) -> None:
+    """Run B answered two of the four math questions: the subject row is both runs on those two, so the difference
+    is the one the listed questions make (over each run's own questions it was 75 % against 100 %, 25 points that
+    no listed question made)."""
+    from selenium.webdriver.common.by import By
+
+    bank = _bank()
+    folder = write_bank(tmp_path / "bank", list(bank.values()))
+    a = {"m0": _math(True, 0), "m1": _math(False, 1), "m2": _math(True, 2), "m3": _math(True, 3)}
+    b = {"m0": _math(True, 0), "m1": _math(True, 1)}
+    runs = [write_run(tmp_path / name, bank, answers, bank=folder) for name, answers in (("a", a), ("b", b))]
+    write_report(runs, tmp_path / "report", plots=False)
+    driver = chromium(tmp_path / "profile", tmp_path / "downloads")
+    try:
+        driver.get((tmp_path / "report" / "index.html").resolve().as_uri())
+        main = _go(driver, "compare")
+        table = driver.find_elements(By.CSS_SELECTOR, ".card table.data")[0]
+        rows = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in table.find_elements(By.TAG_NAME, "tr")]
+        (math,) = [r for r in rows if r and r[0] == "数学"]
+        assert (math[1].split()[0], math[2].split()[0], math[3]) == ("50.0%", "100.0%", "50.0"), math
+        assert "同题配对 (n = 2)" in main and "A 与 B 得分不同的题目 (1)" in main
+    finally:
+        driver.quit()
+
+
 def test_a_judgment_is_checked_statement_by_statement(page: tuple[Any, Path, list[Path]]) -> None:
     from selenium.webdriver.common.by import By
 

@@ -126,3 +126,14 @@ def test_a_dry_run_of_a_local_model_shows_what_its_tokenizer_files_make_of_the_p
     header = result.output.splitlines()[0]
     assert ("as chat messages (JSON)" in header) == chat, header
     assert "from the model's tokenizer files" in header, header
+
+
+def test_a_dry_run_needs_no_run_folder(bank: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """lm-eval's --write_out needs no --output_path; ``--dry-run`` asked for --out and wrote nothing there."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["run", str(bank), "-m", "no/such-model", "--dry-run", "--limit", "1"])
+    assert result.exit_code == 0, result.output
+    assert "nothing written" in result.output and len(_prompts(result.output)) == 1
+    assert list(tmp_path.iterdir()) == [bank]
+    refused = CliRunner().invoke(app, ["run", str(bank), "-m", "no/such-model", "-b", "replay"])
+    assert refused.exit_code == 2 and "--out" in refused.output and "--dry-run" in refused.output

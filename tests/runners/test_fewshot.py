@@ -293,3 +293,27 @@ def test_the_run_refuses_it_before_asking(tmp_path: Path) -> None:
         result = CliRunner().invoke(app, [*args, "--few-shot", str(plain), "-o", str(out), *extra])
         assert result.exit_code == 2, result.output
         assert "none of its 1 exemplars has an analysis" in result.output and not (out / "run.json").exists()
+
+
+def test_a_bank_of_your_own_takes_its_exemplars_through_the_same_mapping(tmp_path: Path) -> None:
+    """``--few-shot dev.csv`` beside ``--mapping``: the dev file was read without the mapping and refused,
+    'pass --mapping', which had been passed."""
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    header = "编号,题型,题目,A,B,C,D,答案,章\n"
+    bank = tmp_path / "bank.csv"
+    bank.write_text(header + "t1,单选,下列物体中属于导体的是,塑料尺,铜钥匙,橡皮,玻璃杯,B,电学\n", encoding="utf-8")
+    dev = tmp_path / "dev.csv"
+    dev.write_text(header + "d1,单选,一杯水结成冰后，它的质量将,变大,变小,不变,无法确定,C,电学\n", encoding="utf-8")
+    mapping = tmp_path / "m.toml"
+    mapping.write_text(
+        'id = "编号"\ntype = "题型"\nstem = "题目"\noptions = ["A", "B", "C", "D"]\nanswer = "答案"\n'
+        'subject = { value = "物理" }\nlevel1 = "章"\n',
+        encoding="utf-8",
+    )
+    args = ["run", str(bank), "--mapping", str(mapping), "-m", "x", "--mode", "few-shot", "--few-shot", str(dev)]
+    result = CliRunner().invoke(app, [*args, "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "一杯水结成冰后" in result.output and "下列物体中属于导体的是" in result.output

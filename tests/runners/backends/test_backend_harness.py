@@ -149,6 +149,22 @@ def test_lm_eval_loglikelihood_file_becomes_option_scores(tmp_path: Path) -> Non
     assert (third["gold_rank"], third["correct"]) == (1, True)
 
 
+def test_a_tie_at_the_top_is_no_extracted_answer(tmp_path: Path) -> None:
+    """Gold A tied with B: the pessimistic rank (2) counts it wrong, and the record showed A extracted beside gold A."""
+    bank = cmmlu_bank(tmp_path)
+    tied = [[[-0.5, True]], [[-0.5, True]], [[-4.0, False]], [[-5.0, False]]]
+    lines = [lm_eval_line(0, CMMLU[0], tied, "cmmlu"), lm_eval_line(1, CMMLU[1], loglikelihoods("C"), "cmmlu")]
+    samples = write_jsonl(tmp_path / "lm" / f"samples_cmmlu_agronomy_{DATE}.jsonl", lines)
+    run = tmp_path / "run"
+    args = ("run", str(bank), "-b", "replay", "-m", str(samples), "--strategy", "rank-options", "--limit", "2")
+    result = run_cli(*args, "-o", str(run))
+    assert result.exit_code == 0, result.output
+    records = records_of(run)
+    tie, clear = records["cmmlu/test/agronomy/0"], records["cmmlu/test/agronomy/1"]
+    assert (tie["gold_rank"], tie["correct"], tie["extracted"], tie["parse_status"]) == (2, False, None, "ok")
+    assert (clear["gold_rank"], clear["correct"], clear["extracted"]) == (1, True, ["C"])
+
+
 def test_opencompass_gen_file_runs(tmp_path: Path) -> None:
     bank = cmmlu_bank(tmp_path)
     predictions = {  # OpenCompass's CMMLU prompt renders the question and its options
@@ -163,6 +179,54 @@ def test_opencompass_gen_file_runs(tmp_path: Path) -> None:
     records = records_of(run)
     assert [records[f"cmmlu/test/agronomy/{i}"]["correct"] for i in range(3)] == [True, False, True]
     assert records["cmmlu/test/agronomy/1"]["extracted"] == ["D"]
+
+
+def test_an_opencompass_work_folder_is_read_through_its_predictions(tmp_path: Path) -> None:
+    """The folder OpenCompass names when it ends (outputs/default/<time>) replays the model's predictions/<model>;
+    it was read as a k12eval run folder and refused for want of records.jsonl."""
+    bank = cmmlu_bank(tmp_path)
+    predictions = {
+        str(i): {"origin_prompt": [{"role": "HUMAN", "prompt": prompt_of(item)}], "prediction": text, "gold": item[2]}
+        for i, (item, text) in enumerate(zip(CMMLU, ["答案是 A", "D", "答案：B"], strict=True))
+    }
+    work = tmp_path / "outputs" / "default" / "20240501_100000"
+    write_text(work / "predictions" / "my-model" / "cmmlu-agronomy.json", json.dumps(predictions, ensure_ascii=False))
+    run = tmp_path / "run"
+    result = run_cli("run", str(bank), "-b", "replay", "-m", "my-model", "-B", f"path={work}", "-o", str(run))
+    assert result.exit_code == 0, result.output
+    records = records_of(run)
+    assert [records[f"cmmlu/test/agronomy/{i}"]["correct"] for i in range(3)] == [True, False, True]
+    (work / "predictions" / "other-model").mkdir()
+    args = ("run", str(bank), "-b", "replay", "-m", "third", "-B", f"path={work}", "-o", str(tmp_path / "run2"))
+    refused = run_cli(*args)
+    assert refused.exit_code == 2 and "OpenCompass work folder" in refused.output
+    assert "my-model, other-model" in refused.output
+
+
+@pytest.mark.parametrize("harness", ["lm-eval", "opencompass"])
+def test_a_gold_of_another_option_in_the_harness_file_is_named(tmp_path: Path, harness: str) -> None:
+    """The file's gold for question 1 is D, the bank's C (another answer key): the run says so, grading by the bank;
+    an OpenCompass file's gold was not even kept."""
+    bank = cmmlu_bank(tmp_path)
+    if harness == "lm-eval":
+        lines = [lm_eval_line(i, item, loglikelihoods("A"), "cmmlu") for i, item in enumerate(CMMLU)]
+        lines[1]["target"] = 3  # lm-eval's index into the choices: D
+        path = write_jsonl(tmp_path / "lm" / f"samples_cmmlu_agronomy_{DATE}.jsonl", lines)
+        extra = ("--strategy", "rank-options")
+    else:
+        golds = ["A", "D", "B"]
+        predictions = {
+            str(i): {"origin_prompt": [{"role": "HUMAN", "prompt": prompt_of(item)}], "prediction": "A", "gold": gold}
+            for i, (item, gold) in enumerate(zip(CMMLU, golds, strict=True))
+        }
+        path = write_text(tmp_path / "oc" / "cmmlu-agronomy.json", json.dumps(predictions, ensure_ascii=False))
+        extra = ()
+    run = tmp_path / "run"
+    result = run_cli("run", str(bank), "-b", "replay", "-m", "m", "-B", f"path={path}", *extra, "-o", str(run))
+    assert result.exit_code == 0, result.output
+    assert "1 answer(s) whose gold in the harness's file is another option" in result.output
+    assert "cmmlu/test/agronomy/1: D there, C in the bank" in result.output
+    assert records_of(run)["cmmlu/test/agronomy/1"]["harness"]["target"] == ("3" if harness == "lm-eval" else "D")
 
 
 def test_a_file_from_another_order_of_the_data_is_matched_by_text(tmp_path: Path) -> None:
