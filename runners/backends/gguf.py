@@ -19,7 +19,7 @@ from typing import Any
 
 from kg.errors import InputError
 from runners.files import cache_home
-from runners.leftovers import put_in_place, remove_abandoned
+from runners.leftovers import OWNER, owner, put_in_place, remove_abandoned
 
 _PROBE = "1 + 1 = 2. 数学"
 """A short text whose logits are compared before and after saving (English and Chinese tokens)."""
@@ -72,8 +72,8 @@ def convert_gguf(gguf_path: Path, cache_root: Path | None = None) -> Path:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     # A conversion killed midway (a model's size) is removed once its process is gone.
-    remove_abandoned(target.parent, (re.compile(rf"\.{re.escape(target.name)}\.partial-(?P<pid>\d+)"),))
-    partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    remove_abandoned(target.parent, (re.compile(rf"\.{re.escape(target.name)}\.partial-{OWNER}"),))
+    partial = target.with_name(f".{target.name}.partial-{owner()}")
     shutil.rmtree(partial, ignore_errors=True)
     dequantize_gguf(gguf_path.parent, gguf_path.name, partial)
     (partial / MARKER).write_text(json.dumps(_source_stamp(gguf_path)), encoding="utf-8")
