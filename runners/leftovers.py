@@ -38,24 +38,28 @@ def owner() -> str:
     return f"{os.getpid()}@{_host()}"
 
 
+def ended_here(match: re.Match[str]) -> bool:
+    """Whether the process a name's :data:`OWNER` names has ended on this machine: never one of another machine
+    (its ids mean nothing here), this process (another of its threads may be at work) or one still running."""
+    if match["host"] != _host():
+        return False
+    pid = int(match["pid"])
+    return pid != os.getpid() and not process_alive(pid)
+
+
 def remove_abandoned(folder: Path, patterns: Sequence[re.Pattern[str]]) -> list[str]:
     """Remove the entries of ``folder`` whose whole name matches one of ``patterns`` and whose process (the
-    pattern's :data:`OWNER`) has ended on this machine; return their names. An entry whose pattern has a ``home``
+    pattern's :data:`OWNER`) has ended on this machine (:func:`ended_here`); return their names. An entry whose pattern has a ``home``
     group is a copy moved aside: it goes back to ``folder / home`` when nothing is there (and is not counted), else
-    it is removed. Links, this process's entries, those of a process still running and those of another machine
-    stay; an entry another command removes or puts back at the same moment is left to it."""
+    it is removed. Links stay; an entry another command removes or puts back at the same moment is left to it."""
     removed: list[str] = []
     try:
         entries = sorted(folder.iterdir())
     except OSError:  # no such folder yet: nothing was written into it
         return removed
-    here = _host()
     for path in entries:
         match = next((m for pattern in patterns if (m := pattern.fullmatch(path.name))), None)
-        if match is None or match["host"] != here or path.is_symlink():
-            continue
-        pid = int(match["pid"])
-        if pid == os.getpid() or process_alive(pid):
+        if match is None or path.is_symlink() or not ended_here(match):
             continue
         home = folder / match["home"] if "home" in match.re.groupindex else None
         try:

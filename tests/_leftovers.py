@@ -9,11 +9,16 @@ import sys
 from runners.leftovers import owner
 
 
+def here(pid: int) -> str:
+    """``PID@HOST`` of process ``pid`` of this machine."""
+    return f"{pid}@{owner().split('@', 1)[1]}"
+
+
 def ended_owner() -> str:
     """``PID@HOST`` of a process of this machine that has ended (no other process has taken its id since, on a
     machine that starts few)."""
     child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    return f"{int(child.stdout)}@{owner().split('@', 1)[1]}"
+    return here(int(child.stdout))
 
 
 def elsewhere(named: str) -> str:
