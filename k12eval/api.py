@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from kg.records import Question
     from reasoning_metrics.permetric import ScorePlan
     from reasoning_metrics.score_store import ScoreRecord
+    from reasoning_metrics.work_files import StaleWork
     from reports.runs import Run
     from reports.writer import ReportResult
     from runners.backends.base import Backend
@@ -221,9 +222,9 @@ class ScoreJob:
     """Records without output (the backend failed), not scored."""
     lines: list[dict[str, Any]]
     """Every record of ``out`` after the job, as written."""
-    stale: list[Any] = field(default_factory=list)
-    """Work files beside ``out`` left by stopped jobs with other settings
-    (:class:`reasoning_metrics.work_files.StaleWork`: size, settings, the command that resumes one)."""
+    stale: list[StaleWork] = field(default_factory=list)
+    """Work files beside ``out`` left by stopped jobs with other settings (size, settings, the command that
+    resumes one)."""
 
 
 def score_job(

@@ -11,6 +11,7 @@ that holds nothing computed is removed unasked: it can resume nothing.
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import json
 import os
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reasoning_metrics.score_store import header_path
 from runners.files import atomic_write, read_own
 
 SQLITE_SIDES = ("-wal", "-shm", "-journal")
@@ -42,27 +44,42 @@ def note_path(work: Path) -> Path:
     return work.with_suffix(".json")
 
 
+def _names(work: Path) -> list[Path]:
+    """The files of the work file ``work``: the database, SQLite's files beside it and the note."""
+    return [work, *(work.with_name(work.name + side) for side in SQLITE_SIDES), note_path(work)]
+
+
 def work_files(work: Path) -> list[Path]:
-    """The files of the work file ``work`` that exist: the database, SQLite's files beside it and the note."""
-    names = [work, *(work.with_name(work.name + side) for side in SQLITE_SIDES), note_path(work)]
-    return [path for path in names if os.path.lexists(path)]
+    """The files of the work file ``work`` that exist."""
+    return [path for path in _names(work) if os.path.lexists(path)]
 
 
 def write_note(work: Path, settings: dict[str, Any], command: Sequence[str] | None = None) -> None:
     """Say beside a new work file which settings and which command (default ``sys.argv``, secrets redacted; and
-    the folder it ran in) made it, so that another job can name it."""
+    the folder it ran in) made it, so that another job can name it. The command is kept only when it is
+    ``k12eval score``: a job the Python API started (a notebook, a script) has its host's command line there,
+    which the note would offer as the command that resumes the job."""
     from runners.summary import redact_command
 
     if os.path.lexists(note_path(work)):
         return
-    argv = redact_command(sys.argv if command is None else command)
-    note = {"settings": settings, "command": argv, "cwd": os.getcwd()}
+    argv = sys.argv if command is None else command
+    typed = redact_command(argv) if _is_score_command(argv) else None
+    note = {"settings": settings, "command": typed, "cwd": os.getcwd()}
     atomic_write(note_path(work), json.dumps(note, ensure_ascii=False, indent=2) + "\n")
+
+
+def _is_score_command(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` is ``k12eval score ...`` (the console script, or ``python -m k12eval``)."""
+    if len(argv) < 2 or argv[1] != "score":
+        return False
+    program = Path(argv[0])
+    return program.stem == "k12eval" or (program.name == "__main__.py" and program.parent.name == "k12eval")
 
 
 def remove_work(work: Path) -> None:
     """Remove a work file with SQLite's files and its note (a finished job's own, or one that holds nothing)."""
-    for path in (work, *(work.with_name(work.name + side) for side in SQLITE_SIDES), note_path(work)):
+    for path in _names(work):
         path.unlink(missing_ok=True)
 
 
@@ -77,7 +94,8 @@ class StaleWork:
     """The metrics and models of the score header it was made for; ``None`` when it has no note (an older
     version's)."""
     command: list[str] | None
-    """The command that made it, as it was typed (secrets redacted)."""
+    """The ``k12eval score`` command that made it, as it was typed (secrets redacted); ``None`` when the Python API
+    made it (:func:`write_note`)."""
     cwd: str | None
 
     def line(self, out: Path) -> str:
@@ -87,7 +105,7 @@ class StaleWork:
         remove = shlex.join(["rm", *(str(p) for p in work_files(self.path))])
         if self.command:
             where = f"cd {shlex.quote(self.cwd)} && " if self.cwd and self.cwd != os.getcwd() else ""
-            resume = f"to resume it, move {out.name} and {out.with_suffix('.json').name} aside and run `{where}{_command_text(self.command)}`"
+            resume = f"to resume it, move {out.name} and {header_path(out).name} aside and run `{where}{_command_text(self.command)}`"
         else:
             resume = f"it resumes only into {out.name} scored again with those settings"
         return (
@@ -102,7 +120,7 @@ def stale_work(out: Path, own: Path) -> list[StaleWork]:
     a work file beside it holds that lock, so none of them is in use."""
     found = []
     pattern = re.compile(re.escape(out.stem) + r"\.work-[0-9a-f]{8}\.sqlite")
-    for path in sorted(out.parent.glob(f"{glob_escape(out.stem)}.work-*.sqlite")):
+    for path in sorted(out.parent.glob(f"{glob.escape(out.stem)}.work-*.sqlite")):
         if path == own or not pattern.fullmatch(path.name) or path.is_symlink() or not path.is_file():
             continue
         if _holds_nothing(path):
@@ -119,11 +137,6 @@ def stale_work(out: Path, own: Path) -> list[StaleWork]:
             )
         )
     return found
-
-
-def glob_escape(text: str) -> str:
-    """``text`` with the characters ``glob`` reads as patterns taken literally."""
-    return re.sub(r"([*?\[])", r"[\1]", text)
 
 
 def _holds_nothing(path: Path) -> bool:
@@ -154,5 +167,5 @@ def _settings_text(settings: dict[str, Any]) -> str:
 
 
 def _command_text(argv: list[str]) -> str:
-    first = Path(argv[0]).name if argv else ""
-    return shlex.join(["k12eval", *argv[1:]] if first in ("k12eval", "__main__.py") else argv)
+    """The command as a user types it: ``k12eval score ...``, whatever path started it."""
+    return shlex.join(["k12eval", *argv[1:]] if _is_score_command(argv) else argv)

@@ -31,7 +31,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kg.errors import InputError
-from runners.files import naming, process_alive, read_own, umask_mode
+from runners.files import naming, read_own, umask_mode
+from runners.leftovers import OWNER, ended_here, owner
 from runners.out_folder import RUN_FILES
 
 MARKER = ".k12eval-report"
@@ -59,7 +60,7 @@ def staged_folder(out: Path) -> Iterator[Path]:
     check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned(out)
-    building = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-{os.getpid()}-", dir=out.parent))
+    building = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-{owner()}-", dir=out.parent))
     os.chmod(building, umask_mode(0o777))  # mkdtemp makes it 0700; a report folder is shared as the umask says
     try:
         with naming(out / MARKER):
@@ -162,7 +163,7 @@ def _swap_in(building: Path, out: Path) -> None:
         _sync_dir(out.parent)
         return
     if out.exists():
-        aside = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
+        aside = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{owner()}-", dir=out.parent))
         os.replace(out, aside / "report")
         try:
             os.replace(building, out)
@@ -223,23 +224,18 @@ def _sync_dir(folder: Path) -> None:
 
 
 def _remove_abandoned(out: Path) -> None:
-    """Remove temporary folders of builds into ``out`` whose process has ended (killed mid-build).
+    """Remove temporary folders of builds into ``out`` whose process has ended on this machine (killed mid-build;
+    :func:`runners.leftovers.ended_here`: a build on another machine sharing the folder is never judged).
 
     Only what a build leaves: a folder carrying the marker (a build, written first), one whose only
     entry is a report carrying it (an old report moved aside), or an empty one. Another folder with
     a name like theirs stays.
     """
-    pattern = re.compile(rf"\.{re.escape(out.name)}\.(?:build|old)-(\d+)-")
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.(?:build|old)-{OWNER}-")
     for path in out.parent.iterdir():
         match = pattern.match(path.name)
-        if not match or path.is_symlink() or not path.is_dir() or _alive(int(match.group(1))):
+        if not match or path.is_symlink() or not path.is_dir() or not ended_here(match):
             continue
         entries = [p.name for p in path.iterdir()]
         if not entries or is_report(path) or (entries == ["report"] and is_report(path / "report")):
             shutil.rmtree(path, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True  # another thread of this process may be building the same report
-    return process_alive(pid)

@@ -19,7 +19,7 @@ from k12eval.banks._benchmarks import Benchmark, find_benchmark, hub_id, known_n
 from k12eval.banks._locate import MIRROR, cached_snapshot, find_local, matching_files
 from k12eval.banks._unpack import ABANDONED, bank_root, data_home, unpack, write_pulled
 from kg.errors import InputError, SettingError
-from runners.leftovers import remove_abandoned
+from runners.leftovers import owner, remove_abandoned
 
 Report = Callable[[str], None]
 
@@ -99,7 +99,7 @@ def _replace(target: Path, archive: Path, force: bool) -> None:
     import shutil
 
     if force and target.is_dir():
-        old = target.with_name(f".replaced-{target.name}-{os.getpid()}")
+        old = target.with_name(f".replaced-{target.name}-{owner()}")
         target.rename(old)
         try:
             unpack(archive, target)
@@ -231,7 +231,7 @@ def _download(url: str, folder: Path, hint: str) -> Path:
     import httpx
 
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f".download-{os.getpid()}.zip"
+    target = folder / f".download-{owner()}.zip"
     try:
         with httpx.stream("GET", url, follow_redirects=True, timeout=httpx.Timeout(30.0, read=300.0)) as response:
             if response.status_code >= 400:

@@ -8,7 +8,6 @@ path, a drive letter) or that is a link is refused: an archive is data from else
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import stat
@@ -19,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from kg.errors import InputError
 from runners.files import cache_home
-from runners.leftovers import put_in_place
+from runners.leftovers import OWNER, owner, put_in_place
 
 PULLED_FILE = "pulled.json"
 
@@ -53,7 +52,7 @@ def write_pulled(name: str, path: Path, source: str, origin: str, revision: str 
     )
     folder = data_home(root) / name
     folder.mkdir(parents=True, exist_ok=True)
-    staging = folder / f".{PULLED_FILE}.{os.getpid()}"
+    staging = folder / f".{PULLED_FILE}.{owner()}"
     staging.write_text(json.dumps(asdict(record), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     staging.replace(folder / PULLED_FILE)
     return record
@@ -86,7 +85,7 @@ def unpack(archive: Path, target: Path) -> Path:
         return target
     if not zipfile.is_zipfile(archive):
         raise InputError(f"{archive}: not a zip archive (a truncated download, or another kind of file)")
-    staging = target.with_name(f".unpacking-{target.name}-{os.getpid()}")
+    staging = target.with_name(f".unpacking-{target.name}-{owner()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     try:
@@ -113,14 +112,14 @@ def unpack(archive: Path, target: Path) -> Path:
 
 
 ABANDONED = (
-    re.compile(r"\.download-(?P<pid>\d+)\.zip"),
-    re.compile(r"\.unpacking-.+-(?P<pid>\d+)"),
-    re.compile(r"\.replaced-(?P<home>.+)-(?P<pid>\d+)"),
-    re.compile(rf"\.{re.escape(PULLED_FILE)}\.(?P<pid>\d+)"),
+    re.compile(rf"\.download-{OWNER}\.zip"),
+    re.compile(rf"\.unpacking-.+-{OWNER}"),
+    re.compile(rf"\.replaced-(?P<home>.+)-{OWNER}"),
+    re.compile(rf"\.{re.escape(PULLED_FILE)}\.{OWNER}"),
 )
-"""What a pull writes before it puts a file or folder in place, each named with the pulling process's id
-(:func:`runners.leftovers.remove_abandoned` reads them): a download, an unpacking, a bank moved aside by
-``--force``, a record."""
+"""What a pull writes before it puts a file or folder in place, each named with the pulling process's id and
+machine (:func:`runners.leftovers.owner`; :func:`runners.leftovers.remove_abandoned` reads them): a download, an
+unpacking, a bank moved aside by ``--force``, a record."""
 
 
 def bank_root(unpacked: Path, subpath: str | None = None) -> Path:

@@ -9,7 +9,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 import typer
 import typer.core
@@ -214,8 +214,13 @@ def check_counts(*, seed: int | None = None, limit: int | None = None, boot: int
         raise UserError(f"--boot {boot}: give a number from 0 to {BOOT_MAX:,}")
 
 
-OwnOutput = tuple[str, Sequence[re.Pattern[str]]]
-"""A command (``k12eval calibrate``) and the patterns one of which the start of each file it writes matches."""
+class OwnOutput(NamedTuple):
+    """A command writing one file, and how each file it writes begins (:func:`runners.out_folder.check_own_file`)."""
+
+    command: str
+    """As the refusal names it: ``k12eval calibrate``."""
+    starts: Sequence[re.Pattern[str]]
+    """One matches the start of each file the command writes."""
 
 
 def output_file(out: Path, *inputs: Path | str | None, setting: str = "out", own: OwnOutput | None = None) -> Path:
@@ -235,5 +240,5 @@ def output_file(out: Path, *inputs: Path | str | None, setting: str = "out", own
             paths += [Path(text) for text in {piece, spec, spec.split(":", 1)[-1]} if text]
     check_out_file(out, paths, setting)
     if own is not None:
-        check_own_file(out, own[1], own[0], setting)
+        check_own_file(out, own.starts, own.command, setting)
     return out

@@ -10,14 +10,14 @@ from typing import Annotated
 import typer
 
 from k12eval.cli._combiner_options import MinCorrectOpt
-from k12eval.cli._common import UserError, check_counts, guarded, output_file
+from k12eval.cli._common import OwnOutput, UserError, check_counts, guarded, output_file
 from k12eval.cli._wording import worded
 from runners.files import atomic_write
 
 app = typer.Typer()
 
 
-OWN = ("k12eval calibrate", (re.compile(r'\A\{\s*"features": '),))
+OWN = OwnOutput("k12eval calibrate", (re.compile(r'\A\{\s*"features": '),))
 """How the ``combiner.json`` ``calibrate`` writes begins (:func:`k12eval.cli._common.output_file`)."""
 
 

@@ -8,12 +8,12 @@ from typing import Annotated
 
 import typer
 
-from k12eval.cli._common import UserError, check_counts, guarded, output_file
+from k12eval.cli._common import OwnOutput, UserError, check_counts, guarded, output_file
 
 app = typer.Typer(help="Diagnostic sets: reference solutions with one known error each.", no_args_is_help=True)
 
 
-OWN = ("k12eval diagnostics make", (re.compile(r'\A\{"id": "[^"\n]*", "problem": '),))
+OWN = OwnOutput("k12eval diagnostics make", (re.compile(r'\A\{"id": "(?:[^"\\\n]|\\.)*", "problem": '),))
 """How the chain file ``diagnostics make`` writes begins (:func:`k12eval.cli._common.output_file`)."""
 
 

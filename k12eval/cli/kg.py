@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from k12eval.cli._common import FORMATS_HELP, PluginHelp, UserError, guarded, output_file
+from k12eval.cli._common import FORMATS_HELP, OwnOutput, PluginHelp, UserError, guarded, output_file
 
 if TYPE_CHECKING:
     from kg.errors import Problem
@@ -60,12 +60,12 @@ class _EchoHandler(logging.Handler):
         typer.echo(f"warning: {record.getMessage()}", err=True)
 
 
-EXPORTED = (
+EXPORTED = OwnOutput(
     "k12eval kg export",
     (re.compile(r'\A\{\s*"directed": '), re.compile(r'\A<\?xml[^\n]*\?>\s*<graphml [\s\S]*attr\.name="kind"')),
 )
 """How the node-link JSON and the GraphML ``kg export`` writes begin (:func:`k12eval.cli._common.output_file`)."""
-PAIRS = ("k12eval kg overlap", (re.compile(r"\A\ufeff?id,other_id\r?\n"),))
+PAIRS = OwnOutput("k12eval kg overlap", (re.compile(r"\A\ufeff?id,other_id\r?\n"),))
 """How the pairs file ``kg overlap -o`` writes begins."""
 
 

@@ -9,7 +9,16 @@ from typing import Annotated
 import typer
 
 from k12eval.cli._combiner_options import MinCorrectOpt
-from k12eval.cli._common import BACKEND_HELP, PluginHelp, UserError, check_counts, guarded, output_file, parse_pairs
+from k12eval.cli._common import (
+    BACKEND_HELP,
+    OwnOutput,
+    PluginHelp,
+    UserError,
+    check_counts,
+    guarded,
+    output_file,
+    parse_pairs,
+)
 from k12eval.cli._interrupt import file_id, on_interrupt, replaced_since
 from k12eval.cli._strong import (
     JudgeBackendOpt,
@@ -28,15 +37,14 @@ FLAGS = {"sets": "--lodo"}
 """The settings whose flags ``meta-eval`` names in its own way (:mod:`k12eval.cli._wording`)."""
 
 
-OWN = (
+OWN = OwnOutput(
     "k12eval meta-eval",
     tuple(
         re.compile(pattern)
         for pattern in (
             r"\A# Meta-evaluation: ",  # the report, Markdown
-            r'\A\{\s*"data": ',  # the report, JSON
+            r'\A\{\s*"data": ',  # the report and --flag-rates, JSON (both begin with the data they read)
             r"\A# Step flags on first wrong steps",  # --flag-rates, Markdown
-            r'"rule": "points at errors',  # --flag-rates, JSON
             r"\A\| held-out set \| half \|",  # --lodo
         )
     ),

@@ -70,7 +70,7 @@ def report(
 
     if k < 1:  # before: Hit@0 and Hit@-1 columns of 0 %
         raise UserError(f"--hit-k {k}: give a number of at least 1")
-    before = file_id(out)
+    before = file_id(out.resolve())  # the folder the report swaps (a link to it stays as it is)
     with on_interrupt(lambda: _report_state(out, before)):
         result = write_report(
             run_dirs,
@@ -91,7 +91,7 @@ def report(
 
 def _report_state(out: Path, before: tuple[int, int] | None) -> str:
     """What a report stopped by Ctrl-C left at ``out`` (``before``: what was there when it started)."""
-    if replaced_since(out, before):
+    if replaced_since(out.resolve(), before):
         return f"the report is written: {out / 'index.html'}"
     return f"{out} is left as it was (a report replaces its folder whole, or not at all); the same command writes it"
 

@@ -261,7 +261,7 @@ def _answer(options: RunOptions, *, quiet: bool, verbose: bool) -> RunSummary:
             if plain:
                 return run_job(options, progress=_plain_progress())
             return _with_progress(lambda progress: run_job(options, progress=progress))
-    except (KeyboardInterrupt, Terminated) as exc:  # summary.json was written; an error escaping is a bug: traceback
+    except (KeyboardInterrupt, Terminated) as exc:  # an error escaping is a bug: traceback
         name = exc.signal_name if isinstance(exc, Terminated) else "KeyboardInterrupt"
         code = 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
         typer.echo(f"error: interrupted ({name}); {_kept(options.out)}", err=True)

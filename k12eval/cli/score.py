@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -257,7 +258,7 @@ def score(
             report[0](n)
 
     target = out if out is not None else run_dir / SCORES_FILE
-    with worded(FLAGS), on_interrupt(lambda: _scored_so_far(target)):
+    with worded(FLAGS), on_interrupt(lambda: _scored_so_far(target, no_cache)):
         done = score_job(
             run_dir,
             out=out,
@@ -288,17 +289,17 @@ def score(
     _exit_if_models_failed(failed_models)
 
 
-def _scored_so_far(out: Path) -> str:
-    """What a score job stopped by Ctrl-C left in ``out`` and how to finish it."""
+def _scored_so_far(out: Path, no_cache: bool) -> str:
+    """What a score job stopped by Ctrl-C left in ``out`` and how to finish it; with ``no_cache``, where its model
+    outputs wait (without it they are in the shared cache, and a work file beside ``out`` is another job's)."""
     from reasoning_metrics.score_store import read_score_lines
-    from reasoning_metrics.work_files import glob_escape
 
     try:
         scored = sum(1 for _ in read_score_lines(out, skip_torn=True))
         kept = f"the {scored} chain(s) scored are kept in {out}" if scored else f"no chain was written to {out} yet"
     except (OSError, InputError):
         kept = f"the chains scored are kept in {out}"
-    if any(out.parent.glob(f"{glob_escape(out.stem)}.work-*.sqlite")):  # --no-cache: the job's own outputs
+    if no_cache and any(out.parent.glob(f"{glob.escape(out.stem)}.work-*.sqlite")):
         kept += f", the model outputs computed so far beside it ({out.stem}.work-*.sqlite)"
     return f"{kept}; the same command resumes: it scores only the chains not in it"
 

@@ -26,7 +26,7 @@ from k12eval.models._catalogue import Catalogue, CatalogueEntry, load_catalogue
 from k12eval.models._convert import gguf_to_safetensors
 from k12eval.models._offline import Converter, build_offline
 from kg.errors import InputError
-from runners.leftovers import put_in_place, remove_abandoned
+from runners.leftovers import OWNER, owner, put_in_place, remove_abandoned
 
 
 @dataclass(frozen=True)
@@ -45,17 +45,23 @@ def _offline_hint(ref: str, entry: CatalogueEntry | None) -> str:
     return "no PyPI package carries this model: it needs the hub, or pass a local folder as the model"
 
 
-ABANDONED = (re.compile(r"\.staging-.+-(?P<pid>\d+)"), re.compile(r"\.replaced-(?P<home>.+)-(?P<pid>\d+)"))
+ABANDONED = (re.compile(rf"\.staging-.+-{OWNER}"), re.compile(rf"\.replaced-(?P<home>.+)-{OWNER}"))
 """A pull's folder before it is whole, and an installed model it moved aside to replace
 (:func:`runners.leftovers.remove_abandoned`)."""
 
 
 def _commit(staging: Path, target: Path) -> None:
-    """Move the finished folder into place, replacing an older one only once the new one is complete."""
-    old = target.with_name(f".replaced-{target.name}-{os.getpid()}")
+    """Move the finished folder into place, replacing an older one only once the new one is complete; when it
+    cannot be put there (Ctrl-C, an error), the older one goes back at once, as a data pull's does."""
+    old = target.with_name(f".replaced-{target.name}-{owner()}")
     if target.exists():
         target.rename(old)
-    put_in_place(staging, target)
+    try:
+        put_in_place(staging, target)
+    except BaseException:
+        if old.is_dir() and not os.path.lexists(target):
+            old.rename(target)
+        raise
     shutil.rmtree(old, ignore_errors=True)
 
 
@@ -124,7 +130,7 @@ def pull(
     if target.exists() and current is None:
         report(f"{target} holds no complete model; replacing it")
 
-    staging = base / f".staging-{name}-{os.getpid()}"
+    staging = base / f".staging-{name}-{owner()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     try:

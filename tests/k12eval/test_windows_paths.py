@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._leftovers import here
 from tests._runs import SMALL_ANSWERS, small_bank, write_answers, write_bank, write_run
 
 pytestmark = pytest.mark.slow
@@ -80,8 +81,8 @@ def test_run_resume_merge_and_report_without_posix_calls(tmp_path: Path) -> None
     replay = ["-m", "r", "-b", "replay", "-B", f"path={_answers(tmp_path)}"]
     dead = 2**22 + 7  # above Linux's default pid_max: no process has it
     alive = os.getpid()  # this test's process, the subprocess's parent
-    (tmp_path / f".report.build-{dead}-a").mkdir()  # left by a killed build: removed
-    (tmp_path / f".report.build-{alive}-b").mkdir()  # a build still running: kept
+    (tmp_path / f".report.build-{here(dead)}-a").mkdir()  # left by a killed build: removed
+    (tmp_path / f".report.build-{here(alive)}-b").mkdir()  # a build still running: kept
     code = f"""
 codes = [cli("run", {str(bank)!r}, *{replay!r}, "-o", {str(tmp_path / "run")!r}),
          cli("run", {str(bank)!r}, *{replay!r}, "-o", {str(tmp_path / "run")!r}),
@@ -95,7 +96,9 @@ print(json.dumps(codes))
     assert "Traceback" not in done.stderr
     assert len((tmp_path / "run" / "records.jsonl").read_text(encoding="utf-8").splitlines()) == len(small_bank())
     assert (tmp_path / "report" / "index.html").is_file() and (tmp_path / "merged" / "run.json").is_file()
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".report.")) == [f".report.build-{alive}-b"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".report.")) == [
+        f".report.build-{here(alive)}-b"
+    ]
 
 
 def test_score_without_posix_calls(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from k12eval.cli import app
 from reports import write_report
 from reports.staging import MARKER
+from tests._leftovers import here
 from tests._runs import SMALL_ANSWERS, small_bank, write_answers, write_bank, write_run
 
 
@@ -178,7 +179,7 @@ def test_a_report_written_before_the_marker_is_replaced_only_while_it_holds_noth
 @pytest.mark.slow
 def test_a_folder_named_like_an_abandoned_build_is_kept_unless_a_build_left_it(run: Path, tmp_path: Path) -> None:
     dead = 2**22 + 12345  # above Linux's default pid_max: no process has it
-    mine = tmp_path / f".report.build-{dead}-mine"
+    mine = tmp_path / f".report.build-{here(dead)}-mine"
     mine.mkdir()
     (mine / "data.csv").write_text("1,2", encoding="utf-8")
     write_report([run], tmp_path / "report", plots=False)

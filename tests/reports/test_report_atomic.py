@@ -16,6 +16,7 @@ import reports.html
 from k12eval.cli import app
 from reports import write_report
 from reports.staging import MARKER, MARKER_TEXT
+from tests._leftovers import elsewhere, ended_owner
 from tests._runs import SMALL_ANSWERS, Answer, small_bank, write_bank, write_run
 
 
@@ -103,13 +104,24 @@ def test_a_report_folder_holding_a_run_is_never_replaced(tmp_path: Path) -> None
 
 
 def test_a_killed_build_leaves_no_folder_behind_for_long(run: Path, tmp_path: Path) -> None:
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    abandoned = tmp_path / f".report.build-{dead.stdout.strip()}-x1y2"
+    abandoned = tmp_path / f".report.build-{ended_owner()}-x1y2"
     abandoned.mkdir()
     (abandoned / "index.html").write_text("", encoding="utf-8")
     (abandoned / MARKER).write_text(MARKER_TEXT, encoding="utf-8")  # a build writes its marker first
     write_report([run], tmp_path / "report", plots=False)
     assert leftovers(tmp_path, "report") == []
+
+
+def test_a_build_of_another_machine_is_never_taken_for_a_killed_one(run: Path, tmp_path: Path) -> None:
+    """Before: a build's name carried its process id alone, asked of this machine: a report folder on a shared
+    filesystem lost the build another machine was writing into it (its id runs nothing here)."""
+    dead = ended_owner()
+    builds = [f".report.build-{elsewhere(dead)}-x1y2", f".report.build-{dead.split('@')[0]}-x3y4"]  # an older k12eval's
+    for name in builds:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / MARKER).write_text(MARKER_TEXT, encoding="utf-8")  # a build writes its marker first
+    write_report([run], tmp_path / "report", plots=False)
+    assert sorted(leftovers(tmp_path, "report")) == sorted(builds)
 
 
 @pytest.mark.slow

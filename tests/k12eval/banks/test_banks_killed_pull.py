@@ -1,6 +1,6 @@
 """A pull killed midway leaves nothing for ever, and two pulls of one archive both end well (#workloss item 3).
 
-Before: a ``data pull`` killed (SIGKILL, a power cut) left its partial download (``.download-PID.zip``, up to
+Before: a ``data pull`` killed (SIGKILL, a power cut) left its partial download (``.download-PID@HOST.zip``, up to
 an archive's size), its half-unpacked folder and its unfinished record in the data cache for ever; a forced
 pull killed between moving the old copy aside and putting the new one in place left the bank only under its
 hidden name. And a second pull of the same archive that finished unpacking after the first failed with
@@ -20,13 +20,8 @@ import pytest
 
 from k12eval.banks import pull
 from k12eval.banks._unpack import data_home, unpack
+from tests._leftovers import ended_owner
 from tests.importer_helpers import ck12_record
-
-
-def _ended_pid() -> int:
-    """The id of a process that has ended (and that no other process has taken since, on this busy-free test)."""
-    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    return int(child.stdout)
 
 
 def _ck12_zip(path: Path) -> Path:
@@ -49,7 +44,7 @@ def test_what_a_killed_pull_left_is_removed_by_the_next_and_a_bank_moved_aside_g
 ) -> None:
     folder = data_home() / "ck12"
     folder.mkdir(parents=True)
-    dead, alive = _ended_pid(), subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+    dead, alive = ended_owner(), subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
                                                   stdin=subprocess.PIPE)  # fmt: skip
     try:
         (folder / f".download-{dead}.zip").write_bytes(b"PK\x03\x04" + b"\0" * 4096)  # a partial download
@@ -58,7 +53,7 @@ def test_what_a_killed_pull_left_is_removed_by_the_next_and_a_bank_moved_aside_g
         moved = folder / f".replaced-f23cfed-{dead}"
         (moved / "data").mkdir(parents=True)
         (moved / "data" / "题.jsonl").write_text("{}\n", encoding="utf-8")
-        running = folder / f".download-{alive.pid}.zip"  # a pull still under way
+        running = folder / f".download-{alive.pid}@{dead.split('@')[1]}.zip"  # a pull still under way
         running.write_bytes(b"PK")
 
         done = pull("ck12", source=str(_ck12_zip(tmp_path / "ck12.zip")))

