@@ -344,7 +344,23 @@ def test_choice_without_single_or_multiple_is_refused_saying_so(tmp_path: Path) 
     assert_names(problem, data, 2, "type", "单选 or 多选")
 
 
-@pytest.mark.parametrize(("grade", "stage"), [("七年级", Stage.MIDDLE), ("初二", Stage.MIDDLE), ("高三", Stage.HIGH)])
+@pytest.mark.parametrize(
+    ("grade", "stage"),
+    [
+        ("七年级", Stage.MIDDLE),
+        ("初二", Stage.MIDDLE),
+        ("高三", Stage.HIGH),
+        ("六年级", Stage.PRIMARY),
+        # as textbooks and school banks write them: refused as unknown stages
+        ("七年级上册", Stage.MIDDLE),
+        ("高一下学期", Stage.HIGH),
+        ("初中二年级", Stage.MIDDLE),
+        ("小学三年级", Stage.PRIMARY),
+        ("高中一年级", Stage.HIGH),
+        ("8年级", Stage.MIDDLE),
+        ("初四", Stage.MIDDLE),
+    ],
+)
 def test_a_grade_names_its_stage(tmp_path: Path, grade: str, stage: Stage) -> None:
     data = write_text(
         tmp_path / "bank.csv", CSV_HEADER.replace("unit", "unit,grade") + f"单选,题,甲,乙,,,A,章,{grade}\n"
@@ -352,6 +368,16 @@ def test_a_grade_names_its_stage(tmp_path: Path, grade: str, stage: Stage) -> No
     mapping = write_text(tmp_path / "m.toml", CSV_MAPPING + 'stage = "grade"\n')
     (question,) = load_questions(data, mapping=mapping).questions
     assert question.stage is stage
+
+
+@pytest.mark.parametrize("written", ["中学", "小学年级", "高中十年级", "高考"])
+def test_a_stage_that_names_no_grade_is_refused(tmp_path: Path, written: str) -> None:
+    """中学 is middle or high school; the grade's number is what says which."""
+    data = write_text(
+        tmp_path / "bank.csv", CSV_HEADER.replace("unit", "unit,grade") + f"单选,题,甲,乙,,,A,章,{written}\n"
+    )
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING + 'stage = "grade"\n'))
+    assert_names(problem, data, 2, "grade", "unknown school stage", "七年级上册")
 
 
 def test_a_latin1_file_is_not_called_gbk(tmp_path: Path) -> None:
