@@ -77,7 +77,7 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
             absent = [c for c in mapping.columns if c not in header]
             twice = twice_named(header, mapping.columns)
             if twice and not absent:
-                yield Problem(file, 1, next(c for c in mapping.columns if header.count(c) > 1), twice)
+                yield Problem(file, 1, *twice)
                 continue
             if absent:
                 column = absent[0]
