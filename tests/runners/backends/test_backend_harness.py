@@ -227,6 +227,10 @@ def test_a_gold_of_another_option_in_the_harness_file_is_named(tmp_path: Path, h
     assert "1 answer(s) whose gold in the harness's file is another option" in result.output
     assert "cmmlu/test/agronomy/1: D there, C in the bank" in result.output
     assert records_of(run)["cmmlu/test/agronomy/1"]["harness"]["target"] == ("3" if harness == "lm-eval" else "D")
+    as_json = run_cli(
+        "run", str(bank), "-b", "replay", "-m", "m", "-B", f"path={path}", *extra, "--json", "-o", str(run)
+    )
+    assert as_json.exit_code == 0 and "D there, C in the bank" in as_json.output  # --json's stdout had no warning
 
 
 def test_a_gold_that_names_no_option_is_not_compared() -> None:
