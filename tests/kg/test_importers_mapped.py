@@ -351,7 +351,7 @@ def test_choice_without_single_or_multiple_is_refused_saying_so(tmp_path: Path) 
         ("初二", Stage.MIDDLE),
         ("高三", Stage.HIGH),
         ("六年级", Stage.PRIMARY),
-        # as textbooks and school banks write them: refused as unknown stages
+        # as textbooks and school banks write them, the term after the grade or the school before it
         ("七年级上册", Stage.MIDDLE),
         ("高一下学期", Stage.HIGH),
         ("初中二年级", Stage.MIDDLE),
