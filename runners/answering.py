@@ -344,8 +344,8 @@ class Answerer:
             scores = {o.label: lp for o, lp in zip(question.options, logprobs, strict=True)}
             gold = str(question.answer[0])
             rank = gold_rank(scores, gold)
-            # A tie at the top is no choice: shown as the first tied letter, A beside gold A read as right while
-            # the pessimistic rank counts it wrong (runners.ranking).
+            # A tie at the top is no choice, so no letter is extracted: the first tied letter, A beside gold A, read
+            # as right where the pessimistic rank counts it wrong (runners.ranking).
             best = pick_letter(scores)
             records[i] = make_record(
                 question,

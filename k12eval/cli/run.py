@@ -198,6 +198,7 @@ def run(
             sys.stdout.write(summary.results.model_dump_json(indent=2) + "\n")
         else:
             _print_summary(summary)
+    _echo_other_gold(summary)  # on stderr, so also beside --json's results
     _check_failures(summary, limit_failures)
 
 
@@ -510,7 +511,6 @@ def _print_summary(summary: RunSummary) -> None:
     if not records and gaokao is not None and gaokao.asked:
         for line in _gaokao_lines(gaokao):
             console.print(line, highlight=False)
-    _echo_other_gold(summary)
 
 
 def _circular_line(stats: Any) -> str:

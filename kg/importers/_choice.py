@@ -159,8 +159,7 @@ def header_problem(file: Path, required: tuple[str, ...]) -> Problem | None:
         return header
     twice = twice_named(header, required)
     if twice:
-        column = next(c for c in required if header.count(c) > 1)
-        return Problem(file, None if file.suffix.lower() == ".parquet" else 1, column, twice)
+        return Problem(file, None if file.suffix.lower() == ".parquet" else 1, *twice)
     missing = missing_columns(header, required)
     if missing:
         parquet = file.suffix.lower() == ".parquet"

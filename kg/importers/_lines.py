@@ -101,13 +101,13 @@ def read_csv_header(path: Path, delimiter: str = ",") -> list[str] | Problem:
     return [cell.strip() for cell in header]
 
 
-def twice_named(header: list[str], wanted: Iterable[str]) -> str | None:
-    """What is wrong when a column read is named twice in ``header``, or ``None``: a row would give the last
-    of the two cells, silently, where the other may be the one meant."""
+def twice_named(header: list[str], wanted: Iterable[str]) -> tuple[str, str] | None:
+    """The column read that ``header`` names twice and what is wrong with it, or ``None``: a row would give the
+    last of the two cells, silently, where the other may be the one meant."""
     for name in wanted:
         places = [i + 1 for i, h in enumerate(header) if h == name]
         if len(places) > 1:
-            return f"the header names {name!r} twice (columns {places[0]} and {places[1]}); which one is meant?"
+            return name, f"the header names {name!r} twice (columns {places[0]} and {places[1]}); which one is meant?"
     return None
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -204,9 +205,14 @@ _TYPE_NAMES = {
 _GRADES = {
     **{f"{n}年级": Stage.PRIMARY for n in "一二三四五六"},
     **{f"{n}年级": Stage.MIDDLE for n in "七八九"},
-    **{f"初{n}": Stage.MIDDLE for n in "一二三"},
+    **{f"初{n}": Stage.MIDDLE for n in "一二三四"},  # 初四: the last year where middle school has four (五四制)
     **{f"高{n}": Stage.HIGH for n in "一二三"},
 }
+_SCHOOLS = {"小学": Stage.PRIMARY, "初中": Stage.MIDDLE, "高中": Stage.HIGH}
+_TERM = re.compile(r"\s*(?:[上下](?:册|学期)?|第[一二]学期)$")
+"""A textbook's volume or a term after the grade (七年级上册, 高一下学期): the grade says the stage."""
+_DIGITS = "一二三四五六七八九"
+_NUMERALS = str.maketrans("123456789", _DIGITS)
 
 
 def parse_type(value: str) -> QuestionType:
@@ -229,13 +235,19 @@ def parse_type(value: str) -> QuestionType:
 
 
 def parse_stage(value: str) -> Stage:
-    """A school stage from 小学 / 初中 / 高中 (or primary ...), or a grade: 七年级, 初二, 高三."""
+    """A school stage from 小学 / 初中 / 高中 (or primary ...), or a grade: 七年级, 初二, 高三, as textbooks also
+    write them (七年级上册, 高一下学期, 初中二年级, 7年级)."""
     text = value.strip()
-    if text in _GRADES:
-        return _GRADES[text]
-    try:
-        return Stage.parse(text)
-    except ValueError:
-        raise ValueError(
-            f"unknown school stage {value!r}; expected 小学, 初中 or 高中 (or a grade: 七年级, 初二, 高三)"
-        ) from None
+    grade = _TERM.sub("", unicodedata.normalize("NFKC", text).translate(_NUMERALS))
+    school = _SCHOOLS.get(grade[:2]) if len(grade) == 5 and grade[2] in _DIGITS and grade.endswith("年级") else None
+    found = school or _GRADES.get(grade) or _GRADES.get(grade.removesuffix("年级"))
+    if found:
+        return found
+    for name in (text, grade):
+        try:
+            return Stage.parse(name)
+        except ValueError:
+            pass
+    raise ValueError(
+        f"unknown school stage {value!r}; expected 小学, 初中 or 高中 (or a grade: 七年级, 初二, 高三, 七年级上册)"
+    )

@@ -57,16 +57,17 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     if not files:
         yield Problem(path, None, None, f"no {', '.join(SUFFIXES)} files here")
         return
+    jsonl = [f for f in files if SUFFIXES.get(f.suffix.lower()) == "jsonl"]
+    unkeyed = _absent_keys(mapping, path, jsonl) if jsonl else None
+    if unkeyed:
+        yield unkeyed
     for file in files:
         kind = SUFFIXES.get(file.suffix.lower())
         if kind is None:
             yield Problem(file, None, None, f"cannot tell JSONL from CSV: name the file {' / '.join(SUFFIXES)}")
         elif kind == "jsonl":
-            unkeyed = _absent_keys(mapping, file)
-            if unkeyed:
-                yield unkeyed
-                continue
-            yield from _rows(mapping, file, iter_jsonl(file))
+            if not unkeyed:
+                yield from _rows(mapping, file, iter_jsonl(file))
         else:
             delimiter = "\t" if kind == "tsv" else ","
             header = read_csv_header(file, delimiter)
@@ -76,7 +77,7 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
             absent = [c for c in mapping.columns if c not in header]
             twice = twice_named(header, mapping.columns)
             if twice and not absent:
-                yield Problem(file, 1, next(c for c in mapping.columns if header.count(c) > 1), twice)
+                yield Problem(file, 1, *twice)
                 continue
             if absent:
                 column = absent[0]
@@ -100,27 +101,32 @@ def _other_separator(header: list[str], kind: str) -> str:
     return ""
 
 
-def _absent_keys(mapping: Mapping, file: Path) -> Problem | None:
-    """The key the mapping reads that no record of a JSONL file has, as a CSV header lacking a column is refused.
+def _absent_keys(mapping: Mapping, path: Path, files: list[Path]) -> Problem | None:
+    """The key the mapping reads that no record of the JSONL ``files`` under ``path`` has, as a CSV header lacking
+    a column is refused.
 
     One record without a key leaves that field empty; none with it is a misspelt key (``"解释"`` for
-    ``"解析"``), which would leave every question without its analysis, level 2 or stage, silently.
+    ``"解析"``), which would leave every question without its analysis, level 2 or stage, silently. The records
+    of the whole bank are looked at, not each file's: a folder of one file per type has no options in its
+    填空.jsonl, which is no misspelling when 单选.jsonl has them.
     """
     seen: set[str] = set()
     records = 0
-    for _, record in iter_jsonl(file):
-        if isinstance(record, dict):
-            seen.update(record)
-            records += 1
+    for file in files:
+        for _, record in iter_jsonl(file):
+            if isinstance(record, dict):
+                seen.update(record)
+                records += 1
     absent = [c for c in mapping.columns if c not in seen]
     if not records or not absent:
         return None
     column = absent[0]
+    of_files = f" of its {len(files)} JSONL files" if len(files) > 1 else ""
     return Problem(
-        file,
+        files[0] if len(files) == 1 else path,
         None,
         column,
-        f"no record has this key (the mapping reads it as {mapping.columns[column]!r}); "
+        f"no record{of_files} has this key (the mapping reads it as {mapping.columns[column]!r}); "
         f"the records' keys are {', '.join(sorted(seen))}",
     )
 

@@ -154,7 +154,8 @@ def target_letter(target: str | None) -> str | None:
     text = (target or "").strip()
     if len(text) == 1 and text.upper() in _LETTERS:
         return text.upper()
-    if text.isdigit() and int(text) < len(_LETTERS):
+    # ASCII digits only: "²" and "2²" are digits to str.isdigit but not to int(), and "٣" is no index lm-eval writes.
+    if text.isascii() and text.isdigit() and int(text) < len(_LETTERS):
         return _LETTERS[int(text)]
     return None
 
@@ -165,8 +166,10 @@ def gold_disagreements(records: Iterable[RunRecord]) -> list[tuple[str, str, str
     release), which makes the two graders' figures differ for a reason that is not grading."""
     found = []
     for record in records:
+        if record.type != "single_choice":
+            continue
         target = target_letter((record.harness or {}).get("target"))
-        if record.type == "single_choice" and target and record.gold and [target] != list(record.gold):
+        if target and record.gold and [target] != list(record.gold):
             found.append((record.question_id, target, str(record.gold[0])))
     return found
 

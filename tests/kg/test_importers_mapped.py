@@ -278,6 +278,18 @@ def test_a_key_no_jsonl_record_has_is_refused_as_a_csv_column_is(tmp_path: Path)
     assert [q.analysis for q in questions.values()] == ["因为", ""]  # one record without it: that field empty
 
 
+def test_a_key_one_file_of_the_bank_lacks_is_not_refused(tmp_path: Path) -> None:
+    """A folder of one file per type: 填空.jsonl has no options, 单选.jsonl has; the fill-ins were refused whole."""
+    bank = tmp_path / "bank"
+    write_jsonl(bank / "单选.jsonl", [{"t": "单选", "q": "1+1=", "o": ["1", "2"], "a": "B"}])
+    write_jsonl(bank / "填空.jsonl", [{"t": "填空", "q": "1+2=", "a": "3"}])
+    text = 'type = "t"\nstem = "q"\noptions = "OPTIONS"\nanswer = "a"\nsubject = { value = "数学" }\nlevel1 = "t"\n'
+    questions = load_questions(bank, mapping=write_text(tmp_path / "m.toml", text.replace("OPTIONS", "o")))
+    assert sorted((q.stem, q.answer[0]) for q in questions.questions) == [("1+1=", "B"), ("1+2=", "3")]
+    misspelt = single_problem(bank, mapping=write_text(tmp_path / "m.toml", text.replace("OPTIONS", "选项")))
+    assert_names(misspelt, bank, None, "选项", "no record of its 2 JSONL files has this key", "'options'")
+
+
 def test_a_column_the_mapping_reads_named_twice_is_refused(tmp_path: Path) -> None:
     """Two 答案 columns: the row gave the last cell, silently, where the first may be the key meant."""
     data = write_text(tmp_path / "bank.csv", "type,stem,A,B,C,D,answer,unit,answer\n单选,题,甲,乙,丙,丁,A,章,B\n")
@@ -332,7 +344,23 @@ def test_choice_without_single_or_multiple_is_refused_saying_so(tmp_path: Path) 
     assert_names(problem, data, 2, "type", "单选 or 多选")
 
 
-@pytest.mark.parametrize(("grade", "stage"), [("七年级", Stage.MIDDLE), ("初二", Stage.MIDDLE), ("高三", Stage.HIGH)])
+@pytest.mark.parametrize(
+    ("grade", "stage"),
+    [
+        ("七年级", Stage.MIDDLE),
+        ("初二", Stage.MIDDLE),
+        ("高三", Stage.HIGH),
+        ("六年级", Stage.PRIMARY),
+        # as textbooks and school banks write them, the term after the grade or the school before it
+        ("七年级上册", Stage.MIDDLE),
+        ("高一下学期", Stage.HIGH),
+        ("初中二年级", Stage.MIDDLE),
+        ("小学三年级", Stage.PRIMARY),
+        ("高中一年级", Stage.HIGH),
+        ("8年级", Stage.MIDDLE),
+        ("初四", Stage.MIDDLE),
+    ],
+)
 def test_a_grade_names_its_stage(tmp_path: Path, grade: str, stage: Stage) -> None:
     data = write_text(
         tmp_path / "bank.csv", CSV_HEADER.replace("unit", "unit,grade") + f"单选,题,甲,乙,,,A,章,{grade}\n"
@@ -340,6 +368,16 @@ def test_a_grade_names_its_stage(tmp_path: Path, grade: str, stage: Stage) -> No
     mapping = write_text(tmp_path / "m.toml", CSV_MAPPING + 'stage = "grade"\n')
     (question,) = load_questions(data, mapping=mapping).questions
     assert question.stage is stage
+
+
+@pytest.mark.parametrize("written", ["中学", "小学年级", "高中十年级", "高考"])
+def test_a_stage_that_names_no_grade_is_refused(tmp_path: Path, written: str) -> None:
+    """中学 is middle or high school; the grade's number is what says which."""
+    data = write_text(
+        tmp_path / "bank.csv", CSV_HEADER.replace("unit", "unit,grade") + f"单选,题,甲,乙,,,A,章,{written}\n"
+    )
+    problem = single_problem(data, mapping=write_text(tmp_path / "m.toml", CSV_MAPPING + 'stage = "grade"\n'))
+    assert_names(problem, data, 2, "grade", "unknown school stage", "七年级上册")
 
 
 def test_a_latin1_file_is_not_called_gbk(tmp_path: Path) -> None:

@@ -227,6 +227,24 @@ def test_a_gold_of_another_option_in_the_harness_file_is_named(tmp_path: Path, h
     assert "1 answer(s) whose gold in the harness's file is another option" in result.output
     assert "cmmlu/test/agronomy/1: D there, C in the bank" in result.output
     assert records_of(run)["cmmlu/test/agronomy/1"]["harness"]["target"] == ("3" if harness == "lm-eval" else "D")
+    as_json = run_cli(
+        "run", str(bank), "-b", "replay", "-m", "m", "-B", f"path={path}", *extra, "--json", "-o", str(run)
+    )
+    assert as_json.exit_code == 0 and "D there, C in the bank" in as_json.output  # --json's stdout had no warning
+
+
+def test_a_gold_that_names_no_option_is_not_compared() -> None:
+    """A fill-in's gold ``2²`` (digits to str.isdigit, not to int()) stopped the run at its summary with a
+    traceback; ``٣`` (an Arabic-Indic three) is no index lm-eval writes and named option D."""
+    from runners.backends.harness_verdicts import gold_disagreements, target_letter
+    from runners.records import RunRecord
+
+    assert [target_letter(t) for t in ("b", "1", "²", "2²", "٣", "", None)] == ["B", "B", None, None, None, None, None]
+    common: dict[str, Any] = {"nodes": {}, "subject": "数学", "prompt": "题"}
+    fill = RunRecord(question_id="q1", type="fill_in_blank", gold=["4"], harness={"target": "2²"}, **common)
+    single = RunRecord(question_id="q2", type="single_choice", gold=["C"], harness={"target": "٣"}, **common)
+    other = RunRecord(question_id="q3", type="single_choice", gold=["C"], harness={"target": "3"}, **common)
+    assert gold_disagreements([fill, single, other]) == [("q3", "D", "C")]
 
 
 def test_a_file_from_another_order_of_the_data_is_matched_by_text(tmp_path: Path) -> None:
