@@ -272,7 +272,7 @@ def score_job(
     from reasoning_metrics.guard import SCORE_BUDGET_S
     from reasoning_metrics.permetric import score_plan
     from reasoning_metrics.run_scoring import ScoreOptions, score_run
-    from reasoning_metrics.score_store import SCORES_FILE, check_score_file, read_score_lines
+    from reasoning_metrics.score_store import SCORES_FILE, check_score_file, read_score_lines, score_path
     from reasoning_metrics.slots import ModelSlots
     from runners.files import lock_file
     from runners.out_folder import check_out_file
@@ -281,7 +281,7 @@ def score_job(
     run_dir = Path(run_dir)
     if not (run_dir / HEADER_FILE).is_file():
         raise InputError(f"{run_dir}: not a run folder (no {HEADER_FILE})")
-    target = Path(out) if out is not None else run_dir / SCORES_FILE
+    target = score_path(run_dir, None if out is None else Path(out))
     inputs = [run_dir / HEADER_FILE, run_dir / RECORDS_FILE, None if data is None else Path(data)]
     check_out_file(target, inputs, keep=(SCORES_FILE,))
     check_score_file(target)  # before its lock file is made beside it

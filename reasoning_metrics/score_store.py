@@ -158,6 +158,12 @@ HEADER_LIMIT = 64 << 20
 """The most bytes a score header may hold (one written by ``score`` is a few kilobytes)."""
 
 
+def score_path(run_dir: Path, out: Path | None) -> Path:
+    """The score file a job on ``run_dir`` writes: ``out``, or the run's own ``scores.jsonl`` (``score --out``'s
+    default), in one place for the job and for what ``score`` says when it is stopped."""
+    return Path(out) if out is not None else run_dir / SCORES_FILE
+
+
 def header_path(out: Path) -> Path:
     """``scores.jsonl`` -> ``scores.json``."""
     return out.with_suffix(".json")

@@ -219,7 +219,7 @@ def score(
     """Score each question's chain of thought against its question and analysis; resumable."""
     from k12eval.api import score_job
     from k12eval.models.loading import ModelChoice, load_backend, load_prm
-    from reasoning_metrics.score_store import SCORES_FILE
+    from reasoning_metrics.score_store import score_path
     from runners.options import choose
     from runners.records import HEADER_FILE
     from runners.selection import SELECTIONS
@@ -257,7 +257,7 @@ def score(
         if n % 100 == 0 or n == todo:
             report[0](n)
 
-    target = out if out is not None else run_dir / SCORES_FILE
+    target = score_path(run_dir, out)
     with worded(FLAGS), on_interrupt(lambda: _scored_so_far(target, no_cache)):
         done = score_job(
             run_dir,
