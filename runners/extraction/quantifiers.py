@@ -12,8 +12,9 @@ Only at the start of a clause (after punctuation, a line break, "所以", "综�
 "我认为", "可以判断", "因此我们可以得出"; never "你可能认为", "有人认为", "如果"), never after a statement's label ("1. 没有错":
 statement 1's verdict), and never after 不 or 并非 ("不都正确", "并非都是错误的", "Not all are true": not all, no
 verdict). A group's "①③都正确" is the group's (:mod:`runners.extraction.verdicts`). Where the count named is not the
-statements' ("三个说法都正确" of four) the caller reads no answer. An exception ("除①外，以上说法都正确", "除了第2个，
-其余都对", "except statement 2") is none: 除了…都 excludes, 除了…也 adds, and the answer is left unread.
+statements' ("三个说法都正确" of four) the caller reads no answer. A question is none ("一个正确的都没有吗？",
+"All four statements are true?"). An exception ("除①外，以上说法都正确", "除了第2个，其余都对", "except statement 2")
+is none: 除了…都 excludes, 除了…也 adds, and the answer is left unread.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ _NONE_WORD = re.compile(
     rf"{_CLAUSE}{_LEAD}{_SUBJECT}(?:(?:连{_})?一个{_}(?:是{_})?{_WORD}{_}的{_}(?:{_NOUN}{_})?"
     rf"|{_WORD.replace('word', 'word2')}{_}的{_}(?:{_NOUN}{_})?(?:连{_})?一个{_})(?:都|也){_}没有"
 )
+_ASKED = re.compile(r"[ \t]*(?:[吗呢吧么]|\?)")  # "一个正确的都没有吗？": its verdict came before the 没有 asked
 _NOT_ONE = re.compile(rf"{_CLAUSE}{_LEAD}{_SUBJECT}(?:连{_})?一个{_}(?:{_NOUN}{_})?(?:都|也){_}(?=不|没|并不|并非)")
 _OTHERS = re.compile(
     rf"{_CLAUSE}{_LEAD}(?:其余|其他|其它|剩下|剩余|余下|另外){_}(?:的{_})?{_COUNT}(?:{_NOUN}{_})?(?:也{_})?(?:{_ALL})?"
@@ -101,6 +103,8 @@ def quantified(text: str, marks: list[Label]) -> list[Quantified]:
             if not _starts_clause(text, m.start(), label_ends):
                 continue
             if pattern is _NONE_WORD:
+                if _ASKED.match(text, m.end()):
+                    continue
                 word = m["word"] or m["word2"]
                 denied = word.endswith(("正确", "对")) and not word.startswith("不")  # the verdict "none is"
                 out.append(Quantified(not denied, m.start(), m.end(), False, _count(m)))

@@ -126,3 +126,23 @@ def test_a_pair_is_both_statements_of_two() -> None:
     two = judgment(["2是质数", "3是质数"], [True, True])
     assert extract(two, "两者都正确。").answer == [True, True]
     assert extract(two, "They are both false.").answer == [False, False]
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        # a question, not the answer's verdict: read as each false before (the pattern ends at 没有, past its verdict)
+        "一个正确的都没有吗？",
+        "一个正确的都没有？我们逐一看：对顶角相等，错角不一定相等。",
+        "正确的一个也没有吗？",
+        "一个正确的都没有呢？",
+        # English questions: read as each one's verdict before
+        "None of them is true?",
+        "All four statements are true?",
+        "They are all false?",
+        "Only statement 2 is true?",
+    ],
+)
+def test_a_set_asked_about_is_no_verdict(output: str) -> None:
+    found = extract(FOUR, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
