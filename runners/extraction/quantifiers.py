@@ -6,7 +6,8 @@ opposite as usual ("都不正确", "都没有错"); "none is" ("没有一个说�
 "无一正确", "一个正确的都没有", "正确的一个也没有", "一个也不对", "None of them is true") gives each the opposite of the
 verdict it denies, or the negated verdict it states ("一个也不对": each false). "The others" ("其余错误", "其他都错",
 "其余的说法是对的", "剩下的都错") give theirs to the statements no label names; "only" ("只有②正确", "上述四个说法中只有
-第2个是错误的", "Only statement 2 is true") gives the statements it names the verdict, the others its opposite.
+第2个是错误的", "Only statement 2 is true") gives the statements it names the verdict, the others its opposite
+(never a condition's 只有…才: "只有①正确，②才成立").
 
 Only at the start of a clause (after punctuation, a line break, "所以", "综上所述，", or a stance of the answer's own:
 "我认为", "可以判断", "因此我们可以得出"; never "你可能认为", "有人认为", "如果"), never after a statement's label ("1. 没有错":
@@ -155,7 +156,7 @@ def _count(m: re.Match[str]) -> int | None:
 
 def _only(text: str, marks: list[Label], label_ends: frozenset[int]) -> list[Quantified]:
     """ "只有②③正确": the verdict after the group is read with the group's labels; the others get its opposite, from
-    a quantifier of no width right after it."""
+    a quantifier of no width right after it. Never a condition's 只有…才 ("只有①正确，②才有意义")."""
     starts = {label.start: i for i, label in enumerate(marks)}
     out = []
     for m in _ONLY.finditer(text):
@@ -169,6 +170,9 @@ def _only(text: str, marks: list[Label], label_ends: frozenset[int]) -> list[Qua
         verdict = _verdict_at(text, verb.end() if verb else marks[last].end, hedged=False)
         if verdict is None or verdict[0] is None:
             continue
+        end = _SENTENCE_END.search(text, verdict[1])
+        if "才" in text[verdict[1] : end.start() if end else len(text)]:
+            continue  # "只有①正确，才能推出④": only if, a condition the answer does not assert
         named = frozenset(label.number for label in marks[first : last + 1])
         count = _count(m)
         out.append(Quantified(not verdict[0], verdict[1], verdict[1], True, count and count - len(named), named))

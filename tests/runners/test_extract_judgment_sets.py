@@ -78,6 +78,8 @@ def test_only_the_statements_named_have_the_verdict(output: str, verdicts: list[
     "output",
     [
         "只有当x>0时②才正确。",  # a condition, no "only"
+        "只有①正确，才能推出④。",  # 只有…才: only if, a condition (read as ① true, the others false before)
+        "只有①是正确的，其余说法才有意义。",
         "①正确，只有②正确。",  # ① given two verdicts
         "只有②正确，③也正确。",
         "三个说法中只有②正确。",  # three, of four
