@@ -7,7 +7,7 @@ opposite as usual ("都不正确", "都没有错"); "none is" ("没有一个说�
 verdict it denies, or the negated verdict it states ("一个也不对": each false). "The others" ("其余错误", "其他都错",
 "其余的说法是对的", "剩下的都错") give theirs to the statements no label names; "only" ("只有②正确", "上述四个说法中只有
 第2个是错误的", "Only statement 2 is true") gives the statements it names the verdict, the others its opposite
-(never a condition's 只有…才: "只有①正确，②才成立").
+(never a condition: "只有①正确，②才成立", "Only statement 2 is true if …").
 
 Only at the start of a clause (after punctuation, a line break, "所以", "综上所述，", or a stance of the answer's own:
 "我认为", "可以判断", "因此我们可以得出"; never "你可能认为", "有人认为", "如果"), never after a statement's label ("1. 没有错":
@@ -72,7 +72,10 @@ _OTHERS = re.compile(
     rf"(?:(?:是|为){_})?"
 )
 _ONLY = re.compile(rf"{_CLAUSE}{_LEAD}{_SUBJECT},?{_}(?:只有|仅有|只|仅|(?i:only\s+(?:the\s+)?))")
-_ONLY_VERB = re.compile(rf"(?i:\s+(?:is|are)\s+)|{_}(?:[个句种条]{_})?(?:说法{_}|命题{_})?(?:(?:是|为){_})?")
+# "只有②是正确的", "只有第二个说法才是正确的" (才 stresses the one named), "Only statement 2 is true"
+_ONLY_VERB = re.compile(rf"(?i:\s+(?:is|are)\s+)|{_}(?:[个句种条]{_})?(?:说法{_}|命题{_})?(?:才{_})?(?:(?:是|为){_})?")
+# after "only"'s verdict in its sentence: a condition ("只有①正确，②才成立", "Only statement 2 is true if …")
+_CONDITION = re.compile(r"才|(?i:\b(?:if|when|unless|provided)\b)")
 _EXCEPT = re.compile(rf"(?:(?<![排删去消剔整扣])除了?|(?i:\bexcept(?:\s+for)?\s+(?:the\s+)?)){_}(?:说法{_})?")
 _EN_ORDINAL_AT = re.compile(rf"(?i:(?:{EN_ORDINAL})\b)")  # "except the first." (no label: nothing after it)
 _EN_HEDGE = re.compile(r"(?i:(?:entirely|completely|necessarily|always|fully|quite|absolutely|totally)\s+)")
@@ -171,7 +174,7 @@ def _only(text: str, marks: list[Label], label_ends: frozenset[int]) -> list[Qua
         if verdict is None or verdict[0] is None:
             continue
         end = _SENTENCE_END.search(text, verdict[1])
-        if "才" in text[verdict[1] : end.start() if end else len(text)]:
+        if _CONDITION.search(text, verdict[1], end.start() if end else len(text)):
             continue  # "只有①正确，才能推出④": only if, a condition the answer does not assert
         named = frozenset(label.number for label in marks[first : last + 1])
         count = _count(m)

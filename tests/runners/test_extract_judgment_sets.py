@@ -62,6 +62,8 @@ def test_a_verdict_for_the_whole_set_goes_to_each(output: str, verdicts: list[bo
         ("上述四个说法中只有②正确。", [False, True, False, False]),
         ("只有②和③正确", [False, True, True, False]),
         ("只有第二个说法是正确的。", [False, True, False, False]),
+        ("只有第二个说法才是正确的。", [False, True, False, False]),  # 才 stresses it (unread before)
+        ("只有②才正确，其余都错误。", [False, True, False, False]),
         ("四个说法中只有②是错误的。", [True, False, True, True]),
         ("只有第2个说法是正确的，其余都是错误的。", [False, True, False, False]),
         ("1. 错误 2. 正确 3. 错误 4. 错误\n所以只有②正确。", [False, True, False, False]),
@@ -80,6 +82,7 @@ def test_only_the_statements_named_have_the_verdict(output: str, verdicts: list[
         "只有当x>0时②才正确。",  # a condition, no "only"
         "只有①正确，才能推出④。",  # 只有…才: only if, a condition (read as ① true, the others false before)
         "只有①是正确的，其余说法才有意义。",
+        "Only statement 2 is true if the lines are parallel.",
         "①正确，只有②正确。",  # ① given two verdicts
         "只有②正确，③也正确。",
         "三个说法中只有②正确。",  # three, of four
