@@ -65,7 +65,8 @@ _NONE_WORD = re.compile(
     rf"{_CLAUSE}{_LEAD}{_SUBJECT}(?:(?:连{_})?一个{_}(?:是{_})?{_WORD}{_}的{_}(?:{_NOUN}{_})?"
     rf"|{_WORD.replace('word', 'word2')}{_}的{_}(?:{_NOUN}{_})?(?:连{_})?一个{_})(?:都|也){_}没有"
 )
-_ASKED = re.compile(r"[ \t]*(?:[吗呢吧么]|\?)")  # "一个正确的都没有吗？": its verdict came before the 没有 asked
+# asked, not said: "一个正确的都没有吗？" (its verdict came before the 没有 asked), "只有②是正确的？"
+_ASKED = re.compile(r"[ \t]*(?:[的了][ \t]*)?(?:[吗呢吧么]|\?)")
 _NOT_ONE = re.compile(rf"{_CLAUSE}{_LEAD}{_SUBJECT}(?:连{_})?一个{_}(?:{_NOUN}{_})?(?:都|也){_}(?=不|没|并不|并非)")
 _OTHERS = re.compile(
     rf"{_CLAUSE}{_LEAD}(?:其余|其他|其它|剩下|剩余|余下|另外){_}(?:的{_})?{_COUNT}(?:{_NOUN}{_})?(?:也{_})?(?:{_ALL})?"
@@ -171,7 +172,7 @@ def _only(text: str, marks: list[Label], label_ends: frozenset[int]) -> list[Qua
             last += 1
         verb = _ONLY_VERB.match(text, marks[last].end)
         verdict = _verdict_at(text, verb.end() if verb else marks[last].end, hedged=False)
-        if verdict is None or verdict[0] is None:
+        if verdict is None or verdict[0] is None or _ASKED.match(text, verdict[1]):
             continue
         end = _SENTENCE_END.search(text, verdict[1])
         if _CONDITION.search(text, verdict[1], end.start() if end else len(text)):

@@ -125,6 +125,8 @@ def test_only_the_statements_named_have_the_verdict(output: str, verdicts: list[
         "All four statements are true?",
         "They are all false?",
         "Only statement 2 is true?",
+        "只有②正确？",
+        "只有②是正确的？",
     ],
 )
 def test_an_exception_or_an_unclear_set_leaves_it_unparsed(output: str) -> None:
