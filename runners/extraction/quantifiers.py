@@ -1,8 +1,8 @@
 """Verdicts a judgment answer gives to all its statements at once, or to the ones it has not named.
 
 A quantifier over all statements ("以上说法都正确", "全都错误", "四个说法全对", "均正确", "所有说法都是错误的",
-"都错了", "All four statements are true", "They are all false") gives each the verdict after it, a negated verdict its
-opposite as usual ("都不正确", "都没有错"); "none is" ("没有一个说法是正确的", "没有一个是错误的", "没有正确的",
+"都错了", "All four statements are true", "They are all false"; never "they are all correct computations", an
+adjective) gives each the verdict after it, a negated verdict its opposite as usual ("都不正确", "都没有错"); "none is" ("没有一个说法是正确的", "没有一个是错误的", "没有正确的",
 "无一正确", "一个正确的都没有", "正确的一个也没有", "一个也不对", "None of them is true") gives each the opposite of the
 verdict it denies, or the negated verdict it states ("一个也不对": each false). "The others" ("其余错误", "其他都错",
 "其余的说法是对的", "剩下的都错") give theirs to the statements no label names; "only" ("只有②正确", "上述四个说法中只有
@@ -79,6 +79,11 @@ _ONLY_VERB = re.compile(rf"(?i:\s+(?:is|are)\s+)|{_}(?:[个句种条]{_})?(?:说
 _CONDITION = re.compile(r"才|(?i:\b(?:if|when|unless|provided)\b)")
 _EXCEPT = re.compile(rf"(?:(?<![排删去消剔整扣])除了?|(?i:\bexcept(?:\s+for)?\s+(?:the\s+)?)){_}(?:说法{_})?")
 _EN_ORDINAL_AT = re.compile(rf"(?i:(?:{EN_ORDINAL})\b)")  # "except the first." (no label: nothing after it)
+# an English verdict word followed by a noun other than a statement's, not by a clause's next word ("because")
+_EN_BEFORE_NOUN = re.compile(
+    r"(?i:[ \t]+(?!(?:because|since|as|so|and|but|or|for|in|on|at|if|when|here|now|then|too|except|according"
+    r"|based|given|by|of|with|overall|indeed|statements?|claims?|ones?|sentences?|facts?)\b)[a-z])"
+)
 _EN_HEDGE = re.compile(r"(?i:(?:entirely|completely|necessarily|always|fully|quite|absolutely|totally)\s+)")
 _PAIRS = re.compile(r"[二两三四]者|(?i:\bboth\b)")
 _PAIR_COUNTS = {"二者": 2, "两者": 2, "三者": 3, "四者": 4, "both": 2}
@@ -203,6 +208,9 @@ def _verdict_at(text: str, at: int, hedged: bool) -> tuple[bool | None, int] | N
         return tail[0] == "对", at + past.end()
     found = verdicts(tail, 0, len(tail), frozenset())
     if found and found[0].start == 0:
+        english = tail[: found[0].end].isascii()
+        if english and _EN_BEFORE_NOUN.match(text, at + found[0].end):
+            return None  # "they are all correct computations": the computations', an adjective before its noun
         return found[0].value, at + found[0].end
     gap = tail[: found[0].start] if found else ""
     if hedged and found and (found[0].start <= 4 or _EN_HEDGE.fullmatch(gap)) and not re.search(r"[^\w ]", gap):

@@ -48,6 +48,8 @@ ALL_TRUE, ALL_FALSE = [True] * 4, [False] * 4
         ("All four statements are true.", ALL_TRUE),
         ("The statements are all false.", ALL_FALSE),
         ("So I think they are all true.", ALL_TRUE),
+        ("They are all true statements.", ALL_TRUE),
+        ("All four statements are true because each follows from the definitions.", ALL_TRUE),
     ],
 )
 def test_a_verdict_for_the_whole_set_goes_to_each(output: str, verdicts: list[bool]) -> None:
@@ -126,6 +128,9 @@ def test_only_the_statements_named_have_the_verdict(output: str, verdicts: list[
         "They are all false?",
         "Only statement 2 is true?",
         "只有②正确？",
+        # an English verdict word before another noun is an adjective: read as each true before
+        "These are all correct calculations.",
+        "We add 90+90=180 and 45+135=180: they are all correct computations, but statement 2 and 3 need care.",
         "只有②是正确的？",
     ],
 )
