@@ -5,7 +5,7 @@ true", "They are all false"; never "they are all correct computations", an adjec
 a negated verdict its opposite as usual ("都不正确", "都没有错"); "none is" ("没有一个说法是正确的", "没有一个是错误的", "没有正确的", "无一正确",
 "一个正确的都没有", "正确的一个也没有", "一个也不对", "None of them is true") gives each the opposite of the verdict it denies, or the
 negated verdict it states ("一个也不对": each false). "The others" ("其余错误", "其他都错", "其余的说法是对的", "剩下的都错") give theirs to the
-statements no label names; "only" ("只有②正确", "上述四个说法中只有 第2个是错误的", "Only statement 2 is true") gives the statements it
+statements no label names; "only" ("只有②正确", "上述四个说法中只有第2个是错误的", "Only statement 2 is true") gives the statements it
 names the verdict, the others its opposite (never a condition: "只有①正确，②才成立", "Only statement 2 is true if …").
 
 Only at the start of a clause (after punctuation, a line break, "所以", "综上所述，", or a stance of the answer's own:
