@@ -2,10 +2,11 @@
 
 A 1 or a 0 says nothing by itself: most models mean 1 = 正确, but nothing in the output says so, and "1" is also a
 count, a label or a result ("结果是1"). So 0/1 verdicts are read only where the answer or the question's stem gives
-the legend for both digits, opposite ("1表示正确，0表示错误", "正确的写1，错误的写0", "1 = true, 0 = false"); without one
-the answer stays unparsed. The legend's own verdict words are blanked, and the 0/1 digits that stand as verdicts
-become the T or F they mean, in place (the text keeps its length), for the judgment reader: a run or a list of 0/1
-alone ("1001", "1 0 0 1", "1、0、0、1"), or one right after a statement's label ("①1", "(2) 0", "1. 1").
+the legend for both digits, opposite ("用1表示正确，0表示错误", "正确的写1，错误的写0", "1 = true, 0 = false"; never
+"F=0, T=1": in a physics stem a force and a period); without one the answer stays unparsed. The legend's own verdict
+words are blanked, and the 0/1 digits that stand as verdicts become the T or F they mean, in place (the text keeps its
+length), for the judgment reader: a run or a list of 0/1 alone ("1001", "1 0 0 1", "1、0、0、1"), or one right after
+a statement's label ("①1", "(2) 0", "1. 1").
 """
 
 from __future__ import annotations
@@ -15,12 +16,16 @@ import re
 from runners.extraction.text import fold
 from runners.extraction.verdicts import after_label, labels
 
-_WORD = r"(?:不正确|不对|正确|错误|对|错|√|×|[TF]|(?i:true|false|correct|incorrect|wrong))"
+_SPELLED = r"(?:不正确|不对|正确|错误|对|错|√|×|(?i:true|false|correct|incorrect|wrong))"
+_WORD = rf"(?:{_SPELLED}|[TF])"
 _TRUE_WORDS = frozenset({"正确", "对", "√", "t", "true", "correct"})
+# The digit first ("1表示正确", "用1表示正确", "1 = true"), or the word first ("正确的写1", "true = 1"); a letter
+# first never ("合力F=0", "周期 T=1 s" in a physics stem are quantities).
 _LEGEND = re.compile(
-    rf"(?<![\w.])(?P<digit>[01])[ \t]*(?:表示|代表|意味着|指|=|:|->|→|(?i:means|for)\b)[ \t]*(?P<word>{_WORD})"
-    rf"|(?P<word2>{_WORD})[ \t]*(?:的[ \t]*)?(?:(?:回答|填写?|写|记作|记为|记|打|用|标记?为?|答)[ \t]*|[=:][ \t]*)"
-    r"(?P<digit2>[01])(?![\w.])"
+    rf"(?:(?<=[用以把将])|(?<![\w.]))(?P<digit>[01])[ \t]*(?:表示|代表|意味着|指|=|:|->|→|(?i:means|for)\b)[ \t]*"
+    rf"(?P<word>{_WORD})"
+    rf"|(?P<word2>{_SPELLED})[ \t]*(?:的[ \t]*)?"
+    r"(?:(?:回答|填写?|写|记作|记为|记|打|用|标记?为?|答)[ \t]*|[=:][ \t]*)(?P<digit2>[01])(?![\w.])"
 )
 # 0/1 verdicts: a run or a list of them alone, or one after a label (both checked against the labels below)
 _LIST = re.compile(

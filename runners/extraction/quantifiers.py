@@ -1,19 +1,20 @@
 """Verdicts a judgment answer gives to all its statements at once, or to the ones it has not named.
 
-A quantifier over all statements ("以上说法都正确", "全都错误", "四个说法全对", "均正确", "所有说法都是错误的",
-"都错了", "All four statements are true", "They are all false") gives each the verdict after it, a negated verdict its
-opposite as usual ("都不正确", "都没有错"); "none is" ("没有一个说法是正确的", "没有一个是错误的", "没有正确的",
-"无一正确", "一个正确的都没有", "正确的一个也没有", "一个也不对", "None of them is true") gives each the opposite of the
-verdict it denies, or the negated verdict it states ("一个也不对": each false). "The others" ("其余错误", "其他都错",
-"其余的说法是对的", "剩下的都错") give theirs to the statements no label names; "only" ("只有②正确", "上述四个说法中只有
-第2个是错误的", "Only statement 2 is true") gives the statements it names the verdict, the others its opposite.
+A quantifier over all statements ("以上说法都正确", "全都错误", "四个说法全对", "均正确", "所有说法都是错误的", "都错了", "All four statements are
+true", "They are all false"; never "they are all correct computations", an adjective) gives each the verdict after it,
+a negated verdict its opposite as usual ("都不正确", "都没有错"); "none is" ("没有一个说法是正确的", "没有一个是错误的", "没有正确的", "无一正确",
+"一个正确的都没有", "正确的一个也没有", "一个也不对", "None of them is true") gives each the opposite of the verdict it denies, or the
+negated verdict it states ("一个也不对": each false). "The others" ("其余错误", "其他都错", "其余的说法是对的", "剩下的都错") give theirs to the
+statements no label names; "only" ("只有②正确", "上述四个说法中只有第2个是错误的", "Only statement 2 is true") gives the statements it
+names the verdict, the others its opposite (never a condition: "只有①正确，②才成立", "Only statement 2 is true if …").
 
 Only at the start of a clause (after punctuation, a line break, "所以", "综上所述，", or a stance of the answer's own:
 "我认为", "可以判断", "因此我们可以得出"; never "你可能认为", "有人认为", "如果"), never after a statement's label ("1. 没有错":
 statement 1's verdict), and never after 不 or 并非 ("不都正确", "并非都是错误的", "Not all are true": not all, no
 verdict). A group's "①③都正确" is the group's (:mod:`runners.extraction.verdicts`). Where the count named is not the
-statements' ("三个说法都正确" of four) the caller reads no answer. An exception ("除①外，以上说法都正确", "除了第2个，
-其余都对", "except statement 2") is none: 除了…都 excludes, 除了…也 adds, and the answer is left unread.
+statements' ("三个说法都正确" of four) the caller reads no answer. A question is none ("一个正确的都没有吗？",
+"All four statements are true?"). An exception ("除①外，以上说法都正确", "除了第2个，其余都对", "except statement 2")
+is none: 除了…都 excludes, 除了…也 adds, and the answer is left unread.
 """
 
 from __future__ import annotations
@@ -63,15 +64,25 @@ _NONE_WORD = re.compile(
     rf"{_CLAUSE}{_LEAD}{_SUBJECT}(?:(?:连{_})?一个{_}(?:是{_})?{_WORD}{_}的{_}(?:{_NOUN}{_})?"
     rf"|{_WORD.replace('word', 'word2')}{_}的{_}(?:{_NOUN}{_})?(?:连{_})?一个{_})(?:都|也){_}没有"
 )
+# asked, not said: "一个正确的都没有吗？" (its verdict came before the 没有 asked), "只有②是正确的？"
+_ASKED = re.compile(r"[ \t]*(?:[的了][ \t]*)?(?:[吗呢吧么]|\?)")
 _NOT_ONE = re.compile(rf"{_CLAUSE}{_LEAD}{_SUBJECT}(?:连{_})?一个{_}(?:{_NOUN}{_})?(?:都|也){_}(?=不|没|并不|并非)")
 _OTHERS = re.compile(
     rf"{_CLAUSE}{_LEAD}(?:其余|其他|其它|剩下|剩余|余下|另外){_}(?:的{_})?{_COUNT}(?:{_NOUN}{_})?(?:也{_})?(?:{_ALL})?"
     rf"(?:(?:是|为){_})?"
 )
 _ONLY = re.compile(rf"{_CLAUSE}{_LEAD}{_SUBJECT},?{_}(?:只有|仅有|只|仅|(?i:only\s+(?:the\s+)?))")
-_ONLY_VERB = re.compile(rf"(?i:\s+(?:is|are)\s+)|{_}(?:[个句种条]{_})?(?:说法{_}|命题{_})?(?:(?:是|为){_})?")
+# "只有②是正确的", "只有第二个说法才是正确的" (才 stresses the one named), "Only statement 2 is true"
+_ONLY_VERB = re.compile(rf"(?i:\s+(?:is|are)\s+)|{_}(?:[个句种条]{_})?(?:说法{_}|命题{_})?(?:才{_})?(?:(?:是|为){_})?")
+# after "only"'s verdict in its sentence: a condition ("只有①正确，②才成立", "Only statement 2 is true if …")
+_CONDITION = re.compile(r"才|(?i:\b(?:if|when|unless|provided)\b)")
 _EXCEPT = re.compile(rf"(?:(?<![排删去消剔整扣])除了?|(?i:\bexcept(?:\s+for)?\s+(?:the\s+)?)){_}(?:说法{_})?")
 _EN_ORDINAL_AT = re.compile(rf"(?i:(?:{EN_ORDINAL})\b)")  # "except the first." (no label: nothing after it)
+# an English verdict word followed by a noun other than a statement's, not by a clause's next word ("because")
+_EN_BEFORE_NOUN = re.compile(
+    r"(?i:[ \t]+(?!(?:because|since|as|so|and|but|or|for|in|on|at|if|when|here|now|then|too|except|according"
+    r"|based|given|by|of|with|overall|indeed|statements?|claims?|ones?|sentences?|facts?)\b)[a-z])"
+)
 _EN_HEDGE = re.compile(r"(?i:(?:entirely|completely|necessarily|always|fully|quite|absolutely|totally)\s+)")
 _PAIRS = re.compile(r"[二两三四]者|(?i:\bboth\b)")
 _PAIR_COUNTS = {"二者": 2, "两者": 2, "三者": 3, "四者": 4, "both": 2}
@@ -101,6 +112,8 @@ def quantified(text: str, marks: list[Label]) -> list[Quantified]:
             if not _starts_clause(text, m.start(), label_ends):
                 continue
             if pattern is _NONE_WORD:
+                if _ASKED.match(text, m.end()):
+                    continue
                 word = m["word"] or m["word2"]
                 denied = word.endswith(("正确", "对")) and not word.startswith("不")  # the verdict "none is"
                 out.append(Quantified(not denied, m.start(), m.end(), False, _count(m)))
@@ -151,7 +164,7 @@ def _count(m: re.Match[str]) -> int | None:
 
 def _only(text: str, marks: list[Label], label_ends: frozenset[int]) -> list[Quantified]:
     """ "只有②③正确": the verdict after the group is read with the group's labels; the others get its opposite, from
-    a quantifier of no width right after it."""
+    a quantifier of no width right after it. Never a condition's 只有…才 ("只有①正确，②才有意义")."""
     starts = {label.start: i for i, label in enumerate(marks)}
     out = []
     for m in _ONLY.finditer(text):
@@ -163,8 +176,11 @@ def _only(text: str, marks: list[Label], label_ends: frozenset[int]) -> list[Qua
             last += 1
         verb = _ONLY_VERB.match(text, marks[last].end)
         verdict = _verdict_at(text, verb.end() if verb else marks[last].end, hedged=False)
-        if verdict is None or verdict[0] is None:
+        if verdict is None or verdict[0] is None or _ASKED.match(text, verdict[1]):
             continue
+        end = _SENTENCE_END.search(text, verdict[1])
+        if _CONDITION.search(text, verdict[1], end.start() if end else len(text)):
+            continue  # "只有①正确，才能推出④": only if, a condition the answer does not assert
         named = frozenset(label.number for label in marks[first : last + 1])
         count = _count(m)
         out.append(Quantified(not verdict[0], verdict[1], verdict[1], True, count and count - len(named), named))
@@ -191,6 +207,9 @@ def _verdict_at(text: str, at: int, hedged: bool) -> tuple[bool | None, int] | N
         return tail[0] == "对", at + past.end()
     found = verdicts(tail, 0, len(tail), frozenset())
     if found and found[0].start == 0:
+        english = tail[: found[0].end].isascii()
+        if english and _EN_BEFORE_NOUN.match(text, at + found[0].end):
+            return None  # "they are all correct computations": the computations', an adjective before its noun
         return found[0].value, at + found[0].end
     gap = tail[: found[0].start] if found else ""
     if hedged and found and (found[0].start <= 4 or _EN_HEDGE.fullmatch(gap)) and not re.search(r"[^\w ]", gap):

@@ -56,6 +56,7 @@ _NEGATED = re.compile(
 )
 _EN_ARTICLE_BEFORE = re.compile(r"(?i:\b(?:a|an|the|no|any|some)\s+)$")  # "a correct pronunciation": no verdict
 _EN_NOUN_AFTER = re.compile(r"\s+[A-Za-z]")
+_EN_ASKED = re.compile(r"[ \t]*\?")
 _EN_STATEMENT_AFTER = re.compile(r"(?i:\s+(?:statement|claim|sentence|one|fact)\b)")
 _OPERAND_BEFORE = re.compile(r"[\dA-Za-z)\]}π%]\s*$")
 _OPERAND_AFTER = re.compile(r"\s*(?:\\\s*)?[\dA-Za-z(\[{π]")  # "\times \$32": the $ masked, its \ kept
@@ -217,6 +218,8 @@ def _in_position(text: str, word: str, start: int, end: int, labelled: bool, cou
     if word in "TF":
         return labelled or not re.match(r"\s*=", text[end:])
     if word not in _WORDS:  # English: "is correct.", "is a true statement", never "a correct pronunciation"
+        if _EN_ASKED.match(text, end):
+            return False  # "Is statement 2 true? No.": asked, and the answer is the word after
         article = _EN_ARTICLE_BEFORE.search(text, 0, start)
         if labelled or not article or not _EN_NOUN_AFTER.match(text, end):
             return True

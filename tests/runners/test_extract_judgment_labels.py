@@ -150,3 +150,26 @@ def test_a_times_sign_before_a_masked_dollar_is_no_verdict() -> None:
 def test_an_english_verdict_word_before_its_noun_is_prose(output: str, verdict: bool) -> None:
     found = extract(ONE, output)
     assert (found.status, found.answer) == ("ok", [verdict]), (output, found)
+
+
+def test_an_english_question_about_a_statement_is_no_verdict() -> None:
+    """ "Is statement 2 true? No." asks, and the answer is "No": read as each statement true before."""
+    output = "Is statement 1 true? Yes. Is statement 2 true? No. Is statement 3 true? No. Is statement 4 true? Yes."
+    assert extract(FOUR, output).status == "unparsed"
+    output = "Is statement 2 true? Let's check.\n1. True\n2. False\n3. False\n4. True"
+    assert extract(FOUR, output).answer == TFFT
+
+
+def test_a_physics_stems_forces_and_periods_are_no_legend() -> None:
+    """A stem's "合力F=0" and "周期T=1 s" are quantities, not "F is 0, T is 1": "1 0" stays unread (was T F)."""
+    question = judgment(
+        ["物体所受合力为零时一定静止", "周期为1 s的单摆摆长约为0.25 m"],
+        [False, True],
+        stem="已知物体所受合力F=0，单摆周期 T=1 s，判断下列说法是否正确。",
+    )
+    assert extract(question, "1 0").status == "unparsed"
+
+
+def test_a_legend_written_with_its_verb_before_the_digit() -> None:
+    """ "用1表示正确，0表示错误" is how a Chinese answer most often writes it (unread before: 用 is a word character)."""
+    assert extract(FOUR, "用1表示正确，0表示错误：①1 ②0 ③0 ④1").answer == TFFT

@@ -48,6 +48,8 @@ ALL_TRUE, ALL_FALSE = [True] * 4, [False] * 4
         ("All four statements are true.", ALL_TRUE),
         ("The statements are all false.", ALL_FALSE),
         ("So I think they are all true.", ALL_TRUE),
+        ("They are all true statements.", ALL_TRUE),
+        ("All four statements are true because each follows from the definitions.", ALL_TRUE),
     ],
 )
 def test_a_verdict_for_the_whole_set_goes_to_each(output: str, verdicts: list[bool]) -> None:
@@ -62,6 +64,8 @@ def test_a_verdict_for_the_whole_set_goes_to_each(output: str, verdicts: list[bo
         ("上述四个说法中只有②正确。", [False, True, False, False]),
         ("只有②和③正确", [False, True, True, False]),
         ("只有第二个说法是正确的。", [False, True, False, False]),
+        ("只有第二个说法才是正确的。", [False, True, False, False]),  # 才 stresses it (unread before)
+        ("只有②才正确，其余都错误。", [False, True, False, False]),
         ("四个说法中只有②是错误的。", [True, False, True, True]),
         ("只有第2个说法是正确的，其余都是错误的。", [False, True, False, False]),
         ("1. 错误 2. 正确 3. 错误 4. 错误\n所以只有②正确。", [False, True, False, False]),
@@ -78,6 +82,9 @@ def test_only_the_statements_named_have_the_verdict(output: str, verdicts: list[
     "output",
     [
         "只有当x>0时②才正确。",  # a condition, no "only"
+        "只有①正确，才能推出④。",  # 只有…才: only if, a condition (read as ① true, the others false before)
+        "只有①是正确的，其余说法才有意义。",
+        "Only statement 2 is true if the lines are parallel.",
         "①正确，只有②正确。",  # ① given two verdicts
         "只有②正确，③也正确。",
         "三个说法中只有②正确。",  # three, of four
@@ -110,6 +117,21 @@ def test_only_the_statements_named_have_the_verdict(output: str, verdicts: list[
         "None of them is entirely true.",  # a hedge denied: no verdict
         "一个也不一定对。",
         "1. 正确 2. 错误 3. 错误 4. 正确\n以上说法一个都不对。",
+        # a question, not the answer's verdict: read as each false before (the pattern ends at 没有, past its verdict)
+        "一个正确的都没有吗？",
+        "一个正确的都没有？我们逐一看：对顶角相等，错角不一定相等。",
+        "正确的一个也没有吗？",
+        "一个正确的都没有呢？",
+        # English questions: read as each one's verdict before
+        "None of them is true?",
+        "All four statements are true?",
+        "They are all false?",
+        "Only statement 2 is true?",
+        "只有②正确？",
+        # an English verdict word before another noun is an adjective: read as each true before
+        "These are all correct calculations.",
+        "We add 90+90=180 and 45+135=180: they are all correct computations, but statement 2 and 3 need care.",
+        "只有②是正确的？",
     ],
 )
 def test_an_exception_or_an_unclear_set_leaves_it_unparsed(output: str) -> None:
