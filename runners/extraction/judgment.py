@@ -52,7 +52,7 @@ _NOT_VERDICTS = re.compile(
 _COMPACT = re.compile(r"(?<![A-Za-z])[TF]{2,}(?![A-Za-z])")
 _CHINESE_RUN = re.compile(r"[对错]{2,}")
 _OPENS_RUN = frozenset("\n:,.;、。")  # what a run of 对/错 may follow (width-folded: ：，；．)
-_CLOSES_RUN = frozenset("\n,.;、。!?")  # what may follow it: not a colon ("对错：" heads what follows)
+_CLOSES_RUN = frozenset("\n,.;、。!")  # what may follow it: not a colon ("对错：" heads what follows), nor "?"
 
 
 def extract_judgment(view: View, statements: int, stem: str = "") -> Found | None:

@@ -4,9 +4,11 @@ A verdict word counts only where it is one. 正确 and 错误 are also an adject
 "纠正错误", "错误地认为", "错误而不敢实践"): a word verdict counts at a clause end (after it, with an optional 的 or
 了: punctuation, a space, a digit, the end; "说法错误。", "是错误的，", "不正确 2."), or right after a statement's label
 ("1. 错误地"); never after a verb or a measure word that makes it a noun ("纠正错误。", "一个错误。"), nor as 对 or 错
-of a word ("雌雄蛙抱对，", "成对的", "犯错。"); a question is none ("是对的吗？"). A negation before a verdict word
-states its opposite ("不是错误的" true, "并非正确" false, "没有错" true, "not wrong" true), a hedge none ("不一定正确",
-"不完全对", "不是完全错误的", "not necessarily true"): never the word it negates. × between two operands is a
+of a word ("雌雄蛙抱对，", "成对的", "犯错。"); a question is none ("是对的吗？", "这个说法正确？", "①正确？不对，…":
+the verdict, if any, comes after it; no real answer read puts a question mark after its verdict, and the real text
+that puts one there asks the reader, "下列哪些说法正确？"). A negation before a verdict word states its opposite
+("不是错误的" true, "并非正确" false, "没有错" true, "not wrong" true), a hedge none ("不一定正确", "不完全对",
+"不是完全错误的", "not necessarily true"): never the word it negates. × between two operands is a
 multiplication sign ("3×4=12", "$$3\\times 4$$") and √ before one a root ("√4=2"), unless a label stands right before
 them ("(1)×(2)√"). T and F before an equals sign are variables ("F=ma").
 
@@ -56,7 +58,7 @@ _NEGATED = re.compile(
 )
 _EN_ARTICLE_BEFORE = re.compile(r"(?i:\b(?:a|an|the|no|any|some)\s+)$")  # "a correct pronunciation": no verdict
 _EN_NOUN_AFTER = re.compile(r"\s+[A-Za-z]")
-_EN_ASKED = re.compile(r"[ \t]*\?")
+_ASKED = re.compile(r"(?:的|了)?[ \t]*\?")  # "这个说法正确？", "①正确？不对", "Is statement 2 true? No."
 _EN_STATEMENT_AFTER = re.compile(r"(?i:\s+(?:statement|claim|sentence|one|fact)\b)")
 _OPERAND_BEFORE = re.compile(r"[\dA-Za-z)\]}π%]\s*$")
 _OPERAND_AFTER = re.compile(r"\s*(?:\\\s*)?[\dA-Za-z(\[{π]")  # "\times \$32": the $ masked, its \ kept
@@ -217,9 +219,9 @@ def _in_position(text: str, word: str, start: int, end: int, labelled: bool, cou
         return labelled or not (end < len(text) and text[end] in "0123456789abcdefghijklmnopqrstuvwxyz(")
     if word in "TF":
         return labelled or not re.match(r"\s*=", text[end:])
+    if _ASKED.match(text, end):
+        return False  # asked, even after a label: the answer, if the output gives one, is a verdict after it
     if word not in _WORDS:  # English: "is correct.", "is a true statement", never "a correct pronunciation"
-        if _EN_ASKED.match(text, end):
-            return False  # "Is statement 2 true? No.": asked, and the answer is the word after
         article = _EN_ARTICLE_BEFORE.search(text, 0, start)
         if labelled or not article or not _EN_NOUN_AFTER.match(text, end):
             return True

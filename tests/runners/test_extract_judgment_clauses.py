@@ -1,0 +1,48 @@
+"""Verdict words that are not the answer's verdict (judgment review 2): one asked with a bare question mark
+("这个说法正确？"), one inside a condition ("如果①正确，那么②正确"), English verdict words outside a verdict's place
+("let's correct this", "to be correct", "is it true that"). Read right, or left unread: never a wrong verdict."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.records import Question
+from runners.extract import extract
+from tests.qfactory import judgment
+
+ONE = judgment(["0是最小的自然数"], [True])
+TWO = judgment(["对顶角相等", "同位角相等"], [True, False])
+FOUR = judgment(
+    ["对顶角相等", "错角一定相等", "两直线平行，同旁内角相等", "三角形内角和为180度"], [True, False, False, True]
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "output"),
+    [
+        # read as the word asked before (T; each T; [T, F, F, T])
+        (ONE, "这个说法正确？"),
+        (ONE, "这个说法是错误的？"),
+        (ONE, "下列哪种说法是正确的？"),  # the stem echoed: it asks the reader
+        (FOUR, "以上说法都正确？"),
+        (FOUR, "四个说法都是错的？"),
+        (FOUR, "对错错对？"),
+    ],
+)
+def test_a_verdict_asked_with_a_question_mark_is_none(question: Question, output: str) -> None:
+    found = extract(question, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
+
+
+@pytest.mark.parametrize(
+    ("question", "output", "verdicts"),
+    [
+        # a rhetorical question answered after it: the answer's verdict (unread before: 正确 and 不对 disagreed)
+        (ONE, "①正确？不对，①错误，0不是……", [False]),
+        (ONE, "这个说法正确？不对，最小的自然数是0，所以说法错误。", [False]),
+        (TWO, "①正确？对。②正确？不对，同位角不一定相等。", [True, False]),
+    ],
+)
+def test_a_question_answered_after_it_reads_the_answer(question: Question, output: str, verdicts: list[bool]) -> None:
+    found = extract(question, output)
+    assert (found.status, found.answer) == ("ok", verdicts), (output, found)
