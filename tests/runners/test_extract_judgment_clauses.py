@@ -46,3 +46,41 @@ def test_a_verdict_asked_with_a_question_mark_is_none(question: Question, output
 def test_a_question_answered_after_it_reads_the_answer(question: Question, output: str, verdicts: list[bool]) -> None:
     found = extract(question, output)
     assert (found.status, found.answer) == ("ok", verdicts), (output, found)
+
+
+@pytest.mark.parametrize(
+    ("question", "output"),
+    [
+        # read before as the verdict words said: [T, T] (three), [F, F], T (three), [T, F]
+        (TWO, "只有①正确时，②才正确。"),
+        (TWO, "只有①正确时②才正确。"),
+        (TWO, "如果①正确，那么②正确。"),
+        (TWO, "若②错误，则①也错误。"),
+        (ONE, "如果这个说法正确，那么0就是最小的自然数。"),
+        (ONE, "假设这个说法是对的，则1也是自然数。"),
+        (ONE, "当x>0时，这个说法正确。"),
+        (TWO, "If statement 1 is true, then statement 2 is false."),
+    ],
+)
+def test_a_verdict_inside_a_condition_is_none(question: Question, output: str) -> None:
+    found = extract(question, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
+
+
+@pytest.mark.parametrize(
+    ("question", "output", "verdicts"),
+    [
+        # the answer's own verdict beside a condition (unread before: the condition's verdict disagreed with it)
+        (ONE, "如果这个说法正确，那么x>0，但x<0，所以说法错误。", [False]),
+        (TWO, "①正确。若②错误，则①也错误，所以②正确。", [True, True]),
+        (ONE, "Let's check whether it is true: 3+4=8 is wrong, so the statement is false.", [False]),
+        # a condition's consequence is its next clause only (the CK12 analyses' shapes): read before and now
+        (ONE, "一旦被识破，他就难以在社会上立足，其结果既伤害别人，也伤害自己，题干说法错误。", [False]),
+        (ONE, "所以当合法权益受到侵害时，消费者可以选择直接向人民法院起诉，人民法院必须受理，说法是错误的。", [False]),
+        # 只有…才 with 才 right after the statement named is "only", no condition: read before and now
+        (TWO, "只有②才正确。", [False, True]),
+    ],
+)
+def test_the_answers_verdict_beside_a_condition_is_read(question: Question, output: str, verdicts: list[bool]) -> None:
+    found = extract(question, output)
+    assert (found.status, found.answer) == ("ok", verdicts), (output, found)
