@@ -4,7 +4,7 @@
 then statement 2 is false", "Let's check whether it is true": neither the condition's verdict nor its consequence's
 is the answer's. A condition (如果, 假如, 假若, 假设, 倘若, 若, 要是, 如若, 只要, 一旦, 万一; 当 … 时 in one clause; 只有
 … 才 in one sentence, 才 in a later clause or after 时, never "只有②才正确", which is "only"; if, when, unless,
-whether, suppose, assuming, provided) starts a clause, or follows a connective ("所以若…", "因为只有…才…"). It runs
+whether, suppose, assuming, provided; a purpose, "To be correct, we need …", "For it to be true, …") starts a clause, or follows a connective ("所以若…", "因为只有…才…"). It runs
 to the end of its clause and of the next, the consequence (to the clause with 才 for 只有 … 才), never past a
 sentence's end or a conclusion that starts a clause (所以, 因此, 故, so, therefore): the real teachers' analyses of
 CK12 say "一旦被识破，他就难以在社会上立足，…，题干说法错误" and "当我们与父母发生矛盾时，要积极沟通交流，…，所以题文中的
@@ -22,6 +22,7 @@ _OPENER = re.compile(
     r"(?P<zh>如果|假如|假若|假设|倘若|若是|若(?!干)|要是|如若|只要|一旦|万一)"
     r"|(?P<when>当)(?=[^,;。!?\n]*时)|(?P<only>只有)"
     r"|(?i:\b(?:if|when|unless|whether|suppose|supposing|assuming|provided)\b)"
+    r"|(?P<purpose>(?i:\bfor\b(?=[^,;.!?\n]{0,60}\bto\s+be\b)|(?<![\w ])[ \t]*(?:in\s+order\s+)?to\s+be\b))"
 )
 # what may stand right before a condition: the start, punctuation, or a connective ("所以若", "因为只有", "每当")
 _BEFORE = re.compile(

@@ -84,3 +84,45 @@ def test_a_verdict_inside_a_condition_is_none(question: Question, output: str) -
 def test_the_answers_verdict_beside_a_condition_is_read(question: Question, output: str, verdicts: list[bool]) -> None:
     found = extract(question, output)
     assert (found.status, found.answer) == ("ok", verdicts), (output, found)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        # read as T before: the verb "correct", a purpose, an inverted question, an adjective before its noun
+        "Let's correct this.",
+        "Let me correct the calculation: 3+4=7.",
+        "We need to correct the sign.",
+        "To be correct, we need x>0.",
+        "to be correct we need x>0.",
+        "For the statement to be true, x must be positive.",
+        "Is it true that x>0",
+        "Is statement 1 true or not",
+        "Correct spelling: teacher.",
+    ],
+)
+def test_an_english_verdict_word_outside_a_verdicts_place_is_none(output: str) -> None:
+    found = extract(ONE, output)
+    assert (found.status, found.answer) == ("unparsed", None), (output, found)
+
+
+@pytest.mark.parametrize(
+    ("output", "verdict"),
+    [
+        # the answer's verdict beside such a word: unread before (two verdicts disagreed), or T (the adjective first)
+        ("Let's correct this. The statement is false.", False),
+        ("Is it true that x>0? No, so the statement is false.", False),
+        ("To be correct, we need x>0. Since x<0, the statement is false.", False),
+        ("Correct spelling: teacher. So the statement is false.", False),
+        # verdicts as before
+        ("Correctly, the answer is 5. So it is false.", False),
+        ("The statement appears to be correct.", True),
+        ("It seems to be true.", True),
+        ("True because 3+4=7.", True),
+        ("You are correct.", True),
+        ("1. True.", True),
+    ],
+)
+def test_the_english_verdict_beside_them_is_read(output: str, verdict: bool) -> None:
+    found = extract(ONE, output)
+    assert (found.status, found.answer) == ("ok", [verdict]), (output, found)
