@@ -16,7 +16,8 @@ correct the sign", "correct the calculation"), or an adjective that starts its c
 spelling: teacher"; "True because …" stays a verdict); a purpose's ("To be correct, we need …") is a condition's
 (:mod:`runners.extraction.conditions`).
 
-Labels: "1." "1、" "1:" "1)" after a line start, a space, punctuation or a mark (never a decimal, "1.5"); "(1)" (not f(1)); ①-⑳
+Labels: "1." "1、" "1:" "1)" after a line start, a space, punctuation or a mark (never a decimal, "1.5", nor a
+solution's step, "Step 1: Correct"); "(1)" (not f(1)); ①-⑳
 and ⑴-⒇ in the raw output, none inside a quotation (“④而今……” quotes a passage's paragraph ④); 第1/第一 with 个, 句,
 题, 道, 小题, 种说法, 说法, 命题 or punctuation after it (not 第一步, 第3项 of a sequence, 第1条直线, 第一种情况); 说法一, 说法1, 命题3; a digit with a verdict
 word or letter right after it ("1对 2错", "1T"; not "3×4"); the letters A-S of lettered statements ("A. 错误", "(B)",
@@ -118,13 +119,14 @@ _EN_AFTER_ORDINAL = (  # "the first statement", "the second one is false", "the 
     rf"\s*(?:(?i:(?:statement|claim|item)\b|one\s*[:,]|(?:one\s+)?(?:is|are|was)\s+{_EN_VERDICT}"
     rf"|(?:,\s*)?and\s+(?:the\s+)?(?:{EN_ORDINAL})\b))"
 )
+_NO_STEP = r"(?<![Ss]tep )(?<!STEP )"  # "Step 1: Correct … Step 9: Incorrect": a solution's steps, no statements
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 _LABEL = re.compile(
     rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|种说法|说法|命题|[\s,:、.)])"
     rf"|(?:说法|命题)\s*(?P<named>{_NUMBER})"
     rf"|(?<![A-Za-z0-9\]])\(\s*(?P<bracketed>{_NUMBER})\s*\)"  # not f(1); (1)(3) both
-    rf"|(?<![^{_BEFORE_LABEL}])(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
-    rf"|(?<![^{_BEFORE_LABEL}])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
+    rf"|(?<![^{_BEFORE_LABEL}]){_NO_STEP}(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
+    rf"|(?<![^{_BEFORE_LABEL}]){_NO_STEP}(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
     rf"|(?i:\b(?:statement|claim|sentence|item|question|no\.)\s*(?P<english>\d{{1,2}}|{_EN_WORD})\b)"
     r"|(?<![\w#])#(?P<hash>\d{1,2})\b|(?<![A-Za-z])Q(?P<q>\d{1,2})(?=\s*[:.)])"
     rf"|(?<!\d )(?<!\d)(?<!\bat )(?i:\b(?P<ordinal>{EN_ORDINAL})\b(?={_EN_AFTER_ORDINAL}))"

@@ -126,3 +126,15 @@ def test_an_english_verdict_word_outside_a_verdicts_place_is_none(output: str) -
 def test_the_english_verdict_beside_them_is_read(output: str, verdict: bool) -> None:
     found = extract(ONE, output)
     assert (found.status, found.answer) == ("ok", [verdict]), (output, found)
+
+
+def test_a_solutions_steps_are_no_statements() -> None:
+    # MR-GSM8K's real evaluations by Claude 2 and Llama-2-70B grade a solution step by step ("Step 1: Correct"):
+    # "Step 1" was statement 1's label, and 89 of the 439 evaluations read disagreed with the evaluator's own verdict
+    graded = "Step 1: Correct\nStep 2: Incorrect calculation here.\nStep 3: Incorrect\n\nFinal Judgement: wrong"
+    assert extract(ONE, graded).answer is None  # [True] before: step 1's verdict
+    two = extract(TWO, "Step 1: Correct\nStep 2: Correct\nStep 3: Incorrect")
+    assert (two.status, two.answer) == ("unparsed", None)  # [True, True] before
+    # statements labelled as before; steps whose verdicts all agree with the answer's
+    assert extract(TWO, "Statement 1: True\nStatement 2: False").answer == [True, False]
+    assert extract(ONE, "Step 1: Correct\nStep 2: Correct\nSo the statement is correct.").answer == [True]
