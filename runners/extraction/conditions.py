@@ -4,11 +4,12 @@
 then statement 2 is false", "Let's check whether it is true": neither the condition's verdict nor its consequence's
 is the answer's. A condition (如果, 假如, 假若, 假设, 倘若, 若, 要是, 如若, 只要, 一旦, 万一; 当 … 时 in one clause; 只有
 … 才 in one sentence, 才 in a later clause or after 时, never "只有②才正确", which is "only"; if, when, unless,
-whether, suppose, assuming, provided; a purpose, "To be correct, we need …", "For it to be true, …") starts a clause, or follows a connective ("所以若…", "因为只有…才…"). It runs
-to the end of its clause and of the next, the consequence (to the clause with 才 for 只有 … 才), never past a
-sentence's end or a conclusion that starts a clause (所以, 因此, 故, so, therefore): the real teachers' analyses of
-CK12 say "一旦被识破，他就难以在社会上立足，…，题干说法错误" and "当我们与父母发生矛盾时，要积极沟通交流，…，所以题文中的
-观点是正确的", whose verdicts stand beyond it. Concessions ("即使①正确，②也错误") assert their consequence and are no
+whether, suppose, assuming, provided that, never "even if"; a purpose, "To be correct, we need …", "For it to be
+true, …") starts a clause, or follows a connective ("所以若…", "因为只有…才…"). It runs to the end of its clause and
+of the next, the consequence (to the clause with 才 for 只有 … 才), never past a sentence's end or a conclusion that
+starts a clause (所以, 因此, 故, so, therefore): the real teachers' analyses of CK12 say "一旦被识破，他就难以在社会上
+立足，…，题干说法错误" and "当我们与父母发生矛盾时，要积极沟通交流，…，所以题文中的观点是正确的", whose verdicts stand
+beyond it. Concessions ("即使①正确，②也错误", "Even if x>0, it is false") assert their consequence and are no
 condition here.
 """
 
@@ -21,7 +22,7 @@ _SENTENCE_END = re.compile(r"[;。!?\n]|\.(?=\s|$)")
 _OPENER = re.compile(
     r"(?P<zh>如果|假如|假若|假设|倘若|若是|若(?!干)|要是|如若|只要|一旦|万一)"
     r"|(?P<when>当)(?=[^,;。!?\n]*时)|(?P<only>只有)"
-    r"|(?i:\b(?:if|when|unless|whether|suppose|supposing|assuming|provided)\b)"
+    r"|(?i:(?<!even )\b(?:if|when|unless|whether|suppose|supposing|assuming|provided(?=\s+that\b))\b)"
     r"|(?P<purpose>(?i:\bfor\b(?=[^,;.!?\n]{0,60}\bto\s+be\b)|(?<![\w ])[ \t]*(?:in\s+order\s+)?to\s+be\b))"
 )
 # what may stand right before a condition: the start, punctuation, or a connective ("所以若", "因为只有", "每当")

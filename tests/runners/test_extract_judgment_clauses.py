@@ -79,6 +79,10 @@ def test_a_verdict_inside_a_condition_is_none(question: Question, output: str) -
         (ONE, "所以当合法权益受到侵害时，消费者可以选择直接向人民法院起诉，人民法院必须受理，说法是错误的。", [False]),
         # 只有…才 with 才 right after the statement named is "only", no condition: read before and now
         (TWO, "只有②才正确。", [False, True]),
+        # a concession asserts its consequence; "provided" without "that" is a participle: read before and now
+        (ONE, "即使x>0，这个说法也是错误的。", [False]),
+        (ONE, "Even if x>0, the statement is false.", [False]),
+        (ONE, "The information provided is correct.", [True]),
     ],
 )
 def test_the_answers_verdict_beside_a_condition_is_read(question: Question, output: str, verdicts: list[bool]) -> None:
