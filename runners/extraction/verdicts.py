@@ -67,7 +67,7 @@ _EN_NOUN_AFTER = re.compile(r"\s+[A-Za-z]")
 # "they are all correct computations", "Correct spelling: teacher"
 EN_BEFORE_NOUN = re.compile(
     r"(?i:[ \t]+(?!(?:because|since|as|so|and|but|or|for|in|on|at|if|when|here|now|then|too|except|according"
-    r"|based|given|by|of|with|overall|indeed|statements?|claims?|ones?|sentences?|facts?)\b)[a-z])"
+    r"|based|due|given|by|of|with|overall|indeed|statements?|claims?|ones?|sentences?|facts?)\b)[a-z])"
 )
 _EN_CLAUSE = re.compile(r"[^.;:!?,\n]*\Z")  # the clause so far, before a verdict word
 # asked, inverted ("Is it true that x>0", "is the statement correct", "Are statements 1 and 2 true"): no verdict

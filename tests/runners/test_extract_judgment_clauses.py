@@ -123,6 +123,7 @@ def test_an_english_verdict_word_outside_a_verdicts_place_is_none(output: str) -
         ("The statement appears to be correct.", True),
         ("It seems to be true.", True),
         ("True because 3+4=7.", True),
+        ("Incorrect due to the error in step 5.", False),
         ("You are correct.", True),
         ("1. True.", True),
     ],
