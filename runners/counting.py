@@ -18,8 +18,11 @@ from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 from kg.errors import InputError
 from runners.ck12_release import release_judgment
+from runners.records import HEADER_FILE
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from runners.records import RunHeader
 
 JudgmentRule = Literal["per-item", "per-statement", "ck12-release"]
@@ -54,12 +57,14 @@ def judgment_rule(value: object, field: str) -> JudgmentRule:
     raise InputError(f"{field} {str(value)!r}: choose one of {', '.join(JUDGMENT_RULES)}")
 
 
-def header_judgment_rule(header: RunHeader) -> JudgmentRule:
+def header_judgment_rule(header: RunHeader, path: Path | None = None) -> JudgmentRule:
     """The judgment rule a run's protocol names (``run.json``'s ``protocol.judgment_rule``; runs made before it
     was recorded: :data:`DEFAULT_JUDGMENT_RULE`), checked by :func:`judgment_rule`: what ``run``'s summary, its
-    lm-eval results and ``report`` count a run's judgment questions by."""
+    lm-eval results and ``report`` count a run's judgment questions by. ``path``: the ``run.json`` read, which the
+    error names (:meth:`runners.store.RunStore.read_header` checks every header it reads so: ``report`` over
+    several runs says which one is bad)."""
     named = (header.protocol or {}).get("judgment_rule", DEFAULT_JUDGMENT_RULE)
-    return judgment_rule(named, "run.json's protocol.judgment_rule")
+    return judgment_rule(named, f"{path or HEADER_FILE}: protocol.judgment_rule")
 
 
 ASKED_STATUSES = ("ok", "unparsed")

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from kg.errors import InputError, OtherRunError, Problem, SettingError
 from runners.appended import decoded, iter_appended, open_appended
+from runners.counting import header_judgment_rule
 from runners.files import atomic_write, lock_folder, naming, open_own, read_own
 from runners.out_folder import check_out, check_run_folder
 from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
@@ -67,11 +68,13 @@ class RunStore:
         if not self.exists():
             raise InputError(f"{self.root}: not a run folder (no {HEADER_FILE})")
         try:
-            return RunHeader.model_validate_json(read_own(self.header_path, HEADER_LIMIT))
+            header = RunHeader.model_validate_json(read_own(self.header_path, HEADER_LIMIT))
         except ValidationError as exc:
             error = exc.errors()[0]
             field = ".".join(map(str, error["loc"]))
             raise InputError(f"{self.header_path}, field '{field}': {error['msg']}") from None
+        header_judgment_rule(header, self.header_path)  # named here: the summary, lm-eval results, report count by it
+        return header
 
     def open(self, header: RunHeader) -> RunHeader:
         """Start the run, or check that ``header`` describes the run already here and resume it.

@@ -2,7 +2,8 @@
 
 Verdict words: 对/错, 正确/错误/不正确/不对, √/×/✓/✗, T/F, true/false,
 correct/incorrect/wrong, negated (不是错误的, 并非正确, 没错: the verdict stated; 不一定正确: none), only in a
-verdict position (not "正确的做法是", "纠正错误", "3×4=12"; see :mod:`runners.extraction.verdicts`).
+verdict position (not "正确的做法是", "纠正错误", "3×4=12", "这个说法正确？"; see :mod:`runners.extraction.verdicts`),
+never in a condition or its consequence ("如果①正确，那么②正确": :mod:`runners.extraction.conditions`).
 They are read, in order of preference:
 
 0. ``all``: a verdict for all the statements ("以上说法都正确", "没有一个说法是正确的", "一个正确的都没有": each
@@ -38,6 +39,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from runners.extraction.conditions import conditions, in_condition
 from runners.extraction.legend import with_legend
 from runners.extraction.markers import ANSWERS_ARE_COLON
 from runners.extraction.quantifiers import Quantified, quantified
@@ -52,7 +54,7 @@ _NOT_VERDICTS = re.compile(
 _COMPACT = re.compile(r"(?<![A-Za-z])[TF]{2,}(?![A-Za-z])")
 _CHINESE_RUN = re.compile(r"[对错]{2,}")
 _OPENS_RUN = frozenset("\n:,.;、。")  # what a run of 对/错 may follow (width-folded: ：，；．)
-_CLOSES_RUN = frozenset("\n,.;、。!?")  # what may follow it: not a colon ("对错：" heads what follows)
+_CLOSES_RUN = frozenset("\n,.;、。!")  # what may follow it: not a colon ("对错：" heads what follows), nor "?"
 
 
 def extract_judgment(view: View, statements: int, stem: str = "") -> Found | None:
@@ -98,12 +100,14 @@ def _read(text: str, raw: str, begin: int, statements: int, runs: list[tuple[int
     marks = labels(segment, raw[begin:])
     label_ends = frozenset(label.end for label in marks)
     compacts = sorted([m.span() for m in _COMPACT.finditer(segment)] + runs)
-    quantifiers = quantified(segment, marks)
+    conditional = conditions(segment)  # "如果①正确，那么②正确": neither is the answer's verdict
+    quantifiers = [q for q in quantified(segment, marks) if not in_condition(conditional, q.start)]
     found = [
         verdict
         for verdict in _verdicts(segment, compacts, label_ends)
         if not any(label.start <= verdict[1] < label.end for label in marks)  # "F. 错误": F is statement F's label
         and not any(q.start <= verdict[1] < q.end for q in quantifiers)  # read with its quantifier below
+        and not in_condition(conditional, verdict[1])
     ]
     alls = [q for q in quantifiers if not q.others]
     if alls:

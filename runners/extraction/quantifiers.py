@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from runners.extraction.verdicts import EN_ORDINAL, Label, after_label, number, verdicts
+from runners.extraction.verdicts import EN_BEFORE_NOUN, EN_ORDINAL, Label, after_label, number, verdicts
 
 _CLAUSE = r"(?<![^\s,.;:!?。、()\[\]])"  # the start, a space, punctuation
 _CLAUSE_ENDS = frozenset("\n,.;:!?。、()[]")
@@ -78,11 +78,6 @@ _ONLY_VERB = re.compile(rf"(?i:\s+(?:is|are)\s+)|{_}(?:[个句种条]{_})?(?:说
 _CONDITION = re.compile(r"才|(?i:\b(?:if|when|unless|provided)\b)")
 _EXCEPT = re.compile(rf"(?:(?<![排删去消剔整扣])除了?|(?i:\bexcept(?:\s+for)?\s+(?:the\s+)?)){_}(?:说法{_})?")
 _EN_ORDINAL_AT = re.compile(rf"(?i:(?:{EN_ORDINAL})\b)")  # "except the first." (no label: nothing after it)
-# an English verdict word followed by a noun other than a statement's, not by a clause's next word ("because")
-_EN_BEFORE_NOUN = re.compile(
-    r"(?i:[ \t]+(?!(?:because|since|as|so|and|but|or|for|in|on|at|if|when|here|now|then|too|except|according"
-    r"|based|given|by|of|with|overall|indeed|statements?|claims?|ones?|sentences?|facts?)\b)[a-z])"
-)
 _EN_HEDGE = re.compile(r"(?i:(?:entirely|completely|necessarily|always|fully|quite|absolutely|totally)\s+)")
 _PAIRS = re.compile(r"[二两三四]者|(?i:\bboth\b)")
 _PAIR_COUNTS = {"二者": 2, "两者": 2, "三者": 3, "四者": 4, "both": 2}
@@ -208,7 +203,7 @@ def _verdict_at(text: str, at: int, hedged: bool) -> tuple[bool | None, int] | N
     found = verdicts(tail, 0, len(tail), frozenset())
     if found and found[0].start == 0:
         english = tail[: found[0].end].isascii()
-        if english and _EN_BEFORE_NOUN.match(text, at + found[0].end):
+        if english and EN_BEFORE_NOUN.match(text, at + found[0].end):
             return None  # "they are all correct computations": the computations', an adjective before its noun
         return found[0].value, at + found[0].end
     gap = tail[: found[0].start] if found else ""

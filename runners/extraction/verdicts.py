@@ -4,13 +4,20 @@ A verdict word counts only where it is one. 正确 and 错误 are also an adject
 "纠正错误", "错误地认为", "错误而不敢实践"): a word verdict counts at a clause end (after it, with an optional 的 or
 了: punctuation, a space, a digit, the end; "说法错误。", "是错误的，", "不正确 2."), or right after a statement's label
 ("1. 错误地"); never after a verb or a measure word that makes it a noun ("纠正错误。", "一个错误。"), nor as 对 or 错
-of a word ("雌雄蛙抱对，", "成对的", "犯错。"); a question is none ("是对的吗？"). A negation before a verdict word
-states its opposite ("不是错误的" true, "并非正确" false, "没有错" true, "not wrong" true), a hedge none ("不一定正确",
-"不完全对", "不是完全错误的", "not necessarily true"): never the word it negates. × between two operands is a
+of a word ("雌雄蛙抱对，", "成对的", "犯错。"); a question is none ("是对的吗？", "这个说法正确？", "①正确？不对，…":
+the verdict, if any, comes after it; no real answer read puts a question mark after its verdict, and the real text
+that puts one there asks the reader, "下列哪些说法正确？"). A negation before a verdict word states its opposite
+("不是错误的" true, "并非正确" false, "没有错" true, "not wrong" true), a hedge none ("不一定正确", "不完全对",
+"不是完全错误的", "not necessarily true"): never the word it negates. × between two operands is a
 multiplication sign ("3×4=12", "$$3\\times 4$$") and √ before one a root ("√4=2"), unless a label stands right before
-them ("(1)×(2)√"). T and F before an equals sign are variables ("F=ma").
+them ("(1)×(2)√"). T and F before an equals sign are variables ("F=ma"). An English verdict word is none where it is
+asked ("Is it true that x>0", "Is statement 1 true or not"), the verb "correct" ("let's correct this", "we need to
+correct the sign", "correct the calculation"), or an adjective that starts its clause before its noun ("Correct
+spelling: teacher"; "True because …" stays a verdict); a purpose's ("To be correct, we need …") is a condition's
+(:mod:`runners.extraction.conditions`).
 
-Labels: "1." "1、" "1:" "1)" after a line start, a space, punctuation or a mark (never a decimal, "1.5"); "(1)" (not f(1)); ①-⑳
+Labels: "1." "1、" "1:" "1)" after a line start, a space, punctuation or a mark (never a decimal, "1.5", nor a
+solution's step, "Step 1: Correct"); "(1)" (not f(1)); ①-⑳
 and ⑴-⒇ in the raw output, none inside a quotation (“④而今……” quotes a passage's paragraph ④); 第1/第一 with 个, 句,
 题, 道, 小题, 种说法, 说法, 命题 or punctuation after it (not 第一步, 第3项 of a sequence, 第1条直线, 第一种情况); 说法一, 说法1, 命题3; a digit with a verdict
 word or letter right after it ("1对 2错", "1T"; not "3×4"); the letters A-S of lettered statements ("A. 错误", "(B)",
@@ -56,7 +63,26 @@ _NEGATED = re.compile(
 )
 _EN_ARTICLE_BEFORE = re.compile(r"(?i:\b(?:a|an|the|no|any|some)\s+)$")  # "a correct pronunciation": no verdict
 _EN_NOUN_AFTER = re.compile(r"\s+[A-Za-z]")
-_EN_ASKED = re.compile(r"[ \t]*\?")
+# an English verdict word followed by a noun other than a statement's, not by a clause's next word ("because"):
+# "they are all correct computations", "Correct spelling: teacher"
+EN_BEFORE_NOUN = re.compile(
+    r"(?i:[ \t]+(?!(?:because|since|as|so|and|but|or|for|in|on|at|if|when|here|now|then|too|except|according"
+    r"|based|due|given|by|of|with|overall|indeed|statements?|claims?|ones?|sentences?|facts?)\b)[a-z])"
+)
+_EN_CLAUSE = re.compile(r"[^.;:!?,\n]*\Z")  # the clause so far, before a verdict word
+# asked, inverted ("Is it true that x>0", "is the statement correct", "Are statements 1 and 2 true"): no verdict
+_EN_ASKING = re.compile(
+    r"(?i:\s*(?:is|are|was|were|isn't|aren't|wasn't|weren't)\s+(?:it|this|that|they|these|those"
+    r"|(?:the|this|that|these)\s+\w+(?:\s+\d{1,2})?|(?:statements?|claims?|sentences?)\s+\w+(?:\s+and\s+\w+)?)"
+    r"\s+(?:really\s+|actually\s+|also\s+)?)\Z"
+)
+# "correct" a verb: after its subject, a modal or "to" ("let's correct this", "we need to correct the sign"), or
+# before its object ("correct the calculation")
+_EN_VERB_BEFORE = re.compile(
+    r"(?i:\b(?:let's|let\s+(?:me|us)|to|will|'ll|would|can|could|should|must|shall|we|i|you|they|please)\s+)\Z"
+)
+_EN_OBJECT_AFTER = re.compile(r"(?i:\s+(?:this|it|them|these|those|the|my|our|your|his|her|its|their|each|every)\b)")
+_ASKED = re.compile(r"(?:的|了)?[ \t]*\?")  # "这个说法正确？", "①正确？不对", "Is statement 2 true? No."
 _EN_STATEMENT_AFTER = re.compile(r"(?i:\s+(?:statement|claim|sentence|one|fact)\b)")
 _OPERAND_BEFORE = re.compile(r"[\dA-Za-z)\]}π%]\s*$")
 _OPERAND_AFTER = re.compile(r"\s*(?:\\\s*)?[\dA-Za-z(\[{π]")  # "\times \$32": the $ masked, its \ kept
@@ -93,13 +119,14 @@ _EN_AFTER_ORDINAL = (  # "the first statement", "the second one is false", "the 
     rf"\s*(?:(?i:(?:statement|claim|item)\b|one\s*[:,]|(?:one\s+)?(?:is|are|was)\s+{_EN_VERDICT}"
     rf"|(?:,\s*)?and\s+(?:the\s+)?(?:{EN_ORDINAL})\b))"
 )
+_NO_STEP = r"(?<![Ss]tep )(?<!STEP )"  # "Step 1: Correct … Step 9: Incorrect": a solution's steps, no statements
 _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 _LABEL = re.compile(
     rf"第\s*(?P<nth>{_NUMBER})\s*(?=个|句|题|道|小题|种说法|说法|命题|[\s,:、.)])"
     rf"|(?:说法|命题)\s*(?P<named>{_NUMBER})"
     rf"|(?<![A-Za-z0-9\]])\(\s*(?P<bracketed>{_NUMBER})\s*\)"  # not f(1); (1)(3) both
-    rf"|(?<![^{_BEFORE_LABEL}])(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
-    rf"|(?<![^{_BEFORE_LABEL}])(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
+    rf"|(?<![^{_BEFORE_LABEL}]){_NO_STEP}(?P<listed>\d{{1,2}})\s*[.、:)](?!\d)"
+    rf"|(?<![^{_BEFORE_LABEL}]){_NO_STEP}(?P<tight>\d{{1,2}})(?=\s*(?:{_WORD_FALSE}|{_WORD_TRUE}|[TF](?![A-Za-z])))"
     rf"|(?i:\b(?:statement|claim|sentence|item|question|no\.)\s*(?P<english>\d{{1,2}}|{_EN_WORD})\b)"
     r"|(?<![\w#])#(?P<hash>\d{1,2})\b|(?<![A-Za-z])Q(?P<q>\d{1,2})(?=\s*[:.)])"
     rf"|(?<!\d )(?<!\d)(?<!\bat )(?i:\b(?P<ordinal>{EN_ORDINAL})\b(?={_EN_AFTER_ORDINAL}))"
@@ -217,9 +244,11 @@ def _in_position(text: str, word: str, start: int, end: int, labelled: bool, cou
         return labelled or not (end < len(text) and text[end] in "0123456789abcdefghijklmnopqrstuvwxyz(")
     if word in "TF":
         return labelled or not re.match(r"\s*=", text[end:])
+    if _ASKED.match(text, end):
+        return False  # asked, even after a label: the answer, if the output gives one, is a verdict after it
     if word not in _WORDS:  # English: "is correct.", "is a true statement", never "a correct pronunciation"
-        if _EN_ASKED.match(text, end):
-            return False  # "Is statement 2 true? No.": asked, and the answer is the word after
+        if _english_prose(text, word, start, end, labelled):
+            return False
         article = _EN_ARTICLE_BEFORE.search(text, 0, start)
         if labelled or not article or not _EN_NOUN_AFTER.match(text, end):
             return True
@@ -231,3 +260,18 @@ def _in_position(text: str, word: str, start: int, end: int, labelled: bool, cou
     if start and text[start - 1] in {"对": _PAIRS, "错": _ERR_WORDS}.get(word, ()):
         return False
     return _CLAUSE_END.match(text, end) is not None
+
+
+def _english_prose(text: str, word: str, start: int, end: int, labelled: bool) -> bool:
+    """An English verdict word that states none: asked ("Is it true that", "Is statement 1 true or not"); after no
+    label, the verb "correct" ("let's correct this"), or an adjective that starts its clause before a noun
+    ("Correct spelling: teacher")."""
+    clause = _EN_CLAUSE.search(text, max(0, start - 80), start)
+    before = clause.group() if clause else ""
+    if _EN_ASKING.match(before):
+        return True
+    if labelled:
+        return False
+    if word.lower() == "correct" and (_EN_VERB_BEFORE.search(before) or _EN_OBJECT_AFTER.match(text, end)):
+        return True
+    return not before.strip() and EN_BEFORE_NOUN.match(text, end) is not None

@@ -101,17 +101,22 @@ def test_an_unknown_judgment_scoring_is_one_line(run: Path, tmp_path: Path) -> N
 
 def test_a_run_json_naming_an_unknown_rule_is_one_line_in_the_api_and_the_cli(run: Path, tmp_path: Path) -> None:
     # Before: the writer, the tables and run's summary each had their own check with their own words; the rule
-    # read from run.json or from a frame's column is checked by runners.counting.judgment_rule alone.
+    # read from run.json or from a frame's column is checked by runners.counting.judgment_rule alone. The line
+    # names the run.json read (before: "run.json's protocol.judgment_rule", which of the report's runs unsaid).
+    import shutil
+
     import pandas as pd
 
     from kg.errors import InputError
     from reports.tables import frame_rule
 
+    good = shutil.copytree(run, tmp_path / "good")
     header = json.loads((run / "run.json").read_text(encoding="utf-8"))
     header["protocol"]["judgment_rule"] = "per-blank"
     (run / "run.json").write_text(json.dumps(header, ensure_ascii=False), encoding="utf-8")
-    result = CliRunner().invoke(app, ["report", str(run), "-o", str(tmp_path / "r")])
-    expected = "run.json's protocol.judgment_rule 'per-blank': choose one of per-item, per-statement, ck12-release"
+    result = CliRunner().invoke(app, ["report", str(good), str(run), "-o", str(tmp_path / "r")])
+    rules = "choose one of per-item, per-statement, ck12-release"
+    expected = f"{run / 'run.json'}: protocol.judgment_rule 'per-blank': {rules}"
     assert result.exit_code == 2 and result.output.strip() == f"error: {expected}"
     # run's summary reads the rule through the same check (runners.counting.header_judgment_rule): it had its own
     # copy, worded differently, beside it; resuming the run folder now stops on the same line
