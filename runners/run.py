@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kg.errors import InputError, SettingError, Worded
+from kg.errors import InputError, SettingError, Worded, left_out
 from kg.records import Question, QuestionType
 from runners.answering import GENERATING, Answerer
 from runners.backends import streams
@@ -188,7 +188,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         skip_invalid=options.skip_invalid,
     )
     for problem in bank.problems:
-        log.warning("skipped an invalid question: %s", problem)
+        log.warning("skipped an invalid question: %s", problem.skipped())
     questions = bank.questions
     # Of the whole split, before filters, --limit and shards: a run may grow (--limit 100, then
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
@@ -220,7 +220,8 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     if options.skip_invalid:
         # Named here too: the run's readers (score, report) skip them as the run did (runners.bank.run_bank).
         data["skip_invalid"] = True
-        data["skipped"] = [str(problem) for problem in bank.problems]
+        data["skipped"] = [problem.skipped() for problem in bank.problems]
+        data["invalid"] = left_out(bank.problems)[0]  # records: a file left out whole counts its records
     return questions, data
 
 

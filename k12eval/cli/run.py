@@ -497,6 +497,8 @@ def _print_summary(summary: RunSummary) -> None:
         if "judgment" in results.by_type:
             notes.append(f"judgment counted {JUDGMENT_RULE_NAMES[results.judgment_rule][1]}")
         console.print("; ".join(notes))
+        if results.invalid or results.invalid_records:
+            console.print(_invalid_line(results.invalid, results.invalid_records), highlight=False, markup=False)
     loops = results.loops if results is not None else 0
     console.print(
         f"{summary.new} new answer(s) this time, {summary.resumed} already in the run folder; "
@@ -511,6 +513,16 @@ def _print_summary(summary: RunSummary) -> None:
         for line in _gaokao_lines(gaokao):
             console.print(line, highlight=False)
     _echo_other_gold(summary)
+
+
+def _invalid_line(invalid: int, named: list[str]) -> str:
+    """The bank's records ``--skip-invalid`` left out, which no count above holds: how many, and the first."""
+    line = f"{invalid} invalid record(s) of the bank left out (--skip-invalid), in no count above"
+    if named:
+        line += f": {named[0]}"
+    if len(named) > 1:
+        line += f"; {len(named) - 1} more named in summary.json (invalid_records)"
+    return line
 
 
 def _circular_line(stats: Any) -> str:
