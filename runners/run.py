@@ -85,15 +85,16 @@ class RunSummary:
     """The backend's hash of the model's chat template, when it knows it."""
 
     @property
-    def unparsed_rate(self) -> float:
-        """Share of answered questions whose output held no readable answer."""
+    def unparsed_rate(self) -> float | None:
+        """Share of answered questions whose output held no readable answer; ``None`` when none was answered
+        (every request failed): no rate, not 0 %."""
         answered = [r for r in self.records if r.parse_status in ("ok", "unparsed")]
-        return sum(r.parse_status == "unparsed" for r in answered) / len(answered) if answered else 0.0
+        return sum(r.parse_status == "unparsed" for r in answered) / len(answered) if answered else None
 
     def rows(self) -> list[dict[str, Any]]:
         """Per question type, plus an ``all`` row: questions with a record (``n``), asked, accuracy over the
         asked (``None`` when none was; judgment under the run's rule, as ``summary.json`` and ``report``
-        count), unparsed rate and failures."""
+        count), unparsed rate (``None`` when none was answered) and failures."""
         if self.results is not None:
             groups = {**self.results.by_type, "all": self.results.all}
         else:  # before the session is done: the default judgment rule
@@ -107,7 +108,7 @@ class RunSummary:
                 "n": stats.n,
                 "asked": stats.scored,
                 "accuracy": stats.accuracy,
-                "unparsed": stats.unparsed_rate or 0.0,
+                "unparsed": stats.unparsed_rate,
                 "failed": stats.failed,
             }
             for qtype, stats in groups.items()

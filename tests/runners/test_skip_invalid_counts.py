@@ -34,7 +34,9 @@ stage = { value = "初中" }
 def _mapped_bank(root: Path) -> tuple[Path, Path]:
     """A folder of three files: one good CSV (2 questions), one CSV without the 学科 column (3 rows), one JSONL
     whose records lack the 学科 key (2 records, one of them not JSON)."""
-    write_text(root / "bank" / "good.csv", "编号,题干,选项A,选项B,答案,学科\np1,1+1=？,1,2,B,数学\np2,2+2=？,4,5,A,数学\n")
+    write_text(
+        root / "bank" / "good.csv", "编号,题干,选项A,选项B,答案,学科\np1,1+1=？,1,2,B,数学\np2,2+2=？,4,5,A,数学\n"
+    )
     write_text(root / "bank" / "no_subject.csv", "编号,题干,选项A,选项B,答案\nq1,一,1,2,A\nq2,二,1,2,B\nq3,三,1,2,A\n")
     record = {"编号": "j1", "题干": "三加三", "选项A": "6", "选项B": "7", "答案": "A"}
     write_jsonl(root / "bank" / "misspelt.jsonl", [record, "{not json"])
