@@ -535,13 +535,14 @@ def _answer_batches(
         batch_tokens = sum(r.completion_tokens or 0 for r in records)
         tokens += batch_tokens
         elapsed = now - start
-        log.info(
-            "batch %d/%d: %d answered in %.1f s (%d failed, %.1f tokens/s); %d/%d done, %.2f q/s, %.1f tokens/s",
+        failed = sum(r.parse_status == "failed" for r in records)
+        log.info(  # a failed request is no answer: "8 answered (3 failed)" read as 8 answers
+            "batch %d/%d: %d answered and %d failed in %.1f s (%.1f tokens/s); %d/%d done, %.2f q/s, %.1f tokens/s",
             number,
             len(chunks),
-            len(records),
+            len(records) - failed,
+            failed,
             now - batch_start,
-            sum(r.parse_status == "failed" for r in records),
             batch_tokens / (now - batch_start) if now > batch_start else 0.0,
             summary.resumed + summary.new,
             total,
