@@ -278,6 +278,11 @@ def run_questions(
     check_out(options.out, run_inputs(options))
     check_run_folder(options.out)
     questions, data = select_questions(options)
+    if not questions and data.get("skipped"):  # not the filters: the bank's reading left nothing (a bad mapping file)
+        raise InputError(
+            f"{options.data}: no question left: every record was invalid and left out; the first problem: "
+            f"{data['skipped'][0]}"
+        )
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
     options = with_scored_split(options, data["split"])

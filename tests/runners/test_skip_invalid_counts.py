@@ -107,3 +107,15 @@ def test_a_run_with_nothing_left_out_says_nothing(tmp_path: Path) -> None:
     clean = _run("run", str(good.parents[2]), "-m", str(answers), "-b", "replay", "-o", str(tmp_path / "clean"))
     assert "left out" not in clean
     assert json.loads((tmp_path / "clean" / "summary.json").read_text(encoding="utf-8"))["invalid"] == 0
+
+
+def test_a_run_left_with_no_question_by_invalid_records_says_why_not_the_filters(tmp_path: Path) -> None:
+    """A mapping file without a required key, under ``--skip-invalid``: every record is left out, and the run said
+    "no question matches the filters", though no filter was given."""
+    bank, mapping = _mapped_bank(tmp_path)
+    broken = write_text(tmp_path / "broken.toml", MAPPING.replace('level1 = { value = "算术" }\n', ""))
+    args = ["run", str(bank), "--mapping", str(broken), "-b", "replay", "-m", "x.jsonl", "-o", str(tmp_path / "run")]
+    result = CliRunner().invoke(app, [*args, "--skip-invalid"], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert "no question left: every record was invalid and left out; the first problem: " in result.output
+    assert f"{broken}, field 'level1'" in result.output and "filters" not in result.output
