@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -259,7 +260,10 @@ def stats(
             err=True,
         )
     if as_json:
-        typer.echo(json.dumps(summary, ensure_ascii=False))
+        # A share of no question is NaN, which JSON has not (jq and JSON.parse refuse the file): null.
+        for share in summary["features"].values():
+            share.update({k: None for k, v in share.items() if isinstance(v, float) and math.isnan(v)})
+        typer.echo(json.dumps(summary, ensure_ascii=False, allow_nan=False))
         return
     label = "" if selection == "all" else f", --select {selection}"
     in_splits = f" in {len(by_split)} splits" if len(by_split) > 1 and split in (None, ALL_SPLITS) else ""
@@ -423,7 +427,10 @@ def overlap(
         # Escaped against formulas, and whole or not at all: a kill mid-write leaves the last file as it was.
         atomic_write(out, csv_bytes(pd.DataFrame(found.pairs, columns=["id", "other_id"])))
     if as_json:
-        typer.echo(json.dumps(summary, ensure_ascii=False))
+        # A share of no question is NaN, which JSON has not (jq and JSON.parse refuse the file): null.
+        for share in summary["features"].values():
+            share.update({k: None for k, v in share.items() if isinstance(v, float) and math.isnan(v)})
+        typer.echo(json.dumps(summary, ensure_ascii=False, allow_nan=False))
         return
     typer.echo(
         f"{found.matched_a} of {found.questions_a} question(s) of {terminal_safe(str(path))} "

@@ -112,10 +112,27 @@ def test_a_run_with_nothing_left_out_says_nothing(tmp_path: Path) -> None:
 def test_a_run_left_with_no_question_by_invalid_records_says_why_not_the_filters(tmp_path: Path) -> None:
     """A mapping file without a required key, under ``--skip-invalid``: every record is left out, and the run said
     "no question matches the filters", though no filter was given."""
-    bank, mapping = _mapped_bank(tmp_path)
+    bank, _ = _mapped_bank(tmp_path)
     broken = write_text(tmp_path / "broken.toml", MAPPING.replace('level1 = { value = "算术" }\n', ""))
     args = ["run", str(bank), "--mapping", str(broken), "-b", "replay", "-m", "x.jsonl", "-o", str(tmp_path / "run")]
     result = CliRunner().invoke(app, [*args, "--skip-invalid"], env={"COLUMNS": "400"})
     assert result.exit_code == 2, result.output
     assert "no question left: every record was invalid and left out; the first problem: " in result.output
     assert f"{broken}, field 'level1'" in result.output and "filters" not in result.output
+
+
+def test_kg_stats_json_of_a_bank_left_with_no_question_is_json(tmp_path: Path) -> None:
+    """The CMMLU feature shares of no question were written as NaN, which is not JSON (jq, JSON.parse refuse it)."""
+    bank, _ = _mapped_bank(tmp_path)
+    broken = write_text(tmp_path / "broken.toml", MAPPING.replace('level1 = { value = "算术" }\n', ""))
+    args = ["kg", "stats", str(bank), "--mapping", str(broken), "--skip-invalid", "--json"]
+    stats = CliRunner().invoke(app, args)
+    assert stats.exit_code == 0, stats.output
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} is not JSON")
+
+    said = json.loads(stats.stdout, parse_constant=refuse)
+    assert said["questions"] == 0 and said["features"]["negation"] == {
+        "n": 0, "of": 0, "share": None, "low": None, "high": None
+    }  # fmt: skip
