@@ -427,10 +427,7 @@ def overlap(
         # Escaped against formulas, and whole or not at all: a kill mid-write leaves the last file as it was.
         atomic_write(out, csv_bytes(pd.DataFrame(found.pairs, columns=["id", "other_id"])))
     if as_json:
-        # A share of no question is NaN, which JSON has not (jq and JSON.parse refuse the file): null.
-        for share in summary["features"].values():
-            share.update({k: None for k, v in share.items() if isinstance(v, float) and math.isnan(v)})
-        typer.echo(json.dumps(summary, ensure_ascii=False, allow_nan=False))
+        typer.echo(json.dumps(summary, ensure_ascii=False))
         return
     typer.echo(
         f"{found.matched_a} of {found.questions_a} question(s) of {terminal_safe(str(path))} "
