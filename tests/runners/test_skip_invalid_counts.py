@@ -11,6 +11,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
@@ -136,3 +137,29 @@ def test_kg_stats_json_of_a_bank_left_with_no_question_is_json(tmp_path: Path) -
     assert said["questions"] == 0 and said["features"]["negation"] == {
         "n": 0, "of": 0, "share": None, "low": None, "high": None
     }  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_page_run_card_says_how_many_records_were_left_out_and_names_them(tmp_path: Path) -> None:
+    from tests._browser import chromium, console_errors
+    from tests.reports.test_report_browser import css
+
+    bank, mapping = _mapped_bank(tmp_path)
+    answers = write_jsonl(tmp_path / "answers.jsonl", [{"id": "p1", "response": "B"}, {"id": "p2", "response": "B"}])
+    out, report = tmp_path / "run", tmp_path / "report"
+    _run("run", str(bank), "--mapping", str(mapping), "-b", "replay", "-m", str(answers), "-o", str(out),
+         "--skip-invalid")  # fmt: skip
+    _run("report", str(out), "-o", str(report))
+    named = json.loads((out / "summary.json").read_text(encoding="utf-8"))["invalid_records"]
+    driver = chromium(tmp_path / "profile", tmp_path / "downloads")
+    try:
+        driver.get((report / "index.html").resolve().as_uri())
+        card = css(driver, ".runcard details.invalid")
+        summary = card.find_element("tag name", "summary")
+        assert summary.text == "题库中有误而跳过的记录（--skip-invalid，不计入任何数字）：5 条"
+        summary.click()
+        assert [line.text for line in card.find_elements("css selector", "div")] == named
+        assert console_errors(driver) == []
+    finally:
+        driver.quit()
