@@ -42,9 +42,14 @@ def _answer(request: Any) -> str:
     return "我不知道" if "jacket" in text else "正确答案是：B"  # the first unparsed, the others B (right or wrong)
 
 
-def _run(base_url: str, out: Path, *more: str) -> str:
+def _run(base_url: str, out: Path, *more: str, model: str = "scripted", timeout_s: float = 5) -> str:
+    """``k12eval run`` of the sample's 8 math questions; ``timeout_s``: how long each attempt waits for its answer.
+
+    A request the server never answers fails by this timeout whatever the machine's speed; 5 s is only the bound
+    within which the scripted model's answers, given at once, must arrive on a busy machine (the test asserts no
+    duration)."""
     args = ["run", str(SAMPLE), "-s", "数学", "-t", "single_choice", "-t", "fill_in_blank", "-b", "openai",
-            "-m", "scripted", "-B", f"base_url={base_url}", "-B", "timeout_s=1", "-B", "max_retries=1",
+            "-m", model, "-B", f"base_url={base_url}", "-B", f"timeout_s={timeout_s}", "-B", "max_retries=1",
             "-B", "backoff_s=0", "--max-failures", "3", "-o", str(out), *more]  # fmt: skip
     result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
