@@ -501,7 +501,7 @@ def _print_summary(summary: RunSummary) -> None:
                 f"{inside} question(s) in the {gaokao.asked} record(s) asked: a record is right when all of its "
                 "questions are"
             )
-        if "judgment" in results.by_type:
+        if "judgment" in results.by_type and results.by_type["judgment"].scored:  # a rule counts only what was asked
             notes.append(f"judgment counted {JUDGMENT_RULE_NAMES[results.judgment_rule][1]}")
         console.print("; ".join(notes))
         if results.invalid or results.invalid_records:

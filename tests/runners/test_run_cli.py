@@ -131,6 +131,7 @@ def test_summary_table_gives_accuracy_unparsed_and_failures_by_type(bank: Path, 
     assert rows["judgment"] == ["1", "0", "—", "—", "1"]
     assert rows["all"] == ["5", "4", "50.0%", "25.0%", "1"]  # 2 of 4 asked right; 1 of 4 answered unparsed
     assert "accuracy over the 4 question(s) asked of 5 selected" in result.output
+    assert "judgment counted" not in result.output  # the one judgment question failed: no rule counted it
     assert "unparsed rate 25.0%" in result.output
     assert "5 new answer(s) this time, 0 already" in result.output
     assert re.search(r"batch 1/1: 4 answered and 1 failed in [0-9.]+ s \(.*\); 5/5 done, [0-9.]+ q/s", result.output)
