@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -27,6 +27,12 @@ class Problem:
     """The record's id, where it could be read."""
     unit: str = "line"
     """What ``line`` counts: ``line`` (text files) or ``row`` (Parquet data rows, from 1)."""
+    whole_file: bool = False
+    """The problem is the file's, not one record's (a column or key the bank's reading needs is missing from it,
+    its header cannot be read): skipping it leaves out every record of the file."""
+    records: int | None = 1
+    """How many records skipping it leaves out: 1 for a bad record; for a whole file, its records where they
+    could be counted, ``None`` where not (the file cannot be read)."""
 
     def __str__(self) -> str:
         where = str(self.path)
@@ -37,6 +43,43 @@ class Problem:
         if self.field:
             where += f", field '{self.field}'"
         return one_line(f"{where}: {self.message}")
+
+    def skipped(self) -> str:
+        """The problem as a skipped one is named (``--skip-invalid``): a whole file's says the file's records went
+        with it, and how many."""
+        if not self.whole_file:
+            return str(self)
+        held = "its records" if self.records is None else f"its {self.records} record(s)"
+        return f"{self}; the whole file left out with {held}"
+
+
+def whole_file(problem: Problem, records: int | None) -> Problem:
+    """``problem`` as the whole file's, which holds ``records`` records (``None``: they cannot be counted)."""
+    return replace(problem, whole_file=True, records=records)
+
+
+def left_out(problems: Iterable[Problem]) -> tuple[int, int]:
+    """The records skipping ``problems`` leaves out, counted, and the whole files among them whose records could
+    not be counted."""
+    problems = list(problems)
+    return sum(p.records or 0 for p in problems), sum(p.records is None for p in problems)
+
+
+def left_out_text(problems: Iterable[Problem]) -> str:
+    """``5 invalid record(s), 3 of them in 1 file left out whole (bank.csv: 3)``: what skipping ``problems`` left
+    out, in one phrase naming the first few whole files."""
+    problems = list(problems)
+    counted, uncounted = left_out(problems)
+    files = [p for p in problems if p.whole_file]
+    text = f"{counted} invalid record(s)"
+    if files:
+        in_files = sum(p.records or 0 for p in files)
+        named = ", ".join(f"{p.path}: {'not counted' if p.records is None else p.records}" for p in files[:3])
+        more = f", {len(files) - 3} more" if len(files) > 3 else ""
+        text += f", {in_files} of them in {len(files)} file(s) left out whole ({named}{more})"
+    if uncounted:
+        text += f"; the records of {uncounted} unreadable file(s) are not counted"
+    return one_line(text)
 
 
 def one_line(text: str) -> str:

@@ -30,8 +30,13 @@ from reports.score_file import Finding, Match, QuestionScores, StepScore
 from reports.steps import split_steps
 from runners.counting import DEFAULT_JUDGMENT_RULE, units
 from runners.records import RunRecord
+from runners.summary import invalid_left_out
 
 STATUS_CODES = {"ok": 0, "unparsed": 1, "failed": 2, "skipped": 3}
+
+
+INVALID_SHOWN = 20
+"""The bank's invalid records a run card names (the rest are in the run's summary.json)."""
 
 
 def metric_entry(key: str) -> dict[str, Any]:
@@ -490,6 +495,7 @@ def _evidence(run: Run) -> dict[str, dict[str, Any]]:
 def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
     header = run.header
     row = _root_row(nodes, run.id)
+    invalid, named = invalid_left_out(header)
     return {
         "id": run.id,
         "label": run.label,
@@ -507,6 +513,9 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         "evidence": _evidence(run),
         **{k: row.get(k) for k in RUN_TOTALS},
         "answered": row.get("records"),  # questions answered (not skipped): what the page calls 题数
+        # The bank's records --skip-invalid left out: in no count, so the run card says how many, and the first few.
+        "invalid": invalid,
+        "invalid_records": named[:INVALID_SHOWN],
         "unit": run.unit,  # records: GAOKAO-Bench's, which the card heads with their points
         "gaokao": headline(run),
     }

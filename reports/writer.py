@@ -642,6 +642,8 @@ def _summary(
     from reports.aggregate import ROOT, RUN_TOTALS, weakest_points
     from reports.gaokao_tables import headline
     from reports.html import clean
+    from runners.counting import asked
+    from runners.summary import invalid_left_out
 
     whole = nodes[(nodes["slice"] == "all") & (nodes["node"] == ROOT)].set_index("run")
     weakest = weakest_points(nodes, top=5)
@@ -658,7 +660,9 @@ def _summary(
                     "bank": run.bank,
                     "records": len(run.records),
                     "scored_steps": len(run.scores),
-                    "judgment_asked": sum(q.type is QuestionType.JUDGMENT for q in run.questions.values()),
+                    # Asked: a judgment question whose request failed counted under no rule.
+                    "judgment_asked": sum(r.type == QuestionType.JUDGMENT.value and asked(r) for r in run.records),
+                    **dict(zip(("invalid", "invalid_records"), invalid_left_out(run.header), strict=True)),
                     **{c: whole.loc[run.id, c] for c in RUN_TOTALS},
                     "unit": run.unit,
                     "gaokao": headline(run),

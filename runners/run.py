@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kg.errors import InputError, SettingError, Worded
+from kg.errors import InputError, SettingError, Worded, left_out
 from kg.records import Question, QuestionType
 from runners.answering import GENERATING, Answerer
 from runners.backends import streams
@@ -85,15 +85,16 @@ class RunSummary:
     """The backend's hash of the model's chat template, when it knows it."""
 
     @property
-    def unparsed_rate(self) -> float:
-        """Share of answered questions whose output held no readable answer."""
+    def unparsed_rate(self) -> float | None:
+        """Share of answered questions whose output held no readable answer; ``None`` when none was answered
+        (every request failed): no rate, not 0 %."""
         answered = [r for r in self.records if r.parse_status in ("ok", "unparsed")]
-        return sum(r.parse_status == "unparsed" for r in answered) / len(answered) if answered else 0.0
+        return sum(r.parse_status == "unparsed" for r in answered) / len(answered) if answered else None
 
     def rows(self) -> list[dict[str, Any]]:
         """Per question type, plus an ``all`` row: questions with a record (``n``), asked, accuracy over the
         asked (``None`` when none was; judgment under the run's rule, as ``summary.json`` and ``report``
-        count), unparsed rate and failures."""
+        count), unparsed rate (``None`` when none was answered) and failures."""
         if self.results is not None:
             groups = {**self.results.by_type, "all": self.results.all}
         else:  # before the session is done: the default judgment rule
@@ -107,7 +108,7 @@ class RunSummary:
                 "n": stats.n,
                 "asked": stats.scored,
                 "accuracy": stats.accuracy,
-                "unparsed": stats.unparsed_rate or 0.0,
+                "unparsed": stats.unparsed_rate,
                 "failed": stats.failed,
             }
             for qtype, stats in groups.items()
@@ -188,7 +189,7 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         skip_invalid=options.skip_invalid,
     )
     for problem in bank.problems:
-        log.warning("skipped an invalid question: %s", problem)
+        log.warning("skipped an invalid question: %s", problem.skipped())
     questions = bank.questions
     # Of the whole split, before filters, --limit and shards: a run may grow (--limit 100, then
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
@@ -220,7 +221,8 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     if options.skip_invalid:
         # Named here too: the run's readers (score, report) skip them as the run did (runners.bank.run_bank).
         data["skip_invalid"] = True
-        data["skipped"] = [str(problem) for problem in bank.problems]
+        data["skipped"] = [problem.skipped() for problem in bank.problems]
+        data["invalid"] = left_out(bank.problems)[0]  # records: a file left out whole counts its records
     return questions, data
 
 
@@ -276,6 +278,11 @@ def run_questions(
     check_out(options.out, run_inputs(options))
     check_run_folder(options.out)
     questions, data = select_questions(options)
+    if not questions and data.get("skipped"):  # not the filters: the bank's reading left nothing (a bad mapping file)
+        raise InputError(
+            f"{options.data}: no question left: every record was invalid and left out; the first problem: "
+            f"{data['skipped'][0]}"
+        )
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
     options = with_scored_split(options, data["split"])
@@ -533,13 +540,14 @@ def _answer_batches(
         batch_tokens = sum(r.completion_tokens or 0 for r in records)
         tokens += batch_tokens
         elapsed = now - start
-        log.info(
-            "batch %d/%d: %d answered in %.1f s (%d failed, %.1f tokens/s); %d/%d done, %.2f q/s, %.1f tokens/s",
+        failed = sum(r.parse_status == "failed" for r in records)
+        log.info(  # a failed request is no answer: "8 answered (3 failed)" read as 8 answers
+            "batch %d/%d: %d answered and %d failed in %.1f s (%.1f tokens/s); %d/%d done, %.2f q/s, %.1f tokens/s",
             number,
             len(chunks),
-            len(records),
+            len(records) - failed,
+            failed,
             now - batch_start,
-            sum(r.parse_status == "failed" for r in records),
             batch_tokens / (now - batch_start) if now > batch_start else 0.0,
             summary.resumed + summary.new,
             total,

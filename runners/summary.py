@@ -127,6 +127,10 @@ class RunResults(BaseModel):
     ``run.json`` recorded it."""
     judgment_rule: JudgmentRule = DEFAULT_JUDGMENT_RULE
     """How a judgment question counts in ``accuracy`` (the run's protocol, :mod:`runners.counting`)."""
+    invalid: int = 0
+    """Bank records ``--skip-invalid`` left out, so in no count here (a file left out whole counts its records)."""
+    invalid_records: list[str] = Field(default_factory=list)
+    """Each of them named (file, line, record, field, what is wrong), as ``run.json``'s ``data.skipped``."""
     pending: int = 0
     """Selected questions with no record yet: more than 0 only when ``session.status`` is not ``finished``."""
     status: dict[str, int]
@@ -210,6 +214,13 @@ def _by_subject(
     return {name: group_stats(group, rule) for name, group in sorted(groups.items())}
 
 
+def invalid_left_out(header: RunHeader) -> tuple[int, list[str]]:
+    """The bank's records ``--skip-invalid`` left out of the run (``run.json``'s ``data``): how many (a file left
+    out whole counts its records; a run made before they were counted, one a problem) and each named."""
+    named = [str(problem) for problem in header.data.get("skipped", [])]
+    return int(header.data.get("invalid", len(named))), named
+
+
 def build_results(
     header: RunHeader,
     records: Sequence[RunRecord],
@@ -224,6 +235,7 @@ def build_results(
     rule = header_judgment_rule(header)
     finished: Counter[str] = Counter(r.finish_reason for r in records if r.finish_reason is not None)
     gaokao = gaokao_scores(records, questions) if questions else None
+    invalid, skipped = invalid_left_out(header)
     return RunResults(
         model=header.model,
         backend=header.backend,
@@ -232,6 +244,8 @@ def build_results(
         variant=header.variant,
         questions=len(records) + pending,
         pending=pending,
+        invalid=invalid,
+        invalid_records=skipped,
         status={status: counts.get(status, 0) for status in STATUSES},
         in_bank=header.data.get("in_bank"),
         judgment_rule=rule,

@@ -254,7 +254,8 @@ def _answer(
         overall = next(row for row in summary.rows() if row["type"] == "all")
         accuracy = "—" if overall["accuracy"] is None else f"{overall['accuracy']:.0%}"
         outcome.append(
-            f"{summary.new} new, {summary.resumed} resumed; accuracy {accuracy}, unparsed {overall['unparsed']:.0%}"
+            f"{summary.new} new, {summary.resumed} resumed; accuracy {accuracy}, "
+            f"unparsed {'—' if overall['unparsed'] is None else format(overall['unparsed'], '.0%')}"
         )
 
 

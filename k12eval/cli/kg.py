@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -108,12 +109,22 @@ def _load(
 
 def _say_skipped(problems: list[Problem]) -> None:
     """The records ``--skip-invalid`` left out, on stderr: how many per field, and the first five."""
+    from kg.errors import left_out_text
+
     if problems:
-        typer.echo(f"skipped {len(problems)} invalid record(s):", err=True)
-        for reason, count in Counter(p.field or "record" for p in problems).most_common():
+        typer.echo(f"skipped {left_out_text(problems)}:", err=True)
+        for reason, count in _by_field(problems).most_common():
             typer.echo(f"  {count:6d}  bad '{reason}'", err=True)
         for problem in problems[:5]:
-            typer.echo(f"  e.g. {problem}", err=True)
+            typer.echo(f"  e.g. {problem.skipped()}", err=True)
+
+
+def _by_field(problems: list[Problem]) -> Counter[str]:
+    """The records left out per field at fault (a whole file's records under the field it lacks)."""
+    counts: Counter[str] = Counter()
+    for problem in problems:
+        counts[problem.field or "record"] += problem.records or 0
+    return counts
 
 
 @contextmanager
@@ -170,6 +181,7 @@ def stats(
     """Count questions, subjects and knowledge points, by split, type, subject and stage, and the questions with
     CMMLU's analysed features (negation, sub-options) with 95% Wilson intervals, over the split a run scores."""
     from kg.counts import BankCounts, most_common
+    from kg.errors import left_out, left_out_text
     from kg.graph import MIN_LEVEL2_QUESTIONS
     from kg.intervals import percent
     from reports.analyses import FEATURES, shares_of
@@ -229,10 +241,11 @@ def stats(
         "by_subject": most_common(counts.by_subject),
         "by_stage": most_common(counts.by_stage),
         "by_difficulty": most_common(counts.by_difficulty),
-        "invalid": len(problems),
+        "invalid": left_out(problems)[0],
+        "invalid_files": [p.skipped() for p in problems if p.whole_file],
         "warnings": counts.warnings,
         "placed_twice": counts.placed_twice,
-        "invalid_by_field": dict(Counter(p.field or "record" for p in problems)),
+        "invalid_by_field": dict(_by_field(problems)),
         "level2_under_10": len(sparse),
         "level2_under_10_of": counts.level2_in(scored),
         "features": shares_of(featured, of),
@@ -247,7 +260,10 @@ def stats(
             err=True,
         )
     if as_json:
-        typer.echo(json.dumps(summary, ensure_ascii=False))
+        # A share of no question is NaN, which JSON has not (jq and JSON.parse refuse the file): null.
+        for share in summary["features"].values():
+            share.update({k: None for k, v in share.items() if isinstance(v, float) and math.isnan(v)})
+        typer.echo(json.dumps(summary, ensure_ascii=False, allow_nan=False))
         return
     label = "" if selection == "all" else f", --select {selection}"
     in_splits = f" in {len(by_split)} splits" if len(by_split) > 1 and split in (None, ALL_SPLITS) else ""
@@ -270,8 +286,8 @@ def stats(
                 f"{feature.replace('_', '-')} (CMMLU's analysis): {share['n']} of {share['of']}{over} questions = "
                 f"{percent(share['share'], 1)} % ({percent(share['low'], 1)}-{percent(share['high'], 1)} %, Wilson 95 %)"
             )
-    if summary["invalid"]:
-        typer.echo(f"invalid (skipped): {summary['invalid']}")
+    if problems:
+        typer.echo(f"invalid (skipped): {left_out_text(problems)}")
 
 
 def _split_counts(by_split: Counter[str], evaluated: str | None, exemplars: str | None) -> str:

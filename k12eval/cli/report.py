@@ -118,11 +118,16 @@ def _run_line(run: dict[str, Any], counted: str, gaokao: GaokaoScores | None) ->
     shown = f"{100 * run['correct'] / run['n']:.1f}%" if run.get("n") else "—"
     # The judgment rule is named only where it counted: a run that asked no judgment question has none.
     rule_used = f" ({counted})" if run.get("judgment_asked") else ""
-    unparsed = f"unparsed {100 * (run['unparsed_rate'] or 0):.1f}%"
+    # None: no question was answered (every request failed): no rate, not 0 %.
+    unparsed = "unparsed —" if run["unparsed_rate"] is None else f"unparsed {100 * run['unparsed_rate']:.1f}%"
+    # The bank's records the run left out as invalid are in no count: said, or a reader takes the bank as whole.
+    invalid = (
+        f"; {run['invalid']} invalid record(s) of the bank left out (--skip-invalid)" if run.get("invalid") else ""
+    )
     if run.get("unit") != "records" or gaokao is None:
         return (
             f"{run['id']}: {run['n']} scored{rule_used}, accuracy {shown}, {unparsed}; "
-            f"{run['asked']} of {run['in_bank']} questions asked"
+            f"{run['asked']} of {run['in_bank']} questions asked{invalid}"
         )
     from runners.gaokao_score import points_text
 
@@ -131,5 +136,5 @@ def _run_line(run: dict[str, Any], counted: str, gaokao: GaokaoScores | None) ->
         f"{run['id']}: GAOKAO-Bench scoring rate {points_text(release)} by the release's scorer, "
         f"{points_text(ours, interval=False)} by k12eval's extraction; {run['n']} record(s) "
         f"({release.questions} question(s)) scored, "
-        f"accuracy by record {shown}, {unparsed} of records; {run['asked']} of {run['in_bank']} records asked"
+        f"accuracy by record {shown}, {unparsed} of records; {run['asked']} of {run['in_bank']} records asked{invalid}"
     )

@@ -357,6 +357,8 @@ def merge(
 
 def _check_failures(summary: RunSummary, limit: FailureLimit) -> None:
     """Exit 1 with a last line saying how many failed when the run holds more failures than allowed."""
+    from runners.dryrun import terminal_safe
+
     failed = sum(r.parse_status == "failed" for r in summary.records)
     if not failed:
         return
@@ -364,7 +366,11 @@ def _check_failures(summary: RunSummary, limit: FailureLimit) -> None:
     unmatched = _echo_unmatched(summary)
     # Replayed files answer a question they hold no record for the same way every time: asking again cannot help.
     again = "ask them again with --retry-failed" if unmatched < failed else _NAME_THEM
-    where = f"their errors are in {summary.out / 'records.jsonl'}; {again}"
+    first = next(r for r in summary.records if r.parse_status == "failed")
+    # The first one named with its error (which says what was asked, where, and why it failed): a user sees at once
+    # whether the server, the network or the request is at fault.
+    example = f"e.g. {_show_id(first.question_id)}: {terminal_safe(first.error or 'no error recorded')}"
+    where = f"{example}; their errors are in {summary.out / 'records.jsonl'}; {again}"
     if limit.allows(failed, total):
         typer.echo(
             f"warning: {failed} of {total} question(s) failed (within --max-failures {limit}); {where}", err=True
@@ -481,7 +487,8 @@ def _print_summary(summary: RunSummary) -> None:
     rows = summary.rows()
     for row in rows:
         accuracy = "—" if row["accuracy"] is None else f"{row['accuracy']:.1%}"
-        cells = (str(row["n"]), str(row["asked"]), accuracy, f"{row['unparsed']:.1%}", str(row["failed"]))
+        unparsed = "—" if row["unparsed"] is None else f"{row['unparsed']:.1%}"
+        cells = (str(row["n"]), str(row["asked"]), accuracy, unparsed, str(row["failed"]))
         table.add_row(row["type"], *cells)
     console.print(table)
     if results is not None:
@@ -495,14 +502,17 @@ def _print_summary(summary: RunSummary) -> None:
                 f"{inside} question(s) in the {gaokao.asked} record(s) asked: a record is right when all of its "
                 "questions are"
             )
-        if "judgment" in results.by_type:
+        if "judgment" in results.by_type and results.by_type["judgment"].scored:  # a rule counts only what was asked
             notes.append(f"judgment counted {JUDGMENT_RULE_NAMES[results.judgment_rule][1]}")
         console.print("; ".join(notes))
+        if results.invalid or results.invalid_records:
+            console.print(_invalid_line(results.invalid, results.invalid_records), highlight=False, markup=False)
     loops = results.loops if results is not None else 0
+    rate = summary.unparsed_rate
     console.print(
         f"{summary.new} new answer(s) this time, {summary.resumed} already in the run folder; "
-        f"unparsed rate {summary.unparsed_rate:.1%}"
-        + (" of records" if records else "")
+        + ("no answer to read, so no unparsed rate" if rate is None else f"unparsed rate {rate:.1%}")
+        + (" of records" if records and rate is not None else "")
         + (f"; {loops} answer(s) stopped repeating themselves (finish_reason loop)" if loops else "")
     )
     circular = results.circular if results is not None else None
@@ -511,6 +521,16 @@ def _print_summary(summary: RunSummary) -> None:
     if not records and gaokao is not None and gaokao.asked:
         for line in _gaokao_lines(gaokao):
             console.print(line, highlight=False)
+
+
+def _invalid_line(invalid: int, named: list[str]) -> str:
+    """The bank's records ``--skip-invalid`` left out, which no count above holds: how many, and the first."""
+    line = f"{invalid} invalid record(s) of the bank left out (--skip-invalid), in no count above"
+    if named:
+        line += f": {named[0]}"
+    if len(named) > 1:
+        line += f"; {len(named) - 1} more named in summary.json (invalid_records)"
+    return line
 
 
 def _circular_line(stats: Any) -> str:

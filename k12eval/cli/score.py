@@ -345,6 +345,13 @@ def _print_detectors(records: list[dict[str, Any]]) -> None:
     kinds = Counter(f["kind"] for a in assessed for step in a.get("steps", []) for f in step.get("flags", []))
     how = f" ({guessed} guessed by the fallback rule: no step flagged)" if guessed else ""
     typer.echo(f"  detectors: a first suspect step in {suspects} of {len(assessed)} solutions{how}")
+    combined = [r["combined"] for r in records if isinstance(r.get("combined"), dict)]
+    if combined:  # the step the page outlines is the combiner's, where one ran: said too, or the two counts clash
+        located = sum(1 for c in combined if c.get("first_suspect", -1) >= 0)
+        typer.echo(
+            f"  learned combiner (its step is the one the report outlines): a first suspect step in {located} of "
+            f"{len(combined)} solutions"
+        )
     if kinds:
         typer.echo("  step flags: " + ", ".join(f"{kind} {n}" for kind, n in kinds.most_common()))
     unchecked = Counter(a["status"] for a in assessed if a.get("status", "checked") != "checked")

@@ -17,9 +17,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kg.errors import Problem
+from kg.errors import Problem, whole_file
 from kg.importers._found import Found, located
-from kg.importers._lines import first_csv, iter_table, read_table_header, table_header, tables_in, twice_named
+from kg.importers._lines import (
+    count_rows,
+    first_csv,
+    iter_table,
+    read_table_header,
+    table_header,
+    tables_in,
+    twice_named,
+)
 from kg.records import Knowledge, Option, Question, QuestionType, Stage, clean_id, detect_language
 
 LETTERS = ("A", "B", "C", "D")
@@ -153,23 +161,26 @@ def missing_columns(header: list[str] | None, required: tuple[str, ...]) -> list
 
 
 def header_problem(file: Path, required: tuple[str, ...]) -> Problem | None:
-    """Why the table's header cannot be used (unreadable, empty, a required column missing), or ``None``."""
+    """Why the table's header cannot be used (unreadable, empty, a required column missing), or ``None``: a
+    problem with the whole file, which holds the records it counts."""
     header = read_table_header(file)
     if isinstance(header, Problem):
-        return header
+        return whole_file(header, None)
     twice = twice_named(header, required)
     if twice:
-        return Problem(file, None if file.suffix.lower() == ".parquet" else 1, *twice)
+        problem = Problem(file, None if file.suffix.lower() == ".parquet" else 1, *twice)
+        return whole_file(problem, count_rows(iter_table(file)))
     missing = missing_columns(header, required)
     if missing:
         parquet = file.suffix.lower() == ".parquet"
-        return Problem(
+        problem = Problem(
             file,
             None if parquet else 1,
             missing[0],
             f"missing column(s) {', '.join(missing)}; the {'columns are' if parquet else 'header has'} "
             f"{', '.join(header)}",
         )
+        return whole_file(problem, count_rows(iter_table(file)))
     return None
 
 

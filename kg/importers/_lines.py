@@ -175,6 +175,12 @@ def iter_table(path: Path) -> Iterator[tuple[int, dict[str, str] | Problem]]:
     yield from iter_csv(path)
 
 
+def count_rows(rows: Iterable[tuple[int, object]]) -> int:
+    """How many records ``rows`` (:func:`iter_table`, :func:`iter_csv`, :func:`kg.jsonl.iter_jsonl`) holds, bad
+    ones too: what a problem with the whole file leaves out."""
+    return sum(1 for line, _ in rows if line)
+
+
 def split_option(text: str) -> tuple[str, str] | None:
     """Split ``"A.text"`` / ``"1.text"`` into label and text; ``None`` if it has no label."""
     match = _OPTION_LABEL.match(text)

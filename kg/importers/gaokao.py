@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kg.errors import Problem
+from kg.errors import Problem, whole_file
 from kg.importers._found import Found, ImportOptions, located
 from kg.importers._gaokao_tasks import RELEASE_TYPES, SUBJECT_WORDS, TASKS, Group, Task, option_groups
 from kg.jsonl import describe, not_regular, printable, value_fault
@@ -103,34 +103,35 @@ def _read_file(file: Path) -> Iterator[Found | Problem]:
     try:
         data = json.loads(file.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError:
-        yield Problem(file, None, None, "not UTF-8 text")
+        yield whole_file(Problem(file, None, None, "not UTF-8 text"), None)
         return
     except json.JSONDecodeError as exc:
-        yield Problem(file, exc.lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
+        yield whole_file(Problem(file, exc.lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno})"), None)
         return
     except (ValueError, RecursionError):
-        yield Problem(file, None, None, "not usable JSON (too deep, or a number too long)")
+        yield whole_file(Problem(file, None, None, "not usable JSON (too deep, or a number too long)"), None)
         return
     examples = data.get("example") if isinstance(data, dict) else None
     if not isinstance(examples, list):
-        yield Problem(file, None, "example", f"expected a list of questions, got {describe(examples)}")
+        yield whole_file(
+            Problem(file, None, "example", f"expected a list of questions, got {describe(examples)}"), None
+        )
         return
     keyword = data.get("keywords") or data.get("keyword") or file.stem
     keyword = keyword if isinstance(keyword, str) else file.stem
     if examples and all(isinstance(e, dict) and isinstance(e.get("answer"), str) for e in examples[:5]):
-        yield Problem(
+        yield whole_file(Problem(
             file, None, "answer", "a subjective-question file (open-text answers, which the release has a teacher "
             "model grade): not imported; k12eval imports GAOKAO-Bench's Objective_Questions files"
-        )  # fmt: skip
+        ), len(examples))  # fmt: skip
         return
     task = TASKS.get(keyword)
     if task is None:
         word = _NAME.match(keyword)
         subject = SUBJECT_WORDS.get(word.group(1)) if word else None
         if subject is None:
-            yield Problem(
-                file, None, "keywords", f"{keyword!r} names no GAOKAO-Bench subject ({', '.join(SUBJECT_WORDS)})"
-            )
+            names = f"{keyword!r} names no GAOKAO-Bench subject ({', '.join(SUBJECT_WORDS)})"
+            yield whole_file(Problem(file, None, "keywords", names), len(examples))
             return
         task = Task(subject, keyword, "")
     for position, item in enumerate(examples, start=1):

@@ -17,10 +17,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kg.errors import Problem, SettingError
+from kg.errors import Problem, SettingError, whole_file
 from kg.importers._answers import parse_answer, parse_judgments
 from kg.importers._found import Found, ImportOptions, located
-from kg.importers._lines import iter_csv, read_csv_header, split_option, twice_named
+from kg.importers._lines import count_rows, iter_csv, read_csv_header, split_option, twice_named
 from kg.importers._mapping import Column, Constant, Mapping, OptionColumns, load_mapping, parse_stage, parse_type
 from kg.importers.ck12 import parse_options
 from kg.jsonl import describe, iter_jsonl
@@ -64,7 +64,8 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     for file in files:
         kind = SUFFIXES.get(file.suffix.lower())
         if kind is None:
-            yield Problem(file, None, None, f"cannot tell JSONL from CSV: name the file {' / '.join(SUFFIXES)}")
+            named = Problem(file, None, None, f"cannot tell JSONL from CSV: name the file {' / '.join(SUFFIXES)}")
+            yield whole_file(named, None)
         elif kind == "jsonl":
             if not unkeyed:
                 yield from _rows(mapping, file, iter_jsonl(file))
@@ -72,22 +73,23 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
             delimiter = "\t" if kind == "tsv" else ","
             header = read_csv_header(file, delimiter)
             if isinstance(header, Problem):
-                yield header
+                yield whole_file(header, None)
                 continue
             absent = [c for c in mapping.columns if c not in header]
             twice = twice_named(header, mapping.columns)
             if twice and not absent:
-                yield Problem(file, 1, *twice)
+                yield whole_file(Problem(file, 1, *twice), count_rows(iter_csv(file, delimiter)))
                 continue
             if absent:
                 column = absent[0]
-                yield Problem(
+                problem = Problem(
                     file,
                     1,
                     column,
                     f"no such column (the mapping reads it as {mapping.columns[column]!r}); "
                     f"the header has {', '.join(header)}{_other_separator(header, kind)}",
                 )
+                yield whole_file(problem, count_rows(iter_csv(file, delimiter)))
                 continue
             yield from _rows(mapping, file, iter_csv(file, delimiter))
 
@@ -111,9 +113,10 @@ def _absent_keys(mapping: Mapping, path: Path, files: list[Path]) -> Problem | N
     填空.jsonl, which is no misspelling when 单选.jsonl has them.
     """
     seen: set[str] = set()
-    records = 0
+    records = lines = 0
     for file in files:
-        for _, record in iter_jsonl(file):
+        for line, record in iter_jsonl(file):
+            lines += bool(line)
             if isinstance(record, dict):
                 seen.update(record)
                 records += 1
@@ -122,13 +125,14 @@ def _absent_keys(mapping: Mapping, path: Path, files: list[Path]) -> Problem | N
         return None
     column = absent[0]
     of_files = f" of its {len(files)} JSONL files" if len(files) > 1 else ""
-    return Problem(
+    problem = Problem(
         files[0] if len(files) == 1 else path,
         None,
         column,
         f"no record{of_files} has this key (the mapping reads it as {mapping.columns[column]!r}); "
         f"the records' keys are {', '.join(sorted(seen))}",
     )
+    return whole_file(problem, lines)
 
 
 def _rows(

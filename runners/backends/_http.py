@@ -154,11 +154,15 @@ def post_json(
     sleep: Callable[[float], None] = time.sleep,
     rng: random.Random | None = None,
     on_retry: Callable[[], None] | None = None,
+    what: str = "",
 ) -> dict[str, Any]:
-    """The JSON object the server answered; raises :class:`RequestFailed` once retries are spent.
+    """The JSON object the server answered; raises :class:`RequestFailed` once retries are spent, naming the URL
+    the attempts went to.
 
-    Each retry is logged (INFO, one line: attempt, why, wait) and reported to ``on_retry``.
+    Each retry is logged (INFO, one line: attempt, why, wait, ``what`` was asked and where) and reported to
+    ``on_retry``. ``what`` names the request for the log (``question q7``): a failure a user reads names it.
     """
+    asked = f"{what}, POST {url}" if what else f"POST {url}"
     rng = rng or random.Random()
     attempts = policy.max_retries + 1
     for attempt in range(attempts):
@@ -186,8 +190,8 @@ def post_json(
             retry_after = parse_retry_after(response.headers)
         if attempt + 1 < attempts:
             wait = policy.delay(attempt, retry_after, rng)
-            log.info("retry %d/%d in %.1f s: %s (%s)", attempt + 1, policy.max_retries, wait, reason, url)
+            log.info("retry %d/%d in %.1f s: %s (%s)", attempt + 1, policy.max_retries, wait, reason, asked)
             if on_retry is not None:
                 on_retry()
             sleep(wait)
-    raise RequestFailed(f"{reason} (gave up after {attempts} attempts)")
+    raise RequestFailed(f"{reason} (gave up after {attempts} attempts at {asked})")

@@ -149,14 +149,20 @@ class OpenAIBackend(Backend):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    def _post(self, path: str, body: dict[str, Any], what: str = "") -> dict[str, Any]:
         """The answer to ``body``, sent as the server takes it: a parameter it refused once is renamed or left out
-        (:meth:`_learn`) in this request and every later one."""
+        (:meth:`_learn`) in this request and every later one. ``what`` names the request in retries' log lines."""
         while True:
             sent = self._adapted(body)
             try:
                 return post_json(
-                    self.client, self.base_url + path, sent, self.policy, sleep=self.sleep, on_retry=self._count
+                    self.client,
+                    self.base_url + path,
+                    sent,
+                    self.policy,
+                    sleep=self.sleep,
+                    on_retry=self._count,
+                    what=what,
                 )
             except RequestFailed as exc:
                 if not self._learn(exc, sent):
@@ -243,7 +249,7 @@ class OpenAIBackend(Backend):
         body["messages" if chat else "prompt"] = request.prompt
         start = time.perf_counter()
         try:
-            answer = self._post("/chat/completions" if chat else "/completions", body)
+            answer = self._post("/chat/completions" if chat else "/completions", body, f"request {request.id}")
             result = _parse_generation(request.id, answer, chat)
         except RequestFailed as exc:
             return GenerationResult(request.id, error=str(exc), latency_s=time.perf_counter() - start)
@@ -284,7 +290,7 @@ class OpenAIBackend(Backend):
             "temperature": 0.0,
         }
         try:
-            answer = self._post("/completions", body)
+            answer = self._post("/completions", body, f"request {request.id}, option {which}")
             return _sum_echoed(answer, len(prompt), len(prompt) + len(continuation))
         except RequestFailed as exc:
             return str(exc)

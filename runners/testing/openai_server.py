@@ -37,6 +37,11 @@ class Faults:
     """Prompts containing this text always get 500."""
     reject_marker: str | None = None
     """Prompts containing this text get 400 (not worth retrying)."""
+    drop_marker: str | None = None
+    """Prompts containing this text have their connection closed unanswered, at every attempt."""
+    hang_marker: str | None = None
+    """Prompts containing this text are never answered until :meth:`OpenAIServer.release` (or the server stops):
+    the client's own timeout ends each attempt, whatever the machine's speed."""
     delay_s: float = 0.0
     """Extra time each answer takes (to make concurrency observable)."""
     no_echo: bool = False
@@ -136,7 +141,7 @@ class OpenAIServer:
                 self.held -= 1
 
     def fault_for(self, key: str) -> int | str | None:
-        """The status to answer with (or ``"drop"``) for this attempt at ``key``, or ``None``."""
+        """The status to answer with (or ``"drop"``, ``"hang"``) for this attempt at ``key``, or ``None``."""
         with self._count_lock:
             self.attempts[key] += 1
             attempt = self.attempts[key]
@@ -144,6 +149,10 @@ class OpenAIServer:
             return 400
         if self.faults.fail_marker and self.faults.fail_marker in key:
             return 500
+        if self.faults.drop_marker and self.faults.drop_marker in key:
+            return "drop"
+        if self.faults.hang_marker and self.faults.hang_marker in key:
+            return "hang"
         if attempt <= self.faults.flaky:
             return (429, 500, "drop")[(attempt - 1) % 3]
         return None
@@ -328,7 +337,9 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 except threading.BrokenBarrierError:
                     self._error(503, f"fewer than {server.faults.gather} requests arrived together")
                     return
-            if fault == "drop":
+            if fault == "hang":
+                server._released.wait()
+            if fault in ("drop", "hang"):
                 self.close_connection = True
                 return
             if fault == 429:

@@ -193,6 +193,22 @@ def test_the_summary_counts_guessed_suspects_apart(capsys: pytest.CaptureFixture
     _print_detectors(records)
     out = capsys.readouterr().out
     assert "a first suspect step in 2 of 3 solutions (1 guessed by the fallback rule: no step flagged)" in out
+    assert "learned combiner" not in out  # none ran
+
+
+def test_the_summary_says_how_many_first_suspects_the_combiner_placed(capsys: pytest.CaptureFixture[str]) -> None:
+    """The page outlines the learned combiner's first suspect where one ran (the default): score printed only the
+    rule's count (8 of 8 on a real Chinese run) while the page outlined 5."""
+    from k12eval.cli.score import _print_detectors
+
+    records = [
+        {"assessment": {"first_suspect": 3, "suspect_rule": "flag", "steps": []}, "combined": {"first_suspect": 1}},
+        {"assessment": {"first_suspect": 2, "suspect_rule": "flag", "steps": []}, "combined": {"first_suspect": -1}},
+    ]
+    _print_detectors(records)
+    out = capsys.readouterr().out
+    assert "detectors: a first suspect step in 2 of 2 solutions" in out
+    assert "learned combiner (its step is the one the report outlines): a first suspect step in 1 of 2 solutions" in out
 
 
 @pytest.mark.parametrize(

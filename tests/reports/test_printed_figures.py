@@ -214,3 +214,23 @@ def test_the_negation_table_counts_judgment_statements_as_the_nodes_do(tmp_path:
     (row,) = _rows(tmp_path / "report" / "tables" / "analysis_negation.csv")
     assert (row["n_without"], row["acc_without"], row["n_with"], row["acc_with"]) == ("3", "66.7", "1", "0.0")
     assert row["share_with"] == "33.3"  # of the questions: one of three has a negation word
+
+
+def test_the_report_line_names_the_judgment_rule_only_where_a_judgment_question_was_asked(tmp_path: Path) -> None:
+    """A run whose one judgment question failed (no answer) asked none: its line said "(judgment per statement)"."""
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    qs = [
+        question("s1", "数学", "函数", "一次函数"),
+        question("j1", "数学", "函数", "一次函数", "judgment", options=["甲", "乙"], answer=[True, False]),
+    ]
+    bank = write_bank(tmp_path / "bank", qs)
+    answers = {"s1": Answer(True), "j1": Answer(None, status="failed", output="", extracted=None)}
+    run = write_run(tmp_path / "run", {q.id: q for q in qs}, answers, bank=bank)
+    said = CliRunner().invoke(app, ["report", str(run), "-o", str(tmp_path / "report")], env={"COLUMNS": "300"})
+    assert said.exit_code == 0, said.output
+    assert "run: 1 scored, accuracy 100.0%" in said.output and "judgment" not in said.output
+    written = json.loads((tmp_path / "report" / "summary.json").read_text(encoding="utf-8"))["runs"][0]
+    assert written["judgment_asked"] == 0

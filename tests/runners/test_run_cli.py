@@ -127,13 +127,14 @@ def test_summary_table_gives_accuracy_unparsed_and_failures_by_type(bank: Path, 
     rows = _table(result.output)  # columns: n, asked, accuracy, unparsed, failed
     assert rows["single_choice"] == ["3", "3", "33.3%", "33.3%", "0"]
     assert rows["multiple_choice"] == ["1", "1", "100.0%", "0.0%", "0"]
-    # failed: answered by nobody, so not asked: no accuracy, not 0.0% (#31 item 3)
-    assert rows["judgment"] == ["1", "0", "—", "0.0%", "1"]
+    # failed: answered by nobody, so not asked: no accuracy, not 0.0% (#31 item 3); and no unparsed rate either
+    assert rows["judgment"] == ["1", "0", "—", "—", "1"]
     assert rows["all"] == ["5", "4", "50.0%", "25.0%", "1"]  # 2 of 4 asked right; 1 of 4 answered unparsed
     assert "accuracy over the 4 question(s) asked of 5 selected" in result.output
+    assert "judgment counted" not in result.output  # the one judgment question failed: no rule counted it
     assert "unparsed rate 25.0%" in result.output
     assert "5 new answer(s) this time, 0 already" in result.output
-    assert re.search(r"batch 1/1: 5 answered in [0-9.]+ s \(1 failed, .*\); 5/5 done, [0-9.]+ q/s", result.output)
+    assert re.search(r"batch 1/1: 4 answered and 1 failed in [0-9.]+ s \(.*\); 5/5 done, [0-9.]+ q/s", result.output)
 
     again = _invoke(str(bank), "-m", "replayed", "-b", "replay", "-B", f"path={answers}", "-o", str(out))
     assert "0 new answer(s) this time, 5 already in the run folder" in again.output

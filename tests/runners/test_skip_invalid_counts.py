@@ -1,0 +1,165 @@
+"""What ``--skip-invalid`` left out is counted and named where a user reads the figures: ``kg stats``, ``run``'s
+printed summary and ``summary.json``, ``report``'s run line, ``summary.json`` and page.
+
+A file left out whole (a column or key the mapping reads that it lacks) counts its records, not one: a bank of
+5 questions, 3 of them in a CSV without the subject column, was said to have "1 invalid" record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from k12eval.cli import app
+from kg.errors import left_out
+from kg.importers import load_questions
+from runners.store import RunStore
+from tests.importer_helpers import ck12_record, write_jsonl, write_text
+
+MAPPING = """\
+id = "编号"
+stem = "题干"
+options = ["选项A", "选项B"]
+answer = "答案"
+subject = "学科"
+level1 = { value = "算术" }
+type = { value = "single_choice" }
+stage = { value = "初中" }
+"""
+
+
+def _mapped_bank(root: Path) -> tuple[Path, Path]:
+    """A folder of three files: one good CSV (2 questions), one CSV without the 学科 column (3 rows), one JSONL
+    whose records lack the 学科 key (2 records, one of them not JSON)."""
+    write_text(
+        root / "bank" / "good.csv", "编号,题干,选项A,选项B,答案,学科\np1,1+1=？,1,2,B,数学\np2,2+2=？,4,5,A,数学\n"
+    )
+    write_text(root / "bank" / "no_subject.csv", "编号,题干,选项A,选项B,答案\nq1,一,1,2,A\nq2,二,1,2,B\nq3,三,1,2,A\n")
+    record = {"编号": "j1", "题干": "三加三", "选项A": "6", "选项B": "7", "答案": "A"}
+    write_jsonl(root / "bank" / "misspelt.jsonl", [record, "{not json"])
+    return root / "bank", write_text(root / "mapping.toml", MAPPING)
+
+
+def test_a_file_left_out_whole_counts_its_records(tmp_path: Path) -> None:
+    bank, mapping = _mapped_bank(tmp_path)
+    result = load_questions(bank, "mapped", mapping=mapping, skip_invalid=True)
+    assert sorted(q.id for q in result.questions) == ["p1", "p2"]
+    by_file = {p.path.name: p for p in result.problems}
+    assert {name: (p.whole_file, p.records) for name, p in by_file.items()} == {
+        "no_subject.csv": (True, 3),
+        "misspelt.jsonl": (True, 2),
+    }
+    assert left_out(result.problems) == (5, 0)
+    assert by_file["no_subject.csv"].skipped().endswith("the whole file left out with its 3 record(s)")
+
+    stats = CliRunner().invoke(app, ["kg", "stats", str(bank), "--mapping", str(mapping), "--skip-invalid", "--json"])
+    assert stats.exit_code == 0, stats.output
+    said = json.loads(stats.stdout)
+    assert said["questions"] == 2 and said["invalid"] == 5 and said["invalid_by_field"] == {"学科": 5}
+    assert len(said["invalid_files"]) == 2
+    assert "skipped 5 invalid record(s), 5 of them in 2 file(s) left out whole" in stats.stderr
+    assert f"{bank / 'no_subject.csv'}: 3" in stats.stderr and f"{bank / 'misspelt.jsonl'}: 2" in stats.stderr
+
+
+def _run(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_run_and_report_say_how_many_records_were_left_out(tmp_path: Path) -> None:
+    bank, mapping = _mapped_bank(tmp_path)
+    answers = write_jsonl(tmp_path / "answers.jsonl", [{"id": "p1", "response": "B"}, {"id": "p2", "response": "B"}])
+    out = tmp_path / "run"
+    printed = _run("run", str(bank), "--mapping", str(mapping), "-b", "replay", "-m", str(answers), "-o", str(out),
+                   "--skip-invalid")  # fmt: skip
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["all"]["n"] == 2 and summary["invalid"] == 5
+    assert len(summary["invalid_records"]) == 2
+    header = RunStore(out).read_header()
+    assert header.data["invalid"] == 5 and header.data["skipped"] == summary["invalid_records"]
+    line = next(line for line in printed.splitlines() if "left out (--skip-invalid)" in line)
+    assert line.startswith("5 invalid record(s) of the bank left out (--skip-invalid), in no count above: ")
+    assert "the whole file left out with its" in line and "1 more named in summary.json" in line
+
+    report = tmp_path / "report"
+    said = _run("report", str(out), "-o", str(report))
+    assert re.search(r": 2 scored, .*; 2 of 2 questions asked; 5 invalid record\(s\) of the bank left out", said)
+    written = json.loads((report / "summary.json").read_text(encoding="utf-8"))["runs"][0]
+    assert written["invalid"] == 5 and written["invalid_records"] == summary["invalid_records"]
+    html = (report / "index.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)[1])
+    assert data["runs"][0]["invalid"] == 5 and data["runs"][0]["invalid_records"] == summary["invalid_records"]
+
+
+def test_a_run_with_nothing_left_out_says_nothing(tmp_path: Path) -> None:
+    records = [ck12_record(id="a"), ck12_record(id="bad", answer="E")]
+    bank = write_jsonl(tmp_path / "bank" / "初中" / "数学" / "单选.jsonl", records)
+    answers = write_jsonl(tmp_path / "answers.jsonl", [{**r, "response": "答案是B"} for r in records])
+    args = ("run", str(bank.parents[2]), "-m", str(answers), "-b", "replay")
+    skipped = _run(*args, "-o", str(tmp_path / "skipped"), "--skip-invalid")
+    assert "1 invalid record(s) of the bank left out (--skip-invalid), in no count above: " in skipped
+    assert "line 2 (record bad), field 'answer'" in skipped and "more named" not in skipped
+    good = write_jsonl(tmp_path / "good" / "初中" / "数学" / "单选.jsonl", records[:1])
+    clean = _run("run", str(good.parents[2]), "-m", str(answers), "-b", "replay", "-o", str(tmp_path / "clean"))
+    assert "left out" not in clean
+    assert json.loads((tmp_path / "clean" / "summary.json").read_text(encoding="utf-8"))["invalid"] == 0
+
+
+def test_a_run_left_with_no_question_by_invalid_records_says_why_not_the_filters(tmp_path: Path) -> None:
+    """A mapping file without a required key, under ``--skip-invalid``: every record is left out, and the run said
+    "no question matches the filters", though no filter was given."""
+    bank, _ = _mapped_bank(tmp_path)
+    broken = write_text(tmp_path / "broken.toml", MAPPING.replace('level1 = { value = "算术" }\n', ""))
+    args = ["run", str(bank), "--mapping", str(broken), "-b", "replay", "-m", "x.jsonl", "-o", str(tmp_path / "run")]
+    result = CliRunner().invoke(app, [*args, "--skip-invalid"], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert "no question left: every record was invalid and left out; the first problem: " in result.output
+    assert f"{broken}, field 'level1'" in result.output and "filters" not in result.output
+
+
+def test_kg_stats_json_of_a_bank_left_with_no_question_is_json(tmp_path: Path) -> None:
+    """The CMMLU feature shares of no question were written as NaN, which is not JSON (jq, JSON.parse refuse it)."""
+    bank, _ = _mapped_bank(tmp_path)
+    broken = write_text(tmp_path / "broken.toml", MAPPING.replace('level1 = { value = "算术" }\n', ""))
+    args = ["kg", "stats", str(bank), "--mapping", str(broken), "--skip-invalid", "--json"]
+    stats = CliRunner().invoke(app, args)
+    assert stats.exit_code == 0, stats.output
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} is not JSON")
+
+    said = json.loads(stats.stdout, parse_constant=refuse)
+    assert said["questions"] == 0 and said["features"]["negation"] == {
+        "n": 0, "of": 0, "share": None, "low": None, "high": None
+    }  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_page_run_card_says_how_many_records_were_left_out_and_names_them(tmp_path: Path) -> None:
+    from tests._browser import chromium, console_errors
+    from tests.reports.test_report_browser import css
+
+    bank, mapping = _mapped_bank(tmp_path)
+    answers = write_jsonl(tmp_path / "answers.jsonl", [{"id": "p1", "response": "B"}, {"id": "p2", "response": "B"}])
+    out, report = tmp_path / "run", tmp_path / "report"
+    _run("run", str(bank), "--mapping", str(mapping), "-b", "replay", "-m", str(answers), "-o", str(out),
+         "--skip-invalid")  # fmt: skip
+    _run("report", str(out), "-o", str(report))
+    named = json.loads((out / "summary.json").read_text(encoding="utf-8"))["invalid_records"]
+    driver = chromium(tmp_path / "profile", tmp_path / "downloads")
+    try:
+        driver.get((report / "index.html").resolve().as_uri())
+        card = css(driver, ".runcard details.invalid")
+        summary = card.find_element("tag name", "summary")
+        assert summary.text == "题库中有误而跳过的记录（--skip-invalid，不计入任何数字）：5 条"
+        summary.click()
+        assert [line.text for line in card.find_elements("css selector", "div")] == named
+        assert console_errors(driver) == []
+    finally:
+        driver.quit()
