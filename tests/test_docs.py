@@ -189,3 +189,61 @@ def test_every_documented_command_exists(doc: Path) -> None:
         if (bad := unknown_words(args, root))
     }
     assert not wrong, f"{doc.name}: commands with names the CLI lacks: {wrong}"
+
+
+_FIGURE = re.compile(r"(\d[\d,]*) ([\w-]+)")
+
+
+def commented_commands(text: str) -> list[tuple[list[str], str]]:
+    """The `k12eval` lines of a Markdown text's shell blocks with the comment beside each (`# 63 questions`), as
+    (arguments after `k12eval`, comment); continued lines are joined, prefixes dropped as in :func:`doc_commands`."""
+    found = []
+    for block in _FENCE.findall(text):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = _PREFIX.sub("", line.strip())
+            if line.startswith("k12eval "):
+                command, _, comment = line.partition(" #")
+                found.append((shlex.split(command)[1:], comment.strip()))
+    return found
+
+
+def test_commented_commands_keep_the_comment_and_join_lines() -> None:
+    text = "```bash\n$ k12eval kg stats a.csv \\\n    --mapping m.toml   # 5 questions, 1 subject\n```\n"
+    assert commented_commands(text) == [(["kg", "stats", "a.csv", "--mapping", "m.toml"], "5 questions, 1 subject")]
+    assert _FIGURE.findall("5 questions, 1 subject") == [("5", "questions"), ("1", "subject")]
+
+
+def _runnable_here(args: list[str]) -> bool:
+    """A `kg` command whose every file argument is a path of the checkout (not a placeholder such as PATH)."""
+    paths = [a for a in args[2:] if not a.startswith("-") and ("/" in a or "." in a)]
+    inside = [(REPO / p).resolve() for p in paths]
+    return args[:1] == ["kg"] and bool(paths) and all(p.exists() and p.is_relative_to(REPO) for p in inside)
+
+
+_RUNNABLE = [
+    pytest.param(args, comment, id=f"{doc.name}:{' '.join(args)}")
+    for doc in _PROSE
+    for args, comment in commented_commands(doc.read_text(encoding="utf-8"))
+    if _runnable_here(args)
+]
+
+
+def test_the_readme_has_runnable_kg_commands() -> None:
+    assert len(_RUNNABLE) >= 4, [p.id for p in _RUNNABLE]  # kg stats / show of data/sample and of the mapped example
+
+
+@pytest.mark.parametrize(("args", "comment"), _RUNNABLE)
+def test_a_documented_kg_command_runs_and_prints_the_figures_beside_it(
+    args: list[str], comment: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `kg` line of a doc on the checkout's own files runs as written, and each figure its comment quotes
+    (`# 63 questions, 9 subjects, 26 level-1 and 40 level-2 points`) is what it prints."""
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+
+    monkeypatch.chdir(REPO)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    for number, word in _FIGURE.findall(comment):
+        assert f"{number.replace(',', '')} {word}" in result.stdout, (comment, result.stdout)

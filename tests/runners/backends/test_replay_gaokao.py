@@ -20,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
+from runners.backends.harness_match import percent_alike
 from tests.kg.test_importers_gaokao import MATH, release
 
 MODEL = "gpt-4-0314"
@@ -118,6 +119,13 @@ def test_a_question_the_release_corrected_later_keeps_its_answer_and_says_so(tmp
     assert matched.startswith("position, text edited (") and matched.endswith("% alike)")
 
 
+def test_an_edited_text_never_reads_as_100_percent_alike() -> None:
+    # The release's corrected questions are 97.2-99.9 % alike; rounding printed two of them "100.0% alike".
+    assert [percent_alike(r) for r in (0.972, 0.9861, 0.99964, 0.99999, 1.0)] == [
+        "97.2%", "98.6%", "99.9%", "99.9%", "100.0%"
+    ]  # fmt: skip
+
+
 def test_another_question_at_a_position_stops_the_replay_naming_the_file(tmp_path: Path) -> None:
     data = release(tmp_path)
     answers = results_folder(tmp_path, data, {"gaokao/2010-2022_Math_I_MCQs/0": "已知函数 f(x)=x^2+1，求 f(2) 的值。"})
@@ -154,6 +162,9 @@ def test_the_real_release_results_give_the_readmes_figures(tmp_path: Path) -> No
     columns = gaokao["graders"]["gaokao-release"]["columns"]
     assert {c: round(r["rate"], 3) for c, r in columns.items()} == README
     assert gaokao["recorded"] == {"records": 1781, "same": 1781}
+    records = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text("utf-8").splitlines()]
+    edited = sorted(r["harness"]["matched_by"] for r in records if r["harness"]["matched_by"] != "position")
+    assert edited == [f"position, text edited ({p}% alike)" for p in ("97.2", "98.5", "99.9", "99.9")]  # the docs
     # What the user reads first is the README's figure, in its unit; the 1,781 are records, holding 2,944 questions
     printed = " ".join(summary["printed"].split())
     assert printed.index("gaokao-release: 7000/9702 points = 72.2%") < printed.index("accuracy over the 1781 record(s)")
