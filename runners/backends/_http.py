@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -91,6 +92,22 @@ def _seconds(value: float) -> float:
     return value
 
 
+def shown_url(url: str) -> str:
+    """``url`` as an error or a log line may show it: its user part (``https://user:sk-...@host``) and the query's
+    values (``?key=sk-...``), where some gateways take the API key, are masked.
+
+    A failed request's error is kept in ``records.jsonl`` and shown on the report's page, which is shared.
+    """
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rsplit("@", 1)[1]
+    query = "&".join(
+        f"{pair.split('=', 1)[0]}=***" if "=" in pair else "***" for pair in parts.query.split("&") if pair
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
 def error_text(response: httpx.Response) -> str:
     """``HTTP 429: <the server's message>`` from an error response."""
     message = response.text[:300]
@@ -162,7 +179,7 @@ def post_json(
     Each retry is logged (INFO, one line: attempt, why, wait, ``what`` was asked and where) and reported to
     ``on_retry``. ``what`` names the request for the log (``question q7``): a failure a user reads names it.
     """
-    asked = f"{what}, POST {url}" if what else f"POST {url}"
+    asked = f"{what}, POST {shown_url(url)}" if what else f"POST {shown_url(url)}"
     rng = rng or random.Random()
     attempts = policy.max_retries + 1
     for attempt in range(attempts):
