@@ -132,7 +132,7 @@ def _absent_keys(mapping: Mapping, path: Path, files: list[Path]) -> Problem | N
         f"no record{of_files} has this key (the mapping reads it as {mapping.columns[column]!r}); "
         f"the records' keys are {', '.join(sorted(seen))}",
     )
-    return whole_file(problem, lines)
+    return whole_file(problem, lines, len(files))  # the folder's other files (CSV) are still read
 
 
 def _rows(

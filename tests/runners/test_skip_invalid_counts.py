@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from k12eval.cli import app
-from kg.errors import left_out
+from kg.errors import left_out, left_out_text
 from kg.importers import load_questions
 from runners.store import RunStore
 from tests.importer_helpers import ck12_record, write_jsonl, write_text
@@ -163,3 +163,20 @@ def test_the_page_run_card_says_how_many_records_were_left_out_and_names_them(tm
         assert console_errors(driver) == []
     finally:
         driver.quit()
+
+
+def test_a_key_no_jsonl_file_of_a_folder_has_leaves_out_those_files_not_the_folder(tmp_path: Path) -> None:
+    """The key check runs over all the folder's JSONL files: its one problem, named by the folder, was said to leave
+    out "the whole file" and counted as 1 file, though the folder's CSV is still read."""
+    bank, mapping = _mapped_bank(tmp_path)
+    (bank / "no_subject.csv").unlink()
+    write_jsonl(bank / "more.jsonl", [{"编号": "j2", "题干": "四加四", "选项A": "8", "选项B": "9", "答案": "A"}])
+    result = load_questions(bank, "mapped", mapping=mapping, skip_invalid=True)
+    assert sorted(q.id for q in result.questions) == ["p1", "p2"]  # good.csv, still read
+    [problem] = result.problems
+    assert problem.path == bank and (problem.records, problem.files) == (3, 2)
+    assert problem.skipped().endswith("; those 2 files left out whole with their 3 record(s)")
+    assert "the whole file" not in problem.skipped()
+    assert left_out_text(result.problems) == (
+        f"3 invalid record(s), 3 of them in 2 file(s) left out whole ({bank} (2 files): 3)"
+    )
