@@ -86,7 +86,8 @@ def left_out_text(problems: Iterable[Problem]) -> str:
             for p in files[:3]
         )
         more = f", {len(files) - 3} more" if len(files) > 3 else ""
-        text += f", {in_files} of them in {sum(p.files for p in files)} file(s) left out whole ({named}{more})"
+        of_them = f", {in_files} of them in" if in_files else " and"  # "0 of them": only files that cannot be counted
+        text += f"{of_them} {sum(p.files for p in files)} file(s) left out whole ({named}{more})"
     if uncounted:
         text += f"; the records of {uncounted} unreadable file(s) are not counted"
     return one_line(text)

@@ -111,22 +111,56 @@ def test_a_run_with_nothing_left_out_says_nothing(tmp_path: Path) -> None:
 
 
 def test_a_run_left_with_no_question_by_invalid_records_says_why_not_the_filters(tmp_path: Path) -> None:
-    """A mapping file without a required key, under ``--skip-invalid``: every record is left out, and the run said
+    """Every record of the bank invalid, under ``--skip-invalid``: every record is left out, and the run said
     "no question matches the filters", though no filter was given."""
-    bank, _ = _mapped_bank(tmp_path)
-    broken = write_text(tmp_path / "broken.toml", MAPPING.replace('level1 = { value = "算术" }\n', ""))
-    args = ["run", str(bank), "--mapping", str(broken), "-b", "replay", "-m", "x.jsonl", "-o", str(tmp_path / "run")]
+    bank, mapping = _mapped_bank(tmp_path)
+    (bank / "good.csv").unlink()
+    args = ["run", str(bank), "--mapping", str(mapping), "-b", "replay", "-m", "x.jsonl", "-o", str(tmp_path / "run")]
     result = CliRunner().invoke(app, [*args, "--skip-invalid"], env={"COLUMNS": "400"})
     assert result.exit_code == 2, result.output
     assert "no question left: every record was invalid and left out; the first problem: " in result.output
-    assert f"{broken}, field 'level1'" in result.output and "filters" not in result.output
+    assert "field '学科'" in result.output and "filters" not in result.output
+
+
+def test_a_bad_mapping_file_stops_skip_invalid_and_is_no_invalid_record(tmp_path: Path) -> None:
+    """A mapping file without a required key is no record's fault: under ``--skip-invalid`` it was counted as
+    "1 invalid record(s)" of a bank of 7, and the run said "every record was invalid"; so was an empty folder."""
+    bank, _ = _mapped_bank(tmp_path)
+    broken = write_text(tmp_path / "broken.toml", MAPPING.replace('level1 = { value = "算术" }\n', ""))
+    for args in (
+        ["kg", "stats", str(bank), "--mapping", str(broken), "--skip-invalid"],
+        ["run", str(bank), "--mapping", str(broken), "-b", "replay", "-m", "x.jsonl", "-o", str(tmp_path / "run"),
+         "--skip-invalid"],
+    ):  # fmt: skip
+        result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+        assert result.exit_code == 2, result.output
+        assert f"{broken}, field 'level1': required" in result.output
+        assert "invalid record" not in result.output and "every record" not in result.output
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(app, ["kg", "stats", str(tmp_path / "empty"), "--format", "ck12", "--skip-invalid"])
+    assert result.exit_code == 2 and "no CK12 JSONL files for variant 'original' here" in result.output
+    assert "invalid record" not in result.output
+
+
+def test_a_file_that_cannot_be_opened_is_left_out_whole_not_counted_as_one_record(tmp_path: Path) -> None:
+    """A folder named like a JSONL file, in a CK12 bank of 2 good records: it was "1 invalid record"."""
+    good = write_jsonl(tmp_path / "bank" / "初中" / "数学" / "单选.jsonl", [ck12_record(id="a"), ck12_record(id="b")])
+    (good.parent / "多选.jsonl").mkdir()
+    result = load_questions(tmp_path / "bank", "ck12", skip_invalid=True)
+    assert [q.id for q in result.questions] == ["a", "b"]
+    [problem] = result.problems
+    assert (problem.whole_file, problem.records) == (True, None) and left_out(result.problems) == (0, 1)
+    assert left_out_text(result.problems) == (
+        f"0 invalid record(s) and 1 file(s) left out whole ({good.parent / '多选.jsonl'}: not counted); "
+        "the records of 1 unreadable file(s) are not counted"
+    )
 
 
 def test_kg_stats_json_of_a_bank_left_with_no_question_is_json(tmp_path: Path) -> None:
     """The CMMLU feature shares of no question were written as NaN, which is not JSON (jq, JSON.parse refuse it)."""
-    bank, _ = _mapped_bank(tmp_path)
-    broken = write_text(tmp_path / "broken.toml", MAPPING.replace('level1 = { value = "算术" }\n', ""))
-    args = ["kg", "stats", str(bank), "--mapping", str(broken), "--skip-invalid", "--json"]
+    bank, mapping = _mapped_bank(tmp_path)
+    (bank / "good.csv").unlink()
+    args = ["kg", "stats", str(bank), "--mapping", str(mapping), "--skip-invalid", "--json"]
     stats = CliRunner().invoke(app, args)
     assert stats.exit_code == 0, stats.output
 
