@@ -190,6 +190,11 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     )
     for problem in bank.problems:
         log.warning("skipped an invalid question: %s", problem.skipped())
+    if not bank.questions and bank.problems:  # the bank's reading left nothing, before any filter
+        raise InputError(
+            f"{options.data}: no question left: every record was invalid and left out; the first problem: "
+            f"{bank.problems[0].skipped()}"
+        )
     questions = bank.questions
     # Of the whole split, before filters, --limit and shards: a run may grow (--limit 100, then
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
@@ -278,11 +283,6 @@ def run_questions(
     check_out(options.out, run_inputs(options))
     check_run_folder(options.out)
     questions, data = select_questions(options)
-    if not questions and data.get("skipped"):  # not the filters: the bank's reading left nothing (a bad mapping file)
-        raise InputError(
-            f"{options.data}: no question left: every record was invalid and left out; the first problem: "
-            f"{data['skipped'][0]}"
-        )
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
     options = with_scored_split(options, data["split"])

@@ -214,3 +214,13 @@ def test_a_key_no_jsonl_file_of_a_folder_has_leaves_out_those_files_not_the_fold
     assert left_out_text(result.problems) == (
         f"3 invalid record(s), 3 of them in 2 file(s) left out whole ({bank} (2 files): 3)"
     )
+
+
+def test_a_filter_matching_none_of_a_bank_with_invalid_records_is_the_filters_not_the_records(tmp_path: Path) -> None:
+    """A bank of 2 good questions and 1 invalid: ``--types judgment`` matched none, and the run said "every record
+    was invalid and left out", though 2 were not."""
+    bank, mapping = _mapped_bank(tmp_path)
+    args = ["run", str(bank), "--mapping", str(mapping), "-b", "replay", "-m", "x.jsonl", "-o", str(tmp_path / "run")]
+    result = CliRunner().invoke(app, [*args, "--skip-invalid", "--types", "judgment"], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert "no question matches the filters" in result.output and "every record" not in result.output
