@@ -417,7 +417,7 @@ def _run_locked(
         # Known to the replay backend only, for another harness's files: an attribute, not part of the protocol.
         harness=getattr(answerer.backend, "harness", None),
     )
-    kept_header = store.open(header)
+    kept_header = _left_out_now(store, store.open(header), data)
     summary.opened = True
     # The last session's numbers stop describing the run with this session's first record, and a session killed
     # by SIGKILL never writes its own: removed now, so none is read as the run's (this session writes both again).
@@ -443,6 +443,23 @@ def _run_locked(
         summary.retries = int(getattr(answerer.backend, "retries", 0))
         # Parameters the server refused (openai): what it took, beside what the header says was asked.
         summary.adapted = dict(getattr(answerer.backend, "adapted", {}))
+
+
+_LEFT_OUT = ("skip_invalid", "skipped", "invalid")
+"""``run.json``'s ``data`` keys that say what ``--skip-invalid`` left out of the bank."""
+
+
+def _left_out_now(store: RunStore, kept: RunHeader, data: dict[str, Any]) -> RunHeader:
+    """The header in force, saying what this session left out of the bank: a resumed run's bank may have gained or
+    lost invalid records (its questions are the same, or the resume is refused), and the run's summary and report
+    say the count of the bank as it was read last, not as it was read first."""
+    now = {key: data[key] for key in _LEFT_OUT if key in data}
+    if {key: kept.data[key] for key in _LEFT_OUT if key in kept.data} == now:
+        return kept
+    rest = {key: value for key, value in kept.data.items() if key not in _LEFT_OUT}
+    updated = kept.model_copy(update={"data": {**rest, **now}})
+    store.rewrite_header(updated)
+    return updated
 
 
 def _answer(

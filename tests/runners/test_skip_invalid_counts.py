@@ -224,3 +224,22 @@ def test_a_filter_matching_none_of_a_bank_with_invalid_records_is_the_filters_no
     result = CliRunner().invoke(app, [*args, "--skip-invalid", "--types", "judgment"], env={"COLUMNS": "400"})
     assert result.exit_code == 2, result.output
     assert "no question matches the filters" in result.output and "every record" not in result.output
+
+
+def test_a_resumed_run_says_what_its_bank_left_out_now(tmp_path: Path) -> None:
+    """Between two sessions the bank gained an invalid record (its good questions the same, so the run resumes): the
+    second session logged 2 skipped but its summary, run.json and report kept the first session's 1."""
+    bank = write_text(tmp_path / "bank.csv", "编号,题干,选项A,选项B,答案,学科\np1,1+1=？,1,2,B,数学\np2,二,4,5,E,数学\n")
+    mapping = write_text(tmp_path / "mapping.toml", MAPPING)
+    answers = write_jsonl(tmp_path / "answers.jsonl", [{"id": "p1", "response": "B"}])
+    out = tmp_path / "run"
+    args = ("run", str(bank), "--mapping", str(mapping), "-b", "replay", "-m", str(answers), "-o", str(out))
+    assert "1 invalid record(s) of the bank left out" in _run(*args, "--skip-invalid")
+    with bank.open("a", encoding="utf-8") as more:
+        more.write("p3,三,6,7,F,数学\n")
+    again = _run(*args, "--skip-invalid")
+    assert "1 already in the run folder" in again and "2 invalid record(s) of the bank left out" in again
+    header = RunStore(out).read_header()
+    assert header.data["invalid"] == 2 and "record p3" in header.data["skipped"][1]
+    assert json.loads((out / "summary.json").read_text(encoding="utf-8"))["invalid"] == 2
+    assert "; 2 invalid record(s) of the bank left out" in _run("report", str(out), "-o", str(tmp_path / "report"))
