@@ -154,6 +154,11 @@ def test_a_file_that_cannot_be_opened_is_left_out_whole_not_counted_as_one_recor
         f"0 invalid record(s) and 1 file(s) left out whole ({good.parent / '多选.jsonl'}: not counted); "
         "the records of 1 unreadable file(s) are not counted"
     )
+    stats = CliRunner().invoke(app, ["kg", "stats", str(tmp_path / "bank"), "--skip-invalid", "--json"])
+    assert stats.exit_code == 0, stats.output
+    said = json.loads(stats.stdout)
+    assert (said["questions"], said["invalid"], said["invalid_by_field"]) == (2, 0, {})
+    assert len(said["invalid_files"]) == 1 and " 0  bad" not in stats.stderr
 
 
 def test_kg_stats_json_of_a_bank_left_with_no_question_is_json(tmp_path: Path) -> None:
