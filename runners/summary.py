@@ -40,8 +40,9 @@ SUMMARY_VERSION: Literal[1] = 1
 STATUSES = ("ok", "unparsed", "failed", "skipped")
 SECRET_NAME = re.compile(r"key|secret|password|passwd|auth|(^|_)token$", re.IGNORECASE)
 """Option names whose values are secrets: never recorded (``api_key``, ``token``; not ``max_tokens``)."""
-SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{4,}|Bearer\s+\S+)")
-"""Secrets by their look, wherever they appear: OpenAI-style keys and bearer tokens."""
+SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{4,}|Bearer\s+\S+)|(?<=://)[^/\s@]+(?=@)")
+"""Secrets by their look, wherever they appear: OpenAI-style keys, bearer tokens, and the user part of a URL
+(``-B base_url=https://user:password@host/v1``)."""
 REDACTED = "***"
 
 
