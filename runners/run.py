@@ -42,7 +42,9 @@ from runners.results_file import RESULTS_FILE, lm_eval_results
 from runners.stopping import signals_raise, stop_reason
 from runners.store import RunStore, in_shard, parse_shard
 from runners.summary import (
+    REDACTED,
     SECRET_NAME,
+    SECRET_VALUE,
     SUMMARY_FILE,
     RunResults,
     SessionStats,
@@ -258,6 +260,8 @@ def identity_options(backend_options: dict[str, Any]) -> dict[str, Any]:
             continue
         if isinstance(value, str) and value and Path(value).exists():
             value = str(Path(value).resolve())
+        elif isinstance(value, str):  # run.json is shared: no password in a base_url (https://user:pw@host/v1)
+            value = SECRET_VALUE.sub(REDACTED, value)
         kept[key] = value
     return kept
 
