@@ -516,6 +516,7 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         # The bank's records --skip-invalid left out: in no count, so the run card says how many, and the first few.
         "invalid": invalid,
         "invalid_records": named[:INVALID_SHOWN],
+        "invalid_named": len(named),  # the card says how many more the run's summary.json names
         "unit": run.unit,  # records: GAOKAO-Bench's, which the card heads with their points
         "gaokao": headline(run),
     }

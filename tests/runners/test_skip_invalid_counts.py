@@ -248,3 +248,31 @@ def test_a_resumed_run_says_what_its_bank_left_out_now(tmp_path: Path) -> None:
     assert header.data["invalid"] == 2 and "record p3" in header.data["skipped"][1]
     assert json.loads((out / "summary.json").read_text(encoding="utf-8"))["invalid"] == 2
     assert "; 2 invalid record(s) of the bank left out" in _run("report", str(out), "-o", str(tmp_path / "report"))
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_run_card_says_how_many_more_problems_than_it_shows_are_named(tmp_path: Path) -> None:
+    """The card named the first 20 problems of 23 and said nothing of the other 3."""
+    from tests._browser import chromium, console_errors
+    from tests.reports.test_report_browser import css
+
+    rows = "".join(f"p{i},第{i}题,1,2,{'B' if i == 0 else 'E'},数学\n" for i in range(24))
+    bank = write_text(tmp_path / "bank.csv", "编号,题干,选项A,选项B,答案,学科\n" + rows)
+    mapping = write_text(tmp_path / "mapping.toml", MAPPING)
+    answers = write_jsonl(tmp_path / "answers.jsonl", [{"id": "p0", "response": "B"}])
+    out, report = tmp_path / "run", tmp_path / "report"
+    _run("run", str(bank), "--mapping", str(mapping), "-b", "replay", "-m", str(answers), "-o", str(out),
+         "--skip-invalid")  # fmt: skip
+    _run("report", str(out), "-o", str(report))
+    driver = chromium(tmp_path / "profile", tmp_path / "downloads")
+    try:
+        driver.get((report / "index.html").resolve().as_uri())
+        card = css(driver, ".runcard details.invalid")
+        card.find_element("tag name", "summary").click()
+        lines = [line.text for line in card.find_elements("css selector", "div")]
+        assert len(lines) == 21 and "record p20" in lines[19]
+        assert lines[20] == "……另有 3 处问题见该运行的 summary.json（invalid_records）"
+        assert console_errors(driver) == []
+    finally:
+        driver.quit()
