@@ -71,6 +71,9 @@ class RunSummary:
     mode: str
     variant: str
     new: int = 0
+    """Records this session wrote, failed requests among them (:attr:`new_failed`)."""
+    new_failed: int = 0
+    """Records this session wrote for requests that failed: no answer."""
     resumed: int = 0
     retries: int = 0
     """Requests the backend sent again in this session."""
@@ -511,6 +514,7 @@ def _answer_streamed(
         for record in records:  # handed over shielded: the append below is never cut by a signal
             store.append([record])
             summary.new += 1
+            summary.new_failed += record.parse_status == "failed"
             summary.loops += record.finish_reason == FINISH_LOOP
             tokens += record.completion_tokens or 0
             now = time.perf_counter()
@@ -558,6 +562,7 @@ def _answer_batches(
         summary.loops += sum(r.finish_reason == FINISH_LOOP for r in records)
         now = time.perf_counter()
         summary.new += len(records)
+        summary.new_failed += sum(r.parse_status == "failed" for r in records)
         batch_tokens = sum(r.completion_tokens or 0 for r in records)
         tokens += batch_tokens
         elapsed = now - start

@@ -510,7 +510,10 @@ def _print_summary(summary: RunSummary) -> None:
     loops = results.loops if results is not None else 0
     rate = summary.unparsed_rate
     console.print(
-        f"{summary.new} new answer(s) this time, {summary.resumed} already in the run folder; "
+        # A failed request is no answer: "5 new answer(s)" of which 1 failed read as 5 answers (as the batch line).
+        f"{summary.new - summary.new_failed} new answer(s)"
+        + (f" and {summary.new_failed} failed request(s)" if summary.new_failed else "")
+        + f" this time, {summary.resumed} already in the run folder; "
         + ("no answer to read, so no unparsed rate" if rate is None else f"unparsed rate {rate:.1%}")
         + (" of records" if records and rate is not None else "")
         + (f"; {loops} answer(s) stopped repeating themselves (finish_reason loop)" if loops else "")
