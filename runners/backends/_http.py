@@ -10,6 +10,7 @@ import email.utils
 import logging
 import math
 import random
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,6 +91,10 @@ def _seconds(value: float) -> float:
     if not math.isfinite(value):
         raise ValueError(value)
     return value
+
+
+_USER_PART = re.compile(r"(?<=://)[^/\s@]+(?=@)")
+"""The user part of a URL in a text (``http://user:password@proxy``)."""
 
 
 def shown_url(url: str) -> str:
@@ -187,9 +192,10 @@ def post_json(
         try:
             response = _post_capped(client, url, body)
         except httpx.TransportError as exc:  # connect, read, timeout, protocol errors
-            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            # A proxy's URL (HTTPS_PROXY=http://user:pw@proxy) may be in the text: its user part is masked.
+            reason = _USER_PART.sub("***", f"{type(exc).__name__}: {exc}") if str(exc) else type(exc).__name__
         except httpx.HTTPError as exc:  # bad URL, too many redirects...: retrying will not help
-            raise RequestFailed(f"{type(exc).__name__}: {exc}") from exc
+            raise RequestFailed(_USER_PART.sub("***", f"{type(exc).__name__}: {exc}")) from exc
         else:
             if response.status_code < 400:
                 try:

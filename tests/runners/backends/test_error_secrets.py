@@ -41,3 +41,14 @@ def test_a_failed_record_and_the_base_url_warnings_keep_the_key_out(caplog: pyte
         [result] = client.generate([GenerationRequest("q1", "一加一等于几？", SamplingParams(max_tokens=2))])
     assert result.error is not None and "ConnectError" in result.error and "POST http://***@127.0.0.1:" in result.error
     assert SECRET not in result.error and SECRET not in caplog.text
+
+
+def test_a_transport_error_naming_a_proxy_keeps_its_password_out() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ProxyError(f"cannot reach the proxy http://me:{SECRET}@proxy.example.cn:3128")
+
+    client = httpx.Client(transport=httpx.MockTransport(refuse))
+    with pytest.raises(RequestFailed) as failed:
+        post_json(client, "http://127.0.0.1:8000/v1/completions", {}, RetryPolicy(max_retries=0))
+    assert "ProxyError: cannot reach the proxy http://***@proxy.example.cn:3128" in str(failed.value)
+    assert SECRET not in str(failed.value)
