@@ -234,7 +234,9 @@ def test_a_filter_matching_none_of_a_bank_with_invalid_records_is_the_filters_no
 def test_a_resumed_run_says_what_its_bank_left_out_now(tmp_path: Path) -> None:
     """Between two sessions the bank gained an invalid record (its good questions the same, so the run resumes): the
     second session logged 2 skipped but its summary, run.json and report kept the first session's 1."""
-    bank = write_text(tmp_path / "bank.csv", "编号,题干,选项A,选项B,答案,学科\np1,1+1=？,1,2,B,数学\np2,二,4,5,E,数学\n")
+    bank = write_text(
+        tmp_path / "bank.csv", "编号,题干,选项A,选项B,答案,学科\np1,1+1=？,1,2,B,数学\np2,二,4,5,E,数学\n"
+    )
     mapping = write_text(tmp_path / "mapping.toml", MAPPING)
     answers = write_jsonl(tmp_path / "answers.jsonl", [{"id": "p1", "response": "B"}])
     out = tmp_path / "run"
