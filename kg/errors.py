@@ -71,6 +71,14 @@ def left_out(problems: Iterable[Problem]) -> tuple[int, int]:
     return sum(p.records or 0 for p in problems), sum(p.records is None for p in problems)
 
 
+def left_out_phrase(records: int, unread: int) -> str:
+    """``5 invalid record(s) and 1 file(s) whose records could not be counted``: a run's count of what
+    ``--skip-invalid`` left out (:func:`left_out`)."""
+    return f"{records} invalid record(s)" + (
+        f" and {unread} file(s) whose records could not be counted" if unread else ""
+    )
+
+
 def left_out_text(problems: Iterable[Problem]) -> str:
     """``5 invalid record(s), 3 of them in 1 file left out whole (bank.csv: 3)``: what skipping ``problems`` left
     out, in one phrase naming the first few whole files."""

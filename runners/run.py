@@ -232,7 +232,8 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         # Named here too: the run's readers (score, report) skip them as the run did (runners.bank.run_bank).
         data["skip_invalid"] = True
         data["skipped"] = [problem.skipped() for problem in bank.problems]
-        data["invalid"] = left_out(bank.problems)[0]  # records: a file left out whole counts its records
+        # Records: a file left out whole counts its records; one that cannot be read is counted apart.
+        data["invalid"], data["invalid_unread"] = left_out(bank.problems)
     return questions, data
 
 
@@ -452,7 +453,7 @@ def _run_locked(
         summary.adapted = dict(getattr(answerer.backend, "adapted", {}))
 
 
-_LEFT_OUT = ("skip_invalid", "skipped", "invalid")
+_LEFT_OUT = ("skip_invalid", "skipped", "invalid", "invalid_unread")
 """``run.json``'s ``data`` keys that say what ``--skip-invalid`` left out of the bank."""
 
 

@@ -506,7 +506,8 @@ def _print_summary(summary: RunSummary) -> None:
             notes.append(f"judgment counted {JUDGMENT_RULE_NAMES[results.judgment_rule][1]}")
         console.print("; ".join(notes))
         if results.invalid or results.invalid_records:
-            console.print(_invalid_line(results.invalid, results.invalid_records), highlight=False, markup=False)
+            line = _invalid_line(results.invalid, results.invalid_unread, results.invalid_records)
+            console.print(line, highlight=False, markup=False)
     loops = results.loops if results is not None else 0
     rate = summary.unparsed_rate
     console.print(
@@ -526,9 +527,11 @@ def _print_summary(summary: RunSummary) -> None:
             console.print(line, highlight=False)
 
 
-def _invalid_line(invalid: int, named: list[str]) -> str:
+def _invalid_line(invalid: int, unread: int, named: list[str]) -> str:
     """The bank's records ``--skip-invalid`` left out, which no count above holds: how many, and the first."""
-    line = f"{invalid} invalid record(s) of the bank left out (--skip-invalid), in no count above"
+    from kg.errors import left_out_phrase
+
+    line = f"{left_out_phrase(invalid, unread)} of the bank left out (--skip-invalid), in no count above"
     if named:
         line += f": {named[0]}"
     if len(named) > 1:

@@ -278,3 +278,55 @@ def test_the_run_card_says_how_many_more_problems_than_it_shows_are_named(tmp_pa
         assert console_errors(driver) == []
     finally:
         driver.quit()
+
+
+def _unreadable_bank(root: Path) -> tuple[Path, Path]:
+    """A CK12 bank of 2 good questions beside a folder named like a JSONL file, and answers to both."""
+    good = write_jsonl(root / "bank" / "初中" / "数学" / "单选.jsonl", [ck12_record(id="a"), ck12_record(id="b")])
+    (good.parent / "多选.jsonl").mkdir()
+    answers = write_jsonl(root / "answers.jsonl", [{"id": i, "response": "答案是B"} for i in ("a", "b")])
+    return root / "bank", answers
+
+
+def test_a_file_whose_records_cannot_be_counted_is_said_by_run_and_report(tmp_path: Path) -> None:
+    """It counts 0 records: the report's line and the page's card, shown only for a count above 0, said nothing."""
+    bank, answers = _unreadable_bank(tmp_path)
+    out = tmp_path / "run"
+    printed = _run("run", str(bank), "-b", "replay", "-m", str(answers), "-o", str(out), "--skip-invalid")
+    said = "0 invalid record(s) and 1 file(s) whose records could not be counted of the bank left out (--skip-invalid)"
+    assert said in printed and "多选.jsonl: not a regular file" in printed
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert (summary["invalid"], summary["invalid_unread"], len(summary["invalid_records"])) == (0, 1, 1)
+    report = tmp_path / "report"
+    line = _run("report", str(out), "-o", str(report))
+    assert "; 0 invalid record(s) and 1 file(s) whose records could not be counted of the bank left out" in line
+    html = (report / "index.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)[1])
+    assert (data["runs"][0]["invalid"], data["runs"][0]["invalid_unread"]) == (0, 1)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_run_card_names_a_file_whose_records_cannot_be_counted(tmp_path: Path) -> None:
+    from tests._browser import chromium, console_errors
+    from tests.reports.test_report_browser import css
+
+    bank, answers = _unreadable_bank(tmp_path)
+    out, report = tmp_path / "run", tmp_path / "report"
+    _run("run", str(bank), "-b", "replay", "-m", str(answers), "-o", str(out), "--skip-invalid")
+    _run("report", str(out), "-o", str(report))
+    driver = chromium(tmp_path / "profile", tmp_path / "downloads")
+    try:
+        driver.get((report / "index.html").resolve().as_uri())
+        card = css(driver, ".runcard details.invalid")
+        summary = card.find_element("tag name", "summary")
+        assert (
+            summary.text
+            == "题库中有误而跳过的记录（--skip-invalid，不计入任何数字）：0 条；另有 1 个文件无法读取，其记录数未计"
+        )
+        summary.click()
+        [line] = [line.text for line in card.find_elements("css selector", "div")]
+        assert "多选.jsonl: not a regular file" in line
+        assert console_errors(driver) == []
+    finally:
+        driver.quit()
