@@ -33,6 +33,9 @@ class Problem:
     records: int | None = 1
     """How many records skipping it leaves out: 1 for a bad record; for a whole file, its records where they
     could be counted, ``None`` where not (the file cannot be read)."""
+    files: int = 1
+    """How many files a whole-file problem leaves out: more than 1 for a key no record of a folder's JSONL files
+    has (``path`` is then the folder, whose other files may still be read)."""
 
     def __str__(self) -> str:
         where = str(self.path)
@@ -49,13 +52,16 @@ class Problem:
         with it, and how many."""
         if not self.whole_file:
             return str(self)
-        held = "its records" if self.records is None else f"its {self.records} record(s)"
-        return f"{self}; the whole file left out with {held}"
+        held = "records" if self.records is None else f"{self.records} record(s)"
+        if self.files > 1:
+            return f"{self}; those {self.files} files left out whole with their {held}"
+        return f"{self}; the whole file left out with its {held}"
 
 
-def whole_file(problem: Problem, records: int | None) -> Problem:
-    """``problem`` as the whole file's, which holds ``records`` records (``None``: they cannot be counted)."""
-    return replace(problem, whole_file=True, records=records)
+def whole_file(problem: Problem, records: int | None, files: int = 1) -> Problem:
+    """``problem`` as the whole file's (or ``files`` files'), which holds ``records`` records (``None``: they cannot
+    be counted)."""
+    return replace(problem, whole_file=True, records=records, files=files)
 
 
 def left_out(problems: Iterable[Problem]) -> tuple[int, int]:
@@ -63,6 +69,14 @@ def left_out(problems: Iterable[Problem]) -> tuple[int, int]:
     not be counted."""
     problems = list(problems)
     return sum(p.records or 0 for p in problems), sum(p.records is None for p in problems)
+
+
+def left_out_phrase(records: int, unread: int) -> str:
+    """``5 invalid record(s) and 1 file(s) whose records could not be counted``: a run's count of what
+    ``--skip-invalid`` left out (:func:`left_out`)."""
+    return f"{records} invalid record(s)" + (
+        f" and {unread} file(s) whose records could not be counted" if unread else ""
+    )
 
 
 def left_out_text(problems: Iterable[Problem]) -> str:
@@ -74,9 +88,14 @@ def left_out_text(problems: Iterable[Problem]) -> str:
     text = f"{counted} invalid record(s)"
     if files:
         in_files = sum(p.records or 0 for p in files)
-        named = ", ".join(f"{p.path}: {'not counted' if p.records is None else p.records}" for p in files[:3])
+        named = ", ".join(
+            f"{p.path}{'' if p.files == 1 else f' ({p.files} files)'}: "
+            f"{'not counted' if p.records is None else p.records}"
+            for p in files[:3]
+        )
         more = f", {len(files) - 3} more" if len(files) > 3 else ""
-        text += f", {in_files} of them in {len(files)} file(s) left out whole ({named}{more})"
+        of_them = f", {in_files} of them in" if in_files else " and"  # "0 of them": only files that cannot be counted
+        text += f"{of_them} {sum(p.files for p in files)} file(s) left out whole ({named}{more})"
     if uncounted:
         text += f"; the records of {uncounted} unreadable file(s) are not counted"
     return one_line(text)

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from kg.errors import InputError, Problem
+from kg.errors import InputError, Problem, whole_file
 
 MAX_DEPTH = 64
 """Deepest nesting of lists and objects a JSONL record may have; no question bank needs more, and
@@ -143,8 +143,8 @@ def iter_jsonl(
     its line, never the lines after it. ``one_record_lists``: see :func:`parse_json_line`.
     """
     handle = open_text(path, newline="\n")
-    if isinstance(handle, Problem):
-        yield 0, handle
+    if isinstance(handle, Problem):  # none of its records can be read, nor counted
+        yield 0, whole_file(handle, None)
         return
     with handle:
         for number, line in read_lines(handle, path):

@@ -495,7 +495,7 @@ def _evidence(run: Run) -> dict[str, dict[str, Any]]:
 def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
     header = run.header
     row = _root_row(nodes, run.id)
-    invalid, named = invalid_left_out(header)
+    invalid, named, unread = invalid_left_out(header)
     return {
         "id": run.id,
         "label": run.label,
@@ -516,6 +516,8 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         # The bank's records --skip-invalid left out: in no count, so the run card says how many, and the first few.
         "invalid": invalid,
         "invalid_records": named[:INVALID_SHOWN],
+        "invalid_named": len(named),  # the card says how many more the run's summary.json names
+        "invalid_unread": unread,
         "unit": run.unit,  # records: GAOKAO-Bench's, which the card heads with their points
         "gaokao": headline(run),
     }

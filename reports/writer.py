@@ -662,7 +662,9 @@ def _summary(
                     "scored_steps": len(run.scores),
                     # Asked: a judgment question whose request failed counted under no rule.
                     "judgment_asked": sum(r.type == QuestionType.JUDGMENT.value and asked(r) for r in run.records),
-                    **dict(zip(("invalid", "invalid_records"), invalid_left_out(run.header), strict=True)),
+                    **dict(
+                        zip(("invalid", "invalid_records", "invalid_unread"), invalid_left_out(run.header), strict=True)
+                    ),
                     **{c: whole.loc[run.id, c] for c in RUN_TOTALS},
                     "unit": run.unit,
                     "gaokao": headline(run),

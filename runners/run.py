@@ -42,7 +42,9 @@ from runners.results_file import RESULTS_FILE, lm_eval_results
 from runners.stopping import signals_raise, stop_reason
 from runners.store import RunStore, in_shard, parse_shard
 from runners.summary import (
+    REDACTED,
     SECRET_NAME,
+    SECRET_VALUE,
     SUMMARY_FILE,
     RunResults,
     SessionStats,
@@ -69,6 +71,9 @@ class RunSummary:
     mode: str
     variant: str
     new: int = 0
+    """Records this session wrote, failed requests among them (:attr:`new_failed`)."""
+    new_failed: int = 0
+    """Records this session wrote for requests that failed: no answer."""
     resumed: int = 0
     retries: int = 0
     """Requests the backend sent again in this session."""
@@ -190,6 +195,11 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
     )
     for problem in bank.problems:
         log.warning("skipped an invalid question: %s", problem.skipped())
+    if not bank.questions and bank.problems:  # the bank's reading left nothing, before any filter
+        raise InputError(
+            f"{options.data}: no question left: every record was invalid and left out; the first problem: "
+            f"{bank.problems[0].skipped()}"
+        )
     questions = bank.questions
     # Of the whole split, before filters, --limit and shards: a run may grow (--limit 100, then
     # 200) or be split in shards and stay one run, while another or an edited bank is refused.
@@ -222,7 +232,8 @@ def select_questions(options: RunOptions) -> tuple[list[Question], dict[str, Any
         # Named here too: the run's readers (score, report) skip them as the run did (runners.bank.run_bank).
         data["skip_invalid"] = True
         data["skipped"] = [problem.skipped() for problem in bank.problems]
-        data["invalid"] = left_out(bank.problems)[0]  # records: a file left out whole counts its records
+        # Records: a file left out whole counts its records; one that cannot be read is counted apart.
+        data["invalid"], data["invalid_unread"] = left_out(bank.problems)
     return questions, data
 
 
@@ -253,6 +264,8 @@ def identity_options(backend_options: dict[str, Any]) -> dict[str, Any]:
             continue
         if isinstance(value, str) and value and Path(value).exists():
             value = str(Path(value).resolve())
+        elif isinstance(value, str):  # run.json is shared: no password in a base_url (https://user:pw@host/v1)
+            value = SECRET_VALUE.sub(REDACTED, value)
         kept[key] = value
     return kept
 
@@ -278,11 +291,6 @@ def run_questions(
     check_out(options.out, run_inputs(options))
     check_run_folder(options.out)
     questions, data = select_questions(options)
-    if not questions and data.get("skipped"):  # not the filters: the bank's reading left nothing (a bad mapping file)
-        raise InputError(
-            f"{options.data}: no question left: every record was invalid and left out; the first problem: "
-            f"{data['skipped'][0]}"
-        )
     if not questions:
         raise InputError(f"{options.data}: no question matches the filters")
     options = with_scored_split(options, data["split"])
@@ -417,7 +425,7 @@ def _run_locked(
         # Known to the replay backend only, for another harness's files: an attribute, not part of the protocol.
         harness=getattr(answerer.backend, "harness", None),
     )
-    kept_header = store.open(header)
+    kept_header = _left_out_now(store, store.open(header), data)
     summary.opened = True
     # The last session's numbers stop describing the run with this session's first record, and a session killed
     # by SIGKILL never writes its own: removed now, so none is read as the run's (this session writes both again).
@@ -443,6 +451,23 @@ def _run_locked(
         summary.retries = int(getattr(answerer.backend, "retries", 0))
         # Parameters the server refused (openai): what it took, beside what the header says was asked.
         summary.adapted = dict(getattr(answerer.backend, "adapted", {}))
+
+
+_LEFT_OUT = ("skip_invalid", "skipped", "invalid", "invalid_unread")
+"""``run.json``'s ``data`` keys that say what ``--skip-invalid`` left out of the bank."""
+
+
+def _left_out_now(store: RunStore, kept: RunHeader, data: dict[str, Any]) -> RunHeader:
+    """The header in force, saying what this session left out of the bank: a resumed run's bank may have gained or
+    lost invalid records (its questions are the same, or the resume is refused), and the run's summary and report
+    say the count of the bank as it was read last, not as it was read first."""
+    now = {key: data[key] for key in _LEFT_OUT if key in data}
+    if {key: kept.data[key] for key in _LEFT_OUT if key in kept.data} == now:
+        return kept
+    rest = {key: value for key, value in kept.data.items() if key not in _LEFT_OUT}
+    updated = kept.model_copy(update={"data": {**rest, **now}})
+    store.rewrite_header(updated)
+    return updated
 
 
 def _answer(
@@ -490,6 +515,7 @@ def _answer_streamed(
         for record in records:  # handed over shielded: the append below is never cut by a signal
             store.append([record])
             summary.new += 1
+            summary.new_failed += record.parse_status == "failed"
             summary.loops += record.finish_reason == FINISH_LOOP
             tokens += record.completion_tokens or 0
             now = time.perf_counter()
@@ -537,6 +563,7 @@ def _answer_batches(
         summary.loops += sum(r.finish_reason == FINISH_LOOP for r in records)
         now = time.perf_counter()
         summary.new += len(records)
+        summary.new_failed += sum(r.parse_status == "failed" for r in records)
         batch_tokens = sum(r.completion_tokens or 0 for r in records)
         tokens += batch_tokens
         elapsed = now - start

@@ -98,6 +98,10 @@ class RunStore:
         self._touch()
         return header
 
+    def rewrite_header(self, header: RunHeader) -> None:
+        """Replace the header of the run here (atomically): a resume that read the bank otherwise says so."""
+        atomic_write(self.header_path, header.model_dump_json(indent=2))
+
     def _touch(self) -> None:
         with naming(self.records_path):
             os.close(open_own(self.records_path, os.O_WRONLY | os.O_CREAT, written=True))

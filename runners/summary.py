@@ -19,7 +19,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,8 +40,9 @@ SUMMARY_VERSION: Literal[1] = 1
 STATUSES = ("ok", "unparsed", "failed", "skipped")
 SECRET_NAME = re.compile(r"key|secret|password|passwd|auth|(^|_)token$", re.IGNORECASE)
 """Option names whose values are secrets: never recorded (``api_key``, ``token``; not ``max_tokens``)."""
-SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{4,}|Bearer\s+\S+)")
-"""Secrets by their look, wherever they appear: OpenAI-style keys and bearer tokens."""
+SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{4,}|Bearer\s+\S+)|(?<=://)[^/\s@]+(?=@)")
+"""Secrets by their look, wherever they appear: OpenAI-style keys, bearer tokens, and the user part of a URL
+(``-B base_url=https://user:password@host/v1``)."""
 REDACTED = "***"
 
 
@@ -131,6 +132,8 @@ class RunResults(BaseModel):
     """Bank records ``--skip-invalid`` left out, so in no count here (a file left out whole counts its records)."""
     invalid_records: list[str] = Field(default_factory=list)
     """Each of them named (file, line, record, field, what is wrong), as ``run.json``'s ``data.skipped``."""
+    invalid_unread: int = 0
+    """Bank files ``--skip-invalid`` left out whole whose records could not be counted (not in ``invalid``)."""
     pending: int = 0
     """Selected questions with no record yet: more than 0 only when ``session.status`` is not ``finished``."""
     status: dict[str, int]
@@ -214,11 +217,22 @@ def _by_subject(
     return {name: group_stats(group, rule) for name, group in sorted(groups.items())}
 
 
-def invalid_left_out(header: RunHeader) -> tuple[int, list[str]]:
-    """The bank's records ``--skip-invalid`` left out of the run (``run.json``'s ``data``): how many (a file left
-    out whole counts its records; a run made before they were counted, one a problem) and each named."""
+class LeftOut(NamedTuple):
+    """What ``--skip-invalid`` left out of a run's bank (``run.json``'s ``data``)."""
+
+    records: int
+    """Records left out (a file left out whole counts its records; a run made before they were counted, one a
+    problem)."""
+    named: list[str]
+    """Each problem named (file, line, record, field, what is wrong)."""
+    unread: int
+    """Files left out whole whose records could not be counted (not in ``records``)."""
+
+
+def invalid_left_out(header: RunHeader) -> LeftOut:
+    """The bank's records ``--skip-invalid`` left out of the run, counted and named."""
     named = [str(problem) for problem in header.data.get("skipped", [])]
-    return int(header.data.get("invalid", len(named))), named
+    return LeftOut(int(header.data.get("invalid", len(named))), named, int(header.data.get("invalid_unread", 0)))
 
 
 def build_results(
@@ -235,7 +249,7 @@ def build_results(
     rule = header_judgment_rule(header)
     finished: Counter[str] = Counter(r.finish_reason for r in records if r.finish_reason is not None)
     gaokao = gaokao_scores(records, questions) if questions else None
-    invalid, skipped = invalid_left_out(header)
+    left_out = invalid_left_out(header)
     return RunResults(
         model=header.model,
         backend=header.backend,
@@ -244,8 +258,9 @@ def build_results(
         variant=header.variant,
         questions=len(records) + pending,
         pending=pending,
-        invalid=invalid,
-        invalid_records=skipped,
+        invalid=left_out.records,
+        invalid_records=left_out.named,
+        invalid_unread=left_out.unread,
         status={status: counts.get(status, 0) for status in STATUSES},
         in_bank=header.data.get("in_bank"),
         judgment_rule=rule,

@@ -51,10 +51,15 @@ def write_text(path: Path, text: str) -> Path:
 
 
 def single_problem(path: Path, fmt: str | None = None, **options: Any) -> Problem:
-    """The one Problem found importing ``path``, after checking it also stops a strict import."""
+    """The one Problem found importing ``path``, after checking it also stops a strict import (one that is no
+    record's, such as a bad mapping file or a folder without the format's files, stops ``--skip-invalid`` too)."""
     with pytest.raises(InputError) as stopped:
         load_questions(path, fmt, **options)
-    result = load_questions(path, fmt, skip_invalid=True, **options)
+    try:
+        result = load_questions(path, fmt, skip_invalid=True, **options)
+    except InputError as still:
+        assert still.problem is not None and str(still) == str(stopped.value)
+        return still.problem
     assert len(result.problems) == 1, [str(p) for p in result.problems]
     problem = result.problems[0]
     assert str(stopped.value) == str(problem)

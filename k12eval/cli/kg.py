@@ -123,7 +123,8 @@ def _by_field(problems: list[Problem]) -> Counter[str]:
     """The records left out per field at fault (a whole file's records under the field it lacks)."""
     counts: Counter[str] = Counter()
     for problem in problems:
-        counts[problem.field or "record"] += problem.records or 0
+        if problem.records:  # a file whose records cannot be counted is named, not counted as 0 bad records
+            counts[problem.field or "record"] += problem.records
     return counts
 
 

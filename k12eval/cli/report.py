@@ -114,6 +114,8 @@ def _run_line(run: dict[str, Any], counted: str, gaokao: GaokaoScores | None) ->
     """One run's figures as summary.json holds them; a run of GAOKAO-Bench's records alone heads with its points
     (the paper's unit, from its unrounded ``gaokao``, as ``run`` prints them) and calls its records records (one
     can hold 20 questions)."""
+    from kg.errors import left_out_phrase
+
     # From the counts, not summary.json's acc_micro (rounded to 4 digits: 253/1202 = 21.05 % printed 21.1 %).
     shown = f"{100 * run['correct'] / run['n']:.1f}%" if run.get("n") else "—"
     # The judgment rule is named only where it counted: a run that asked no judgment question has none.
@@ -121,9 +123,9 @@ def _run_line(run: dict[str, Any], counted: str, gaokao: GaokaoScores | None) ->
     # None: no question was answered (every request failed): no rate, not 0 %.
     unparsed = "unparsed —" if run["unparsed_rate"] is None else f"unparsed {100 * run['unparsed_rate']:.1f}%"
     # The bank's records the run left out as invalid are in no count: said, or a reader takes the bank as whole.
-    invalid = (
-        f"; {run['invalid']} invalid record(s) of the bank left out (--skip-invalid)" if run.get("invalid") else ""
-    )
+    left_out = left_out_phrase(run.get("invalid") or 0, run.get("invalid_unread") or 0)
+    said = run.get("invalid") or run.get("invalid_unread")
+    invalid = f"; {left_out} of the bank left out (--skip-invalid)" if said else ""
     if run.get("unit") != "records" or gaokao is None:
         return (
             f"{run['id']}: {run['n']} scored{rule_used}, accuracy {shown}, {unparsed}; "

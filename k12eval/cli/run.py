@@ -506,11 +506,15 @@ def _print_summary(summary: RunSummary) -> None:
             notes.append(f"judgment counted {JUDGMENT_RULE_NAMES[results.judgment_rule][1]}")
         console.print("; ".join(notes))
         if results.invalid or results.invalid_records:
-            console.print(_invalid_line(results.invalid, results.invalid_records), highlight=False, markup=False)
+            line = _invalid_line(results.invalid, results.invalid_unread, results.invalid_records)
+            console.print(line, highlight=False, markup=False)
     loops = results.loops if results is not None else 0
     rate = summary.unparsed_rate
     console.print(
-        f"{summary.new} new answer(s) this time, {summary.resumed} already in the run folder; "
+        # A failed request is no answer: "5 new answer(s)" of which 1 failed read as 5 answers (as the batch line).
+        f"{summary.new - summary.new_failed} new answer(s)"
+        + (f" and {summary.new_failed} failed request(s)" if summary.new_failed else "")
+        + f" this time, {summary.resumed} already in the run folder; "
         + ("no answer to read, so no unparsed rate" if rate is None else f"unparsed rate {rate:.1%}")
         + (" of records" if records and rate is not None else "")
         + (f"; {loops} answer(s) stopped repeating themselves (finish_reason loop)" if loops else "")
@@ -523,9 +527,11 @@ def _print_summary(summary: RunSummary) -> None:
             console.print(line, highlight=False)
 
 
-def _invalid_line(invalid: int, named: list[str]) -> str:
+def _invalid_line(invalid: int, unread: int, named: list[str]) -> str:
     """The bank's records ``--skip-invalid`` left out, which no count above holds: how many, and the first."""
-    line = f"{invalid} invalid record(s) of the bank left out (--skip-invalid), in no count above"
+    from kg.errors import left_out_phrase
+
+    line = f"{left_out_phrase(invalid, unread)} of the bank left out (--skip-invalid), in no count above"
     if named:
         line += f": {named[0]}"
     if len(named) > 1:

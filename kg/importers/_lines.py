@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from kg.errors import Problem
+from kg.errors import Problem, whole_file
 from kg.jsonl import bad_byte, iter_jsonl, not_regular, open_text, read_lines
 
 _OPTION_LABEL = re.compile(r"^\s*([A-Za-zＡ-Ｚａ-ｚ]|\d{1,2})\s*[.．、:：)）]\s*", re.S)
@@ -25,8 +25,8 @@ def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, 
     its own: the rows after it are still read.
     """
     handle = open_text(path, newline="")
-    if isinstance(handle, Problem):
-        yield 0, handle
+    if isinstance(handle, Problem):  # none of its rows can be read, nor counted
+        yield 0, whole_file(handle, None)
         return
     with handle:
         too_long: list[Problem] = []
@@ -44,14 +44,16 @@ def iter_csv(path: Path, delimiter: str = ",") -> Iterator[tuple[int, dict[str, 
                 continue
             if too_long:
                 problem = too_long.pop()
-                yield problem.line or start, problem
-                if header is None:
+                if header is None:  # no row can be read without the header: the whole file is left out
+                    yield problem.line or start, whole_file(problem, None)
                     return
+                yield problem.line or start, problem
             if header is None:
                 header = [h.strip() for h in row]
                 where = bad_byte("".join(row))
                 if where is not None:
-                    yield 1, Problem(path, 1, None, f"not UTF-8 text ({where.replace('the line', 'the header')})")
+                    problem = Problem(path, 1, None, f"not UTF-8 text ({where.replace('the line', 'the header')})")
+                    yield 1, whole_file(problem, None)
                     return
             elif any(cell.strip() for cell in row):
                 yield start, _csv_row(path, start, header, row)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kg.errors import Problem
+from kg.errors import Problem, whole_file
 from kg.jsonl import describe, not_regular
 
 BATCH_ROWS = 1024
@@ -89,8 +89,8 @@ def iter_parquet(path: Path) -> Iterator[tuple[int, dict[str, str] | Problem]]:
     All-empty rows are skipped, as in CSV.
     """
     columns = parquet_columns(path)
-    if isinstance(columns, Problem):
-        yield 0, columns
+    if isinstance(columns, Problem):  # none of its rows can be read, nor counted
+        yield 0, whole_file(columns, None)
         return
     row = 0
     try:

@@ -17,7 +17,7 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
-from kg.errors import Problem
+from kg.errors import InputError, Problem
 from kg.importers._ceval_subjects import SUBJECTS, english_name
 from kg.importers._choice import (
     LETTERS,
@@ -104,18 +104,18 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the questions (and problems) of every C-Eval CSV under ``path``."""
     files = csv_files(path)
     if not files:
-        yield Problem(
-            path,
-            None,
-            None,
-            "no C-Eval CSV or Parquet files here (expected dev/, val/ or test/ with <subject>_<split>.csv, "
-            "or <subject>/<split>-*.parquet)",
+        raise InputError.from_problem(
+            Problem(
+                path,
+                None,
+                None,
+                "no C-Eval CSV or Parquet files here (expected dev/, val/ or test/ with <subject>_<split>.csv, "
+                "or <subject>/<split>-*.parquet)",
+            )
         )
-        return
     mapping = load_mapping(path)
     if isinstance(mapping, Problem):
-        yield mapping
-        return
+        raise InputError.from_problem(mapping)
     skipped: list[Path] = []
     for file in files:
         if _unanswered_test_file(file):
@@ -129,11 +129,13 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
             skipped[0],
         )
         if len(skipped) == len(files):
-            yield Problem(
-                path,
-                None,
-                "answer",
-                "only C-Eval test files without answers here: nothing to import (use the dev/ or val/ split)",
+            raise InputError.from_problem(
+                Problem(
+                    path,
+                    None,
+                    "answer",
+                    "only C-Eval test files without answers here: nothing to import (use the dev/ or val/ split)",
+                )
             )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kg.errors import Problem
+from kg.errors import InputError, Problem
 from kg.importers._answers import parse_answer as parse_answer
 from kg.importers._answers import parse_judgments as parse_judgments
 from kg.importers._found import Found, ImportOptions, located
@@ -106,8 +106,9 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the questions (and problems) of every CK12 JSONL file under ``path``."""
     files, variant = files_to_read(path, options.variant)
     if not files:
-        yield Problem(path, None, None, f"no CK12 JSONL files for variant {options.variant!r} here")
-        return
+        raise InputError.from_problem(
+            Problem(path, None, None, f"no CK12 JSONL files for variant {options.variant!r} here")
+        )
     for file in files:
         for number, obj in iter_jsonl(file):
             if isinstance(obj, Problem):

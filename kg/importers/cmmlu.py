@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from kg.errors import Problem
+from kg.errors import InputError, Problem
 from kg.importers._choice import (
     LETTERS,
     ChoiceRow,
@@ -56,14 +56,15 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the questions (and problems) of every CMMLU CSV under ``path``."""
     files = csv_files(path)
     if not files:
-        yield Problem(
-            path,
-            None,
-            None,
-            "no CMMLU CSV or Parquet files here (expected dev/ or test/ with <subject>.csv, "
-            "or <subject>/<split>-*.parquet)",
+        raise InputError.from_problem(
+            Problem(
+                path,
+                None,
+                None,
+                "no CMMLU CSV or Parquet files here (expected dev/ or test/ with <subject>.csv, "
+                "or <subject>/<split>-*.parquet)",
+            )
         )
-        return
     for file in files:
         yield from read_file(file)
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kg.errors import Problem, whole_file
+from kg.errors import InputError, Problem, whole_file
 from kg.importers._found import Found, ImportOptions, located
 from kg.importers._gaokao_tasks import RELEASE_TYPES, SUBJECT_WORDS, TASKS, Group, Task, option_groups
 from kg.jsonl import describe, not_regular, printable, value_fault
@@ -80,8 +80,9 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the objective questions (and problems) of every GAOKAO-Bench file under ``path``."""
     files = _files(path)
     if not files:
-        yield Problem(path, None, None, "no GAOKAO-Bench JSON files here (Data/Objective_Questions/*.json)")
-        return
+        raise InputError.from_problem(
+            Problem(path, None, None, "no GAOKAO-Bench JSON files here (Data/Objective_Questions/*.json)")
+        )
     if path.is_dir():
         _note_subjective(_objective_folder(path).parent / SUBJECTIVE)
     for file in files:

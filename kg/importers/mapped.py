@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kg.errors import Problem, SettingError, whole_file
+from kg.errors import InputError, Problem, SettingError, whole_file
 from kg.importers._answers import parse_answer, parse_judgments
 from kg.importers._found import Found, ImportOptions, located
 from kg.importers._lines import count_rows, iter_csv, read_csv_header, split_option, twice_named
@@ -50,13 +50,11 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     if options.mapping is None:
         raise SettingError("mapping", None, f"the mapped format needs a mapping file naming the columns of {path}")
     mapping = load_mapping(options.mapping)
-    if isinstance(mapping, Problem):
-        yield mapping
-        return
+    if isinstance(mapping, Problem):  # no record's fault: --skip-invalid leaves out none, it stops
+        raise InputError.from_problem(mapping)
     files = [path] if path.is_file() else sorted(f for f in path.rglob("*") if f.suffix.lower() in SUFFIXES)
     if not files:
-        yield Problem(path, None, None, f"no {', '.join(SUFFIXES)} files here")
-        return
+        raise InputError.from_problem(Problem(path, None, None, f"no {', '.join(SUFFIXES)} files here"))
     jsonl = [f for f in files if SUFFIXES.get(f.suffix.lower()) == "jsonl"]
     unkeyed = _absent_keys(mapping, path, jsonl) if jsonl else None
     if unkeyed:
@@ -132,7 +130,7 @@ def _absent_keys(mapping: Mapping, path: Path, files: list[Path]) -> Problem | N
         f"no record{of_files} has this key (the mapping reads it as {mapping.columns[column]!r}); "
         f"the records' keys are {', '.join(sorted(seen))}",
     )
-    return whole_file(problem, lines)
+    return whole_file(problem, lines, len(files))  # the folder's other files (CSV) are still read
 
 
 def _rows(

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from kg.errors import Problem
+from kg.errors import InputError, Problem
 from kg.importers._found import Found, ImportOptions, located
 from kg.importers._lines import first_record, json_lines_files
 from kg.importers._taxonomy import Taxonomy, find_taxonomy, load_taxonomy
@@ -105,18 +105,19 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
     """Yield the questions (and problems) of every Xiezhi JSON-lines file under ``path``."""
     files = xiezhi_files(path)
     if not files:
-        yield Problem(path, None, None, "no Xiezhi JSON-lines files here (.jsonl, or .json as released)")
-        return
+        raise InputError.from_problem(
+            Problem(path, None, None, "no Xiezhi JSON-lines files here (.jsonl, or .json as released)")
+        )
     tree_files = find_taxonomy(path, options.taxonomy)
     taxonomy: Taxonomy | None = None
     if options.taxonomy is not None and not tree_files:
-        yield Problem(options.taxonomy, None, None, "no subjects_tree_chn.json (or _eng) in this folder")
-        return
+        raise InputError.from_problem(
+            Problem(options.taxonomy, None, None, "no subjects_tree_chn.json (or _eng) in this folder")
+        )
     if tree_files:
         loaded = load_taxonomy(tree_files)
         if isinstance(loaded, Problem):
-            yield loaded
-            return
+            raise InputError.from_problem(loaded)
         taxonomy = loaded
     else:
         log.warning(

@@ -15,6 +15,8 @@
       accuracy: '正确率', micro: '正确率（微平均）', macro: '宏平均', interval: '95% 置信区间', n: '题数',
       questions: '题目数', askedOfBank: '作答题数 / 题库题数', unparsed: '未解析',
       invalidLeftOut: '题库中有误而跳过的记录（--skip-invalid，不计入任何数字）：{n} 条',
+      invalidMore: '……另有 {k} 处问题见该运行的 summary.json（invalid_records）',
+      invalidUnread: '；另有 {u} 个文件无法读取，其记录数未计',
       gaokaoRate: 'GAOKAO-Bench 得分率（论文口径，发布的评分脚本）：{e}/{p} 分，{q} 道小题', gaokaoOurs: 'k12eval 的答案抽取：{r}（{e}/{p} 分）',
       byRecord: '按记录正确率（一条记录含一道或多道小题，全对才算对）', records: '记录数', recordsOfBank: '作答记录数 / 题库记录数',
       recordsNote: 'GAOKAO-Bench 的运行（{runs}）在此按记录计数：一条记录含一道或多道小题（一篇英语完形填空 20 道），全部答对才算对；题数、n 与正确率都按记录计。论文的口径（按分值计的得分率）见总览卡片和论文表格。', unparsedRate: '未解析率', all: '全部', stage: '学段', type: '题型',
@@ -58,6 +60,8 @@
       runB: 'Run B', accuracy: 'Accuracy', micro: 'Accuracy (micro)', macro: 'Macro', interval: '95% interval',
       n: 'n', questions: 'Questions', askedOfBank: 'asked / in bank', unparsed: 'Unparsed',
       invalidLeftOut: 'Invalid bank records left out (--skip-invalid, in no count): {n}',
+      invalidMore: "... {k} more problem(s) named in the run's summary.json (invalid_records)",
+      invalidUnread: '; and {u} file(s) whose records could not be counted',
       gaokaoRate: "GAOKAO-Bench scoring rate (the paper's unit, the release's scorer): {e}/{p} points, {q} questions", gaokaoOurs: "k12eval's extraction: {r} ({e}/{p} points)",
       byRecord: 'Accuracy by record (a record holds one or more questions, right when all are)', records: 'records', recordsOfBank: 'records asked / in bank',
       recordsNote: "GAOKAO-Bench runs ({runs}) count records here: a record holds one or more questions (an English cloze 20) and is right when all are; n, counts and accuracies are of records. The paper's unit, the scoring rate in points, is on the overview's card and in the paper tables.", unparsedRate: 'Unparsed rate', all: 'All', stage: 'Stage',
@@ -739,10 +743,15 @@
           el('div', { class: 'muted small' }, interval + ' · ' + t('n') + ' ' + run.answered),
           el('div', { class: 'muted small' }, t('askedOfBank') + ' ' + run.asked + ' / ' + run.in_bank)];
       // The bank's records --skip-invalid left out are in no figure: the card says how many, and names them.
-      if (run.invalid) {
+      if (run.invalid || run.invalid_unread) {
         head.push(el('details', { class: 'muted small invalid' },
-          el('summary', null, fillIn(t('invalidLeftOut'), { n: run.invalid })),
-          (run.invalid_records || []).map((text) => el('div', null, text))));
+          el('summary', null, fillIn(t('invalidLeftOut'), { n: run.invalid || 0 }),
+            run.invalid_unread ? fillIn(t('invalidUnread'), { u: run.invalid_unread }) : null),
+          (run.invalid_records || []).map((text) => el('div', null, text)),
+          // Only the first few are on the page: the rest are said to exist, not dropped silently.
+          (run.invalid_named || 0) > (run.invalid_records || []).length
+            ? el('div', { class: 'more' }, fillIn(t('invalidMore'), { k: run.invalid_named - run.invalid_records.length }))
+            : null));
       }
       cards.appendChild(el('div', { class: 'runcard' },
         el('div', { class: 'label' }, runLabel(run)),

@@ -15,6 +15,7 @@ import re
 import httpx
 
 from kg.errors import InputError
+from runners.backends._http import shown_url
 
 log = logging.getLogger(__name__)
 ENDPOINTS = ("/chat/completions", "/completions", "/models", "/embeddings")
@@ -28,7 +29,9 @@ def strip_endpoint(base_url: str) -> str:
     for endpoint in ENDPOINTS:
         if url.endswith(endpoint):
             root = url[: -len(endpoint)].rstrip("/")
-            log.warning("base_url %s names the endpoint %s: using the API root %s", url, endpoint, root)
+            log.warning(
+                "base_url %s names the endpoint %s: using the API root %s", shown_url(url), endpoint, shown_url(root)
+            )
             return root
     return url
 
@@ -51,16 +54,17 @@ def probe_root(client: httpx.Client, root: str) -> str:
     status = _models_status(client, root)
     if status not in (404, 405):
         return root
-    tried = [f"{root}/models (HTTP {status})"]
+    tried = [f"{shown_url(root)}/models (HTTP {status})"]
     if not _VERSIONED.search(root):
         with_version = root + "/v1"
         second = _models_status(client, with_version)
         if second is not None and second < 400:
-            log.warning("base_url %s has no /models; %s has: using it", root, with_version)
+            log.warning("base_url %s has no /models; %s has: using it", shown_url(root), shown_url(with_version))
             return with_version
-        tried.append(f"{with_version}/models (HTTP {second})" if second is not None else f"{with_version}/models")
+        shown = shown_url(with_version)
+        tried.append(f"{shown}/models (HTTP {second})" if second is not None else f"{shown}/models")
     raise InputError(
-        f"base_url {root} is not the root of an OpenAI-compatible API: nothing at {' nor '.join(tried)}; "
+        f"base_url {shown_url(root)} is not the root of an OpenAI-compatible API: nothing at {' nor '.join(tried)}; "
         "give the backend option base_url the URL that ends in /v1, e.g. http://127.0.0.1:8000/v1 "
         "(the backend option probe=false skips this check for a server without /models)"
     )

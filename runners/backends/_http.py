@@ -10,10 +10,12 @@ import email.utils
 import logging
 import math
 import random
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -91,6 +93,26 @@ def _seconds(value: float) -> float:
     return value
 
 
+_USER_PART = re.compile(r"(?<=://)[^/\s@]+(?=@)")
+"""The user part of a URL in a text (``http://user:password@proxy``)."""
+
+
+def shown_url(url: str) -> str:
+    """``url`` as an error or a log line may show it: its user part (``https://user:sk-...@host``) and the query's
+    values (``?key=sk-...``), where some gateways take the API key, are masked.
+
+    A failed request's error is kept in ``records.jsonl`` and shown on the report's page, which is shared.
+    """
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rsplit("@", 1)[1]
+    query = "&".join(
+        f"{pair.split('=', 1)[0]}=***" if "=" in pair else "***" for pair in parts.query.split("&") if pair
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
 def error_text(response: httpx.Response) -> str:
     """``HTTP 429: <the server's message>`` from an error response."""
     message = response.text[:300]
@@ -162,7 +184,7 @@ def post_json(
     Each retry is logged (INFO, one line: attempt, why, wait, ``what`` was asked and where) and reported to
     ``on_retry``. ``what`` names the request for the log (``question q7``): a failure a user reads names it.
     """
-    asked = f"{what}, POST {url}" if what else f"POST {url}"
+    asked = f"{what}, POST {shown_url(url)}" if what else f"POST {shown_url(url)}"
     rng = rng or random.Random()
     attempts = policy.max_retries + 1
     for attempt in range(attempts):
@@ -170,9 +192,10 @@ def post_json(
         try:
             response = _post_capped(client, url, body)
         except httpx.TransportError as exc:  # connect, read, timeout, protocol errors
-            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            # A proxy's URL (HTTPS_PROXY=http://user:pw@proxy) may be in the text: its user part is masked.
+            reason = _USER_PART.sub("***", f"{type(exc).__name__}: {exc}") if str(exc) else type(exc).__name__
         except httpx.HTTPError as exc:  # bad URL, too many redirects...: retrying will not help
-            raise RequestFailed(f"{type(exc).__name__}: {exc}") from exc
+            raise RequestFailed(_USER_PART.sub("***", f"{type(exc).__name__}: {exc}")) from exc
         else:
             if response.status_code < 400:
                 try:

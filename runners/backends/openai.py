@@ -25,7 +25,7 @@ import httpx
 
 from kg.jsonl import describe
 from runners.backends._base_url import probe_root, strip_endpoint
-from runners.backends._http import RequestFailed, RetryPolicy, post_json
+from runners.backends._http import RequestFailed, RetryPolicy, post_json, shown_url
 from runners.backends._pool import Concurrent, mapped
 from runners.backends._shared import estimate_tokens, token_count
 from runners.backends.base import (
@@ -196,7 +196,7 @@ class OpenAIBackend(Backend):
             first = param not in self.adapted
             self.adapted[param] = note
         if first:
-            log.warning("%s: %s %s", self.base_url, param, note)
+            log.warning("%s: %s %s", shown_url(self.base_url), param, note)
         return True
 
     def _count(self) -> None:
@@ -319,7 +319,7 @@ class OpenAIBackend(Backend):
                     raise RequestFailed(f"its count is not a token count: {_clip(answer.get('count'))}")
                 return count
             except (RequestFailed, KeyError, TypeError, ValueError) as exc:
-                log.warning("%s has no usable /tokenize (%s); estimating token counts", root, exc)
+                log.warning("%s has no usable /tokenize (%s); estimating token counts", shown_url(root), exc)
                 self._server_tokenize = False
         return estimate_tokens(text)
 
@@ -342,7 +342,7 @@ def environment_base_url() -> str | None:
     chosen, value = next(iter(found.items()))
     for name, other in found.items():
         if strip_endpoint(other) != strip_endpoint(value):
-            log.warning("%s=%s and %s=%s differ: using %s", chosen, value, name, other, chosen)
+            log.warning("%s=%s and %s=%s differ: using %s", chosen, shown_url(value), name, shown_url(other), chosen)
     return value
 
 

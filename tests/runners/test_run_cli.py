@@ -133,7 +133,7 @@ def test_summary_table_gives_accuracy_unparsed_and_failures_by_type(bank: Path, 
     assert "accuracy over the 4 question(s) asked of 5 selected" in result.output
     assert "judgment counted" not in result.output  # the one judgment question failed: no rule counted it
     assert "unparsed rate 25.0%" in result.output
-    assert "5 new answer(s) this time, 0 already" in result.output
+    assert "4 new answer(s) and 1 failed request(s) this time, 0 already" in result.output  # a failure is no answer
     assert re.search(r"batch 1/1: 4 answered and 1 failed in [0-9.]+ s \(.*\); 5/5 done, [0-9.]+ q/s", result.output)
 
     again = _invoke(str(bank), "-m", "replayed", "-b", "replay", "-B", f"path={answers}", "-o", str(out))

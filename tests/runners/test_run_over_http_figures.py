@@ -119,6 +119,7 @@ def test_printed_figures_are_the_records_and_a_server_error_is_failed_then_asked
         first = next(r for r in RunStore(out).records() if r.parse_status == "failed")
         assert f"e.g. {first.question_id}: {first.error}" in warning and "--retry-failed" in warning
         assert "│ —" not in printed.split("single_choice")[1].split("\n")[0]  # some single choice were answered
+        assert "5 new answer(s) and 3 failed request(s) this time, 0 already" in printed  # a failure is no answer
 
         server.faults = Faults()  # the server is well again
         again = _run(server.base_url, out, "--retry-failed")

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from k12eval.cli import app
 from runners.backends.base import GenerationRequest, GenerationResult
+from runners.run import identity_options
 from runners.store import RunStore
 from runners.summary import FailureLimit, RunResults, redact_command
 from runners.testing.openai_server import Faults, OpenAIServer
@@ -187,6 +188,12 @@ def test_command_lines_lose_their_secrets() -> None:
             "-B", "max_tokens=5", "--max-tokens", "64", "Bearer abcdef"]  # fmt: skip
     assert redact_command(argv) == ["k12eval", "run", "-B", "api_key=***", "--backend-option=token=***",
                                     "--api-key", "***", "-B", "max_tokens=5", "--max-tokens", "64", "***"]  # fmt: skip
+    # A password in the base URL (summary.json's session.command): it was kept whole.
+    url = ["-B", "base_url=https://me:口令pw@api.example.cn/v1", "-B", "base_url=http://127.0.0.1:8000/v1"]
+    assert redact_command(url) == ["-B", "base_url=https://***@api.example.cn/v1", *url[2:]]
+    assert identity_options({"base_url": url[1].split("=", 1)[1], "api_key": "x"}) == {
+        "base_url": "https://***@api.example.cn/v1"
+    }
 
 
 # Item 3: progress on stderr, only the summary on stdout
