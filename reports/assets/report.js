@@ -473,6 +473,9 @@
   const fmt = (x, digits = 3) => (x == null || Number.isNaN(x) ? '—' : Number(x).toFixed(digits));
   const link = (hash, ...children) => el('a', { href: '#' + hash }, ...children);
   const nodeHash = (id) => 'node/' + encodeURIComponent(id);
+  // A question's address is its id, not its place on this page: a report rebuilt with another run (whose
+  // questions shift the order) still opens the question a saved or shared link names.
+  const qHash = (i) => 'q/' + encodeURIComponent(Q[i].id);
 
   function wilson(k, n) {
     if (!n) return [NaN, NaN];
@@ -575,6 +578,7 @@
     }
     return out;
   })();
+  const QINDEX = new Map(Q.map((q, i) => [q.id, i]));
   const TREE = DATA.tree;
   const under = {};
   function collect(id) {
@@ -848,9 +852,9 @@
         { label: '#', num: true, cls: 'narrow', value: (r) => r.i + 1 },
         { label: t('type'), cls: 'narrow', value: (r) => v(r.q.type) },
         { label: t('difficulty'), cls: 'narrow', value: (r) => r.q.difficulty },
-        { label: t('stem'), cls: 'stemcol', value: (r) => shown(r.q.stem), render: (r) => link('q/' + r.i, snippet(shown(r.q.stem) || r.q.id)) },
+        { label: t('stem'), cls: 'stemcol', value: (r) => shown(r.q.stem), render: (r) => link(qHash(r.i), snippet(shown(r.q.stem) || r.q.id)) },
         ...DATA.runs.map((run) => ({ label: runLabel(run), wrap: true, cls: 'markcol', value: (r) => DATA.results[run.id].c[r.i], render: (r) => resultMark(run.id, r.i) })),
-      ], rows, { onRow: (r) => { location.hash = 'q/' + r.i; } }));
+      ], rows, { onRow: (r) => { location.hash = qHash(r.i); } }));
     }
     return root;
   }
@@ -907,17 +911,22 @@
     return String(value);
   }
 
-  function viewQuestion(qi) {
-    qi = Number(qi);
+  // The question a `#q/...` address names: by id; else (a link from a page before ids) by its place here.
+  function questionAt(arg) {
+    if (QINDEX.has(arg)) return QINDEX.get(arg);
+    return /^\d+$/.test(arg) ? Number(arg) : -1;
+  }
+  function viewQuestion(arg) {
+    const qi = questionAt(arg);
     const q = Q[qi];
     const root = el('div');
     if (!q) return el('p', { class: 'empty' }, t('noData'));
     const siblings = TREE[q.node].questions.filter(passes);
     const pos = siblings.indexOf(qi);
     const pager = el('div', { class: 'pager' },
-      pos > 0 ? link('q/' + siblings[pos - 1], '← ' + t('prev')) : null,
+      pos > 0 ? link(qHash(siblings[pos - 1]), '← ' + t('prev')) : null,
       el('span', { class: 'muted' }, (pos + 1) + ' / ' + siblings.length),
-      pos >= 0 && pos < siblings.length - 1 ? link('q/' + siblings[pos + 1], t('next') + ' →') : null);
+      pos >= 0 && pos < siblings.length - 1 ? link(qHash(siblings[pos + 1]), t('next') + ' →') : null);
     const bar = crumbs(q.node);
     bar.appendChild(pager);
     root.appendChild(bar);
@@ -1153,10 +1162,10 @@
       { label: '#', num: true, cls: 'narrow', value: (i) => i + 1 },
       { label: t('subject'), value: (i) => Q[i].subject },
       { label: t('level2'), value: (i) => TREE[Q[i].node].name },
-      { label: t('stem'), cls: 'stemcol', value: (i) => shown(Q[i].stem), render: (i) => link('q/' + i, snippet(shown(Q[i].stem) || Q[i].id)) },
+      { label: t('stem'), cls: 'stemcol', value: (i) => shown(Q[i].stem), render: (i) => link(qHash(i), snippet(shown(Q[i].stem) || Q[i].id)) },
       { label: 'A', cls: 'markcol', value: (i) => A.c[i], render: (i) => resultMark(state.run, i) },
       { label: 'B', cls: 'markcol', value: (i) => B.c[i], render: (i) => resultMark(state.runB, i) },
-    ], differ, { onRow: (i) => { location.hash = 'q/' + i; } }));
+    ], differ, { onRow: (i) => { location.hash = qHash(i); } }));
     return root;
   }
 
@@ -1183,12 +1192,12 @@
     root.appendChild(el('h3', null, t('labelled')));
     root.appendChild(dataTable([
       { label: t('run'), value: (e) => (runById[e.run] ? runLabel(runById[e.run]) : e.run) },
-      { label: t('id'), value: (e) => e.question_id, render: (e) => (index[e.question_id] != null ? link('q/' + index[e.question_id], e.question_id) : e.question_id) },
+      { label: t('id'), value: (e) => e.question_id, render: (e) => (index[e.question_id] != null ? link(qHash(index[e.question_id]), e.question_id) : e.question_id) },
       { label: t('steps'), num: true, value: (e) => e.steps.length },
       // Steps are numbered from 1 on the page; the JSONL keeps the format's 0-based index (-1: none).
       { label: t('firstErrorCol'), num: true, value: (e) => e.first_error, render: (e) => (e.first_error >= 0 ? String(e.first_error + 1) : t('none')) },
       { label: t('complete'), value: (e) => (e.complete ? '✓' : '…') },
-    ], entries, { onRow: (e) => { if (index[e.question_id] != null) { state.run = e.run; location.hash = 'q/' + index[e.question_id]; } } }));
+    ], entries, { onRow: (e) => { if (index[e.question_id] != null) { state.run = e.run; location.hash = qHash(index[e.question_id]); } } }));
     root.appendChild(el('h3', null, 'JSONL'));
     root.appendChild(el('textarea', { class: 'export', readonly: true, id: 'verdict-jsonl', 'aria-label': 'JSONL' }, text));
     return root;
@@ -1220,9 +1229,11 @@
   }
 
   // ---------------------------------------------------------------- routing
-  const TABS = [['overview', 'overview'], ['knowledge', nodeHash('all')], ['question', 'q/0'], ['compare', 'compare'], ['verdicts', 'verdicts'], ['tables', 'tables']];
+  const TABS = [['overview', 'overview'], ['knowledge', nodeHash('all')], ['question', Q.length ? qHash(0) : 'q/'], ['compare', 'compare'], ['verdicts', 'verdicts'], ['tables', 'tables']];
+  // A typed or cut-off address (`#q/%E4%B8`) is no escape sequence: read as written, not a blank page.
+  const address = (text) => { try { return decodeURIComponent(text); } catch (e) { return text; } };
   function route() {
-    const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || 'overview';
+    const hash = address(location.hash.replace(/^#/, '')) || 'overview';
     const [name, ...rest] = hash.split('/');
     const arg = rest.join('/');
     document.documentElement.lang = state.lang === 'zh' ? 'zh-CN' : 'en';

@@ -1,0 +1,81 @@
+"""The teacher's page as a teacher keeps and shares it, in a real headless chromium: a link to a question
+still opens that question after the report is rebuilt with another run, and a cut-off address still draws
+a page."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reports import write_report
+from tests._browser import UI_WAIT_S, console_errors
+from tests._runs import Answer, question, write_bank, write_run
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _index(page: Path) -> dict[str, int]:
+    html = page.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'id="report-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    return {qid: i for i, qid in enumerate(data["questions"]["id"])}
+
+
+@pytest.fixture(scope="module")
+def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """One report of run A (point 甲 only), and the same rebuilt with run B, which answered point 乙 (tree order:
+    乙 before 甲)."""
+    root = tmp_path_factory.mktemp("rebuilt")
+    qs = [question(f"{p}{i}", "数学", "代数", name) for p, name in (("a", "乙"), ("b", "甲")) for i in range(3)]
+    by_id = {q.id: q for q in qs}
+    bank = write_bank(root / "bank", qs)
+    run_a = write_run(root / "a", by_id, {f"b{i}": Answer(i != 1) for i in range(3)}, model="模型甲", bank=bank)
+    run_b = write_run(root / "b", by_id, {f"a{i}": Answer(True) for i in range(3)}, model="模型乙", bank=bank)
+    write_report([run_a], root / "first", plots=False)
+    write_report([run_a, run_b], root / "second", plots=False)
+    return root / "first" / "index.html", root / "second" / "index.html"
+
+
+def _wait(driver: Any, selector: str) -> Any:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, UI_WAIT_S).until(lambda d: d.find_element(By.CSS_SELECTOR, selector))
+
+
+def _shown_id(driver: Any) -> str:
+    chip = _wait(driver, ".card .chip.muted")
+    return chip.text.split()[-1]
+
+
+def test_a_question_link_opens_the_same_question_after_a_rebuild(driver: Any, rebuilt: tuple[Path, Path]) -> None:
+    first, second = rebuilt
+    # The rebuild moves b1: run B's questions (point 乙) come first in the second page.
+    assert _index(first)["b1"] != _index(second)["b1"]
+    driver.get(first.as_uri() + "#node/" + "l2:数学/代数/甲")
+    link = _wait(driver, "table.data a[href^='#q/']")
+    links = driver.execute_script(
+        "return [...document.querySelectorAll(\"table.data a[href^='#q/']\")].map((a) => a.getAttribute('href'))"
+    )
+    driver.get(first.as_uri() + links[1])
+    assert _shown_id(driver) == "b1", link
+    # The address the teacher saved, opened in the rebuilt report: still b1, and the pager still walks 甲.
+    driver.get(second.as_uri() + links[1])
+    driver.refresh()
+    assert _shown_id(driver) == "b1"
+    pager = driver.execute_script("return document.querySelector('.pager').textContent")
+    assert "2 / 3" in pager
+
+
+def test_a_cut_off_address_draws_a_page(driver: Any, rebuilt: tuple[Path, Path]) -> None:
+    first, _ = rebuilt
+    driver.get(first.as_uri())
+    console_errors(driver)
+    driver.get(first.as_uri() + "#q/%E4%B8")
+    driver.refresh()
+    _wait(driver, "#tabs a")
+    assert driver.execute_script("return document.getElementById('view').childElementCount") == 1
+    assert console_errors(driver) == []
