@@ -443,11 +443,19 @@ def _column_text(row: dict[str, Any], lang: str, encoder: str | None) -> dict[st
         "auroc": {h: row[h] for h in ("dev", "confirm")},
         "zh": zh,
         "en": en,
-        "zh_detail": f"编码器 {encoder}；留出的一半数据（{solutions} 个解答，{wrong} 个有错）：{figure}"
-        + ("" if row["separates"] else "，区间包含 0.5（随机水平）"),
+        # AUROC explained where a teacher reads it: the chance the score tells a right answer from a wrong one.
+        "zh_detail": f"计算相似度的句子模型 {encoder}；在留出的一半已标注数据上（{solutions} 个解答，{wrong} 个有错），"
+        f"随机取一个对的和一个错的解答，这项分数把两者分对的概率（AUROC）为 {confirm['auroc']}，"
+        f"95% 区间 {_interval(confirm['ci'])}；0.5 等于随机猜" + ("" if row["separates"] else "，区间包含 0.5"),
         "en_detail": f"encoder {encoder}; held-out half ({solutions} answers, {wrong} wrong): {figure}"
         + ("" if row["separates"] else ", the interval holds 0.5 (chance)"),
     }
+
+
+def _interval(ci: Any) -> str:
+    """``[0.499, 0.726]`` (a list, or its text) as ``0.499–0.726``."""
+    values = ci if isinstance(ci, list | tuple) else str(ci).strip("[]() ").split(",")
+    return "–".join(str(x).strip() for x in values)
 
 
 def _evidence(run: Run) -> dict[str, dict[str, Any]]:

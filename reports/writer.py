@@ -106,7 +106,13 @@ COLUMN_TITLES: dict[str, tuple[str, str]] = {
 """What the page calls each column of the tables, in Chinese and in English (a column not listed, such as
 a run's name, shows as it is)."""
 
-SOURCES_ZH = {"CMMLU analysis": "CMMLU 的分析", "CK12 variants": "CK12 题目变体", "paired": "同题配对"}
+SOURCES_ZH = {
+    "CMMLU analysis": "CMMLU 的分析",
+    "CK12 analysis": "CK12 的分析",
+    "CK12 released scorer": "CK12 发布的评分脚本",
+    "CK12 variants": "CK12 题目变体",
+    "paired": "同题配对",
+}
 """Where a table comes from, on the Chinese page (``CK12 Table 1`` becomes ``CK12 表 1``)."""
 
 SPLITS_ZH = {"Specialty": "专业题", "Interdiscipline": "跨学科题"}

@@ -29,9 +29,9 @@
       firstError: '首错在此', allRight: '全部步骤正确', clear: '清除', prev: '上一题', next: '下一题',
       none: '（无）', noAnswer: '这次运行没有回答这道题。', capped: '本页只收录部分题目的题干和作答（见概览中的说明）；这道题的作答在 questions.csv 中。', moreRows: '还有 {n} 行未显示；请用筛选缩小范围。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
       paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
-      disagree: 'A 与 B 得分不同的题目', contextFlags: '灰色标记', perStatementNote: '判断题按每个判断（小题）计分：正确率 = 判断对的小题数 ÷ 小题总数（CK12 发布的评分脚本）；题数是作答的题目数。把鼠标放在正确率上可见“对的 / 总数”。', byStatement: '逐个判断', statement: '第几个判断', modelSays: '模型的判断', notRead: '未读出', statementsRight: '{w} 个判断中对了 {r} 个', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
+      disagree: 'A 与 B 得分不同的题目', contextFlags: '灰色标记', perStatementNote: '判断题按每个判断（小题）计分：正确率 = 判断对的小题数 ÷ 小题总数（CK12 发布的评分脚本）；题数是作答的题目数。把鼠标放在正确率上可见“对的 / 总数”。', byStatement: '逐个判断', statement: '第几个判断', modelSays: '模型的判断', notRead: '未读出', statementsRight: '{w} 个判断中对了 {r} 个', difference: '差值（B − A）', exportJsonl: '下载标注文件', labelled: '已标注的解答', exportBox: '标注文件的内容（每行一个已标注的解答）', viewsNav: '页面', pathNav: '所在位置', nOf: '{n} 题', pairedOf: '同题配对（共 {n} 题）',
       findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约四分之一的第一个错误步骤，学习组合器（评分时默认启用）不到一半；答案判对但推理有错的解答，只有约五分之一能找到错误步骤。以教师判断为准。',
-      verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注保存在本浏览器（localStorage）中；下载的 JSONL 可由 k12eval meta-eval --format chains 读取。',
+      verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注只保存在这台电脑的这个浏览器里（换浏览器或清除浏览数据就会丢失），请及时下载标注文件；评测人员可用 k12eval meta-eval --format chains 读取它，检验自动标记的准确度。',
       steps: '步骤', firstErrorCol: '首错步骤', complete: '完整', clearAll: '清除全部标注', tableSource: '出处',
       noData: '没有数据', warnings: '提示', generated: '生成时间', id: '编号', result: '结果', open: '打开',
       rank: '正确选项排名', scaled: '换算', scaledMark: '（换算）', rawValue: '原始值', greyedShort: '分不出对错', scores: '整体得分', unavailable: '无法计算', none2: '—', noSteps: '没有可显示的推理步骤。',
@@ -76,7 +76,7 @@
       standIn: 'Question bank not found: stem and analysis cannot be shown; pass --data to the report command.',
       paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
       bothWrong: 'both wrong', disagree: 'Questions A and B score differently', contextFlags: 'grey flags', perStatementNote: "A judgment question counts per statement: accuracy = statements right / statements (CK12's released scorer); n counts the questions answered. Hover an accuracy for right / total.", byStatement: 'Statement by statement', statement: 'statement', modelSays: 'model says', notRead: 'not read', statementsRight: '{r} of {w} statements right', difference: 'difference (B − A)',
-      exportJsonl: 'Download JSONL', labelled: 'Labelled solutions',
+      exportJsonl: 'Download JSONL', labelled: 'Labelled solutions', exportBox: 'JSONL', viewsNav: 'views', pathNav: 'breadcrumb', nOf: 'n={n}', pairedOf: 'Paired on the same questions (n = {n})',
       findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; the rules know no chemistry or physics. On real Chinese answers no rule was fitted on, the rules place the first wrong step exactly about one time in four, the learned combiner (on by default in scoring) a little under one time in two; in answers graded right whose reasoning is wrong it finds the wrong step about one time in five. The teacher's judgement decides.",
       verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
       steps: 'Steps', firstErrorCol: 'First error', complete: 'Complete', clearAll: 'Clear all verdicts', tableSource: 'Source',
@@ -697,7 +697,7 @@
   function crumbs(id) {
     const chain = [];
     for (let cur = id; cur; cur = TREE[cur] ? TREE[cur].parent : null) chain.unshift(cur);
-    const box = el('nav', { class: 'crumbs', 'aria-label': 'breadcrumb' });
+    const box = el('nav', { class: 'crumbs', 'aria-label': t('pathNav') });
     chain.forEach((cur, i) => {
       if (i) box.appendChild(el('span', { class: 'sep' }, '›'));
       const name = cur === 'all' ? t('all') : TREE[cur].name;
@@ -763,7 +763,7 @@
       for (const runId of heat.cols) {
         const cell = heat.cells[runId + '|' + subject];
         const td = el('td', { class: 'cell', title: cell ? Math.round(cell[6]) + '/' + cell[5] + '  ' + t('interval') + ' ' + pct(cell[2], 0) + '–' + pct(cell[3], 0) + ', ' + t('unparsedRate') + ' ' + pct(cell[4]) : null },
-          cell ? pct(cell[1]) : '—', el('span', { class: 'n' }, cell ? 'n=' + cell[0] : ''));
+          cell ? pct(cell[1]) : '—', el('span', { class: 'n' }, cell ? fillIn(t('nOf'), { n: cell[0] }) : ''));
         td.style.background = colour(cell ? cell[1] : null);
         td.addEventListener('click', () => { state.run = runId; location.hash = nodeHash(subject); });
         tr.appendChild(td);
@@ -1144,7 +1144,7 @@
       if (a !== b) differ.push(i);
     });
     const n = counts.reduce((x, y) => x + y, 0);
-    root.appendChild(el('div', { class: 'card' }, el('h3', null, t('paired') + ' (n = ' + n + ')'),
+    root.appendChild(el('div', { class: 'card' }, el('h3', null, fillIn(t('pairedOf'), { n })),
       el('div', null, [t('bothRight'), t('onlyA'), t('onlyB'), t('bothWrong')].map((label, k) =>
         el('span', { class: 'chip ' + ['good', '', '', 'bad'][k] }, label + ' ' + counts[k])))));
     // Each subject on the questions both runs were scored on, as the 2x2 counts: over each run's own questions,
@@ -1198,8 +1198,8 @@
       { label: t('firstErrorCol'), num: true, value: (e) => e.first_error, render: (e) => (e.first_error >= 0 ? String(e.first_error + 1) : t('none')) },
       { label: t('complete'), value: (e) => (e.complete ? '✓' : '…') },
     ], entries, { onRow: (e) => { if (index[e.question_id] != null) { state.run = e.run; location.hash = qHash(index[e.question_id]); } } }));
-    root.appendChild(el('h3', null, 'JSONL'));
-    root.appendChild(el('textarea', { class: 'export', readonly: true, id: 'verdict-jsonl', 'aria-label': 'JSONL' }, text));
+    root.appendChild(el('h3', null, t('exportBox')));
+    root.appendChild(el('textarea', { class: 'export', readonly: true, id: 'verdict-jsonl', 'aria-label': t('exportBox') }, text));
     return root;
   }
 
@@ -1247,6 +1247,7 @@
     langButton.textContent = t('other');
     const active = name === 'node' ? 'knowledge' : name === 'q' ? 'question' : name;
     const nav = document.getElementById('tabs');
+    nav.setAttribute('aria-label', t('viewsNav'));
     nav.replaceChildren(...TABS.map(([key, target]) => el('a', { href: '#' + target, class: key === active ? 'active' : null, 'data-tab': key }, t(key))));
     let view;
     if (!state.run) view = el('p', { class: 'empty' }, t('noData'));

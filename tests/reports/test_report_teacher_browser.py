@@ -79,3 +79,48 @@ def test_a_cut_off_address_draws_a_page(driver: Any, rebuilt: tuple[Path, Path])
     _wait(driver, "#tabs a")
     assert driver.execute_script("return document.getElementById('view').childElementCount") == 1
     assert console_errors(driver) == []
+
+
+# What a Chinese page may still write in Latin letters: names (the tool, the language switch, the release,
+# the NLI model's kind with its Chinese gloss beside it, AUROC explained beside its figure) and the command an
+# evaluator runs on the teacher's marks.
+NAMES = re.compile(r"k12eval meta-eval --format chains|\b(?:k12eval|English|K12|CK12|AUROC|NLI)\b")
+UI_STRINGS = r"""
+const out = [];
+const skip = 'script, style, noscript, .stem, td.stemcol, .options, .steps > li > .text, pre.raw, .extracted, dd.gold, .goldline, .katex, .findings .msg';
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+while (walker.nextNode()) {
+  const node = walker.currentNode, parent = node.parentElement;
+  if (parent && !parent.closest(skip) && node.textContent.trim()) out.push(node.textContent.trim());
+}
+for (const e of document.querySelectorAll('[title], [placeholder], [aria-label]'))
+  for (const a of ['title', 'placeholder', 'aria-label']) if (e.getAttribute(a)) out.push(e.getAttribute(a));
+return out;
+"""
+
+
+def test_every_label_of_the_chinese_page_is_chinese(driver: Any, tmp_path: Path) -> None:
+    """The teacher's walk (overview, a subject, a level-1 and a level-2 point, a question and its steps, the
+    comparison, the marks): every label, caption, tooltip and placeholder is Chinese; model output, the bank's
+    text and the models' names are the data, not labels."""
+    from tests._runs import demo_runs
+
+    _, runs = demo_runs(tmp_path / "runs")
+    write_report(runs, tmp_path / "report", plots=False)
+    url = (tmp_path / "report" / "index.html").as_uri()
+    driver.get(url)
+    driver.execute_script("localStorage.setItem('k12eval.lang', 'zh')")
+    page = tmp_path / "report" / "index.html"
+    first = min(_index(page).items(), key=lambda item: item[1])[0]
+    addresses = ["overview", "node/all", "node/subject:数学", "node/l1:数学/函数", "node/l2:数学/函数/一次函数"]
+    addresses += [f"q/{first}", "compare", "verdicts"]
+    english: dict[str, set[str]] = {}
+    for address in addresses:
+        driver.get(f"{url}#{address}")
+        driver.refresh()
+        _wait(driver, "#view > *")
+        for text in driver.execute_script(UI_STRINGS):
+            left = NAMES.sub("", re.sub(r"qwen-tiny|glm-tiny|[\w-]+-\d+", "", text))
+            if re.search(r"[A-Za-z]{2,}", left):
+                english.setdefault(address, set()).add(text[:120])
+    assert english == {}
