@@ -99,23 +99,30 @@ return out;
 """
 
 
-def test_every_label_of_the_chinese_page_is_chinese(driver: Any, tmp_path: Path) -> None:
-    """The teacher's walk (overview, a subject, a level-1 and a level-2 point, a question and its steps, the
-    comparison, the marks): every label, caption, tooltip and placeholder is Chinese; model output, the bank's
-    text and the models' names are the data, not labels."""
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[str]]:
+    """The demo's report (3 subjects, 4 runs with step scores and hostile outputs): its URL and the teacher's
+    walk through it (overview, a subject, a level-1 and a level-2 point, a question and its steps, the
+    comparison, the marks, the papers' tables)."""
     from tests._runs import demo_runs
 
-    _, runs = demo_runs(tmp_path / "runs")
-    write_report(runs, tmp_path / "report", plots=False)
-    url = (tmp_path / "report" / "index.html").as_uri()
-    driver.get(url)
-    driver.execute_script("localStorage.setItem('k12eval.lang', 'zh')")
-    page = tmp_path / "report" / "index.html"
+    root = tmp_path_factory.mktemp("demo")
+    _, runs = demo_runs(root / "runs")
+    write_report(runs, root / "report", plots=False)
+    page = root / "report" / "index.html"
     first = min(_index(page).items(), key=lambda item: item[1])[0]
     addresses = ["overview", "node/all", "node/subject:数学", "node/l1:数学/函数", "node/l2:数学/函数/一次函数"]
-    addresses += [f"q/{first}", "compare", "verdicts"]
+    return page.as_uri(), [*addresses, f"q/{first}", "compare", "verdicts", "tables"]
+
+
+def test_every_label_of_the_chinese_page_is_chinese(driver: Any, demo: tuple[str, list[str]]) -> None:
+    """Every label, caption, tooltip and placeholder of the walk is Chinese; model output, the bank's text and
+    the models' names are the data, not labels (the papers' tables name the tools they reproduce)."""
+    url, walk = demo
+    driver.get(url)
+    driver.execute_script("localStorage.setItem('k12eval.lang', 'zh')")
     english: dict[str, set[str]] = {}
-    for address in addresses:
+    for address in walk[:-1]:
         driver.get(f"{url}#{address}")
         driver.refresh()
         _wait(driver, "#view > *")
@@ -124,3 +131,27 @@ def test_every_label_of_the_chinese_page_is_chinese(driver: Any, tmp_path: Path)
             if re.search(r"[A-Za-z]{2,}", left):
                 english.setdefault(address, set()).add(text[:120])
     assert english == {}
+
+
+def test_a_narrow_window_shows_every_view_without_sideways_scrolling(driver: Any, demo: tuple[str, list[str]]) -> None:
+    """At a phone's width (375 px) no view is wider than the window (a wide table scrolls in its own frame) and
+    the bar of views takes a line or two at the top, not the screen: sticky, its tabs stood one character a
+    line and covered 470 of 900 px; a grid's card and a run's list were as wide as a run's long name."""
+    url, walk = demo
+    driver.set_window_size(375, 900)
+    try:
+        for address in walk:
+            driver.get(f"{url}#{address}")
+            driver.refresh()
+            _wait(driver, "#view > *")
+            wide, inner, bar = driver.execute_script(
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth,"
+                " document.querySelector('.topbar').getBoundingClientRect().height]"
+            )
+            assert wide <= inner, address
+            assert bar < 160, address
+            driver.execute_script("window.scrollTo(0, 2000)")
+            top = driver.execute_script("return document.querySelector('.topbar').getBoundingClientRect().bottom")
+            assert top <= 0 or driver.execute_script("return document.documentElement.scrollHeight") <= 900, address
+    finally:
+        driver.set_window_size(1400, 1000)
