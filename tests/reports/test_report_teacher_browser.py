@@ -155,3 +155,25 @@ def test_a_narrow_window_shows_every_view_without_sideways_scrolling(driver: Any
             assert top <= 0 or driver.execute_script("return document.documentElement.scrollHeight") <= 900, address
     finally:
         driver.set_window_size(1400, 1000)
+
+
+LONG = "x=" + "1" * 3000
+
+
+def test_an_unbroken_line_wraps_inside_the_page(driver: Any, tmp_path: Path) -> None:
+    """A model's step, its extracted answer, a stem and an option, each one line of 3,000 characters with no
+    space (a runaway output, a URL): each wraps inside the page, which stays as wide as the window."""
+    q = question("long", "数学", "代数", "方程", stem="解方程 " + LONG, options=[LONG, "二", "三", "四"])
+    bank = write_bank(tmp_path / "bank", [q])
+    output = f"第一步：{LONG}\n第二步：{'—' * 2000}\n答案：{LONG}"
+    run = write_run(tmp_path / "run", {"long": q}, {"long": Answer(False, output=output, extracted=[LONG])}, bank=bank)
+    write_report([run], tmp_path / "report", plots=False)
+    url = (tmp_path / "report" / "index.html").as_uri()
+    driver.get(url + "#q/long")
+    driver.refresh()
+    _wait(driver, ".answer .steps")
+    driver.execute_script("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    wide, inner = driver.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert wide <= inner
