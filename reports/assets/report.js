@@ -475,7 +475,9 @@
   const nodeHash = (id) => 'node/' + encodeURIComponent(id);
   // A question's address is its id, not its place on this page: a report rebuilt with another run (whose
   // questions shift the order) still opens the question a saved or shared link names.
-  const qHash = (i) => 'q/' + encodeURIComponent(Q[i].id);
+  // A question listed under a point other than its own (a Xiezhi question labelled in two 门类) names that
+  // point too (`q/<id>/in/<point>`): its crumbs and pager stay in the list the teacher came from.
+  const qHash = (i, point) => 'q/' + encodeURIComponent(Q[i].id) + (point && point !== Q[i].node ? '/in/' + encodeURIComponent(point) : '');
 
   function wilson(k, n) {
     if (!n) return [NaN, NaN];
@@ -852,9 +854,9 @@
         { label: '#', num: true, cls: 'narrow', value: (r) => r.i + 1 },
         { label: t('type'), cls: 'narrow', value: (r) => v(r.q.type) },
         { label: t('difficulty'), cls: 'narrow', value: (r) => r.q.difficulty },
-        { label: t('stem'), cls: 'stemcol', value: (r) => shown(r.q.stem), render: (r) => link(qHash(r.i), snippet(shown(r.q.stem) || r.q.id)) },
+        { label: t('stem'), cls: 'stemcol', value: (r) => shown(r.q.stem), render: (r) => link(qHash(r.i, id), snippet(shown(r.q.stem) || r.q.id)) },
         ...DATA.runs.map((run) => ({ label: runLabel(run), wrap: true, cls: 'markcol', value: (r) => DATA.results[run.id].c[r.i], render: (r) => resultMark(run.id, r.i) })),
-      ], rows, { onRow: (r) => { location.hash = qHash(r.i); } }));
+      ], rows, { onRow: (r) => { location.hash = qHash(r.i, id); } }));
     }
     return root;
   }
@@ -916,18 +918,19 @@
     if (QINDEX.has(arg)) return QINDEX.get(arg);
     return /^\d+$/.test(arg) ? Number(arg) : -1;
   }
-  function viewQuestion(arg) {
+  function viewQuestion(arg, point) {
     const qi = questionAt(arg);
     const q = Q[qi];
     const root = el('div');
     if (!q) return el('p', { class: 'empty' }, t('noData'));
-    const siblings = TREE[q.node].questions.filter(passes);
+    const at = point && TREE[point] && (TREE[point].questions || []).includes(qi) ? point : q.node;
+    const siblings = TREE[at].questions.filter(passes);
     const pos = siblings.indexOf(qi);
     const pager = el('div', { class: 'pager' },
-      pos > 0 ? link(qHash(siblings[pos - 1]), '← ' + t('prev')) : null,
+      pos > 0 ? link(qHash(siblings[pos - 1], at), '← ' + t('prev')) : null,
       el('span', { class: 'muted' }, (pos + 1) + ' / ' + siblings.length),
-      pos >= 0 && pos < siblings.length - 1 ? link(qHash(siblings[pos + 1]), t('next') + ' →') : null);
-    const bar = crumbs(q.node);
+      pos >= 0 && pos < siblings.length - 1 ? link(qHash(siblings[pos + 1], at), t('next') + ' →') : null);
+    const bar = crumbs(at);
     bar.appendChild(pager);
     root.appendChild(bar);
 
@@ -1233,9 +1236,13 @@
   // A typed or cut-off address (`#q/%E4%B8`) is no escape sequence: read as written, not a blank page.
   const address = (text) => { try { return decodeURIComponent(text); } catch (e) { return text; } };
   function route() {
-    const hash = address(location.hash.replace(/^#/, '')) || 'overview';
+    const raw = location.hash.replace(/^#/, '');
+    const hash = address(raw) || 'overview';
     const [name, ...rest] = hash.split('/');
-    const arg = rest.join('/');
+    // `q/<id>/in/<point>`, read before decoding: the page writes an id's own slashes as %2F.
+    const parts = raw.split('/'), cut = name === 'q' ? parts.lastIndexOf('in') : -1;
+    const arg = cut > 1 ? address(parts.slice(1, cut).join('/')) : rest.join('/');
+    const point = cut > 1 ? address(parts.slice(cut + 1).join('/')) : null;
     document.documentElement.lang = state.lang === 'zh' ? 'zh-CN' : 'en';
     mathClock.until = performance.now() + MATH_BUDGET_MS;
     mathClock.nodes = 0;
@@ -1252,7 +1259,7 @@
     let view;
     if (!state.run) view = el('p', { class: 'empty' }, t('noData'));
     else if (name === 'node') view = viewNode(arg);
-    else if (name === 'q') view = viewQuestion(arg);
+    else if (name === 'q') view = viewQuestion(arg, point);
     else if (name === 'compare') view = viewCompare();
     else if (name === 'verdicts') view = viewVerdicts();
     else if (name === 'tables') view = viewTables();

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from reports import write_report
 from tests._browser import UI_WAIT_S, console_errors
 from tests._runs import Answer, question, write_bank, write_run
+from tests.importer_helpers import FIXTURES
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -177,3 +179,71 @@ def test_an_unbroken_line_wraps_inside_the_page(driver: Any, tmp_path: Path) -> 
         "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
     )
     assert wide <= inner
+
+
+XIEZHI = [  # written here in the release's layout: the second question carries labels of two 门类
+    {
+        "question": "光在真空中沿_____传播",
+        "labels": ["物理学", "理学"],
+        "answer": "直线",
+        "options": "曲线\n直线\n螺旋线\n折线",
+    },
+    {
+        "question": "材料抵抗变形的能力称为_____",
+        "labels": ["工学", "理学"],
+        "answer": "刚度",
+        "options": "强度\n刚度\n硬度\n韧性",
+    },
+    {
+        "question": "桥梁设计首先考虑的是_____",
+        "labels": ["工学"],
+        "answer": "安全",
+        "options": "美观\n安全\n造价\n工期",
+    },
+    {
+        "question": "科学研究的基本方法是_____",
+        "labels": ["理学"],
+        "answer": "实验",
+        "options": "猜测\n实验\n抄写\n背诵",
+    },
+]
+
+
+def test_a_question_at_two_points_is_walked_in_the_list_the_teacher_came_from(driver: Any, tmp_path: Path) -> None:
+    """A Xiezhi question labelled 工学 and 理学 is listed under both points. Opened from 理学's list, its crumbs
+    are 理学's and its pager walks 理学's list (the page showed 工学's crumbs and walked 工学's list)."""
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from kg.importers import load_questions
+
+    shutil.copytree(FIXTURES / "xiezhi" / "discipline_taxonomy", tmp_path / "bank" / "discipline_taxonomy")
+    bank = tmp_path / "bank" / "xiezhi_spec_chn.jsonl"
+    bank.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in XIEZHI), encoding="utf-8")
+    ids = [q.id for q in load_questions(bank).questions]
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"question_id": x, "output": "答案是 B"}) + "\n" for x in ids), "utf-8")
+    run = ["run", str(bank), "-m", "m", "-b", "replay", "-B", f"path={answers}", "--variant", "original"]
+    assert CliRunner().invoke(app, [*run, "-o", str(tmp_path / "run")]).exit_code == 0
+    assert CliRunner().invoke(app, ["report", str(tmp_path / "run"), "-o", str(tmp_path / "report")]).exit_code == 0
+    url = (tmp_path / "report" / "index.html").as_uri()
+    driver.get(url + "#node/" + "l2:理学/理学/理学")
+    driver.refresh()
+    _wait(driver, "table.data a[href^='#q/']")
+    rows = driver.execute_script(
+        "return [...document.querySelectorAll(\"table.data a[href^='#q/']\")].map((a) => [a.getAttribute('href'), a.textContent])"
+    )
+    hrefs = [href for href, _ in rows]
+    (two,) = [href for href, stem in rows if stem.startswith("材料抵抗变形")]
+    driver.get(url + two)
+    driver.refresh()
+    assert _shown_id(driver) == ids[1]
+    crumbs = driver.execute_script("return document.querySelector('.crumbs').textContent")
+    assert "理学" in crumbs and "工学" not in crumbs
+    pager = driver.execute_script("return document.querySelector('.pager').textContent")
+    assert f"{hrefs.index(two) + 1} / 2" in pager
+    # The neighbour the pager offers is 理学's other question, and it keeps the point.
+    step = driver.execute_script("return [...document.querySelectorAll('.pager a')].map((a) => a.getAttribute('href'))")
+    driver.get(url + step[0])
+    driver.refresh()
+    assert _shown_id(driver) == ids[3]
