@@ -6,6 +6,9 @@
   // Verdicts are this report's own: pages opened from disk share one storage (issue #14, finding 13).
   const VERDICT_KEY = DATA.meta.identity ? 'k12eval.verdicts.v2.' + DATA.meta.identity : 'k12eval.verdicts.v1';
   const LANG_KEY = 'k12eval.lang';
+  // `k12eval report --title` names the page (a class, a test); without it ('k12eval report', the option's
+  // default) the page's own name in the reader's language.
+  const GIVEN_TITLE = DATA.meta.title && DATA.meta.title !== 'k12eval report' ? DATA.meta.title : null;
 
   // ---------------------------------------------------------------- text
   const I18N = {
@@ -1248,8 +1251,8 @@
     mathClock.nodes = 0;
     mathClock.pieces = 0;
     mathClock.cells = 0;
-    document.getElementById('title').textContent = t('title');
-    document.title = t('title') + ' · k12eval';
+    document.getElementById('title').textContent = GIVEN_TITLE || t('title');
+    document.title = (GIVEN_TITLE || t('title')) + ' · k12eval';
     const langButton = document.getElementById('lang');
     langButton.textContent = t('other');
     const active = name === 'node' ? 'knowledge' : name === 'q' ? 'question' : name;

@@ -247,3 +247,18 @@ def test_a_question_at_two_points_is_walked_in_the_list_the_teacher_came_from(dr
     driver.get(url + step[0])
     driver.refresh()
     assert _shown_id(driver) == ids[3]
+
+
+def test_the_title_a_teacher_gives_heads_the_page(driver: Any, rebuilt: tuple[Path, Path], tmp_path: Path) -> None:
+    """``k12eval report --title 初二数学期中诊断`` names the page in its bar and its tab (the page replaced it with
+    its own name as soon as it drew); without a title, the page's own name in the reader's language."""
+    first, _ = rebuilt
+    run = first.parent.parent / "a"
+    write_report([run], tmp_path / "titled", plots=False, title="初二数学期中诊断 <第1次>")
+    for page, name in ((tmp_path / "titled" / "index.html", "初二数学期中诊断 <第1次>"), (first, "知识点诊断报告")):
+        driver.get(page.as_uri())
+        driver.execute_script("localStorage.setItem('k12eval.lang', 'zh')")
+        driver.refresh()
+        _wait(driver, "#view > *")
+        assert driver.execute_script("return document.getElementById('title').textContent") == name
+        assert driver.title == name + " · k12eval"
