@@ -32,7 +32,7 @@
       firstError: '首错在此', allRight: '全部步骤正确', clear: '清除', prev: '上一题', next: '下一题',
       none: '（无）', noAnswer: '这次运行没有回答这道题。', capped: '本页只收录部分题目的题干和作答（见概览中的说明）；这道题的作答在 questions.csv 中。', moreRows: '还有 {n} 行未显示；请用筛选缩小范围。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
       paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
-      disagree: 'A 与 B 得分不同的题目', contextFlags: '灰色标记', perStatementNote: '判断题按每个判断（小题）计分：正确率 = 判断对的小题数 ÷ 小题总数（CK12 发布的评分脚本）；题数是作答的题目数。把鼠标放在正确率上可见“对的 / 总数”。', byStatement: '逐个判断', statement: '第几个判断', modelSays: '模型的判断', notRead: '未读出', statementsRight: '{w} 个判断中对了 {r} 个', difference: '差值（B − A）', exportJsonl: '下载标注文件', labelled: '已标注的解答', exportBox: '标注文件的内容（每行一个已标注的解答）', viewsNav: '页面', pathNav: '所在位置', nOf: '{n} 题', pairedOf: '同题配对（共 {n} 题）',
+      disagree: 'A 与 B 得分不同的题目', contextFlags: '灰色标记', perStatementNote: '判断题按每个判断（小题）计分：正确率 = 判断对的小题数 ÷ 小题总数（CK12 发布的评分脚本）；题数是作答的题目数。把鼠标放在正确率上可见“对的 / 总数”。', byStatement: '逐个判断', statement: '第几个判断', modelSays: '模型的判断', notRead: '未读出', statementsRight: '{w} 个判断中对了 {r} 个', difference: '差值（B − A）', exportJsonl: '下载标注文件', labelled: '已标注的解答', exportBox: '标注文件的内容（每行一个已标注的解答）', viewsNav: '页面', pathNav: '所在位置', microHelp: '这里所有作答过的题合在一起算的正确率（判断题按小题计）；方括号里是 95% 置信区间：题越少，区间越宽，真实水平大致在这个范围内。', macroHelp: '先算每个下一级知识点（或学科）的正确率，再简单平均：每个知识点分量相同，不论题多题少。', unparsedHelp: '模型的回答里读不出答案的题所占的比例；这些题算作答错。', nOf: '{n} 题', pairedOf: '同题配对（共 {n} 题）',
       findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约四分之一的第一个错误步骤，学习组合器（评分时默认启用）不到一半；答案判对但推理有错的解答，只有约五分之一能找到错误步骤。以教师判断为准。',
       verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注只保存在这台电脑的这个浏览器里（换浏览器或清除浏览数据就会丢失），请及时下载标注文件；评测人员可用 k12eval meta-eval --format chains 读取它，检验自动标记的准确度。',
       steps: '步骤', firstErrorCol: '首错步骤', complete: '完整', clearAll: '清除全部标注', tableSource: '出处',
@@ -79,7 +79,7 @@
       standIn: 'Question bank not found: stem and analysis cannot be shown; pass --data to the report command.',
       paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
       bothWrong: 'both wrong', disagree: 'Questions A and B score differently', contextFlags: 'grey flags', perStatementNote: "A judgment question counts per statement: accuracy = statements right / statements (CK12's released scorer); n counts the questions answered. Hover an accuracy for right / total.", byStatement: 'Statement by statement', statement: 'statement', modelSays: 'model says', notRead: 'not read', statementsRight: '{r} of {w} statements right', difference: 'difference (B − A)',
-      exportJsonl: 'Download JSONL', labelled: 'Labelled solutions', exportBox: 'JSONL', viewsNav: 'views', pathNav: 'breadcrumb', nOf: 'n={n}', pairedOf: 'Paired on the same questions (n = {n})',
+      exportJsonl: 'Download JSONL', labelled: 'Labelled solutions', exportBox: 'JSONL', viewsNav: 'views', pathNav: 'breadcrumb', microHelp: 'Accuracy over every answered question here (a judgment by its statements); in brackets the 95% interval: the fewer the questions, the wider it is.', macroHelp: 'The plain mean of the accuracies one level down (points or subjects): each counts the same however many questions it has.', unparsedHelp: 'Share of answers from which no answer could be read; they count as wrong.', nOf: 'n={n}', pairedOf: 'Paired on the same questions (n = {n})',
       findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; the rules know no chemistry or physics. On real Chinese answers no rule was fitted on, the rules place the first wrong step exactly about one time in four, the learned combiner (on by default in scoring) a little under one time in two; in answers graded right whose reasoning is wrong it finds the wrong step about one time in five. The teacher's judgement decides.",
       verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
       steps: 'Steps', firstErrorCol: 'First error', complete: 'Complete', clearAll: 'Clear all verdicts', tableSource: 'Source',
@@ -748,7 +748,7 @@
       cards.appendChild(el('div', { class: 'runcard' },
         el('div', { class: 'label' }, runLabel(run)),
         ...head,
-        el('div', { class: 'muted small' }, t('macro') + ' ' + pct(run.acc_macro) + ' · ' + t('unparsedRate') + ' ' + pct(run.unparsed_rate)),
+        el('div', { class: 'muted small', title: t('macroHelp') + '\n' + t('unparsedHelp') }, t('macro') + ' ' + pct(run.acc_macro) + ' · ' + t('unparsedRate') + ' ' + pct(run.unparsed_rate)),
         el('div', { class: 'muted small' }, t('scoredSteps') + ' ' + run.scored_steps)));
     }
     root.appendChild(cards);
@@ -789,7 +789,7 @@
         rows, { filter: false })));
     }
     grid.appendChild(el('div', { class: 'card' }, el('h3', null, t('unparsedRate')),
-      dataTable([{ label: t('run'), value: (r) => runLabel(r) }, { label: t('unparsedRate'), num: true, value: (r) => r.unparsed_rate, render: (r) => pct(r.unparsed_rate) },
+      dataTable([{ label: t('run'), value: (r) => runLabel(r) }, { label: t('unparsedRate'), title: t('unparsedHelp'), num: true, value: (r) => r.unparsed_rate, render: (r) => pct(r.unparsed_rate) },
         { label: t('n'), num: true, value: (r) => r.answered }], DATA.runs, { filter: false })));
     root.appendChild(grid);
 
@@ -827,9 +827,9 @@
     root.appendChild(el('div', { class: 'card' }, dataTable([
       { label: t('run'), value: (r) => runLabel(r.run) },
       { label: t('n'), num: true, value: (r) => r.s.answered },
-      { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n, r.s.right) },
-      { label: t('macro'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
-      { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
+      { label: t('micro'), title: t('microHelp'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n, r.s.right) },
+      { label: t('macro'), title: t('macroHelp'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
+      { label: t('unparsedRate'), title: t('unparsedHelp'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
       ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean,
         render: (r) => columnCell(r.run, m.key, metricText(r.s.metrics[m.key])) })),
     ], here, { filter: false }), greyedNote(here.map((r) => r.run), metrics.map((m) => m.key)), perStatementNote(collect(id)), recordsNote()));
@@ -844,9 +844,9 @@
       root.appendChild(dataTable([
         { label: t('name'), value: (r) => r.name, render: (r) => link(nodeHash(r.id), r.name) },
         { label: t('n'), num: true, value: (r) => r.s.answered },
-        { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n, r.s.right) },
-        { label: t('macro'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
-        { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
+        { label: t('micro'), title: t('microHelp'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n, r.s.right) },
+        { label: t('macro'), title: t('macroHelp'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
+        { label: t('unparsedRate'), title: t('unparsedHelp'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
         ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean, render: (r) => metricText(r.s.metrics[m.key]) })),
         ...others.map((o, i) => ({ label: runLabel(o), title: t('accuracy') + ' · ' + runLabel(o), num: true, wrap: true, value: (r) => r.others[i].acc, render: (r) => pct(r.others[i].acc) })),
       ], rows, { sort: 2, dir: 1, onRow: (r) => { location.hash = nodeHash(r.id); } }));

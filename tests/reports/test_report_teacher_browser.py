@@ -262,3 +262,20 @@ def test_the_title_a_teacher_gives_heads_the_page(driver: Any, rebuilt: tuple[Pa
         _wait(driver, "#view > *")
         assert driver.execute_script("return document.getElementById('title').textContent") == name
         assert driver.title == name + " · k12eval"
+
+
+def test_the_rates_say_what_they_count_in_a_teachers_words(driver: Any, demo: tuple[str, list[str]]) -> None:
+    """Micro-average, macro-average and the unparsed rate are statisticians' words: each column's heading
+    says on hover what it counts, in Chinese."""
+    url, _ = demo
+    driver.get(url)
+    driver.execute_script("localStorage.setItem('k12eval.lang', 'zh')")
+    driver.get(url + "#node/subject:数学")
+    driver.refresh()
+    _wait(driver, "table.data th")
+    heads = driver.execute_script(
+        "return [...document.querySelectorAll('table.data th')].map((th) => [th.textContent, th.title])"
+    )
+    helps = {text: title for text, title in heads if text in ("正确率（微平均）", "宏平均", "未解析率")}
+    assert set(helps) == {"正确率（微平均）", "宏平均", "未解析率"}
+    assert all(re.search(r"[\u4e00-\u9fff]{8}", title) for title in helps.values()), helps
