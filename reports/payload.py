@@ -51,30 +51,17 @@ def metric_entry(key: str) -> dict[str, Any]:
     return {"key": key, "zh": f"{zh} {arrow}", "en": f"{english} {arrow}", "better": metric.direction}
 
 
-def report_identity(runs: list[Run], out: Path) -> str:
-    """A short hash naming this report: its folder and, per run, folder, id, bank and how it was made.
+def report_identity(out: Path) -> str:
+    """A short hash naming this report: its folder.
 
     The page keys the teacher's verdicts in the browser's storage by it: pages opened from
     disk (or from one ``serve`` port) share one storage, and two reports must never share or
-    clear each other's verdicts. Rebuilding the same report in the same folder keeps the key,
-    so verdicts survive a rebuild.
+    clear each other's verdicts. A report rebuilt in its folder keeps the key, so its verdicts survive
+    the rebuild, also one with a run added or rerun: keyed by the runs too, a teacher's marks vanished
+    from the page the moment a second model's run joined it. A mark stays tied to the answer it judges
+    (model, mode, variant, question and the steps' text), so it never shows on another answer.
     """
-    parts = {
-        "out": str(Path(out).resolve()),
-        "runs": [
-            {
-                "id": run.id,
-                "dir": str(Path(run.dir).resolve()),
-                "bank": run.header.bank or run.bank,
-                "model": run.header.model,
-                "mode": run.header.mode,
-                "variant": run.header.variant,
-                "started": run.header.started_at,
-            }
-            for run in runs
-        ],
-    }
-    text = json.dumps(parts, ensure_ascii=False, sort_keys=True)
+    text = json.dumps({"out": str(Path(out).resolve())}, ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 

@@ -579,7 +579,7 @@ def _write_page(
         )
     meta = {
         "title": title,
-        "identity": report_identity(runs, result.out),
+        "identity": report_identity(result.out),
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "version": _version(),
         "k": k,

@@ -279,3 +279,29 @@ def test_the_rates_say_what_they_count_in_a_teachers_words(driver: Any, demo: tu
     helps = {text: title for text, title in heads if text in ("正确率（微平均）", "宏平均", "未解析率")}
     assert set(helps) == {"正确率（微平均）", "宏平均", "未解析率"}
     assert all(re.search(r"[\u4e00-\u9fff]{8}", title) for title in helps.values()), helps
+
+
+def test_marks_survive_a_rebuild_that_adds_a_run(driver: Any, tmp_path: Path) -> None:
+    """A teacher marks a step, then the report is rebuilt in its folder with a second model's run: the mark is
+    still on the page (the page keyed marks by its runs too, so they vanished from it)."""
+    qs = [question("q1", "数学", "代数", "方程")]
+    by_id = {q.id: q for q in qs}
+    bank = write_bank(tmp_path / "bank", qs)
+    steps = "第一步：2+3=6\n第二步：所以选 B"
+    run_a = write_run(tmp_path / "a", by_id, {"q1": Answer(False, output=steps)}, model="模型甲", bank=bank)
+    run_b = write_run(tmp_path / "b", by_id, {"q1": Answer(True)}, model="模型乙", bank=bank)
+    out = tmp_path / "report"
+    write_report([run_a], out, plots=False)
+    url = (out / "index.html").as_uri() + "#q/0"  # an index: this page has one question
+    driver.get(url)
+    driver.refresh()
+    _wait(driver, ".answer [data-step='0'] [data-verdict='right']").click()
+    _wait(driver, ".answer [data-step='0'] .vbtn.right.on")
+    write_report([run_a, run_b], out, plots=False)
+    driver.get(url)
+    driver.refresh()
+    panel = _wait(driver, ".answer[data-run='a']")
+    assert panel.find_elements("css selector", "[data-step='0'] .vbtn.right.on")
+    driver.get(url.replace("#q/0", "#verdicts"))
+    driver.refresh()
+    assert "(1)" in _wait(driver, "#export-verdicts").text
