@@ -1236,6 +1236,11 @@
 
   // ---------------------------------------------------------------- routing
   const TABS = [['overview', 'overview'], ['knowledge', nodeHash('all')], ['question', Q.length ? qHash(0) : 'q/'], ['compare', 'compare'], ['verdicts', 'verdicts'], ['tables', 'tables']];
+  // When the report was built, as the reader's clock reads it (2026/11/29 15:00:02), not ISO's 2026-11-29T07:00:02+00:00.
+  const generatedAt = () => {
+    const when = new Date(DATA.meta.generated);
+    return Number.isNaN(when.getTime()) ? String(DATA.meta.generated) : when.toLocaleString(state.lang === 'zh' ? 'zh-CN' : 'en-GB', { hour12: false });
+  };
   // A typed or cut-off address (`#q/%E4%B8`) is no escape sequence: read as written, not a blank page.
   const address = (text) => { try { return decodeURIComponent(text); } catch (e) { return text; } };
   function route() {
@@ -1268,7 +1273,7 @@
     else if (name === 'tables') view = viewTables();
     else view = viewOverview();
     document.getElementById('view').replaceChildren(view);
-    document.getElementById('footer').textContent = 'k12eval ' + DATA.meta.version + ' · ' + t('generated') + ' ' + DATA.meta.generated;
+    document.getElementById('footer').textContent = 'k12eval ' + DATA.meta.version + ' · ' + t('generated') + ' ' + generatedAt();
   }
   document.getElementById('lang').addEventListener('click', () => {
     state.lang = state.lang === 'zh' ? 'en' : 'zh';

@@ -133,6 +133,8 @@ def test_every_label_of_the_chinese_page_is_chinese(driver: Any, demo: tuple[str
             if re.search(r"[A-Za-z]{2,}", left):
                 english.setdefault(address, set()).add(text[:120])
     assert english == {}
+    footer = driver.execute_script("return document.getElementById('footer').textContent")
+    assert "生成时间" in footer and not re.search(r"\dT\d", footer), footer  # a date as a teacher reads one
 
 
 def test_a_narrow_window_shows_every_view_without_sideways_scrolling(driver: Any, demo: tuple[str, list[str]]) -> None:
