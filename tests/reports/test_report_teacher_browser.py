@@ -1,6 +1,8 @@
-"""The teacher's page as a teacher keeps and shares it, in a real headless chromium: a link to a question
-still opens that question after the report is rebuilt with another run, and a cut-off address still draws
-a page."""
+"""The teacher's page as a teacher keeps, shares and reads it, in a real headless chromium: a link to a question
+still opens that question after the report is rebuilt with another run (and a cut-off address still draws a page),
+a question at two points is walked in the list the teacher came from, marks survive a rebuild, every label of the
+Chinese page is Chinese and its rates say what they count, a given title heads the page, and a narrow window or an
+unbroken 3,000-character line never makes a view wider than the window."""
 
 from __future__ import annotations
 
