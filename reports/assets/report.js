@@ -851,10 +851,11 @@
         ...others.map((o, i) => ({ label: runLabel(o), title: t('accuracy') + ' · ' + runLabel(o), num: true, wrap: true, value: (r) => r.others[i].acc, render: (r) => pct(r.others[i].acc) })),
       ], rows, { sort: 2, dir: 1, onRow: (r) => { location.hash = nodeHash(r.id); } }));
     } else {
-      const rows = node.questions.filter(passes).map((i) => ({ i, q: Q[i] }));
+      // '#': the question's place in its point, as the pager counts it (its place on the page moves when a rebuild adds a run).
+      const rows = node.questions.filter(passes).map((i, k) => ({ i, q: Q[i], pos: k + 1 }));
       root.appendChild(el('h3', null, t('questions') + ' (' + rows.length + ')'));
       root.appendChild(dataTable([
-        { label: '#', num: true, cls: 'narrow', value: (r) => r.i + 1 },
+        { label: '#', num: true, cls: 'narrow', value: (r) => r.pos },
         { label: t('type'), cls: 'narrow', value: (r) => v(r.q.type) },
         { label: t('difficulty'), cls: 'narrow', value: (r) => r.q.difficulty },
         { label: t('stem'), cls: 'stemcol', value: (r) => shown(r.q.stem), render: (r) => link(qHash(r.i, id), snippet(shown(r.q.stem) || r.q.id)) },
@@ -1165,7 +1166,7 @@
     ], rows, { filter: false })));
     root.appendChild(el('h3', null, t('disagree') + ' (' + differ.length + ')'));
     root.appendChild(dataTable([
-      { label: '#', num: true, cls: 'narrow', value: (i) => i + 1 },
+      { label: '#', num: true, cls: 'narrow', value: (i) => TREE[Q[i].node].questions.indexOf(i) + 1 },
       { label: t('subject'), value: (i) => Q[i].subject },
       { label: t('level2'), value: (i) => TREE[Q[i].node].name },
       { label: t('stem'), cls: 'stemcol', value: (i) => shown(Q[i].stem), render: (i) => link(qHash(i), snippet(shown(Q[i].stem) || Q[i].id)) },

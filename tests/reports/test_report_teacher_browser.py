@@ -72,6 +72,15 @@ def test_a_question_link_opens_the_same_question_after_a_rebuild(driver: Any, re
     assert _shown_id(driver) == "b1"
     pager = driver.execute_script("return document.querySelector('.pager').textContent")
     assert "2 / 3" in pager
+    # The list's '#' is the place in the point, as the pager counts: the same in both builds.
+    for page in (first, second):
+        driver.get(page.as_uri() + "#node/" + "l2:数学/代数/甲")
+        driver.refresh()
+        _wait(driver, "table.data a[href^='#q/']")
+        numbers = driver.execute_script(
+            "return [...[...document.querySelectorAll('table.data')].pop().tBodies[0].rows].map((tr) => tr.cells[0].textContent)"
+        )
+        assert numbers == ["1", "2", "3"], page
 
 
 def test_a_cut_off_address_draws_a_page(driver: Any, rebuilt: tuple[Path, Path]) -> None:
