@@ -102,6 +102,9 @@ COLUMN_TITLES: dict[str, tuple[str, str]] = {
     "runs_right": ("答对的运行数", "runs right"), "runs": ("运行数", "runs"),
     "share": ("占比", "share"), "share_lo": ("区间下限", "interval low"), "share_hi": ("区间上限", "interval high"),
     "error_type": ("错误类型", "error type"), "wrong": ("答错的题数", "wrong answers"),
+    "STEM": ("理工（STEM）", "STEM"), "Humanities": ("人文学科", "Humanities"),
+    "Social Science": ("社会科学", "Social Science"), "Other": ("其他", "Other"),
+    "China specific": ("中国特定主题", "China specific"),
 }  # fmt: skip
 """What the page calls each column of the tables, in Chinese and in English (a column not listed, such as
 a run's name, shows as it is)."""

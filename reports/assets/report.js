@@ -110,6 +110,8 @@
       ok: '已解析', unparsed: '未解析', failed: '无输出', skipped: '未评分', overall: '总体', 'asked / in bank': '作答题数 / 题库题数',
       'zero-shot': '零样本', 'few-shot': '少样本', 'zero-shot-cot': '零样本思维链', 'few-shot-cot': '少样本思维链',
       illogical: '答非所问', problem_solving: '解题错误', gibberish: '乱码或空白',
+      // CMMLU's categories (a run's groups on a CMMLU bank), as its paper's Chinese names them
+      STEM: '理工（STEM）', Humanities: '人文学科', 'Social Science': '社会科学', Other: '其他', 'China specific': '中国特定主题',
     },
     en: {
       single_choice: 'single choice', multiple_choice: 'multiple choice', judgment: 'true/false', fill_in_blank: 'fill in',

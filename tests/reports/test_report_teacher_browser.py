@@ -318,3 +318,34 @@ def test_marks_survive_a_rebuild_that_adds_a_run(driver: Any, tmp_path: Path) ->
     driver.get(url.replace("#q/0", "#verdicts"))
     driver.refresh()
     assert "(1)" in _wait(driver, "#export-verdicts").text
+
+
+def test_cmmlu_categories_are_named_in_chinese(driver: Any, tmp_path: Path) -> None:
+    """A CMMLU run's categories (STEM, Humanities, Social Science, Other, China specific) head the overview's
+    table and the CMMLU table's columns in Chinese (they showed in English)."""
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from kg.importers import load_questions
+
+    bank = Path(__file__).parents[1] / "fixtures" / "cmmlu_slice"
+    answers = tmp_path / "answers.jsonl"
+    ids = [q.id for q in load_questions(bank).questions]
+    answers.write_text("".join(json.dumps({"question_id": x, "output": "答案是 A"}) + "\n" for x in ids), "utf-8")
+    run = ["run", str(bank), "-m", "m", "-b", "replay", "-B", f"path={answers}", "-o", str(tmp_path / "run")]
+    assert CliRunner().invoke(app, run).exit_code == 0
+    assert CliRunner().invoke(app, ["report", str(tmp_path / "run"), "-o", str(tmp_path / "report")]).exit_code == 0
+    url = (tmp_path / "report" / "index.html").as_uri()
+    driver.get(url)
+    driver.execute_script("localStorage.setItem('k12eval.lang', 'zh')")
+    english: dict[str, list[str]] = {}
+    for address, selector in (("overview", "#view"), ("tables", "#table-cmmlu_categories")):
+        driver.get(f"{url}#{address}")
+        driver.refresh()
+        _wait(driver, selector)
+        heads = driver.execute_script(
+            f"return [...document.querySelectorAll('{selector} th')].map((th) => th.textContent)"
+        )
+        english[address] = [h for h in heads if re.search(r"[A-Za-z]{2,}", NAMES.sub("", h.replace("STEM", "")))]
+    assert english == {"overview": [], "tables": []}
+    assert "人文学科" in driver.execute_script("return document.getElementById('table-cmmlu_categories').textContent")
