@@ -349,3 +349,8 @@ def test_cmmlu_categories_are_named_in_chinese(driver: Any, tmp_path: Path) -> N
         english[address] = [h for h in heads if re.search(r"[A-Za-z]{2,}", NAMES.sub("", h.replace("STEM", "")))]
     assert english == {"overview": [], "tables": []}
     assert "人文学科" in driver.execute_script("return document.getElementById('table-cmmlu_categories').textContent")
+    driver.get(f"{url}#overview")
+    driver.refresh()
+    _wait(driver, "#view h3")
+    headings = driver.execute_script("return [...document.querySelectorAll('#view h3')].map((h) => h.textContent)")
+    assert "各类别正确率" in headings and "文科与理科" not in headings  # CMMLU's categories are not arts / science
