@@ -52,7 +52,7 @@ WORDS: dict[str, tuple[tuple[str, ...], str, str]] = {
     ),
     "not_given": (("role",), "no {role_en} given", "没有指定{role_zh}"),
     "needs": (("role",), "needs {role_a}", "需要{role_zh}"),
-    "judge_not_asked": ((), "no judge model given", "评分（score）时没有指定评审模型（meta-eval 可以运行）"),
+    "judge_not_asked": ((), "no judge model given", "评分时没有指定评审模型，所以没有请大模型逐步复查"),
     "judge_unreadable": (
         ("detail",),
         "the judge gave no readable verdict ({detail})",

@@ -56,30 +56,17 @@ def metric_entry(key: str) -> dict[str, Any]:
     return {"key": key, "zh": f"{zh} {arrow}", "en": f"{english} {arrow}", "better": metric.direction}
 
 
-def report_identity(runs: list[Run], out: Path) -> str:
-    """A short hash naming this report: its folder and, per run, folder, id, bank and how it was made.
+def report_identity(out: Path) -> str:
+    """A short hash naming this report: its folder.
 
     The page keys the teacher's verdicts in the browser's storage by it: pages opened from
     disk (or from one ``serve`` port) share one storage, and two reports must never share or
-    clear each other's verdicts. Rebuilding the same report in the same folder keeps the key,
-    so verdicts survive a rebuild.
+    clear each other's verdicts. A report rebuilt in its folder keeps the key, so its verdicts survive
+    the rebuild, also one with a run added or rerun: keyed by the runs too, a teacher's marks vanished
+    from the page the moment a second model's run joined it. A mark stays tied to the answer it judges
+    (model, mode, variant, question and the steps' text), so it never shows on another answer.
     """
-    parts = {
-        "out": str(Path(out).resolve()),
-        "runs": [
-            {
-                "id": run.id,
-                "dir": str(Path(run.dir).resolve()),
-                "bank": run.header.bank or run.bank,
-                "model": run.header.model,
-                "mode": run.header.mode,
-                "variant": run.header.variant,
-                "started": run.header.started_at,
-            }
-            for run in runs
-        ],
-    }
-    text = json.dumps(parts, ensure_ascii=False, sort_keys=True)
+    text = json.dumps({"out": str(Path(out).resolve())}, ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
@@ -448,11 +435,19 @@ def _column_text(row: dict[str, Any], lang: str, encoder: str | None) -> dict[st
         "auroc": {h: row[h] for h in ("dev", "confirm")},
         "zh": zh,
         "en": en,
-        "zh_detail": f"编码器 {encoder}；留出的一半数据（{solutions} 个解答，{wrong} 个有错）：{figure}"
-        + ("" if row["separates"] else "，区间包含 0.5（随机水平）"),
+        # AUROC explained where a teacher reads it: the chance the score tells a right answer from a wrong one.
+        "zh_detail": f"计算相似度的句子模型 {encoder}；在留出的一半已标注数据上（{solutions} 个解答，{wrong} 个有错），"
+        f"随机取一个对的和一个错的解答，这项分数把两者分对的概率（AUROC）为 {confirm['auroc']}，"
+        f"95% 区间 {_interval(confirm['ci'])}；0.5 等于随机猜" + ("" if row["separates"] else "，区间包含 0.5"),
         "en_detail": f"encoder {encoder}; held-out half ({solutions} answers, {wrong} wrong): {figure}"
         + ("" if row["separates"] else ", the interval holds 0.5 (chance)"),
     }
+
+
+def _interval(ci: Any) -> str:
+    """``[0.499, 0.726]`` (a list, or its text) as ``0.499–0.726``."""
+    values = ci if isinstance(ci, list | tuple) else str(ci).strip("[]() ").split(",")
+    return "–".join(str(x).strip() for x in values)
 
 
 def _evidence(run: Run) -> dict[str, dict[str, Any]]:

@@ -102,11 +102,20 @@ COLUMN_TITLES: dict[str, tuple[str, str]] = {
     "runs_right": ("答对的运行数", "runs right"), "runs": ("运行数", "runs"),
     "share": ("占比", "share"), "share_lo": ("区间下限", "interval low"), "share_hi": ("区间上限", "interval high"),
     "error_type": ("错误类型", "error type"), "wrong": ("答错的题数", "wrong answers"),
+    "STEM": ("理工（STEM）", "STEM"), "Humanities": ("人文学科", "Humanities"),
+    "Social Science": ("社会科学", "Social Science"), "Other": ("其他", "Other"),
+    "China specific": ("中国特定主题", "China specific"),
 }  # fmt: skip
 """What the page calls each column of the tables, in Chinese and in English (a column not listed, such as
 a run's name, shows as it is)."""
 
-SOURCES_ZH = {"CMMLU analysis": "CMMLU 的分析", "CK12 variants": "CK12 题目变体", "paired": "同题配对"}
+SOURCES_ZH = {
+    "CMMLU analysis": "CMMLU 的分析",
+    "CK12 analysis": "CK12 的分析",
+    "CK12 released scorer": "CK12 发布的评分脚本",
+    "CK12 variants": "CK12 题目变体",
+    "paired": "同题配对",
+}
 """Where a table comes from, on the Chinese page (``CK12 Table 1`` becomes ``CK12 表 1``)."""
 
 SPLITS_ZH = {"Specialty": "专业题", "Interdiscipline": "跨学科题"}
@@ -573,7 +582,7 @@ def _write_page(
         )
     meta = {
         "title": title,
-        "identity": report_identity(runs, result.out),
+        "identity": report_identity(result.out),
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "version": _version(),
         "k": k,

@@ -6,6 +6,9 @@
   // Verdicts are this report's own: pages opened from disk share one storage (issue #14, finding 13).
   const VERDICT_KEY = DATA.meta.identity ? 'k12eval.verdicts.v2.' + DATA.meta.identity : 'k12eval.verdicts.v1';
   const LANG_KEY = 'k12eval.lang';
+  // `k12eval report --title` names the page (a class, a test); without it ('k12eval report', the option's
+  // default) the page's own name in the reader's language.
+  const GIVEN_TITLE = DATA.meta.title && DATA.meta.title !== 'k12eval report' ? DATA.meta.title : null;
 
   // ---------------------------------------------------------------- text
   const I18N = {
@@ -32,9 +35,9 @@
       firstError: '首错在此', allRight: '全部步骤正确', clear: '清除', prev: '上一题', next: '下一题',
       none: '（无）', noAnswer: '这次运行没有回答这道题。', capped: '本页只收录部分题目的题干和作答（见概览中的说明）；这道题的作答在 questions.csv 中。', moreRows: '还有 {n} 行未显示；请用筛选缩小范围。', standIn: '未找到题库，无法显示题干和解析；请用 --data 指定题库。',
       paired: '同题配对', bothRight: '都对', onlyA: '仅 A 对', onlyB: '仅 B 对', bothWrong: '都错',
-      disagree: 'A 与 B 得分不同的题目', contextFlags: '灰色标记', perStatementNote: '判断题按每个判断（小题）计分：正确率 = 判断对的小题数 ÷ 小题总数（CK12 发布的评分脚本）；题数是作答的题目数。把鼠标放在正确率上可见“对的 / 总数”。', byStatement: '逐个判断', statement: '第几个判断', modelSays: '模型的判断', notRead: '未读出', statementsRight: '{w} 个判断中对了 {r} 个', difference: '差值（B − A）', exportJsonl: '下载 JSONL', labelled: '已标注的解答',
+      disagree: 'A 与 B 得分不同的题目', contextFlags: '灰色标记', perStatementNote: '判断题按每个判断（小题）计分：正确率 = 判断对的小题数 ÷ 小题总数（CK12 发布的评分脚本）；题数是作答的题目数。把鼠标放在正确率上可见“对的 / 总数”。', byStatement: '逐个判断', statement: '第几个判断', modelSays: '模型的判断', notRead: '未读出', statementsRight: '{w} 个判断中对了 {r} 个', difference: '差值（B − A）', exportJsonl: '下载标注文件', labelled: '已标注的解答', exportBox: '标注文件的内容（每行一个已标注的解答）', viewsNav: '页面', pathNav: '所在位置', categories: '各类别正确率', microHelp: '这里所有作答过的题合在一起算的正确率（判断题按小题计）；方括号里是 95% 置信区间：题越少，区间越宽，真实水平大致在这个范围内。', macroHelp: '先算每个下一级知识点（或学科）的正确率，再简单平均：每个知识点分量相同，不论题多题少。', unparsedHelp: '模型的回答里读不出答案的题所占的比例；这些题算作答错。', nOf: '{n} 题', pairedOf: '同题配对（共 {n} 题）',
       findingsHelp: '标记来自规则检测器：计算错误、与解析或标准答案不符的数值、选择题中与答案相反的选项判断较常被找到；规则本身不懂化学、物理知识。在未参与拟合的真实中文解答上，规则只准确定位约四分之一的第一个错误步骤，学习组合器（评分时默认启用）不到一半；答案判对但推理有错的解答，只有约五分之一能找到错误步骤。以教师判断为准。',
-      verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注保存在本浏览器（localStorage）中；下载的 JSONL 可由 k12eval meta-eval --format chains 读取。',
+      verdictHelp: '在“题目”页中逐步标注模型推理的对错。标注只保存在这台电脑的这个浏览器里（换浏览器或清除浏览数据就会丢失），请及时下载标注文件；评测人员可用 k12eval meta-eval --format chains 读取它，检验自动标记的准确度。',
       steps: '步骤', firstErrorCol: '首错步骤', complete: '完整', clearAll: '清除全部标注', tableSource: '出处',
       noData: '没有数据', warnings: '提示', generated: '生成时间', id: '编号', result: '结果', open: '打开',
       rank: '正确选项排名', scaled: '换算', scaledMark: '（换算）', rawValue: '原始值', greyedShort: '分不出对错', scores: '整体得分', unavailable: '无法计算', none2: '—', noSteps: '没有可显示的推理步骤。',
@@ -82,7 +85,7 @@
       standIn: 'Question bank not found: stem and analysis cannot be shown; pass --data to the report command.',
       paired: 'Paired on the same questions', bothRight: 'both right', onlyA: 'only A right', onlyB: 'only B right',
       bothWrong: 'both wrong', disagree: 'Questions A and B score differently', contextFlags: 'grey flags', perStatementNote: "A judgment question counts per statement: accuracy = statements right / statements (CK12's released scorer); n counts the questions answered. Hover an accuracy for right / total.", byStatement: 'Statement by statement', statement: 'statement', modelSays: 'model says', notRead: 'not read', statementsRight: '{r} of {w} statements right', difference: 'difference (B − A)',
-      exportJsonl: 'Download JSONL', labelled: 'Labelled solutions',
+      exportJsonl: 'Download JSONL', labelled: 'Labelled solutions', exportBox: 'JSONL', viewsNav: 'views', pathNav: 'breadcrumb', categories: 'Categories', microHelp: 'Accuracy over every answered question here (a judgment by its statements); in brackets the 95% interval: the fewer the questions, the wider it is.', macroHelp: 'The plain mean of the accuracies one level down (points or subjects): each counts the same however many questions it has.', unparsedHelp: 'Share of answers from which no answer could be read; they count as wrong.', nOf: 'n={n}', pairedOf: 'Paired on the same questions (n = {n})',
       findingsHelp: "Flags come from rule detectors: calculation slips, values that differ from the analysis or the gold answer, and option verdicts against the answer are found most often; the rules know no chemistry or physics. On real Chinese answers no rule was fitted on, the rules place the first wrong step exactly about one time in four, the learned combiner (on by default in scoring) a little under one time in two; in answers graded right whose reasoning is wrong it finds the wrong step about one time in five. The teacher's judgement decides.",
       verdictHelp: "Mark the steps of a model's reasoning right or wrong on the Question page. Marks stay in this browser (localStorage); the JSONL download is read by k12eval meta-eval --format chains.",
       steps: 'Steps', firstErrorCol: 'First error', complete: 'Complete', clearAll: 'Clear all verdicts', tableSource: 'Source',
@@ -113,6 +116,8 @@
       ok: '已解析', unparsed: '未解析', failed: '无输出', skipped: '未评分', overall: '总体', 'asked / in bank': '作答题数 / 题库题数',
       'zero-shot': '零样本', 'few-shot': '少样本', 'zero-shot-cot': '零样本思维链', 'few-shot-cot': '少样本思维链',
       illogical: '答非所问', problem_solving: '解题错误', gibberish: '乱码或空白',
+      // CMMLU's categories (a run's groups on a CMMLU bank), as its paper's Chinese names them
+      STEM: '理工（STEM）', Humanities: '人文学科', 'Social Science': '社会科学', Other: '其他', 'China specific': '中国特定主题',
     },
     en: {
       single_choice: 'single choice', multiple_choice: 'multiple choice', judgment: 'true/false', fill_in_blank: 'fill in',
@@ -479,6 +484,11 @@
   const fmt = (x, digits = 3) => (x == null || Number.isNaN(x) ? '—' : Number(x).toFixed(digits));
   const link = (hash, ...children) => el('a', { href: '#' + hash }, ...children);
   const nodeHash = (id) => 'node/' + encodeURIComponent(id);
+  // A question's address is its id, not its place on this page: a report rebuilt with another run (whose
+  // questions shift the order) still opens the question a saved or shared link names.
+  // A question listed under a point other than its own (a Xiezhi question labelled in two 门类) names that
+  // point too (`q/<id>/in/<point>`): its crumbs and pager stay in the list the teacher came from.
+  const qHash = (i, point) => 'q/' + encodeURIComponent(Q[i].id) + (point && point !== Q[i].node ? '/in/' + encodeURIComponent(point) : '');
 
   function wilson(k, n) {
     if (!n) return [NaN, NaN];
@@ -581,6 +591,7 @@
     }
     return out;
   })();
+  const QINDEX = new Map(Q.map((q, i) => [q.id, i]));
   const TREE = DATA.tree;
   const under = {};
   function collect(id) {
@@ -699,7 +710,7 @@
   function crumbs(id) {
     const chain = [];
     for (let cur = id; cur; cur = TREE[cur] ? TREE[cur].parent : null) chain.unshift(cur);
-    const box = el('nav', { class: 'crumbs', 'aria-label': 'breadcrumb' });
+    const box = el('nav', { class: 'crumbs', 'aria-label': t('pathNav') });
     chain.forEach((cur, i) => {
       if (i) box.appendChild(el('span', { class: 'sep' }, '›'));
       const name = cur === 'all' ? t('all') : TREE[cur].name;
@@ -756,7 +767,7 @@
       cards.appendChild(el('div', { class: 'runcard' },
         el('div', { class: 'label' }, runLabel(run)),
         ...head,
-        el('div', { class: 'muted small' }, t('macro') + ' ' + pct(run.acc_macro) + ' · ' + t('unparsedRate') + ' ' + pct(run.unparsed_rate)),
+        el('div', { class: 'muted small', title: t('macroHelp') + '\n' + t('unparsedHelp') }, t('macro') + ' ' + pct(run.acc_macro) + ' · ' + t('unparsedRate') + ' ' + pct(run.unparsed_rate)),
         el('div', { class: 'muted small' }, t('scoredSteps') + ' ' + run.scored_steps)));
     }
     root.appendChild(cards);
@@ -776,7 +787,7 @@
       for (const runId of heat.cols) {
         const cell = heat.cells[runId + '|' + subject];
         const td = el('td', { class: 'cell', title: cell ? Math.round(cell[6]) + '/' + cell[5] + '  ' + t('interval') + ' ' + pct(cell[2], 0) + '–' + pct(cell[3], 0) + ', ' + t('unparsedRate') + ' ' + pct(cell[4]) : null },
-          cell ? pct(cell[1]) : '—', el('span', { class: 'n' }, cell ? 'n=' + cell[0] : ''));
+          cell ? pct(cell[1]) : '—', el('span', { class: 'n' }, cell ? fillIn(t('nOf'), { n: cell[0] }) : ''));
         td.style.background = colour(cell ? cell[1] : null);
         td.addEventListener('click', () => { state.run = runId; location.hash = nodeHash(subject); });
         tr.appendChild(td);
@@ -790,14 +801,15 @@
     const grid = el('div', { class: 'grid2' });
     if (groups.length) {
       const rows = DATA.runs.map((r) => ({ run: r, cells: groups.map((g) => DATA.overview.groups[r.id + '|' + g]) }));
-      grid.appendChild(el('div', { class: 'card' }, el('h3', null, t('artsScience')),
+      const heading = groups.every((g) => g === 'arts' || g === 'science') ? t('artsScience') : t('categories');  // CMMLU's, C-Eval's
+      grid.appendChild(el('div', { class: 'card' }, el('h3', null, heading),
         dataTable([{ label: t('run'), value: (r) => runLabel(r.run) },
           ...groups.map((g, i) => ({ label: v(g), num: true, value: (r) => (r.cells[i] ? r.cells[i][1] : null),
             render: (r) => (r.cells[i] ? accCell(r.cells[i][1], r.cells[i][2], r.cells[i][3], r.cells[i][5], r.cells[i][6]) : '—') }))],
         rows, { filter: false })));
     }
     grid.appendChild(el('div', { class: 'card' }, el('h3', null, t('unparsedRate')),
-      dataTable([{ label: t('run'), value: (r) => runLabel(r) }, { label: t('unparsedRate'), num: true, value: (r) => r.unparsed_rate, render: (r) => pct(r.unparsed_rate) },
+      dataTable([{ label: t('run'), value: (r) => runLabel(r) }, { label: t('unparsedRate'), title: t('unparsedHelp'), num: true, value: (r) => r.unparsed_rate, render: (r) => pct(r.unparsed_rate) },
         { label: t('n'), num: true, value: (r) => r.answered }], DATA.runs, { filter: false })));
     root.appendChild(grid);
 
@@ -835,9 +847,9 @@
     root.appendChild(el('div', { class: 'card' }, dataTable([
       { label: t('run'), value: (r) => runLabel(r.run) },
       { label: t('n'), num: true, value: (r) => r.s.answered },
-      { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n, r.s.right) },
-      { label: t('macro'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
-      { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
+      { label: t('micro'), title: t('microHelp'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n, r.s.right) },
+      { label: t('macro'), title: t('macroHelp'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
+      { label: t('unparsedRate'), title: t('unparsedHelp'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
       ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean,
         render: (r) => columnCell(r.run, m.key, metricText(r.s.metrics[m.key])) })),
     ], here, { filter: false }), greyedNote(here.map((r) => r.run), metrics.map((m) => m.key)), perStatementNote(collect(id)), recordsNote()));
@@ -852,22 +864,23 @@
       root.appendChild(dataTable([
         { label: t('name'), value: (r) => r.name, render: (r) => link(nodeHash(r.id), r.name) },
         { label: t('n'), num: true, value: (r) => r.s.answered },
-        { label: t('micro'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n, r.s.right) },
-        { label: t('macro'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
-        { label: t('unparsedRate'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
+        { label: t('micro'), title: t('microHelp'), num: true, value: (r) => r.s.acc, render: (r) => accCell(r.s.acc, r.s.lo, r.s.hi, r.s.n, r.s.right) },
+        { label: t('macro'), title: t('macroHelp'), num: true, value: (r) => r.s.macro, render: (r) => pct(r.s.macro) },
+        { label: t('unparsedRate'), title: t('unparsedHelp'), num: true, value: (r) => r.s.unparsed, render: (r) => pct(r.s.unparsed) },
         ...metrics.map((m) => ({ label: metricName(m), num: true, value: (r) => (r.s.metrics[m.key] || {}).mean, render: (r) => metricText(r.s.metrics[m.key]) })),
         ...others.map((o, i) => ({ label: runLabel(o), title: t('accuracy') + ' · ' + runLabel(o), num: true, wrap: true, value: (r) => r.others[i].acc, render: (r) => pct(r.others[i].acc) })),
       ], rows, { sort: 2, dir: 1, onRow: (r) => { location.hash = nodeHash(r.id); } }));
     } else {
-      const rows = node.questions.filter(passes).map((i) => ({ i, q: Q[i] }));
+      // '#': the question's place in its point, as the pager counts it (its place on the page moves when a rebuild adds a run).
+      const rows = node.questions.filter(passes).map((i, k) => ({ i, q: Q[i], pos: k + 1 }));
       root.appendChild(el('h3', null, t('questions') + ' (' + rows.length + ')'));
       root.appendChild(dataTable([
-        { label: '#', num: true, cls: 'narrow', value: (r) => r.i + 1 },
+        { label: '#', num: true, cls: 'narrow', value: (r) => r.pos },
         { label: t('type'), cls: 'narrow', value: (r) => v(r.q.type) },
         { label: t('difficulty'), cls: 'narrow', value: (r) => r.q.difficulty },
-        { label: t('stem'), cls: 'stemcol', value: (r) => shown(r.q.stem), render: (r) => link('q/' + r.i, snippet(shown(r.q.stem) || r.q.id)) },
+        { label: t('stem'), cls: 'stemcol', value: (r) => shown(r.q.stem), render: (r) => link(qHash(r.i, id), snippet(shown(r.q.stem) || r.q.id)) },
         ...DATA.runs.map((run) => ({ label: runLabel(run), wrap: true, cls: 'markcol', value: (r) => DATA.results[run.id].c[r.i], render: (r) => resultMark(run.id, r.i) })),
-      ], rows, { onRow: (r) => { location.hash = 'q/' + r.i; } }));
+      ], rows, { onRow: (r) => { location.hash = qHash(r.i, id); } }));
     }
     return root;
   }
@@ -924,18 +937,24 @@
     return String(value);
   }
 
-  function viewQuestion(qi) {
-    qi = Number(qi);
+  // The question a `#q/...` address names: by id; else (a link from a page before ids) by its place here.
+  function questionAt(arg) {
+    if (QINDEX.has(arg)) return QINDEX.get(arg);
+    return /^\d+$/.test(arg) ? Number(arg) : -1;
+  }
+  function viewQuestion(arg, point) {
+    const qi = questionAt(arg);
     const q = Q[qi];
     const root = el('div');
     if (!q) return el('p', { class: 'empty' }, t('noData'));
-    const siblings = TREE[q.node].questions.filter(passes);
+    const at = point && TREE[point] && (TREE[point].questions || []).includes(qi) ? point : q.node;
+    const siblings = TREE[at].questions.filter(passes);
     const pos = siblings.indexOf(qi);
     const pager = el('div', { class: 'pager' },
-      pos > 0 ? link('q/' + siblings[pos - 1], '← ' + t('prev')) : null,
+      pos > 0 ? link(qHash(siblings[pos - 1], at), '← ' + t('prev')) : null,
       el('span', { class: 'muted' }, (pos + 1) + ' / ' + siblings.length),
-      pos >= 0 && pos < siblings.length - 1 ? link('q/' + siblings[pos + 1], t('next') + ' →') : null);
-    const bar = crumbs(q.node);
+      pos >= 0 && pos < siblings.length - 1 ? link(qHash(siblings[pos + 1], at), t('next') + ' →') : null);
+    const bar = crumbs(at);
     bar.appendChild(pager);
     root.appendChild(bar);
 
@@ -1152,7 +1171,7 @@
       if (a !== b) differ.push(i);
     });
     const n = counts.reduce((x, y) => x + y, 0);
-    root.appendChild(el('div', { class: 'card' }, el('h3', null, t('paired') + ' (n = ' + n + ')'),
+    root.appendChild(el('div', { class: 'card' }, el('h3', null, fillIn(t('pairedOf'), { n })),
       el('div', null, [t('bothRight'), t('onlyA'), t('onlyB'), t('bothWrong')].map((label, k) =>
         el('span', { class: 'chip ' + ['good', '', '', 'bad'][k] }, label + ' ' + counts[k])))));
     // Each subject on the questions both runs were scored on, as the 2x2 counts: over each run's own questions,
@@ -1167,13 +1186,13 @@
     ], rows, { filter: false })));
     root.appendChild(el('h3', null, t('disagree') + ' (' + differ.length + ')'));
     root.appendChild(dataTable([
-      { label: '#', num: true, cls: 'narrow', value: (i) => i + 1 },
+      { label: '#', num: true, cls: 'narrow', value: (i) => TREE[Q[i].node].questions.indexOf(i) + 1 },
       { label: t('subject'), value: (i) => Q[i].subject },
       { label: t('level2'), value: (i) => TREE[Q[i].node].name },
-      { label: t('stem'), cls: 'stemcol', value: (i) => shown(Q[i].stem), render: (i) => link('q/' + i, snippet(shown(Q[i].stem) || Q[i].id)) },
+      { label: t('stem'), cls: 'stemcol', value: (i) => shown(Q[i].stem), render: (i) => link(qHash(i), snippet(shown(Q[i].stem) || Q[i].id)) },
       { label: 'A', cls: 'markcol', value: (i) => A.c[i], render: (i) => resultMark(state.run, i) },
       { label: 'B', cls: 'markcol', value: (i) => B.c[i], render: (i) => resultMark(state.runB, i) },
-    ], differ, { onRow: (i) => { location.hash = 'q/' + i; } }));
+    ], differ, { onRow: (i) => { location.hash = qHash(i); } }));
     return root;
   }
 
@@ -1200,14 +1219,14 @@
     root.appendChild(el('h3', null, t('labelled')));
     root.appendChild(dataTable([
       { label: t('run'), value: (e) => (runById[e.run] ? runLabel(runById[e.run]) : e.run) },
-      { label: t('id'), value: (e) => e.question_id, render: (e) => (index[e.question_id] != null ? link('q/' + index[e.question_id], e.question_id) : e.question_id) },
+      { label: t('id'), value: (e) => e.question_id, render: (e) => (index[e.question_id] != null ? link(qHash(index[e.question_id]), e.question_id) : e.question_id) },
       { label: t('steps'), num: true, value: (e) => e.steps.length },
       // Steps are numbered from 1 on the page; the JSONL keeps the format's 0-based index (-1: none).
       { label: t('firstErrorCol'), num: true, value: (e) => e.first_error, render: (e) => (e.first_error >= 0 ? String(e.first_error + 1) : t('none')) },
       { label: t('complete'), value: (e) => (e.complete ? '✓' : '…') },
-    ], entries, { onRow: (e) => { if (index[e.question_id] != null) { state.run = e.run; location.hash = 'q/' + index[e.question_id]; } } }));
-    root.appendChild(el('h3', null, 'JSONL'));
-    root.appendChild(el('textarea', { class: 'export', readonly: true, id: 'verdict-jsonl', 'aria-label': 'JSONL' }, text));
+    ], entries, { onRow: (e) => { if (index[e.question_id] != null) { state.run = e.run; location.hash = qHash(index[e.question_id]); } } }));
+    root.appendChild(el('h3', null, t('exportBox')));
+    root.appendChild(el('textarea', { class: 'export', readonly: true, id: 'verdict-jsonl', 'aria-label': t('exportBox') }, text));
     return root;
   }
 
@@ -1237,33 +1256,45 @@
   }
 
   // ---------------------------------------------------------------- routing
-  const TABS = [['overview', 'overview'], ['knowledge', nodeHash('all')], ['question', 'q/0'], ['compare', 'compare'], ['verdicts', 'verdicts'], ['tables', 'tables']];
+  const TABS = [['overview', 'overview'], ['knowledge', nodeHash('all')], ['question', Q.length ? qHash(0) : 'q/'], ['compare', 'compare'], ['verdicts', 'verdicts'], ['tables', 'tables']];
+  // When the report was built, as the reader's clock reads it (2026/11/29 15:00:02), not ISO's 2026-11-29T07:00:02+00:00.
+  const generatedAt = () => {
+    const when = new Date(DATA.meta.generated);
+    return Number.isNaN(when.getTime()) ? String(DATA.meta.generated) : when.toLocaleString(state.lang === 'zh' ? 'zh-CN' : 'en-GB', { hour12: false });
+  };
+  // A typed or cut-off address (`#q/%E4%B8`) is no escape sequence: read as written, not a blank page.
+  const address = (text) => { try { return decodeURIComponent(text); } catch (e) { return text; } };
   function route() {
-    const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || 'overview';
+    const raw = location.hash.replace(/^#/, '');
+    const hash = address(raw) || 'overview';
     const [name, ...rest] = hash.split('/');
-    const arg = rest.join('/');
+    // `q/<id>/in/<point>`, read before decoding: the page writes an id's own slashes as %2F.
+    const parts = raw.split('/'), cut = name === 'q' ? parts.lastIndexOf('in') : -1;
+    const arg = cut > 1 ? address(parts.slice(1, cut).join('/')) : rest.join('/');
+    const point = cut > 1 ? address(parts.slice(cut + 1).join('/')) : null;
     document.documentElement.lang = state.lang === 'zh' ? 'zh-CN' : 'en';
     mathClock.until = performance.now() + MATH_BUDGET_MS;
     mathClock.nodes = 0;
     mathClock.pieces = 0;
     mathClock.cells = 0;
-    document.getElementById('title').textContent = t('title');
-    document.title = t('title') + ' · k12eval';
+    document.getElementById('title').textContent = GIVEN_TITLE || t('title');
+    document.title = (GIVEN_TITLE || t('title')) + ' · k12eval';
     const langButton = document.getElementById('lang');
     langButton.textContent = t('other');
     const active = name === 'node' ? 'knowledge' : name === 'q' ? 'question' : name;
     const nav = document.getElementById('tabs');
+    nav.setAttribute('aria-label', t('viewsNav'));
     nav.replaceChildren(...TABS.map(([key, target]) => el('a', { href: '#' + target, class: key === active ? 'active' : null, 'data-tab': key }, t(key))));
     let view;
     if (!state.run) view = el('p', { class: 'empty' }, t('noData'));
     else if (name === 'node') view = viewNode(arg);
-    else if (name === 'q') view = viewQuestion(arg);
+    else if (name === 'q') view = viewQuestion(arg, point);
     else if (name === 'compare') view = viewCompare();
     else if (name === 'verdicts') view = viewVerdicts();
     else if (name === 'tables') view = viewTables();
     else view = viewOverview();
     document.getElementById('view').replaceChildren(view);
-    document.getElementById('footer').textContent = 'k12eval ' + DATA.meta.version + ' · ' + t('generated') + ' ' + DATA.meta.generated;
+    document.getElementById('footer').textContent = 'k12eval ' + DATA.meta.version + ' · ' + t('generated') + ' ' + generatedAt();
   }
   document.getElementById('lang').addEventListener('click', () => {
     state.lang = state.lang === 'zh' ? 'en' : 'zh';

@@ -264,7 +264,7 @@ def test_the_compare_view_counts_each_subject_on_the_questions_both_runs_answere
         rows = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in table.find_elements(By.TAG_NAME, "tr")]
         (math,) = [r for r in rows if r and r[0] == "数学"]
         assert (math[1].split()[0], math[2].split()[0], math[3]) == ("50.0%", "100.0%", "50.0"), math
-        assert "同题配对 (n = 2)" in main and "A 与 B 得分不同的题目 (1)" in main
+        assert "同题配对（共 2 题）" in main and "A 与 B 得分不同的题目 (1)" in main
     finally:
         driver.quit()
 
