@@ -650,29 +650,35 @@
     for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
     return h.toString(16);
   }
-  const loadVerdicts = () => { try { return JSON.parse(localStorage.getItem(VERDICT_KEY) || '{}'); } catch (e) { return {}; } };
+  // A mark is keyed by the answer it judges: model, mode, variant, question id, the question's wording and the steps'
+  // text. The report's folder alone names the storage, so a folder rebuilt with another bank whose question holds
+  // the same id (a teacher's own bank numbers its questions 1, 2, 3) and is answered in the same words ('答案是 B')
+  // must not show the first bank's mark on it. Marks saved without the wording in their key are keyed anew on load.
+  const entryKey = (e) => [e.model, e.mode, e.variant, e.question_id, hashText(e.steps.join('\n')), hashText(e.problem || '')].join('|');
+  const loadVerdicts = () => {
+    let saved;
+    try { saved = JSON.parse(localStorage.getItem(VERDICT_KEY) || '{}'); } catch (e) { return {}; }
+    const all = {};
+    for (const entry of Object.values(saved || {})) if (entry && Array.isArray(entry.steps)) all[entryKey(entry)] = entry;
+    return all;
+  };
   const saveVerdicts = (all) => localStorage.setItem(VERDICT_KEY, JSON.stringify(all));
-  function verdictKey(runId, qi) {
-    const run = runById[runId], answer = DATA.answers[runId][qi];
-    const steps = answer.steps.map((s) => s.t);
-    return [run.model, run.mode, run.variant, Q[qi].id, hashText(steps.join('\n'))].join('|');
+  function answerEntry(runId, qi) {
+    const run = runById[runId];
+    return { model: run.model, mode: run.mode, variant: run.variant, question_id: Q[qi].id, problem: Q[qi].stem.t, steps: DATA.answers[runId][qi].steps.map((s) => s.t) };
   }
+  const verdictKey = (runId, qi) => entryKey(answerEntry(runId, qi));
   function getLabels(runId, qi) {
-    const entry = loadVerdicts()[verdictKey(runId, qi)];
-    return entry ? entry.labels : DATA.answers[runId][qi].steps.map(() => null);
+    const here = answerEntry(runId, qi), entry = loadVerdicts()[entryKey(here)];
+    // The whole text compared, not its 32-bit hash: a mark shows on the answer it was given to, never on another.
+    const same = entry && entry.problem === here.problem && entry.steps.length === here.steps.length && entry.steps.every((s, k) => s === here.steps[k]);
+    return same ? entry.labels : here.steps.map(() => null);
   }
   function setLabels(runId, qi, labels) {
     const all = loadVerdicts();
     const key = verdictKey(runId, qi);
     if (labels.every((x) => x == null)) delete all[key];
-    else {
-      const run = runById[runId], answer = DATA.answers[runId][qi];
-      all[key] = {
-        run: runId, model: run.model, mode: run.mode, variant: run.variant, question_id: Q[qi].id,
-        problem: Q[qi].stem.t, steps: answer.steps.map((s) => s.t), labels, correct: answer.correct,
-        at: new Date().toISOString(),
-      };
-    }
+    else all[key] = { run: runId, ...answerEntry(runId, qi), labels, correct: DATA.answers[runId][qi].correct, at: new Date().toISOString() };
     saveVerdicts(all);
   }
   function exportLine(entry) {
@@ -938,9 +944,12 @@
   }
 
   // The question a `#q/...` address names: by id; else (a link from a page before ids) by its place here.
+  // A bank that numbers its questions (a teacher's own: 1, 2, 3) makes every number an id: a number it lacks (a
+  // question left out of a rebuild) opens nothing, not whichever question now stands at that place.
+  const NUMBERED = Q.some((q) => /^\d+$/.test(q.id));
   function questionAt(arg) {
     if (QINDEX.has(arg)) return QINDEX.get(arg);
-    return /^\d+$/.test(arg) ? Number(arg) : -1;
+    return /^\d+$/.test(arg) && !NUMBERED ? Number(arg) : -1;
   }
   function viewQuestion(arg, point) {
     const qi = questionAt(arg);

@@ -1,0 +1,119 @@
+"""A question's address and a teacher's marks, in a real headless chromium, with the ids real banks hold: a
+Xiezhi or GAOKAO id's slashes, a teacher's own bank's '#', '%', spaces and numbers, a point named with '/'.
+A link opens the question it names or none, and a mark shows on the answer it was given to, never on another
+(the page keys its marks by the report's folder only, which a rebuild with another bank keeps)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reports import write_report
+from tests._browser import UI_WAIT_S
+from tests._runs import Answer, question, write_bank, write_run
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ODD_IDS = ["xiezhi/学科 测试/12", "a#b?c&d", "50%", "%E4%B8", "题/in/3", "in", "带 空格", "x" * 400]
+
+
+def _wait(driver: Any, selector: str) -> Any:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, UI_WAIT_S).until(lambda d: d.find_element(By.CSS_SELECTOR, selector))
+
+
+def _open(driver: Any, url: str) -> None:
+    driver.get(url)
+    driver.refresh()  # a change of the address's fragment alone does not reload the page
+    _wait(driver, "#view > *")
+
+
+def _shown_id(driver: Any) -> str | None:
+    """The id the question view names, or None when the view names no question."""
+    return driver.execute_script(
+        "const chip = document.querySelector('#view .card .chip.muted');"
+        "return chip ? chip.textContent.replace(/^\\S+ /, '') : null"
+    )
+
+
+def test_every_id_a_bank_holds_opens_from_its_link(driver: Any, tmp_path: Path) -> None:
+    """Each question of a point named with '/' is opened from its link in the point's list, its pager walks that
+    list, and the link typed as the id reads (a '/' and all) opens it too."""
+    qs = [question(qid, "数学", "比和比例", "比/例") for qid in ODD_IDS]
+    bank = write_bank(tmp_path / "bank", qs)
+    run = write_run(tmp_path / "run", {q.id: q for q in qs}, {q.id: Answer(True) for q in qs}, bank=bank)
+    write_report([run], tmp_path / "report", plots=False)
+    url = (tmp_path / "report" / "index.html").as_uri()
+    _open(driver, url + "#node/" + "l2:数学/比和比例/比%252F例")
+    _wait(driver, "table.data a[href^='#q/']")
+    rows = driver.execute_script(
+        "return [...document.querySelectorAll(\"table.data a[href^='#q/']\")].map((a) => a.getAttribute('href'))"
+    )
+    assert len(rows) == len(ODD_IDS)
+    opened = []
+    for k, href in enumerate(rows):
+        _open(driver, url + href)
+        opened.append(_shown_id(driver))
+        pager = driver.execute_script("return document.querySelector('.pager').textContent")
+        assert f"{k + 1} / {len(ODD_IDS)}" in pager, href
+        assert "比/例" in driver.execute_script("return document.querySelector('.crumbs').textContent")
+    assert sorted(opened) == sorted(ODD_IDS)  # type: ignore[type-var]
+    _open(driver, url + "#q/xiezhi/学科 测试/12")
+    assert _shown_id(driver) == "xiezhi/学科 测试/12"
+
+
+def test_a_number_a_numbered_bank_lacks_opens_no_other_question(driver: Any, tmp_path: Path) -> None:
+    """A teacher's bank numbers its questions 1, 2, 3; a link to question 5, left out of this build, opens
+    nothing (it opened the question at place 5 + 1 of the page, another one). A bank with no number for an id
+    still reads a number as a place: links of pages written before ids."""
+    qs = [question(str(n), "数学", "代数", "方程") for n in range(1, 9) if n != 5]
+    bank = write_bank(tmp_path / "bank", qs)
+    run = write_run(tmp_path / "run", {q.id: q for q in qs}, {q.id: Answer(True) for q in qs}, bank=bank)
+    write_report([run], tmp_path / "report", plots=False)
+    url = (tmp_path / "report" / "index.html").as_uri()
+    _open(driver, url + "#q/3")
+    assert _shown_id(driver) == "3"
+    _open(driver, url + "#q/5")
+    assert _shown_id(driver) is None
+    named = [question(f"q{n}", "数学", "代数", "方程") for n in range(3)]
+    bank = write_bank(tmp_path / "named", named)
+    run = write_run(tmp_path / "run2", {q.id: q for q in named}, {q.id: Answer(True) for q in named}, bank=bank)
+    write_report([run], tmp_path / "report2", plots=False)
+    _open(driver, (tmp_path / "report2" / "index.html").as_uri() + "#q/1")
+    assert _shown_id(driver) == "q1"
+
+
+def test_a_mark_never_shows_on_another_banks_answer(driver: Any, tmp_path: Path) -> None:
+    """A teacher marks model m's answer to question 1 of test 甲; the report is rebuilt in its folder with test
+    乙, whose question 1 m answered in the same words. 乙's answer shows no mark (it showed 甲's), and a mark given
+    there keeps 甲's: rebuilt with 甲 again, 甲's mark is on the page, and both are in the download."""
+    out = tmp_path / "report"
+    runs = {}
+    for name, stem in (("甲", "甲卷：1+1=?"), ("乙", "乙卷：2+2=?")):
+        q = question("1", "数学", "代数", "方程", stem=stem)
+        bank = write_bank(tmp_path / f"bank{name}", [q])
+        runs[name] = write_run(tmp_path / name, {"1": q}, {"1": Answer(True, output="答案是 A")}, model="m", bank=bank)
+    url = (out / "index.html").as_uri() + "#q/1"
+    write_report([runs["甲"]], out, plots=False)
+    _open(driver, url)
+    driver.execute_script("localStorage.clear()")
+    _wait(driver, ".answer [data-step='0'] [data-verdict='right']").click()
+    _wait(driver, ".answer [data-step='0'] .vbtn.right.on")
+    write_report([runs["乙"]], out, plots=False)
+    _open(driver, url)
+    assert "乙卷" in _wait(driver, ".stem").text
+    assert not driver.find_elements("css selector", ".answer .vbtn.on")
+    _wait(driver, ".answer [data-step='0'] [data-verdict='wrong']").click()
+    _wait(driver, ".answer [data-step='0'] .vbtn.wrong.on")
+    write_report([runs["甲"]], out, plots=False)
+    _open(driver, url)
+    assert "甲卷" in _wait(driver, ".stem").text
+    assert driver.find_elements("css selector", ".answer [data-step='0'] .vbtn.right.on")
+    assert not driver.find_elements("css selector", ".answer .vbtn.wrong.on")
+    _open(driver, url.replace("#q/1", "#verdicts"))
+    text = driver.execute_script("return document.getElementById('verdict-jsonl').value")
+    assert "甲卷" in text and "乙卷" in text
