@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from kg.errors import InputError, SettingError
-from kg.graph import KnowledgeGraph, build_graph
+from kg.graph import KnowledgeGraph, build_graph, place_names
 from kg.records import FURTHER_PLACES, Knowledge, Option, Question, QuestionType, Stage, subject_group
 from reports.combiner import CombinerInfo, combiner_info
 from reports.score_file import QuestionScores, load_score_header, load_scores
@@ -185,7 +185,37 @@ def load_runs(run_dirs: list[Path], data: Path | None = None) -> tuple[list[Run]
         inside = {q.id for q in scope}
         run.scope = scope + [q for qid, q in run.questions.items() if qid not in inside]
     _NODES.clear()  # the records that still need theirs keep them
+    warnings += _shared_ids(runs)
     return runs, warnings
+
+
+def _shared_ids(runs: list[Run]) -> list[str]:
+    """A warning per pair of runs that hold different questions under one id (two banks that both number their
+    questions 1, 2, 3): the report joins runs on question ids, so the second run's answer is counted and shown
+    under the first run's question. Told apart by where they sit and their type (the texts are not kept); variants
+    of one question (shuffled options, added distractors) sit at one place."""
+    clashes: dict[tuple[str, str], list[str]] = {}
+    for k, run in enumerate(runs):  # each question is looked up in the runs before it: nothing more is held
+        for qid, question in run.questions.items():
+            owner = next((r for r in runs[:k] if qid in r.questions), None)
+            if owner is not None and _place(owner.questions[qid]) != _place(question):
+                clashes.setdefault((owner.id, run.id), []).append(qid)
+    notes = []
+    for (a, b), ids in clashes.items():
+        places = [" / ".join(_place(r.questions[ids[0]])[:3]) for name in (a, b) for r in runs if r.id == name]
+        example = f"{ids[0]!r}: {places[0]} in {a}, {places[1]} in {b}"
+        text = (
+            f"runs {a} and {b} hold different questions under {len(ids)} shared id(s), e.g. {example}; "
+            f"the report counts and shows {b}'s answers to them under {a}'s questions; report them apart"
+        )
+        zh = f"运行 {a} 和 {b} 有 {len(ids)} 个题号相同但题目不同（例如 {ids[0]!r}：{a} 中是 {places[0]}，{b} 中是 {places[1]}）：本报告把 {b} 对这些题的作答算在 {a} 的题目下；请分开生成报告"
+        notes.append(Note(text, zh))
+    return notes
+
+
+def _place(question: Question) -> tuple[str, ...]:
+    """Where a question sits (subject, level-1 and level-2 point) and its type."""
+    return (*place_names(question)[0], question.type.value)
 
 
 SELECTED = "_selections"
