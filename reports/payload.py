@@ -495,6 +495,7 @@ def _run_entry(run: Run, nodes: pd.DataFrame) -> dict[str, Any]:
         "id": run.id,
         "label": run.label,
         "model": header.model,
+        "name": run.model_name,  # what the page names the model by (a replay's model, not its file's path)
         "mode": header.mode,
         "variant": header.variant,
         "strategy": header.strategy,

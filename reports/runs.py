@@ -8,6 +8,7 @@ subject, type and stage, so the aggregates go on without stems (and say so).
 
 from __future__ import annotations
 
+import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -24,7 +25,7 @@ from reports.score_file import QuestionScores, load_score_header, load_scores
 from runners.bank import BankStream, locate_bank, run_scope
 from runners.errortypes import error_type
 from runners.gaokao_score import GaokaoScores, counts_records, gaokao_scores
-from runners.records import RunHeader, RunRecord
+from runners.records import HEADER_FILE, RECORDS_FILE, RunHeader, RunRecord
 from runners.store import RunStore
 
 _CHOICE = (QuestionType.SINGLE, QuestionType.MULTIPLE)
@@ -92,6 +93,29 @@ class Run:
     def label(self) -> str:
         """``model · mode · variant`` as people read it."""
         return f"{self.header.model} · {self.header.mode} · {self.header.variant}"
+
+    @cached_property
+    def model_name(self) -> str:
+        """The model's name as a teacher reads it (:func:`replayed_model`): a replayed file's model, not its path."""
+        return replayed_model(self.header) or self.header.model
+
+
+def replayed_model(header: RunHeader) -> str | None:
+    """The model a replay run played back, when its header names the recorded file (or folder) as its model
+    (``-b replay -m /tmp/judge2/chatglm2_zero_shot.json``): the model the replayed run folder's ``run.json``
+    names, else the file's name without its suffix (``chatglm2_zero_shot``). ``None`` for another backend's run
+    and for a replay given a label (``-B path=...``)."""
+    if header.backend != "replay" or (header.backend_options or {}).get("path"):
+        return None
+    source = Path(header.model)
+    folder = source if source.is_dir() else source.parent if source.name == RECORDS_FILE else None
+    try:  # a k12eval run folder, or its records file: its header names the model
+        recorded = json.loads((folder / HEADER_FILE).read_text(encoding="utf-8")).get("model") if folder else None
+    except (OSError, ValueError, AttributeError):
+        recorded = None
+    if isinstance(recorded, str) and recorded.strip() and recorded != header.model:
+        return recorded.strip()
+    return (source.stem if source.suffix else source.name) or None
 
 
 def read_run(run_dir: Path, run_id: str | None = None) -> Run:

@@ -192,7 +192,13 @@
   }
   const runById = Object.fromEntries(DATA.runs.map((r) => [r.id, r]));
   // A run as people read it, in the page's language: model · mode · variant (the model's name as written).
-  const runLabel = (run) => [run.model, v(run.mode), v(run.variant)].join(' · ');
+  // A run is named by its model's name (a replay's model, not the path of the file it played back: run.name),
+  // unless two runs would read alike; the path stays on hover (runTitle).
+  const sameName = (run) => [run.name || run.model, run.mode, run.variant].join('\n');
+  const nameCounts = DATA.runs.reduce((n, run) => n.set(sameName(run), (n.get(sameName(run)) || 0) + 1), new Map());
+  const modelName = (run) => (run.name && nameCounts.get(sameName(run)) === 1 ? run.name : run.model);
+  const runLabel = (run) => [modelName(run), v(run.mode), v(run.variant)].join(' · ');
+  const runTitle = (run) => (modelName(run) !== run.model ? run.model : null);
   const metricName = (m) => m[state.lang];
 
   // ---------------------------------------------------------------- DOM helpers
@@ -697,7 +703,7 @@
   function runSelect(value, onChange, allowNone) {
     const select = el('select', { 'aria-label': t('run') });
     if (allowNone) select.appendChild(el('option', { value: '' }, '—'));
-    for (const run of DATA.runs) select.appendChild(el('option', { value: run.id, selected: run.id === value }, runLabel(run)));
+    for (const run of DATA.runs) select.appendChild(el('option', { value: run.id, selected: run.id === value, title: runTitle(run) }, runLabel(run)));
     select.addEventListener('change', () => onChange(select.value));
     return select;
   }
@@ -771,7 +777,7 @@
             : null));
       }
       cards.appendChild(el('div', { class: 'runcard' },
-        el('div', { class: 'label' }, runLabel(run)),
+        el('div', { class: 'label', title: runTitle(run) }, runLabel(run)),
         ...head,
         el('div', { class: 'muted small', title: t('macroHelp') + '\n' + t('unparsedHelp') }, t('macro') + ' ' + pct(run.acc_macro) + ' · ' + t('unparsedRate') + ' ' + pct(run.unparsed_rate)),
         el('div', { class: 'muted small' }, t('scoredSteps') + ' ' + run.scored_steps)));
@@ -1025,7 +1031,7 @@
     const panel = el('div', { class: 'card answer', 'data-run': runId });
     if (!a) {
       const why = Q[qi].capped && DATA.results[runId].st[qi] != null ? 'capped' : 'noAnswer';
-      panel.append(el('div', { class: 'panel-head' }, el('span', { class: 'label' }, runLabel(run))), el('p', { class: 'muted' }, t(why)));
+      panel.append(el('div', { class: 'panel-head' }, el('span', { class: 'label', title: runTitle(run) }, runLabel(run))), el('p', { class: 'muted' }, t(why)));
       return panel;
     }
     const [right, statements] = statementsRight(DATA.results[runId], qi);
@@ -1034,7 +1040,7 @@
       : a.status !== 'ok' ? el('span', { class: 'chip warn' }, v(a.status))
         : partial ? el('span', { class: 'chip warn' }, fillIn(t('statementsRight'), { r: right, w: statements }))
           : a.correct ? el('span', { class: 'chip good' }, '✓ ' + t('right')) : el('span', { class: 'chip bad' }, '✗ ' + t('wrong'));
-    panel.appendChild(el('div', { class: 'panel-head' }, el('span', { class: 'label' }, runLabel(run)), verdict));
+    panel.appendChild(el('div', { class: 'panel-head' }, el('span', { class: 'label', title: runTitle(run) }, runLabel(run)), verdict));
     if (a.options) {
       panel.appendChild(el('div', { class: 'variant' }, el('div', { class: 'muted small' }, t('variantSaw') + ' (' + v(run.variant) + ')'),
         el('ol', { class: 'options' }, a.options.map((o) => el('li', { class: (a.variant_answer || []).map(String).includes(o.label) ? 'gold' : null },

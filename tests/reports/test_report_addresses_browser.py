@@ -117,3 +117,41 @@ def test_a_mark_never_shows_on_another_banks_answer(driver: Any, tmp_path: Path)
     _open(driver, url.replace("#q/1", "#verdicts"))
     text = driver.execute_script("return document.getElementById('verdict-jsonl').value")
     assert "甲卷" in text and "乙卷" in text
+
+
+def test_a_replayed_run_is_named_by_its_model_with_the_file_on_hover(driver: Any, tmp_path: Path) -> None:
+    """A run replaying a k12eval run folder is named by the model that folder's run.json names, one replaying
+    a plain answers file by the file's name; the path the run was given stays on hover (the page named both
+    runs by the full path). Two replays of files named alike keep their paths, so they never read alike."""
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from tests._runs import write_answers
+
+    qs = [question("q1", "数学", "代数", "方程")]
+    bank = write_bank(tmp_path / "bank", qs)
+    write_run(tmp_path / "orig", {"q1": qs[0]}, {"q1": Answer(True)}, model="Qwen2-0.5B-Instruct", bank=bank)
+    files = [write_answers(tmp_path / "chatglm2_zero_shot.json", ["q1"])]
+    for folder in ("x", "y"):
+        (tmp_path / folder).mkdir()
+        files.append(write_answers(tmp_path / folder / "same.jsonl", ["q1"]))
+    runs = []
+    for k, source in enumerate([tmp_path / "orig", *files]):
+        out = tmp_path / f"replay{k}"
+        result = CliRunner().invoke(app, ["run", str(bank), "-b", "replay", "-m", str(source), "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        runs.append(out)
+    write_report(runs, tmp_path / "report", plots=False)
+    _open(driver, (tmp_path / "report" / "index.html").as_uri() + "#overview")
+    driver.execute_script("localStorage.setItem('k12eval.lang', 'en')")
+    _open(driver, (tmp_path / "report" / "index.html").as_uri() + "#overview")
+    cards = driver.execute_script(
+        "return [...document.querySelectorAll('.runcard .label')].map((e) => [e.textContent, e.title])"
+    )
+    models = [(text.split(" · ")[0], title) for text, title in cards]
+    assert models == [
+        ("Qwen2-0.5B-Instruct", str(tmp_path / "orig")),
+        ("chatglm2_zero_shot", str(files[0])),
+        (str(files[1]), ""),
+        (str(files[2]), ""),
+    ]
