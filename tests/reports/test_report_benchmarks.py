@@ -105,6 +105,9 @@ def test_the_page_shows_both_tables_in_both_languages(tmp_path: Path) -> None:
         assert shown.split("\n")[1] == "64.9%" and "29/37" in shown and "6 / 6" in shown
         body = driver.find_element(By.TAG_NAME, "body").text
         assert "按记录计数" in body or "count records here" in body  # beside the heat map's record accuracies
+        # the heat map's cells say what they count: a GAOKAO run's records, the others' questions (it read 题 for both)
+        counts = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "td.cell .n") if e.text]
+        assert any(c.endswith("条记录") for c in counts) and any(c.endswith(" 题") for c in counts), counts
     finally:
         driver.quit()
 
