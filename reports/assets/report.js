@@ -1186,6 +1186,12 @@
       if (a !== b) differ.push(i);
     });
     const n = counts.reduce((x, y) => x + y, 0);
+    // '#': the place in its point among the questions the filters keep, as the question's pager counts it.
+    const places = new Map();
+    const placeInPoint = (i) => {
+      if (!places.has(Q[i].node)) places.set(Q[i].node, new Map(TREE[Q[i].node].questions.filter(passes).map((j, k) => [j, k + 1])));
+      return places.get(Q[i].node).get(i);
+    };
     root.appendChild(el('div', { class: 'card' }, el('h3', null, fillIn(t('pairedOf'), { n })),
       el('div', null, [t('bothRight'), t('onlyA'), t('onlyB'), t('bothWrong')].map((label, k) =>
         el('span', { class: 'chip ' + ['good', '', '', 'bad'][k] }, label + ' ' + counts[k])))));
@@ -1201,7 +1207,7 @@
     ], rows, { filter: false })));
     root.appendChild(el('h3', null, t('disagree') + ' (' + differ.length + ')'));
     root.appendChild(dataTable([
-      { label: '#', num: true, cls: 'narrow', value: (i) => TREE[Q[i].node].questions.indexOf(i) + 1 },
+      { label: '#', num: true, cls: 'narrow', value: placeInPoint },
       { label: t('subject'), value: (i) => Q[i].subject },
       { label: t('level2'), value: (i) => TREE[Q[i].node].name },
       { label: t('stem'), cls: 'stemcol', value: (i) => shown(Q[i].stem), render: (i) => link(qHash(i), snippet(shown(Q[i].stem) || Q[i].id)) },

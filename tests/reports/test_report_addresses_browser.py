@@ -155,3 +155,28 @@ def test_a_replayed_run_is_named_by_its_model_with_the_file_on_hover(driver: Any
         (str(files[1]), ""),
         (str(files[2]), ""),
     ]
+
+
+def test_the_comparisons_number_is_the_place_the_pager_counts(driver: Any, tmp_path: Path) -> None:
+    """With a filter on (难 only), the comparison's '#' of a question is its place among the point's questions the
+    filter keeps, as its pager counts them (it was the place among all of them: 3 beside the pager's 2 / 2)."""
+    from selenium.webdriver.support.ui import Select
+
+    qs = [question(f"p{k}", "数学", "代数", "方程", difficulty=d) for k, d in enumerate(["易", "难", "难"], 1)]
+    bank = write_bank(tmp_path / "bank", qs)
+    by_id = {q.id: q for q in qs}
+    run_a = write_run(tmp_path / "a", by_id, {q.id: Answer(True) for q in qs}, model="甲", bank=bank)
+    run_b = write_run(tmp_path / "b", by_id, {q.id: Answer(q.id != "p3") for q in qs}, model="乙", bank=bank)
+    write_report([run_a, run_b], tmp_path / "report", plots=False)
+    _open(driver, (tmp_path / "report" / "index.html").as_uri() + "#compare")
+    Select(_wait(driver, "select[data-filter='difficulty']")).select_by_value("难")
+    row = driver.execute_script(
+        "const rows = [...[...document.querySelectorAll('table.data')].pop().tBodies[0].rows];"
+        "return rows.map((tr) => [tr.cells[0].textContent, tr.querySelector('a').getAttribute('href')])"
+    )
+    assert len(row) == 1
+    number, href = row[0]
+    driver.execute_script("location.hash = arguments[0]", href)  # as the link does: the filter stays on
+    _wait(driver, ".pager")
+    assert _shown_id(driver) == "p3"
+    assert f"{number} / 2" in driver.execute_script("return document.querySelector('.pager').textContent")
