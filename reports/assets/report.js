@@ -687,17 +687,26 @@
     else all[key] = { run: runId, ...answerEntry(runId, qi), labels, correct: DATA.answers[runId][qi].correct, at: new Date().toISOString() };
     saveVerdicts(all);
   }
-  function exportLine(entry) {
+  function exportLine(entry, id) {
     const first = entry.labels.indexOf(false);
     const judged = first >= 0 ? entry.labels.slice(0, first) : entry.labels;
     return {
-      id: entry.run + ':' + entry.question_id, source: 'k12eval-report', model: entry.model, mode: entry.mode,
+      id, source: 'k12eval-report', model: entry.model, mode: entry.mode,
       variant: entry.variant, run: entry.run, question_id: entry.question_id, problem: entry.problem,
       steps: entry.steps, step_labels: entry.labels, first_error: first,
       complete: judged.every((x) => x === true), final_answer_correct: entry.correct, labelled_at: entry.at,
     };
   }
-  const exportText = () => Object.values(loadVerdicts()).map((e) => JSON.stringify(exportLine(e))).join('\n') + '\n';
+  // Ids are `<run>:<question_id>`, unique: a folder rebuilt with a rerun (its run named as before) keeps the marks
+  // of the earlier answer too, and meta-eval refuses a file whose ids repeat. A repeated one names its answer.
+  const exportLines = () => {
+    const entries = Object.values(loadVerdicts());
+    const plain = (e) => e.run + ':' + e.question_id;
+    const times = entries.reduce((n, e) => n.set(plain(e), (n.get(plain(e)) || 0) + 1), new Map());
+    const id = (e) => (times.get(plain(e)) > 1 ? plain(e) + '#' + hashText(e.steps.join('\n')) + hashText(e.problem || '') : plain(e));
+    return entries.map((e) => exportLine(e, id(e)));
+  };
+  const exportText = () => exportLines().map((line) => JSON.stringify(line)).join('\n') + '\n';
 
   // ---------------------------------------------------------------- shared widgets
   function runSelect(value, onChange, allowNone) {
@@ -1221,7 +1230,7 @@
     const root = el('div');
     root.appendChild(el('h2', null, t('verdicts')));
     root.appendChild(el('p', { class: 'muted' }, t('verdictHelp')));
-    const entries = Object.values(loadVerdicts()).map(exportLine);
+    const entries = exportLines();
     const text = exportText();
     const download = el('button', { type: 'button', class: 'btn', id: 'export-verdicts' }, t('exportJsonl') + ' (' + entries.length + ')');
     download.addEventListener('click', () => {

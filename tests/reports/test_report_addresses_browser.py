@@ -180,3 +180,28 @@ def test_the_comparisons_number_is_the_place_the_pager_counts(driver: Any, tmp_p
     _wait(driver, ".pager")
     assert _shown_id(driver) == "p3"
     assert f"{number} / 2" in driver.execute_script("return document.querySelector('.pager').textContent")
+
+
+def test_marks_of_a_rerun_download_as_a_file_meta_eval_reads(driver: Any, tmp_path: Path) -> None:
+    """A teacher marks a run's answer; the run is made again (same folder name, another answer) and the report
+    rebuilt in its folder; the teacher marks the new answer. Both marks are kept, and the download holds both
+    under ids that do not repeat (both read `a:q1`, and meta-eval refused the file: duplicate solution id)."""
+    from reasoning_metrics.metaeval.data import load_solutions
+
+    q = question("q1", "数学", "代数", "方程")
+    bank = write_bank(tmp_path / "bank", [q])
+    out = tmp_path / "report"
+    url = (out / "index.html").as_uri()
+    for k, output in enumerate(["第一步：1+1=3\n答案是 A", "第一步：1+1=2\n答案是 A"]):
+        run = write_run(tmp_path / str(k) / "a", {"q1": q}, {"q1": Answer(True, output=output)}, model="m", bank=bank)
+        write_report([run], out, plots=False)
+        _open(driver, url + "#q/q1")
+        if not k:
+            driver.execute_script("localStorage.clear()")
+        _wait(driver, ".answer [data-step='0'] [data-verdict='right']").click()
+        _wait(driver, ".answer [data-step='0'] .vbtn.right.on")
+    _open(driver, url + "#verdicts")
+    text = driver.execute_script("return document.getElementById('verdict-jsonl').value")
+    (tmp_path / "labels.jsonl").write_text(text, encoding="utf-8")
+    solutions = load_solutions(tmp_path / "labels.jsonl", "chains")
+    assert len(solutions) == 2 and len({s.id for s in solutions}) == 2
