@@ -224,7 +224,7 @@ def _shared_ids(runs: list[Run]) -> list[str]:
             owner = next((r for r in runs[:k] if qid in r.questions), None)
             if owner is not None and _place(owner.questions[qid]) != _place(question):
                 clashes.setdefault((owner.id, run.id), []).append(qid)
-    notes = []
+    notes: list[str] = []
     for (a, b), ids in clashes.items():
         places = [" / ".join(_place(r.questions[ids[0]])[:3]) for name in (a, b) for r in runs if r.id == name]
         example = f"{ids[0]!r}: {places[0]} in {a}, {places[1]} in {b}"
