@@ -205,3 +205,38 @@ def test_marks_of_a_rerun_download_as_a_file_meta_eval_reads(driver: Any, tmp_pa
     (tmp_path / "labels.jsonl").write_text(text, encoding="utf-8")
     solutions = load_solutions(tmp_path / "labels.jsonl", "chains")
     assert len(solutions) == 2 and len({s.id for s in solutions}) == 2
+
+
+def test_a_chinese_column_keeps_the_papers_name_on_hover(driver: Any, tmp_path: Path) -> None:
+    """CMMLU's categories head its table in Chinese on the Chinese page; each keeps on hover the name its CSV and
+    the paper give (Humanities), and the English page is headed by those names."""
+    import json
+
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from kg.importers import load_questions
+
+    bank = Path(__file__).parents[1] / "fixtures" / "cmmlu_slice"
+    answers = tmp_path / "answers.jsonl"
+    ids = [q.id for q in load_questions(bank).questions]
+    answers.write_text("".join(json.dumps({"question_id": x, "output": "答案是 A"}) + "\n" for x in ids), "utf-8")
+    run = ["run", str(bank), "-m", "m", "-b", "replay", "-B", f"path={answers}", "-o", str(tmp_path / "run")]
+    assert CliRunner().invoke(app, run).exit_code == 0
+    assert CliRunner().invoke(app, ["report", str(tmp_path / "run"), "-o", str(tmp_path / "report")]).exit_code == 0
+    csv = list(pd.read_csv(tmp_path / "report" / "tables" / "cmmlu_categories.csv").columns)
+    url = (tmp_path / "report" / "index.html").as_uri() + "#tables"
+    heads = (
+        "return [...document.querySelectorAll('#table-cmmlu_categories th')].map((th) => [th.textContent, th.title])"
+    )
+    shown = {}
+    for lang in ("zh", "en"):
+        _open(driver, url)
+        driver.execute_script(f"localStorage.setItem('k12eval.lang', '{lang}')")
+        _open(driver, url)
+        _wait(driver, "#table-cmmlu_categories th")
+        shown[lang] = dict(driver.execute_script(heads))
+    assert "Humanities" in csv and "人文学科" in shown["zh"]
+    assert shown["zh"]["人文学科"].endswith("：Humanities")
+    assert shown["en"].get("Humanities") == ""
