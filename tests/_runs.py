@@ -380,3 +380,18 @@ def _letters(options: list[Option]) -> list[Option]:
     if not options or not options[0].label.isalpha():
         return options
     return [o.model_copy(update={"label": "ABCDEFGH"[i]}) for i, o in enumerate(options)]
+
+
+def replayed_report(bank: Path, root: Path, output: str = "答案是 A") -> Path:
+    """``k12eval run <bank> -b replay`` answering every question of ``bank`` with ``output``, then ``k12eval report``
+    of that run, both through the command line, under ``root``; returns the report's folder."""
+    from typer.testing import CliRunner
+
+    from k12eval.cli import app
+    from kg.importers import load_questions
+
+    answers = write_answers(root / "answers.jsonl", [q.id for q in load_questions(bank).questions], output)
+    run = ["run", str(bank), "-m", "m", "-b", "replay", "-B", f"path={answers}", "-o", str(root / "run")]
+    assert CliRunner().invoke(app, run).exit_code == 0
+    assert CliRunner().invoke(app, ["report", str(root / "run"), "-o", str(root / "report")]).exit_code == 0
+    return root / "report"

@@ -12,7 +12,7 @@ import pytest
 
 from reports import write_report
 from tests._browser import UI_WAIT_S
-from tests._runs import Answer, question, write_bank, write_run
+from tests._runs import Answer, question, replayed_report, write_bank, write_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -210,21 +210,9 @@ def test_marks_of_a_rerun_download_as_a_file_meta_eval_reads(driver: Any, tmp_pa
 def test_a_chinese_column_keeps_the_papers_name_on_hover(driver: Any, tmp_path: Path) -> None:
     """CMMLU's categories head its table in Chinese on the Chinese page; each keeps on hover the name its CSV and
     the paper give (Humanities), and the English page is headed by those names."""
-    import json
-
     import pandas as pd
-    from typer.testing import CliRunner
 
-    from k12eval.cli import app
-    from kg.importers import load_questions
-
-    bank = Path(__file__).parents[1] / "fixtures" / "cmmlu_slice"
-    answers = tmp_path / "answers.jsonl"
-    ids = [q.id for q in load_questions(bank).questions]
-    answers.write_text("".join(json.dumps({"question_id": x, "output": "答案是 A"}) + "\n" for x in ids), "utf-8")
-    run = ["run", str(bank), "-m", "m", "-b", "replay", "-B", f"path={answers}", "-o", str(tmp_path / "run")]
-    assert CliRunner().invoke(app, run).exit_code == 0
-    assert CliRunner().invoke(app, ["report", str(tmp_path / "run"), "-o", str(tmp_path / "report")]).exit_code == 0
+    replayed_report(Path(__file__).parents[1] / "fixtures" / "cmmlu_slice", tmp_path)
     csv = list(pd.read_csv(tmp_path / "report" / "tables" / "cmmlu_categories.csv").columns)
     url = (tmp_path / "report" / "index.html").as_uri() + "#tables"
     heads = (

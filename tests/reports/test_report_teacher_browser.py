@@ -16,7 +16,7 @@ import pytest
 
 from reports import write_report
 from tests._browser import UI_WAIT_S, console_errors
-from tests._runs import Answer, question, write_bank, write_run
+from tests._runs import Answer, question, replayed_report, write_bank, write_run
 from tests.importer_helpers import FIXTURES
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -323,18 +323,7 @@ def test_marks_survive_a_rebuild_that_adds_a_run(driver: Any, tmp_path: Path) ->
 def test_cmmlu_categories_are_named_in_chinese(driver: Any, tmp_path: Path) -> None:
     """A CMMLU run's categories (STEM, Humanities, Social Science, Other, China specific) head the overview's
     table and the CMMLU table's columns in Chinese (they showed in English)."""
-    from typer.testing import CliRunner
-
-    from k12eval.cli import app
-    from kg.importers import load_questions
-
-    bank = Path(__file__).parents[1] / "fixtures" / "cmmlu_slice"
-    answers = tmp_path / "answers.jsonl"
-    ids = [q.id for q in load_questions(bank).questions]
-    answers.write_text("".join(json.dumps({"question_id": x, "output": "答案是 A"}) + "\n" for x in ids), "utf-8")
-    run = ["run", str(bank), "-m", "m", "-b", "replay", "-B", f"path={answers}", "-o", str(tmp_path / "run")]
-    assert CliRunner().invoke(app, run).exit_code == 0
-    assert CliRunner().invoke(app, ["report", str(tmp_path / "run"), "-o", str(tmp_path / "report")]).exit_code == 0
+    replayed_report(Path(__file__).parents[1] / "fixtures" / "cmmlu_slice", tmp_path)
     url = (tmp_path / "report" / "index.html").as_uri()
     driver.get(url)
     driver.execute_script("localStorage.setItem('k12eval.lang', 'zh')")
