@@ -70,6 +70,32 @@ def report_identity(out: Path) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+def legacy_report_identity(runs: list[Run], out: Path) -> str:
+    """The name the released page (before the folder alone named a report) stored the teacher's marks under:
+    the folder and, per run, folder, id, bank and how it was made.
+
+    The page carries it so marks saved by that page are found after a rebuild: each moves to today's key when
+    the answer it judges is on the page word for word; the others stay where they were.
+    """
+    parts = {
+        "out": str(Path(out).resolve()),
+        "runs": [
+            {
+                "id": run.id,
+                "dir": str(Path(run.dir).resolve()),
+                "bank": run.header.bank or run.bank,
+                "model": run.header.model,
+                "mode": run.header.mode,
+                "variant": run.header.variant,
+                "started": run.header.started_at,
+            }
+            for run in runs
+        ],
+    }
+    text = json.dumps(parts, ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def _text(raw: str) -> dict[str, str]:
     shown = simplify_latex(raw)
     return {"t": raw} if shown == raw else {"t": raw, "d": shown}

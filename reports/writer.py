@@ -566,7 +566,7 @@ def _write_page(
     """Write ``index.html`` into ``out`` (the staging folder), streamed as it is encoded; ``result.summary``
     gets the page's metadata (what summary.json starts from)."""
     from reports.html import write_page
-    from reports.payload import build_payload, detail_cap, report_identity
+    from reports.payload import build_payload, detail_cap, legacy_report_identity, report_identity
     from reports.runs import Note
 
     shown, total = min(detail_cap(), len(graph.questions)), len(graph.questions)
@@ -583,6 +583,7 @@ def _write_page(
     meta = {
         "title": title,
         "identity": report_identity(result.out),
+        "legacy_identity": legacy_report_identity(runs, result.out),
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "version": _version(),
         "k": k,

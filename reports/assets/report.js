@@ -674,6 +674,28 @@
     return { model: run.model, mode: run.mode, variant: run.variant, question_id: Q[qi].id, problem: Q[qi].stem.t, steps: DATA.answers[runId][qi].steps.map((s) => s.t) };
   }
   const verdictKey = (runId, qi) => entryKey(answerEntry(runId, qi));
+  // Marks saved by the released page (its storage named by the folder and the runs: DATA.meta.legacy_identity) move
+  // to this page's storage, each only when the answer it judges is here word for word (model, mode, variant,
+  // question id, wording and steps); the others stay where they were, for the page they belong to.
+  function adoptLegacyMarks() {
+    const legacyKey = DATA.meta.legacy_identity ? 'k12eval.verdicts.v2.' + DATA.meta.legacy_identity : null;
+    if (!legacyKey || legacyKey === VERDICT_KEY) return;
+    let old;
+    try { old = JSON.parse(localStorage.getItem(legacyKey) || 'null'); } catch (e) { return; }
+    if (!old || typeof old !== 'object') return;
+    const all = loadVerdicts(), left = {};
+    let moved = 0;
+    for (const [key, entry] of Object.entries(old)) {
+      const qi = entry && Array.isArray(entry.steps) ? QINDEX.get(entry.question_id) : undefined;
+      const here = qi === undefined ? [] : DATA.runs.filter((r) => r.model === entry.model && r.mode === entry.mode && r.variant === entry.variant && DATA.answers[r.id][qi]).map((r) => answerEntry(r.id, qi));
+      const same = here.some((h) => h.problem === entry.problem && h.steps.length === entry.steps.length && h.steps.every((s, k) => s === entry.steps[k]));
+      if (same && !all[entryKey(entry)]) { all[entryKey(entry)] = entry; moved++; } else left[key] = entry;
+    }
+    if (!moved) return;
+    saveVerdicts(all);  // saved before the old entries go: a page closed in between loses nothing
+    if (Object.keys(left).length) localStorage.setItem(legacyKey, JSON.stringify(left));
+    else localStorage.removeItem(legacyKey);
+  }
   function getLabels(runId, qi) {
     const here = answerEntry(runId, qi), entry = loadVerdicts()[entryKey(here)];
     // The whole text compared, not its 32-bit hash: a mark shows on the answer it was given to, never on another.
@@ -707,6 +729,7 @@
     return entries.map((e) => exportLine(e, id(e)));
   };
   const exportText = () => exportLines().map((line) => JSON.stringify(line)).join('\n') + '\n';
+  try { adoptLegacyMarks(); } catch (e) { /* storage refused (private window): the old marks stay where they are */ }
 
   // ---------------------------------------------------------------- shared widgets
   function runSelect(value, onChange, allowNone) {

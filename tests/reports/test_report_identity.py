@@ -87,3 +87,22 @@ def test_two_reports_in_one_browser_keep_their_own_verdicts(reports: dict[str, P
     open_page("b", "verdicts")
     WebDriverWait(driver, UI_WAIT_S).until(lambda d: d.find_element(By.ID, "clear-verdicts")).click()
     assert "(1)" in count("a")  # clearing report b left report a's verdicts alone
+
+
+def test_the_legacy_identity_is_the_released_pages_storage_name() -> None:
+    """``legacy_report_identity`` names the storage the released page (ac11d53) kept a teacher's marks in: the
+    value below is what that release's ``report_identity(runs, out)`` gave for these runs and folder."""
+    from types import SimpleNamespace as Stub
+    from typing import cast
+
+    from reports.payload import legacy_report_identity
+    from reports.runs import Run
+
+    def run(name: str, bank: str | None) -> Stub:
+        header = Stub(
+            bank=bank, model="模型" + name, mode="zero-shot", variant="original", started_at="2026-11-28T10:00:00+00:00"
+        )
+        return Stub(id=name, dir=f"/srv/runs/{name}", bank="/srv/bank", header=header)
+
+    runs = cast(list[Run], [run("a", "/srv/bank"), run("b", None)])
+    assert legacy_report_identity(runs, Path("/srv/report")) == "60062a807112f2df"

@@ -18,6 +18,7 @@ from reports import write_report
 from tests._browser import UI_WAIT_S, console_errors
 from tests._runs import Answer, question, replayed_report, write_bank, write_run
 from tests.importer_helpers import FIXTURES
+from tests.reports.test_report import page_data
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -343,3 +344,71 @@ def test_cmmlu_categories_are_named_in_chinese(driver: Any, tmp_path: Path) -> N
     _wait(driver, "#view h3")
     headings = driver.execute_script("return [...document.querySelectorAll('#view h3')].map((h) => h.textContent)")
     assert "各类别正确率" in headings and "文科与理科" not in headings  # CMMLU's categories are not arts / science
+
+
+def _fnv(text: str) -> str:
+    """The page's ``hashText``: FNV-1a over the text's UTF-16 code units, in hex."""
+    h = 0x811C9DC5
+    units = text.encode("utf-16-le")
+    for k in range(0, len(units), 2):
+        h = ((h ^ int.from_bytes(units[k : k + 2], "little")) * 0x01000193) & 0xFFFFFFFF
+    return f"{h:x}"
+
+
+def test_marks_saved_by_the_released_page_show_after_a_rebuild(driver: Any, tmp_path: Path) -> None:
+    """A teacher marked steps on the released page (ac11d53), which stored them under a name made of the folder
+    and the runs, each keyed by model, mode, variant, question and the steps' hash. Rebuilt with today's code, the
+    mark shows on the answer it was given to and on no other (they were all gone); a saved mark whose question is
+    worded otherwise here (another bank's) shows nowhere and stays where it was."""
+    from reports.payload import legacy_report_identity
+    from reports.runs import load_runs
+
+    qs = [question("q1", "数学", "代数", "方程", stem="2+3=?")]
+    by_id = {q.id: q for q in qs}
+    bank = write_bank(tmp_path / "bank", qs)
+    run_a = write_run(
+        tmp_path / "a",
+        by_id,
+        {"q1": Answer(False, output="第一步：2+3=6\n第二步：所以选 B")},
+        model="模型甲",
+        bank=bank,
+    )
+    run_b = write_run(
+        tmp_path / "b", by_id, {"q1": Answer(True, output="第一步：2+3=5\n第二步：所以选 A")}, model="模型乙", bank=bank
+    )
+    out = tmp_path / "report"
+    write_report([run_a, run_b], out, plots=False)
+    # The released page's storage name (its report_identity(runs, out): tests/reports/test_report_identity.py).
+    runs, _ = load_runs([run_a, run_b])
+    legacy = "k12eval.verdicts.v2." + legacy_report_identity(runs, out)
+    # Its entries, as its setLabels wrote them.
+    data = page_data((out / "index.html").read_text(encoding="utf-8"))
+    qi = data["questions"]["id"].index("q1")
+    problem = data["detail"][str(qi)]["stem"]["t"]
+    saved = {}
+    # Run a's answer as it is here; run b's answer, its question worded otherwise (another bank's q1).
+    for run_id, wording, labels in (("a", problem, [True, False]), ("b", "乙卷：2+3=?", [False, False])):
+        run = next(r for r in data["runs"] if r["id"] == run_id)
+        steps = [s["t"] for s in data["answers"][run_id][str(qi)]["steps"]]
+        assert len(steps) == 2
+        saved["|".join([run["model"], run["mode"], run["variant"], "q1", _fnv("\n".join(steps))])] = {
+            "run": run_id, "model": run["model"], "mode": run["mode"], "variant": run["variant"],
+            "question_id": "q1", "problem": wording, "steps": steps, "labels": labels, "correct": False,
+            "at": "2026-11-29T05:00:00.000Z",
+        }  # fmt: skip
+    url = (out / "index.html").as_uri() + f"#q/{qi}"
+    driver.get(url)
+    driver.execute_script(
+        "localStorage.clear(); localStorage.setItem(arguments[0], arguments[1])", legacy, json.dumps(saved)
+    )
+    driver.refresh()
+    mine = _wait(driver, ".answer[data-run='a']")
+    assert mine.find_elements("css selector", "[data-step='0'] .vbtn.right.on")
+    assert mine.find_elements("css selector", "[data-step='1'] .vbtn.wrong.on")
+    assert not driver.find_elements("css selector", ".answer[data-run='b'] .vbtn.on")
+    assert not driver.find_elements("css selector", ".answer [data-step='0'] .vbtn.wrong.on")
+    # The moved mark left the old storage; the one for another wording stays there, and the mark stays after a reload.
+    left = json.loads(driver.execute_script("return localStorage.getItem(arguments[0])", legacy))
+    assert [e["problem"] for e in left.values()] == ["乙卷：2+3=?"]
+    driver.refresh()
+    assert _wait(driver, ".answer[data-run='a']").find_elements("css selector", "[data-step='0'] .vbtn.right.on")
