@@ -166,13 +166,12 @@ def header_problem(file: Path, required: tuple[str, ...]) -> Problem | None:
     header = read_table_header(file)
     if isinstance(header, Problem):
         return whole_file(header, None)
+    parquet = file.suffix.lower() == ".parquet"
     twice = twice_named(header, required)
-    if twice:
-        problem = Problem(file, None if file.suffix.lower() == ".parquet" else 1, *twice)
-        return whole_file(problem, count_rows(iter_table(file)))
     missing = missing_columns(header, required)
-    if missing:
-        parquet = file.suffix.lower() == ".parquet"
+    if twice:
+        problem = Problem(file, None if parquet else 1, *twice)
+    elif missing:
         problem = Problem(
             file,
             None if parquet else 1,
@@ -180,8 +179,9 @@ def header_problem(file: Path, required: tuple[str, ...]) -> Problem | None:
             f"missing column(s) {', '.join(missing)}; the {'columns are' if parquet else 'header has'} "
             f"{', '.join(header)}",
         )
-        return whole_file(problem, count_rows(iter_table(file)))
-    return None
+    else:
+        return None
+    return whole_file(problem, count_rows(iter_table(file)))
 
 
 @dataclass(frozen=True)

@@ -75,9 +75,6 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
                 continue
             absent = [c for c in mapping.columns if c not in header]
             twice = twice_named(header, mapping.columns)
-            if twice and not absent:
-                yield whole_file(Problem(file, 1, *twice), count_rows(iter_csv(file, delimiter)))
-                continue
             if absent:
                 column = absent[0]
                 problem = Problem(
@@ -87,9 +84,12 @@ def read(path: Path, options: ImportOptions) -> Iterator[Found | Problem]:
                     f"no such column (the mapping reads it as {mapping.columns[column]!r}); "
                     f"the header has {', '.join(header)}{_other_separator(header, kind)}",
                 )
-                yield whole_file(problem, count_rows(iter_csv(file, delimiter)))
+            elif twice:
+                problem = Problem(file, 1, *twice)
+            else:
+                yield from _rows(mapping, file, iter_csv(file, delimiter))
                 continue
-            yield from _rows(mapping, file, iter_csv(file, delimiter))
+            yield whole_file(problem, count_rows(iter_csv(file, delimiter)))
 
 
 def _other_separator(header: list[str], kind: str) -> str:
