@@ -14,12 +14,13 @@ ids mean nothing here. So each name carries a digest of the machine's name too, 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import shutil
 import socket
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from runners.files import process_alive
@@ -89,3 +90,20 @@ def put_in_place(staging: Path, target: Path) -> None:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         shutil.rmtree(staging, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def replacing(target: Path) -> Iterator[None]:
+    """Move the folder at ``target`` aside (``.replaced-NAME-OWNER``, :func:`owner`) while the block puts a new one
+    there, and remove it once the block ends well; when the block fails (an error, Ctrl-C) it goes back at once
+    where its place is still empty. A forced ``data pull``, a ``models pull`` over an installed model."""
+    old = target.with_name(f".replaced-{target.name}-{owner()}")
+    if target.exists():
+        target.rename(old)
+    try:
+        yield
+    except BaseException:
+        if old.is_dir() and not os.path.lexists(target):
+            old.rename(target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)

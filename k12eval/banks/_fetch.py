@@ -19,7 +19,7 @@ from k12eval.banks._benchmarks import Benchmark, find_benchmark, hub_id, known_n
 from k12eval.banks._locate import MIRROR, cached_snapshot, find_local, matching_files
 from k12eval.banks._unpack import ABANDONED, bank_root, data_home, unpack, write_pulled
 from kg.errors import InputError, SettingError
-from runners.leftovers import owner, remove_abandoned
+from runners.leftovers import owner, remove_abandoned, replacing
 
 Report = Callable[[str], None]
 
@@ -96,17 +96,9 @@ def pull(
 
 
 def _replace(target: Path, archive: Path, force: bool) -> None:
-    import shutil
-
     if force and target.is_dir():
-        old = target.with_name(f".replaced-{target.name}-{owner()}")
-        target.rename(old)
-        try:
+        with replacing(target):
             unpack(archive, target)
-        except BaseException:
-            old.rename(target)
-            raise
-        shutil.rmtree(old, ignore_errors=True)
         return
     unpack(archive, target)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import time
@@ -26,7 +25,7 @@ from k12eval.models._catalogue import Catalogue, CatalogueEntry, load_catalogue
 from k12eval.models._convert import gguf_to_safetensors
 from k12eval.models._offline import Converter, build_offline
 from kg.errors import InputError
-from runners.leftovers import OWNER, owner, put_in_place, remove_abandoned
+from runners.leftovers import OWNER, owner, put_in_place, remove_abandoned, replacing
 
 
 @dataclass(frozen=True)
@@ -53,16 +52,8 @@ ABANDONED = (re.compile(rf"\.staging-.+-{OWNER}"), re.compile(rf"\.replaced-(?P<
 def _commit(staging: Path, target: Path) -> None:
     """Move the finished folder into place, replacing an older one only once the new one is complete; when it
     cannot be put there (Ctrl-C, an error), the older one goes back at once, as a data pull's does."""
-    old = target.with_name(f".replaced-{target.name}-{owner()}")
-    if target.exists():
-        target.rename(old)
-    try:
+    with replacing(target):
         put_in_place(staging, target)
-    except BaseException:
-        if old.is_dir() and not os.path.lexists(target):
-            old.rename(target)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _offline_build(
